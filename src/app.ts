@@ -1,0 +1,110 @@
+import { randomUUID } from 'node:crypto'
+import { readFileSync } from 'node:fs'
+import Fastify, { LogController, type FastifyInstance, type FastifyServerOptions } from 'fastify'
+import type { Ajv } from 'ajv'
+import type { Config } from './config/load.ts'
+import { isContainerNo, isNpwp } from './domain/identifiers.ts'
+import errorHandler from './plugins/error-handler.ts'
+import events from './plugins/events.ts'
+import hub from './plugins/hub.ts'
+import metrics from './plugins/metrics.ts'
+import openapi from './plugins/swagger.ts'
+import bookingRoutes from './routes/bookings.ts'
+import customsRoutes from './routes/customs.ts'
+import eventRoutes from './routes/events.ts'
+import healthRoutes from './routes/health.ts'
+import sp2Routes from './routes/sp2.ts'
+import taxpayerRoutes from './routes/taxpayers.ts'
+
+/** Configuration once the upstream is known: either configured, or the built-in sandbox's. */
+export type GatewayConfig = Config & {
+  UPSTREAM_HUB_URL: string
+  UPSTREAM_BASE_URL: string
+  UPSTREAM_API_KEY: string
+  UPSTREAM_ACCESS_TOKEN: string
+  PLATFORM_ID: string
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    config: GatewayConfig
+  }
+}
+
+export interface AppOptions {
+  config: GatewayConfig
+  /** True when the upstream is the built-in sandbox. */
+  sandbox: boolean
+}
+
+export const VERSION: string = (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }).version
+
+/** contract.md 2: a caller's id is kept when it is at most 128 of `A-Za-z0-9-_.:`. */
+const SANE_REQUEST_ID = /^[A-Za-z0-9\-_.:]{1,128}$/
+
+export function requestIdOf (header: string | string[] | undefined): string {
+  return typeof header === 'string' && SANE_REQUEST_ID.test(header) ? header : randomUUID()
+}
+
+/** Header paths pino must never print, whatever the log level. */
+export function redactPaths (config: Config): string[] {
+  const headers = ['authorization', 'x-upstream-authorization', config.UPSTREAM_API_KEY_HEADER.toLowerCase()]
+  return [
+    ...headers.flatMap(h => [`req.headers["${h}"]`, `res.headers["${h}"]`, `headers["${h}"]`]),
+    'config.UPSTREAM_API_KEY', 'config.UPSTREAM_ACCESS_TOKEN'
+  ]
+}
+
+function gatewayFormats (ajv: Ajv): Ajv {
+  return ajv.addFormat('npwp', isNpwp).addFormat('iso6346', isContainerNo)
+}
+
+/** Fastify's own options for the gateway: request ids, validation, logging. */
+export function serverOptions (config: Config, logger: FastifyServerOptions['logger'] | FastifyServerOptions['loggerInstance'] = false): FastifyServerOptions {
+  const base: FastifyServerOptions = {
+    requestIdHeader: false,
+    logController: new LogController({ requestIdLogLabel: 'requestId' }),
+    genReqId: (req) => requestIdOf(req.headers['x-request-id']),
+    bodyLimit: 64 * 1024,
+    // Reject unknown query and body fields with a clear error instead of dropping them.
+    ajv: { customOptions: { removeAdditional: false }, plugins: [gatewayFormats] },
+    routerOptions: { maxParamLength: 200 },
+    return503OnClosing: true
+  }
+  if (logger === false || logger === true || logger === undefined || !('child' in (logger as object))) {
+    return { ...base, logger: logger === false ? false : { level: config.LOG_LEVEL, redact: redactPaths(config), ...(typeof logger === 'object' ? logger : {}) } }
+  }
+  return { ...base, loggerInstance: logger as FastifyServerOptions['loggerInstance'] }
+}
+
+/**
+ * The gateway as a plugin, registered in a readable order: config,
+ * infrastructure, upstream client, routes. It never listens.
+ */
+export default async function gateway (app: FastifyInstance, { config, sandbox }: AppOptions) {
+  app.decorate('config', config)
+  app.addHook('onRequest', async (request, reply) => {
+    reply.header('x-request-id', request.id)
+  })
+
+  await app.register(errorHandler)
+  await app.register(metrics)
+  await app.register(openapi, { version: VERSION })
+  await app.register(events)
+  await app.register(hub, { config, version: VERSION })
+
+  await app.register(healthRoutes, { sandbox })
+  await app.register(customsRoutes)
+  await app.register(taxpayerRoutes)
+  await app.register(sp2Routes)
+  await app.register(bookingRoutes)
+  await app.register(eventRoutes)
+}
+
+/** Builds a ready app (tests, the OpenAPI script); the server adds listening and shutdown. */
+export async function buildApp (options: AppOptions, logger?: FastifyServerOptions['logger'] | FastifyServerOptions['loggerInstance']): Promise<FastifyInstance> {
+  const app = Fastify(serverOptions(options.config, logger))
+  await app.register(gateway, options)
+  await app.ready()
+  return app
+}

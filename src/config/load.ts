@@ -1,0 +1,80 @@
+import { existsSync } from 'node:fs'
+import { Value } from 'typebox/value'
+import { ConfigSchema, type RawConfig } from './schema.ts'
+
+export type Config = RawConfig
+
+export class ConfigError extends Error {
+  readonly problems: string[]
+  constructor (problems: string[]) {
+    super(`Invalid configuration:\n${problems.map(p => `  - ${p}`).join('\n')}`)
+    this.name = 'ConfigError'
+    this.problems = problems
+  }
+}
+
+const NAMES = Object.keys(ConfigSchema.properties) as Array<keyof RawConfig>
+const JSON_NAMES = new Set<string>(['UPSTREAM_OPERATIONS'])
+
+/**
+ * Reads the gateway configuration from an environment map, validated once
+ * against ConfigSchema. Throws ConfigError with one line per problem.
+ * Only the variables ConfigSchema names are read; empty values count as unset.
+ */
+export function loadConfig (env: Record<string, string | undefined>): Config {
+  const problems: string[] = []
+  const input: Record<string, unknown> = {}
+  for (const name of NAMES) {
+    const raw = env[name]
+    if (raw === undefined || raw.trim() === '') continue
+    if (JSON_NAMES.has(name)) {
+      try {
+        input[name] = JSON.parse(raw)
+      } catch {
+        problems.push(`${name}: must be valid JSON`)
+      }
+    } else {
+      input[name] = raw.trim()
+    }
+  }
+  const value = Value.Convert(ConfigSchema, Value.Default(ConfigSchema, input))
+  for (const error of Value.Errors(ConfigSchema, value)) {
+    const path = error.instancePath.replace(/^\//, '').replaceAll('/', '.')
+    problems.push(`${path || 'configuration'}: ${error.message}${describeAllowed(error.params)}`)
+  }
+  const config = value as Config
+  if (problems.length === 0) {
+    for (const name of ['UPSTREAM_HUB_URL', 'UPSTREAM_BASE_URL'] as const) {
+      const url = config[name]
+      if (url !== undefined && !URL.canParse(url)) problems.push(`${name}: must be an absolute http(s) URL`)
+    }
+    const hub = config.UPSTREAM_HUB_URL !== undefined
+    const base = config.UPSTREAM_BASE_URL !== undefined
+    if (hub !== base) {
+      problems.push(`${hub ? 'UPSTREAM_BASE_URL' : 'UPSTREAM_HUB_URL'}: must be set together with ${hub ? 'UPSTREAM_HUB_URL' : 'UPSTREAM_BASE_URL'} (leave both unset for the built-in sandbox)`)
+    }
+    if (hub && base) {
+      for (const name of ['UPSTREAM_API_KEY', 'UPSTREAM_ACCESS_TOKEN', 'PLATFORM_ID'] as const) {
+        if (config[name] === undefined) problems.push(`${name}: is required when an upstream is configured`)
+      }
+    }
+  }
+  if (problems.length > 0) throw new ConfigError(problems)
+  return config
+}
+
+function describeAllowed (params: unknown): string {
+  if (typeof params === 'object' && params !== null && 'allowedValues' in params && Array.isArray(params.allowedValues)) {
+    return `: ${params.allowedValues.join(', ')}`
+  }
+  return ''
+}
+
+/** Loads `.env` into process.env when the file exists (values already set win). */
+export function loadEnvFile (path = '.env'): void {
+  if (existsSync(path)) process.loadEnvFile(path)
+}
+
+export function isSandboxMode (config: Config): boolean {
+  return config.UPSTREAM_HUB_URL === undefined && config.UPSTREAM_BASE_URL === undefined
+}

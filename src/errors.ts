@@ -1,0 +1,50 @@
+import createError from '@fastify/error'
+
+/**
+ * Every error the gateway answers with (contract.md 2). Each has a code, a
+ * status and a human message; routes throw these and the one error handler
+ * (plugins/error-handler.ts) turns them into the envelope.
+ */
+export const errors = {
+  VALIDATION_FAILED: createError('VALIDATION_FAILED', '%s', 400),
+  UNAUTHORIZED: createError('UNAUTHORIZED', 'Missing or unknown client credentials', 401),
+  FORBIDDEN: createError('FORBIDDEN', 'The client lacks the scope %s', 403),
+  NOT_FOUND: createError('NOT_FOUND', '%s', 404),
+  PAYLOAD_TOO_LARGE: createError('PAYLOAD_TOO_LARGE', 'The request body is too large', 413),
+  UNSUPPORTED_MEDIA_TYPE: createError('UNSUPPORTED_MEDIA_TYPE', 'The request body must be application/json', 415),
+  UPGRADE_REQUIRED: createError('UPGRADE_REQUIRED', 'This route is a WebSocket: connect with Upgrade: websocket', 426),
+  RATE_LIMITED: createError('RATE_LIMITED', 'Too many requests, retry later', 429),
+  UPSTREAM_REJECTED: createError('UPSTREAM_REJECTED', 'The customs hub rejected the request as invalid', 422),
+  UPSTREAM_NOT_FOUND: createError('UPSTREAM_NOT_FOUND', 'The customs hub has no such document', 404),
+  UPSTREAM_AUTH_FAILED: createError('UPSTREAM_AUTH_FAILED', 'The customs hub rejected the gateway\'s credentials', 502),
+  UPSTREAM_UNAVAILABLE: createError('UPSTREAM_UNAVAILABLE', 'The customs hub did not answer', 502),
+  UPSTREAM_TIMEOUT: createError('UPSTREAM_TIMEOUT', 'The customs hub did not answer in time', 504),
+  UPSTREAM_BAD_RESPONSE: createError('UPSTREAM_BAD_RESPONSE', 'The customs hub sent a response the gateway cannot read', 502),
+  INTERNAL: createError('INTERNAL', 'Something went wrong in the gateway', 500)
+} as const
+
+export type ErrorCode = keyof typeof errors
+
+/** Fields an error may carry into the envelope besides code and message. */
+export interface ErrorExtras {
+  statusCode?: number
+  upstreamMessage?: string
+  retryAfter?: string
+  details?: Array<{ field: string, rule: string }>
+  cause?: unknown
+}
+
+export function gatewayError (code: ErrorCode, extras: ErrorExtras = {}, ...args: unknown[]): Error & ErrorExtras & { code: ErrorCode, statusCode: number } {
+  const error = new errors[code](...args) as Error & ErrorExtras & { code: ErrorCode, statusCode: number }
+  if (extras.statusCode !== undefined) error.statusCode = extras.statusCode
+  if (extras.upstreamMessage !== undefined) error.upstreamMessage = extras.upstreamMessage
+  if (extras.retryAfter !== undefined) error.retryAfter = extras.retryAfter
+  if (extras.details !== undefined) error.details = extras.details
+  if (extras.cause !== undefined) error.cause = extras.cause
+  return error
+}
+
+export function isGatewayError (error: unknown): error is Error & ErrorExtras & { code: ErrorCode, statusCode: number } {
+  if (!(error instanceof Error) || !('code' in error)) return false
+  return typeof error.code === 'string' && Object.hasOwn(errors, error.code)
+}

@@ -1,0 +1,27 @@
+import { toUpstreamDateTime } from '../domain/dates.ts'
+
+/** Request bodies in the hub's names (interface.md 2.10, 2.11, 4.2). */
+
+export interface OfferInput { serviceOrderId: string, price: number, offeredAt: string }
+
+/** interface.md 2.10: all six fields; the platform id is ours, the timestamp is now. */
+export function toUpstreamOffer (bookingRequestId: string, offer: OfferInput, platformId: string, offset: string, now = new Date()) {
+  return {
+    idRequestBooking: bookingRequestId,
+    idPlatform: platformId,
+    idServiceOrder: offer.serviceOrderId,
+    hargaPenawaran: offer.price,
+    waktuPenawaran: toUpstreamDateTime(offer.offeredAt, offset),
+    timestamp: toUpstreamDateTime(now, offset)
+  }
+}
+
+/** interface.md 2.11 */
+export function toUpstreamBooked (booked: boolean, note: string) {
+  return { isBooked: booked ? 1 : 0, booking_note: note }
+}
+
+/** interface.md 4.10.2 leaves the payload open; this is our documented default. */
+export function toUpstreamFinalization (sp2Id: string) {
+  return { id_document_sp2: sp2Id }
+}

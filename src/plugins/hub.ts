@@ -1,0 +1,23 @@
+import fp from 'fastify-plugin'
+import type { FastifyInstance } from 'fastify'
+import type { GatewayConfig } from '../app.ts'
+import { createHubClient, type HubClient } from '../upstream/client.ts'
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    hub: HubClient
+  }
+}
+
+/** The hub client: one undici pool per upstream address, closed with the app. */
+async function hub (app: FastifyInstance, { config, version }: { config: GatewayConfig, version: string }) {
+  const client = createHubClient({
+    config,
+    userAgent: `customs-gateway/${version}`,
+    observe: (operation, outcome, seconds) => app.metrics.observeUpstream(operation, outcome, seconds)
+  })
+  app.decorate('hub', client)
+  app.addHook('onClose', async () => client.close())
+}
+
+export default fp(hub, { name: 'hub', dependencies: ['metrics'] })

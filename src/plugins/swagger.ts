@@ -1,0 +1,51 @@
+import fp from 'fastify-plugin'
+import swagger from '@fastify/swagger'
+import swaggerUi from '@fastify/swagger-ui'
+import type { FastifyInstance } from 'fastify'
+import { ALL_RESOURCES } from '../mapping/resources.ts'
+import { ErrorEnvelopeSchema } from '../schemas/envelope.ts'
+import { resourceSchema } from '../schemas/resources.ts'
+
+export const TAGS = [
+  { name: 'customs', description: 'Customs lookups: bills of lading, BC 2.0 declarations, containers per document type' },
+  { name: 'taxpayers', description: 'Everything of one taxpayer at once' },
+  { name: 'sp2', description: 'SP2 (delivery order release) documents' },
+  { name: 'bookings', description: 'Truck platform booking calls' },
+  { name: 'events', description: 'Booked notifications over WebSocket' },
+  { name: 'operations', description: 'Health, readiness, metrics' }
+]
+
+const DESCRIPTION = `A backend-for-frontend in front of the customs and logistics data hub.
+
+One dialect everywhere: camelCase English names, booleans for the hub's 0/1 flags, ISO 8601 dates
+(\`2024-03-01\`) and date-times with the hub's offset (\`2024-03-01T08:15:00.5+07:00\`).
+Every success is \`{ "data": ..., "meta": { ... } }\` (lists carry \`meta.count\`); every failure is the
+\`ErrorEnvelope\` with a stable \`code\`. Every response carries \`x-request-id\`.
+
+Each field description names the hub field it comes from; the whole glossary is in \`docs/glossary.md\`.
+Fields the hub adds beyond the documented ones are passed on with camelCased names.`
+
+/** Shared schemas, OpenAPI generation (3.1) and Swagger UI at /docs; the document at /openapi.json. */
+async function openapi (app: FastifyInstance, { version }: { version: string }) {
+  app.addSchema(ErrorEnvelopeSchema)
+  for (const spec of ALL_RESOURCES) app.addSchema(resourceSchema(spec))
+
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: { title: 'Customs data gateway', version, description: DESCRIPTION },
+      servers: [{ url: '/', description: 'This gateway' }],
+      tags: TAGS
+    },
+    refResolver: {
+      buildLocalReference: (json, _baseUri, _fragment, i) => typeof json.$id === 'string' ? json.$id : `def-${i}`
+    }
+  })
+  await app.register(swaggerUi, {
+    routePrefix: '/docs',
+    uiConfig: { deepLinking: true, tryItOutEnabled: true, displayRequestDuration: true }
+  })
+  app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger())
+}
+
+export default fp(openapi, { name: 'openapi' })

@@ -1,0 +1,42 @@
+import type { FastifyInstance } from 'fastify'
+import { errorResponses, recordEnvelope, UPSTREAM_STATUSES } from '../schemas/envelope.ts'
+import { PARAM_RULES } from '../schemas/params.ts'
+import { Type } from '../schemas/typebox.ts'
+import { toUpstreamFinalization } from '../mapping/requests.ts'
+import { operation, upstreamDescription } from './describe.ts'
+import { registerLookup } from './lookup-route.ts'
+
+/** SP2 documents (contract.md 3). */
+export default async function sp2Routes (app: FastifyInstance) {
+  registerLookup(app, {
+    url: '/v1/sp2/documents',
+    operation: 'document_sp2/host-to-host',
+    tag: 'sp2',
+    summary: 'SP2 documents of a cargo owner',
+    description: 'The SP2 documents of a cargo owner for a bill of lading, with their customs document, platform, containers and status log, normalized all the way down.'
+  })
+
+  registerLookup(app, {
+    url: '/v1/sp2/containers',
+    operation: 'document_sp2_container/cargo_owner',
+    tag: 'sp2',
+    summary: 'Containers of a cargo owner\'s SP2 document',
+    description: 'The SP2 container records of one container of a cargo owner\'s bill of lading.'
+  })
+
+  const finalize = operation('document_sp2/final')
+  app.post('/v1/sp2/documents/:sp2Id/finalization', {
+    schema: {
+      tags: ['sp2'],
+      summary: 'Finalize an SP2 document',
+      operationId: 'postSp2DocumentFinalization',
+      description: 'Asks the hub to finalize an SP2 document. No request body is needed. Never retried automatically.\n\n' + upstreamDescription(finalize),
+      params: Type.Object({ sp2Id: PARAM_RULES.sp2Id.schema }, { additionalProperties: false }),
+      response: { 200: recordEnvelope('HubAcknowledgement', 'The hub\'s acknowledgement'), ...errorResponses([...UPSTREAM_STATUSES, 413, 415]) }
+    }
+  }, async (request) => {
+    const { sp2Id } = request.params as { sp2Id: string }
+    const { data } = await app.hub.call({ operation: 'document_sp2/final', body: toUpstreamFinalization(sp2Id), requestId: request.id, log: request.log })
+    return { data, meta: {} }
+  })
+}

@@ -1,0 +1,78 @@
+import type { FastifyInstance } from 'fastify'
+import { gatewayError, isGatewayError } from '../errors.ts'
+import { errorResponses, UPSTREAM_STATUSES } from '../schemas/envelope.ts'
+import { paramsObject } from '../schemas/params.ts'
+import { Type } from '../schemas/typebox.ts'
+import { BL_LIST_ROUTES } from '../upstream/operations.ts'
+import { operation, upstreamDescription } from './describe.ts'
+
+const DOCUMENT_TYPES = BL_LIST_ROUTES.map(r => r.type)
+
+export const TaxpayerBillOfLadingSchema = Type.Intersect([
+  Type.Ref('BillOfLading'),
+  Type.Object({ documentType: Type.Enum(DOCUMENT_TYPES, { description: 'Customs document type of the list the entry came from' }) })
+], { $id: 'TaxpayerBillOfLading', title: 'Bill of lading of a taxpayer, tagged with its document type' })
+
+const SourceSchema = Type.Object({
+  documentType: Type.Enum(DOCUMENT_TYPES, { description: 'Customs document type' }),
+  operation: Type.String({ description: 'The hub operation asked' }),
+  status: Type.Enum(['ok', 'failed'], { description: 'Whether this source answered' }),
+  count: Type.Optional(Type.Integer({ minimum: 0, description: 'Entries from this source' })),
+  code: Type.Optional(Type.String({ description: 'Error code of a failed source' })),
+  message: Type.Optional(Type.String({ description: 'Error message of a failed source' })),
+  upstreamMessage: Type.Optional(Type.String({ description: 'The hub\'s own message, when it sent one' }))
+}, { additionalProperties: false })
+
+const ResponseSchema = Type.Object({
+  data: Type.Array(Type.Ref('TaxpayerBillOfLading')),
+  meta: Type.Object({
+    count: Type.Integer({ minimum: 0, description: 'Number of items in `data`' }),
+    complete: Type.Boolean({ description: 'False when a source failed and its entries are missing' }),
+    sources: Type.Array(SourceSchema, { description: 'One entry per BL list asked, in order' })
+  }, { additionalProperties: false })
+}, { additionalProperties: false })
+
+/** GET /v1/taxpayers/{npwp}/bills-of-lading: the three BL lists at once (contract.md 3). */
+export default async function taxpayerRoutes (app: FastifyInstance) {
+  app.addSchema(TaxpayerBillOfLadingSchema)
+  const upstream = BL_LIST_ROUTES.map(r => `- ${r.label}: ${upstreamDescription(operation(r.operation))}`).join('\n')
+
+  app.get('/v1/taxpayers/:npwp/bills-of-lading', {
+    schema: {
+      tags: ['taxpayers'],
+      summary: 'All bills of lading of a taxpayer',
+      operationId: 'getTaxpayerBillsOfLading',
+      description: 'Asks the BC 1.6, BC 2.0 and BC 2.3 lists at once and merges them, each entry tagged with its `documentType`. ' +
+        'A source that fails is reported in `meta.sources` (and `meta.complete` is false) while the others are returned; ' +
+        'only when every source fails is the answer an error (that of the first source).\n\n' + upstream,
+      params: paramsObject([{ name: 'npwp', kind: 'npwp' }]),
+      response: { 200: ResponseSchema, ...errorResponses(UPSTREAM_STATUSES) }
+    }
+  }, async (request) => {
+    const { npwp } = request.params as { npwp: string }
+    const settled = await Promise.allSettled(BL_LIST_ROUTES.map(route =>
+      app.hub.call({ operation: route.operation, params: { npwp }, requestId: request.id, log: request.log })))
+
+    const data: Array<Record<string, unknown>> = []
+    const sources = settled.map((result, i) => {
+      const route = BL_LIST_ROUTES[i]!
+      const base = { documentType: route.type, operation: route.operation }
+      if (result.status === 'fulfilled') {
+        const items = result.value.data as Array<Record<string, unknown>>
+        for (const item of items) data.push({ ...item, documentType: route.type })
+        return { ...base, status: 'ok' as const, count: items.length }
+      }
+      const error = isGatewayError(result.reason) ? result.reason : gatewayError('INTERNAL')
+      return {
+        ...base,
+        status: 'failed' as const,
+        code: error.code,
+        message: error.message,
+        ...(error.upstreamMessage === undefined ? {} : { upstreamMessage: error.upstreamMessage })
+      }
+    })
+    const failures = settled.filter(r => r.status === 'rejected')
+    if (failures.length === settled.length) throw (failures[0] as PromiseRejectedResult).reason
+    return { data, meta: { count: data.length, complete: failures.length === 0, sources } }
+  })
+}

@@ -1,0 +1,226 @@
+import { Pool } from 'undici'
+import type { FastifyBaseLogger } from 'fastify'
+import type { Config } from '../config/load.ts'
+import { gatewayError } from '../errors.ts'
+import { ShapeError } from '../mapping/normalize.ts'
+import { outcomeOf, retryAfterSeconds, statusFailure, transportFailure, type Outcome } from './failures.ts'
+import type { OperationId } from './operations.ts'
+import { buildPath, resolveOperations, type OperationMap, type ResolvedOperation } from './resolve.ts'
+
+export interface CallInput {
+  operation: OperationId
+  /** Validated gateway parameter values, by gateway name. */
+  params?: Readonly<Record<string, string>>
+  /** JSON body for POST operations, already in the hub's field names. */
+  body?: unknown
+  requestId: string
+  log: FastifyBaseLogger
+}
+
+export interface CallResult {
+  /** Normalized: an array for list operations, an object for record operations. */
+  data: Record<string, unknown> | Array<Record<string, unknown>>
+  upstreamStatus: number
+}
+
+export interface HubClient {
+  operations: OperationMap
+  call (input: CallInput): Promise<CallResult>
+  close (): Promise<void>
+}
+
+export interface HubClientOptions {
+  config: Config & { UPSTREAM_HUB_URL: string, UPSTREAM_BASE_URL: string, UPSTREAM_API_KEY: string, UPSTREAM_ACCESS_TOKEN: string }
+  userAgent: string
+  /** Called once per call with its outcome and duration, for metrics. */
+  observe?: (operation: OperationId, outcome: Outcome, seconds: number) => void
+}
+
+interface Upstream { pool: Pool, basePath: string }
+
+const MESSAGE_LIMIT = 500
+
+export function createHubClient ({ config, userAgent, observe }: HubClientOptions): HubClient {
+  const operations = resolveOperations(config)
+  const pools = new Map<string, Pool>()
+  const upstreams = {
+    hub: upstreamFor(config.UPSTREAM_HUB_URL),
+    base: upstreamFor(config.UPSTREAM_BASE_URL)
+  }
+  const secrets = [config.UPSTREAM_API_KEY, config.UPSTREAM_ACCESS_TOKEN]
+  const keyHeader = config.UPSTREAM_API_KEY_HEADER.toLowerCase()
+  const maxBytes = config.UPSTREAM_MAX_RESPONSE_BYTES
+
+  // One pool per upstream address (origin): hub and base share one when they are the same host.
+  function upstreamFor (address: string): Upstream {
+    const url = new URL(address)
+    let pool = pools.get(url.origin)
+    if (pool === undefined) {
+      pool = new Pool(url.origin, {
+        connections: config.UPSTREAM_MAX_CONNECTIONS,
+        connect: { timeout: config.UPSTREAM_CONNECT_TIMEOUT_MS },
+        headersTimeout: config.UPSTREAM_HEADERS_TIMEOUT_MS,
+        bodyTimeout: config.UPSTREAM_BODY_TIMEOUT_MS,
+        keepAliveTimeout: 10_000
+      })
+      pools.set(url.origin, pool)
+    }
+    return { pool, basePath: url.pathname.replace(/\/+$/, '') }
+  }
+
+  function headersFor (op: ResolvedOperation, requestId: string, hasBody: boolean): Record<string, string> {
+    const headers: Record<string, string> = { accept: 'application/json', 'user-agent': userAgent, 'x-request-id': requestId }
+    if (hasBody) headers['content-type'] = 'application/json'
+    for (const header of op.headers) {
+      if (header === 'apiKey') headers[keyHeader] = config.UPSTREAM_API_KEY
+      else headers.authorization = config.UPSTREAM_ACCESS_TOKEN
+    }
+    return headers
+  }
+
+  /** The hub's own `message`, bounded, with our secrets scrubbed in case it echoes them. */
+  function messageOf (text: string): string | undefined {
+    let message: unknown
+    try {
+      message = (JSON.parse(text) as { message?: unknown } | null)?.message
+    } catch {
+      return undefined
+    }
+    if (typeof message !== 'string' || message === '') return undefined
+    let out = message.slice(0, MESSAGE_LIMIT)
+    for (const secret of secrets) out = out.replaceAll(secret, '[redacted]')
+    return out
+  }
+
+  async function readText (body: AsyncIterable<Buffer> & { destroy: (err?: Error) => void }, declared: string | string[] | undefined): Promise<string> {
+    if (typeof declared === 'string' && Number(declared) > maxBytes) {
+      body.destroy()
+      throw gatewayError('UPSTREAM_BAD_RESPONSE', { cause: new Error(`declared body of ${declared} bytes exceeds ${maxBytes}`) })
+    }
+    const chunks: Buffer[] = []
+    let size = 0
+    try {
+      for await (const chunk of body) {
+        size += chunk.length
+        if (size > maxBytes) {
+          body.destroy()
+          throw gatewayError('UPSTREAM_BAD_RESPONSE', { cause: new Error(`body exceeds ${maxBytes} bytes`) })
+        }
+        chunks.push(chunk)
+      }
+    } catch (error) {
+      if ((error as { code?: string }).code === 'UPSTREAM_BAD_RESPONSE') throw error
+      throw transportFailure(error, 'body')
+    }
+    return Buffer.concat(chunks, size).toString('utf8')
+  }
+
+  function extract (op: ResolvedOperation, parsed: unknown, log: FastifyBaseLogger): CallResult['data'] {
+    const { response } = op
+    switch (response.type) {
+      case 'keyed-list': {
+        if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) throw new ShapeError(op.id, `an object with "${op.responseKey}"`)
+        const record = parsed as Record<string, unknown>
+        let list = record[op.responseKey as string]
+        if (list === undefined) {
+          // contract.md 3: the hub's keys drift; one array-valued key is unambiguous.
+          const arrays = Object.keys(record).filter(key => Array.isArray(record[key]))
+          if (arrays.length !== 1) throw new ShapeError(op.id, `an array under "${op.responseKey}"`)
+          log.warn({ operation: op.id, expectedKey: op.responseKey, actualKey: arrays[0] }, 'upstream response key drift')
+          list = record[arrays[0] as string]
+        }
+        if (!Array.isArray(list)) throw new ShapeError(op.id, `an array under "${op.responseKey}"`)
+        return normalizeList(op, list)
+      }
+      case 'list':
+        if (!Array.isArray(parsed)) throw new ShapeError(op.id, 'an array')
+        return normalizeList(op, parsed)
+      case 'records':
+        return Array.isArray(parsed) ? normalizeList(op, parsed) : [op.normalize(parsed, op.id)]
+      case 'record':
+        return op.normalize(parsed, op.id)
+    }
+  }
+
+  function normalizeList (op: ResolvedOperation, list: unknown[]): Array<Record<string, unknown>> {
+    const out = new Array(list.length)
+    for (let i = 0; i < list.length; i++) out[i] = op.normalize(list[i], `${op.id}[${i}]`)
+    return out
+  }
+
+  async function send (op: ResolvedOperation, input: CallInput): Promise<CallResult> {
+    const { pool, basePath } = upstreams[op.service]
+    const path = buildPath(op, input.params ?? {}, config.UPSTREAM_PARAM_PLACEMENT, basePath)
+    const hasBody = input.body !== undefined
+    let response: Awaited<ReturnType<Pool['request']>>
+    try {
+      response = await pool.request({
+        method: op.method,
+        path,
+        headers: headersFor(op, input.requestId, hasBody),
+        body: hasBody ? JSON.stringify(input.body) : null
+      })
+    } catch (error) {
+      throw transportFailure(error, 'headers')
+    }
+    const { statusCode, headers, body } = response
+    if (statusCode < 200 || statusCode >= 300) {
+      let text = ''
+      try {
+        text = await readText(body, headers['content-length'])
+      } catch {
+        // The status already decides; an unreadable error body only loses its message.
+      }
+      throw statusFailure(statusCode, messageOf(text), retryAfterSeconds(headers['retry-after']))
+    }
+    const text = await readText(body, headers['content-length'])
+    let parsed: unknown
+    if (text.trim() === '' && op.method === 'POST') {
+      parsed = {}
+    } else {
+      try {
+        parsed = JSON.parse(text)
+      } catch (error) {
+        throw gatewayError('UPSTREAM_BAD_RESPONSE', { cause: error })
+      }
+    }
+    try {
+      return { data: extract(op, parsed, input.log), upstreamStatus: statusCode }
+    } catch (error) {
+      if (error instanceof ShapeError) throw gatewayError('UPSTREAM_BAD_RESPONSE', { cause: error })
+      throw error
+    }
+  }
+
+  return {
+    operations,
+    async call (input) {
+      const op = operations.get(input.operation)
+      if (op === undefined) throw new Error(`unknown operation ${input.operation}`)
+      const started = process.hrtime.bigint()
+      try {
+        const result = await send(op, input)
+        observe?.(op.id, 'ok', Number(process.hrtime.bigint() - started) / 1e9)
+        return result
+      } catch (error) {
+        const outcome = outcomeOf(error)
+        observe?.(op.id, outcome, Number(process.hrtime.bigint() - started) / 1e9)
+        input.log.warn({ operation: op.id, outcome, err: (error as { cause?: unknown }).cause ?? error }, 'upstream call failed')
+        throw error
+      }
+    },
+    async close () {
+      // Let calls in flight finish, but never wait on a hung hub longer than a moment.
+      await Promise.all([...pools.values()].map(async pool => {
+        const timer = setTimeout(() => { pool.destroy().catch(() => {}) }, 1000)
+        try {
+          await pool.close()
+        } catch {
+          // destroyed while closing
+        } finally {
+          clearTimeout(timer)
+        }
+      }))
+    }
+  }
+}

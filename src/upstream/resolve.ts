@@ -1,0 +1,95 @@
+import type { Config } from '../config/load.ts'
+import { ConfigError } from '../config/load.ts'
+import { toCompactDate } from '../domain/dates.ts'
+import { normalizeNpwp } from '../domain/identifiers.ts'
+import { compileNormalizer, type Normalizer } from '../mapping/normalize.ts'
+import { OPERATIONS, type Area, type CredentialHeader, type Operation, type OperationId, type OperationParam, type ParamKind, type ResponseShape } from './operations.ts'
+
+/** An operation with the configuration applied and its normalizer compiled, once at start-up. */
+export interface ResolvedOperation {
+  id: OperationId
+  method: 'GET' | 'POST'
+  service: Operation['service']
+  /** Path from the service root, e.g. `/V1/HUB/INT/AUTH/noblbc20/`. */
+  address: string
+  params: OperationParam[]
+  headers: CredentialHeader[]
+  response: ResponseShape
+  /** The key the list is expected under (keyed-list only). */
+  responseKey?: string
+  dateFormat: 'YYYYMMDD' | 'YYYY-MM-DD'
+  normalize: Normalizer
+}
+
+export type OperationMap = ReadonlyMap<OperationId, ResolvedOperation>
+
+/** interface.md 9. The production SP2 prefix is not shown; V3 is assumed, like booking. */
+export function areaPrefix (area: Area, segment: string, env: Config['UPSTREAM_ENV']): string {
+  if (area === 'lookup') return `/V1/${segment}/INT/AUTH/`
+  return env === 'production' ? `/V3/${segment}/` : `/${segment}-DEV/`
+}
+
+export function resolveOperations (config: Config): OperationMap {
+  const problems: string[] = []
+  const known = new Set<string>(OPERATIONS.map(op => op.id))
+  for (const id of Object.keys(config.UPSTREAM_OPERATIONS)) {
+    if (!known.has(id)) problems.push(`UPSTREAM_OPERATIONS: unknown operation "${id}" (known: ${[...known].join(', ')})`)
+  }
+  const map = new Map<OperationId, ResolvedOperation>()
+  for (const op of OPERATIONS as readonly Operation[]) {
+    const override = config.UPSTREAM_OPERATIONS[op.id] ?? {}
+    const paramNames = override.paramNames ?? {}
+    for (const name of Object.keys(paramNames)) {
+      if (!op.params.some(p => p.name === name)) problems.push(`UPSTREAM_OPERATIONS.${op.id}.paramNames: unknown parameter "${name}"`)
+    }
+    if (override.responseKey !== undefined && op.response.type !== 'keyed-list') {
+      problems.push(`UPSTREAM_OPERATIONS.${op.id}.responseKey: this operation does not answer under a key`)
+    }
+    const responseKey = op.response.type === 'keyed-list' ? override.responseKey ?? op.response.key : undefined
+    map.set(op.id as OperationId, {
+      id: op.id as OperationId,
+      method: op.method,
+      service: op.service,
+      address: areaPrefix(op.area, config.UPSTREAM_PATH_SEGMENT, config.UPSTREAM_ENV) + op.path,
+      params: op.params.map(p => ({ ...p, upstream: paramNames[p.name] ?? p.upstream })),
+      headers: override.headers ?? op.headers,
+      response: op.response,
+      ...(responseKey === undefined ? {} : { responseKey }),
+      dateFormat: override.dateFormat ?? 'YYYYMMDD',
+      normalize: compileNormalizer(op.response.item, { offset: config.UPSTREAM_TIMEZONE })
+    })
+  }
+  if (problems.length > 0) throw new ConfigError(problems)
+  return map
+}
+
+/** A validated gateway value in the form the hub expects. */
+export function toUpstreamValue (kind: ParamKind, value: string, dateFormat: ResolvedOperation['dateFormat']): string {
+  switch (kind) {
+    case 'npwp': return normalizeNpwp(value)
+    case 'blDate': return dateFormat === 'YYYYMMDD' ? toCompactDate(value) : value
+    case 'containerNo': return value.toUpperCase()
+    default: return value
+  }
+}
+
+/**
+ * The path and query of one call. Parameters go in the query string, or as
+ * path segments in the order interface.md lists them (4.10.1 leaves the
+ * placement open); either way each value is encoded on its own.
+ */
+export function buildPath (op: ResolvedOperation, values: Readonly<Record<string, string>>, placement: Config['UPSTREAM_PARAM_PLACEMENT'], basePath: string): string {
+  const query = new URLSearchParams()
+  const segments: string[] = []
+  for (const param of op.params) {
+    const value = values[param.name]
+    if (value === undefined) continue
+    const upstream = toUpstreamValue(param.kind, value, op.dateFormat)
+    if (placement === 'path' && param.alwaysQuery !== true) segments.push(encodeURIComponent(upstream))
+    else query.append(param.upstream, upstream)
+  }
+  let path = basePath + op.address
+  if (segments.length > 0) path += segments.join('/')
+  const search = query.toString()
+  return search === '' ? path : `${path}?${search}`
+}
