@@ -1,0 +1,42 @@
+import {
+  DEFAULT_API_KEY_HEADER, DEFAULT_HOST, DEFAULT_PATH_SEGMENT, DEFAULT_SLOW_MS,
+  SANDBOX_ACCESS_TOKEN, SANDBOX_API_KEY, SANDBOX_PLATFORM_ID
+} from './constants.ts'
+import type { SandboxOptions } from './types.ts'
+
+export interface SandboxConfig {
+  host: string
+  port: number
+  apiKey: string
+  /** Lower-cased, as node presents incoming header names. */
+  apiKeyHeader: string
+  accessToken: string
+  pathSegment: string
+  platformId: string
+  latencyMs: number
+  jitterMs: number
+  slowMs: number
+}
+
+function nonNegative (value: number | undefined, fallback: number, name: string): number {
+  if (value === undefined) return fallback
+  if (!Number.isFinite(value) || value < 0) throw new TypeError(`sandbox option ${name} must be a non-negative number`)
+  return value
+}
+
+export function resolveOptions (options: SandboxOptions = {}): SandboxConfig {
+  const pathSegment = options.pathSegment ?? DEFAULT_PATH_SEGMENT
+  if (pathSegment === '' || pathSegment.includes('/')) throw new TypeError('sandbox option pathSegment must be one non-empty path segment')
+  return {
+    host: options.host ?? DEFAULT_HOST,
+    port: nonNegative(options.port, 0, 'port'),
+    apiKey: options.apiKey ?? SANDBOX_API_KEY,
+    apiKeyHeader: (options.apiKeyHeader ?? DEFAULT_API_KEY_HEADER).toLowerCase(),
+    accessToken: options.accessToken ?? SANDBOX_ACCESS_TOKEN,
+    pathSegment,
+    platformId: options.platformId ?? SANDBOX_PLATFORM_ID,
+    latencyMs: nonNegative(options.latencyMs, 0, 'latencyMs'),
+    jitterMs: nonNegative(options.jitterMs, 0, 'jitterMs'),
+    slowMs: nonNegative(options.slowMs, DEFAULT_SLOW_MS, 'slowMs')
+  }
+}

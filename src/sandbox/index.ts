@@ -1,0 +1,7 @@
+export { SANDBOX_ACCESS_TOKEN, SANDBOX_API_KEY, SANDBOX_PLATFORM_ID } from './constants.ts'
+export { SANDBOX_FIXTURES } from './data.ts'
+export type { BlFixture, ContainerListFixture, SandboxFixtures, TaxpayerFixture } from './data.ts'
+export { FAULTS, magicValue } from './magic.ts'
+export type { FaultName, MagicForm } from './magic.ts'
+export { startSandbox } from './server.ts'
+export type { RecordedRequest, Sandbox, SandboxOptions } from './types.ts'

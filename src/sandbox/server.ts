@@ -1,0 +1,176 @@
+import { createServer } from 'node:http'
+import type { IncomingMessage, ServerResponse } from 'node:http'
+import type { Socket } from 'node:net'
+import { JSON_TYPE, message, serialize } from './answer.ts'
+import type { Answer } from './answer.ts'
+import { resolveOptions } from './config.ts'
+import type { RequestBody } from './context.ts'
+import { createDataset } from './data.ts'
+import { decide } from './dispatch.ts'
+import { createRng } from './prng.ts'
+import type { RecordedRequest, Sandbox, SandboxOptions } from './types.ts'
+
+// The sandbox hub on plain node:http: faults such as a reset, a hang or a
+// truncated body need direct control of the socket.
+
+const BODY_LIMIT = 1024 * 1024
+
+interface ReadBody {
+  text: string
+  tooLarge: boolean
+}
+
+function readBody (req: IncomingMessage): Promise<ReadBody> {
+  return new Promise((resolve) => {
+    const chunks: Buffer[] = []
+    let size = 0
+    req.on('data', (chunk: Buffer) => {
+      size += chunk.length
+      if (size <= BODY_LIMIT) chunks.push(chunk)
+    })
+    req.on('end', () => resolve({ text: Buffer.concat(chunks).toString('utf8'), tooLarge: size > BODY_LIMIT }))
+    // An aborted upload leaves nothing to answer (send() skips dead sockets);
+    // resolving keeps the request from lingering.
+    const abandon = (): void => resolve({ text: '', tooLarge: false })
+    req.on('error', abandon)
+    req.on('close', abandon)
+  })
+}
+
+function parseBody (text: string): RequestBody {
+  if (text.trim() === '') return { kind: 'none' }
+  try {
+    return { kind: 'json', value: JSON.parse(text) }
+  } catch {
+    return { kind: 'invalid', text }
+  }
+}
+
+function splitUrl (url: string): { path: string, query: URLSearchParams } {
+  const hash = url.indexOf('#')
+  const bare = hash >= 0 ? url.slice(0, hash) : url
+  const mark = bare.indexOf('?')
+  return mark >= 0
+    ? { path: bare.slice(0, mark), query: new URLSearchParams(bare.slice(mark + 1)) }
+    : { path: bare, query: new URLSearchParams() }
+}
+
+function firstValues (query: URLSearchParams): Record<string, string> {
+  const out: Record<string, string> = {}
+  for (const [name, value] of query) if (!(name in out)) out[name] = value
+  return out
+}
+
+function send (res: ServerResponse, answer: Answer): void {
+  if (res.destroyed || res.writableEnded) return
+  switch (answer.kind) {
+    case 'hang':
+      return
+    case 'reset':
+      res.socket?.resetAndDestroy()
+      return
+    case 'truncated': {
+      const bytes = Buffer.from(answer.text)
+      res.writeHead(answer.status, { 'content-type': answer.contentType, 'content-length': bytes.length })
+      // Half the announced bytes, then end the connection.
+      res.write(bytes.subarray(0, Math.floor(bytes.length / 2)), () => res.socket?.end())
+      return
+    }
+    case 'raw':
+    case 'json': {
+      const text = answer.kind === 'json' ? serialize(answer) : answer.text
+      const contentType = answer.kind === 'json' ? JSON_TYPE : answer.contentType
+      const headers = answer.kind === 'json' ? answer.headers : undefined
+      res.writeHead(answer.status, { ...headers, 'content-type': contentType, 'content-length': Buffer.byteLength(text) })
+      res.end(text)
+    }
+  }
+}
+
+function urlOf (host: string, port: number): string {
+  return `http://${host.includes(':') ? `[${host}]` : host}:${port}`
+}
+
+export async function startSandbox (options?: SandboxOptions): Promise<Sandbox> {
+  const config = resolveOptions(options)
+  const dataset = createDataset(config.pathSegment)
+  const requests: RecordedRequest[] = []
+  const sockets = new Set<Socket>()
+  const timers = new Set<NodeJS.Timeout>()
+  const jitter = createRng('sandbox-latency')
+
+  const delayFor = (extra: number): number => {
+    const spread = config.jitterMs === 0 ? 0 : (jitter.next() * 2 - 1) * config.jitterMs
+    return Math.max(0, Math.round(config.latencyMs + spread + extra))
+  }
+
+  const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    const at = Date.now()
+    res.on('error', () => {}) // a client that went away is not the sandbox's problem
+    const { path, query } = splitUrl(req.url ?? '/')
+    const read = await readBody(req)
+    const body = parseBody(read.text)
+    let decision = decide({ method: req.method ?? 'GET', path, query, headers: req.headers, body }, config, dataset)
+    if (read.tooLarge && decision.operation !== 'unknown') {
+      decision = { ...decision, answer: message(413, 'Payload Too Large'), extraDelayMs: 0 }
+    }
+
+    requests.push({
+      operation: decision.operation,
+      method: req.method ?? 'GET',
+      path,
+      query: firstValues(query),
+      params: decision.params,
+      headers: { ...req.headers },
+      body: body.kind === 'json' ? body.value : body.kind === 'invalid' ? body.text : undefined,
+      at
+    })
+
+    const delay = delayFor(decision.extraDelayMs)
+    if (delay === 0) {
+      send(res, decision.answer)
+      return
+    }
+    const timer = setTimeout(() => {
+      timers.delete(timer)
+      send(res, decision.answer)
+    }, delay)
+    timers.add(timer)
+  }
+
+  const server = createServer((req, res) => { handle(req, res).catch(() => res.destroy()) })
+  server.on('connection', (socket) => {
+    sockets.add(socket)
+    socket.on('close', () => sockets.delete(socket))
+  })
+
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject)
+    server.listen(config.port, config.host, () => {
+      server.off('error', reject)
+      resolve()
+    })
+  })
+  const address = server.address()
+  if (address === null || typeof address === 'string') throw new Error('sandbox is not listening on TCP')
+
+  let closing: Promise<void> | undefined
+  return {
+    url: urlOf(config.host, address.port),
+    requests,
+    count: (operation) => operation === undefined
+      ? requests.length
+      : requests.filter((r) => r.operation === operation).length,
+    reset: () => { requests.length = 0 },
+    close: () => {
+      closing ??= new Promise<void>((resolve) => {
+        for (const timer of timers) clearTimeout(timer)
+        timers.clear()
+        server.close(() => resolve())
+        // Hanging and keep-alive sockets would hold close() open forever.
+        for (const socket of sockets) socket.destroy()
+      })
+      return closing
+    }
+  }
+}

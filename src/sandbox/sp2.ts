@@ -1,0 +1,55 @@
+import { json, message } from './answer.ts'
+import type { Answer } from './answer.ts'
+import type { OperationContext } from './context.ts'
+import type { CargoOwnerContainer } from './records.ts'
+
+// Handlers of the SP2 operations (interface.md 4.1 to 4.3).
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
+
+/** bl_date arrives as YYYYMMDD; the seed keeps YYYY-MM-DD. */
+function isoDate (compact: string): string {
+  return `${compact.slice(0, 4)}-${compact.slice(4, 6)}-${compact.slice(6, 8)}`
+}
+
+const cache = new WeakMap<object, string>()
+
+/** 4.3: SP2 documents of one cargo owner's BL; unknown combinations give []. */
+export function hostToHost ({ params, dataset }: OperationContext): Answer {
+  const documents = dataset.sp2ForBl(params.npwp_cargo_owner ?? '', params.bl_no ?? '', isoDate(params.bl_date ?? ''))
+  // The benchmark lists are up to 1.4 MB; serialize each list once.
+  let text = cache.get(documents)
+  if (text === undefined && documents.length > 50) {
+    text = JSON.stringify(documents)
+    cache.set(documents, text)
+  }
+  return text === undefined ? json(200, documents) : { kind: 'json', status: 200, body: documents, text }
+}
+
+/** 4.1: the matching containers of the owner's SP2 documents, each with its document id. */
+export function cargoOwnerContainers ({ params, dataset }: OperationContext): Answer {
+  const documents = dataset.sp2ForBl(params.npwp_cargo_owner ?? '', params.bl_no ?? '', isoDate(params.bl_date ?? ''))
+  const found: CargoOwnerContainer[] = []
+  for (const doc of documents) {
+    for (const container of doc.container) {
+      if (container.container_no === params.container_no) found.push({ ...container, id_document_sp2: doc.id_document_sp2 })
+    }
+  }
+  return json(200, found)
+}
+
+/**
+ * 4.2 (payload and response not shown): our choice is a JSON body
+ * `{"id_document_sp2": "<uuid>"}`. The sandbox is stateless, so finalizing
+ * does not change later lookups and may be repeated.
+ */
+export function finalize ({ body, dataset }: OperationContext): Answer {
+  if (body.kind === 'invalid') return message(400, 'Body harus berupa JSON')
+  const value = body.kind === 'json' ? body.value : undefined
+  const id = typeof value === 'object' && value !== null && 'id_document_sp2' in value ? value.id_document_sp2 : undefined
+  if (id === undefined || id === null || id === '') return message(400, 'Parameter id_document_sp2 wajib diisi')
+  if (typeof id !== 'string' || !UUID.test(id)) return message(400, 'Parameter id_document_sp2 tidak valid')
+  const doc = dataset.findSp2(id)
+  if (doc === undefined) return message(404, 'Dokumen SP2 tidak ditemukan')
+  return json(200, { message: 'SP2 document finalized', id_document_sp2: doc.id_document_sp2, is_finished: 1, status: 'Finish' })
+}

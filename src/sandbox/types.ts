@@ -1,0 +1,52 @@
+export interface SandboxOptions {
+  /** Listen address, default 127.0.0.1. */
+  host?: string
+  /** Listen port, default 0 (a free port). */
+  port?: number
+  /** API key the hub accepts, default SANDBOX_API_KEY. */
+  apiKey?: string
+  /** Name of the API key header, matched case-insensitively, default customs-api-key. */
+  apiKeyHeader?: string
+  /** Access token, compared verbatim with the Authorization header, default SANDBOX_ACCESS_TOKEN. */
+  accessToken?: string
+  /** The path segment interface.md writes HUB, default HUB. */
+  pathSegment?: string
+  /** idPlatform accepted in offers (4.8), default SANDBOX_PLATFORM_ID. */
+  platformId?: string
+  /** Delay added before every answer, default 0. */
+  latencyMs?: number
+  /** Uniform jitter of +/- jitterMs on latencyMs, default 0. */
+  jitterMs?: number
+  /** Delay of the SLOW fault, default 3000. */
+  slowMs?: number
+}
+
+export interface RecordedRequest {
+  /** Operation name as interface.md spells it (noblbc20, host-to-host, ...), 'unknown' when no address matched. */
+  operation: string
+  method: string
+  /** Raw path, without the query string. */
+  path: string
+  /** Query string parameters (first value of each name). */
+  query: Record<string, string>
+  /** The operation's listed parameters as resolved from path segments and query string. */
+  params: Record<string, string>
+  headers: Record<string, string | string[] | undefined>
+  /** Parsed JSON body; the raw text when it is not JSON; undefined when empty. */
+  body: unknown
+  /** Date.now() when the request was received. */
+  at: number
+}
+
+export interface Sandbox {
+  /** Base address, e.g. http://127.0.0.1:40123; serves as both {hub_url} and {base_url}. */
+  url: string
+  /** Every request received, in order. */
+  requests: RecordedRequest[]
+  /** Number of requests received, for one operation when given. */
+  count (operation?: string): number
+  /** Forgets the recorded requests. */
+  reset (): void
+  /** Closes the server, destroying open sockets (including hanging ones). */
+  close (): Promise<void>
+}
