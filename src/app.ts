@@ -2,11 +2,13 @@ import { randomUUID } from 'node:crypto'
 import { readFileSync } from 'node:fs'
 import Fastify, { LogController, type FastifyInstance, type FastifyServerOptions } from 'fastify'
 import type { Ajv } from 'ajv'
+import fp from 'fastify-plugin'
 import type { Config } from './config/load.ts'
 import { isContainerNo, isNpwp } from './domain/identifiers.ts'
 import errorHandler from './plugins/error-handler.ts'
 import events from './plugins/events.ts'
 import hub from './plugins/hub.ts'
+import lifecycle from './plugins/lifecycle.ts'
 import metrics from './plugins/metrics.ts'
 import openapi from './plugins/swagger.ts'
 import bookingRoutes from './routes/bookings.ts'
@@ -69,7 +71,8 @@ export function serverOptions (config: Config, logger: FastifyServerOptions['log
     // Reject unknown query and body fields with a clear error instead of dropping them.
     ajv: { customOptions: { removeAdditional: false }, plugins: [gatewayFormats] },
     routerOptions: { maxParamLength: 200 },
-    return503OnClosing: true
+    // Requests arriving while closing get the envelope from plugins/lifecycle.ts instead.
+    return503OnClosing: false
   }
   if (logger === false || logger === true || logger === undefined || !('child' in (logger as object))) {
     return { ...base, logger: logger === false ? false : { level: config.LOG_LEVEL, redact: redactPaths(config), ...(typeof logger === 'object' ? logger : {}) } }
@@ -81,13 +84,14 @@ export function serverOptions (config: Config, logger: FastifyServerOptions['log
  * The gateway as a plugin, registered in a readable order: config,
  * infrastructure, upstream client, routes. It never listens.
  */
-export default async function gateway (app: FastifyInstance, { config, sandbox }: AppOptions) {
+async function gateway (app: FastifyInstance, { config, sandbox }: AppOptions) {
   app.decorate('config', config)
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id)
   })
 
   await app.register(errorHandler)
+  await app.register(lifecycle)
   await app.register(metrics)
   await app.register(openapi, { version: VERSION })
   await app.register(events)
@@ -100,6 +104,9 @@ export default async function gateway (app: FastifyInstance, { config, sandbox }
   await app.register(bookingRoutes)
   await app.register(eventRoutes)
 }
+
+/** Not encapsulated, so that the server and tests see its decorators (hub, events, metrics, config). */
+export default fp(gateway, { name: 'gateway' })
 
 /** Builds a ready app (tests, the OpenAPI script); the server adds listening and shutdown. */
 export async function buildApp (options: AppOptions, logger?: FastifyServerOptions['logger'] | FastifyServerOptions['loggerInstance']): Promise<FastifyInstance> {

@@ -121,10 +121,14 @@ export function compileNormalizer (spec: ResourceSpec, options: Options): Normal
     convert: converter(field, options)
   }))
   const known = new Set(spec.fields.map(f => f.upstream))
+  const required = spec.required ?? []
   const title = spec.id
   return function normalize (value: unknown, path = title): Record<string, unknown> {
     if (value === null || typeof value !== 'object' || Array.isArray(value)) throw new ShapeError(path, 'an object')
     const src = value as Record<string, unknown>
+    for (let i = 0; i < required.length; i++) {
+      if (src[required[i]!] === undefined) throw new ShapeError(`${path}.${required[i]}`, 'a value')
+    }
     const out: Record<string, unknown> = {}
     for (let i = 0; i < fields.length; i++) {
       const field = fields[i]!

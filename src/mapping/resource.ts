@@ -32,6 +32,11 @@ export interface ResourceSpec {
   /** Where interface.md defines it. */
   source: string
   fields: FieldSpec[]
+  /**
+   * Upstream fields without which a record is not the documented shape
+   * (UPSTREAM_BAD_RESPONSE): the record's identity. Everything else may be absent.
+   */
+  required?: string[]
 }
 
 export function isResource (kind: FieldSpec['kind']): kind is ResourceSpec {

@@ -5,6 +5,7 @@ export const BlEntry: ResourceSpec = {
   id: 'BillOfLading',
   title: 'Bill of lading list entry',
   source: 'interface.md 2.9',
+  required: ['bl_no'],
   fields: [
     { upstream: 'bl_no', name: 'blNo', kind: 'string', description: 'Bill of lading number' },
     { upstream: 'bl_date', name: 'blDate', kind: 'datetime', description: 'Bill of lading date (upstream `YYYY-MM-DD HH:MM:SS.S`, local time)' }
@@ -16,6 +17,7 @@ export const Bc20Declaration: ResourceSpec = {
   id: 'Bc20Declaration',
   title: 'BC 2.0 customs declaration (PIB)',
   source: 'interface.md 2.8',
+  required: ['no_pib'],
   fields: [
     { upstream: 'car', name: 'car', kind: 'string', description: 'CAR, the customs application reference (nomor aju)' },
     { upstream: 'no_pib', name: 'pibNo', kind: 'string', description: 'PIB (import declaration) number' },
@@ -60,6 +62,7 @@ export const Sp2Container: ResourceSpec = {
   id: 'Sp2Container',
   title: 'Container of an SP2 document',
   source: 'interface.md 2.6',
+  required: ['container_no'],
   fields: sp2ContainerFields
 }
 
@@ -68,6 +71,7 @@ export const CargoOwnerContainer: ResourceSpec = {
   id: 'CargoOwnerContainer',
   title: 'Container of a cargo owner\'s SP2 document',
   source: 'interface.md 2.6 and 4.1',
+  required: ['container_no'],
   fields: [
     ...sp2ContainerFields,
     { upstream: 'id_document_sp2', name: 'sp2Id', kind: 'string', format: 'uuid', description: 'SP2 document id' }
@@ -190,6 +194,7 @@ export const Sp2Document: ResourceSpec = {
   id: 'Sp2Document',
   title: 'SP2 (delivery order release) document',
   source: 'interface.md 2.1',
+  required: ['id_document_sp2'],
   fields: [
     { upstream: 'id_document_sp2', name: 'sp2Id', kind: 'string', format: 'uuid', description: 'SP2 document id' },
     { upstream: 'request_date', name: 'requestedAt', kind: 'datetime', description: 'When the SP2 was requested' },

@@ -35,6 +35,9 @@ export function describeValidation (issues: AjvIssue[], context: string | undefi
       const name = String(issue.params.additionalProperty)
       return { field: [where, ...path, name].join('.'), rule: 'is not a parameter of this route' }
     }
+    if (issue.keyword === 'type' && path.length === 0) {
+      return { field: where, rule: `must be a JSON ${String(issue.params.type)}` }
+    }
     const name = path[path.length - 1]
     const rule = (name !== undefined && RULES[name]) || issue.message || 'is invalid'
     return { field: [where, ...path].join('.') || where, rule }

@@ -10,9 +10,6 @@ const ReadySchema = dataEnvelope(Type.Object({
 
 /** Liveness, readiness and Prometheus metrics; no credentials needed. */
 export default async function healthRoutes (app: FastifyInstance, { sandbox }: { sandbox: boolean }) {
-  let closing = false
-  app.addHook('preClose', async () => { closing = true })
-
   app.get('/health/live', {
     schema: { tags: ['operations'], summary: 'Liveness', operationId: 'getHealthLive', description: 'The process is up and its event loop turns.', response: { 200: LiveSchema } }
   }, async () => ({ data: { status: 'ok' as const }, meta: {} }))
@@ -26,7 +23,7 @@ export default async function healthRoutes (app: FastifyInstance, { sandbox }: {
       response: { 200: ReadySchema, 503: ReadySchema }
     }
   }, async (_request, reply) => {
-    if (closing) return reply.code(503).send({ data: { status: 'closing', sandbox }, meta: {} })
+    if (app.closing) return reply.code(503).send({ data: { status: 'closing', sandbox }, meta: {} })
     return { data: { status: 'ready', sandbox }, meta: {} }
   })
 

@@ -36,13 +36,16 @@ function fieldSchema (field: FieldSpec): TSchema {
 }
 
 /**
- * The response schema of a resource: every field the spec names, all
- * optional (the hub omits fields at times), and open for the unknown fields
+ * The response schema of a resource: every field the spec names, optional
+ * but for the record's identity (the hub omits fields at times), and open for the unknown fields
  * the gateway keeps (contract.md 1).
  */
 export function resourceSchema (spec: ResourceSpec): TSchema {
   const properties: Record<string, TSchema> = {}
-  for (const field of spec.fields) properties[field.name] = Type.Optional(fieldSchema(field))
+  const required = new Set(spec.required ?? [])
+  for (const field of spec.fields) {
+    properties[field.name] = required.has(field.upstream) ? fieldSchema(field) : Type.Optional(fieldSchema(field))
+  }
   return Type.Object(properties, {
     $id: spec.id,
     title: spec.title,

@@ -1,4 +1,4 @@
-import { Pool } from 'undici'
+import { Pool, type Dispatcher } from 'undici'
 import type { FastifyBaseLogger } from 'fastify'
 import type { Config } from '../config/load.ts'
 import { gatewayError } from '../errors.ts'
@@ -37,6 +37,8 @@ export interface HubClientOptions {
 }
 
 interface Upstream { pool: Pool, basePath: string }
+
+type Body = Dispatcher.ResponseData['body']
 
 const MESSAGE_LIMIT = 500
 
@@ -92,9 +94,15 @@ export function createHubClient ({ config, userAgent, observe }: HubClientOption
     return out
   }
 
-  async function readText (body: AsyncIterable<Buffer> & { destroy: (err?: Error) => void }, declared: string | string[] | undefined): Promise<string> {
+  /** Stops reading a body we refuse; the connection is dropped rather than drained. */
+  function discard (body: Body): void {
+    body.on('error', () => {})
+    body.destroy()
+  }
+
+  async function readText (body: Body, declared: string | string[] | undefined): Promise<string> {
     if (typeof declared === 'string' && Number(declared) > maxBytes) {
-      body.destroy()
+      discard(body)
       throw gatewayError('UPSTREAM_BAD_RESPONSE', { cause: new Error(`declared body of ${declared} bytes exceeds ${maxBytes}`) })
     }
     const chunks: Buffer[] = []
@@ -103,7 +111,7 @@ export function createHubClient ({ config, userAgent, observe }: HubClientOption
       for await (const chunk of body) {
         size += chunk.length
         if (size > maxBytes) {
-          body.destroy()
+          discard(body)
           throw gatewayError('UPSTREAM_BAD_RESPONSE', { cause: new Error(`body exceeds ${maxBytes} bytes`) })
         }
         chunks.push(chunk)
@@ -120,26 +128,33 @@ export function createHubClient ({ config, userAgent, observe }: HubClientOption
     switch (response.type) {
       case 'keyed-list': {
         if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) throw new ShapeError(op.id, `an object with "${op.responseKey}"`)
-        const record = parsed as Record<string, unknown>
-        let list = record[op.responseKey as string]
-        if (list === undefined) {
-          // contract.md 3: the hub's keys drift; one array-valued key is unambiguous.
-          const arrays = Object.keys(record).filter(key => Array.isArray(record[key]))
-          if (arrays.length !== 1) throw new ShapeError(op.id, `an array under "${op.responseKey}"`)
-          log.warn({ operation: op.id, expectedKey: op.responseKey, actualKey: arrays[0] }, 'upstream response key drift')
-          list = record[arrays[0] as string]
-        }
+        const list = (parsed as Record<string, unknown>)[op.responseKey as string]
+        if (list === undefined) return normalizeList(op, soleArray(op, parsed, log))
         if (!Array.isArray(list)) throw new ShapeError(op.id, `an array under "${op.responseKey}"`)
         return normalizeList(op, list)
       }
       case 'list':
-        if (!Array.isArray(parsed)) throw new ShapeError(op.id, 'an array')
-        return normalizeList(op, parsed)
+        return normalizeList(op, Array.isArray(parsed) ? parsed : soleArray(op, parsed, log))
       case 'records':
         return Array.isArray(parsed) ? normalizeList(op, parsed) : [op.normalize(parsed, op.id)]
       case 'record':
         return op.normalize(parsed, op.id)
     }
+  }
+
+  /**
+   * contract.md 3: the hub's keys drift. When the expected list is missing but
+   * exactly one array-valued key is present, it is unambiguous: use it and log.
+   */
+  function soleArray (op: ResolvedOperation, parsed: unknown, log: FastifyBaseLogger): unknown[] {
+    const expected = op.responseKey ?? '(a bare array)'
+    if (parsed === null || typeof parsed !== 'object') throw new ShapeError(op.id, `a list under ${expected}`)
+    const record = parsed as Record<string, unknown>
+    const arrays = Object.keys(record).filter(key => Array.isArray(record[key]))
+    if (arrays.length !== 1) throw new ShapeError(op.id, `a list under ${expected}`)
+    const actualKey = arrays[0] as string
+    log.warn({ operation: op.id, expectedKey: expected, actualKey }, 'upstream response key drift')
+    return record[actualKey] as unknown[]
   }
 
   function normalizeList (op: ResolvedOperation, list: unknown[]): Array<Record<string, unknown>> {

@@ -1,0 +1,29 @@
+import fp from 'fastify-plugin'
+import type { FastifyInstance } from 'fastify'
+import { gatewayError } from '../errors.ts'
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** True once the app has begun to close. */
+    readonly closing: boolean
+  }
+}
+
+/**
+ * While the app closes, requests still arriving on open connections get a 503
+ * in the envelope (with `connection: close`), except the health routes,
+ * which report the state themselves.
+ */
+async function lifecycle (app: FastifyInstance) {
+  let closing = false
+  app.decorate('closing', { getter: () => closing })
+  app.addHook('preClose', async () => { closing = true })
+  app.addHook('onRequest', async (request, reply) => {
+    if (closing && !request.url.startsWith('/health/')) {
+      reply.header('connection', 'close')
+      throw gatewayError('SHUTTING_DOWN', { retryAfter: '1' })
+    }
+  })
+}
+
+export default fp(lifecycle, { name: 'lifecycle' })

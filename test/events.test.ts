@@ -1,0 +1,77 @@
+import { once } from 'node:events'
+import { test } from 'tap'
+import WebSocket from 'ws'
+import { SANDBOX_FIXTURES as F } from '../src/sandbox/index.ts'
+import { build } from './helper.ts'
+
+async function listen (t: Parameters<Parameters<typeof test>[0]>[0]) {
+  const built = await build(t)
+  await built.app.listen({ port: 0, host: '127.0.0.1' })
+  const { port } = built.app.server.address() as { port: number }
+  return { ...built, base: `127.0.0.1:${port}` }
+}
+
+function connect (url: string): Promise<WebSocket> {
+  const socket = new WebSocket(url)
+  return new Promise((resolve, reject) => {
+    socket.once('open', () => resolve(socket))
+    socket.once('error', reject)
+  })
+}
+
+test('every connected client receives the booked notification after a successful booked POST', async (t) => {
+  const { app, base } = await listen(t)
+  const sockets = await Promise.all([connect(`ws://${base}/v1/events`), connect(`ws://${base}/v1/events`)])
+  t.teardown(() => { for (const s of sockets) s.terminate() })
+  const received = sockets.map(s => once(s, 'message'))
+
+  const res = await fetch(`http://${base}/v1/bookings/${F.bookingRequestId}/booked`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-request-id': 'evt-1' },
+    body: JSON.stringify({ booked: true, note: 'Truck B 1234 XYZ' })
+  })
+  t.equal(res.status, 200)
+  for (const message of await Promise.all(received)) {
+    const event = JSON.parse(String(message[0]))
+    t.equal(event.type, 'booking.booked')
+    t.equal(event.requestId, 'evt-1')
+    t.same(event.data, { bookingRequestId: F.bookingRequestId, booked: true, note: 'Truck B 1234 XYZ' })
+    t.match(event.occurredAt, /^\d{4}-\d{2}-\d{2}T/)
+  }
+  t.equal(app.events.size, 2)
+})
+
+test('a failed booked POST sends no event', async (t) => {
+  const { base } = await listen(t)
+  const socket = await connect(`ws://${base}/v1/events`)
+  t.teardown(() => socket.terminate())
+  const messages: unknown[] = []
+  socket.on('message', m => messages.push(m))
+  const res = await fetch(`http://${base}/v1/bookings/SBX-500/booked`, {
+    method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ booked: true })
+  })
+  t.equal(res.status, 502)
+  // A successful one afterwards arrives, and is the only message.
+  const next = once(socket, 'message')
+  await fetch(`http://${base}/v1/bookings/${F.bookingRequestId}/booked`, {
+    method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ booked: true })
+  })
+  await next
+  t.equal(messages.length, 1)
+})
+
+test('a plain GET of the event route answers 426 in the envelope', async (t) => {
+  const { app } = await build(t)
+  const res = await app.inject({ url: '/v1/events' })
+  t.equal(res.statusCode, 426)
+  t.equal(res.json().code, 'UPGRADE_REQUIRED')
+})
+
+test('closing the gateway closes sockets with 1001 going away', async (t) => {
+  const { app, base } = await listen(t)
+  const socket = await connect(`ws://${base}/v1/events`)
+  const closed = once(socket, 'close')
+  await app.close()
+  const [code] = await closed
+  t.equal(code, 1001)
+})
