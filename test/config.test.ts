@@ -93,3 +93,21 @@ test('with no upstream the server starts its sandbox, says so first, and closes 
   const [code] = await exited
   t.equal(code, 0)
 })
+
+test('.env.example lists every variable with its default', async (t) => {
+  const { readFile } = await import('node:fs/promises')
+  const { ConfigSchema } = await import('../src/config/schema.ts')
+  const text = await readFile(new URL('../.env.example', import.meta.url), 'utf8')
+  const defaults = loadConfig({}) as Record<string, unknown>
+  for (const name of Object.keys(ConfigSchema.properties)) {
+    const line = text.split('\n').find(l => l.replace(/^# /, '').startsWith(`${name}=`))
+    t.ok(line, `${name} is listed`)
+    const value = line?.split('=').slice(1).join('=')
+    if (defaults[name] !== undefined && !line?.startsWith('#')) {
+      t.equal(value, typeof defaults[name] === 'object' ? JSON.stringify(defaults[name]) : String(defaults[name]), `${name} shows its default`)
+    }
+  }
+  // The example file, loaded as it is, is a valid configuration.
+  const env = Object.fromEntries(text.split('\n').filter(l => /^[A-Z_]+=/.test(l)).map(l => [l.slice(0, l.indexOf('=')), l.slice(l.indexOf('=') + 1)]))
+  t.doesNotThrow(() => loadConfig(env))
+})

@@ -33,7 +33,7 @@ test('metrics count requests by route and status and hub calls by operation and 
   t.match(text, /process_resident_memory_bytes/)
 })
 
-test('while closing, readiness says so, other routes answer SHUTTING_DOWN, and the request in flight finishes', async (t) => {
+test('while closing, readiness and other routes answer SHUTTING_DOWN, and the request in flight finishes', async (t) => {
   const { app } = await build(t, { sandbox: { slowMs: 400 } })
   await app.listen({ port: 0, host: '127.0.0.1' })
   const { port } = app.server.address() as { port: number }
@@ -54,7 +54,7 @@ test('while closing, readiness says so, other routes answer SHUTTING_DOWN, and t
   await first.body.dump()
   const readyRes = await ready
   t.equal(readyRes.statusCode, 503)
-  t.equal(((await readyRes.body.json()) as { data: { status: string } }).data.status, 'closing')
+  t.equal(((await readyRes.body.json()) as { code: string }).code, 'SHUTTING_DOWN')
   const refusedRes = await refused
   t.equal(refusedRes.statusCode, 503)
   t.equal(((await refusedRes.body.json()) as { code: string }).code, 'SHUTTING_DOWN')

@@ -11,15 +11,15 @@ declare module 'fastify' {
 
 /**
  * While the app closes, requests still arriving on open connections get a 503
- * in the envelope (with `connection: close`), except the health routes,
- * which report the state themselves.
+ * SHUTTING_DOWN in the envelope (with `connection: close`), readiness
+ * included; liveness still answers 200: the process is up.
  */
 async function lifecycle (app: FastifyInstance) {
   let closing = false
   app.decorate('closing', { getter: () => closing })
   app.addHook('preClose', async () => { closing = true })
   app.addHook('onRequest', async (request, reply) => {
-    if (closing && !request.url.startsWith('/health/')) {
+    if (closing && request.url !== '/health/live') {
       reply.header('connection', 'close')
       throw gatewayError('SHUTTING_DOWN', { retryAfter: '1' })
     }

@@ -33,7 +33,7 @@ async function openapi (app: FastifyInstance, { version }: { version: string }) 
   await app.register(swagger, {
     openapi: {
       openapi: '3.1.0',
-      info: { title: 'Customs data gateway', version, description: DESCRIPTION },
+      info: { title: 'Customs data gateway', version, description: DESCRIPTION, contact: { name: 'Customs gateway team' } },
       servers: [{ url: '/', description: 'This gateway' }],
       tags: TAGS
     },

@@ -4,7 +4,7 @@ import { Type } from '../schemas/typebox.ts'
 
 const LiveSchema = dataEnvelope(Type.Object({ status: Type.Literal('ok', { description: 'The process is up' }) }, { additionalProperties: false }), 'Liveness')
 const ReadySchema = dataEnvelope(Type.Object({
-  status: Type.Enum(['ready', 'closing'], { description: '`ready` while serving; `closing` during shutdown' }),
+  status: Type.Literal('ready', { description: 'Serving' }),
   sandbox: Type.Boolean({ description: 'True when the gateway fronts its built-in sandbox' })
 }, { additionalProperties: false }), 'Readiness')
 
@@ -19,12 +19,11 @@ export default async function healthRoutes (app: FastifyInstance, { sandbox }: {
       tags: ['operations'],
       summary: 'Readiness',
       operationId: 'getHealthReady',
-      description: 'Ready once configuration is loaded and every plugin started; 503 while shutting down.',
-      response: { 200: ReadySchema, 503: ReadySchema }
+      description: 'Ready once configuration is loaded and every plugin started; 503 SHUTTING_DOWN while closing.',
+      response: { 200: ReadySchema, ...errorResponses([503]) }
     }
-  }, async (_request, reply) => {
-    if (app.closing) return reply.code(503).send({ data: { status: 'closing', sandbox }, meta: {} })
-    return { data: { status: 'ready', sandbox }, meta: {} }
+  }, async () => {
+    return { data: { status: 'ready' as const, sandbox }, meta: {} }
   })
 
   app.get('/metrics', {

@@ -20,10 +20,10 @@ function fieldSchema (field: FieldSpec): TSchema {
   const description = describe(field)
   const { kind } = field
   if (isResource(kind)) {
-    // A $ref sits alone; the description goes on the shared schema.
+    // @fastify/swagger drops siblings of a bare $ref; an allOf of one keeps the description.
     return field.nullable === true
       ? Type.Union([Type.Ref(kind.id), Type.Null()], { description })
-      : Type.Ref(kind.id)
+      : Type.Intersect([Type.Ref(kind.id)], { description })
   }
   if (isArrayKind(kind)) {
     return Type.Array(kind.arrayOf === 'json' ? Type.Unknown() : Type.Ref(kind.arrayOf.id), { description })

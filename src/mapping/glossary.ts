@@ -1,0 +1,272 @@
+import { ConfigSchema } from '../config/schema.ts'
+import { toCompactDate, toIsoDateTime } from '../domain/dates.ts'
+import { PARAM_RULES } from '../schemas/params.ts'
+import { OPERATIONS, type Operation, type OperationId, type ParamKind } from '../upstream/operations.ts'
+import { camelCase, isArrayKind, isResource, type FieldSpec, type ResourceSpec } from './resource.ts'
+import { ALL_RESOURCES } from './resources.ts'
+
+/**
+ * The glossary (contract.md 1: "a glossary maps every upstream name to
+ * ours"), derived from the same tables that drive the gateway: the resource
+ * specs, the operations' parameters and the request bodies. Rendered into
+ * `docs/glossary.md` by `npm run openapi`; a test fails when the committed
+ * file differs.
+ */
+
+export interface GlossaryRow {
+  /** The hub's name. */
+  upstream: string
+  /** Our name (a field, a parameter, a setting). */
+  gateway: string
+  /** Where the name appears: a resource (component schema) or the hub operations taking it. */
+  where: string
+  /** Kind of the value and how it is converted on the way. */
+  conversion: string
+  description: string
+}
+
+export interface RequestBodyField {
+  upstream: string
+  /** Where the value comes from on our side. */
+  gateway: string
+  conversion: string
+  description: string
+}
+
+export interface RequestBody {
+  operation: OperationId
+  /** The gateway route whose call sends this body. */
+  route: string
+  /** Where interface.md defines it. */
+  source: string
+  fields: RequestBodyField[]
+}
+
+/**
+ * The request bodies of `mapping/requests.ts`, as data. A test checks that
+ * these are exactly the keys `toUpstreamOffer`, `toUpstreamBooked` and
+ * `toUpstreamFinalization` produce.
+ */
+export const REQUEST_BODIES: readonly RequestBody[] = [
+  {
+    operation: 'DetilBooking',
+    route: 'POST /v1/bookings/{bookingRequestId}/offers',
+    source: 'interface.md 2.10',
+    fields: [
+      { upstream: 'idRequestBooking', gateway: 'bookingRequestId', conversion: 'string, from the path', description: 'Booking request code (from the hub\'s API-01)' },
+      { upstream: 'idPlatform', gateway: 'PLATFORM_ID', conversion: 'string, from configuration', description: 'Platform code of this gateway\'s operator; never taken from the caller' },
+      { upstream: 'idServiceOrder', gateway: 'serviceOrderId', conversion: 'string', description: 'Sequence number of the offer' },
+      { upstream: 'hargaPenawaran', gateway: 'price', conversion: 'number, at most two decimals', description: 'Offered price' },
+      { upstream: 'waktuPenawaran', gateway: 'offeredAt', conversion: 'ISO date-time with offset → `YYYY-MM-DD HH:MM:SS` in the hub\'s local time', description: 'When the offer was made' },
+      { upstream: 'timestamp', gateway: '(filled by the gateway)', conversion: 'time of sending → `YYYY-MM-DD HH:MM:SS` in the hub\'s local time', description: 'When the data was sent' }
+    ]
+  },
+  {
+    operation: 'DetilBooking/isBooked',
+    route: 'POST /v1/bookings/{bookingRequestId}/booked',
+    source: 'interface.md 2.11',
+    fields: [
+      { upstream: 'isBooked', gateway: 'booked', conversion: 'boolean → 1/0', description: 'Whether the booking is made' },
+      { upstream: 'booking_note', gateway: 'note', conversion: 'string; empty when left out', description: 'Booking note' }
+    ]
+  },
+  {
+    operation: 'document_sp2/final',
+    route: 'POST /v1/sp2/documents/{sp2Id}/finalization',
+    source: 'interface.md 4.2; the payload is not shown (4.10.2), this is the gateway\'s default',
+    fields: [
+      { upstream: 'id_document_sp2', gateway: 'sp2Id', conversion: 'string (UUID), from the path', description: 'SP2 document id' }
+    ]
+  }
+]
+
+/** How each kind of request parameter is sent to the hub (upstream/resolve.ts `toUpstreamValue`). */
+const PARAM_CONVERSIONS: Record<ParamKind, string> = {
+  npwp: 'dots and dashes stripped (15 or 16 digits)',
+  blNo: 'as is',
+  blDate: '`YYYY-MM-DD` → `YYYYMMDD` (per-operation `dateFormat` setting)',
+  containerNo: 'upper-cased',
+  pibNo: 'as is',
+  bookingRequestId: 'as is'
+}
+
+const SCALAR_CONVERSIONS = {
+  string: 'string',
+  text: 'string (a number becomes text)',
+  integer: 'integer',
+  number: 'number',
+  flag: '0/1 → boolean',
+  date: '`YYYY-MM-DD`, kept',
+  datetime: '`YYYY-MM-DD HH:MM:SS(.S)` → ISO date-time with offset',
+  json: 'any JSON, keys camelCased'
+} as const
+
+function descriptionOf (schema: object): string {
+  return 'description' in schema && typeof schema.description === 'string' ? schema.description : ''
+}
+
+function defaultOf (schema: object): string {
+  return 'default' in schema && typeof schema.default === 'string' ? schema.default : ''
+}
+
+function resourceLink (spec: ResourceSpec): string {
+  return `[\`${spec.id}\`](#${spec.id.toLowerCase()})`
+}
+
+function fieldConversion (field: FieldSpec): string {
+  const { kind } = field
+  let text: string
+  if (isResource(kind)) text = `object: ${resourceLink(kind)}`
+  else if (isArrayKind(kind)) text = kind.arrayOf === 'json' ? 'array of any JSON, keys camelCased' : `array of ${resourceLink(kind.arrayOf)}`
+  else text = SCALAR_CONVERSIONS[kind]
+  if (field.format === 'uuid') text += ' (UUID)'
+  if (field.format === 'uri') text += ' (URI)'
+  if (field.emptyAsNull === true) text += '; empty string or null → null'
+  else if (field.nullable === true) text += ', or null'
+  return text
+}
+
+function resourceRows (spec: ResourceSpec): GlossaryRow[] {
+  return spec.fields.map(field => ({
+    upstream: field.upstream,
+    gateway: field.name,
+    where: spec.id,
+    conversion: fieldConversion(field),
+    description: field.description
+  }))
+}
+
+/** One row per distinct upstream/gateway parameter pair, listing the operations (in table order) that take it. */
+function parameterRows (): GlossaryRow[] {
+  const rows = new Map<string, { row: GlossaryRow, operations: string[] }>()
+  for (const op of OPERATIONS as readonly Operation[]) {
+    for (const param of op.params) {
+      const key = `${param.upstream}\u0000${param.name}`
+      let entry = rows.get(key)
+      if (entry === undefined) {
+        entry = {
+          row: {
+            upstream: param.upstream,
+            gateway: param.name,
+            where: '',
+            conversion: PARAM_CONVERSIONS[param.kind],
+            description: descriptionOf(PARAM_RULES[param.kind].schema)
+          },
+          operations: []
+        }
+        rows.set(key, entry)
+      }
+      entry.operations.push(`\`${op.id}\` (${op.section})`)
+    }
+  }
+  return [...rows.values()].map(({ row, operations }) => ({ ...row, where: `parameter of ${operations.join(', ')}` }))
+}
+
+function bodyRows (): GlossaryRow[] {
+  return REQUEST_BODIES.flatMap(body => body.fields.map(field => ({
+    upstream: field.upstream,
+    gateway: field.gateway,
+    where: `body of \`${body.operation}\` (${body.source})`,
+    conversion: field.conversion,
+    description: field.description
+  })))
+}
+
+/** Every mapping, in a stable order: resource fields (ALL_RESOURCES order), request parameters, request bodies. */
+export function glossaryRows (): GlossaryRow[] {
+  return [...ALL_RESOURCES.flatMap(resourceRows), ...parameterRows(), ...bodyRows()]
+}
+
+export interface ResponseKeyRow {
+  operation: string
+  section: string
+  key: string
+  item: string
+  /** Why the entry looks the way it does (operations.ts `note`), or ''. */
+  note: string
+}
+
+/** Which key each keyed-list operation answers under (interface.md 4.6, 4.7). */
+export function responseKeyRows (): ResponseKeyRow[] {
+  const rows: ResponseKeyRow[] = []
+  for (const op of OPERATIONS as readonly Operation[]) {
+    if (op.response.type === 'keyed-list') rows.push({ operation: op.id, section: op.section, key: op.response.key, item: op.response.item.id, note: op.note ?? '' })
+  }
+  return rows
+}
+
+function cell (text: string): string {
+  return text.replaceAll('|', '\\|').replaceAll('\n', ' ')
+}
+
+function table (header: string[], rows: string[][]): string {
+  return [
+    `| ${header.join(' | ')} |`,
+    `| ${header.map(() => '---').join(' | ')} |`,
+    ...rows.map(row => `| ${row.map(cell).join(' | ')} |`)
+  ].join('\n')
+}
+
+function code (text: string): string {
+  return `\`${text}\``
+}
+
+/** The Markdown of `docs/glossary.md`. Deterministic: the same tables give the same text. */
+export function renderGlossary (): string {
+  const offset = defaultOf(ConfigSchema.properties.UPSTREAM_TIMEZONE)
+  const unknownExample = 'Data BL BC 2.0'
+  const dateTimeExample = '2024-03-01 08:15:00.5'
+  const out: string[] = [
+    '# Glossary: hub names to gateway names',
+    '',
+    '<!-- Generated by `npm run openapi` from src/mapping/resources.ts, src/upstream/operations.ts and src/mapping/glossary.ts. Do not edit. -->',
+    '',
+    'Every name the customs hub uses (interface.md) maps to one name of the gateway\'s dialect: camelCase English. ' +
+      'The tables below list, for each resource the gateway answers with, each hub field and the field it becomes, ' +
+      'then the request parameters and request bodies the gateway sends, then the keys the hub answers its lists under.',
+    '',
+    '## Conversions',
+    '',
+    `- 0/1 flags become booleans: ${code('1')} → ${code('true')}, ${code('0')} → ${code('false')}.`,
+    `- Date-times ${code('YYYY-MM-DD HH:MM:SS')} and ${code('YYYY-MM-DD HH:MM:SS.S')} are the hub's local time; they become ISO 8601 date-times with the configured offset ` +
+      `(${code('UPSTREAM_TIMEZONE')}, default ${code(offset)}): ${code(dateTimeExample)} → ${code(toIsoDateTime(dateTimeExample, offset))}.`,
+    `- Dates ${code('YYYY-MM-DD')} are kept as they are.`,
+    `- Request dates: the hub takes ${code('YYYYMMDD')}; callers write ${code('YYYY-MM-DD')} (${code('2024-03-01')} → ${code(toCompactDate('2024-03-01'))}).`,
+    `- Request date-times (offers): an ISO date-time with offset becomes ${code('YYYY-MM-DD HH:MM:SS')} in the hub's local time.`,
+    `- An empty ${code('gate_pass')} becomes ${code('null')}, like a null one.`,
+    `- Fields the hub sends beyond those listed are kept, their keys camelCased all the way down (${code(unknownExample)} → ${code(camelCase(unknownExample))}); none is silently dropped.`,
+    '',
+    '## Resources',
+    ''
+  ]
+  for (const spec of ALL_RESOURCES) {
+    out.push(`### ${spec.id}`, '', `${spec.title}. Source: ${spec.source}.`, '')
+    out.push(table(['Upstream', 'Gateway', 'Kind / conversion', 'Description'],
+      resourceRows(spec).map(r => [code(r.upstream), code(r.gateway), r.conversion, r.description])))
+    out.push('')
+  }
+
+  out.push('## Request parameters', '',
+    'Parameters of the gateway routes (query string or path) and the hub parameter each is sent as. ' +
+      'Upstream names can be changed per operation with `UPSTREAM_OPERATIONS` (`paramNames`).', '')
+  out.push(table(['Upstream', 'Gateway', 'Where', 'Conversion', 'Description'],
+    parameterRows().map(r => [code(r.upstream), code(r.gateway), r.where, r.conversion, r.description])))
+  out.push('')
+
+  out.push('## Request bodies', '')
+  for (const body of REQUEST_BODIES) {
+    out.push(`### ${code(body.operation)}`, '', `Sent by ${code(body.route)}. Source: ${body.source}.`, '')
+    out.push(table(['Upstream', 'Gateway', 'Conversion', 'Description'],
+      body.fields.map(f => [code(f.upstream), f.gateway.startsWith('(') ? f.gateway : code(f.gateway), f.conversion, f.description])))
+    out.push('')
+  }
+
+  out.push('## Response keys', '',
+    'The list operations below answer with an object holding one array under a key of the hub\'s choosing (interface.md 4.6, 4.7). ' +
+      'The gateway always answers the list under `data`. A different key can be set per operation with `UPSTREAM_OPERATIONS` (`responseKey`); ' +
+      'when the expected key is missing but exactly one array-valued key is present, that array is used and the drift is logged.', '')
+  out.push(table(['Operation', 'interface.md', 'Upstream key', 'Gateway', 'Items', 'Note'],
+    responseKeyRows().map(r => [code(r.operation), r.section, code(r.key), code('data'), `[${code(r.item)}](#${r.item.toLowerCase()})`, r.note])))
+  out.push('')
+  return out.join('\n')
+}
