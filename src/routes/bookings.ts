@@ -1,10 +1,11 @@
 import type { FastifyInstance } from 'fastify'
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import { gatewayError } from '../errors.ts'
 import { toUpstreamBooked, toUpstreamOffer } from '../mapping/requests.ts'
 import { errorResponses, recordEnvelope, UPSTREAM_STATUSES } from '../schemas/envelope.ts'
 import { EXAMPLES } from '../schemas/examples.ts'
 import { PARAM_RULES } from '../schemas/params.ts'
-import { Type, type Static } from '../schemas/typebox.ts'
+import { Type } from '../schemas/typebox.ts'
 import { operation, upstreamDescription } from './describe.ts'
 
 export const OfferBodySchema = Type.Object({
@@ -27,7 +28,8 @@ function hasAtMostTwoDecimals (value: number): boolean {
 }
 
 /** Truck platform booking calls (contract.md 3); never retried automatically. */
-export default async function bookingRoutes (app: FastifyInstance) {
+export default async function bookingRoutes (fastify: FastifyInstance) {
+  const app = fastify.withTypeProvider<TypeBoxTypeProvider>()
   const { PLATFORM_ID, UPSTREAM_TIMEZONE } = app.config
 
   app.post('/v1/bookings/:bookingRequestId/offers', {
@@ -41,8 +43,8 @@ export default async function bookingRoutes (app: FastifyInstance) {
       response: { 200: recordEnvelope('HubAcknowledgement', 'The hub\'s acknowledgement'), ...WRITE_ERRORS }
     }
   }, async (request) => {
-    const { bookingRequestId } = request.params as { bookingRequestId: string }
-    const offer = request.body as Static<typeof OfferBodySchema>
+    const { bookingRequestId } = request.params
+    const offer = request.body
     if (!hasAtMostTwoDecimals(offer.price)) {
       throw gatewayError('VALIDATION_FAILED', { details: [{ field: 'body.price', rule: 'must have at most two decimals' }] }, 'body.price must have at most two decimals')
     }
@@ -62,8 +64,8 @@ export default async function bookingRoutes (app: FastifyInstance) {
       response: { 200: recordEnvelope('HubAcknowledgement', 'The hub\'s acknowledgement'), ...WRITE_ERRORS }
     }
   }, async (request) => {
-    const { bookingRequestId } = request.params as { bookingRequestId: string }
-    const { booked, note = '' } = request.body as Static<typeof BookedBodySchema>
+    const { bookingRequestId } = request.params
+    const { booked, note = '' } = request.body
     const { data } = await app.hub.call({
       operation: 'DetilBooking/isBooked',
       params: { bookingRequestId },

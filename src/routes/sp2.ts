@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify'
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import { errorResponses, recordEnvelope, UPSTREAM_STATUSES } from '../schemas/envelope.ts'
 import { PARAM_RULES } from '../schemas/params.ts'
 import { Type } from '../schemas/typebox.ts'
@@ -25,7 +26,7 @@ export default async function sp2Routes (app: FastifyInstance) {
   })
 
   const finalize = operation('document_sp2/final')
-  app.post('/v1/sp2/documents/:sp2Id/finalization', {
+  app.withTypeProvider<TypeBoxTypeProvider>().post('/v1/sp2/documents/:sp2Id/finalization', {
     schema: {
       tags: ['sp2'],
       summary: 'Finalize an SP2 document',
@@ -35,7 +36,7 @@ export default async function sp2Routes (app: FastifyInstance) {
       response: { 200: recordEnvelope('HubAcknowledgement', 'The hub\'s acknowledgement'), ...errorResponses([...UPSTREAM_STATUSES, 413, 415]) }
     }
   }, async (request) => {
-    const { sp2Id } = request.params as { sp2Id: string }
+    const { sp2Id } = request.params
     const { data } = await app.hub.call({ operation: 'document_sp2/final', body: toUpstreamFinalization(sp2Id), requestId: request.id, log: request.log })
     return { data, meta: {} }
   })

@@ -1,12 +1,12 @@
 import type { ParamKind } from '../upstream/operations.ts'
 import { EXAMPLES } from './examples.ts'
-import { Type, type TSchema } from './typebox.ts'
+import { Type, type TSchema, type TString } from './typebox.ts'
 
 /**
  * One schema per gateway parameter kind (contract.md 3), with the human rule
  * the error handler names when a value breaks it.
  */
-export const PARAM_RULES: Record<ParamKind | 'sp2Id', { rule: string, schema: TSchema }> = {
+export const PARAM_RULES: Record<ParamKind | 'sp2Id', { rule: string, schema: TString }> = {
   npwp: {
     rule: 'must be a taxpayer number of 15 or 16 digits (dots and dashes are allowed and ignored)',
     schema: Type.String({ format: 'npwp', minLength: 15, maxLength: 24, description: 'Taxpayer number (NPWP): 15 or 16 digits; dots and dashes are accepted and stripped', examples: [EXAMPLES.npwp] })
