@@ -31,6 +31,10 @@ declare module 'fastify' {
   interface FastifyInstance {
     config: GatewayConfig
   }
+  interface FastifyRequest {
+    /** The hub's status for this request's (last) hub call, for audit lines. */
+    upstreamStatus?: number
+  }
 }
 
 export interface AppOptions {

@@ -30,6 +30,8 @@ export type ErrorCode = keyof typeof errors
 export interface ErrorExtras {
   statusCode?: number
   upstreamMessage?: string
+  /** The hub's HTTP status, when it answered one (for audit lines). */
+  upstreamStatus?: number
   retryAfter?: string
   details?: Array<{ field: string, rule: string }>
   cause?: unknown
@@ -39,6 +41,7 @@ export function gatewayError (code: ErrorCode, extras: ErrorExtras = {}, ...args
   const error = new errors[code](...args) as Error & ErrorExtras & { code: ErrorCode, statusCode: number }
   if (extras.statusCode !== undefined) error.statusCode = extras.statusCode
   if (extras.upstreamMessage !== undefined) error.upstreamMessage = extras.upstreamMessage
+  if (extras.upstreamStatus !== undefined) error.upstreamStatus = extras.upstreamStatus
   if (extras.retryAfter !== undefined) error.retryAfter = extras.retryAfter
   if (extras.details !== undefined) error.details = extras.details
   if (extras.cause !== undefined) error.cause = extras.cause

@@ -49,7 +49,7 @@ export default async function bookingRoutes (fastify: FastifyInstance) {
       throw gatewayError('VALIDATION_FAILED', { details: [{ field: 'body.price', rule: 'must have at most two decimals' }] }, 'body.price must have at most two decimals')
     }
     const body = toUpstreamOffer(bookingRequestId, offer, PLATFORM_ID, UPSTREAM_TIMEZONE)
-    const { data } = await app.hub.call({ operation: 'DetilBooking', body, requestId: request.id, log: request.log })
+    const { data } = await app.hub.call({ operation: 'DetilBooking', body, requestId: request.id, log: request.log, request })
     return { data, meta: {} }
   })
 
@@ -71,7 +71,8 @@ export default async function bookingRoutes (fastify: FastifyInstance) {
       params: { bookingRequestId },
       body: toUpstreamBooked(booked, note),
       requestId: request.id,
-      log: request.log
+      log: request.log,
+      request
     })
     app.events.publish({
       type: 'booking.booked',

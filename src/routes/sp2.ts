@@ -37,7 +37,7 @@ export default async function sp2Routes (app: FastifyInstance) {
     }
   }, async (request) => {
     const { sp2Id } = request.params
-    const { data } = await app.hub.call({ operation: 'document_sp2/final', body: toUpstreamFinalization(sp2Id), requestId: request.id, log: request.log })
+    const { data } = await app.hub.call({ operation: 'document_sp2/final', body: toUpstreamFinalization(sp2Id), requestId: request.id, log: request.log, request })
     return { data, meta: {} }
   })
 }

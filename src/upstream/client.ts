@@ -9,6 +9,8 @@ import { buildPath, resolveOperations, type OperationMap, type ResolvedOperation
 
 export interface CallInput {
   operation: OperationId
+  /** The caller's request: its id goes upstream and the hub's status is noted on it. */
+  request?: { upstreamStatus?: number }
   /** Validated gateway parameter values, by gateway name. */
   params?: Readonly<Record<string, string>>
   /** JSON body for POST operations, already in the hub's field names. */
@@ -215,10 +217,13 @@ export function createHubClient ({ config, userAgent, observe }: HubClientOption
       const started = process.hrtime.bigint()
       try {
         const result = await send(op, input)
+        if (input.request !== undefined) input.request.upstreamStatus = result.upstreamStatus
         observe?.(op.id, 'ok', Number(process.hrtime.bigint() - started) / 1e9)
         return result
       } catch (error) {
         const outcome = outcomeOf(error)
+        const status = (error as { upstreamStatus?: number }).upstreamStatus
+        if (input.request !== undefined && status !== undefined) input.request.upstreamStatus = status
         observe?.(op.id, outcome, Number(process.hrtime.bigint() - started) / 1e9)
         input.log.warn({ operation: op.id, outcome, err: (error as { cause?: unknown }).cause ?? error }, 'upstream call failed')
         throw error

@@ -46,7 +46,7 @@ export function retryAfterSeconds (value: string | string[] | undefined, now = D
 
 /** A non-2xx upstream status. */
 export function statusFailure (status: number, upstreamMessage: string | undefined, retryAfter: string | undefined) {
-  const extras = upstreamMessage === undefined ? {} : { upstreamMessage }
+  const extras = { upstreamStatus: status, ...(upstreamMessage === undefined ? {} : { upstreamMessage }) }
   if (status === 401 || status === 403) return gatewayError('UPSTREAM_AUTH_FAILED', extras)
   if (status === 404) return gatewayError('UPSTREAM_NOT_FOUND', extras)
   if (status === 429) return gatewayError('UPSTREAM_UNAVAILABLE', { ...extras, statusCode: 503, ...(retryAfter === undefined ? {} : { retryAfter }) })
