@@ -5,12 +5,19 @@ import type { Ajv } from 'ajv'
 import fp from 'fastify-plugin'
 import type { Config } from './config/load.ts'
 import { isContainerNo, isNpwp } from './domain/identifiers.ts'
-import errorHandler from './plugins/error-handler.ts'
+import audit from './plugins/audit.ts'
+import auth from './plugins/auth.ts'
+import clients from './plugins/clients.ts'
+import errorHandler, { frameworkErrors } from './plugins/error-handler.ts'
 import events from './plugins/events.ts'
+import hardening from './plugins/hardening.ts'
 import hub from './plugins/hub.ts'
+import idempotency from './plugins/idempotency.ts'
 import lifecycle from './plugins/lifecycle.ts'
+import pressure from './plugins/pressure.ts'
 import metrics from './plugins/metrics.ts'
 import openapi from './plugins/swagger.ts'
+import rateLimit from './plugins/rate-limit.ts'
 import bookingRoutes from './routes/bookings.ts'
 import customsRoutes from './routes/customs.ts'
 import eventRoutes from './routes/events.ts'
@@ -23,7 +30,6 @@ export type GatewayConfig = Config & {
   UPSTREAM_HUB_URL: string
   UPSTREAM_BASE_URL: string
   UPSTREAM_API_KEY: string
-  UPSTREAM_ACCESS_TOKEN: string
   PLATFORM_ID: string
 }
 
@@ -54,7 +60,8 @@ export function requestIdOf (header: string | string[] | undefined): string {
 
 /** Header paths pino must never print, whatever the log level. */
 export function redactPaths (config: Config): string[] {
-  const headers = ['authorization', 'x-upstream-authorization', config.UPSTREAM_API_KEY_HEADER.toLowerCase()]
+  // sec-websocket-protocol: browsers send their client key there (plugins/events.ts).
+  const headers = ['authorization', 'x-upstream-authorization', 'sec-websocket-protocol', config.UPSTREAM_API_KEY_HEADER.toLowerCase()]
   return [
     ...headers.flatMap(h => [`req.headers["${h}"]`, `res.headers["${h}"]`, `headers["${h}"]`]),
     'config.UPSTREAM_API_KEY', 'config.UPSTREAM_ACCESS_TOKEN'
@@ -72,6 +79,11 @@ export function serverOptions (config: Config, logger: FastifyServerOptions['log
     logController: new LogController({ requestIdLogLabel: 'requestId' }),
     genReqId: (req) => requestIdOf(req.headers['x-request-id']),
     bodyLimit: 64 * 1024,
+    // A body with `__proto__` or `constructor.prototype` keys is refused (400), never parsed.
+    onProtoPoisoning: 'error',
+    onConstructorPoisoning: 'error',
+    // Bad percent-encoding or an overlong path segment: the envelope, like every other error.
+    frameworkErrors,
     // Reject unknown query and body fields with a clear error instead of dropping them.
     ajv: { customOptions: { removeAdditional: false }, plugins: [gatewayFormats] },
     routerOptions: { maxParamLength: 200 },
@@ -94,8 +106,18 @@ async function gateway (app: FastifyInstance, { config, sandbox }: AppOptions) {
     reply.header('x-request-id', request.id)
   })
 
-  await app.register(errorHandler)
+  // Cheapest refusals first: closing, then load shedding.
   await app.register(lifecycle)
+  await app.register(pressure, { config })
+  // Then who is calling (CLIENTS_FILE), the rate limiter keyed on it (which the
+  // not-found handler of errorHandler uses), and the scope checks.
+  await app.register(clients, { config, sandbox })
+  await app.register(rateLimit, { config })
+  await app.register(errorHandler)
+  await app.register(hardening, { config })
+  await app.register(auth)
+  await app.register(idempotency, { config })
+  await app.register(audit)
   await app.register(metrics)
   await app.register(openapi, { version: VERSION })
   await app.register(events)

@@ -14,12 +14,14 @@ export const errors = {
   UNSUPPORTED_MEDIA_TYPE: createError('UNSUPPORTED_MEDIA_TYPE', 'The request body must be application/json', 415),
   UPGRADE_REQUIRED: createError('UPGRADE_REQUIRED', 'This route is a WebSocket: connect with Upgrade: websocket', 426),
   RATE_LIMITED: createError('RATE_LIMITED', 'Too many requests, retry later', 429),
+  IDEMPOTENCY_KEY_REUSED: createError('IDEMPOTENCY_KEY_REUSED', 'This Idempotency-Key was already used with a different request; use a new key for a new request', 422),
   UPSTREAM_REJECTED: createError('UPSTREAM_REJECTED', 'The customs hub rejected the request as invalid', 422),
   UPSTREAM_NOT_FOUND: createError('UPSTREAM_NOT_FOUND', 'The customs hub has no such document', 404),
   UPSTREAM_AUTH_FAILED: createError('UPSTREAM_AUTH_FAILED', 'The customs hub rejected the gateway\'s credentials', 502),
   UPSTREAM_UNAVAILABLE: createError('UPSTREAM_UNAVAILABLE', 'The customs hub did not answer', 502),
   UPSTREAM_TIMEOUT: createError('UPSTREAM_TIMEOUT', 'The customs hub did not answer in time', 504),
   UPSTREAM_BAD_RESPONSE: createError('UPSTREAM_BAD_RESPONSE', 'The customs hub sent a response the gateway cannot read', 502),
+  OVERLOADED: createError('OVERLOADED', 'The gateway is overloaded; retry shortly', 503),
   SHUTTING_DOWN: createError('SHUTTING_DOWN', 'The gateway is shutting down; retry on another instance', 503),
   INTERNAL: createError('INTERNAL', 'Something went wrong in the gateway', 500)
 } as const

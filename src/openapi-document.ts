@@ -42,7 +42,8 @@ export async function generateDocument (options: GenerateOptions = {}): Promise<
       LOG_LEVEL: 'silent',
       ...env
     }) as GatewayConfig
-    const app = await buildApp({ config, sandbox: false }, false)
+    // It does front a sandbox; the document is the same with or without CLIENTS_FILE.
+    const app = await buildApp({ config, sandbox: true }, false)
     try {
       // Through JSON, as it is served and committed: schema objects carry non-JSON (symbol) keys.
       return JSON.parse(JSON.stringify(app.swagger())) as Record<string, unknown>

@@ -2,7 +2,7 @@ import closeWithGrace from 'close-with-grace'
 import Fastify from 'fastify'
 import gateway, { serverOptions, type GatewayConfig } from './app.ts'
 import { ConfigError, isSandboxMode, loadConfig, loadEnvFile, type Config } from './config/load.ts'
-import { SANDBOX_ACCESS_TOKEN, SANDBOX_API_KEY, SANDBOX_PLATFORM_ID, startSandbox, type Sandbox } from './sandbox/index.ts'
+import { SANDBOX_ACCESS_TOKEN, SANDBOX_API_KEY, SANDBOX_LOGIN_PATH, SANDBOX_PASSWORD, SANDBOX_PLATFORM_ID, SANDBOX_USERNAME, startSandbox, type Sandbox } from './sandbox/index.ts'
 
 /** The process: configuration, logger, the sandbox when no hub is configured, listen, graceful close. */
 
@@ -32,23 +32,40 @@ let sandbox: Sandbox | undefined
 let gatewayConfig: GatewayConfig
 if (isSandboxMode(config)) {
   sandbox = await startSandbox({ apiKeyHeader: config.UPSTREAM_API_KEY_HEADER, pathSegment: config.UPSTREAM_PATH_SEGMENT, platformId: config.PLATFORM_ID ?? SANDBOX_PLATFORM_ID })
-  app.log.warn({ sandbox: sandbox.url }, `no upstream configured: fronting the built-in sandbox at ${sandbox.url}`)
+  // One first line: the sandbox, and whether callers must authenticate (README, Security).
+  const authOff = config.CLIENTS_FILE === undefined
+  app.log.warn({ sandbox: sandbox.url, authentication: authOff ? 'off' : 'on' },
+    `no upstream configured: fronting the built-in sandbox at ${sandbox.url}` +
+    (authOff ? '; client authentication is OFF (no CLIENTS_FILE): any caller may call every route' : ''))
   gatewayConfig = {
     ...config,
     UPSTREAM_HUB_URL: sandbox.url,
     UPSTREAM_BASE_URL: sandbox.url,
     UPSTREAM_API_KEY: config.UPSTREAM_API_KEY ?? SANDBOX_API_KEY,
-    UPSTREAM_ACCESS_TOKEN: config.UPSTREAM_ACCESS_TOKEN ?? SANDBOX_ACCESS_TOKEN,
-    PLATFORM_ID: config.PLATFORM_ID ?? SANDBOX_PLATFORM_ID
+    UPSTREAM_ACCESS_TOKEN: config.UPSTREAM_ACCESS_TOKEN ?? (config.UPSTREAM_ACCESS_TOKEN_FILE === undefined ? SANDBOX_ACCESS_TOKEN : undefined),
+    PLATFORM_ID: config.PLATFORM_ID ?? SANDBOX_PLATFORM_ID,
+    // Login mode on the sandbox: its modelled login operation and credentials.
+    UPSTREAM_LOGIN_URL: config.UPSTREAM_LOGIN_URL ?? `${sandbox.url}${SANDBOX_LOGIN_PATH}`,
+    UPSTREAM_LOGIN_BODY: config.UPSTREAM_LOGIN_BODY ?? JSON.stringify({ username: SANDBOX_USERNAME, password: SANDBOX_PASSWORD })
   }
 } else {
   // loadConfig has checked that these are set when an upstream is configured.
   gatewayConfig = config as GatewayConfig
 }
 
-await app.register(gateway, { config: gatewayConfig, sandbox: sandbox !== undefined })
+try {
+  await app.register(gateway, { config: gatewayConfig, sandbox: sandbox !== undefined })
+} catch (error) {
+  // Problems only the gateway can see (CLIENTS_FILE missing or invalid): the same lines as loadConfig's.
+  if (error instanceof ConfigError) {
+    for (const problem of error.problems) process.stderr.write(`config error: ${problem}\n`)
+    await sandbox?.close()
+    process.exit(1)
+  }
+  throw error
+}
 
-closeWithGrace({ delay: 10_000 }, async ({ signal, err }) => {
+closeWithGrace({ delay: config.SHUTDOWN_GRACE_MS }, async ({ signal, err }) => {
   if (err !== undefined) app.log.error({ err }, 'closing after an uncaught error')
   else app.log.info({ signal }, 'closing')
   await app.close()

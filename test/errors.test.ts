@@ -39,6 +39,13 @@ test('every error has a code equal to its key, a real status and a human message
   t.notOk(isGatewayError(Object.assign(new Error('x'), { code: 'ECONNRESET' })))
 })
 
+test('a reused Idempotency-Key is a 422 of its own, distinct from the hub\'s refusals', async (t) => {
+  const error = gatewayError('IDEMPOTENCY_KEY_REUSED')
+  t.equal(error.statusCode, 422)
+  t.match(error.message, /Idempotency-Key/)
+  t.not(error.code, gatewayError('UPSTREAM_REJECTED').code)
+})
+
 test('extras override the status and carry the upstream message', async (t) => {
   const error = gatewayError('UPSTREAM_UNAVAILABLE', { statusCode: 503, retryAfter: '7', upstreamMessage: 'busy' })
   t.equal(error.statusCode, 503)

@@ -1,10 +1,23 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { Writable } from 'node:stream'
 import type { FastifyInstance } from 'fastify'
 import { buildApp, type GatewayConfig } from '../src/app.ts'
+import { hashClientKey } from '../src/auth/keys.ts'
+import type { Scope } from '../src/auth/scopes.ts'
 import { loadConfig } from '../src/config/load.ts'
 import { SANDBOX_ACCESS_TOKEN, SANDBOX_API_KEY, SANDBOX_PLATFORM_ID, startSandbox, type Sandbox, type SandboxOptions } from '../src/sandbox/index.ts'
 
 export { SANDBOX_ACCESS_TOKEN, SANDBOX_API_KEY, SANDBOX_PLATFORM_ID }
+
+export const RESILIENCE_OFF: Record<string, string> = {
+  CACHE_TTL_SECONDS: '0',
+  CACHE_STALE_IF_ERROR_SECONDS: '0',
+  UPSTREAM_RETRIES: '0',
+  BREAKER_VOLUME_THRESHOLD: '1000000',
+  PRESSURE_MAX_EVENT_LOOP_DELAY_MS: '0'
+}
 
 /** The subset of a tap `Test` the helpers use. */
 interface TestLike { teardown (fn: () => unknown): void }
@@ -20,9 +33,38 @@ export interface Built {
 }
 
 export interface BuildOptions {
-  /** Environment variables, as the gateway would read them. */
-  env?: Record<string, string>
+  /** Environment variables, as the gateway would read them; a function gets the started sandbox. */
+  env?: Record<string, string> | ((sandbox: Sandbox) => Record<string, string>)
   sandbox?: SandboxOptions
+  /** Clients to authenticate: written to a temporary CLIENTS_FILE (authentication on). */
+  clients?: TestClient[]
+  /** Whether the gateway is told it fronts the built-in sandbox (default true: it does). */
+  sandboxMode?: boolean
+  /** The captured logger's level (default debug). */
+  logLevel?: string
+}
+
+/** A client of the test's CLIENTS_FILE, with its key in clear. */
+export interface TestClient {
+  name: string
+  key: string
+  scopes: Scope[]
+  rateLimit?: { max?: number, timeWindow?: string }
+}
+
+/** A temporary file holding this text, removed in teardown (a CLIENTS_FILE as written by hand). */
+export function writeTempFile (t: TestLike, text: string): string {
+  const dir = mkdtempSync(join(tmpdir(), 'gateway-clients-'))
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }))
+  const file = join(dir, 'clients.json')
+  writeFileSync(file, text)
+  return file
+}
+
+/** A temporary CLIENTS_FILE holding these clients, by key hash. */
+export function writeClientsFile (t: TestLike, clients: readonly TestClient[]): string {
+  return writeTempFile(t, JSON.stringify(clients.map(({ name, key, scopes, rateLimit }) =>
+    ({ name, keySha256: hashClientKey(key), scopes, ...(rateLimit === undefined ? {} : { rateLimit }) }))))
 }
 
 /**
@@ -38,7 +80,11 @@ export async function build (t: TestLike, options: BuildOptions = {}): Promise<B
     UPSTREAM_ACCESS_TOKEN: SANDBOX_ACCESS_TOKEN,
     PLATFORM_ID: SANDBOX_PLATFORM_ID,
     LOG_LEVEL: 'debug',
-    ...options.env
+    // One hub call per request, as in v1: tests of caching, retries, the breaker
+    // and load shedding (test/resilience-*.test.ts) turn them on explicitly.
+    ...RESILIENCE_OFF,
+    ...(options.clients === undefined ? {} : { CLIENTS_FILE: writeClientsFile(t, options.clients) }),
+    ...(typeof options.env === 'function' ? options.env(sandbox) : options.env)
   }) as GatewayConfig
   const rawLogs: string[] = []
   const logs: Array<Record<string, unknown>> = []
@@ -52,7 +98,7 @@ export async function build (t: TestLike, options: BuildOptions = {}): Promise<B
       callback()
     }
   })
-  const app = await buildApp({ config, sandbox: false }, { level: 'debug', stream })
+  const app = await buildApp({ config, sandbox: options.sandboxMode ?? true }, { level: options.logLevel ?? 'debug', stream })
   t.teardown(async () => {
     await app.close()
     await sandbox.close()

@@ -54,6 +54,9 @@ const CONTRACT_ROUTES = [
 /** Statuses every route that calls the hub can answer (contract.md 2). */
 const HUB_ROUTE_STATUSES = ['200', '400', '404', '500', '502', '503', '504']
 
+/** Statuses every /v1 route can answer to its caller: no or an unknown key, a missing scope, over the limit (contract.md 3b). */
+const CALLER_STATUSES = ['401', '403', '429']
+
 /**
  * Non-2xx answers that knowingly do not use the error envelope: readiness
  * answers its own body while shutting down (routes/health.ts).
@@ -196,6 +199,12 @@ t.test('every operation is described: tags, summary, description, operationId, a
     }
     if (path.startsWith('/v1/') && path !== '/v1/events') {
       for (const status of HUB_ROUTE_STATUSES) t.ok(status in responses, `${route}: declares ${status}`)
+    }
+    if (path.startsWith('/v1/')) {
+      for (const status of CALLER_STATUSES) t.ok(status in responses, `${route}: declares ${status}`)
+      t.match(op.security, [{ bearerAuth: [/^[a-z0-9]+:[a-z]+$/] }], `${route}: a bearer scope`)
+    } else {
+      t.equal(op.security, undefined, `${route}: public`)
     }
   }
 

@@ -51,7 +51,7 @@ test('an empty upstream list is a 200 with data []', async (t) => {
   const { app } = await build(t)
   const res = await app.inject({ url: `/v1/customs/bc16/bills-of-lading?npwp=${F.taxpayerWithoutBc16.npwp}` })
   t.equal(res.statusCode, 200)
-  t.same(res.json(), { data: [], meta: { count: 0 } })
+  t.same(res.json(), { data: [], meta: { count: 0, cached: false } })
 })
 
 test('taxpayer route merges the three BL lists, tagged by document type', async (t) => {
@@ -96,7 +96,7 @@ test('BC 2.0 declaration by PIB number', async (t) => {
   const res = await app.inject({ url: `/v1/customs/bc20/declarations/${F.declaration.pibNo}?npwp=${F.declaration.npwp}` })
   t.equal(res.statusCode, 200)
   const { data, meta } = res.json()
-  t.same(meta, {})
+  t.same(meta, { cached: false })
   t.equal(data.pibNo, F.declaration.pibNo)
   t.equal(data.hostBlNo, F.declaration.blNo)
   t.equal(data.cargoOwnerNpwp, F.declaration.npwp)

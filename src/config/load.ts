@@ -54,9 +54,27 @@ export function loadConfig (env: Record<string, string | undefined>): Config {
       problems.push(`${hub ? 'UPSTREAM_BASE_URL' : 'UPSTREAM_HUB_URL'}: must be set together with ${hub ? 'UPSTREAM_HUB_URL' : 'UPSTREAM_BASE_URL'} (leave both unset for the built-in sandbox)`)
     }
     if (hub && base) {
-      for (const name of ['UPSTREAM_API_KEY', 'UPSTREAM_ACCESS_TOKEN', 'PLATFORM_ID'] as const) {
+      for (const name of ['UPSTREAM_API_KEY', 'PLATFORM_ID'] as const) {
         if (config[name] === undefined) problems.push(`${name}: is required when an upstream is configured`)
       }
+      if (config.UPSTREAM_CREDENTIALS === 'static' && config.UPSTREAM_ACCESS_TOKEN === undefined && config.UPSTREAM_ACCESS_TOKEN_FILE === undefined) {
+        problems.push('UPSTREAM_ACCESS_TOKEN: is required when an upstream is configured (or UPSTREAM_ACCESS_TOKEN_FILE, or UPSTREAM_CREDENTIALS=login|forward)')
+      }
+      if (config.UPSTREAM_CREDENTIALS === 'login') {
+        for (const name of ['UPSTREAM_LOGIN_URL', 'UPSTREAM_LOGIN_BODY'] as const) {
+          if (config[name] === undefined) problems.push(`${name}: is required when UPSTREAM_CREDENTIALS=login`)
+        }
+      }
+    }
+    if (config.UPSTREAM_LOGIN_BODY !== undefined) {
+      try {
+        JSON.parse(config.UPSTREAM_LOGIN_BODY)
+      } catch {
+        problems.push('UPSTREAM_LOGIN_BODY: must be valid JSON')
+      }
+    }
+    if (config.UPSTREAM_ACCESS_TOKEN !== undefined && config.UPSTREAM_ACCESS_TOKEN_FILE !== undefined) {
+      problems.push('UPSTREAM_ACCESS_TOKEN_FILE: set either it or UPSTREAM_ACCESS_TOKEN, not both')
     }
   }
   if (problems.length > 0) throw new ConfigError(problems)

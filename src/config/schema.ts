@@ -1,4 +1,5 @@
 import { Type, type Static } from '../schemas/typebox.ts'
+import { DURATION_PATTERN } from './duration.ts'
 
 const Milliseconds = (description: string, defaultValue: number) =>
   Type.Integer({ minimum: 1, maximum: 600_000, default: defaultValue, description })
@@ -12,7 +13,10 @@ export const OperationOverrideSchema = Type.Object({
   responseKey: Type.Optional(Type.String({ minLength: 1, description: 'Key the upstream answers the list under' })),
   headers: Type.Optional(Type.Array(Type.Enum(['apiKey', 'authorization']), { uniqueItems: true, description: 'Credential headers sent with this operation' })),
   paramNames: Type.Optional(Type.Record(Type.String(), Type.String({ minLength: 1 }), { description: 'Gateway parameter name to upstream parameter name' })),
-  dateFormat: Type.Optional(Type.Enum(['YYYYMMDD', 'YYYY-MM-DD'], { description: 'Format of date parameters sent upstream' }))
+  dateFormat: Type.Optional(Type.Enum(['YYYYMMDD', 'YYYY-MM-DD'], { description: 'Format of date parameters sent upstream' })),
+  headersTimeoutMs: Type.Optional(Type.Integer({ minimum: 1, maximum: 600_000, description: 'Time allowed until the response headers of this operation' })),
+  bodyTimeoutMs: Type.Optional(Type.Integer({ minimum: 1, maximum: 600_000, description: 'Time allowed between body chunks of this operation' })),
+  cacheTtlSeconds: Type.Optional(Type.Integer({ minimum: 0, maximum: 86400, description: 'Cache lifetime of this lookup (overrides CACHE_TTL_SECONDS)' }))
 }, { additionalProperties: false })
 
 export const ConfigSchema = Type.Object({
@@ -32,9 +36,38 @@ export const ConfigSchema = Type.Object({
   UPSTREAM_BODY_TIMEOUT_MS: Milliseconds('Time allowed between upstream body chunks', 10000),
   UPSTREAM_MAX_CONNECTIONS: Type.Integer({ minimum: 1, maximum: 1024, default: 64, description: 'Connections per upstream address' }),
   UPSTREAM_MAX_RESPONSE_BYTES: Type.Integer({ minimum: 1024, default: 16 * 1024 * 1024, description: 'Largest upstream body read' }),
+  UPSTREAM_DEADLINE_MS: Milliseconds('Overall time a request may spend on the hub, retries included', 15000),
+  UPSTREAM_RETRIES: Type.Integer({ minimum: 0, maximum: 10, default: 2, description: 'Retries of a GET lookup on refused/reset connections and 502/503/504; POSTs are never retried' }),
+  UPSTREAM_RETRY_BASE_MS: Milliseconds('First retry delay; doubles each retry, with full jitter', 100),
+  UPSTREAM_RETRY_MAX_MS: Milliseconds('Longest single retry delay (a longer hub retry-after is not waited for)', 2000),
+  BREAKER_ERROR_PERCENTAGE: Type.Integer({ minimum: 1, maximum: 100, default: 50, description: 'Failure percentage over the window that opens the circuit of an upstream address' }),
+  BREAKER_VOLUME_THRESHOLD: Type.Integer({ minimum: 1, default: 5, description: 'Calls in the window before the circuit may open' }),
+  BREAKER_WINDOW_MS: Milliseconds('Rolling window of the circuit breaker statistics', 10000),
+  BREAKER_RESET_MS: Milliseconds('How long an open circuit waits before a half-open probe', 10000),
+  CACHE_TTL_SECONDS: Type.Integer({ minimum: 0, maximum: 86400, default: 30, description: 'How long a successful lookup is cached (0 disables; per operation: UPSTREAM_OPERATIONS.cacheTtlSeconds)' }),
+  CACHE_STALE_IF_ERROR_SECONDS: Type.Integer({ minimum: 0, maximum: 86400, default: 300, description: 'Age up to which a cached answer is served (marked stale) when the hub fails; 0 disables' }),
+  CACHE_MAX_BYTES: Type.Integer({ minimum: 0, default: 64 * 1024 * 1024, description: 'Memory budget of the lookup cache, in upstream body bytes' }),
+  UPSTREAM_CREDENTIALS: Type.Enum(['static', 'login', 'forward'], { default: 'static', description: 'How the gateway gets the hub token: static (UPSTREAM_ACCESS_TOKEN or UPSTREAM_ACCESS_TOKEN_FILE), login (the gateway logs in), forward (the caller\'s x-upstream-authorization)' }),
+  UPSTREAM_ACCESS_TOKEN_FILE: Type.Optional(Type.String({ minLength: 1, description: 'File holding the token (static mode); re-read when it changes, for secret rotation' })),
+  UPSTREAM_LOGIN_URL: Type.Optional(Type.String({ pattern: '^https?://', description: 'Address of the hub\'s login operation (login mode)' })),
+  UPSTREAM_LOGIN_BODY: Type.Optional(Type.String({ minLength: 2, description: 'JSON body POSTed to the login address (login mode); holds the credentials' })),
+  UPSTREAM_LOGIN_TOKEN_FIELD: Type.String({ minLength: 1, default: 'access_token', description: 'Dotted path of the token in the login answer' }),
+  UPSTREAM_LOGIN_EXPIRES_FIELD: Type.String({ minLength: 1, default: 'expires_in', description: 'Dotted path of the token lifetime in seconds in the login answer' }),
+  UPSTREAM_LOGIN_TOKEN_SCHEME: Type.String({ pattern: '^[A-Za-z0-9-]*$', default: 'Bearer', description: 'Authorization scheme put before the token (login mode); empty: the token alone' }),
+  UPSTREAM_LOGIN_RENEW_BEFORE_SECONDS: Type.Integer({ minimum: 0, default: 60, description: 'Renew the token this long before it expires' }),
+  SHUTDOWN_GRACE_MS: Milliseconds('On SIGTERM, how long requests in flight may take before the process exits anyway', 10000),
+  PRESSURE_MAX_EVENT_LOOP_DELAY_MS: Type.Integer({ minimum: 0, default: 1000, description: 'Event-loop delay above which requests get 503 OVERLOADED (0 disables)' }),
+  PRESSURE_MAX_HEAP_USED_BYTES: Type.Integer({ minimum: 0, default: 0, description: 'Heap use above which requests get 503 OVERLOADED (0 disables)' }),
+  PRESSURE_MAX_RSS_BYTES: Type.Integer({ minimum: 0, default: 0, description: 'Resident memory above which requests get 503 OVERLOADED (0 disables)' }),
   UPSTREAM_OPERATIONS: Type.Record(Type.String(), OperationOverrideSchema, { default: {}, description: 'JSON: per-operation overrides keyed by upstream operation name' }),
   PLATFORM_ID: Type.Optional(Type.String({ minLength: 1, maxLength: 64, description: 'idPlatform sent with offers (default: the sandbox platform)' })),
-  LOG_LEVEL: Type.Enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], { default: 'info', description: 'pino log level' })
+  LOG_LEVEL: Type.Enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], { default: 'info', description: 'pino log level' }),
+  CLIENTS_FILE: Type.Optional(Type.String({ minLength: 1, description: 'JSON file of the clients allowed to call (README, Security); required when an upstream is configured. Unset in sandbox mode: authentication off' })),
+  RATE_LIMIT_MAX: Type.Integer({ minimum: 1, maximum: 1_000_000, default: 600, description: 'Requests per window per client (per address when unauthenticated), unless the clients file says otherwise' }),
+  RATE_LIMIT_WINDOW: Type.String({ pattern: DURATION_PATTERN, default: '1 minute', description: 'Rate limit window, e.g. 1 minute, 30 s, 1 hour' }),
+  IDEMPOTENCY_TTL_SECONDS: Type.Integer({ minimum: 1, maximum: 7 * 86400, default: 86400, description: 'How long a write answered under an Idempotency-Key is replayed' }),
+  IDEMPOTENCY_MAX_ENTRIES: Type.Integer({ minimum: 1, maximum: 1_000_000, default: 10000, description: 'Idempotency keys remembered at most; the oldest are forgotten first' }),
+  CORS_ORIGINS: Type.Optional(Type.String({ pattern: '^https?://[A-Za-z0-9.-]+(:[0-9]{1,5})?( *, *https?://[A-Za-z0-9.-]+(:[0-9]{1,5})?)*$', description: 'Comma-separated origins allowed to call from a browser; unset: no CORS headers' }))
 }, { additionalProperties: false })
 
 export type RawConfig = Static<typeof ConfigSchema>

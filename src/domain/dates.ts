@@ -19,6 +19,11 @@ const COMPACT = /^(\d{4})(\d{2})(\d{2})$/
  * inconsistent, and losing its value would be worse than passing it on.
  */
 export function toIsoDateTime (value: string, offset: string): string {
+  // The usual `YYYY-MM-DD HH:MM:SS[.S]`, checked by its separators: no regular expression on the hot path.
+  if (value.length >= 19 && value.charCodeAt(10) === 32 && value.charCodeAt(4) === 45 && value.charCodeAt(13) === 58 && value.charCodeAt(16) === 58 &&
+    (value.length === 19 || value.charCodeAt(19) === 46)) {
+    return `${value.slice(0, 10)}T${value.slice(11)}${offset}`
+  }
   const m = DATE_TIME.exec(value)
   if (m !== null) return `${m[1]}T${m[2]}${offset}`
   if (DATE.test(value)) return `${value}T00:00:00${offset}`
@@ -27,6 +32,7 @@ export function toIsoDateTime (value: string, offset: string): string {
 
 /** An upstream date (`YYYY-MM-DD`, `YYYYMMDD` or a date-time) to `YYYY-MM-DD`. */
 export function toIsoDate (value: string): string {
+  if (value.length === 10 && value.charCodeAt(4) === 45 && value.charCodeAt(7) === 45) return value
   if (DATE.test(value)) return value
   const m = DATE_TIME.exec(value)
   if (m !== null && m[1] !== undefined) return m[1]

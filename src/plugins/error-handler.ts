@@ -10,7 +10,8 @@ const BODY_RULES: Record<string, string> = {
   price: 'must be a non-negative number with at most two decimals',
   offeredAt: 'must be an ISO 8601 date-time with an offset, e.g. 2024-03-01T08:15:00+07:00',
   booked: 'must be true',
-  note: 'must be a string of at most 500 characters'
+  note: 'must be a string of at most 500 characters',
+  'idempotency-key': 'must be 1 to 255 visible ASCII characters'
 }
 
 const RULES: Record<string, string> = {
@@ -69,6 +70,18 @@ export function sendError (request: FastifyRequest, reply: FastifyReply, error: 
 }
 
 /**
+ * Fastify's `frameworkErrors` option: what it refuses before routing (bad
+ * percent-encoding in the path, a path parameter over `maxParamLength`) gets
+ * the envelope too, rather than Fastify's own body. No hook has run yet, so
+ * the request id header is set here. The raw path is not echoed.
+ */
+export function frameworkErrors (error: FastifyError, request: FastifyRequest, reply: FastifyReply) {
+  reply.header('x-request-id', request.id)
+  const rule = error.code === 'FST_ERR_MAX_PARAM_LENGTH' ? 'each segment must be at most 200 characters' : 'must be valid percent-encoding'
+  return sendError(request, reply, gatewayError('VALIDATION_FAILED', { details: [{ field: 'path', rule }] }, `The URL path is malformed: ${rule}`))
+}
+
+/**
  * The one place errors become the contract's envelope (contract.md 2).
  * Routes throw; nothing else writes an error body.
  */
@@ -96,9 +109,10 @@ async function errorHandler (app: FastifyInstance) {
     return sendError(request, reply, gatewayError('INTERNAL'))
   })
 
-  app.setNotFoundHandler((request, reply) => {
+  // Rate limited like the routes, so that scanning for URLs costs the caller its budget.
+  app.setNotFoundHandler({ preHandler: app.rateLimit() }, (request, reply) => {
     return sendError(request, reply, gatewayError('NOT_FOUND', {}, `No route ${request.method} ${(request.url.split('?')[0] ?? '').slice(0, 200)}`))
   })
 }
 
-export default fp(errorHandler, { name: 'error-handler' })
+export default fp(errorHandler, { name: 'error-handler', dependencies: ['rate-limit'] })

@@ -2,6 +2,7 @@ import fp from 'fastify-plugin'
 import websocket from '@fastify/websocket'
 import type { FastifyInstance } from 'fastify'
 import type { WebSocket } from 'ws'
+import { selectProtocol } from '../auth/clients.ts'
 
 export interface BookedEvent {
   type: 'booking.booked'
@@ -33,7 +34,10 @@ const GOING_AWAY = 1001
 async function events (app: FastifyInstance) {
   const clients = new Set<WebSocket>()
   await app.register(websocket, {
-    options: { maxPayload: 4096 },
+    // Browsers cannot set Authorization on a WebSocket: they offer the subprotocols
+    // `bearer` and their key (auth/clients.ts reads it); the handshake agrees on `bearer`
+    // only, so the key is never echoed. ws calls handleProtocols after our hooks ran.
+    options: { maxPayload: 4096, handleProtocols: selectProtocol },
     preClose (done) {
       for (const client of clients) client.close(GOING_AWAY, 'gateway shutting down')
       this.websocketServer.close(() => done())

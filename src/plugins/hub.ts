@@ -1,6 +1,7 @@
 import fp from 'fastify-plugin'
 import type { FastifyInstance } from 'fastify'
 import type { GatewayConfig } from '../app.ts'
+import { createCredentials } from '../credentials/index.ts'
 import { createHubClient, type HubClient } from '../upstream/client.ts'
 
 declare module 'fastify' {
@@ -13,6 +14,7 @@ declare module 'fastify' {
 async function hub (app: FastifyInstance, { config, version }: { config: GatewayConfig, version: string }) {
   const client = createHubClient({
     config,
+    credentials: createCredentials(config, app.log),
     userAgent: `customs-gateway/${version}`,
     observe: (operation, outcome, seconds) => app.metrics.observeUpstream(operation, outcome, seconds)
   })

@@ -18,6 +18,11 @@ async function lifecycle (app: FastifyInstance) {
   let closing = false
   app.decorate('closing', { getter: () => closing })
   app.addHook('preClose', async () => { closing = true })
+  // Connections still open when closing starts end after their answer, so that
+  // close() does not wait out the keep-alive timeout of idle sockets.
+  app.addHook('onSend', async (_request, reply) => {
+    if (closing) reply.header('connection', 'close')
+  })
   app.addHook('onRequest', async (request, reply) => {
     if (closing && request.url !== '/health/live') {
       reply.header('connection', 'close')

@@ -2,6 +2,7 @@ import fp from 'fastify-plugin'
 import swagger from '@fastify/swagger'
 import swaggerUi from '@fastify/swagger-ui'
 import type { FastifyInstance } from 'fastify'
+import { SCOPE_DESCRIPTIONS, SCOPES, SECURITY_SCHEME } from '../auth/scopes.ts'
 import { ALL_RESOURCES } from '../mapping/resources.ts'
 import { ErrorEnvelopeSchema } from '../schemas/envelope.ts'
 import { resourceSchema } from '../schemas/resources.ts'
@@ -23,7 +24,12 @@ Every success is \`{ "data": ..., "meta": { ... } }\` (lists carry \`meta.count\
 \`ErrorEnvelope\` with a stable \`code\`. Every response carries \`x-request-id\`.
 
 Each field description names the hub field it comes from; the whole glossary is in \`docs/glossary.md\`.
-Fields the hub adds beyond the documented ones are passed on with camelCased names.`
+Fields the hub adds beyond the documented ones are passed on with camelCased names.
+
+Callers authenticate with a client key, \`Authorization: Bearer <client key>\` (Swagger UI: "Authorize").
+Each /v1 route names the scope it needs; a missing or unknown key is 401 UNAUTHORIZED, a missing scope
+403 FORBIDDEN. Each client has a rate limit (429 RATE_LIMITED with \`retry-after\` and \`x-ratelimit-*\`).
+The writes accept an \`Idempotency-Key\` header; a replayed answer carries \`idempotent-replayed: true\`.`
 
 /** Shared schemas, OpenAPI generation (3.1) and Swagger UI at /docs; the document at /openapi.json. */
 async function openapi (app: FastifyInstance, { version }: { version: string }) {
@@ -35,7 +41,17 @@ async function openapi (app: FastifyInstance, { version }: { version: string }) 
       openapi: '3.1.0',
       info: { title: 'Customs data gateway', version, description: DESCRIPTION, contact: { name: 'Customs gateway team' } },
       servers: [{ url: '/', description: 'This gateway' }],
-      tags: TAGS
+      tags: TAGS,
+      components: {
+        securitySchemes: {
+          [SECURITY_SCHEME]: {
+            type: 'http',
+            scheme: 'bearer',
+            description: 'A client key of CLIENTS_FILE (README, Security). Scopes: ' +
+              SCOPES.map(scope => `\`${scope}\` (${SCOPE_DESCRIPTIONS[scope]})`).join('; ') + '.'
+          }
+        }
+      }
     },
     refResolver: {
       buildLocalReference: (json, _baseUri, _fragment, i) => typeof json.$id === 'string' ? json.$id : `def-${i}`

@@ -42,7 +42,7 @@ export default async function bookingRoutes (fastify: FastifyInstance) {
       body: OfferBodySchema,
       response: { 200: recordEnvelope('HubAcknowledgement', 'The hub\'s acknowledgement'), ...WRITE_ERRORS }
     }
-  }, async (request) => {
+  }, async (request, reply) => {
     const { bookingRequestId } = request.params
     const offer = request.body
     if (!hasAtMostTwoDecimals(offer.price)) {
@@ -50,6 +50,7 @@ export default async function bookingRoutes (fastify: FastifyInstance) {
     }
     const body = toUpstreamOffer(bookingRequestId, offer, PLATFORM_ID, UPSTREAM_TIMEZONE)
     const { data } = await app.hub.call({ operation: 'DetilBooking', body, requestId: request.id, log: request.log, request })
+    reply.header('cache-control', 'no-store')
     return { data, meta: {} }
   })
 
@@ -63,7 +64,7 @@ export default async function bookingRoutes (fastify: FastifyInstance) {
       body: BookedBodySchema,
       response: { 200: recordEnvelope('HubAcknowledgement', 'The hub\'s acknowledgement'), ...WRITE_ERRORS }
     }
-  }, async (request) => {
+  }, async (request, reply) => {
     const { bookingRequestId } = request.params
     const { booked, note = '' } = request.body
     const { data } = await app.hub.call({
@@ -80,6 +81,7 @@ export default async function bookingRoutes (fastify: FastifyInstance) {
       requestId: request.id,
       data: { bookingRequestId, booked, note }
     })
+    reply.header('cache-control', 'no-store')
     return { data, meta: {} }
   })
 }

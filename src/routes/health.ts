@@ -5,6 +5,10 @@ import { Type } from '../schemas/typebox.ts'
 const LiveSchema = dataEnvelope(Type.Object({ status: Type.Literal('ok', { description: 'The process is up' }) }, { additionalProperties: false }), 'Liveness')
 const ReadySchema = dataEnvelope(Type.Object({
   status: Type.Literal('ready', { description: 'Serving' }),
+  upstreams: Type.Object({
+    hub: Type.Enum(['closed', 'open', 'half-open'], { description: 'Circuit of {hub_url}: open while the gateway answers UPSTREAM_UNAVAILABLE at once' }),
+    base: Type.Enum(['closed', 'open', 'half-open'], { description: 'Circuit of {base_url}' })
+  }, { additionalProperties: false, description: 'Circuit breaker state per upstream address' }),
   sandbox: Type.Boolean({ description: 'True when the gateway fronts its built-in sandbox' })
 }, { additionalProperties: false }), 'Readiness')
 
@@ -19,11 +23,11 @@ export default async function healthRoutes (app: FastifyInstance, { sandbox }: {
       tags: ['operations'],
       summary: 'Readiness',
       operationId: 'getHealthReady',
-      description: 'Ready once configuration is loaded and every plugin started; 503 SHUTTING_DOWN while closing.',
+      description: 'Ready once configuration is loaded and every plugin started; 503 SHUTTING_DOWN while closing. An open circuit does not make the gateway unready: it still answers, fast, from cache or with UPSTREAM_UNAVAILABLE.',
       response: { 200: ReadySchema, ...errorResponses([503]) }
     }
   }, async () => {
-    return { data: { status: 'ready' as const, sandbox }, meta: {} }
+    return { data: { status: 'ready' as const, upstreams: app.hub.breakers(), sandbox }, meta: {} }
   })
 
   app.get('/metrics', {

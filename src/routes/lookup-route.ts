@@ -1,7 +1,8 @@
 import type { FastifyInstance } from 'fastify'
-import { errorResponses, listEnvelope, recordEnvelope, UPSTREAM_STATUSES } from '../schemas/envelope.ts'
+import { errorResponses, lookupListEnvelope, lookupRecordEnvelope, UPSTREAM_STATUSES } from '../schemas/envelope.ts'
 import { paramsObject } from '../schemas/params.ts'
 import type { OperationId } from '../upstream/operations.ts'
+import { setCacheHeaders, wantsFresh } from './cache-headers.ts'
 import { operation, upstreamDescription } from './describe.ts'
 
 export interface LookupRoute {
@@ -32,14 +33,22 @@ export function registerLookup (app: FastifyInstance, route: LookupRoute) {
       ...(inPath.size > 0 ? { params: paramsObject(op.params.filter(p => inPath.has(p.name))) } : {}),
       querystring: paramsObject(op.params.filter(p => !inPath.has(p.name))),
       response: {
-        200: isList ? listEnvelope(itemId, `The ${itemId} items`) : recordEnvelope(itemId, `The ${itemId}`),
+        200: isList ? lookupListEnvelope(itemId, `The ${itemId} items`) : lookupRecordEnvelope(itemId, `The ${itemId}`),
         ...errorResponses(UPSTREAM_STATUSES)
       }
     }
-  }, async (request) => {
+  }, async (request, reply) => {
     const params = { ...(request.params as Record<string, string>), ...(request.query as Record<string, string>) }
-    const { data } = await app.hub.call({ operation: op.id as OperationId, params, requestId: request.id, log: request.log })
-    return Array.isArray(data) ? { data, meta: { count: data.length } } : { data, meta: {} }
+    const result = await app.hub.call({ operation: op.id as OperationId, params, requestId: request.id, log: request.log, request, fresh: wantsFresh(request) })
+    const { cached, stale } = setCacheHeaders(reply, [result.cache])
+    const meta = {
+      ...(Array.isArray(result.data) ? { count: result.data.length } : {}),
+      cached,
+      ...(stale ? { stale } : {})
+    }
+    // The data is already in our dialect (the compiled normalizer made it so)
+    // and serialized once per hub answer: the body is assembled, not re-serialized.
+    return reply.type('application/json; charset=utf-8').send(`{"data":${result.json()},"meta":${JSON.stringify(meta)}}`)
   })
 }
 

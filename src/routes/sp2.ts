@@ -35,9 +35,10 @@ export default async function sp2Routes (app: FastifyInstance) {
       params: Type.Object({ sp2Id: PARAM_RULES.sp2Id.schema }, { additionalProperties: false }),
       response: { 200: recordEnvelope('HubAcknowledgement', 'The hub\'s acknowledgement'), ...errorResponses([...UPSTREAM_STATUSES, 413, 415]) }
     }
-  }, async (request) => {
+  }, async (request, reply) => {
     const { sp2Id } = request.params
     const { data } = await app.hub.call({ operation: 'document_sp2/final', body: toUpstreamFinalization(sp2Id), requestId: request.id, log: request.log, request })
+    reply.header('cache-control', 'no-store')
     return { data, meta: {} }
   })
 }

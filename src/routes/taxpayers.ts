@@ -4,6 +4,7 @@ import { errorResponses, UPSTREAM_STATUSES } from '../schemas/envelope.ts'
 import { paramsObject } from '../schemas/params.ts'
 import { Type } from '../schemas/typebox.ts'
 import { BL_LIST_ROUTES } from '../upstream/operations.ts'
+import { setCacheHeaders, wantsFresh } from './cache-headers.ts'
 import { operation, upstreamDescription } from './describe.ts'
 
 const DOCUMENT_TYPES = BL_LIST_ROUTES.map(r => r.type)
@@ -27,6 +28,8 @@ const ResponseSchema = Type.Object({
   data: Type.Array(Type.Ref('TaxpayerBillOfLading')),
   meta: Type.Object({
     count: Type.Integer({ minimum: 0, description: 'Number of items in `data`' }),
+    cached: Type.Boolean({ description: 'True when every source was answered from the gateway\'s cache' }),
+    stale: Type.Optional(Type.Boolean({ description: 'True when a source\'s hub call failed and a stale cached answer was used' })),
     complete: Type.Boolean({ description: 'False when a source failed and its entries are missing' }),
     sources: Type.Array(SourceSchema, { description: 'One entry per BL list asked, in order' })
   }, { additionalProperties: false })
@@ -48,10 +51,11 @@ export default async function taxpayerRoutes (app: FastifyInstance) {
       params: paramsObject([{ name: 'npwp', kind: 'npwp' }]),
       response: { 200: ResponseSchema, ...errorResponses(UPSTREAM_STATUSES) }
     }
-  }, async (request) => {
+  }, async (request, reply) => {
     const { npwp } = request.params as { npwp: string }
+    const fresh = wantsFresh(request)
     const settled = await Promise.allSettled(BL_LIST_ROUTES.map(route =>
-      app.hub.call({ operation: route.operation, params: { npwp }, requestId: request.id, log: request.log })))
+      app.hub.call({ operation: route.operation, params: { npwp }, requestId: request.id, log: request.log, request, fresh })))
 
     const data: Array<Record<string, unknown>> = []
     const sources = settled.map((result, i) => {
@@ -73,6 +77,7 @@ export default async function taxpayerRoutes (app: FastifyInstance) {
     })
     const failures = settled.filter(r => r.status === 'rejected')
     if (failures.length === settled.length) throw (failures[0] as PromiseRejectedResult).reason
-    return { data, meta: { count: data.length, complete: failures.length === 0, sources } }
+    const { cached, stale } = setCacheHeaders(reply, settled.map(r => r.status === 'fulfilled' ? r.value.cache : undefined))
+    return { data, meta: { count: data.length, cached: cached && failures.length === 0, ...(stale ? { stale } : {}), complete: failures.length === 0, sources } }
   })
 }

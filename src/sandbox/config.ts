@@ -2,6 +2,8 @@ import {
   DEFAULT_API_KEY_HEADER, DEFAULT_HOST, DEFAULT_PATH_SEGMENT, DEFAULT_SLOW_MS,
   SANDBOX_ACCESS_TOKEN, SANDBOX_API_KEY, SANDBOX_PLATFORM_ID
 } from './constants.ts'
+import type { FaultName } from './magic.ts'
+import { createTokenBook, type TokenBook } from './tokens.ts'
 import type { SandboxOptions } from './types.ts'
 
 export interface SandboxConfig {
@@ -16,6 +18,11 @@ export interface SandboxConfig {
   latencyMs: number
   jitterMs: number
   slowMs: number
+  /** Accepted Authorization values; mutable (rotation, login). */
+  tokens: TokenBook
+  loginTokenTtlMs: number
+  /** A fault applied to every hub operation while set. */
+  fault?: FaultName
 }
 
 function nonNegative (value: number | undefined, fallback: number, name: string): number {
@@ -37,6 +44,8 @@ export function resolveOptions (options: SandboxOptions = {}): SandboxConfig {
     platformId: options.platformId ?? SANDBOX_PLATFORM_ID,
     latencyMs: nonNegative(options.latencyMs, 0, 'latencyMs'),
     jitterMs: nonNegative(options.jitterMs, 0, 'jitterMs'),
-    slowMs: nonNegative(options.slowMs, DEFAULT_SLOW_MS, 'slowMs')
+    slowMs: nonNegative(options.slowMs, DEFAULT_SLOW_MS, 'slowMs'),
+    tokens: createTokenBook([options.accessToken ?? SANDBOX_ACCESS_TOKEN, ...(options.acceptedTokens ?? [])]),
+    loginTokenTtlMs: nonNegative(options.loginTokenTtlMs, 300_000, 'loginTokenTtlMs')
   }
 }

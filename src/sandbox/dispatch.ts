@@ -42,7 +42,7 @@ function resolveParams (operation: Operation, segments: string[], query: URLSear
 /** 401 when a header the operation requires is missing or wrong (interface.md 5). */
 function authenticate (operation: Operation, headers: IncomingRequest['headers'], config: SandboxConfig): Answer | undefined {
   if (operation.auth.apiKey && headers[config.apiKeyHeader] !== config.apiKey) return message(401, 'Invalid API key')
-  if (operation.auth.token && headers.authorization !== config.accessToken) return message(401, 'Unauthorized')
+  if (operation.auth.token && !config.tokens.accepts(headers.authorization)) return message(401, 'Unauthorized')
   return undefined
 }
 
@@ -86,7 +86,7 @@ export function decide (request: IncomingRequest, config: SandboxConfig, dataset
     ...Array.from(request.query.values()),
     ...(request.body.kind === 'json' ? stringsOf(request.body.value) : [])
   ]
-  const fault = detectFault(values)
+  const fault = config.fault ?? detectFault(values)
   if (fault === undefined) return decision(normal())
   const outcome = applyFault(fault, operation.shape, normal, config.slowMs)
   return decision(outcome.answer, outcome.extraDelayMs)

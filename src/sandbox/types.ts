@@ -1,3 +1,5 @@
+import type { FaultName } from './magic.ts'
+
 export interface SandboxOptions {
   /** Listen address, default 127.0.0.1. */
   host?: string
@@ -19,6 +21,10 @@ export interface SandboxOptions {
   jitterMs?: number
   /** Delay of the SLOW fault, default 3000. */
   slowMs?: number
+  /** Further Authorization values accepted verbatim (callers' own tokens, for forward mode). */
+  acceptedTokens?: string[]
+  /** Lifetime of tokens issued by the login operation, default 300000 (5 min). */
+  loginTokenTtlMs?: number
 }
 
 export interface RecordedRequest {
@@ -47,6 +53,12 @@ export interface Sandbox {
   count (operation?: string): number
   /** Forgets the recorded requests. */
   reset (): void
+  /** A fault applied to every hub operation while set (see magic.ts), e.g. '503' or 'HANG'. */
+  fault: FaultName | undefined
+  /** Replaces the static access token (secret rotation). */
+  setAccessToken (token: string): void
+  /** Every token issued by the login operation stops being accepted. */
+  expireTokens (): void
   /** Closes the server, destroying open sockets (including hanging ones). */
   close (): Promise<void>
 }

@@ -55,3 +55,22 @@ export function listEnvelope (itemId: string, description: string, meta?: Record
 export function recordEnvelope (itemId: string, description: string): TSchema {
   return dataEnvelope(Type.Ref(itemId), description)
 }
+
+const CacheMeta = {
+  cached: Type.Boolean({ description: 'True when answered from the gateway\'s cache rather than a hub call made for this request' }),
+  stale: Type.Optional(Type.Boolean({ description: 'True when the hub failed and a cached answer past its lifetime was served instead' }))
+}
+
+/** A lookup's list envelope: `meta.count` and the cache flags. */
+export function lookupListEnvelope (itemId: string, description: string): TSchema {
+  return dataEnvelope(
+    Type.Array(Type.Ref(itemId)),
+    description,
+    Type.Object({ count: Type.Integer({ minimum: 0, description: 'Number of items in `data`' }), ...CacheMeta }, { additionalProperties: false, description: 'Response metadata' })
+  )
+}
+
+/** A lookup's record envelope, with the cache flags. */
+export function lookupRecordEnvelope (itemId: string, description: string): TSchema {
+  return dataEnvelope(Type.Ref(itemId), description, Type.Object(CacheMeta, { additionalProperties: false, description: 'Response metadata' }))
+}

@@ -1,57 +1,91 @@
+import { setTimeout as sleep } from 'node:timers/promises'
 import { Pool, type Dispatcher } from 'undici'
 import type { FastifyBaseLogger } from 'fastify'
+import { createLookupCache } from '../cache/lookup-cache.ts'
 import type { Config } from '../config/load.ts'
+import type { Caller, Credentials } from '../credentials/index.ts'
 import { gatewayError } from '../errors.ts'
 import { ShapeError } from '../mapping/normalize.ts'
 import { outcomeOf, retryAfterSeconds, statusFailure, transportFailure, type Outcome } from './failures.ts'
 import type { OperationId } from './operations.ts'
+import { createBreaker, type Breaker, type BreakerState } from './breaker.ts'
 import { buildPath, resolveOperations, type OperationMap, type ResolvedOperation } from './resolve.ts'
+import { isRetryable, retryDelay, type RetryPolicy } from './retry.ts'
 
 export interface CallInput {
   operation: OperationId
-  /** The caller's request: its id goes upstream and the hub's status is noted on it. */
-  request?: { upstreamStatus?: number }
+  /** The caller's request: the hub's status is noted on it; forward mode reads its token. */
+  request?: Caller & { upstreamStatus?: number }
   /** Validated gateway parameter values, by gateway name. */
   params?: Readonly<Record<string, string>>
   /** JSON body for POST operations, already in the hub's field names. */
   body?: unknown
   requestId: string
   log: FastifyBaseLogger
+  /** The caller sent `cache-control: no-cache`: ask the hub afresh. */
+  fresh?: boolean
 }
 
 export interface CallResult {
   /** Normalized: an array for list operations, an object for record operations. */
   data: Record<string, unknown> | Array<Record<string, unknown>>
   upstreamStatus: number
+  /** GET lookups: how the answer relates to the cache. */
+  cache?: { cached: boolean, stale: boolean, ageSeconds: number, ttlSeconds: number }
+  /**
+   * `data` as JSON, serialized once per hub answer and shared by every
+   * response made from it (coalesced and cached ones): large SP2 lists are
+   * not serialized again for each caller.
+   */
+  json (): string
+}
+
+interface Fetched {
+  data: CallResult['data']
+  upstreamStatus: number
+  /** Bytes of the hub's body, charged against the cache budget. */
+  bytes: number
+  /** Memo of JSON.stringify(data). */
+  json?: string
+}
+
+function jsonOf (fetched: Fetched): string {
+  fetched.json ??= JSON.stringify(fetched.data)
+  return fetched.json
 }
 
 export interface HubClient {
   operations: OperationMap
   call (input: CallInput): Promise<CallResult>
+  /** Circuit state per upstream address name. */
+  breakers (): Record<'hub' | 'base', BreakerState>
   close (): Promise<void>
 }
 
 export interface HubClientOptions {
-  config: Config & { UPSTREAM_HUB_URL: string, UPSTREAM_BASE_URL: string, UPSTREAM_API_KEY: string, UPSTREAM_ACCESS_TOKEN: string }
+  config: Config & { UPSTREAM_HUB_URL: string, UPSTREAM_BASE_URL: string, UPSTREAM_API_KEY: string }
+  credentials: Credentials
   userAgent: string
   /** Called once per call with its outcome and duration, for metrics. */
   observe?: (operation: OperationId, outcome: Outcome, seconds: number) => void
 }
 
-interface Upstream { pool: Pool, basePath: string }
+interface Upstream { pool: Pool, basePath: string, breaker: Breaker }
 
 type Body = Dispatcher.ResponseData['body']
 
 const MESSAGE_LIMIT = 500
 
-export function createHubClient ({ config, userAgent, observe }: HubClientOptions): HubClient {
+export function createHubClient ({ config, credentials, userAgent, observe }: HubClientOptions): HubClient {
   const operations = resolveOperations(config)
   const pools = new Map<string, Pool>()
+  const breakers = new Map<string, Breaker>()
+  const cache = createLookupCache<Fetched>(config.CACHE_MAX_BYTES)
+  const policy: RetryPolicy = { retries: config.UPSTREAM_RETRIES, baseMs: config.UPSTREAM_RETRY_BASE_MS, maxMs: config.UPSTREAM_RETRY_MAX_MS }
   const upstreams = {
     hub: upstreamFor(config.UPSTREAM_HUB_URL),
     base: upstreamFor(config.UPSTREAM_BASE_URL)
   }
-  const secrets = [config.UPSTREAM_API_KEY, config.UPSTREAM_ACCESS_TOKEN]
   const keyHeader = config.UPSTREAM_API_KEY_HEADER.toLowerCase()
   const maxBytes = config.UPSTREAM_MAX_RESPONSE_BYTES
 
@@ -69,21 +103,31 @@ export function createHubClient ({ config, userAgent, observe }: HubClientOption
       })
       pools.set(url.origin, pool)
     }
-    return { pool, basePath: url.pathname.replace(/\/+$/, '') }
+    let breaker = breakers.get(url.origin)
+    if (breaker === undefined) {
+      breaker = createBreaker(url.origin, {
+        errorThresholdPercentage: config.BREAKER_ERROR_PERCENTAGE,
+        volumeThreshold: config.BREAKER_VOLUME_THRESHOLD,
+        rollingCountTimeout: config.BREAKER_WINDOW_MS,
+        resetTimeout: config.BREAKER_RESET_MS
+      })
+      breakers.set(url.origin, breaker)
+    }
+    return { pool, basePath: url.pathname.replace(/\/+$/, ''), breaker }
   }
 
-  function headersFor (op: ResolvedOperation, requestId: string, hasBody: boolean): Record<string, string> {
+  function headersFor (op: ResolvedOperation, requestId: string, hasBody: boolean, authorization: string): Record<string, string> {
     const headers: Record<string, string> = { accept: 'application/json', 'user-agent': userAgent, 'x-request-id': requestId }
     if (hasBody) headers['content-type'] = 'application/json'
     for (const header of op.headers) {
       if (header === 'apiKey') headers[keyHeader] = config.UPSTREAM_API_KEY
-      else headers.authorization = config.UPSTREAM_ACCESS_TOKEN
+      else headers.authorization = authorization
     }
     return headers
   }
 
   /** The hub's own `message`, bounded, with our secrets scrubbed in case it echoes them. */
-  function messageOf (text: string): string | undefined {
+  function messageOf (text: string, secrets: string[]): string | undefined {
     let message: unknown
     try {
       message = (JSON.parse(text) as { message?: unknown } | null)?.message
@@ -92,7 +136,7 @@ export function createHubClient ({ config, userAgent, observe }: HubClientOption
     }
     if (typeof message !== 'string' || message === '') return undefined
     let out = message.slice(0, MESSAGE_LIMIT)
-    for (const secret of secrets) out = out.replaceAll(secret, '[redacted]')
+    for (const secret of secrets) if (secret !== '') out = out.replaceAll(secret, '[redacted]')
     return out
   }
 
@@ -165,17 +209,20 @@ export function createHubClient ({ config, userAgent, observe }: HubClientOption
     return out
   }
 
-  async function send (op: ResolvedOperation, input: CallInput): Promise<CallResult> {
-    const { pool, basePath } = upstreams[op.service]
-    const path = buildPath(op, input.params ?? {}, config.UPSTREAM_PARAM_PLACEMENT, basePath)
+  /** One HTTP exchange with the hub. */
+  async function send (op: ResolvedOperation, input: CallInput, path: string, authorization: string, signal: AbortSignal): Promise<Fetched> {
+    const { pool } = upstreams[op.service]
     const hasBody = input.body !== undefined
     let response: Awaited<ReturnType<Pool['request']>>
     try {
       response = await pool.request({
         method: op.method,
         path,
-        headers: headersFor(op, input.requestId, hasBody),
-        body: hasBody ? JSON.stringify(input.body) : null
+        headers: headersFor(op, input.requestId, hasBody, authorization),
+        body: hasBody ? JSON.stringify(input.body) : null,
+        signal,
+        ...(op.headersTimeout === undefined ? {} : { headersTimeout: op.headersTimeout }),
+        ...(op.bodyTimeout === undefined ? {} : { bodyTimeout: op.bodyTimeout })
       })
     } catch (error) {
       throw transportFailure(error, 'headers')
@@ -188,7 +235,7 @@ export function createHubClient ({ config, userAgent, observe }: HubClientOption
       } catch {
         // The status already decides; an unreadable error body only loses its message.
       }
-      throw statusFailure(statusCode, messageOf(text), retryAfterSeconds(headers['retry-after']))
+      throw statusFailure(statusCode, messageOf(text, [config.UPSTREAM_API_KEY, authorization]), retryAfterSeconds(headers['retry-after']))
     }
     const text = await readText(body, headers['content-length'])
     let parsed: unknown
@@ -202,10 +249,70 @@ export function createHubClient ({ config, userAgent, observe }: HubClientOption
       }
     }
     try {
-      return { data: extract(op, parsed, input.log), upstreamStatus: statusCode }
+      return { data: extract(op, parsed, input.log), upstreamStatus: statusCode, bytes: text.length }
     } catch (error) {
       if (error instanceof ShapeError) throw gatewayError('UPSTREAM_BAD_RESPONSE', { cause: error })
       throw error
+    }
+  }
+
+  /** Attempts through the circuit breaker; GET lookups retry by the policy, within the deadline. */
+  async function attempt (op: ResolvedOperation, input: CallInput, path: string, authorization: string, deadline: number, signal: AbortSignal): Promise<Fetched> {
+    const { breaker } = upstreams[op.service]
+    for (let n = 0; ; n++) {
+      try {
+        return await breaker.run(() => send(op, input, path, authorization, signal))
+      } catch (error) {
+        if (op.method !== 'GET' || n >= policy.retries || !isRetryable(error)) throw error
+        const delay = retryDelay(policy, n, error)
+        if (delay === undefined || Date.now() + delay >= deadline) throw error
+        input.log.warn({ operation: op.id, retry: n + 1, delayMs: delay, upstreamStatus: (error as { upstreamStatus?: number }).upstreamStatus }, 'retrying hub call')
+        await sleep(delay, undefined, { signal }).catch(() => { throw gatewayError('UPSTREAM_TIMEOUT') })
+      }
+    }
+  }
+
+  /** With the current token; a 401 gets one new token (login, a rotated file) and one more try. */
+  async function authorized (op: ResolvedOperation, input: CallInput, path: string, deadline: number, signal: AbortSignal): Promise<Fetched> {
+    const authorization = op.headers.includes('authorization') ? await credentials.authorization(input.request) : ''
+    try {
+      return await attempt(op, input, path, authorization, deadline, signal)
+    } catch (error) {
+      const status = (error as { upstreamStatus?: number }).upstreamStatus
+      if (status !== 401 || authorization === '' || !(await credentials.refresh(authorization))) throw error
+      input.log.info({ operation: op.id }, 'hub refused the token: retrying once with a new one')
+      return attempt(op, input, path, await credentials.authorization(input.request), deadline, signal)
+    }
+  }
+
+  async function execute (op: ResolvedOperation, input: CallInput): Promise<CallResult> {
+    const { basePath } = upstreams[op.service]
+    const path = buildPath(op, input.params ?? {}, config.UPSTREAM_PARAM_PLACEMENT, basePath)
+    // The deadline starts with the hub call: a cache hit sets no timer.
+    const run = () => authorized(op, input, path, Date.now() + config.UPSTREAM_DEADLINE_MS, AbortSignal.timeout(config.UPSTREAM_DEADLINE_MS))
+    if (op.method !== 'GET') {
+      const fetched = await run()
+      return { data: fetched.data, upstreamStatus: fetched.upstreamStatus, json: () => jsonOf(fetched) }
+    }
+    // The key holds whose data it is, so forwarded tokens never share answers.
+    const key = `${credentials.identity(input.request)} ${path}`
+    const ttlMs = op.cacheTtlSeconds * 1000
+    const lookup = await cache.load(key, {
+      ttlMs,
+      staleMs: config.CACHE_STALE_IF_ERROR_SECONDS * 1000,
+      refresh: input.fresh === true,
+      serveStaleOn: (error) => ['UPSTREAM_UNAVAILABLE', 'UPSTREAM_TIMEOUT'].includes((error as { code?: string }).code ?? '')
+    }, async () => {
+      const fetched = await run()
+      return { value: fetched, bytes: fetched.bytes }
+    })
+    const { value, fetchedAt } = lookup.entry
+    if (lookup.stale) input.log.warn({ operation: op.id, ageSeconds: Math.round((Date.now() - fetchedAt) / 1000) }, 'hub failed: serving a stale answer')
+    return {
+      data: value.data,
+      upstreamStatus: value.upstreamStatus,
+      cache: { cached: lookup.cached, stale: lookup.stale, ageSeconds: Math.floor((Date.now() - fetchedAt) / 1000), ttlSeconds: op.cacheTtlSeconds },
+      json: () => jsonOf(value)
     }
   }
 
@@ -216,9 +323,9 @@ export function createHubClient ({ config, userAgent, observe }: HubClientOption
       if (op === undefined) throw new Error(`unknown operation ${input.operation}`)
       const started = process.hrtime.bigint()
       try {
-        const result = await send(op, input)
+        const result = await execute(op, input)
         if (input.request !== undefined) input.request.upstreamStatus = result.upstreamStatus
-        observe?.(op.id, 'ok', Number(process.hrtime.bigint() - started) / 1e9)
+        observe?.(op.id, result.cache?.cached === true ? (result.cache.stale ? 'stale' : 'cached') : 'ok', Number(process.hrtime.bigint() - started) / 1e9)
         return result
       } catch (error) {
         const outcome = outcomeOf(error)
@@ -229,7 +336,12 @@ export function createHubClient ({ config, userAgent, observe }: HubClientOption
         throw error
       }
     },
+    breakers () {
+      return { hub: upstreams.hub.breaker.state, base: upstreams.base.breaker.state }
+    },
     async close () {
+      for (const breaker of breakers.values()) breaker.shutdown()
+      await credentials.close()
       // Let calls in flight finish, but never wait on a hung hub longer than a moment.
       await Promise.all([...pools.values()].map(async pool => {
         const timer = setTimeout(() => { pool.destroy().catch(() => {}) }, 1000)

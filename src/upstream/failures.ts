@@ -7,7 +7,7 @@ import { gatewayError } from '../errors.ts'
 
 const TIMEOUT_CODES = new Set(['UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT', 'UND_ERR_ABORTED', 'ABORT_ERR'])
 
-export type Outcome = 'ok' | 'rejected' | 'not_found' | 'auth_failed' | 'unavailable' | 'timeout' | 'bad_response'
+export type Outcome = 'ok' | 'cached' | 'stale' | 'rejected' | 'not_found' | 'auth_failed' | 'unavailable' | 'timeout' | 'bad_response'
 
 const OUTCOME_BY_CODE: Record<string, Outcome> = {
   UPSTREAM_REJECTED: 'rejected',

@@ -18,6 +18,11 @@ export interface ResolvedOperation {
   /** The key the list is expected under (keyed-list only). */
   responseKey?: string
   dateFormat: 'YYYYMMDD' | 'YYYY-MM-DD'
+  /** Per-operation undici timeouts; undefined: the pool's. */
+  headersTimeout?: number
+  bodyTimeout?: number
+  /** Cache lifetime of a GET lookup. */
+  cacheTtlSeconds: number
   normalize: Normalizer
 }
 
@@ -56,6 +61,9 @@ export function resolveOperations (config: Config): OperationMap {
       response: op.response,
       ...(responseKey === undefined ? {} : { responseKey }),
       dateFormat: override.dateFormat ?? 'YYYYMMDD',
+      ...(override.headersTimeoutMs === undefined ? {} : { headersTimeout: override.headersTimeoutMs }),
+      ...(override.bodyTimeoutMs === undefined ? {} : { bodyTimeout: override.bodyTimeoutMs }),
+      cacheTtlSeconds: op.method === 'GET' ? override.cacheTtlSeconds ?? config.CACHE_TTL_SECONDS : 0,
       normalize: compileNormalizer(op.response.item, { offset: config.UPSTREAM_TIMEZONE })
     })
   }

@@ -1,0 +1,106 @@
+import type { FastifyBaseLogger } from 'fastify'
+import { Agent, request } from 'undici'
+import { gatewayError } from '../errors.ts'
+import { retryAfterSeconds, statusFailure, transportFailure } from '../upstream/failures.ts'
+import type { Credentials } from './types.ts'
+
+export interface LoginOptions {
+  url: string
+  /** The JSON body POSTed to the login address. */
+  body: string
+  tokenField: string
+  expiresField: string
+  /** `Bearer`, or empty for the token alone. */
+  scheme: string
+  renewBeforeMs: number
+  timeoutMs: number
+  log: FastifyBaseLogger
+}
+
+interface Session { authorization: string, expiresAt: number }
+
+function pick (value: unknown, path: string): unknown {
+  let out = value
+  for (const part of path.split('.')) {
+    if (out === null || typeof out !== 'object') return undefined
+    out = (out as Record<string, unknown>)[part]
+  }
+  return out
+}
+
+/**
+ * The gateway logs in itself (interface.md 5: the login operation is not
+ * published, so its address, body and answer fields are configuration).
+ * The token is cached and renewed before it expires; concurrent callers
+ * share one login; a 401 from the hub forces one new login.
+ */
+export function loginCredentials (options: LoginOptions): Credentials {
+  const agent = new Agent({ connect: { timeout: options.timeoutMs }, headersTimeout: options.timeoutMs, bodyTimeout: options.timeoutMs })
+  let session: Session | undefined
+  let pending: Promise<Session> | undefined
+
+  async function login (): Promise<Session> {
+    let response
+    try {
+      response = await request(options.url, {
+        method: 'POST',
+        dispatcher: agent,
+        headers: { 'content-type': 'application/json', accept: 'application/json' },
+        body: options.body
+      })
+    } catch (error) {
+      throw transportFailure(error, 'headers')
+    }
+    const text = await response.body.text().catch(() => '')
+    if (response.statusCode < 200 || response.statusCode >= 300) {
+      // The hub's login message is not passed on: it may echo the credentials.
+      throw statusFailure(response.statusCode, undefined, retryAfterSeconds(response.headers['retry-after']))
+    }
+    let parsed: unknown
+    try {
+      parsed = JSON.parse(text)
+    } catch (error) {
+      throw gatewayError('UPSTREAM_BAD_RESPONSE', { cause: error })
+    }
+    const token = pick(parsed, options.tokenField)
+    const expiresIn = Number(pick(parsed, options.expiresField))
+    if (typeof token !== 'string' || token === '') {
+      throw gatewayError('UPSTREAM_BAD_RESPONSE', { cause: new Error(`login answer has no ${options.tokenField}`) })
+    }
+    const lifetimeMs = Number.isFinite(expiresIn) && expiresIn > 0 ? expiresIn * 1000 : 5 * 60_000
+    options.log.info({ expiresInSeconds: Math.round(lifetimeMs / 1000) }, 'logged in to the hub')
+    return { authorization: options.scheme === '' ? token : `${options.scheme} ${token}`, expiresAt: Date.now() + lifetimeMs }
+  }
+
+  function shared (): Promise<Session> {
+    pending ??= login().then(
+      (fresh) => { session = fresh; pending = undefined; return fresh },
+      (error: unknown) => { pending = undefined; throw error }
+    )
+    return pending
+  }
+
+  return {
+    mode: 'login',
+    async authorization () {
+      const now = Date.now()
+      if (session !== undefined && now < session.expiresAt - options.renewBeforeMs) return session.authorization
+      // Still valid but due for renewal: renew in the background, use it meanwhile.
+      if (session !== undefined && now < session.expiresAt) {
+        shared().catch((error: unknown) => options.log.warn({ err: error }, 'hub token renewal failed'))
+        return session.authorization
+      }
+      return (await shared()).authorization
+    },
+    identity: () => 'login',
+    async refresh (used) {
+      if (session !== undefined && session.authorization !== used) return true
+      session = undefined
+      await shared()
+      return true
+    },
+    async close () {
+      await agent.close()
+    }
+  }
+}

@@ -1,0 +1,83 @@
+import fp from 'fastify-plugin'
+import type { FastifyBaseLogger, FastifyInstance, FastifyRequest } from 'fastify'
+
+const QUIETER_THAN_INFO = new Set(['warn', 'error', 'fatal'])
+
+interface Audit { statusCode?: number, aborted: boolean, written: boolean }
+const kAudit = Symbol('audit')
+type Audited = FastifyRequest & { [kAudit]?: Audit }
+
+/**
+ * One JSON log line per write (the routes with `write` in auth/scopes.ts),
+ * whatever its outcome, refused ones included (contract.md 3b):
+ * `{ audit: true, client, operation, bookingRequestId | sp2Id, upstreamStatus,
+ * requestId, replayed, statusCode }`. Never a body, a key or a header.
+ * Written at info even when LOG_LEVEL is quieter (only `silent` drops them).
+ *
+ * Normally written when the answer is sent (onResponse). A caller that hangs
+ * up while its write is at the hub gets no response, but the write happened:
+ * its line is written once the outcome is known, with `aborted: true`.
+ */
+async function audit (app: FastifyInstance) {
+  const level = app.log.level
+  const log: FastifyBaseLogger = QUIETER_THAN_INFO.has(level) ? app.log.child({}, { level: 'info' }) : app.log
+
+  function write (request: Audited, state: Audit) {
+    const route = request.routeOptions.config.access?.write
+    if (route === undefined || state.written) return
+    state.written = true
+    const id = (request.params as Record<string, unknown> | undefined)?.[route.idParam]
+    log.info({
+      audit: true,
+      client: request.client?.name ?? null,
+      operation: route.operation,
+      [route.idParam]: typeof id === 'string' ? id : null,
+      upstreamStatus: request.upstreamStatus ?? null,
+      requestId: request.id,
+      replayed: request.idempotentReplay,
+      statusCode: state.statusCode ?? null,
+      ...(state.aborted ? { aborted: true } : {})
+    }, 'audit')
+  }
+
+  function stateOf (request: Audited): Audit | undefined {
+    if (request.routeOptions.config.access?.write === undefined) return undefined
+    request[kAudit] ??= { aborted: false, written: false }
+    return request[kAudit]
+  }
+
+  // The hub client notes its status on the request; an error carrying one is noted too.
+  app.addHook('onError', async (request, _reply, error) => {
+    const status = (error as { upstreamStatus?: unknown }).upstreamStatus
+    if (request.upstreamStatus === undefined && typeof status === 'number') request.upstreamStatus = status
+  })
+
+  app.addHook('onSend', async (request: Audited, reply, payload) => {
+    const state = stateOf(request)
+    if (state === undefined) return payload
+    state.statusCode = reply.statusCode
+    if (state.aborted) write(request, state)
+    return payload
+  })
+
+  // A caller hanging up after sending its body is not an "aborted request" to Fastify
+  // (onRequestAbort does not fire): watch the connection of each write instead.
+  app.addHook('onRequest', async (request: Audited, reply) => {
+    const state = stateOf(request)
+    if (state === undefined) return
+    reply.raw.once('close', () => {
+      if (reply.raw.writableFinished) return
+      state.aborted = true
+      if (state.statusCode !== undefined) write(request, state)
+    })
+  })
+
+  app.addHook('onResponse', async (request: Audited, reply) => {
+    const state = stateOf(request)
+    if (state === undefined) return
+    state.statusCode = reply.statusCode
+    write(request, state)
+  })
+}
+
+export default fp(audit, { name: 'audit', dependencies: ['clients', 'auth', 'idempotency'] })

@@ -1,0 +1,76 @@
+import fp from 'fastify-plugin'
+import type { FastifyInstance, FastifyRequest, FastifyReply, FastifySchema, onRequestAsyncHookHandler, RouteOptions } from 'fastify'
+import { presentedKey } from '../auth/clients.ts'
+import { accessFor, needsRule, SECURITY_SCHEME, type RouteAccess, type Scope } from '../auth/scopes.ts'
+import { gatewayError } from '../errors.ts'
+import { errorResponses } from '../schemas/envelope.ts'
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** The route's entry of auth/scopes.ts: its scope, whether it is limited, whether it is a write. */
+    access?: RouteAccess
+  }
+}
+
+const REALM = 'Bearer realm="customs-gateway"'
+
+/** The route schema, documented with its scope and the answers the checks add. */
+function withScope (schema: FastifySchema | undefined, scope: Scope, url: string): FastifySchema {
+  const how = url === '/v1/events'
+    ? 'send `Authorization: Bearer <client key>`, or from a browser offer the subprotocols `bearer` and the key (`new WebSocket(url, [\'bearer\', key])`)'
+    : 'send `Authorization: Bearer <client key>`'
+  const description = `${schema?.description ?? ''}\n\n**Scope:** \`${scope}\` (${how}). Without a known key: 401 UNAUTHORIZED; without the scope: 403 FORBIDDEN; over the client's rate limit: 429 RATE_LIMITED.`
+  return {
+    ...schema,
+    description: description.trim(),
+    security: [{ [SECURITY_SCHEME]: [scope] }],
+    response: { ...(schema?.response as Record<number, unknown> | undefined), ...errorResponses([401, 403, 429]) }
+  }
+}
+
+/**
+ * Caller authentication and scopes. Every route is looked up in the access
+ * table (auth/scopes.ts) as it is registered: a /v1 route without a rule
+ * stops start-up; a route with a scope gets the scope check, the OpenAPI
+ * security requirement and its 401/403/429 answers. The check runs in
+ * onRequest after the rate limiter (registered before this plugin), so that
+ * callers guessing keys are limited too, and before the body is read.
+ */
+async function auth (app: FastifyInstance) {
+  const enabled = app.clients !== null
+
+  function requireScope (scope: Scope): onRequestAsyncHookHandler {
+    return async function requireScope (request: FastifyRequest, reply: FastifyReply) {
+      const client = request.client
+      if (client === null) {
+        reply.header('www-authenticate', REALM)
+        request.log.info({ reason: presentedKey(request.headers) === undefined ? 'no key' : 'unknown key' }, 'caller not authenticated')
+        throw gatewayError('UNAUTHORIZED')
+      }
+      if (!client.scopes.includes(scope)) {
+        reply.header('www-authenticate', `${REALM}, error="insufficient_scope", scope="${scope}"`)
+        request.log.info({ client: client.name, scope }, 'client lacks the scope')
+        throw gatewayError('FORBIDDEN', {}, scope)
+      }
+    }
+  }
+
+  app.addHook('onRoute', (route: RouteOptions) => {
+    const methods = [route.method].flat()
+    const rules = methods.map(method => accessFor(method, route.url))
+    const access = rules[0]
+    if (access === undefined || rules.some(rule => rule !== access)) {
+      if (needsRule(route.url)) {
+        throw new Error(`${methods.join(',')} ${route.url} has no access rule: add it to src/auth/scopes.ts (every /v1 route needs a scope)`)
+      }
+      return
+    }
+    route.config = { ...route.config, access }
+    if (access.scope === null) return
+    // New objects, never mutated: Fastify's automatic HEAD route shares the GET route's originals.
+    route.schema = withScope(route.schema, access.scope, route.url)
+    if (enabled) route.onRequest = [...[route.onRequest ?? []].flat(), requireScope(access.scope)]
+  })
+}
+
+export default fp(auth, { name: 'auth', dependencies: ['clients', 'rate-limit'] })

@@ -1,0 +1,47 @@
+import fp from 'fastify-plugin'
+import cors from '@fastify/cors'
+import helmet from '@fastify/helmet'
+import type { FastifyInstance } from 'fastify'
+import type { GatewayConfig } from '../app.ts'
+
+/** Request headers a browser may send cross-origin, and response headers it may read. */
+const ALLOWED_HEADERS = ['authorization', 'content-type', 'idempotency-key', 'x-request-id', 'cache-control', 'x-upstream-authorization']
+const EXPOSED_HEADERS = ['x-request-id', 'retry-after', 'idempotent-replayed', 'x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset']
+
+export function corsOrigins (config: Pick<GatewayConfig, 'CORS_ORIGINS'>): string[] {
+  return (config.CORS_ORIGINS ?? '').split(',').map(o => o.trim()).filter(o => o !== '')
+}
+
+/**
+ * Response headers and what the gateway accepts:
+ * - helmet's headers, with its default Content-Security-Policy, which Swagger
+ *   UI at /docs satisfies (its page loads only its own scripts and styles from
+ *   /docs/static; @fastify/swagger-ui 6 has no inline script), minus
+ *   `upgrade-insecure-requests`, which would break /docs on a plain-HTTP
+ *   internal address by sending its assets and "Try it out" calls to https;
+ * - CORS for the origins of CORS_ORIGINS only; none at all when it is unset;
+ * - JSON only: the text/plain parser Fastify adds is removed, so a POST body of
+ *   any other type is 415 UNSUPPORTED_MEDIA_TYPE. (Body size, `__proto__` and
+ *   `constructor.prototype` keys: Fastify's options in app.ts.)
+ */
+async function hardening (app: FastifyInstance, { config }: { config: GatewayConfig }) {
+  await app.register(helmet, {
+    global: true,
+    contentSecurityPolicy: { directives: { upgradeInsecureRequests: null } }
+  })
+  const origins = corsOrigins(config)
+  if (origins.length > 0) {
+    await app.register(cors, {
+      origin: origins,
+      methods: ['GET', 'POST'],
+      allowedHeaders: ALLOWED_HEADERS,
+      exposedHeaders: EXPOSED_HEADERS,
+      credentials: false,
+      maxAge: 600,
+      strictPreflight: true
+    })
+  }
+  app.removeContentTypeParser('text/plain')
+}
+
+export default fp(hardening, { name: 'hardening' })

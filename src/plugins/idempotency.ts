@@ -1,0 +1,136 @@
+import fp from 'fastify-plugin'
+import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from 'fastify'
+import type { GatewayConfig } from '../app.ts'
+import { gatewayError } from '../errors.ts'
+import { requestFingerprint } from '../idempotency/fingerprint.ts'
+import { createMemoryStore, type IdempotencyStore, type StoredResponse } from '../idempotency/store.ts'
+import { Type } from '../schemas/typebox.ts'
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    idempotency: IdempotencyStore
+  }
+  interface FastifyRequest {
+    /** True when this request was answered from the idempotency store. */
+    idempotentReplay: boolean
+  }
+}
+
+export const IDEMPOTENCY_HEADER = 'idempotency-key'
+export const REPLAYED_HEADER = 'idempotent-replayed'
+
+/** The headers of an answer worth replaying along with its body. */
+const REPLAYED_HEADERS = ['content-type', 'cache-control']
+
+const HeadersSchema = Type.Object({
+  [IDEMPOTENCY_HEADER]: Type.Optional(Type.String({
+    minLength: 1,
+    maxLength: 255,
+    pattern: '^[\\x21-\\x7E]+$',
+    description: 'Makes retries of this write safe: 1-255 visible ASCII characters, new for every distinct write (a UUID will do). ' +
+      'The same key with the same request within the replay window answers the first 2xx again, with `idempotent-replayed: true`, without calling the hub; ' +
+      'with a different request it is 422 IDEMPOTENCY_KEY_REUSED. A failed write does not keep its key: retry it with the same one.',
+    examples: ['5b0b7c1e-0d5f-4b8e-9a51-2f4f1d3c9e01']
+  }))
+})
+
+const DESCRIPTION = '\n\n**Idempotency:** send an `Idempotency-Key` header and a retry of the same request within the replay window is answered from the first response ' +
+  '(marked `idempotent-replayed: true`) instead of reaching the hub again; concurrent requests with one key make one hub call.'
+
+interface Claim { key: string, done: boolean }
+const kClaim = Symbol('idempotency claim')
+type Claimed = FastifyRequest & { [kClaim]?: Claim }
+
+export interface IdempotencyOptions {
+  config: GatewayConfig
+  /** Another store (shared between instances); default: in memory. */
+  store?: IdempotencyStore
+}
+
+/**
+ * Idempotent writes (the routes with `write` in auth/scopes.ts). The key is
+ * scoped to the client, the method, the route and the caller's key; the
+ * request is fingerprinted by its path parameters and validated body. Only
+ * 2xx answers are kept: a failed write releases its key so that the caller
+ * can retry with it. Concurrent requests with one key wait for the first and
+ * replay its answer.
+ */
+async function idempotency (app: FastifyInstance, { config, store: given }: IdempotencyOptions) {
+  const store = given ?? createMemoryStore({ ttlMs: config.IDEMPOTENCY_TTL_SECONDS * 1000, maxEntries: config.IDEMPOTENCY_MAX_ENTRIES })
+  app.decorate('idempotency', store)
+  app.decorateRequest('idempotentReplay', false)
+
+  app.addHook('onRoute', (route: RouteOptions) => {
+    if (route.config?.access?.write === undefined) return
+    const response = route.schema?.response as Record<string, unknown> | undefined
+    const ok = response?.[200] as Record<string, unknown> | undefined
+    route.schema = {
+      ...route.schema,
+      description: `${route.schema?.description ?? ''}${DESCRIPTION}`,
+      headers: HeadersSchema,
+      ...(ok === undefined
+        ? {}
+        : {
+            response: {
+              ...response,
+              200: { ...ok, headers: { [REPLAYED_HEADER]: { type: 'string', enum: ['true'], description: 'Present on a replay of an earlier answer (Idempotency-Key)' } } },
+              422: Type.Ref('ErrorEnvelope', { description: 'The hub rejected the request (UPSTREAM_REJECTED), or the Idempotency-Key was used with a different request (IDEMPOTENCY_KEY_REUSED)' })
+            }
+          })
+    }
+  })
+
+  function replay (request: FastifyRequest, reply: FastifyReply, response: StoredResponse) {
+    request.idempotentReplay = true
+    request.upstreamStatus = response.upstreamStatus
+    for (const [name, value] of Object.entries(response.headers)) reply.header(name, value)
+    return reply.code(response.statusCode).header(REPLAYED_HEADER, 'true').send(response.body)
+  }
+
+  // After validation: invalid requests never claim a key.
+  app.addHook('preHandler', async (request: Claimed, reply) => {
+    if (request.routeOptions.config.access?.write === undefined) return
+    const callerKey = request.headers[IDEMPOTENCY_HEADER]
+    if (typeof callerKey !== 'string') return
+    const key = [request.client?.name ?? '', request.method, request.routeOptions.url, callerKey].join('\n')
+    const fingerprint = requestFingerprint(request.params, request.body)
+    for (;;) {
+      const begun = await store.begin(key, fingerprint)
+      if (begun.state === 'acquired') {
+        request[kClaim] = { key, done: false }
+        return
+      }
+      if (begun.state === 'completed') return replay(request, reply, begun.response)
+      if (begun.state === 'mismatch') throw gatewayError('IDEMPOTENCY_KEY_REUSED')
+      // In flight: wait for the first request; it either completed (replay) or released (claim it).
+      await begun.settled
+    }
+  })
+
+  app.addHook('onSend', async (request: Claimed, reply, payload) => {
+    const claim = request[kClaim]
+    if (claim === undefined || claim.done) return payload
+    claim.done = true
+    if (reply.statusCode >= 200 && reply.statusCode < 300 && (typeof payload === 'string' || Buffer.isBuffer(payload))) {
+      const headers: Record<string, string> = {}
+      for (const name of REPLAYED_HEADERS) {
+        const value = reply.getHeader(name)
+        if (value !== undefined) headers[name] = String(value)
+      }
+      await store.complete(claim.key, { statusCode: reply.statusCode, headers, body: payload.toString(), ...(request.upstreamStatus === undefined ? {} : { upstreamStatus: request.upstreamStatus }) })
+    } else {
+      await store.release(claim.key)
+    }
+    return payload
+  })
+
+  // Should no answer have been sent at all, the key must not stay claimed.
+  app.addHook('onResponse', async (request: Claimed) => {
+    const claim = request[kClaim]
+    if (claim === undefined || claim.done) return
+    claim.done = true
+    await store.release(claim.key)
+  })
+}
+
+export default fp(idempotency, { name: 'idempotency', dependencies: ['clients', 'auth'] })

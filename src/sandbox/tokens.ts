@@ -1,0 +1,48 @@
+import { randomBytes } from 'node:crypto'
+
+// The hub's login operation is unpublished (interface.md 5.5, 5.6). The
+// sandbox models a plausible one so the gateway's login mode is tested for
+// real: POST a username and password, get an access token that expires.
+
+export const SANDBOX_LOGIN_PATH = '/auth/login'
+export const SANDBOX_USERNAME = 'sandbox-user'
+export const SANDBOX_PASSWORD = 'sandbox-password-3e9d'
+
+export interface TokenBook {
+  /** The static token and any extra tokens accepted verbatim. */
+  staticTokens: Set<string>
+  /** True when the Authorization header carries an accepted token (issued ones with or without `Bearer `). */
+  accepts (header: string | string[] | undefined): boolean
+  /** Issues a token valid for ttlMs. */
+  issue (ttlMs: number): string
+  /** Every issued token stops being accepted (the hub's tokens expired). */
+  expireAll (): void
+}
+
+export function createTokenBook (staticTokens: string[]): TokenBook {
+  const issued = new Map<string, number>()
+  const book: TokenBook = {
+    staticTokens: new Set(staticTokens),
+    accepts (header) {
+      if (typeof header !== 'string') return false
+      if (book.staticTokens.has(header)) return true
+      const token = header.startsWith('Bearer ') ? header.slice(7) : header
+      const expiresAt = issued.get(token)
+      if (expiresAt === undefined) return false
+      if (expiresAt <= Date.now()) {
+        issued.delete(token)
+        return false
+      }
+      return true
+    },
+    issue (ttlMs) {
+      const token = `sbx-session-${randomBytes(12).toString('hex')}`
+      issued.set(token, Date.now() + ttlMs)
+      return token
+    },
+    expireAll () {
+      issued.clear()
+    }
+  }
+  return book
+}

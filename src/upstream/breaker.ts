@@ -1,0 +1,63 @@
+import CircuitBreaker from 'opossum'
+import { gatewayError } from '../errors.ts'
+
+export type BreakerState = 'closed' | 'open' | 'half-open'
+
+export interface BreakerOptions {
+  errorThresholdPercentage: number
+  volumeThreshold: number
+  rollingCountTimeout: number
+  resetTimeout: number
+}
+
+export interface Breaker {
+  /** Runs `action` through the circuit; an open circuit answers UPSTREAM_UNAVAILABLE 503 at once. */
+  run<T> (action: () => Promise<T>): Promise<T>
+  readonly state: BreakerState
+  shutdown (): void
+}
+
+/** Hub trouble opens the circuit; the hub refusing a request (4xx) does not. */
+const FAILURES = new Set(['UPSTREAM_UNAVAILABLE', 'UPSTREAM_TIMEOUT', 'UPSTREAM_BAD_RESPONSE'])
+
+/**
+ * One circuit breaker per upstream address (opossum). After enough failures
+ * in the window it opens, and calls fail fast with a `retry-after` until the
+ * reset time passes; then one probe (half-open) closes or reopens it.
+ */
+export function createBreaker (name: string, options: BreakerOptions): Breaker {
+  const breaker = new CircuitBreaker(async (action: () => Promise<unknown>) => action(), {
+    name,
+    timeout: false,
+    errorThresholdPercentage: options.errorThresholdPercentage,
+    volumeThreshold: options.volumeThreshold,
+    rollingCountTimeout: options.rollingCountTimeout,
+    resetTimeout: options.resetTimeout,
+    // Errors the filter accepts are not counted as failures.
+    errorFilter: (error: { code?: string }) => !FAILURES.has(error.code ?? '')
+  })
+  let openedAt = 0
+  breaker.on('open', () => { openedAt = Date.now() })
+
+  return {
+    async run<T> (action: () => Promise<T>): Promise<T> {
+      try {
+        return await (breaker.fire(action) as Promise<T>)
+      } catch (error) {
+        if ((error as { code?: string }).code === 'EOPENBREAKER') {
+          const wait = Math.max(1, Math.ceil((openedAt + options.resetTimeout - Date.now()) / 1000))
+          throw gatewayError('UPSTREAM_UNAVAILABLE', { statusCode: 503, retryAfter: String(wait), cause: error })
+        }
+        throw error
+      }
+    },
+    get state (): BreakerState {
+      if (breaker.opened) return 'open'
+      if (breaker.halfOpen) return 'half-open'
+      return 'closed'
+    },
+    shutdown () {
+      breaker.shutdown()
+    }
+  }
+}

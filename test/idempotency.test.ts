@@ -1,0 +1,199 @@
+import { once } from 'node:events'
+import { setTimeout as sleep } from 'node:timers/promises'
+import { test } from 'tap'
+import WebSocket from 'ws'
+import { canonicalJson, requestFingerprint } from '../src/idempotency/fingerprint.ts'
+import { createMemoryStore } from '../src/idempotency/store.ts'
+import { SANDBOX_FIXTURES as F } from '../src/sandbox/index.ts'
+import { build, type TestClient } from './helper.ts'
+
+const CLIENTS: TestClient[] = [
+  { name: 'yard-app', key: 'key-yard', scopes: ['bookings:write', 'sp2:finalize', 'events:read'] },
+  { name: 'ops-app', key: 'key-ops', scopes: ['bookings:write'] }
+]
+const YARD = { authorization: 'Bearer key-yard' }
+const OPS = { authorization: 'Bearer key-ops' }
+const OFFERS = `/v1/bookings/${F.bookingRequestId}/offers`
+const BOOKED = `/v1/bookings/${F.bookingRequestId}/booked`
+const offer = { serviceOrderId: 'SO-1', price: 1250000.5, offeredAt: '2024-03-01T08:15:00+07:00' }
+
+test('the same key and body within the window replays the first answer without calling the hub', async (t) => {
+  const { app, sandbox } = await build(t, { clients: CLIENTS })
+  const first = await app.inject({ method: 'POST', url: OFFERS, payload: offer, headers: { ...YARD, 'idempotency-key': 'offer-1' } })
+  t.equal(first.statusCode, 200)
+  t.equal(first.headers['idempotent-replayed'], undefined, 'the first answer is not a replay')
+  t.equal(sandbox.count(), 1)
+
+  // The same body with its keys in another order is the same request.
+  const reordered = { offeredAt: offer.offeredAt, price: offer.price, serviceOrderId: offer.serviceOrderId }
+  for (let i = 0; i < 3; i++) {
+    const again = await app.inject({ method: 'POST', url: OFFERS, payload: reordered, headers: { ...YARD, 'idempotency-key': 'offer-1', 'x-request-id': `retry-${i}` } })
+    t.equal(again.statusCode, 200)
+    t.equal(again.headers['idempotent-replayed'], 'true')
+    t.equal(again.body, first.body, 'the same body, byte for byte')
+    t.equal(again.headers['content-type'], first.headers['content-type'])
+    t.equal(again.headers['x-request-id'], `retry-${i}`, 'the replay has its own request id')
+  }
+  t.equal(sandbox.count(), 1, 'the hub was called once')
+
+  const without = await app.inject({ method: 'POST', url: OFFERS, payload: offer, headers: YARD })
+  t.equal(without.statusCode, 200)
+  t.equal(sandbox.count(), 2, 'without a key every request reaches the hub')
+})
+
+test('the same key with a different request is 422 IDEMPOTENCY_KEY_REUSED, and the hub is not called', async (t) => {
+  const { app, sandbox } = await build(t, { clients: CLIENTS })
+  const headers = { ...YARD, 'idempotency-key': 'offer-2' }
+  t.equal((await app.inject({ method: 'POST', url: OFFERS, payload: offer, headers })).statusCode, 200)
+  const cases: Array<[string, string, object]> = [
+    ['another price', OFFERS, { ...offer, price: 1 }],
+    // Another path is another booking: the same key there is the client's mistake too.
+    ['another booking request', '/v1/bookings/BKG-OTHER-1/offers', offer]
+  ]
+  for (const [name, url, payload] of cases) {
+    const res = await app.inject({ method: 'POST', url, payload, headers })
+    t.equal(res.statusCode, 422, `${name}: status`)
+    t.match(res.json(), { statusCode: 422, code: 'IDEMPOTENCY_KEY_REUSED', error: 'Unprocessable Entity', requestId: res.headers['x-request-id'] })
+  }
+  t.equal(sandbox.count(), 1, 'only the first reached the hub')
+})
+
+test('keys belong to a client and a route', async (t) => {
+  const { app, sandbox } = await build(t, { clients: CLIENTS })
+  const key = { 'idempotency-key': 'shared-key' }
+  t.equal((await app.inject({ method: 'POST', url: OFFERS, payload: offer, headers: { ...YARD, ...key } })).statusCode, 200)
+  const other = await app.inject({ method: 'POST', url: OFFERS, payload: offer, headers: { ...OPS, ...key } })
+  t.equal(other.statusCode, 200)
+  t.equal(other.headers['idempotent-replayed'], undefined, 'another client\'s key is its own')
+  const booked = await app.inject({ method: 'POST', url: BOOKED, payload: { booked: true }, headers: { ...YARD, ...key } })
+  t.equal(booked.statusCode, 200)
+  t.equal(booked.headers['idempotent-replayed'], undefined, 'another route\'s key is its own')
+  t.equal(sandbox.count(), 3)
+})
+
+test('concurrent requests with one key make one hub call; the others wait and replay it', async (t) => {
+  const { app, sandbox } = await build(t, { clients: CLIENTS, sandbox: { latencyMs: 300 } })
+  const send = (key?: string) => app.inject({ method: 'POST', url: OFFERS, payload: offer, headers: { ...YARD, ...(key === undefined ? {} : { 'idempotency-key': key }) } })
+  const answers = await Promise.all(Array.from({ length: 6 }, () => send('together')))
+  t.same(answers.map(a => a.statusCode), [200, 200, 200, 200, 200, 200])
+  t.equal(answers.filter(a => a.headers['idempotent-replayed'] === 'true').length, 5, 'five replays')
+  t.equal(new Set(answers.map(a => a.body)).size, 1, 'one answer')
+  t.equal(sandbox.count(), 1, 'the sandbox saw one call')
+
+  sandbox.reset()
+  await Promise.all(Array.from({ length: 6 }, () => send()))
+  t.equal(sandbox.count(), 6, 'without a key, six calls (the check above can fail)')
+})
+
+test('a failed write releases its key: a retry with it reaches the hub again', async (t) => {
+  const { app, sandbox } = await build(t, { clients: CLIENTS, sandbox: { latencyMs: 200 } })
+  const headers = { ...YARD, 'idempotency-key': 'fails' }
+  const failing = '/v1/bookings/SBX-500/booked'
+  const first = await app.inject({ method: 'POST', url: failing, payload: { booked: true }, headers })
+  t.equal(first.statusCode, 502)
+  const second = await app.inject({ method: 'POST', url: failing, payload: { booked: true }, headers })
+  t.equal(second.statusCode, 502)
+  t.equal(second.headers['idempotent-replayed'], undefined, 'a failure is never replayed')
+  t.equal(sandbox.count(), 2)
+
+  // Concurrent with a failure: the waiter does not inherit it, it tries itself.
+  sandbox.reset()
+  const both = await Promise.all([0, 1].map(() => app.inject({ method: 'POST', url: failing, payload: { booked: true }, headers: { ...YARD, 'idempotency-key': 'fails-together' } })))
+  t.same(both.map(a => a.statusCode), [502, 502])
+  t.equal(sandbox.count(), 2, 'one after the other')
+  t.equal(await app.idempotency.size(), 0, 'nothing is kept of failures')
+})
+
+test('Idempotency-Key must be 1-255 visible ASCII characters', async (t) => {
+  const { app, sandbox } = await build(t, { clients: CLIENTS })
+  for (const bad of ['x'.repeat(256), 'has space', 'tab\there', 'caf\u00e9']) {
+    const res = await app.inject({ method: 'POST', url: OFFERS, payload: offer, headers: { ...YARD, 'idempotency-key': bad } })
+    t.equal(res.statusCode, 400, JSON.stringify(bad.slice(0, 20)))
+    t.equal(res.json().code, 'VALIDATION_FAILED')
+    t.match(res.json().details, [{ field: 'header.idempotency-key', rule: 'must be 1 to 255 visible ASCII characters' }])
+  }
+  t.equal(sandbox.count(), 0)
+  t.equal((await app.inject({ method: 'POST', url: OFFERS, payload: offer, headers: { ...YARD, 'idempotency-key': '~'.repeat(255) } })).statusCode, 200, '255 is fine')
+})
+
+test('a finalization is idempotent too, and a booked replay publishes no second event', async (t) => {
+  const { app, sandbox } = await build(t, { clients: CLIENTS })
+  const final = `/v1/sp2/documents/${F.sp2.sp2Id}/finalization`
+  const a = await app.inject({ method: 'POST', url: final, headers: { ...YARD, 'idempotency-key': 'final-1' } })
+  const b = await app.inject({ method: 'POST', url: final, headers: { ...YARD, 'idempotency-key': 'final-1' } })
+  t.equal(a.statusCode, 200)
+  t.equal(b.headers['idempotent-replayed'], 'true')
+  t.equal(sandbox.count(), 1)
+
+  await app.listen({ port: 0, host: '127.0.0.1' })
+  const { port } = app.server.address() as { port: number }
+  const socket = new WebSocket(`ws://127.0.0.1:${port}/v1/events`, { headers: YARD })
+  t.teardown(() => socket.terminate())
+  await once(socket, 'open')
+  const messages: unknown[] = []
+  socket.on('message', m => messages.push(m))
+  for (let i = 0; i < 3; i++) {
+    const res = await app.inject({ method: 'POST', url: BOOKED, payload: { booked: true, note: 'once' }, headers: { ...YARD, 'idempotency-key': 'booked-1' } })
+    t.equal(res.statusCode, 200)
+  }
+  await sleep(200)
+  t.equal(messages.length, 1, 'one event for one booking')
+})
+
+test('after the window, a key is forgotten', async (t) => {
+  const { app, sandbox } = await build(t, { clients: CLIENTS, env: { IDEMPOTENCY_TTL_SECONDS: '1' } })
+  const send = () => app.inject({ method: 'POST', url: OFFERS, payload: offer, headers: { ...YARD, 'idempotency-key': 'short' } })
+  await send()
+  t.equal((await send()).headers['idempotent-replayed'], 'true')
+  await sleep(1100)
+  const later = await send()
+  t.equal(later.headers['idempotent-replayed'], undefined)
+  t.equal(sandbox.count(), 2)
+})
+
+test('the fingerprint ignores key order and nothing else', async (t) => {
+  t.equal(canonicalJson({ b: 1, a: [{ d: 2, c: null }] }), '{"a":[{"c":null,"d":2}],"b":1}')
+  t.equal(requestFingerprint({ id: 'A' }, { x: 1, y: 2 }), requestFingerprint({ id: 'A' }, { y: 2, x: 1 }))
+  t.not(requestFingerprint({ id: 'A' }, { x: 1 }), requestFingerprint({ id: 'B' }, { x: 1 }))
+  t.not(requestFingerprint({ id: 'A' }, { x: 1 }), requestFingerprint({ id: 'A' }, { x: '1' }))
+  t.not(requestFingerprint({ id: 'A' }, undefined), requestFingerprint({ id: 'A' }, {}))
+})
+
+test('memory store: states, expiry by its clock, and its bound', async (t) => {
+  let now = 0
+  const store = createMemoryStore({ ttlMs: 1000, maxEntries: 2, now: () => now })
+  const response = (body: string) => ({ statusCode: 200, headers: {}, body })
+
+  t.same(await store.begin('a', 'f1'), { state: 'acquired' })
+  const waiting = await store.begin('a', 'f1')
+  t.equal(waiting.state, 'in-flight')
+  t.same(await store.begin('a', 'f2'), { state: 'mismatch' }, 'a different request, even while in flight')
+  await store.complete('a', response('A'))
+  if (waiting.state === 'in-flight') await waiting.settled // resolves once completed
+  t.same(await store.begin('a', 'f1'), { state: 'completed', response: response('A') })
+
+  now = 999
+  t.equal((await store.begin('a', 'f1')).state, 'completed', 'still within the TTL')
+  now = 1000
+  t.same(await store.begin('a', 'f1'), { state: 'acquired' }, 'expired: the key is free again')
+  await store.release('a')
+
+  now = 2000
+  for (const key of ['k1', 'k2', 'k3']) {
+    await store.begin(key, 'f')
+    await store.complete(key, response(key))
+  }
+  t.equal(await store.size(), 2, 'bounded: the oldest answer was forgotten')
+  t.same(await store.begin('k1', 'f'), { state: 'acquired' })
+  t.equal((await store.begin('k3', 'f')).state, 'completed')
+
+  const inFlight = createMemoryStore({ ttlMs: 1000, maxEntries: 1 })
+  await inFlight.begin('busy', 'f')
+  await inFlight.begin('done-1', 'f')
+  await inFlight.complete('done-1', response('1'))
+  await inFlight.begin('done-2', 'f')
+  await inFlight.complete('done-2', response('2'))
+  t.equal((await inFlight.begin('busy', 'f')).state, 'in-flight', 'a key in flight is never evicted')
+  t.equal((await inFlight.begin('done-2', 'f')).state, 'completed')
+  t.same(await inFlight.begin('done-1', 'f'), { state: 'acquired' })
+})

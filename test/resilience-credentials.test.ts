@@ -1,0 +1,135 @@
+import { mkdtemp, rm, writeFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { test } from 'tap'
+import { SANDBOX_FIXTURES as F, SANDBOX_LOGIN_PATH, SANDBOX_PASSWORD, SANDBOX_USERNAME } from '../src/sandbox/index.ts'
+import { build } from './helper.ts'
+
+const BL = `/v1/customs/bc20/bills-of-lading?npwp=${F.taxpayer.npwp}`
+
+async function tempDir (t: { teardown (fn: () => unknown): void }): Promise<string> {
+  const dir = await mkdtemp(join(tmpdir(), 'gateway-token-'))
+  t.teardown(() => rm(dir, { recursive: true, force: true }))
+  return dir
+}
+
+test('static token from a file: a rotated token is picked up without a restart', async (t) => {
+  const dir = await tempDir(t)
+  const file = join(dir, 'token')
+  await writeFile(file, 'token-one\n')
+  const { app, sandbox } = await build(t, {
+    env: { UPSTREAM_ACCESS_TOKEN: '', UPSTREAM_ACCESS_TOKEN_FILE: file },
+    sandbox: { accessToken: 'token-one' }
+  })
+  t.equal((await app.inject({ url: BL })).statusCode, 200)
+  t.equal(sandbox.requests.at(-1)?.headers.authorization, 'token-one', 'read from the file, trimmed')
+
+  // Rotation: the hub takes the new token and the file is replaced at once.
+  sandbox.setAccessToken('token-two')
+  await writeFile(file, 'token-two\n')
+  sandbox.reset()
+  const res = await app.inject({ url: BL })
+  t.equal(res.statusCode, 200, 'the 401 made the gateway re-read the file and retry once')
+  t.same(sandbox.requests.map(r => r.headers.authorization), ['token-one', 'token-two'])
+
+  // Later requests carry the new token straight away.
+  sandbox.reset()
+  t.equal((await app.inject({ url: BL })).statusCode, 200)
+  t.same(sandbox.requests.map(r => r.headers.authorization), ['token-two'])
+})
+
+test('static token: a 401 with no new token is UPSTREAM_AUTH_FAILED after one call', async (t) => {
+  const { app, sandbox } = await build(t, { sandbox: { accessToken: 'something-else' } })
+  const res = await app.inject({ url: BL })
+  t.equal(res.statusCode, 502)
+  t.equal(res.json().code, 'UPSTREAM_AUTH_FAILED')
+  t.equal(sandbox.count('noblbc20'), 1)
+})
+
+function loginEnv (extra: Record<string, string> = {}) {
+  return (sandbox: { url: string }) => ({
+    UPSTREAM_CREDENTIALS: 'login',
+    UPSTREAM_ACCESS_TOKEN: '',
+    UPSTREAM_LOGIN_URL: `${sandbox.url}${SANDBOX_LOGIN_PATH}`,
+    UPSTREAM_LOGIN_BODY: JSON.stringify({ username: SANDBOX_USERNAME, password: SANDBOX_PASSWORD }),
+    ...extra
+  })
+}
+
+test('login mode: the gateway logs in once, uses the token, and never logs it', async (t) => {
+  const { app, sandbox, rawLogs } = await build(t, { env: loginEnv() })
+  for (let i = 0; i < 5; i++) t.equal((await app.inject({ url: `/v1/customs/bc261/containers?blNo=BL${i}` })).statusCode, 200)
+  t.equal(sandbox.count('login'), 1)
+  const used = sandbox.requests.filter(r => r.operation === 'kontainerbc261').map(r => r.headers.authorization as string)
+  t.match(used[0], /^Bearer sbx-session-/)
+  t.equal(new Set(used).size, 1)
+  const token = used[0]!.slice('Bearer '.length)
+  t.notOk(rawLogs.some(line => line.includes(token)), 'the token is in no log line')
+  t.notOk(rawLogs.some(line => line.includes(SANDBOX_PASSWORD)), 'nor the login password')
+})
+
+test('login mode: the token is renewed before it expires', async (t) => {
+  const { app, sandbox } = await build(t, {
+    env: loginEnv({ UPSTREAM_LOGIN_RENEW_BEFORE_SECONDS: '1' }),
+    sandbox: { loginTokenTtlMs: 2000 }
+  })
+  t.equal((await app.inject({ url: '/v1/customs/bc261/containers?blNo=A1' })).statusCode, 200)
+  t.equal(sandbox.count('login'), 1)
+  await new Promise(resolve => setTimeout(resolve, 1200)) // inside the renewal window
+  t.equal((await app.inject({ url: '/v1/customs/bc261/containers?blNo=A2' })).statusCode, 200)
+  await new Promise(resolve => setTimeout(resolve, 100))
+  t.equal(sandbox.count('login'), 2, 'renewed')
+  await new Promise(resolve => setTimeout(resolve, 1000)) // the first token has expired now
+  t.equal((await app.inject({ url: '/v1/customs/bc261/containers?blNo=A3' })).statusCode, 200)
+  const calls = sandbox.requests.filter(r => r.operation === 'kontainerbc261')
+  const first = calls[0]?.headers.authorization
+  const a3 = calls.filter(r => r.params.noBl === 'A3')
+  t.equal(a3.length, 1, 'no 401 and retry: the token in use was already renewed')
+  t.not(a3[0]?.headers.authorization, first)
+})
+
+test('login mode: 50 concurrent callers hitting a 401 cause one login, and all succeed', async (t) => {
+  const { app, sandbox } = await build(t, { env: loginEnv() })
+  t.equal((await app.inject({ url: '/v1/customs/bc261/containers?blNo=WARM' })).statusCode, 200)
+  t.equal(sandbox.count('login'), 1)
+  sandbox.expireTokens()
+  const answers = await Promise.all(Array.from({ length: 50 }, (_, i) => app.inject({ url: `/v1/customs/bc261/containers?blNo=C${i}` })))
+  t.same(answers.map(res => res.statusCode).filter(status => status !== 200), [], 'all 200')
+  t.equal(sandbox.count('login'), 2, 'one new login for all of them')
+})
+
+test('login mode: a refused login is UPSTREAM_AUTH_FAILED', async (t) => {
+  const { app } = await build(t, { env: loginEnv({ UPSTREAM_LOGIN_BODY: JSON.stringify({ username: 'x', password: 'wrong' }) }) })
+  const res = await app.inject({ url: BL })
+  t.equal(res.statusCode, 502)
+  t.equal(res.json().code, 'UPSTREAM_AUTH_FAILED')
+})
+
+test('forward mode: the caller\'s token goes upstream and cached data is never shared', async (t) => {
+  const { app, sandbox, rawLogs } = await build(t, {
+    env: { UPSTREAM_CREDENTIALS: 'forward', UPSTREAM_ACCESS_TOKEN: '', CACHE_TTL_SECONDS: '60', CACHE_STALE_IF_ERROR_SECONDS: '60' },
+    sandbox: { acceptedTokens: ['caller-a-token', 'caller-b-token'] }
+  })
+  const asA = { 'x-upstream-authorization': 'caller-a-token' }
+  const asB = { 'x-upstream-authorization': 'caller-b-token' }
+  t.equal((await app.inject({ url: BL, headers: asA })).json().meta.cached, false)
+  t.equal((await app.inject({ url: BL, headers: asA })).json().meta.cached, true, 'A\'s own repeat is cached')
+  const b = await app.inject({ url: BL, headers: asB })
+  t.equal(b.json().meta.cached, false, 'B is not served A\'s cached answer')
+  t.same(sandbox.requests.map(r => r.headers.authorization), ['caller-a-token', 'caller-b-token'])
+
+  // Concurrent identical lookups of two callers are not coalesced either.
+  sandbox.reset()
+  await Promise.all([app.inject({ url: `${BL}`, headers: { ...asA, 'cache-control': 'no-cache' } }), app.inject({ url: `${BL}`, headers: { ...asB, 'cache-control': 'no-cache' } })])
+  t.equal(sandbox.count('noblbc20'), 2)
+
+  const missing = await app.inject({ url: BL })
+  t.equal(missing.statusCode, 401)
+  t.equal(missing.json().code, 'UNAUTHORIZED')
+  t.match(missing.json().details[0].field, 'header.x-upstream-authorization')
+
+  const stranger = await app.inject({ url: `/v1/customs/bc23/bills-of-lading?npwp=${F.taxpayer.npwp}`, headers: { 'x-upstream-authorization': 'unknown-token' } })
+  t.equal(stranger.statusCode, 502)
+  t.equal(stranger.json().code, 'UPSTREAM_AUTH_FAILED')
+  t.notOk(rawLogs.some(line => line.includes('caller-a-token')), 'forwarded tokens are in no log line')
+})

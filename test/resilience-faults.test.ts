@@ -1,0 +1,148 @@
+import { createServer } from 'node:net'
+import { test } from 'tap'
+import { SANDBOX_FIXTURES as F } from '../src/sandbox/index.ts'
+import { retryDelay } from '../src/upstream/retry.ts'
+import { build } from './helper.ts'
+
+const BL = `/v1/customs/bc20/bills-of-lading?npwp=${F.taxpayer.npwp}`
+const CONTAINERS = (blNo: string) => `/v1/customs/bc261/containers?blNo=${blNo}`
+const OFFER = { serviceOrderId: 'SO-1', price: 10, offeredAt: '2024-03-01T08:15:00+07:00' }
+const RESILIENT = { UPSTREAM_RETRIES: '2', UPSTREAM_RETRY_BASE_MS: '20', UPSTREAM_RETRY_MAX_MS: '200', CACHE_TTL_SECONDS: '0', CACHE_STALE_IF_ERROR_SECONDS: '0' }
+
+async function timed<T> (fn: () => Promise<T>): Promise<[T, number]> {
+  const started = performance.now()
+  const result = await fn()
+  return [result, Math.round(performance.now() - started)]
+}
+
+test('the failure matrix: what the caller gets, and how long it took', async (t) => {
+  const { app, sandbox } = await build(t, {
+    env: { ...RESILIENT, UPSTREAM_HEADERS_TIMEOUT_MS: '500', UPSTREAM_BODY_TIMEOUT_MS: '500', UPSTREAM_DEADLINE_MS: '2000' },
+    sandbox: { slowMs: 5000 }
+  })
+  const rows: Array<{ fault: string, status: number, code: string, calls: number, within: number }> = [
+    { fault: 'HANG', status: 504, code: 'UPSTREAM_TIMEOUT', calls: 1, within: 1500 },
+    { fault: 'SLOW', status: 504, code: 'UPSTREAM_TIMEOUT', calls: 1, within: 1500 },
+    { fault: '503', status: 503, code: 'UPSTREAM_UNAVAILABLE', calls: 3, within: 1500 },
+    { fault: '502', status: 502, code: 'UPSTREAM_UNAVAILABLE', calls: 3, within: 1500 },
+    { fault: '504', status: 502, code: 'UPSTREAM_UNAVAILABLE', calls: 3, within: 1500 },
+    { fault: 'RESET', status: 502, code: 'UPSTREAM_UNAVAILABLE', calls: 3, within: 1500 },
+    { fault: '500', status: 502, code: 'UPSTREAM_UNAVAILABLE', calls: 1, within: 1500 },
+    { fault: '429', status: 503, code: 'UPSTREAM_UNAVAILABLE', calls: 1, within: 1500 },
+    { fault: '401', status: 502, code: 'UPSTREAM_AUTH_FAILED', calls: 1, within: 1500 },
+    { fault: '404', status: 404, code: 'UPSTREAM_NOT_FOUND', calls: 1, within: 1500 },
+    { fault: 'MALFORMED', status: 502, code: 'UPSTREAM_BAD_RESPONSE', calls: 1, within: 1500 },
+    { fault: 'TRUNCATED', status: 502, code: 'UPSTREAM_BAD_RESPONSE', calls: 1, within: 1500 }
+  ]
+  for (const row of rows) {
+    sandbox.reset()
+    const [res, ms] = await timed(() => app.inject({ url: CONTAINERS(`SBX-${row.fault}`) }))
+    t.equal(res.statusCode, row.status, `${row.fault}: ${row.status} ${row.code} in ${ms} ms, ${sandbox.count('kontainerbc261')} hub call(s)`)
+    t.equal(res.json().code, row.code)
+    t.equal(sandbox.count('kontainerbc261'), row.calls, `${row.fault}: hub calls`)
+    t.ok(ms < row.within, `${row.fault}: answered within ${row.within} ms`)
+  }
+})
+
+test('a hub slower than the deadline gets UPSTREAM_TIMEOUT at the deadline', async (t) => {
+  const { app } = await build(t, { env: { ...RESILIENT, UPSTREAM_HEADERS_TIMEOUT_MS: '60000', UPSTREAM_DEADLINE_MS: '700' }, sandbox: { slowMs: 5000 } })
+  const [res, ms] = await timed(() => app.inject({ url: CONTAINERS('SBX-SLOW') }))
+  t.equal(res.statusCode, 504)
+  t.equal(res.json().code, 'UPSTREAM_TIMEOUT')
+  t.ok(ms >= 650 && ms < 2000, `took ${ms} ms`)
+})
+
+test('GETs are retried, each retry logged with the request id; POSTs never', async (t) => {
+  const { app, sandbox, logs } = await build(t, { env: RESILIENT })
+  const get = await app.inject({ url: CONTAINERS('SBX-503'), headers: { 'x-request-id': 'retry-me' } })
+  t.equal(get.statusCode, 503)
+  t.equal(sandbox.count('kontainerbc261'), 3, 'one call and two retries')
+  const retries = logs.filter(l => l.msg === 'retrying hub call')
+  t.equal(retries.length, 2)
+  t.ok(retries.every(l => l.requestId === 'retry-me' && l.upstreamStatus === 503))
+
+  const post = await app.inject({ method: 'POST', url: '/v1/bookings/SBX-503/offers', payload: OFFER })
+  t.equal(post.statusCode, 503)
+  t.equal(sandbox.count('DetilBooking'), 1, 'the offer was posted once')
+  const booked = await app.inject({ method: 'POST', url: '/v1/bookings/SBX-RESET/booked', payload: { booked: true } })
+  t.equal(booked.statusCode, 502)
+  t.equal(sandbox.count('DetilBooking/isBooked'), 1)
+})
+
+test('a refused connection is retried, then UPSTREAM_UNAVAILABLE', async (t) => {
+  const port = await new Promise<number>((resolve) => {
+    const server = createServer().listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number }
+      server.close(() => resolve(port))
+    })
+  })
+  const { app, logs } = await build(t, { env: { ...RESILIENT, UPSTREAM_HUB_URL: `http://127.0.0.1:${port}`, UPSTREAM_BASE_URL: `http://127.0.0.1:${port}` } })
+  const res = await app.inject({ url: BL })
+  t.equal(res.statusCode, 502)
+  t.equal(logs.filter(l => l.msg === 'retrying hub call').length, 2)
+})
+
+test('retry delays: exponential with jitter, capped, honouring retry-after within the cap', async (t) => {
+  const policy = { retries: 3, baseMs: 100, maxMs: 1000 }
+  t.equal(retryDelay(policy, 0, {}, () => 1), 100)
+  t.equal(retryDelay(policy, 2, {}, () => 1), 400)
+  t.equal(retryDelay(policy, 6, {}, () => 1), 1000, 'capped')
+  t.equal(retryDelay(policy, 0, {}, () => 0), 0, 'full jitter')
+  t.equal(retryDelay(policy, 0, { retryAfter: '1' }, () => 0.5), 1000, 'waits what the hub asks')
+  t.equal(retryDelay(policy, 0, { retryAfter: '7' }, () => 0.5), undefined, 'a longer wait than allowed is not retried')
+})
+
+test('the circuit opens after repeated failures, answers fast while open, and closes after a probe', async (t) => {
+  const { app, sandbox } = await build(t, {
+    env: { ...RESILIENT, UPSTREAM_RETRIES: '0', BREAKER_VOLUME_THRESHOLD: '3', BREAKER_ERROR_PERCENTAGE: '50', BREAKER_RESET_MS: '800' }
+  })
+  for (let i = 0; i < 3; i++) t.equal((await app.inject({ url: CONTAINERS('SBX-500') })).statusCode, 502)
+  t.equal((await app.inject({ url: '/health/ready' })).json().data.upstreams.hub, 'open')
+
+  sandbox.reset()
+  const [open, ms] = await timed(() => app.inject({ url: BL }))
+  t.equal(open.statusCode, 503, `open circuit answered in ${ms} ms`)
+  t.equal(open.json().code, 'UPSTREAM_UNAVAILABLE')
+  t.match(open.headers['retry-after'], /^[1-9]\d*$/)
+  t.equal(sandbox.count(), 0, 'the hub was not called')
+
+  await new Promise(resolve => setTimeout(resolve, 900))
+  const probe = await app.inject({ url: BL })
+  t.equal(probe.statusCode, 200, 'the half-open probe went through')
+  t.equal((await app.inject({ url: '/health/ready' })).json().data.upstreams.hub, 'closed')
+  t.equal((await app.inject({ url: BL })).statusCode, 200)
+})
+
+test('the hub refusing requests (4xx) does not open the circuit', async (t) => {
+  const { app } = await build(t, { env: { ...RESILIENT, BREAKER_VOLUME_THRESHOLD: '3' } })
+  for (let i = 0; i < 6; i++) t.equal((await app.inject({ url: CONTAINERS('SBX-404') })).statusCode, 404)
+  t.equal((await app.inject({ url: '/health/ready' })).json().data.upstreams.hub, 'closed')
+})
+
+test('a hub body over the limit is cut off and memory stays flat', async (t) => {
+  const { app } = await build(t, { env: { ...RESILIENT, UPSTREAM_MAX_RESPONSE_BYTES: '65536' } })
+  const url = `/v1/sp2/documents?npwp=${F.benchmark.fiveHundred.npwp}&blNo=${F.benchmark.fiveHundred.blNo}&blDate=${F.benchmark.fiveHundred.blDate}`
+  await app.inject({ url })
+  const before = process.memoryUsage().heapUsed
+  for (let i = 0; i < 40; i++) {
+    const res = await app.inject({ url })
+    t.equal(res.statusCode, 502)
+    t.equal(res.json().code, 'UPSTREAM_BAD_RESPONSE')
+  }
+  const grown = (process.memoryUsage().heapUsed - before) / 1024 / 1024
+  // 40 whole bodies of ~1.4 MB, kept, would be over 50 MB.
+  t.ok(grown < 40, `heap grew ${grown.toFixed(1)} MB over 40 oversized answers`)
+})
+
+test('load shedding answers 503 OVERLOADED with retry-after; liveness still answers', async (t) => {
+  // A heap limit of one byte is always exceeded: the shedding path, deterministically.
+  const { app, sandbox } = await build(t, { env: { ...RESILIENT, PRESSURE_MAX_HEAP_USED_BYTES: '1' } })
+  await new Promise(resolve => setTimeout(resolve, 250)) // the sampler's first reading
+  const shed = await app.inject({ url: BL })
+  t.equal(shed.statusCode, 503)
+  t.equal(shed.json().code, 'OVERLOADED')
+  t.equal(shed.headers['retry-after'], '5')
+  t.equal(sandbox.count(), 0, 'nothing reached the hub')
+  t.equal((await app.inject({ url: '/health/live' })).statusCode, 200)
+  t.equal((await app.inject({ url: '/metrics' })).statusCode, 200)
+})

@@ -1,0 +1,90 @@
+import { spawn } from 'node:child_process'
+import { once } from 'node:events'
+import { createInterface } from 'node:readline'
+import { test } from 'tap'
+import { clientsFileProblems } from '../src/auth/clients.ts'
+import { hashClientKey } from '../src/auth/keys.ts'
+import { SANDBOX_FIXTURES as F } from '../src/sandbox/index.ts'
+import { writeTempFile } from './helper.ts'
+
+/** The real process (src/server.ts) and the key command, as an operator runs them. */
+
+function run (args: string[], env: Record<string, string>) {
+  return spawn(process.execPath, ['--import', 'tsx', ...args], { env: { PATH: process.env.PATH ?? '', PRESSURE_MAX_EVENT_LOOP_DELAY_MS: '0', ...env }, stdio: ['ignore', 'pipe', 'pipe'] })
+}
+
+async function output (child: ReturnType<typeof run>): Promise<{ code: number, stdout: string, stderr: string }> {
+  let stdout = ''
+  let stderr = ''
+  child.stdout.on('data', (chunk: Buffer) => { stdout += chunk.toString() })
+  child.stderr.on('data', (chunk: Buffer) => { stderr += chunk.toString() })
+  const [code] = await once(child, 'exit') as [number]
+  return { code, stdout, stderr }
+}
+
+const UPSTREAM = { UPSTREAM_HUB_URL: 'http://127.0.0.1:9', UPSTREAM_BASE_URL: 'http://127.0.0.1:9', UPSTREAM_API_KEY: 'k', UPSTREAM_ACCESS_TOKEN: 't', PLATFORM_ID: 'p', PORT: '0', HOST: '127.0.0.1' }
+
+test('with an upstream and no CLIENTS_FILE the server refuses to start, with one clear line', async (t) => {
+  const { code, stderr, stdout } = await output(run(['src/server.ts'], UPSTREAM))
+  t.equal(code, 1)
+  t.same(stderr.trim().split('\n').filter(l => l.startsWith('config error:')), ['config error: CLIENTS_FILE: is required when an upstream is configured (see README, Security)'], stderr)
+  t.notMatch(stdout, /listening/)
+})
+
+test('a bad clients file stops start-up with a line per problem', async (t) => {
+  const file = writeTempFile(t, JSON.stringify([{ name: 'yard-app', keySha256: 'nope', scopes: ['customs:read'] }]))
+  const { code, stderr } = await output(run(['src/server.ts'], { ...UPSTREAM, CLIENTS_FILE: file }))
+  t.equal(code, 1)
+  t.match(stderr, /^config error: CLIENTS_FILE: entry 1 \("yard-app"\): keySha256: /m)
+})
+
+async function firstLines (child: ReturnType<typeof run>) {
+  const seen: Array<Record<string, unknown>> = []
+  for await (const line of createInterface({ input: child.stdout })) {
+    seen.push(JSON.parse(line) as Record<string, unknown>)
+    if (String(seen.at(-1)?.msg).startsWith('Server listening')) break
+  }
+  return { seen, address: /listening at (http:\/\/[^ ]+)/.exec(String(seen.at(-1)?.msg))?.[1] }
+}
+
+test('on the sandbox without CLIENTS_FILE, the first log line says so and that authentication is off', async (t) => {
+  const child = run(['src/server.ts'], { PORT: '0', HOST: '127.0.0.1' })
+  t.teardown(() => { child.kill('SIGKILL') })
+  const { seen, address } = await firstLines(child)
+  t.match(seen[0], { level: 40, authentication: 'off', msg: /built-in sandbox.*client authentication is OFF/ }, 'one first line, both facts')
+  const res = await fetch(`${address}/v1/customs/bc20/bills-of-lading?npwp=${F.taxpayer.npwp}`)
+  t.equal(res.status, 200, 'no key needed')
+})
+
+test('on the sandbox with a CLIENTS_FILE made by the key command, keys are required and the new key works', async (t) => {
+  const made = await output(run(['scripts/client-key.ts', '--name', 'yard-app', '--scopes', 'customs:read,sp2:read', '--max', '100', '--window', '1 minute'], {}))
+  t.equal(made.code, 0, made.stderr)
+  const key = /^ {2}(cgw_[A-Za-z0-9_-]{43})$/m.exec(made.stdout)?.[1]
+  const entryText = /^ {2}(\{.*\})$/m.exec(made.stdout)?.[1]
+  t.ok(key, 'the key is printed')
+  t.ok(entryText, 'the entry is printed')
+  const entry = JSON.parse(entryText ?? '{}') as { keySha256: string }
+  t.same(entry, { name: 'yard-app', keySha256: hashClientKey(key ?? ''), scopes: ['customs:read', 'sp2:read'], rateLimit: { max: 100, timeWindow: '1 minute' } })
+  t.same(clientsFileProblems([entry]), [], 'a valid entry')
+
+  const child = run(['src/server.ts'], { PORT: '0', HOST: '127.0.0.1', CLIENTS_FILE: writeTempFile(t, JSON.stringify([entry])) })
+  t.teardown(() => { child.kill('SIGKILL') })
+  const { seen, address } = await firstLines(child)
+  t.match(seen[0], { authentication: 'on', msg: /built-in sandbox/ })
+  t.notMatch(String(seen[0]?.msg), /OFF/)
+  const url = `${address}/v1/customs/bc20/bills-of-lading?npwp=${F.taxpayer.npwp}`
+  t.equal((await fetch(url)).status, 401, 'no key: 401')
+  const ok = await fetch(url, { headers: { authorization: `Bearer ${key}` } })
+  t.equal(ok.status, 200, 'the new key works')
+  t.equal(ok.headers.get('x-ratelimit-limit'), '100', 'with its limit')
+  t.equal((await fetch(`${address}/v1/bookings/${F.bookingRequestId}/booked`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: '{"booked":true}' })).status, 403, 'within its scopes only')
+})
+
+test('the key command refuses bad arguments', async (t) => {
+  for (const args of [['--name', 'yard-app'], ['--name', 'bad name', '--scopes', 'customs:read'], ['--name', 'x', '--scopes', 'customs:write'], ['--name', 'x', '--scopes', 'customs:read', '--window', 'soon'], ['--nope']]) {
+    const { code, stderr, stdout } = await output(run(['scripts/client-key.ts', ...args], {}))
+    t.equal(code, 1, args.join(' '))
+    t.match(stderr, /usage: npm run client-key/)
+    t.notMatch(stdout, /cgw_/, 'no key printed')
+  }
+})
