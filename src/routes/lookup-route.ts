@@ -5,6 +5,8 @@ import type { OperationId } from '../upstream/operations.ts'
 import { setCacheHeaders, wantsFresh } from './cache-headers.ts'
 import { operation, upstreamDescription } from './describe.ts'
 
+const DATA_OPEN = Buffer.from('{"data":')
+
 export interface LookupRoute {
   url: string
   operation: OperationId
@@ -48,7 +50,8 @@ export function registerLookup (app: FastifyInstance, route: LookupRoute) {
     }
     // The data is already in our dialect (the compiled normalizer made it so)
     // and serialized once per hub answer: the body is assembled, not re-serialized.
-    return reply.type('application/json; charset=utf-8').send(`{"data":${result.json()},"meta":${JSON.stringify(meta)}}`)
+    return reply.type('application/json; charset=utf-8')
+      .send(Buffer.concat([DATA_OPEN, result.json(), Buffer.from(`,"meta":${JSON.stringify(meta)}}`)]))
   })
 }
 

@@ -1,0 +1,147 @@
+// Command-line options of `npm run bench`.
+import { parseArgs } from 'node:util'
+
+export const CASE_NAMES = ['bl', 'sp2-20', 'sp2-500'] as const
+export type CaseName = typeof CASE_NAMES[number]
+export const MODE_NAMES = ['uncached', 'cached'] as const
+export type ModeName = typeof MODE_NAMES[number]
+
+export interface BenchOptions {
+  /** Seconds per measured run. */
+  duration: number
+  rounds: number
+  connections: number
+  /** Connections of the latency case (SP2-20). */
+  p99Connections: number
+  /** Upstream latency and jitter, ms. */
+  latency: number
+  jitter: number
+  cases: CaseName[]
+  modes: ModeName[]
+  /** Warm-up seconds before each measured run. */
+  warmup: number
+  /** undici pool size towards the upstream, for both the gateway and the raw proxy. */
+  upstreamConnections: number
+  cacheTtl: number
+  /** Extra environment of the gateway processes (`--gateway-env NAME=VALUE`, repeatable). */
+  gatewayEnv: Record<string, string>
+  /** Uncached runs repeat one URL (measures coalescing of identical lookups) instead of a distinct NPWP per request. */
+  sameUrl: boolean
+  /** Markdown output file, relative to the repository root unless absolute. */
+  out: string
+  build: boolean
+  /** Run the gateway from src/ with tsx instead of the built dist/. */
+  source: boolean
+  /** Run one extra SP2-500 load against a --cpu-prof gateway and summarise it. */
+  profile: boolean
+  /** The case the CPU profile runs. */
+  profileCase: CaseName
+  profileMode: ModeName
+  /** Where to copy the raw .cpuprofile (open it in Chrome DevTools); not kept when unset. */
+  profileOut: string | undefined
+  help: boolean
+}
+
+export const USAGE = `Usage: npm run bench -- [options]
+
+  --duration <s>              seconds per measured run (default 10)
+  --rounds <n>                interleaved rounds (default 3)
+  --connections <n>           connections of the throughput runs (default 100)
+  --p99-connections <n>       connections of the SP2-20 latency run (default 10)
+  --latency <ms>              upstream latency (default 20)
+  --jitter <ms>               upstream jitter, +/- uniform (default 5)
+  --cases <list>              ${CASE_NAMES.join(',')} (default all)
+  --modes <list>              ${MODE_NAMES.join(',')} (default both)
+  --warmup <s>                warm-up before each run (default 1)
+  --upstream-connections <n>  undici pool size of gateway and raw proxy (default 64)
+  --cache-ttl <s>             CACHE_TTL_SECONDS of the cached gateway (default 3600)
+  --gateway-env NAME=VALUE    extra gateway environment, repeatable (e.g. to try a setting)
+  --same-url                  uncached runs repeat one URL instead of a distinct NPWP
+                              per request (then the gateway coalesces identical lookups)
+  --out <file>                markdown report (default docs/benchmarks.md)
+  --quick                     --duration 1 --rounds 1 --warmup 0.5 (explicit flags win)
+  --no-build                  do not run npm run build first
+  --source                    run the gateway from src/ with tsx (implies --no-build)
+  --no-profile                skip the CPU profile of the gateway
+  --profile-case <case>       the case of the CPU profile (default sp2-500)
+  --profile-mode <mode>       uncached (default) or cached
+  --profile-out <file>        keep that .cpuprofile (for Chrome DevTools / speedscope)
+  --help`
+
+function number (name: string, raw: string | undefined, fallback: number, { integer = false, min = 0 } = {}): number {
+  if (raw === undefined) return fallback
+  const value = Number(raw)
+  if (!Number.isFinite(value) || value < min || (integer && !Number.isInteger(value))) {
+    throw new Error(`--${name} must be ${integer ? 'an integer' : 'a number'} >= ${min}, got ${JSON.stringify(raw)}`)
+  }
+  return value
+}
+
+function list<T extends string> (name: string, raw: string | undefined, allowed: readonly T[]): T[] {
+  if (raw === undefined) return [...allowed]
+  const items = raw.split(',').map(s => s.trim()).filter(s => s !== '')
+  for (const item of items) {
+    if (!(allowed as readonly string[]).includes(item)) throw new Error(`--${name}: unknown ${JSON.stringify(item)} (allowed: ${allowed.join(', ')})`)
+  }
+  if (items.length === 0) throw new Error(`--${name} is empty`)
+  return allowed.filter(a => items.includes(a))
+}
+
+export function parseOptions (argv: string[]): BenchOptions {
+  const { values } = parseArgs({
+    args: argv,
+    allowPositionals: false,
+    options: {
+      duration: { type: 'string' },
+      rounds: { type: 'string' },
+      connections: { type: 'string' },
+      'p99-connections': { type: 'string' },
+      latency: { type: 'string' },
+      jitter: { type: 'string' },
+      cases: { type: 'string' },
+      modes: { type: 'string' },
+      warmup: { type: 'string' },
+      'upstream-connections': { type: 'string' },
+      'cache-ttl': { type: 'string' },
+      out: { type: 'string' },
+      quick: { type: 'boolean', default: false },
+      'same-url': { type: 'boolean', default: false },
+      'gateway-env': { type: 'string', multiple: true },
+      'no-build': { type: 'boolean', default: false },
+      source: { type: 'boolean', default: false },
+      'no-profile': { type: 'boolean', default: false },
+      'profile-out': { type: 'string' },
+      'profile-case': { type: 'string' },
+      'profile-mode': { type: 'string' },
+      help: { type: 'boolean', short: 'h', default: false }
+    }
+  })
+  const quick = values.quick === true
+  return {
+    duration: number('duration', values.duration, quick ? 1 : 10, { min: 0.5 }),
+    rounds: number('rounds', values.rounds, quick ? 1 : 3, { integer: true, min: 1 }),
+    connections: number('connections', values.connections, 100, { integer: true, min: 1 }),
+    p99Connections: number('p99-connections', values['p99-connections'], 10, { integer: true, min: 1 }),
+    latency: number('latency', values.latency, 20),
+    jitter: number('jitter', values.jitter, 5),
+    cases: list('cases', values.cases, CASE_NAMES),
+    modes: list('modes', values.modes, MODE_NAMES),
+    warmup: number('warmup', values.warmup, quick ? 0.5 : 1),
+    upstreamConnections: number('upstream-connections', values['upstream-connections'], 64, { integer: true, min: 1 }),
+    cacheTtl: number('cache-ttl', values['cache-ttl'], 3600, { integer: true, min: 1 }),
+    sameUrl: values['same-url'] === true,
+    gatewayEnv: Object.fromEntries((values['gateway-env'] ?? []).map((pair) => {
+      const at = pair.indexOf('=')
+      if (at < 1) throw new Error(`--gateway-env takes NAME=VALUE, got ${JSON.stringify(pair)}`)
+      return [pair.slice(0, at), pair.slice(at + 1)]
+    })),
+    out: values.out ?? 'docs/benchmarks.md',
+    build: values['no-build'] !== true && values.source !== true,
+    source: values.source === true,
+    profile: values['no-profile'] !== true,
+    profileOut: values['profile-out'],
+    profileCase: list('profile-case', values['profile-case'] ?? 'sp2-500', CASE_NAMES)[0] as CaseName,
+    profileMode: list('profile-mode', values['profile-mode'] ?? 'uncached', MODE_NAMES)[0] as ModeName,
+    help: values.help === true
+  }
+}

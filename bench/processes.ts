@@ -1,0 +1,276 @@
+// Child processes of the bench: spawning, readiness, memory sampling, and a
+// guaranteed kill at the end (even on error or Ctrl-C).
+import { spawn, type ChildProcess } from 'node:child_process'
+import { createWriteStream } from 'node:fs'
+import { readFile } from 'node:fs/promises'
+import { createServer } from 'node:net'
+import { join } from 'node:path'
+import { setTimeout as sleep } from 'node:timers/promises'
+
+export interface Child {
+  name: string
+  proc: ChildProcess
+  pid: number
+  url: string
+  /** File receiving the child's stdout and stderr. */
+  logFile: string
+  /** Last lines of output, for error messages. */
+  tail: () => string
+  /** Counts of the JSON log lines at warn level or above, by message (and `type` when present). */
+  warnings: Map<string, number>
+  /** Resolves with the exit code (or signal) once the process has exited. */
+  exited: Promise<number | string | null>
+}
+
+const children = new Set<Child>()
+
+/** A free loopback port (the small race before the child binds it is acceptable here). */
+export async function freePort (host = '127.0.0.1'): Promise<number> {
+  return await new Promise((resolve, reject) => {
+    const server = createServer()
+    server.unref()
+    server.once('error', reject)
+    server.listen(0, host, () => {
+      const address = server.address()
+      const port = typeof address === 'object' && address !== null ? address.port : 0
+      server.close(() => resolve(port))
+    })
+  })
+}
+
+export interface SpawnOptions {
+  name: string
+  args: string[]
+  env?: Record<string, string>
+  cwd: string
+  url: string
+  logDir: string
+}
+
+export function spawnChild ({ name, args, env, cwd, url, logDir }: SpawnOptions): Child {
+  const proc = spawn(process.execPath, args, {
+    cwd,
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe']
+  })
+  if (proc.pid === undefined) throw new Error(`could not start ${name}`)
+  const logFile = join(logDir, `${name}.log`)
+  const log = createWriteStream(logFile)
+  const lines: string[] = []
+  const warnings = new Map<string, number>()
+  const line = (text: string): void => {
+    if (text.trim() === '') return
+    lines.push(text)
+    if (lines.length > 20) lines.shift()
+    if (!text.startsWith('{')) return
+    try {
+      const entry = JSON.parse(text) as { level?: unknown, msg?: unknown, type?: unknown }
+      if (typeof entry.level !== 'number' || entry.level < 40) return
+      const key = `${typeof entry.msg === 'string' ? entry.msg : '(no message)'}${typeof entry.type === 'string' ? ` (${entry.type})` : ''}`
+      warnings.set(key, (warnings.get(key) ?? 0) + 1)
+    } catch {}
+  }
+  const reader = (): ((chunk: Buffer) => void) => {
+    let partial = ''
+    return (chunk) => {
+      log.write(chunk)
+      const parts = (partial + chunk.toString('utf8')).split('\n')
+      partial = parts.pop() ?? ''
+      for (const part of parts) line(part)
+    }
+  }
+  proc.stdout?.on('data', reader())
+  proc.stderr?.on('data', reader())
+  const exited = new Promise<number | string | null>((resolve) => {
+    proc.once('exit', (code, signal) => {
+      children.delete(child)
+      resolve(code ?? signal)
+    })
+  })
+  exited.finally(() => log.end()).catch(() => {})
+  const child: Child = { name, proc, pid: proc.pid, url, logFile, tail: () => lines.join('\n'), warnings, exited }
+  children.add(child)
+  return child
+}
+
+/** Polls `url` until it answers 200, the child exits, or the time runs out. */
+export async function waitReady (child: Child, path: string, timeoutMs = 30_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs
+  let exited = false
+  child.exited.then(() => { exited = true }, () => {})
+  let last = ''
+  while (Date.now() < deadline) {
+    if (exited) throw new Error(`${child.name} exited before it was ready:\n${child.tail()}`)
+    try {
+      const res = await fetch(child.url + path, { signal: AbortSignal.timeout(2000) })
+      await res.arrayBuffer()
+      if (res.status === 200) return
+      last = `status ${res.status}`
+    } catch (error) {
+      last = (error as Error).message
+    }
+    await sleep(100)
+  }
+  throw new Error(`${child.name} not ready after ${timeoutMs} ms (${last}):\n${child.tail()}`)
+}
+
+/** Stops one child: SIGTERM, then SIGKILL after `graceMs`. */
+export async function stopChild (child: Child, graceMs = 5000): Promise<void> {
+  if (child.proc.exitCode !== null || child.proc.signalCode !== null) return
+  child.proc.kill('SIGTERM')
+  const timer = setTimeout(() => child.proc.kill('SIGKILL'), graceMs)
+  await child.exited
+  clearTimeout(timer)
+}
+
+export async function stopAll (): Promise<void> {
+  await Promise.all([...children].map(async (child) => await stopChild(child)))
+}
+
+/** Last resort: whatever happens to the runner, no child outlives it. */
+process.once('exit', () => {
+  for (const child of children) child.proc.kill('SIGKILL')
+})
+
+export interface Memory {
+  /** Resident set size, MB. */
+  rssMb: number
+  /** Peak resident set size since the process started (VmHWM), MB. */
+  hwmMb: number
+}
+
+/** VmRSS and VmHWM of a process from /proc (Linux); undefined elsewhere. */
+export async function memoryOf (pid: number): Promise<Memory | undefined> {
+  let status: string
+  try {
+    status = await readFile(`/proc/${pid}/status`, 'utf8')
+  } catch {
+    return undefined
+  }
+  const kb = (name: string): number => {
+    const match = new RegExp(`^${name}:\\s+(\\d+) kB`, 'm').exec(status)
+    return match?.[1] !== undefined ? Number(match[1]) : Number.NaN
+  }
+  return { rssMb: kb('VmRSS') / 1024, hwmMb: kb('VmHWM') / 1024 }
+}
+
+export interface MemorySampler {
+  /** Stops sampling; the peak RSS seen during the sampling window, MB. */
+  stop (): Promise<number | undefined>
+}
+
+/**
+ * Samples VmRSS every `intervalMs`. When VmHWM grew during the window, the
+ * window contains the process's all-time peak, so VmHWM is exact; otherwise
+ * the largest sample is reported.
+ */
+export async function sampleMemory (pid: number, intervalMs = 100): Promise<MemorySampler> {
+  const before = await memoryOf(pid)
+  let peak = before?.rssMb
+  let busy = false
+  const timer = setInterval(() => {
+    if (busy) return
+    busy = true
+    memoryOf(pid).then((m) => {
+      if (m !== undefined && (peak === undefined || m.rssMb > peak)) peak = m.rssMb
+    }, () => {}).finally(() => { busy = false })
+  }, intervalMs)
+  return {
+    async stop () {
+      clearInterval(timer)
+      const after = await memoryOf(pid)
+      if (after === undefined) return peak
+      if (before !== undefined && after.hwmMb > before.hwmMb) return after.hwmMb
+      return Math.max(peak ?? 0, after.rssMb)
+    }
+  }
+}
+
+/** User + system CPU time of a process from /proc, seconds (USER_HZ is 100 on Linux). */
+async function cpuSecondsOf (pid: number): Promise<number | undefined> {
+  try {
+    const stat = await readFile(`/proc/${pid}/stat`, 'utf8')
+    // Fields after the parenthesised command name, which may contain spaces.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
+    return (Number(fields[11]) + Number(fields[12])) / 100
+  } catch {
+    return undefined
+  }
+}
+
+/**
+ * Waits until none of `pids` uses more than `maxCores` CPU over a `windowMs`
+ * window. A load run abandons its in-flight requests when it stops, and a
+ * server keeps working on them: without this, that work would land in the
+ * next measurement. Returns the seconds waited (capped at `timeoutMs`).
+ */
+export async function waitIdle (pids: number[], { maxCores = 0.1, windowMs = 300, timeoutMs = 60_000 } = {}): Promise<number> {
+  const start = Date.now()
+  let before = await Promise.all(pids.map(cpuSecondsOf))
+  for (;;) {
+    await sleep(windowMs)
+    const after = await Promise.all(pids.map(cpuSecondsOf))
+    const busiest = Math.max(0, ...after.map((a, i) => a !== undefined && before[i] !== undefined ? (a - (before[i] as number)) / (windowMs / 1000) : 0))
+    if (busiest <= maxCores || Date.now() - start > timeoutMs) return (Date.now() - start) / 1000
+    before = after
+  }
+}
+
+/** What a child logged at warn level or above since `before` (a copy of its `warnings`). */
+export function warningsSince (child: Child, before: Map<string, number>): string | undefined {
+  const parts: string[] = []
+  for (const [message, n] of child.warnings) {
+    const delta = n - (before.get(message) ?? 0)
+    if (delta > 0) parts.push(`${delta}× "${message}"`)
+  }
+  return parts.length > 0 ? parts.join(', ') : undefined
+}
+
+/** CPU time used by the whole machine (all cores, idle and iowait excluded), seconds, from /proc/stat. */
+async function machineCpuSeconds (): Promise<number | undefined> {
+  try {
+    const stat = await readFile('/proc/stat', 'utf8')
+    const fields = (stat.split('\n')[0] ?? '').trim().split(/\s+/).slice(1).map(Number)
+    // user nice system idle iowait irq softirq steal
+    const busy = [0, 1, 2, 5, 6, 7].reduce((sum, i) => sum + (fields[i] ?? 0), 0)
+    return busy / 100
+  } catch {
+    return undefined
+  }
+}
+
+export interface CpuUse {
+  /** Cores the measured process used on average. */
+  targetCores: number | undefined
+  /** Cores used by processes that are not the bench's (other work on a shared machine). */
+  otherCores: number | undefined
+}
+
+/**
+ * Measures, over a window, the CPU of the target process and of everything
+ * that is not the bench (`ownPids` plus the runner itself): a noisy neighbour
+ * shows up as `otherCores`.
+ */
+export async function meterCpu (targetPid: number, ownPids: number[]): Promise<{ stop: () => Promise<CpuUse> }> {
+  const pids = [...new Set([process.pid, targetPid, ...ownPids])]
+  const started = Date.now()
+  const snapshot = async (): Promise<{ machine: number | undefined, own: Array<number | undefined> }> => ({
+    machine: await machineCpuSeconds(),
+    own: await Promise.all(pids.map(cpuSecondsOf))
+  })
+  const before = await snapshot()
+  return {
+    async stop () {
+      const after = await snapshot()
+      const seconds = (Date.now() - started) / 1000
+      const delta = (i: number): number => (after.own[i] ?? 0) - (before.own[i] ?? 0)
+      const targetIndex = pids.indexOf(targetPid)
+      const ownTotal = pids.reduce((sum, _pid, i) => sum + delta(i), 0)
+      const otherCores = after.machine !== undefined && before.machine !== undefined && seconds > 0
+        ? Math.max(0, (after.machine - before.machine - ownTotal) / seconds)
+        : undefined
+      const targetCores = after.own[targetIndex] !== undefined && seconds > 0 ? delta(targetIndex) / seconds : undefined
+      return { targetCores, otherCores }
+    }
+  }
+}

@@ -1,0 +1,485 @@
+// `npm run bench`: the gateway against a hand-made @fastify/reply-from proxy,
+// both in front of the same minimal upstream, in interleaved rounds.
+// Writes docs/benchmarks.md (or --out) and prints it. See USAGE in options.ts.
+import { spawnSync } from 'node:child_process'
+import { createHash } from 'node:crypto'
+import { existsSync } from 'node:fs'
+import { copyFile, mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises'
+import { cpus, loadavg, release, tmpdir, totalmem, type as osType, arch } from 'node:os'
+import { dirname, isAbsolute, join, relative } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { SANDBOX_ACCESS_TOKEN, SANDBOX_API_KEY, SANDBOX_PLATFORM_ID } from '../src/sandbox/index.ts'
+import { API_KEY_HEADER, BL_LIST_SIZE, prepareBodies, type Bodies } from './bodies.ts'
+import { runLoad, type LoadResult } from './load.ts'
+import { parseOptions, USAGE, type BenchOptions, type CaseName, type ModeName } from './options.ts'
+import { freePort, memoryOf, meterCpu, sampleMemory, spawnChild, stopAll, stopChild, waitIdle, waitReady, warningsSince, type Child } from './processes.ts'
+import { summarizeProfile } from './profile.ts'
+import { problemsOf, renderReport, renderTargetsText, type CacheStatus, type CaseInfo, type Measurement, type Pair, type PairKind, type ReportInput } from './report.ts'
+import { RAW_READY_PATH, UPSTREAM_READY_PATH, type RawProxyConfig, type UpstreamConfig } from './shared.ts'
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url))
+const HOST = '127.0.0.1'
+const GATEWAY_READY_PATH = '/health/ready'
+
+/** The bench's client of the gateway (CLIENTS_FILE); its key goes as a bearer token to every target. */
+const CLIENT_KEY = 'bench-client-key-0d5c1e7a9b3f4862'
+const CLIENT_HEADERS = { authorization: `Bearer ${CLIENT_KEY}` }
+/** The highest rate limit the gateway accepts: the limiter runs but never refuses at bench rates. */
+const BENCH_RATE_LIMIT = 1_000_000
+
+async function writeClientsFile (dir: string): Promise<string> {
+  const file = join(dir, 'clients.json')
+  await writeFile(file, JSON.stringify([{
+    name: 'bench',
+    keySha256: createHash('sha256').update(CLIENT_KEY).digest('hex'),
+    scopes: ['customs:read', 'sp2:read'],
+    rateLimit: { max: BENCH_RATE_LIMIT, timeWindow: '1 minute' }
+  }], null, 2))
+  return file
+}
+
+function log (message: string): void {
+  process.stderr.write(`[bench] ${message}\n`)
+}
+
+function commandLine (argv: string[]): string {
+  const quoted = argv.map(a => /^[\w@%+=:,./-]+$/.test(a) ? a : `'${a.replaceAll("'", "'\\''")}'`).join(' ')
+  if (process.env.npm_lifecycle_event === 'bench') return `npm run bench${quoted !== '' ? ` -- ${quoted}` : ''}`
+  return `npx tsx bench/run.ts${quoted !== '' ? ` ${quoted}` : ''}`
+}
+
+/** Children get a clean environment: no test-runner loaders or coverage hooks. */
+function childEnv (extra: Record<string, string>): Record<string, string> {
+  const env: Record<string, string> = {}
+  for (const [k, v] of Object.entries(process.env)) {
+    if (v === undefined || k === 'NODE_OPTIONS' || k === 'NODE_V8_COVERAGE' || k.startsWith('TAP') || k.startsWith('_TAPJS')) continue
+    env[k] = v
+  }
+  return { ...env, ...extra }
+}
+
+interface Case extends CaseInfo {
+  expectedCount: number
+  gatewayPathFor: (npwp: string) => string
+  rawPathFor: (npwp: string) => string
+}
+
+/**
+ * A distinct, well-formed NPWP per request (15 digits, a prefix no seeded
+ * taxpayer uses). The upstream answers the same body whatever the NPWP, so
+ * every request is a distinct lookup: neither the gateway's cache nor its
+ * coalescing of identical concurrent lookups can answer it.
+ */
+function distinctPaths (pathFor: (npwp: string) => string): () => string {
+  let n = 0
+  return () => pathFor(`097${String(n++ % 1e12).padStart(12, '0')}`)
+}
+
+function casesFrom (bodies: Bodies, names: CaseName[]): Case[] {
+  const { twenty, fiveHundred } = bodies.sp2
+  const sp2Case = (name: CaseName, t: typeof twenty): Case => {
+    const query = (npwp: string): string => `npwp=${npwp}&blNo=${t.blNo}&blDate=${t.blDate}`
+    return {
+      name,
+      label: `SP2 list, ${t.documents} documents`,
+      upstreamBytes: t.bytes,
+      gatewayBytes: 0,
+      items: t.documents,
+      expectedCount: t.documents,
+      gatewayPath: `/v1/sp2/documents?${query(t.npwp)}`,
+      rawPath: `/raw/sp2?${query(t.npwp)}`,
+      gatewayPathFor: (npwp) => `/v1/sp2/documents?${query(npwp)}`,
+      rawPathFor: (npwp) => `/raw/sp2?${query(npwp)}`
+    }
+  }
+  const all: Case[] = [
+    {
+      name: 'bl',
+      label: `BL list, ${BL_LIST_SIZE} entries`,
+      upstreamBytes: bodies.blListBytes,
+      gatewayBytes: 0,
+      items: BL_LIST_SIZE,
+      expectedCount: BL_LIST_SIZE,
+      gatewayPath: `/v1/customs/bc20/bills-of-lading?npwp=${bodies.blNpwp}`,
+      rawPath: `/raw/bl?npwp=${bodies.blNpwp}`,
+      gatewayPathFor: (npwp) => `/v1/customs/bc20/bills-of-lading?npwp=${npwp}`,
+      rawPathFor: (npwp) => `/raw/bl?npwp=${npwp}`
+    },
+    sp2Case('sp2-20', twenty),
+    sp2Case('sp2-500', fiveHundred)
+  ]
+  return all.filter(c => names.includes(c.name))
+}
+
+async function getJson (url: string): Promise<{ status: number, bytes: number, body: unknown }> {
+  const res = await fetch(url, { headers: CLIENT_HEADERS, signal: AbortSignal.timeout(15_000) })
+  const text = await res.text()
+  let body: unknown
+  try {
+    body = JSON.parse(text)
+  } catch {
+    body = text
+  }
+  return { status: res.status, bytes: Buffer.byteLength(text), body }
+}
+
+/** Checks once that every target answers what the case expects, before any load. */
+async function verify (cases: Case[], raw: Child, gateway: Child, cached: Child | undefined): Promise<CacheStatus | undefined> {
+  for (const c of cases) {
+    const r = await getJson(raw.url + c.rawPath)
+    if (r.status !== 200 || r.bytes !== c.upstreamBytes) {
+      throw new Error(`raw proxy answered ${r.status} with ${r.bytes} bytes to ${c.rawPath} (expected 200, ${c.upstreamBytes} bytes): ${JSON.stringify(r.body).slice(0, 300)}`)
+    }
+    for (const path of [c.gatewayPath, c.gatewayPathFor('097999999999999')]) {
+      const g = await getJson(gateway.url + path)
+      const count = (g.body as { meta?: { count?: unknown } } | null)?.meta?.count
+      if (g.status !== 200 || count !== c.expectedCount) {
+        throw new Error(`gateway answered ${g.status} (meta.count ${String(count)}, expected ${c.expectedCount}) to ${path}: ${JSON.stringify(g.body).slice(0, 500)}\n${gateway.tail()}`)
+      }
+      c.gatewayBytes = g.bytes
+    }
+    const r2 = await getJson(raw.url + c.rawPathFor('097999999999999'))
+    if (r2.status !== 200 || r2.bytes !== c.upstreamBytes) throw new Error(`raw proxy answered ${r2.status} with ${r2.bytes} bytes to a distinct-NPWP request`)
+  }
+  if (cached === undefined) return undefined
+  const hits: string[] = []
+  const misses: string[] = []
+  let sawField = false
+  for (const c of cases) {
+    await getJson(cached.url + c.gatewayPath)
+    const second = await getJson(cached.url + c.gatewayPath)
+    if (second.status !== 200) throw new Error(`cached gateway answered ${second.status} to ${c.gatewayPath}`)
+    const meta = (second.body as { meta?: Record<string, unknown> } | null)?.meta ?? {}
+    if ('cached' in meta) sawField = true
+    if (meta.cached === true) hits.push(c.name)
+    else misses.push(c.name)
+  }
+  if (misses.length === 0) return { available: true, detail: '`meta.cached: true` on the second request of every case' }
+  if (!sawField) return { available: false, detail: 'no `meta.cached` in the gateway\'s answers; `CACHE_TTL_SECONDS` has no effect yet' }
+  return { available: false, detail: `\`meta.cached\` not true on a repeated request for ${misses.join(', ')}` }
+}
+
+interface Targets {
+  raw: Child
+  gateway: Child
+  cached: Child | undefined
+}
+
+/** Every bench process, for the quiet check between runs. */
+const quietPids: number[] = []
+
+async function settle (): Promise<void> {
+  const waited = await waitIdle(quietPids)
+  if (waited > 2) log(`waited ${waited.toFixed(1)} s for the processes to finish abandoned requests`)
+}
+
+async function measure (target: Child, path: string | (() => string), connections: number, options: BenchOptions): Promise<Measurement> {
+  const load = async (durationS: number): Promise<LoadResult> => await runLoad({
+    url: target.url + (typeof path === 'string' ? path : '/'),
+    connections,
+    durationS,
+    headers: CLIENT_HEADERS,
+    ...(typeof path === 'string' ? {} : { nextPath: path })
+  })
+  await settle()
+  if (options.warmup > 0) {
+    await load(options.warmup)
+    await settle()
+  }
+  const before = new Map(target.warnings)
+  const sampler = await sampleMemory(target.pid)
+  const cpu = await meterCpu(target.pid, quietPids)
+  const result = await load(options.duration)
+  const { targetCores, otherCores } = await cpu.stop()
+  const peakRssMb = await sampler.stop()
+  // Lines logged by requests still in flight at the end land in this run too.
+  await settle()
+  const logged = warningsSince(target, before)
+  return { ...result, peakRssMb, targetCores, otherCores, ...(logged !== undefined ? { logged } : {}) }
+}
+
+function describe (m: Measurement): string {
+  const problems = problemsOf(m)
+  return `${Math.round(m.rps)} req/s, p50 ${m.p50.toFixed(1)} ms, p99 ${m.p99.toFixed(1)} ms${m.peakRssMb !== undefined ? `, RSS ${Math.round(m.peakRssMb)} MB` : ''}${m.targetCores !== undefined ? `, CPU ${m.targetCores.toFixed(2)}` : ''}${m.otherCores !== undefined ? `, others ${m.otherCores.toFixed(2)} cores` : ''}${problems !== undefined ? ` ⚠ ${problems}` : ''}${m.logged !== undefined ? ` [logged: ${m.logged}]` : ''}`
+}
+
+async function runPair (round: number, c: Case, kind: PairKind, connections: number, targets: Targets, options: BenchOptions): Promise<Pair> {
+  const gateway = kind === 'cached' ? targets.cached : targets.gateway
+  if (gateway === undefined) throw new Error('cached gateway not started')
+  const order = round % 2 === 1 ? 'raw first' : 'gateway first'
+  // Cached runs repeat the warmed URL; the others ask a distinct lookup each time (unless --same-url).
+  const distinct = kind !== 'cached' && !options.sameUrl
+  const runRaw = async (): Promise<Measurement> => await measure(targets.raw, distinct ? distinctPaths(c.rawPathFor) : c.rawPath, connections, options)
+  const runGateway = async (): Promise<Measurement> => await measure(gateway, distinct ? distinctPaths(c.gatewayPathFor) : c.gatewayPath, connections, options)
+  let raw: Measurement
+  let gw: Measurement
+  if (order === 'raw first') {
+    raw = await runRaw()
+    gw = await runGateway()
+  } else {
+    gw = await runGateway()
+    raw = await runRaw()
+  }
+  const pair: Pair = { round, caseName: c.name, kind, connections, order, raw, gateway: gw, ratio: gw.rps / raw.rps, p99Added: gw.p99 - raw.p99 }
+  log(`round ${round} ${c.name} ${kind} @${connections}: raw ${describe(raw)} | gateway ${describe(gw)} | ratio ${pair.ratio.toFixed(2)}`)
+  return pair
+}
+
+function gatewayArgs (options: BenchOptions, tsx: string, nodeFlags: string[] = []): string[] {
+  return options.source
+    ? [...nodeFlags, '--import', tsx, join(ROOT, 'src/server.ts')]
+    : [...nodeFlags, join(ROOT, 'dist/server.js')]
+}
+
+function gatewayEnv (port: number, upstreamUrl: string, options: BenchOptions, cacheTtl: number, clientsFile: string): Record<string, string> {
+  return childEnv({
+    CLIENTS_FILE: clientsFile,
+    RATE_LIMIT_MAX: String(BENCH_RATE_LIMIT),
+    RATE_LIMIT_WINDOW: '1 minute',
+    NODE_ENV: 'production',
+    PORT: String(port),
+    HOST,
+    LOG_LEVEL: 'warn',
+    UPSTREAM_HUB_URL: upstreamUrl,
+    UPSTREAM_BASE_URL: upstreamUrl,
+    UPSTREAM_API_KEY: SANDBOX_API_KEY,
+    UPSTREAM_ACCESS_TOKEN: SANDBOX_ACCESS_TOKEN,
+    UPSTREAM_API_KEY_HEADER: API_KEY_HEADER,
+    PLATFORM_ID: SANDBOX_PLATFORM_ID,
+    UPSTREAM_MAX_CONNECTIONS: String(options.upstreamConnections),
+    CACHE_TTL_SECONDS: String(cacheTtl),
+    ...options.gatewayEnv
+  })
+}
+
+/** The commit, and how many files under src/ differ from it (others may be editing while the bench runs). */
+function describeCode (): string {
+  const git = (...args: string[]): string | undefined => {
+    const r = spawnSync('git', args, { cwd: ROOT, encoding: 'utf8' })
+    return r.status === 0 ? r.stdout.trim() : undefined
+  }
+  const head = git('rev-parse', '--short', 'HEAD')
+  if (head === undefined) return 'not a git checkout'
+  const dirty = (git('status', '--porcelain', '--', 'src') ?? '').split('\n').filter(l => l.trim() !== '').length
+  return `commit ${head}${dirty > 0 ? ` with uncommitted changes in ${dirty} file${dirty === 1 ? '' : 's'} under src/` : ''}`
+}
+
+async function distinctPorts (n: number): Promise<number[]> {
+  const ports = new Set<number>()
+  while (ports.size < n) ports.add(await freePort(HOST))
+  return [...ports]
+}
+
+async function profileGateway (c: Case, upstreamUrl: string, tsx: string, dir: string, clientsFile: string, options: BenchOptions): Promise<ReportInput['profile']> {
+  const cached = options.profileMode === 'cached'
+  const profDir = join(dir, 'cpu-profile')
+  await mkdir(profDir, { recursive: true })
+  const [port] = await distinctPorts(1)
+  const spawnedAt = Date.now()
+  const child = spawnChild({
+    name: 'gateway-profiled',
+    args: gatewayArgs(options, tsx, ['--cpu-prof', '--cpu-prof-dir', profDir]),
+    env: gatewayEnv(port as number, upstreamUrl, options, cached ? options.cacheTtl : 0, clientsFile),
+    cwd: dir,
+    url: `http://${HOST}:${port as number}`,
+    logDir: dir
+  })
+  await waitReady(child, GATEWAY_READY_PATH)
+  quietPids.push(child.pid)
+  // Start-up (module loading, schema compilation) is left out of the summary.
+  const fromSeconds = Math.max(0, (Date.now() - spawnedAt) / 1000 - 0.05)
+  const load = await measure(child, options.sameUrl || cached ? c.gatewayPath : distinctPaths(c.gatewayPathFor), options.connections, options)
+  log(`profile run: ${describe(load)}`)
+  await stopChild(child, 15_000)
+  const files = (await readdir(profDir)).filter(f => f.endsWith('.cpuprofile'))
+  if (files.length === 0) {
+    log('no .cpuprofile written (the gateway did not exit normally)')
+    return undefined
+  }
+  const file = join(profDir, files[0] as string)
+  if (options.profileOut !== undefined) {
+    const target = isAbsolute(options.profileOut) ? options.profileOut : join(process.cwd(), options.profileOut)
+    await mkdir(dirname(target), { recursive: true })
+    await copyFile(file, target)
+    log(`CPU profile kept in ${target}`)
+  }
+  const summary = await summarizeProfile(file, 25, fromSeconds)
+  return { summary, durationS: options.duration, rps: load.rps, caseLabel: `${c.label}, ${options.profileMode}` }
+}
+
+async function main (): Promise<number> {
+  const argv = process.argv.slice(2)
+  let options: BenchOptions
+  try {
+    options = parseOptions(argv)
+  } catch (error) {
+    process.stderr.write(`${(error as Error).message}\n\n${USAGE}\n`)
+    return 2
+  }
+  if (options.help) {
+    process.stdout.write(`${USAGE}\n`)
+    return 0
+  }
+  const outFile = isAbsolute(options.out) ? options.out : join(ROOT, options.out)
+  const startedAt = new Date()
+  const machine = {
+    cpu: cpus()[0]?.model.trim() ?? 'unknown CPU',
+    cpus: cpus().length,
+    memoryGb: totalmem() / 1024 ** 3,
+    os: `${osType()} ${release()} ${arch()}`,
+    node: process.version,
+    loadAverage: loadavg()
+  }
+
+  const gatewayCode = describeCode()
+  let buildWarning: string | undefined
+  if (options.build) {
+    log('npm run build')
+    const build = spawnSync('npm', ['run', 'build'], { cwd: ROOT, stdio: ['ignore', 'inherit', 'inherit'], env: childEnv({}) })
+    if (build.status !== 0) {
+      // tsc still emits on type errors; go on with what it emitted, and say so.
+      if (!existsSync(join(ROOT, 'dist/server.js'))) throw new Error(`npm run build failed (exit ${String(build.status)}) and dist/server.js is missing`)
+      buildWarning = `\`npm run build\` exited with ${String(build.status)} (type errors in src/ at the time); the JavaScript tsc emitted anyway was measured`
+      log(buildWarning)
+    }
+  }
+
+  const dir = await mkdtemp(join(tmpdir(), 'gateway-bench-'))
+  let keepDir = false
+  try {
+    const tsx = import.meta.resolve('tsx')
+    log(`preparing upstream bodies from the sandbox (work dir ${dir})`)
+    const bodies = await prepareBodies(dir)
+    const clientsFile = await writeClientsFile(dir)
+    const cases = casesFrom(bodies, options.cases)
+    const needCached = options.modes.includes('cached')
+    const [upstreamPort, rawPort, gatewayPort, cachedPort] = await distinctPorts(4) as [number, number, number, number]
+
+    const upstreamConfig: UpstreamConfig = {
+      host: HOST,
+      port: upstreamPort,
+      latencyMs: options.latency,
+      jitterMs: options.jitter,
+      apiKeyHeader: API_KEY_HEADER,
+      apiKey: SANDBOX_API_KEY,
+      accessToken: SANDBOX_ACCESS_TOKEN,
+      blListFile: bodies.blListFile,
+      sp2Files: { [bodies.sp2.twenty.blNo]: bodies.sp2.twenty.file, [bodies.sp2.fiveHundred.blNo]: bodies.sp2.fiveHundred.file }
+    }
+    const upstreamConfigFile = join(dir, 'upstream.json')
+    await writeFile(upstreamConfigFile, JSON.stringify(upstreamConfig))
+    const upstreamUrl = `http://${HOST}:${upstreamPort}`
+    const rawConfig: RawProxyConfig = {
+      host: HOST,
+      port: rawPort,
+      upstreamUrl,
+      apiKeyHeader: API_KEY_HEADER,
+      apiKey: SANDBOX_API_KEY,
+      accessToken: SANDBOX_ACCESS_TOKEN,
+      connections: options.upstreamConnections
+    }
+
+    log('starting upstream, raw proxy and gateway')
+    const benchDir = fileURLToPath(new URL('.', import.meta.url))
+    const upstream = spawnChild({ name: 'upstream', args: ['--import', tsx, join(benchDir, 'upstream.ts'), upstreamConfigFile], env: childEnv({ NODE_ENV: 'production' }), cwd: dir, url: upstreamUrl, logDir: dir })
+    const raw = spawnChild({ name: 'raw-proxy', args: ['--import', tsx, join(benchDir, 'raw-proxy.ts'), JSON.stringify(rawConfig)], env: childEnv({ NODE_ENV: 'production' }), cwd: dir, url: `http://${HOST}:${rawPort}`, logDir: dir })
+    const gateway = spawnChild({ name: 'gateway', args: gatewayArgs(options, tsx), env: gatewayEnv(gatewayPort, upstreamUrl, options, 0, clientsFile), cwd: dir, url: `http://${HOST}:${gatewayPort}`, logDir: dir })
+    const cached = needCached
+      ? spawnChild({ name: 'gateway-cached', args: gatewayArgs(options, tsx), env: gatewayEnv(cachedPort, upstreamUrl, options, options.cacheTtl, clientsFile), cwd: dir, url: `http://${HOST}:${cachedPort}`, logDir: dir })
+      : undefined
+    await Promise.all([
+      waitReady(upstream, UPSTREAM_READY_PATH),
+      waitReady(raw, RAW_READY_PATH),
+      waitReady(gateway, GATEWAY_READY_PATH),
+      ...(cached !== undefined ? [waitReady(cached, GATEWAY_READY_PATH)] : [])
+    ])
+
+    quietPids.push(...[upstream, raw, gateway, cached].filter((c): c is Child => c !== undefined).map(c => c.pid))
+    log('checking answers')
+    const cache = await verify(cases, raw, gateway, cached)
+    if (cache !== undefined) log(`response cache: ${cache.available ? 'available' : 'NOT available'} (${cache.detail})`)
+
+    const targets: Targets = { raw, gateway, cached }
+    const pairs: Pair[] = []
+    const latencyCase = cases.find(c => c.name === 'sp2-20')
+    for (let round = 1; round <= options.rounds; round++) {
+      for (const c of cases) {
+        for (const mode of options.modes as ModeName[]) {
+          pairs.push(await runPair(round, c, mode, options.connections, targets, options))
+        }
+        // The latency case runs right after SP2-20, before SP2-500 leaves a big heap behind.
+        if (c === latencyCase) pairs.push(await runPair(round, latencyCase, 'latency', options.p99Connections, targets, options))
+      }
+    }
+
+    const lifetimePeaks: Record<string, number | undefined> = {}
+    for (const child of [gateway, cached, raw, upstream]) {
+      if (child !== undefined) lifetimePeaks[child.name] = (await memoryOf(child.pid))?.hwmMb
+    }
+    for (const child of [raw, upstream, gateway, cached]) {
+      if (child !== undefined) {
+        const problems = child.tail().split('\n').filter(l => /"level":\s*(50|60)|Error/.test(l))
+        if (problems.length > 0) log(`${child.name} logged errors (see ${child.logFile}):\n${problems.slice(-5).join('\n')}`)
+      }
+    }
+    await stopAll()
+
+    let profile: ReportInput['profile']
+    const big = cases.find(c => c.name === options.profileCase)
+    if (options.profile && big !== undefined) {
+      log(`profiling the gateway on one ${big.name} run`)
+      const profUpstream = spawnChild({ name: 'upstream-profile', args: ['--import', tsx, join(benchDir, 'upstream.ts'), upstreamConfigFile], env: childEnv({ NODE_ENV: 'production' }), cwd: dir, url: upstreamUrl, logDir: dir })
+      await waitReady(profUpstream, UPSTREAM_READY_PATH)
+      try {
+        quietPids.length = 0
+        quietPids.push(profUpstream.pid)
+        profile = await profileGateway(big, upstreamUrl, tsx, dir, clientsFile, options)
+      } catch (error) {
+        log(`profiling failed: ${(error as Error).message}`)
+      }
+      await stopAll()
+    }
+
+    const input: ReportInput = {
+      options,
+      command: commandLine(argv),
+      date: startedAt,
+      machine,
+      cases,
+      cache,
+      pairs,
+      lifetimePeaks,
+      profile,
+      gatewayEntry: options.source ? 'src/server.ts (tsx)' : 'dist/server.js',
+      blSynthesized: bodies.blSynthesized,
+      buildWarning,
+      gatewayCode
+    }
+    const markdown = renderReport(input)
+    await mkdir(dirname(outFile), { recursive: true })
+    await writeFile(outFile, markdown)
+    process.stdout.write(`${markdown}\n`)
+    process.stdout.write(`${renderTargetsText(input)}\n`)
+    log(`wrote ${relative(process.cwd(), outFile) || outFile}`)
+    return 0
+  } catch (error) {
+    keepDir = true
+    throw error
+  } finally {
+    await stopAll()
+    if (keepDir) log(`logs kept in ${dir}`)
+    else await rm(dir, { recursive: true, force: true })
+  }
+}
+
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.once(signal, () => {
+    log(`${signal}: stopping`)
+    stopAll().finally(() => process.exit(130))
+  })
+}
+
+main().then((code) => { process.exitCode = code }, (error: unknown) => {
+  log(`failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`)
+  process.exitCode = 1
+})

@@ -1,0 +1,39 @@
+// Types and constants shared by the bench runner and its child processes.
+// Kept free of imports from src/ so the children start fast and stay
+// independent of the gateway under test.
+
+/** The upstream addresses the gateway calls (interface.md 4.6 and 4.3, development prefix). */
+export const UPSTREAM_BL_PATH = '/V1/HUB/INT/AUTH/noblbc20/'
+export const UPSTREAM_SP2_PATH = '/HUB-DEV/document_sp2/host-to-host/'
+
+/** Readiness addresses of the bench's own processes. */
+export const UPSTREAM_READY_PATH = '/__bench/ready'
+export const RAW_READY_PATH = '/__bench/ready'
+
+/** Configuration of bench/upstream.ts, passed as a JSON file path in argv[2]. */
+export interface UpstreamConfig {
+  host: string
+  port: number
+  latencyMs: number
+  jitterMs: number
+  /** Lower-case header name of the API key. */
+  apiKeyHeader: string
+  apiKey: string
+  accessToken: string
+  /** File holding the noblbc20 answer, served for any NPWP. */
+  blListFile: string
+  /** host-to-host answers by bl_no; any other BL answers []. */
+  sp2Files: Record<string, string>
+}
+
+/** Configuration of bench/raw-proxy.ts, passed as JSON in argv[2]. */
+export interface RawProxyConfig {
+  host: string
+  port: number
+  upstreamUrl: string
+  apiKeyHeader: string
+  apiKey: string
+  accessToken: string
+  /** undici pool size towards the upstream (the gateway gets the same). */
+  connections: number
+}
