@@ -1,5 +1,6 @@
 import { buildApp, type GatewayConfig } from './app.ts'
 import { loadConfig } from './config/load.ts'
+import { sandboxEnv } from './config/sandbox-env.ts'
 import { renderGlossary } from './mapping/glossary.ts'
 import { SANDBOX_ACCESS_TOKEN, SANDBOX_API_KEY, SANDBOX_PLATFORM_ID, startSandbox } from './sandbox/index.ts'
 
@@ -34,11 +35,7 @@ export async function generateDocument (options: GenerateOptions = {}): Promise<
   })
   try {
     const config = loadConfig({
-      UPSTREAM_HUB_URL: sandbox.url,
-      UPSTREAM_BASE_URL: sandbox.url,
-      UPSTREAM_API_KEY: SANDBOX_API_KEY,
-      UPSTREAM_ACCESS_TOKEN: SANDBOX_ACCESS_TOKEN,
-      PLATFORM_ID: SANDBOX_PLATFORM_ID,
+      ...sandboxEnv(sandbox.url),
       LOG_LEVEL: 'silent',
       ...env
     }) as GatewayConfig

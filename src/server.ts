@@ -2,14 +2,20 @@ import closeWithGrace from 'close-with-grace'
 import Fastify from 'fastify'
 import gateway, { serverOptions, type GatewayConfig } from './app.ts'
 import { ConfigError, isSandboxMode, loadConfig, loadEnvFile, type Config } from './config/load.ts'
-import { SANDBOX_ACCESS_TOKEN, SANDBOX_API_KEY, SANDBOX_LOGIN_PATH, SANDBOX_PASSWORD, SANDBOX_PLATFORM_ID, SANDBOX_USERNAME, startSandbox, type Sandbox } from './sandbox/index.ts'
+import { sandboxEnv } from './config/sandbox-env.ts'
+import { SANDBOX_PLATFORM_ID, startSandbox, type Sandbox } from './sandbox/index.ts'
 
 /** The process: configuration, logger, the sandbox when no hub is configured, listen, graceful close. */
 
-function readConfig (): Config {
-  loadEnvFile()
+/**
+ * The validated configuration: the environment's non-empty settings over
+ * `defaults` (the sandbox's, in sandbox mode). Problems end the process with
+ * one `config error:` line each.
+ */
+function readConfig (defaults: Record<string, string> = {}): Config {
+  const given = Object.fromEntries(Object.entries(process.env).filter(([, value]) => value !== undefined && value.trim() !== ''))
   try {
-    return loadConfig(process.env)
+    return loadConfig({ ...defaults, ...given })
   } catch (error) {
     if (error instanceof ConfigError) {
       for (const problem of error.problems) process.stderr.write(`config error: ${problem}\n`)
@@ -19,6 +25,7 @@ function readConfig (): Config {
   }
 }
 
+loadEnvFile()
 const config = readConfig()
 const app = Fastify({
   ...serverOptions(config, { level: config.LOG_LEVEL }),
@@ -37,17 +44,11 @@ if (isSandboxMode(config)) {
   app.log.warn({ sandbox: sandbox.url, authentication: authOff ? 'off' : 'on' },
     `no upstream configured: fronting the built-in sandbox at ${sandbox.url}` +
     (authOff ? '; client authentication is OFF (no CLIENTS_FILE): any caller may call every route' : ''))
-  gatewayConfig = {
-    ...config,
-    UPSTREAM_HUB_URL: sandbox.url,
-    UPSTREAM_BASE_URL: sandbox.url,
-    UPSTREAM_API_KEY: config.UPSTREAM_API_KEY ?? SANDBOX_API_KEY,
-    UPSTREAM_ACCESS_TOKEN: config.UPSTREAM_ACCESS_TOKEN ?? (config.UPSTREAM_ACCESS_TOKEN_FILE === undefined ? SANDBOX_ACCESS_TOKEN : undefined),
-    PLATFORM_ID: config.PLATFORM_ID ?? SANDBOX_PLATFORM_ID,
-    // Login mode on the sandbox: its modelled login operation and credentials.
-    UPSTREAM_LOGIN_URL: config.UPSTREAM_LOGIN_URL ?? `${sandbox.url}${SANDBOX_LOGIN_PATH}`,
-    UPSTREAM_LOGIN_BODY: config.UPSTREAM_LOGIN_BODY ?? JSON.stringify({ username: SANDBOX_USERNAME, password: SANDBOX_PASSWORD })
-  }
+  // The sandbox's own settings under whatever the environment sets (a token
+  // file replaces the sandbox's token rather than conflicting with it).
+  const defaults = sandboxEnv(sandbox.url)
+  if (config.UPSTREAM_ACCESS_TOKEN_FILE !== undefined) delete defaults.UPSTREAM_ACCESS_TOKEN
+  gatewayConfig = readConfig(defaults) as GatewayConfig
 } else {
   // loadConfig has checked that these are set when an upstream is configured.
   gatewayConfig = config as GatewayConfig

@@ -7,6 +7,7 @@ import { buildApp, type GatewayConfig } from '../src/app.ts'
 import { hashClientKey } from '../src/auth/keys.ts'
 import type { Scope } from '../src/auth/scopes.ts'
 import { loadConfig } from '../src/config/load.ts'
+import { sandboxEnv } from '../src/config/sandbox-env.ts'
 import { SANDBOX_ACCESS_TOKEN, SANDBOX_API_KEY, SANDBOX_PLATFORM_ID, startSandbox, type Sandbox, type SandboxOptions } from '../src/sandbox/index.ts'
 
 export { SANDBOX_ACCESS_TOKEN, SANDBOX_API_KEY, SANDBOX_PLATFORM_ID }
@@ -74,11 +75,7 @@ export function writeClientsFile (t: TestLike, clients: readonly TestClient[]): 
 export async function build (t: TestLike, options: BuildOptions = {}): Promise<Built> {
   const sandbox = await startSandbox({ ...options.sandbox })
   const config = loadConfig({
-    UPSTREAM_HUB_URL: sandbox.url,
-    UPSTREAM_BASE_URL: sandbox.url,
-    UPSTREAM_API_KEY: SANDBOX_API_KEY,
-    UPSTREAM_ACCESS_TOKEN: SANDBOX_ACCESS_TOKEN,
-    PLATFORM_ID: SANDBOX_PLATFORM_ID,
+    ...sandboxEnv(sandbox.url),
     LOG_LEVEL: 'debug',
     // One hub call per request, as in v1: tests of caching, retries, the breaker
     // and load shedding (test/resilience-*.test.ts) turn them on explicitly.

@@ -2,7 +2,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { test } from 'tap'
-import { SANDBOX_FIXTURES as F, SANDBOX_LOGIN_PATH, SANDBOX_PASSWORD, SANDBOX_USERNAME } from '../src/sandbox/index.ts'
+import { SANDBOX_FIXTURES as F, SANDBOX_PASSWORD } from '../src/sandbox/index.ts'
 import { build } from './helper.ts'
 
 const BL = `/v1/customs/bc20/bills-of-lading?npwp=${F.taxpayer.npwp}`
@@ -46,14 +46,9 @@ test('static token: a 401 with no new token is UPSTREAM_AUTH_FAILED after one ca
   t.equal(sandbox.count('noblbc20'), 1)
 })
 
+/** Login mode on the sandbox: its login address and credentials come from sandboxEnv. */
 function loginEnv (extra: Record<string, string> = {}) {
-  return (sandbox: { url: string }) => ({
-    UPSTREAM_CREDENTIALS: 'login',
-    UPSTREAM_ACCESS_TOKEN: '',
-    UPSTREAM_LOGIN_URL: `${sandbox.url}${SANDBOX_LOGIN_PATH}`,
-    UPSTREAM_LOGIN_BODY: JSON.stringify({ username: SANDBOX_USERNAME, password: SANDBOX_PASSWORD }),
-    ...extra
-  })
+  return { UPSTREAM_CREDENTIALS: 'login', UPSTREAM_ACCESS_TOKEN: '', ...extra }
 }
 
 test('login mode: the gateway logs in once, uses the token, and never logs it', async (t) => {

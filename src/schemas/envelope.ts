@@ -29,7 +29,6 @@ const STATUS_TEXT: Record<number, string> = {
 }
 
 export const UPSTREAM_STATUSES = [400, 404, 422, 500, 502, 503, 504] as const
-export const LOCAL_STATUSES = [400, 404, 500] as const
 
 /** Error responses of a route: each status refers to the shared envelope. */
 export function errorResponses (statuses: readonly number[]): Record<number, TSchema> {
@@ -42,14 +41,6 @@ const MetaSchema = Type.Object({}, { additionalProperties: false, description: '
 
 export function dataEnvelope (data: TSchema, description: string, meta: TSchema = MetaSchema): TSchema {
   return Type.Object({ data, meta }, { additionalProperties: false, description })
-}
-
-export function listEnvelope (itemId: string, description: string, meta?: Record<string, TSchema>): TSchema {
-  return dataEnvelope(
-    Type.Array(Type.Ref(itemId)),
-    description,
-    Type.Object({ count: Type.Integer({ minimum: 0, description: 'Number of items in `data`' }), ...meta }, { additionalProperties: false, description: 'Response metadata' })
-  )
 }
 
 export function recordEnvelope (itemId: string, description: string): TSchema {
