@@ -49,4 +49,8 @@ test('every route answers 200 when tried with its documented examples', async (t
     }
   }
   t.ok(tried >= 24, `tried ${tried} operations`)
+  // Every sandbox answer is the documented shape, so the byte transcoder read
+  // each one: none fell back to the parse-and-normalize path.
+  const slowPath = await app.metrics.registry.getSingleMetric('gateway_upstream_slow_path_total')?.get()
+  t.same(slowPath?.values ?? [], [], 'no answer took the slow path')
 })

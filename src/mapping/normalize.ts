@@ -38,7 +38,7 @@ const KEY_CACHE_LIMIT = 10_000
 const keyCache = new Map<string, string>()
 
 /** camelCase for unknown keys, memoized: the same few keys recur in every item. */
-function cachedCamelCase (key: string): string {
+export function cachedCamelCase (key: string): string {
   let out = keyCache.get(key)
   if (out === undefined) {
     out = camelCase(key)

@@ -16,7 +16,8 @@ async function hub (app: FastifyInstance, { config, version }: { config: Gateway
     config,
     credentials: createCredentials(config, app.log),
     userAgent: `customs-gateway/${version}`,
-    observe: (operation, outcome, seconds) => app.metrics.observeUpstream(operation, outcome, seconds)
+    observe: (operation, outcome, seconds) => app.metrics.observeUpstream(operation, outcome, seconds),
+    onSlowPath: (operation) => app.metrics.countSlowPath(operation)
   })
   app.decorate('hub', client)
   app.addHook('onClose', async () => client.close())

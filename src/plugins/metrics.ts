@@ -6,6 +6,8 @@ import type { Outcome } from '../upstream/failures.ts'
 export interface Metrics {
   registry: Registry
   observeUpstream (operation: string, outcome: Outcome, seconds: number): void
+  /** A 2xx hub answer took the reference path: the transcoder gave up on it. */
+  countSlowPath (operation: string): void
 }
 
 declare module 'fastify' {
@@ -27,12 +29,21 @@ async function metrics (app: FastifyInstance) {
   const requestSeconds = new Histogram({ name: 'gateway_http_request_duration_seconds', help: 'Request latency, by route', labelNames: ['method', 'route'], buckets: BUCKETS, registers: [registry] })
   const upstreamCalls = new Counter({ name: 'gateway_upstream_requests_total', help: 'Hub calls, by operation and outcome', labelNames: ['operation', 'outcome'], registers: [registry] })
   const upstreamSeconds = new Histogram({ name: 'gateway_upstream_request_duration_seconds', help: 'Hub call latency, by operation and outcome', labelNames: ['operation', 'outcome'], buckets: BUCKETS, registers: [registry] })
+  const slowPath = new Counter({
+    name: 'gateway_upstream_slow_path_total',
+    help: 'Successful hub answers the byte transcoder gave up on (unusual shape, escapes, drift, bad values) and the parse-and-normalize path read instead, by operation',
+    labelNames: ['operation'],
+    registers: [registry]
+  })
 
   app.decorate('metrics', {
     registry,
     observeUpstream (operation, outcome, seconds) {
       upstreamCalls.inc({ operation, outcome })
       upstreamSeconds.observe({ operation, outcome }, seconds)
+    },
+    countSlowPath (operation) {
+      slowPath.inc({ operation })
     }
   } satisfies Metrics)
 

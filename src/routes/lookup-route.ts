@@ -44,14 +44,14 @@ export function registerLookup (app: FastifyInstance, route: LookupRoute) {
     const result = await app.hub.call({ operation: op.id as OperationId, params, requestId: request.id, log: request.log, request, fresh: wantsFresh(request) })
     const { cached, stale } = setCacheHeaders(reply, [result.cache])
     const meta = {
-      ...(Array.isArray(result.data) ? { count: result.data.length } : {}),
+      ...(result.count === undefined ? {} : { count: result.count }),
       cached,
       ...(stale ? { stale } : {})
     }
-    // The data is already in our dialect (the compiled normalizer made it so)
-    // and serialized once per hub answer: the body is assembled, not re-serialized.
+    // The data is already our JSON (transcoded from the hub's bytes, or
+    // normalized and serialized once per hub answer): the body is assembled, not re-serialized.
     return reply.type('application/json; charset=utf-8')
-      .send(Buffer.concat([DATA_OPEN, result.json(), Buffer.from(`,"meta":${JSON.stringify(meta)}}`)]))
+      .send(Buffer.concat([DATA_OPEN, result.json, Buffer.from(`,"meta":${JSON.stringify(meta)}}`)]))
   })
 }
 

@@ -6,6 +6,7 @@ import type { Config } from '../config/load.ts'
 import type { Caller, Credentials } from '../credentials/index.ts'
 import { gatewayError } from '../errors.ts'
 import { ShapeError } from '../mapping/normalize.ts'
+import { extract } from './extract.ts'
 import { outcomeOf, retryAfterSeconds, statusFailure, transportFailure, type Outcome } from './failures.ts'
 import type { OperationId } from './operations.ts'
 import { createBreaker, type Breaker, type BreakerState } from './breaker.ts'
@@ -27,38 +28,46 @@ export interface CallInput {
 }
 
 export interface CallResult {
-  /** Normalized: an array for list operations, an object for record operations. */
-  data: Record<string, unknown> | Array<Record<string, unknown>>
+  /**
+   * Our JSON of the answer, UTF-8: the `data` member, encoded once per hub
+   * answer and shared by every response made from it (coalesced and cached
+   * ones): large SP2 lists are not serialized again for each caller.
+   */
+  json: Buffer
+  /** Items of a list operation; undefined for a record. */
+  count: number | undefined
+  /** The same answer as objects, parsed from `json` on demand (for routes that merge or reshape it). */
+  readonly data: Record<string, unknown> | Array<Record<string, unknown>>
   upstreamStatus: number
   /** GET lookups: how the answer relates to the cache. */
   cache?: { cached: boolean, stale: boolean, ageSeconds: number, ttlSeconds: number }
-  /**
-   * `data` as UTF-8 JSON, serialized and encoded once per hub answer and
-   * shared by every response made from it (coalesced and cached ones): large
-   * SP2 lists are not serialized or encoded again for each caller.
-   */
-  json (): Buffer
 }
 
 interface Fetched {
-  data: CallResult['data']
+  json: Buffer
+  count: number | undefined
   upstreamStatus: number
-  /** Bytes of the hub's body, charged against the cache budget. */
-  bytes: number
-  /** Memo of JSON.stringify(data), encoded. */
-  json?: Buffer
 }
 
-function jsonOf (fetched: Fetched): Buffer {
-  fetched.json ??= Buffer.from(JSON.stringify(fetched.data))
-  return fetched.json
+function resultOf (fetched: Fetched, cache?: CallResult['cache']): CallResult {
+  let data: CallResult['data'] | undefined
+  return {
+    json: fetched.json,
+    count: fetched.count,
+    get data () {
+      data ??= JSON.parse(fetched.json.toString('utf8')) as CallResult['data']
+      return data
+    },
+    upstreamStatus: fetched.upstreamStatus,
+    ...(cache === undefined ? {} : { cache })
+  }
 }
 
 /**
- * What an answer costs the cache: measured, a parsed and normalized SP2 list
- * takes about 1.6 times its JSON text in heap, and its encoded JSON once more.
+ * What an answer costs the cache: its encoded JSON (about the size of the
+ * hub's body) and the bookkeeping around it.
  */
-const CACHE_CHARGE = 3
+const CACHE_OVERHEAD_BYTES = 256
 
 export interface HubClient {
   operations: OperationMap
@@ -74,6 +83,8 @@ export interface HubClientOptions {
   userAgent: string
   /** Called once per call with its outcome and duration, for metrics. */
   observe?: (operation: OperationId, outcome: Outcome, seconds: number) => void
+  /** Called when a 2xx answer is read by the reference path (the transcoder gave up). */
+  onSlowPath?: (operation: OperationId) => void
 }
 
 interface Upstream { pool: Pool, basePath: string, breaker: Breaker }
@@ -82,7 +93,7 @@ type Body = Dispatcher.ResponseData['body']
 
 const MESSAGE_LIMIT = 500
 
-export function createHubClient ({ config, credentials, userAgent, observe }: HubClientOptions): HubClient {
+export function createHubClient ({ config, credentials, userAgent, observe, onSlowPath }: HubClientOptions): HubClient {
   const operations = resolveOperations(config)
   const pools = new Map<string, Pool>()
   const breakers = new Map<string, Breaker>()
@@ -152,7 +163,7 @@ export function createHubClient ({ config, credentials, userAgent, observe }: Hu
     body.destroy()
   }
 
-  async function readText (body: Body, declared: string | string[] | undefined): Promise<string> {
+  async function readBody (body: Body, declared: string | string[] | undefined): Promise<Buffer> {
     if (typeof declared === 'string' && Number(declared) > maxBytes) {
       discard(body)
       throw gatewayError('UPSTREAM_BAD_RESPONSE', { cause: new Error(`declared body of ${declared} bytes exceeds ${maxBytes}`) })
@@ -172,47 +183,7 @@ export function createHubClient ({ config, credentials, userAgent, observe }: Hu
       if ((error as { code?: string }).code === 'UPSTREAM_BAD_RESPONSE') throw error
       throw transportFailure(error, 'body')
     }
-    return Buffer.concat(chunks, size).toString('utf8')
-  }
-
-  function extract (op: ResolvedOperation, parsed: unknown, log: FastifyBaseLogger): CallResult['data'] {
-    const { response } = op
-    switch (response.type) {
-      case 'keyed-list': {
-        if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) throw new ShapeError(op.id, `an object with "${op.responseKey}"`)
-        const list = (parsed as Record<string, unknown>)[op.responseKey as string]
-        if (list === undefined) return normalizeList(op, soleArray(op, parsed, log))
-        if (!Array.isArray(list)) throw new ShapeError(op.id, `an array under "${op.responseKey}"`)
-        return normalizeList(op, list)
-      }
-      case 'list':
-        return normalizeList(op, Array.isArray(parsed) ? parsed : soleArray(op, parsed, log))
-      case 'records':
-        return Array.isArray(parsed) ? normalizeList(op, parsed) : [op.normalize(parsed, op.id)]
-      case 'record':
-        return op.normalize(parsed, op.id)
-    }
-  }
-
-  /**
-   * contract.md 3: the hub's keys drift. When the expected list is missing but
-   * exactly one array-valued key is present, it is unambiguous: use it and log.
-   */
-  function soleArray (op: ResolvedOperation, parsed: unknown, log: FastifyBaseLogger): unknown[] {
-    const expected = op.responseKey ?? '(a bare array)'
-    if (parsed === null || typeof parsed !== 'object') throw new ShapeError(op.id, `a list under ${expected}`)
-    const record = parsed as Record<string, unknown>
-    const arrays = Object.keys(record).filter(key => Array.isArray(record[key]))
-    if (arrays.length !== 1) throw new ShapeError(op.id, `a list under ${expected}`)
-    const actualKey = arrays[0] as string
-    log.warn({ operation: op.id, expectedKey: expected, actualKey }, 'upstream response key drift')
-    return record[actualKey] as unknown[]
-  }
-
-  function normalizeList (op: ResolvedOperation, list: unknown[]): Array<Record<string, unknown>> {
-    const out = new Array(list.length)
-    for (let i = 0; i < list.length; i++) out[i] = op.normalize(list[i], `${op.id}[${i}]`)
-    return out
+    return chunks.length === 1 ? chunks[0] as Buffer : Buffer.concat(chunks, size)
   }
 
   /** One HTTP exchange with the hub. */
@@ -237,13 +208,19 @@ export function createHubClient ({ config, credentials, userAgent, observe }: Hu
     if (statusCode < 200 || statusCode >= 300) {
       let text = ''
       try {
-        text = await readText(body, headers['content-length'])
+        text = (await readBody(body, headers['content-length'])).toString('utf8')
       } catch {
         // The status already decides; an unreadable error body only loses its message.
       }
       throw statusFailure(statusCode, messageOf(text, [config.UPSTREAM_API_KEY, authorization]), retryAfterSeconds(headers['retry-after']))
     }
-    const text = await readText(body, headers['content-length'])
+    const bytes = await readBody(body, headers['content-length'])
+    // The fast path; it gives up on anything but a well-formed answer of the documented shape.
+    const fast = op.transcode(bytes)
+    if (fast !== undefined) return { json: fast.json, count: fast.count, upstreamStatus: statusCode }
+    // The reference path: parse, normalize, and report exactly what is wrong.
+    onSlowPath?.(op.id)
+    const text = bytes.toString('utf8')
     let parsed: unknown
     if (text.trim() === '' && op.method === 'POST') {
       parsed = {}
@@ -254,12 +231,14 @@ export function createHubClient ({ config, credentials, userAgent, observe }: Hu
         throw gatewayError('UPSTREAM_BAD_RESPONSE', { cause: error })
       }
     }
+    let data: CallResult['data']
     try {
-      return { data: extract(op, parsed, input.log), upstreamStatus: statusCode, bytes: text.length }
+      data = extract(op, parsed, input.log)
     } catch (error) {
       if (error instanceof ShapeError) throw gatewayError('UPSTREAM_BAD_RESPONSE', { cause: error })
       throw error
     }
+    return { json: Buffer.from(JSON.stringify(data)), count: Array.isArray(data) ? data.length : undefined, upstreamStatus: statusCode }
   }
 
   /** Attempts through the circuit breaker; GET lookups retry by the policy, within the deadline. */
@@ -297,8 +276,7 @@ export function createHubClient ({ config, credentials, userAgent, observe }: Hu
     // The deadline starts with the hub call: a cache hit sets no timer.
     const run = () => authorized(op, input, path, Date.now() + config.UPSTREAM_DEADLINE_MS, AbortSignal.timeout(config.UPSTREAM_DEADLINE_MS))
     if (op.method !== 'GET') {
-      const fetched = await run()
-      return { data: fetched.data, upstreamStatus: fetched.upstreamStatus, json: () => jsonOf(fetched) }
+      return resultOf(await run())
     }
     // The key holds whose data it is, so forwarded tokens never share answers.
     const key = `${credentials.identity(input.request)} ${path}`
@@ -310,16 +288,11 @@ export function createHubClient ({ config, credentials, userAgent, observe }: Hu
       serveStaleOn: (error) => ['UPSTREAM_UNAVAILABLE', 'UPSTREAM_TIMEOUT'].includes((error as { code?: string }).code ?? '')
     }, async () => {
       const fetched = await run()
-      return { value: fetched, bytes: fetched.bytes * CACHE_CHARGE }
+      return { value: fetched, bytes: fetched.json.length + CACHE_OVERHEAD_BYTES }
     })
     const { value, fetchedAt } = lookup.entry
     if (lookup.stale) input.log.warn({ operation: op.id, ageSeconds: Math.round((Date.now() - fetchedAt) / 1000) }, 'hub failed: serving a stale answer')
-    return {
-      data: value.data,
-      upstreamStatus: value.upstreamStatus,
-      cache: { cached: lookup.cached, stale: lookup.stale, ageSeconds: Math.floor((Date.now() - fetchedAt) / 1000), ttlSeconds: op.cacheTtlSeconds },
-      json: () => jsonOf(value)
-    }
+    return resultOf(value, { cached: lookup.cached, stale: lookup.stale, ageSeconds: Math.floor((Date.now() - fetchedAt) / 1000), ttlSeconds: op.cacheTtlSeconds })
   }
 
   return {

@@ -3,6 +3,7 @@ import { ConfigError } from '../config/load.ts'
 import { toCompactDate } from '../domain/dates.ts'
 import { normalizeNpwp } from '../domain/identifiers.ts'
 import { compileNormalizer, type Normalizer } from '../mapping/normalize.ts'
+import { compileTranscoder, type Transcoder } from '../mapping/transcode.ts'
 import { OPERATIONS, type Area, type CredentialHeader, type Operation, type OperationId, type OperationParam, type ParamKind, type ResponseShape } from './operations.ts'
 
 /** An operation with the configuration applied and its normalizer compiled, once at start-up. */
@@ -23,7 +24,10 @@ export interface ResolvedOperation {
   bodyTimeout?: number
   /** Cache lifetime of a GET lookup. */
   cacheTtlSeconds: number
+  /** The reference path: applied to the parsed answer when the transcoder gives up. */
   normalize: Normalizer
+  /** The fast path: the hub's bytes to ours in one pass (mapping/transcode.ts). */
+  transcode: Transcoder
 }
 
 export type OperationMap = ReadonlyMap<OperationId, ResolvedOperation>
@@ -64,7 +68,10 @@ export function resolveOperations (config: Config): OperationMap {
       ...(override.headersTimeoutMs === undefined ? {} : { headersTimeout: override.headersTimeoutMs }),
       ...(override.bodyTimeoutMs === undefined ? {} : { bodyTimeout: override.bodyTimeoutMs }),
       cacheTtlSeconds: op.method === 'GET' ? override.cacheTtlSeconds ?? config.CACHE_TTL_SECONDS : 0,
-      normalize: compileNormalizer(op.response.item, { offset: config.UPSTREAM_TIMEZONE })
+      normalize: compileNormalizer(op.response.item, { offset: config.UPSTREAM_TIMEZONE }),
+      transcode: compileTranscoder(
+        responseKey === undefined ? { type: op.response.type as 'list' | 'records' | 'record', item: op.response.item } : { type: 'keyed-list', item: op.response.item, key: responseKey },
+        { offset: config.UPSTREAM_TIMEZONE })
     })
   }
   if (problems.length > 0) throw new ConfigError(problems)

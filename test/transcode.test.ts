@@ -1,0 +1,241 @@
+import assert from 'node:assert'
+import { readFile } from 'node:fs/promises'
+import fc from 'fast-check'
+import { test } from 'tap'
+import { prepareBodies } from '../bench/bodies.ts'
+import { loadConfig } from '../src/config/load.ts'
+import { sandboxEnv } from '../src/config/sandbox-env.ts'
+import { compileTranscoder } from '../src/mapping/transcode.ts'
+import { isArrayKind, isResource, type FieldSpec, type ResourceSpec } from '../src/mapping/resource.ts'
+import { BlEntry, Sp2Container, Sp2Document } from '../src/mapping/resources.ts'
+import { extract } from '../src/upstream/extract.ts'
+import { resolveOperations, type ResolvedOperation } from '../src/upstream/resolve.ts'
+import { build } from './helper.ts'
+
+/**
+ * The byte transcoder (fast path) against the reference path (JSON.parse,
+ * extract, the compiled normalizer, JSON.stringify). Whatever the transcoder
+ * answers must be, on the wire, what the reference path answers; where the
+ * reference path fails the transcoder must give up; and on answers of the
+ * documented shape it must not give up (or it would not be the fast path).
+ */
+const SEED = 20261122
+const RUNS = 150
+const OFFSET = '+07:00'
+const quiet = { warn () {} }
+
+const operations = [...resolveOperations(loadConfig(sandboxEnv('http://127.0.0.1:1'))).values()]
+
+type Outcome = { ok: true, json: string, count: number | undefined } | { ok: false, error: unknown }
+
+/** The reference path, as client.ts takes it: what would go on the wire, or the error. */
+function reference (op: ResolvedOperation, text: string): Outcome {
+  try {
+    const data = extract(op, JSON.parse(text), quiet)
+    return { ok: true, json: JSON.stringify(data), count: Array.isArray(data) ? data.length : undefined }
+  } catch (error) {
+    return { ok: false, error }
+  }
+}
+
+/** Compares the fast path with the reference path on one body; returns whether the fast path took it. */
+function agree (op: ResolvedOperation, text: string): boolean {
+  const fast = op.transcode(Buffer.from(text))
+  if (fast === undefined) return false
+  const ref = reference(op, text)
+  if (!ref.ok) assert.fail(`${op.id}: the transcoder answered where the reference path fails (${String(ref.error)}): ${text.slice(0, 300)}`)
+  const ours = fast.json.toString('utf8')
+  // Valid JSON, and the same values as the reference answer (key order aside).
+  assert.deepStrictEqual(JSON.parse(ours), JSON.parse(ref.json), `${op.id}: ${text.slice(0, 300)}`)
+  assert.strictEqual(fast.count, ref.count, `${op.id}: count`)
+  return true
+}
+
+// --- generators -------------------------------------------------------------------
+
+const datePart = fc.tuple(fc.integer({ min: 1990, max: 2040 }), fc.integer({ min: 1, max: 12 }), fc.integer({ min: 1, max: 28 }))
+  .map(([y, m, d]) => `${y}-${String(m).padStart(2, '0')}-${String(d).padStart(2, '0')}`)
+const timePart = fc.tuple(fc.integer({ min: 0, max: 23 }), fc.integer({ min: 0, max: 59 }), fc.integer({ min: 0, max: 59 }))
+  .map(([h, m, s]) => [h, m, s].map(n => String(n).padStart(2, '0')).join(':'))
+/** The hub's four date formats (interface.md 2). */
+const hubDate = fc.oneof(
+  datePart,
+  datePart.map(d => d.replaceAll('-', '')),
+  fc.tuple(datePart, timePart).map(([d, t]) => `${d} ${t}`),
+  fc.tuple(datePart, timePart, fc.integer({ min: 0, max: 9 })).map(([d, t, f]) => `${d} ${t}.${f}`)
+)
+/** Strings as the hub sends them, including what JSON must escape and non-ASCII text. */
+const hubString = fc.oneof(
+  fc.string({ maxLength: 12 }),
+  fc.constantFrom('PT Logistik Truk Indonesia', 'Jl. Raya Cilincing — Tanjung Priok', 'Ümit Ltd', '"quoted" \\ back\\slash', 'line\nbreak\ttab', '東京', '😀 emoji', ''),
+  fc.string({ unit: 'binary', maxLength: 8 })
+)
+
+/**
+ * Content the specs do not describe, as a hub writes it: snake_case keys
+ * (one underscore at most, so no two camelCase alike), any JSON values.
+ */
+const hubKey = fc.stringMatching(/^[a-z]{1,6}(_[a-z]{1,6})?$/)
+const hubJson: fc.Arbitrary<unknown> = fc.letrec<{ value: unknown }>(tie => ({
+  value: fc.oneof({ depthSize: 'small', withCrossShrink: true },
+    fc.oneof(fc.string({ maxLength: 8 }), fc.integer(), fc.double({ noNaN: true, noDefaultInfinity: true }), fc.boolean(), fc.constant(null)),
+    fc.array(tie('value'), { maxLength: 3 }),
+    fc.dictionary(hubKey, tie('value'), { maxKeys: 4 }))
+})).value
+
+/** Values that fit the field's kind in the ways the hub writes them. */
+function wellFormedValue (field: FieldSpec): fc.Arbitrary<unknown> {
+  const { kind } = field
+  const orNull = (a: fc.Arbitrary<unknown>) => field.nullable === true ? fc.oneof({ weight: 4, arbitrary: a }, { weight: 1, arbitrary: fc.constant(null) }) : a
+  if (isResource(kind)) return orNull(wellFormedRecord(kind))
+  if (isArrayKind(kind)) return fc.array<unknown>(kind.arrayOf === 'json' ? hubJson : wellFormedRecord(kind.arrayOf), { maxLength: 3 })
+  switch (kind) {
+    case 'string': return orNull(field.emptyAsNull === true ? fc.oneof(hubString, fc.constant('')) : hubString)
+    case 'text': return orNull(fc.oneof(hubString, fc.integer(), fc.constantFrom(20, 40)))
+    case 'integer': return orNull(fc.oneof(fc.integer(), fc.integer().map(String)))
+    case 'number': return orNull(fc.oneof(fc.integer(), fc.double({ noNaN: true, noDefaultInfinity: true }), fc.constantFrom(3855830.15, 0.5, 12.25)))
+    case 'flag': return orNull(fc.constantFrom(0, 1, '0', '1', true, false))
+    case 'date':
+    case 'datetime': return orNull(hubDate)
+    case 'json': return hubJson
+  }
+}
+
+function wellFormedRecord (spec: ResourceSpec): fc.Arbitrary<Record<string, unknown>> {
+  const model: Record<string, fc.Arbitrary<unknown>> = {}
+  for (const field of spec.fields) model[field.upstream] = wellFormedValue(field)
+  return fc.record(model, { requiredKeys: spec.required ?? [] })
+}
+
+/** Anything at all in a field: wrong types, odd numbers, empty strings, nulls. */
+const hostileValue = fc.oneof(
+  fc.jsonValue({ maxDepth: 2 }),
+  fc.constantFrom('', ' ', '1', '0', '2', 'yes', 1e21, -0, 0.1, 2, -1, 1.5, '1.5', 'NaN', '1e400', '2024-13-45', '20240301', '2024-03-01T08:00:00'),
+  hubDate,
+  hubString
+)
+
+function hostileRecord (spec: ResourceSpec, depth = 0): fc.Arbitrary<unknown> {
+  const model: Record<string, fc.Arbitrary<unknown>> = {}
+  for (const field of spec.fields) {
+    const inner = isResource(field.kind) ? field.kind : isArrayKind(field.kind) && field.kind.arrayOf !== 'json' ? field.kind.arrayOf : undefined
+    const nested = inner !== undefined && depth < 3 ? hostileRecord(inner, depth + 1) : undefined
+    const options: Array<fc.Arbitrary<unknown>> = [wellFormedValue(field), hostileValue]
+    if (nested !== undefined) options.push(nested, fc.array(nested, { maxLength: 2 }))
+    model[field.upstream] = fc.oneof(...options)
+  }
+  // Unknown keys, some camelCasing onto a field's name or onto each other.
+  const extra = fc.dictionary(fc.oneof(fc.string({ maxLength: 6 }), fc.constantFrom('extra_field', 'extraField', 'EXTRA_FIELD', '__proto__', 'constructor')), fc.jsonValue({ maxDepth: 2 }), { maxKeys: 3 })
+  return fc.oneof(
+    { weight: 8, arbitrary: fc.tuple(fc.record(model, { requiredKeys: [] }), extra).map(([known, more]) => ({ ...more, ...known })) },
+    { weight: 1, arbitrary: fc.jsonValue({ maxDepth: 2 }) }
+  )
+}
+
+/** The whole answer in the operation's shape, around generated records. */
+function answer (op: ResolvedOperation, item: fc.Arbitrary<unknown>): fc.Arbitrary<unknown> {
+  const list = fc.array(item, { maxLength: 4 })
+  switch (op.response.type) {
+    case 'keyed-list': return fc.tuple(list, fc.dictionary(fc.string({ maxLength: 5 }), fc.jsonValue({ maxDepth: 1 }), { maxKeys: 2 }))
+      .map(([items, others]) => ({ ...others, [op.responseKey as string]: items }))
+    case 'list': return list
+    case 'records': return fc.oneof(list, item)
+    case 'record': return item
+  }
+}
+
+const layout = fc.constantFrom<(v: unknown) => string>(v => JSON.stringify(v), v => JSON.stringify(v, null, 2), v => ` \r\n${JSON.stringify(v, null, '\t')}\n`)
+
+// --- properties ---------------------------------------------------------------------
+
+test('answers of the documented shape take the fast path and equal the reference path', async (t) => {
+  for (const op of operations) {
+    fc.assert(fc.property(answer(op, wellFormedRecord(op.response.item)), layout, (value, write) => {
+      const text = write(value)
+      if (!agree(op, text)) assert.fail(`${op.id}: the transcoder gave up on a well-formed answer: ${text.slice(0, 300)}`)
+    }), { seed: SEED, numRuns: RUNS })
+    t.pass(`${op.id} (${op.response.type} of ${op.response.item.id})`)
+  }
+})
+
+test('on any answer the fast path either gives up or equals the reference path', async (t) => {
+  for (const op of operations) {
+    let fast = 0
+    fc.assert(fc.property(answer(op, hostileRecord(op.response.item)), layout, (value, write) => {
+      if (agree(op, write(value))) fast++
+    }), { seed: SEED, numRuns: RUNS * 2 })
+    t.pass(`${op.id}: ${fast} of ${RUNS * 2} answers took the fast path`)
+  }
+})
+
+test('text that is not JSON, or not quite, is left to the reference path', async (t) => {
+  const list = compileTranscoder({ type: 'list', item: Sp2Container }, { offset: OFFSET })
+  const keyed = compileTranscoder({ type: 'keyed-list', item: BlEntry, key: 'Data BL BC 2.0' }, { offset: OFFSET })
+  const cases: Array<[string, typeof list, string | Buffer]> = [
+    ['empty body', list, ''],
+    ['truncated', list, '[{"container_no":"A"'],
+    ['trailing garbage', list, '[{"container_no":"A"}] x'],
+    ['two documents', list, '[][]'],
+    ['a raw control character in a string', list, '[{"container_no":"A\u0001"}]'],
+    ['a raw newline in a string', list, '[{"container_no":"A\nB"}]'],
+    ['a bad escape', list, '[{"container_no":"A\\x"}]'],
+    ['a short unicode escape', list, '[{"container_no":"A\\u12"}]'],
+    ['invalid UTF-8', list, Buffer.from([0x5b, 0x7b, 0x22, 0x63, 0x6f, 0x6e, 0x74, 0x61, 0x69, 0x6e, 0x65, 0x72, 0x5f, 0x6e, 0x6f, 0x22, 0x3a, 0x22, 0xff, 0x22, 0x7d, 0x5d])],
+    ['a byte order mark', list, '\ufeff[]'],
+    ['a duplicate known key', list, '[{"container_no":"A","container_no":"B"}]'],
+    ['a duplicate unknown key', list, '[{"container_no":"A","x_y":1,"x_y":2}]'],
+    ['unknown keys camelCasing alike', list, '[{"container_no":"A","x_y":1,"xY":2}]'],
+    ['an unknown key camelCasing onto a field', list, '[{"container_no":"A","containerNo":"B"}]'],
+    ['an escaped key', list, '[{"container\\u005fno":"A"}]'],
+    ['a missing identity field', list, '[{"gate_pass":"G"}]'],
+    ['a number where an object goes', list, '[1]'],
+    ['an object where the list goes', list, '{"container_no":"A"}'],
+    ['a leading zero', list, '[{"container_no":"A","id_sp2_container":01}]'],
+    ['a bare minus', list, '[{"container_no":"A","id_sp2_container":-}]'],
+    ['a fraction without digits', list, '[{"container_no":"A","id_sp2_container":1.}]'],
+    ['a misspelt literal', list, '[{"container_no":"A","gate_pass":nul}]'],
+    ['a missing comma', list, '[{"container_no":"A" "gate_pass":null}]'],
+    ['key drift (the reference path finds and logs it)', keyed, '{"Data BL BC 20":[{"bl_no":"A"}]}'],
+    ['the list key twice', keyed, '{"Data BL BC 2.0":[],"Data BL BC 2.0":[{"bl_no":"A"}]}'],
+    ['the list key holding an object', keyed, '{"Data BL BC 2.0":{"bl_no":"A"}}']
+  ]
+  for (const [name, transcode, body] of cases) {
+    t.equal(transcode(Buffer.isBuffer(body) ? body : Buffer.from(body)), undefined, name)
+  }
+})
+
+test('values pass through or convert exactly as the normalizer converts them', async (t) => {
+  const doc = compileTranscoder({ type: 'record', item: Sp2Document }, { offset: OFFSET })
+  const out = (body: string) => JSON.parse(doc(Buffer.from(body))?.json.toString() ?? 'null') as Record<string, unknown> | null
+  const base = '"id_document_sp2":"u"'
+  t.same(out(`{${base},"terminal":"Jl. \\"A\\" \\\\ \\u00e9 é 東京"}`), { sp2Id: 'u', terminal: 'Jl. "A" \\ é é 東京' }, 'escapes and UTF-8 kept')
+  t.same(out(`{${base},"request_date":"2024-03-01 08:15:00.0","paid_thrud_date":"20240305","proforma_date":"2024-03-06 10:00:00"}`),
+    { sp2Id: 'u', requestedAt: '2024-03-01T08:15:00.0+07:00', paidThroughDate: '2024-03-05', proformaDate: '2024-03-06' }, 'the four date formats')
+  t.same(out(`{${base},"is_finished":"0","price":"12.50","party":"3","id_ff_ppjk":12}`), { sp2Id: 'u', isFinished: false, price: 12.5, party: 3, forwarderId: '12' }, 'numbers and flags sent as strings, a number as text')
+  t.same(out(`{${base},"price":1.50e2,"party":1e2,"id_platform":1.0}`), { sp2Id: 'u', price: 150, party: 100, platformId: '1' }, 'numbers in other notations')
+  t.same(out(`{${base},"container":[{"container_no":"C","gate_pass":""}],"url":null}`), { sp2Id: 'u', containers: [{ containerNo: 'C', gatePass: null }], url: null }, 'empty gate pass and null')
+  t.same(out(`{${base},"Extra Field":{"inner_key":[{"deep_key":1e400}]}}`), { sp2Id: 'u', extraField: { innerKey: [{ deepKey: null }] } }, 'unknown content camelCased, an infinite number as null like JSON.stringify')
+  t.equal(out(`{${base},"party":1.5}`), null, 'a fraction where an integer goes: the reference path reports it')
+  t.equal(out(`{${base},"is_finished":2}`), null, 'a flag of 2: the reference path reports it')
+  t.equal(out(`{${base},"terminal":{}}`), null, 'an object where a string goes: the reference path reports it')
+})
+
+test('the sandbox\'s SP2 lists (20 and 500 documents) take the fast path, equal to the reference path', async (t) => {
+  const dir = t.testdir()
+  const bodies = await prepareBodies(dir)
+  const op = operations.find(o => o.id === 'document_sp2/host-to-host')!
+  for (const target of [bodies.sp2.twenty, bodies.sp2.fiveHundred]) {
+    const text = await readFile(target.file, 'utf8')
+    t.ok(agree(op, text), `${target.documents} documents: fast path, same answer`)
+  }
+  const bl = operations.find(o => o.id === 'noblbc20')!
+  t.ok(agree(bl, await readFile(bodies.blListFile, 'utf8')), 'the BL list: fast path, same answer')
+})
+
+test('a drifted answer is read by the reference path and counted', async (t) => {
+  const { app } = await build(t)
+  const res = await app.inject({ url: '/v1/customs/bc28/containers?blNo=SBX-DRIFT' })
+  t.equal(res.statusCode, 200)
+  const metric = await app.metrics.registry.getSingleMetric('gateway_upstream_slow_path_total')?.get()
+  t.same(metric?.values.map(v => [v.labels.operation, v.value]), [['kontainerbc28', 1]])
+})
