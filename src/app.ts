@@ -102,8 +102,9 @@ export function serverOptions (config: Config, logger: FastifyServerOptions['log
  */
 async function gateway (app: FastifyInstance, { config, sandbox }: AppOptions) {
   app.decorate('config', config)
-  app.addHook('onRequest', async (request, reply) => {
+  app.addHook('onRequest', (request, reply, done) => {
     reply.header('x-request-id', request.id)
+    done()
   })
 
   // Cheapest refusals first: closing, then load shedding.

@@ -1,5 +1,6 @@
 import fp from 'fastify-plugin'
-import type { FastifyBaseLogger, FastifyInstance, FastifyRequest } from 'fastify'
+import type { FastifyBaseLogger, FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from 'fastify'
+import { addRouteHook } from './route-hooks.ts'
 
 const QUIETER_THAN_INFO = new Set(['warn', 'error', 'fatal'])
 
@@ -40,43 +41,40 @@ async function audit (app: FastifyInstance) {
     }, 'audit')
   }
 
-  function stateOf (request: Audited): Audit | undefined {
-    if (request.routeOptions.config.access?.write === undefined) return undefined
+  function stateOf (request: Audited): Audit {
     request[kAudit] ??= { aborted: false, written: false }
     return request[kAudit]
   }
 
-  // The hub client notes its status on the request; an error carrying one is noted too.
-  app.addHook('onError', async (request, _reply, error) => {
-    const status = (error as { upstreamStatus?: unknown }).upstreamStatus
-    if (request.upstreamStatus === undefined && typeof status === 'number') request.upstreamStatus = status
-  })
-
-  app.addHook('onSend', async (request: Audited, reply, payload) => {
-    const state = stateOf(request)
-    if (state === undefined) return payload
-    state.statusCode = reply.statusCode
-    if (state.aborted) write(request, state)
-    return payload
-  })
-
-  // A caller hanging up after sending its body is not an "aborted request" to Fastify
-  // (onRequestAbort does not fire): watch the connection of each write instead.
-  app.addHook('onRequest', async (request: Audited, reply) => {
-    const state = stateOf(request)
-    if (state === undefined) return
-    reply.raw.once('close', () => {
-      if (reply.raw.writableFinished) return
-      state.aborted = true
-      if (state.statusCode !== undefined) write(request, state)
+  // The hooks go on the write routes only: lookups pay nothing for auditing.
+  app.addHook('onRoute', (route: RouteOptions) => {
+    if (route.config?.access?.write === undefined) return
+    // The hub client notes its status on the request; an error carrying one is noted too.
+    addRouteHook(route, 'onError', async (request: Audited, _reply: FastifyReply, error: unknown) => {
+      const status = (error as { upstreamStatus?: unknown }).upstreamStatus
+      if (request.upstreamStatus === undefined && typeof status === 'number') request.upstreamStatus = status
     })
-  })
-
-  app.addHook('onResponse', async (request: Audited, reply) => {
-    const state = stateOf(request)
-    if (state === undefined) return
-    state.statusCode = reply.statusCode
-    write(request, state)
+    // A caller hanging up after sending its body is not an "aborted request" to Fastify
+    // (onRequestAbort does not fire): watch the connection of each write instead.
+    addRouteHook(route, 'onRequest', async (request: Audited, reply: FastifyReply) => {
+      const state = stateOf(request)
+      reply.raw.once('close', () => {
+        if (reply.raw.writableFinished) return
+        state.aborted = true
+        if (state.statusCode !== undefined) write(request, state)
+      })
+    })
+    addRouteHook(route, 'onSend', async (request: Audited, reply: FastifyReply, payload: unknown) => {
+      const state = stateOf(request)
+      state.statusCode = reply.statusCode
+      if (state.aborted) write(request, state)
+      return payload
+    })
+    addRouteHook(route, 'onResponse', async (request: Audited, reply: FastifyReply) => {
+      const state = stateOf(request)
+      state.statusCode = reply.statusCode
+      write(request, state)
+    })
   })
 }
 

@@ -34,9 +34,10 @@ async function clients (app: FastifyInstance, { config, sandbox }: ClientsOption
   app.decorate('clients', registry)
   app.decorateRequest('client', null)
   if (registry === null) return
-  app.addHook('onRequest', async (request) => {
+  app.addHook('onRequest', (request, _reply, done) => {
     const key = presentedKey(request.headers)
     request.client = key === undefined || key === '' ? null : registry.authenticate(key)
+    done()
   })
 }
 

@@ -5,6 +5,7 @@ import { gatewayError } from '../errors.ts'
 import { requestFingerprint } from '../idempotency/fingerprint.ts'
 import { createMemoryStore, type IdempotencyStore, type StoredResponse } from '../idempotency/store.ts'
 import { Type } from '../schemas/typebox.ts'
+import { addRouteHook } from './route-hooks.ts'
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -60,8 +61,12 @@ async function idempotency (app: FastifyInstance, { config, store: given }: Idem
   app.decorate('idempotency', store)
   app.decorateRequest('idempotentReplay', false)
 
+  // The write routes get the header, the replay documentation and the hooks; lookups nothing.
   app.addHook('onRoute', (route: RouteOptions) => {
     if (route.config?.access?.write === undefined) return
+    addRouteHook(route, 'preHandler', claim)
+    addRouteHook(route, 'onSend', settle)
+    addRouteHook(route, 'onResponse', release)
     const response = route.schema?.response as Record<string, unknown> | undefined
     const ok = response?.[200] as Record<string, unknown> | undefined
     route.schema = {
@@ -88,8 +93,7 @@ async function idempotency (app: FastifyInstance, { config, store: given }: Idem
   }
 
   // After validation: invalid requests never claim a key.
-  app.addHook('preHandler', async (request: Claimed, reply) => {
-    if (request.routeOptions.config.access?.write === undefined) return
+  async function claim (request: Claimed, reply: FastifyReply) {
     const callerKey = request.headers[IDEMPOTENCY_HEADER]
     if (typeof callerKey !== 'string') return
     const key = [request.client?.name ?? '', request.method, request.routeOptions.url, callerKey].join('\n')
@@ -105,9 +109,9 @@ async function idempotency (app: FastifyInstance, { config, store: given }: Idem
       // In flight: wait for the first request; it either completed (replay) or released (claim it).
       await begun.settled
     }
-  })
+  }
 
-  app.addHook('onSend', async (request: Claimed, reply, payload) => {
+  async function settle (request: Claimed, reply: FastifyReply, payload: unknown) {
     const claim = request[kClaim]
     if (claim === undefined || claim.done) return payload
     claim.done = true
@@ -122,15 +126,15 @@ async function idempotency (app: FastifyInstance, { config, store: given }: Idem
       await store.release(claim.key)
     }
     return payload
-  })
+  }
 
   // Should no answer have been sent at all, the key must not stay claimed.
-  app.addHook('onResponse', async (request: Claimed) => {
+  async function release (request: Claimed) {
     const claim = request[kClaim]
     if (claim === undefined || claim.done) return
     claim.done = true
     await store.release(claim.key)
-  })
+  }
 }
 
 export default fp(idempotency, { name: 'idempotency', dependencies: ['clients', 'auth'] })

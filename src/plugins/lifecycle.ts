@@ -20,14 +20,18 @@ async function lifecycle (app: FastifyInstance) {
   app.addHook('preClose', async () => { closing = true })
   // Connections still open when closing starts end after their answer, so that
   // close() does not wait out the keep-alive timeout of idle sockets.
-  app.addHook('onSend', async (_request, reply) => {
+  // Callback hooks: they run on every request and nearly always do nothing.
+  app.addHook('onSend', (_request, reply, payload, done) => {
     if (closing) reply.header('connection', 'close')
+    done(null, payload)
   })
-  app.addHook('onRequest', async (request, reply) => {
+  app.addHook('onRequest', (request, reply, done) => {
     if (closing && request.url !== '/health/live') {
       reply.header('connection', 'close')
-      throw gatewayError('SHUTTING_DOWN', { retryAfter: '1' })
+      done(gatewayError('SHUTTING_DOWN', { retryAfter: '1' }))
+      return
     }
+    done()
   })
 }
 
