@@ -10,6 +10,8 @@ import { isArrayKind, isResource, type FieldSpec, type ResourceSpec } from '../s
 import { BlEntry, Sp2Container, Sp2Document } from '../src/mapping/resources.ts'
 import { extract } from '../src/upstream/extract.ts'
 import { resolveOperations, type ResolvedOperation } from '../src/upstream/resolve.ts'
+import { oneTurnEach } from '../src/upstream/turns.ts'
+import { SANDBOX_FIXTURES } from '../src/sandbox/index.ts'
 import { build } from './helper.ts'
 
 /**
@@ -238,4 +240,32 @@ test('a drifted answer is read by the reference path and counted', async (t) => 
   t.equal(res.statusCode, 200)
   const metric = await app.metrics.registry.getSingleMetric('gateway_upstream_slow_path_total')?.get()
   t.same(metric?.values.map(v => [v.labels.operation, v.value]), [['kontainerbc28', 1]])
+})
+
+test('large answers are read one per turn of the event loop, in order, errors included', async (t) => {
+  const turns = oneTurnEach()
+  const order: string[] = []
+  const jobs = [
+    turns.run(() => { order.push('a'); return 1 }),
+    turns.run(() => { order.push('b'); throw new Error('bad answer') }),
+    turns.run(() => { order.push('c'); return 3 })
+  ]
+  // Queued after the jobs: it runs between them, not after all of them.
+  setImmediate(() => order.push('io'))
+  const settled = await Promise.allSettled(jobs)
+  t.same(order, ['a', 'io', 'b', 'c'])
+  t.same(settled.map(s => s.status === 'fulfilled' ? s.value : (s.reason as Error).message), [1, 'bad answer', 3])
+})
+
+test('the 500-document SP2 list through the gateway: the large-answer path, transcoded', async (t) => {
+  const { app } = await build(t)
+  const { npwp, blNo, blDate, documents } = SANDBOX_FIXTURES.benchmark.fiveHundred
+  const res = await app.inject({ url: `/v1/sp2/documents?npwp=${npwp}&blNo=${blNo}&blDate=${blDate}` })
+  t.equal(res.statusCode, 200)
+  t.ok(res.rawPayload.length > 256 * 1024, `${res.rawPayload.length} bytes`)
+  const body = res.json<{ data: Array<{ sp2Id: string }>, meta: { count: number } }>()
+  t.equal(body.meta.count, documents)
+  t.equal(body.data.length, documents)
+  const slowPath = await app.metrics.registry.getSingleMetric('gateway_upstream_slow_path_total')?.get()
+  t.same(slowPath?.values ?? [], [], 'the fast path read it')
 })

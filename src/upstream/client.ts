@@ -7,6 +7,7 @@ import type { Caller, Credentials } from '../credentials/index.ts'
 import { gatewayError } from '../errors.ts'
 import { ShapeError } from '../mapping/normalize.ts'
 import { extract } from './extract.ts'
+import { oneTurnEach } from './turns.ts'
 import { outcomeOf, retryAfterSeconds, statusFailure, transportFailure, type Outcome } from './failures.ts'
 import type { OperationId } from './operations.ts'
 import { createBreaker, type Breaker, type BreakerState } from './breaker.ts'
@@ -93,6 +94,9 @@ type Body = Dispatcher.ResponseData['body']
 
 const MESSAGE_LIMIT = 500
 
+/** Answers from this size on are read one per turn of the event loop (see oneTurnEach). */
+const LARGE_ANSWER_BYTES = 256 * 1024
+
 export function createHubClient ({ config, credentials, userAgent, observe, onSlowPath }: HubClientOptions): HubClient {
   const operations = resolveOperations(config)
   const pools = new Map<string, Pool>()
@@ -103,6 +107,7 @@ export function createHubClient ({ config, credentials, userAgent, observe, onSl
     hub: upstreamFor(config.UPSTREAM_HUB_URL),
     base: upstreamFor(config.UPSTREAM_BASE_URL)
   }
+  const largeAnswers = oneTurnEach()
   const keyHeader = config.UPSTREAM_API_KEY_HEADER.toLowerCase()
   const maxBytes = config.UPSTREAM_MAX_RESPONSE_BYTES
 
@@ -215,6 +220,17 @@ export function createHubClient ({ config, credentials, userAgent, observe, onSl
       throw statusFailure(statusCode, messageOf(text, [config.UPSTREAM_API_KEY, authorization]), retryAfterSeconds(headers['retry-after']))
     }
     const bytes = await readBody(body, headers['content-length'])
+    const read = () => decode(op, bytes, statusCode, input.log)
+    if (bytes.length < LARGE_ANSWER_BYTES) return read()
+    return largeAnswers.run(() => {
+      // Waited past the deadline for its turn: not worth the work any more.
+      if (signal.aborted) throw gatewayError('UPSTREAM_TIMEOUT')
+      return read()
+    })
+  }
+
+  /** Our JSON of a 2xx answer's bytes. */
+  function decode (op: ResolvedOperation, bytes: Buffer, statusCode: number, log: FastifyBaseLogger): Fetched {
     // The fast path; it gives up on anything but a well-formed answer of the documented shape.
     const fast = op.transcode(bytes)
     if (fast !== undefined) return { json: fast.json, count: fast.count, upstreamStatus: statusCode }
@@ -233,7 +249,7 @@ export function createHubClient ({ config, credentials, userAgent, observe, onSl
     }
     let data: CallResult['data']
     try {
-      data = extract(op, parsed, input.log)
+      data = extract(op, parsed, log)
     } catch (error) {
       if (error instanceof ShapeError) throw gatewayError('UPSTREAM_BAD_RESPONSE', { cause: error })
       throw error
