@@ -46,7 +46,7 @@ export const ConfigSchema = Type.Object({
   BREAKER_RESET_MS: Milliseconds('How long an open circuit waits before a half-open probe', 10000),
   CACHE_TTL_SECONDS: Type.Integer({ minimum: 0, maximum: 86400, default: 30, description: 'How long a successful lookup is cached (0 disables; per operation: UPSTREAM_OPERATIONS.cacheTtlSeconds)' }),
   CACHE_STALE_IF_ERROR_SECONDS: Type.Integer({ minimum: 0, maximum: 86400, default: 300, description: 'Age up to which a cached answer is served (marked stale) when the hub fails; 0 disables' }),
-  CACHE_MAX_BYTES: Type.Integer({ minimum: 0, default: 64 * 1024 * 1024, description: 'Memory budget of the lookup cache, in bytes (an answer is charged three times its hub body)' }),
+  CACHE_MAX_BYTES: Type.Integer({ minimum: 0, default: 64 * 1024 * 1024, description: 'Memory budget of the lookup cache, in bytes (an answer is charged the size of its encoded JSON)' }),
   UPSTREAM_CREDENTIALS: Type.Enum(['static', 'login', 'forward'], { default: 'static', description: 'How the gateway gets the hub token: static (UPSTREAM_ACCESS_TOKEN or UPSTREAM_ACCESS_TOKEN_FILE), login (the gateway logs in), forward (the caller\'s x-upstream-authorization)' }),
   UPSTREAM_ACCESS_TOKEN_FILE: Type.Optional(Type.String({ minLength: 1, description: 'File holding the token (static mode); re-read when it changes, for secret rotation' })),
   UPSTREAM_LOGIN_URL: Type.Optional(Type.String({ pattern: '^https?://', description: 'Address of the hub\'s login operation (login mode)' })),
