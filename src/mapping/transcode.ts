@@ -467,31 +467,13 @@ class Run {
       }
       this.byte(CLOSE_BRACE)
     } else if (c === OPEN_BRACKET) {
-      this.p++
-      this.byte(OPEN_BRACKET)
-      if (this.peek() === CLOSE_BRACKET) {
-        this.p++
-        this.byte(CLOSE_BRACKET)
-        return
-      }
-      for (;;) {
-        this.json(depth + 1)
-        const next = this.peek()
-        this.p++
-        if (next === COMMA) {
-          this.byte(COMMA)
-          continue
-        }
-        if (next === CLOSE_BRACKET) break
-        throw GIVE_UP
-      }
-      this.byte(CLOSE_BRACKET)
+      this.array(() => this.json(depth + 1))
     } else if (c === MINUS || (c >= ZERO && c <= NINE)) {
       const start = this.p
       if (this.scanNumber()) {
         this.copy(start, this.p)
       } else {
-        const n = Number(this.src.toString('latin1', start, this.p))
+        const n = this.numberAt(start)
         this.text(Number.isFinite(n) ? String(n) : 'null')
       }
     } else {
@@ -713,6 +695,11 @@ class Run {
 
   /** An array of records; returns how many. */
   items (plan: Plan, depth: number): number {
+    return this.array(() => this.record(plan, depth))
+  }
+
+  /** An array, each element read and written by `element`; returns how many. */
+  array (element: () => void): number {
     this.expect(OPEN_BRACKET)
     this.byte(OPEN_BRACKET)
     let count = 0
@@ -720,7 +707,7 @@ class Run {
       this.p++
     } else {
       for (;;) {
-        this.record(plan, depth)
+        element()
         count++
         const next = this.peek()
         this.p++

@@ -35,7 +35,7 @@ export default async function healthRoutes (app: FastifyInstance, { sandbox }: {
       tags: ['operations'],
       summary: 'Prometheus metrics',
       operationId: 'getMetrics',
-      description: 'Prometheus text format: requests by route and status, hub calls by operation and outcome, latency histograms, process metrics.',
+      description: 'Prometheus text format: requests by route and status, hub calls by operation and outcome, latency histograms, hub answers read by the slow path (gateway_upstream_slow_path_total), process metrics.',
       response: {
         200: { description: 'Prometheus text exposition', content: { 'text/plain': { schema: Type.String() } } },
         ...errorResponses([500])

@@ -70,7 +70,7 @@ export function resolveOperations (config: Config): OperationMap {
       cacheTtlSeconds: op.method === 'GET' ? override.cacheTtlSeconds ?? config.CACHE_TTL_SECONDS : 0,
       normalize: compileNormalizer(op.response.item, { offset: config.UPSTREAM_TIMEZONE }),
       transcode: compileTranscoder(
-        responseKey === undefined ? { type: op.response.type as 'list' | 'records' | 'record', item: op.response.item } : { type: 'keyed-list', item: op.response.item, key: responseKey },
+        op.response.type === 'keyed-list' ? { ...op.response, key: responseKey ?? op.response.key } : op.response,
         { offset: config.UPSTREAM_TIMEZONE })
     })
   }
