@@ -25,6 +25,10 @@ export interface BenchOptions {
   cacheTtl: number
   /** Extra environment of the gateway processes (`--gateway-env NAME=VALUE`, repeatable). */
   gatewayEnv: Record<string, string>
+  /** Extra node flags of the gateway processes (`--gateway-flag=--trace-gc`, repeatable). */
+  gatewayFlags: string[]
+  /** Keep the child processes' logs (printed path) instead of deleting them. */
+  keepLogs: boolean
   /** Uncached runs repeat one URL (measures coalescing of identical lookups) instead of a distinct NPWP per request. */
   sameUrl: boolean
   /** Markdown output file, relative to the repository root unless absolute. */
@@ -56,6 +60,8 @@ export const USAGE = `Usage: npm run bench -- [options]
   --upstream-connections <n>  undici pool size of gateway and raw proxy (default 64)
   --cache-ttl <s>             CACHE_TTL_SECONDS of the cached gateway (default 3600)
   --gateway-env NAME=VALUE    extra gateway environment, repeatable (e.g. to try a setting)
+  --gateway-flag=<flag>       extra node flag of the gateway, repeatable (e.g. --gateway-flag=--trace-gc)
+  --keep-logs                 keep the processes' logs (the directory is printed at the end)
   --same-url                  uncached runs repeat one URL instead of a distinct NPWP
                               per request (then the gateway coalesces identical lookups)
   --out <file>                markdown report (default docs/benchmarks.md)
@@ -107,6 +113,8 @@ export function parseOptions (argv: string[]): BenchOptions {
       quick: { type: 'boolean', default: false },
       'same-url': { type: 'boolean', default: false },
       'gateway-env': { type: 'string', multiple: true },
+      'gateway-flag': { type: 'string', multiple: true },
+      'keep-logs': { type: 'boolean', default: false },
       'no-build': { type: 'boolean', default: false },
       source: { type: 'boolean', default: false },
       'no-profile': { type: 'boolean', default: false },
@@ -135,6 +143,11 @@ export function parseOptions (argv: string[]): BenchOptions {
       if (at < 1) throw new Error(`--gateway-env takes NAME=VALUE, got ${JSON.stringify(pair)}`)
       return [pair.slice(0, at), pair.slice(at + 1)]
     })),
+    gatewayFlags: (values['gateway-flag'] ?? []).map((flag) => {
+      if (!flag.startsWith('--')) throw new Error(`--gateway-flag takes a node flag such as --trace-gc, got ${JSON.stringify(flag)}`)
+      return flag
+    }),
+    keepLogs: values['keep-logs'] === true,
     out: values.out ?? 'docs/benchmarks.md',
     build: values['no-build'] !== true && values.source !== true,
     source: values.source === true,

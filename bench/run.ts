@@ -225,7 +225,8 @@ async function runPair (round: number, c: Case, kind: PairKind, connections: num
   return pair
 }
 
-function gatewayArgs (options: BenchOptions, tsx: string, nodeFlags: string[] = []): string[] {
+function gatewayArgs (options: BenchOptions, tsx: string, profileFlags: string[] = []): string[] {
+  const nodeFlags = [...options.gatewayFlags, ...profileFlags]
   return options.source
     ? [...nodeFlags, '--import', tsx, join(ROOT, 'src/server.ts')]
     : [...nodeFlags, join(ROOT, 'dist/server.js')]
@@ -345,7 +346,7 @@ async function main (): Promise<number> {
   }
 
   const dir = await mkdtemp(join(tmpdir(), 'gateway-bench-'))
-  let keepDir = false
+  let keepDir = options.keepLogs
   try {
     const tsx = import.meta.resolve('tsx')
     log(`preparing upstream bodies from the sandbox (work dir ${dir})`)

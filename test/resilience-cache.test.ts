@@ -90,6 +90,28 @@ test('stale-if-error: a failing hub gets the last answer, marked stale', async (
   t.equal((await app.inject({ url: BL })).statusCode, 404)
 })
 
+test('the envelope around a cached answer: hits send the same bytes, stale and fresh their own meta', async (t) => {
+  const { app, sandbox } = await build(t, { env: { CACHE_TTL_SECONDS: '1', CACHE_STALE_IF_ERROR_SECONDS: '60' } })
+  const dataOf = (payload: string) => payload.slice('{"data":'.length, payload.lastIndexOf(',"meta":'))
+  const fresh = await app.inject({ url: BL })
+  const hit = await app.inject({ url: BL })
+  const again = await app.inject({ url: BL })
+  t.equal(fresh.payload.slice(fresh.payload.lastIndexOf(',"meta":')), `,"meta":{"count":${F.taxpayer.bc20.length},"cached":false}}`)
+  t.equal(hit.payload.slice(hit.payload.lastIndexOf(',"meta":')), `,"meta":{"count":${F.taxpayer.bc20.length},"cached":true}}`)
+  t.equal(again.payload, hit.payload, 'every hit: the same bytes')
+  t.equal(dataOf(hit.payload), dataOf(fresh.payload), 'the same answer inside')
+  await new Promise(resolve => setTimeout(resolve, 1100))
+  sandbox.fault = '503'
+  const stale = await app.inject({ url: BL })
+  t.same(stale.json().meta, { count: F.taxpayer.bc20.length, cached: true, stale: true })
+  t.equal(dataOf(stale.payload), dataOf(fresh.payload))
+  sandbox.fault = undefined
+  const refreshed = await app.inject({ url: BL })
+  t.same(refreshed.json().meta, { count: F.taxpayer.bc20.length, cached: false })
+  t.same(refreshed.json().data, fresh.json().data)
+  t.equal((await app.inject({ url: BL })).payload, hit.payload, 'hits on the refreshed entry: the same bytes as before')
+})
+
 test('stale-if-error can be turned off', async (t) => {
   const { app, sandbox } = await build(t, { env: { CACHE_TTL_SECONDS: '1', CACHE_STALE_IF_ERROR_SECONDS: '0' } })
   await app.inject({ url: BL })

@@ -234,6 +234,31 @@ test('the sandbox\'s SP2 lists (20 and 500 documents) take the fast path, equal 
   t.ok(agree(bl, await readFile(bodies.blListFile, 'utf8')), 'the BL list: fast path, same answer')
 })
 
+test('each answer gets its own exact buffer, the frame around it; the reused scratch leaks into none', async (t) => {
+  const dir = t.testdir()
+  const bodies = await prepareBodies(dir)
+  const op = operations.find(o => o.id === 'document_sp2/host-to-host')!
+  const big = await readFile(bodies.sp2.fiveHundred.file)
+  const small = await readFile(bodies.sp2.twenty.file)
+  const frame = { head: Buffer.from('<<'), tail: (count: number | undefined) => Buffer.from(`|${String(count)}>>`) }
+  const first = op.transcode(small, frame)!
+  const firstText = first.framed.toString('utf8')
+  // The scratch grows for the large answer and is overwritten by it, and again by the small one.
+  const second = op.transcode(big, frame)!
+  const third = op.transcode(small)!
+  t.equal(first.framed.toString('utf8'), firstText, 'the first answer is unchanged by the runs after it')
+  t.ok(firstText.startsWith('<<[{') && firstText.endsWith(`}]|${bodies.sp2.twenty.documents}>>`), 'head, JSON, tail(count)')
+  t.equal(first.framed.length, 2 + first.json.length + `|${bodies.sp2.twenty.documents}>>`.length, 'exactly sized')
+  t.equal(first.json.buffer, first.framed.buffer, 'the JSON is a view into the framed buffer')
+  t.equal(`<<${first.json.toString('utf8')}|${bodies.sp2.twenty.documents}>>`, firstText)
+  t.equal(third.json.toString('utf8'), first.json.toString('utf8'), 'no frame: the JSON alone, the same')
+  t.ok(third.framed.equals(third.json) && third.framed.length === third.json.length, 'no frame: framed is the JSON')
+  t.not(third.json.buffer, first.json.buffer, 'separate memory')
+  t.equal(second.count, bodies.sp2.fiveHundred.documents)
+  const ref = reference(op, big.toString('utf8'))
+  t.same(JSON.parse(second.json.toString('utf8')), JSON.parse(ref.ok ? ref.json : 'null'), 'the large answer, as the reference path reads it')
+})
+
 test('a drifted answer is read by the reference path and counted', async (t) => {
   const { app } = await build(t)
   const res = await app.inject({ url: '/v1/customs/bc28/containers?blNo=SBX-DRIFT' })

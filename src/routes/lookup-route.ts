@@ -5,8 +5,6 @@ import type { OperationId } from '../upstream/operations.ts'
 import { setCacheHeaders, wantsFresh } from './cache-headers.ts'
 import { operation, upstreamDescription } from './describe.ts'
 
-const DATA_OPEN = Buffer.from('{"data":')
-
 export interface LookupRoute {
   url: string
   operation: OperationId
@@ -42,16 +40,11 @@ export function registerLookup (app: FastifyInstance, route: LookupRoute) {
   }, async (request, reply) => {
     const params = { ...(request.params as Record<string, string>), ...(request.query as Record<string, string>) }
     const result = await app.hub.call({ operation: op.id as OperationId, params, requestId: request.id, log: request.log, request, fresh: wantsFresh(request) })
-    const { cached, stale } = setCacheHeaders(reply, [result.cache])
-    const meta = {
-      ...(result.count === undefined ? {} : { count: result.count }),
-      cached,
-      ...(stale ? { stale } : {})
-    }
+    const meta = setCacheHeaders(reply, [result.cache])
     // The data is already our JSON (transcoded from the hub's bytes, or
-    // normalized and serialized once per hub answer): the body is assembled, not re-serialized.
-    return reply.type('application/json; charset=utf-8')
-      .send(Buffer.concat([DATA_OPEN, result.json, Buffer.from(`,"meta":${JSON.stringify(meta)}}`)]))
+    // normalized and serialized once per hub answer), and the envelope around
+    // it is written once per answer and meta: nothing is serialized here.
+    return reply.type('application/json; charset=utf-8').send(result.envelope(meta))
   })
 }
 

@@ -65,3 +65,22 @@ export function lookupListEnvelope (itemId: string, description: string): TSchem
 export function lookupRecordEnvelope (itemId: string, description: string): TSchema {
   return dataEnvelope(Type.Ref(itemId), description, Type.Object(CacheMeta, { additionalProperties: false, description: 'Response metadata' }))
 }
+
+/** A lookup's `meta`, in the order the envelope writes it. */
+export interface LookupMeta {
+  count?: number
+  cached: boolean
+  stale?: boolean
+}
+
+/**
+ * The lookup envelope as bytes around an answer's JSON, which is already
+ * encoded: `{"data":` + the JSON + `,"meta":{...}}`. Written once per answer
+ * (see CallResult.envelope), never re-serialized per response.
+ */
+export const ENVELOPE_HEAD = Buffer.from('{"data":')
+
+export function envelopeTail ({ count, cached, stale }: LookupMeta): Buffer {
+  const meta: LookupMeta = { ...(count === undefined ? {} : { count }), cached, ...(stale === true ? { stale } : {}) }
+  return Buffer.from(`,"meta":${JSON.stringify(meta)}}`)
+}

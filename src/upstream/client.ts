@@ -6,6 +6,8 @@ import type { Config } from '../config/load.ts'
 import type { Caller, Credentials } from '../credentials/index.ts'
 import { gatewayError } from '../errors.ts'
 import { ShapeError } from '../mapping/normalize.ts'
+import type { Frame } from '../mapping/transcode.ts'
+import { ENVELOPE_HEAD, envelopeTail } from '../schemas/envelope.ts'
 import { extract } from './extract.ts'
 import { oneTurnEach } from './turns.ts'
 import { outcomeOf, retryAfterSeconds, statusFailure, transportFailure, type Outcome } from './failures.ts'
@@ -42,25 +44,60 @@ export interface CallResult {
   upstreamStatus: number
   /** GET lookups: how the answer relates to the cache. */
   cache?: { cached: boolean, stale: boolean, ageSeconds: number, ttlSeconds: number }
+  /**
+   * The whole lookup response, `{"data":...,"meta":{...}}`, as bytes. The
+   * answer is copied into it once per hub call, and once more at its first
+   * cache hit; every other response with the same meta sends the same bytes.
+   */
+  envelope (meta: { cached: boolean, stale: boolean }): Buffer
 }
 
 interface Fetched {
+  /** Our JSON: a view into `body`. */
   json: Buffer
   count: number | undefined
   upstreamStatus: number
+  /** The envelope of this answer for `meta.cached` = `cached` (not stale): first the fresh one, from the first cache hit on the cached one. */
+  body: Buffer
+  cached: boolean
+}
+
+/** The envelope written around our JSON as the transcoder writes it (fresh: `cached: false`). */
+function freshFrame (): Frame {
+  return { head: ENVELOPE_HEAD, tail: count => envelopeTail({ count, cached: false }) }
+}
+
+function envelopeOf (fetched: Fetched, cached: boolean, stale: boolean): Buffer {
+  if (!stale && cached === fetched.cached) return fetched.body
+  const tail = envelopeTail({ count: fetched.count, cached, stale })
+  const at = ENVELOPE_HEAD.length
+  const body = Buffer.allocUnsafe(at + fetched.json.length + tail.length)
+  ENVELOPE_HEAD.copy(body, 0)
+  fetched.json.copy(body, at)
+  tail.copy(body, at + fetched.json.length)
+  if (cached && !stale) {
+    // Every later hit sends this one: keep it instead of the fresh one (the answer stays in memory once).
+    fetched.body = body
+    fetched.cached = true
+    fetched.json = body.subarray(at, at + fetched.json.length)
+  }
+  return body
 }
 
 function resultOf (fetched: Fetched, cache?: CallResult['cache']): CallResult {
   let data: CallResult['data'] | undefined
   return {
-    json: fetched.json,
+    get json () {
+      return fetched.json
+    },
     count: fetched.count,
     get data () {
       data ??= JSON.parse(fetched.json.toString('utf8')) as CallResult['data']
       return data
     },
     upstreamStatus: fetched.upstreamStatus,
-    ...(cache === undefined ? {} : { cache })
+    ...(cache === undefined ? {} : { cache }),
+    envelope: ({ cached, stale }) => envelopeOf(fetched, cached, stale)
   }
 }
 
@@ -91,6 +128,10 @@ export interface HubClientOptions {
 interface Upstream { pool: Pool, basePath: string, breaker: Breaker }
 
 type Body = Dispatcher.ResponseData['body']
+interface Chunks { chunks: Buffer[], size: number }
+
+/** Bodies up to this size are joined in one reused buffer (see contiguous); larger ones get their own. */
+const SCRATCH_KEEP_BYTES = 4 * 1024 * 1024
 
 const MESSAGE_LIMIT = 500
 
@@ -110,6 +151,7 @@ export function createHubClient ({ config, credentials, userAgent, observe, onSl
   const largeAnswers = oneTurnEach()
   const keyHeader = config.UPSTREAM_API_KEY_HEADER.toLowerCase()
   const maxBytes = config.UPSTREAM_MAX_RESPONSE_BYTES
+  let scratch: Buffer = Buffer.allocUnsafeSlow(64 * 1024)
 
   // One pool per upstream address (origin): hub and base share one when they are the same host.
   function upstreamFor (address: string): Upstream {
@@ -168,7 +210,8 @@ export function createHubClient ({ config, credentials, userAgent, observe, onSl
     body.destroy()
   }
 
-  async function readBody (body: Body, declared: string | string[] | undefined): Promise<Buffer> {
+  /** The body as it arrived, in chunks (see contiguous). */
+  async function readChunks (body: Body, declared: string | string[] | undefined): Promise<Chunks> {
     if (typeof declared === 'string' && Number(declared) > maxBytes) {
       discard(body)
       throw gatewayError('UPSTREAM_BAD_RESPONSE', { cause: new Error(`declared body of ${declared} bytes exceeds ${maxBytes}`) })
@@ -188,7 +231,7 @@ export function createHubClient ({ config, credentials, userAgent, observe, onSl
       if ((error as { code?: string }).code === 'UPSTREAM_BAD_RESPONSE') throw error
       throw transportFailure(error, 'body')
     }
-    return chunks.length === 1 ? chunks[0] as Buffer : Buffer.concat(chunks, size)
+    return { chunks, size }
   }
 
   /** One HTTP exchange with the hub. */
@@ -213,15 +256,16 @@ export function createHubClient ({ config, credentials, userAgent, observe, onSl
     if (statusCode < 200 || statusCode >= 300) {
       let text = ''
       try {
-        text = (await readBody(body, headers['content-length'])).toString('utf8')
+        const { chunks, size } = await readChunks(body, headers['content-length'])
+        text = Buffer.concat(chunks, size).toString('utf8')
       } catch {
         // The status already decides; an unreadable error body only loses its message.
       }
       throw statusFailure(statusCode, messageOf(text, [config.UPSTREAM_API_KEY, authorization]), retryAfterSeconds(headers['retry-after']))
     }
-    const bytes = await readBody(body, headers['content-length'])
-    const read = () => decode(op, bytes, statusCode, input.log)
-    if (bytes.length < LARGE_ANSWER_BYTES) return read()
+    const chunks = await readChunks(body, headers['content-length'])
+    const read = () => decode(op, contiguous(chunks), statusCode, input.log)
+    if (chunks.size < LARGE_ANSWER_BYTES) return read()
     return largeAnswers.run(() => {
       // Waited past the deadline for its turn: not worth the work any more.
       if (signal.aborted) throw gatewayError('UPSTREAM_TIMEOUT')
@@ -229,11 +273,25 @@ export function createHubClient ({ config, credentials, userAgent, observe, onSl
     })
   }
 
-  /** Our JSON of a 2xx answer's bytes. */
+  /**
+   * The body in one buffer, valid until the next call: several chunks are
+   * copied into a buffer reused by every answer (decode reads it at once and
+   * keeps nothing of it), rather than a new one per answer.
+   */
+  function contiguous ({ chunks, size }: Chunks): Buffer {
+    if (chunks.length === 1) return chunks[0] as Buffer
+    if (size > SCRATCH_KEEP_BYTES) return Buffer.concat(chunks, size)
+    if (scratch.length < size) scratch = Buffer.allocUnsafeSlow(Math.max(size, scratch.length * 2))
+    let at = 0
+    for (const chunk of chunks) at += chunk.copy(scratch, at)
+    return scratch.subarray(0, size)
+  }
+
+  /** Our JSON of a 2xx answer's bytes, framed in the fresh envelope. */
   function decode (op: ResolvedOperation, bytes: Buffer, statusCode: number, log: FastifyBaseLogger): Fetched {
     // The fast path; it gives up on anything but a well-formed answer of the documented shape.
-    const fast = op.transcode(bytes)
-    if (fast !== undefined) return { json: fast.json, count: fast.count, upstreamStatus: statusCode }
+    const fast = op.transcode(bytes, freshFrame())
+    if (fast !== undefined) return { json: fast.json, count: fast.count, upstreamStatus: statusCode, body: fast.framed, cached: false }
     // The reference path: parse, normalize, and report exactly what is wrong.
     onSlowPath?.(op.id)
     const text = bytes.toString('utf8')
@@ -254,7 +312,11 @@ export function createHubClient ({ config, credentials, userAgent, observe, onSl
       if (error instanceof ShapeError) throw gatewayError('UPSTREAM_BAD_RESPONSE', { cause: error })
       throw error
     }
-    return { json: Buffer.from(JSON.stringify(data)), count: Array.isArray(data) ? data.length : undefined, upstreamStatus: statusCode }
+    const json = Buffer.from(JSON.stringify(data))
+    const count = Array.isArray(data) ? data.length : undefined
+    const tail = envelopeTail({ count, cached: false })
+    const body = Buffer.concat([ENVELOPE_HEAD, json, tail])
+    return { json: body.subarray(ENVELOPE_HEAD.length, ENVELOPE_HEAD.length + json.length), count, upstreamStatus: statusCode, body, cached: false }
   }
 
   /** Attempts through the circuit breaker; GET lookups retry by the policy, within the deadline. */
