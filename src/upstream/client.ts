@@ -10,6 +10,7 @@ import type { Frame } from '../mapping/transcode.ts'
 import { ENVELOPE_HEAD, envelopeTail } from '../schemas/envelope.ts'
 import { extract } from './extract.ts'
 import { oneTurnEach } from './turns.ts'
+import { byteBudget } from './budget.ts'
 import { outcomeOf, retryAfterSeconds, statusFailure, transportFailure, type Outcome } from './failures.ts'
 import type { OperationId } from './operations.ts'
 import { createBreaker, type Breaker, type BreakerState } from './breaker.ts'
@@ -149,6 +150,7 @@ export function createHubClient ({ config, credentials, userAgent, observe, onSl
     base: upstreamFor(config.UPSTREAM_BASE_URL)
   }
   const largeAnswers = oneTurnEach()
+  const largeBodies = config.UPSTREAM_BODY_BUDGET_BYTES > 0 ? byteBudget(config.UPSTREAM_BODY_BUDGET_BYTES) : undefined
   const keyHeader = config.UPSTREAM_API_KEY_HEADER.toLowerCase()
   const maxBytes = config.UPSTREAM_MAX_RESPONSE_BYTES
   let scratch: Buffer = Buffer.allocUnsafeSlow(64 * 1024)
@@ -263,14 +265,29 @@ export function createHubClient ({ config, credentials, userAgent, observe, onSl
       }
       throw statusFailure(statusCode, messageOf(text, [config.UPSTREAM_API_KEY, authorization]), retryAfterSeconds(headers['retry-after']))
     }
-    const chunks = await readChunks(body, headers['content-length'])
-    const read = () => decode(op, contiguous(chunks), statusCode, input.log)
-    if (chunks.size < LARGE_ANSWER_BYTES) return read()
-    return largeAnswers.run(() => {
-      // Waited past the deadline for its turn: not worth the work any more.
-      if (signal.aborted) throw gatewayError('UPSTREAM_TIMEOUT')
-      return read()
-    })
+    // A large body waits for room in the budget before it is read (backpressure to the hub, not memory).
+    const declared = Number(headers['content-length'])
+    let release: (() => void) | undefined
+    if (largeBodies !== undefined && declared >= LARGE_ANSWER_BYTES && declared <= maxBytes) {
+      try {
+        release = await largeBodies.acquire(declared, signal)
+      } catch (error) {
+        discard(body)
+        throw error
+      }
+    }
+    try {
+      const chunks = await readChunks(body, headers['content-length'])
+      const read = () => decode(op, contiguous(chunks), statusCode, input.log)
+      if (chunks.size < LARGE_ANSWER_BYTES) return read()
+      return await largeAnswers.run(() => {
+        // Waited past the deadline for its turn: not worth the work any more.
+        if (signal.aborted) throw gatewayError('UPSTREAM_TIMEOUT')
+        return read()
+      })
+    } finally {
+      release?.()
+    }
   }
 
   /**
