@@ -437,6 +437,15 @@ class Run {
     return plain
   }
 
+  /** After an object member: past a comma (true, another member follows) or the closing brace (false). */
+  moreMembers (): boolean {
+    const next = this.peek()
+    this.p++
+    if (next === COMMA) return true
+    if (next === CLOSE_BRACE) return false
+    throw GIVE_UP
+  }
+
   /** At `t`, `f` or `n`: the literal, validated, moved past. */
   literal (): Buffer {
     const c = this.src[this.p]
@@ -480,11 +489,7 @@ class Run {
         }
         this.expect(COLON)
         this.json(depth + 1)
-        const next = this.peek()
-        this.p++
-        if (next === COMMA) continue
-        if (next === CLOSE_BRACE) break
-        throw GIVE_UP
+        if (!this.moreMembers()) break
       }
       this.byte(CLOSE_BRACE)
     } else if (c === OPEN_BRACKET) {
@@ -680,11 +685,7 @@ class Run {
           this.bytes(keyBytes(name))
           this.json(depth + 1)
         }
-        const next = this.peek()
-        this.p++
-        if (next === COMMA) continue
-        if (next === CLOSE_BRACE) break
-        throw GIVE_UP
+        if (!this.moreMembers()) break
       }
     }
     if (required !== plan.requiredMask) throw GIVE_UP
@@ -767,11 +768,7 @@ class Run {
           this.skipping = false
           this.o = mark
         }
-        const next = this.peek()
-        this.p++
-        if (next === COMMA) continue
-        if (next === CLOSE_BRACE) break
-        throw GIVE_UP
+        if (!this.moreMembers()) break
       }
     } else {
       this.p++
