@@ -5,6 +5,7 @@ import { test } from 'tap'
 import { prepareBodies } from '../bench/bodies.ts'
 import { loadConfig } from '../src/config/load.ts'
 import { sandboxEnv } from '../src/config/sandbox-env.ts'
+import { toIsoDate, toIsoDateTime } from '../src/domain/dates.ts'
 import { compileTranscoder } from '../src/mapping/transcode.ts'
 import { isArrayKind, isResource, type FieldSpec, type ResourceSpec } from '../src/mapping/resource.ts'
 import { BlEntry, Sp2Container, Sp2Document } from '../src/mapping/resources.ts'
@@ -220,6 +221,53 @@ test('values pass through or convert exactly as the normalizer converts them', a
   t.equal(out(`{${base},"party":1.5}`), null, 'a fraction where an integer goes: the reference path reports it')
   t.equal(out(`{${base},"is_finished":2}`), null, 'a flag of 2: the reference path reports it')
   t.equal(out(`{${base},"terminal":{}}`), null, 'an object where a string goes: the reference path reports it')
+})
+
+test('numbers and dates come out in exactly the text the normalizer writes, whichever path they take', async (t) => {
+  const doc = compileTranscoder({ type: 'record', item: Sp2Document }, { offset: OFFSET })
+  // The text of one member of our answer, as written (not parsed): a number passed through must already be its shortest form.
+  const member = (body: string, name: string): string | undefined => {
+    const json = doc(Buffer.from(`{"id_document_sp2":"u",${body}}`))?.json.toString()
+    return json === undefined ? undefined : new RegExp(`"${name}":("[^"]*"|[^,}]*)`).exec(json)?.[1]
+  }
+  const numbers = ['3855830.15', '0.5', '12.25', '1.50', '0.05', '0.10', '100', '-0.5', '-0', '0', '0.0', '-12.340', '1e2', '1.5E-3',
+    '123456789012345', '1234567890123456', '12345678901234.5', '123456789012345.6', '0.1', '0.000001', '99.9990', '5.0']
+  for (const text of numbers) {
+    const expected = String(Number(text))
+    t.equal(member(`"price":${text}`, 'price'), expected, `price ${text}`)
+    t.equal(member(`"price":"${text}"`, 'price'), expected, `price "${text}"`)
+    t.equal(member(`"id_ff_ppjk":${text}`, 'forwarderId'), JSON.stringify(expected), `a number as text: ${text}`)
+  }
+  for (const text of ['3', '020', '-7', '0', '-0', '1.0', '123456789012345']) {
+    t.equal(member(`"party":"${text}"`, 'party'), String(Number(text)), `integer "${text}"`)
+  }
+  t.equal(member('"party":"1.5"', 'party'), undefined, 'a fraction in a string where an integer goes: the reference path reports it')
+  t.equal(member('"party":"1x"', 'party'), undefined, 'not a number: the reference path reports it')
+  fc.assert(fc.property(fc.double({ noNaN: true, noDefaultInfinity: true, min: -1e15, max: 1e15 }), fc.integer({ min: 0, max: 20 }), (n, digits) => {
+    for (const text of [String(n), n.toFixed(digits), n.toPrecision(digits + 1)]) {
+      if (text.includes('e') && !/^-?\d(\.\d+)?e[+-]\d+$/.test(text)) continue
+      assert.strictEqual(member(`"price":${text}`, 'price'), String(Number(text)), text)
+    }
+  }), { seed: SEED, numRuns: 300 })
+  // Expected: the normalizer's own conversions (src/domain/dates.ts) of the decoded string.
+  const dates: Array<[string, string]> = [
+    ['proforma_date', '2024-03-06'],
+    ['proforma_date', '2024-03-06 10:00:00'],
+    ['proforma_date', '20240306'],
+    ['proforma_date', '2024-03-0é'],
+    ['request_date', '2024-03-01 08:15:00'],
+    ['request_date', '2024-03-01 08:15:00.5'],
+    ['request_date', '2024-03-01'],
+    ['request_date', '2024-03-01T08:15:00'],
+    ['request_date', '2024-03-01 08:15:0é'],
+    ['request_date', '2024-03-01 08:15\\u003a00'],
+    ['request_date', '2024/03/01 08:15:00']
+  ]
+  for (const [key, text] of dates) {
+    const value = JSON.parse(`"${text}"`) as string
+    const expected = JSON.stringify(key === 'proforma_date' ? toIsoDate(value) : toIsoDateTime(value, OFFSET))
+    t.equal(member(`"${key}":"${text}"`, key === 'proforma_date' ? 'proformaDate' : 'requestedAt'), expected, `${key} ${text}`)
+  }
 })
 
 test('the sandbox\'s SP2 lists (20 and 500 documents) take the fast path, equal to the reference path', async (t) => {

@@ -73,8 +73,18 @@ interface Field {
   /** The upstream name, bytes. */
   key: Buffer
   hash: number
+  /**
+   * The key with its closing quote and a colon (`key":`, compact JSON) as
+   * little-endian words at the offsets in `keyAt`, the last one overlapping:
+   * the usual member is recognised in a few word comparisons.
+   */
+  keyAt: Int32Array
+  keyWords: Int32Array
   /** `"ourName":` */
   out: Buffer
+  /** `"ourName":` and `,"ourName":` as little-endian words, zero-padded to a multiple of 4 bytes. */
+  outWords: Int32Array
+  commaWords: Int32Array
   kind: number
   nullable: boolean
   emptyAsNull: boolean
@@ -82,10 +92,14 @@ interface Field {
   /** This field's bit in Plan.requiredMask, or 0. */
   requiredBit: number
   index: number
+  /** The field that followed this one in the last object read (the prediction for the next key). */
+  next: Field | undefined
 }
 
 interface Plan {
   fields: Field[]
+  /** The first field of the last object read (the prediction for its first key). */
+  first: Field | undefined
   byHash: Map<number, Field[]>
   requiredMask: number
   /** Our names of the spec's fields: an unknown key camelCased onto one of them is left to the reference path. */
@@ -122,6 +136,11 @@ const MINUS = 0x2d
 const ZERO = 0x30
 const NINE = 0x39
 
+// What scanNumber found.
+const NOT_PLAIN = 0
+const PLAIN_INTEGER = 1
+const PLAIN_DECIMAL = 2
+
 const NULL = Buffer.from('null')
 const TRUE = Buffer.from('true')
 const FALSE = Buffer.from('false')
@@ -130,6 +149,13 @@ function hashOf (bytes: Uint8Array, start: number, end: number): number {
   let h = 0
   for (let i = start; i < end; i++) h = (Math.imul(h, 31) + bytes[i]!) | 0
   return h
+}
+
+/** Little-endian words of `bytes`, zero-padded to a multiple of 4. */
+function wordsOf (bytes: Buffer): Int32Array {
+  const padded = Buffer.alloc(Math.ceil(bytes.length / 4) * 4)
+  bytes.copy(padded)
+  return Int32Array.from({ length: padded.length / 4 }, (_, k) => padded.readInt32LE(k * 4))
 }
 
 function kindOf (field: FieldSpec): number {
@@ -158,19 +184,29 @@ function compilePlan (spec: ResourceSpec, compiling: Set<ResourceSpec>): Plan {
     const key = Buffer.from(f.upstream)
     const requiredAt = required.indexOf(f.upstream)
     const inner = isResource(f.kind) ? f.kind : isArrayKind(f.kind) && f.kind.arrayOf !== 'json' ? f.kind.arrayOf : undefined
+    const out = Buffer.from(`${JSON.stringify(f.name)}:`)
+    const member = Buffer.concat([key, Buffer.from('":')])
+    const keyAt = Array.from({ length: Math.ceil(member.length / 4) }, (_, k) => Math.min(k * 4, member.length - 4))
     return {
       key,
+      keyAt: Int32Array.from(keyAt),
+      keyWords: Int32Array.from(keyAt, at => member.readInt32LE(at)),
       hash: hashOf(key, 0, key.length),
-      out: Buffer.from(`${JSON.stringify(f.name)}:`),
+      out,
+      outWords: wordsOf(out),
+      commaWords: wordsOf(Buffer.concat([Buffer.from(','), out])),
       kind: kindOf(f),
       nullable: f.nullable === true,
       // As in normalize.ts: an empty string is null only on a nullable field.
       emptyAsNull: f.nullable === true && f.emptyAsNull === true,
       record: inner === undefined ? undefined : compilePlan(inner, compiling),
       requiredBit: requiredAt === -1 ? 0 : 1 << requiredAt,
-      index
+      index,
+      next: undefined
     }
   })
+  // Predictions start in the spec's order and then follow the hub's.
+  fields.forEach((field, i) => { field.next = fields[i + 1] })
   for (const name of required) {
     if (!spec.fields.some(f => f.upstream === name)) throw new Error(`resource ${spec.id}: required field ${name} is not one of its fields`)
   }
@@ -179,6 +215,7 @@ function compilePlan (spec: ResourceSpec, compiling: Set<ResourceSpec>): Plan {
   compiling.delete(spec)
   return {
     fields,
+    first: fields[0],
     byHash,
     requiredMask: required.reduce((mask, _, i) => mask | (1 << i), 0),
     names: new Set(spec.fields.map(f => f.name)),
@@ -207,22 +244,30 @@ let objectSerial = 0
 /** One transcoding: the input, the position in it, the output being written. */
 class Run {
   src: Buffer
+  /** `src` and `out` as DataViews: the hot loops read and write four bytes at a time. */
+  sv: DataView
   end: number
   p = 0
   out: Buffer
+  ov: DataView
   o = 0
   /** Set by scanString: the string held an escape sequence / only ASCII. */
   escaped = false
   readonly offset: Buffer
+  /** The offset and the closing quote, as little-endian words (dateFast). */
+  readonly offsetWords: Int32Array
   readonly offsetText: string
   /** Reading a member that is not part of the answer (keyed lists): validate, keep no names. */
   skipping = false
 
-  constructor (src: Buffer, out: Buffer, offset: Buffer, offsetText: string) {
+  constructor (src: Buffer, out: Buffer, offset: Buffer, offsetWords: Int32Array, offsetText: string) {
     this.src = src
+    this.sv = view(src)
     this.end = src.length
     this.out = out
+    this.ov = view(out)
     this.offset = offset
+    this.offsetWords = offsetWords
     this.offsetText = offsetText
   }
 
@@ -232,6 +277,7 @@ class Run {
     const next = Buffer.allocUnsafeSlow(Math.max(this.out.length * 2, this.o + need))
     this.out.copy(next, 0, 0, this.o)
     this.out = next
+    this.ov = view(next)
   }
 
   byte (c: number): void {
@@ -329,9 +375,19 @@ class Run {
     // Room for the whole rest of the input: no capacity check per byte.
     if (this.o + (end - start) > this.out.length) this.grow(end - start)
     const out = this.out
+    const sv = this.sv
+    const ov = this.ov
     let o = this.o
     out[o++] = QUOTE
     for (;;) {
+      // Four bytes at a time while none is a quote, a backslash or a control character.
+      for (let last = end - 4; i <= last; i += 4, o += 4) {
+        const w = sv.getInt32(i, true)
+        const q = w ^ 0x22222222
+        const b = w ^ 0x5c5c5c5c
+        if ((((q - 0x01010101) & ~q) | ((b - 0x01010101) & ~b) | ((w - 0x20202020) & ~w)) & 0x80808080) break
+        ov.setInt32(o, w, true)
+      }
       if (i >= end) throw GIVE_UP
       const c = src[i]!
       out[o++] = c
@@ -398,35 +454,46 @@ class Run {
 
   /**
    * At a number: validates it (JSON's grammar) and moves past it. Returns
-   * true when it is a plain integer that passes through unchanged (no
-   * fraction or exponent, at most 15 digits, not -0).
+   * PLAIN_INTEGER or PLAIN_DECIMAL when the number is its own shortest form,
+   * what String(Number(text)) gives back, so that it can pass through
+   * unchanged: an integer of at most 15 digits other than -0, or a decimal
+   * of at most 15 significant digits without an exponent or a trailing zero
+   * and not below 0.1 in magnitude (fixed notation; at most 15 digits are
+   * exact in a double, so no shorter form reads back the same). Otherwise
+   * NOT_PLAIN.
    */
-  scanNumber (): boolean {
+  scanNumber (): number {
     const src = this.src
     const end = this.end
     let i = this.p
-    let plain = true
-    if (src[i] === MINUS) i++
+    let plain = PLAIN_INTEGER
+    const negative = src[i] === MINUS
+    if (negative) i++
     const digits = i
     if (i >= end) throw GIVE_UP
-    if (src[i] === ZERO) {
+    const zero = src[i] === ZERO
+    if (zero) {
       i++
-      if (src[digits - 1] === MINUS) plain = false
     } else if (src[i]! > ZERO && src[i]! <= NINE) {
       while (i < end && src[i]! >= ZERO && src[i]! <= NINE) i++
     } else {
       throw GIVE_UP
     }
-    if (i - digits > 15) plain = false
+    let significant = zero ? 0 : i - digits
     if (i < end && src[i] === 0x2e) { // .
-      plain = false
       i++
       const from = i
       while (i < end && src[i]! >= ZERO && src[i]! <= NINE) i++
       if (i === from) throw GIVE_UP
+      significant += i - from
+      plain = src[i - 1] === ZERO || (zero && src[from] === ZERO) ? NOT_PLAIN : PLAIN_DECIMAL
+    } else if (zero) {
+      significant = 1
+      if (negative) plain = NOT_PLAIN
     }
+    if (significant > 15) plain = NOT_PLAIN
     if (i < end && (src[i] === 0x65 || src[i] === 0x45)) { // e E
-      plain = false
+      plain = NOT_PLAIN
       i++
       if (i < end && (src[i] === 0x2b || src[i] === MINUS)) i++
       const from = i
@@ -437,8 +504,62 @@ class Run {
     return plain
   }
 
+  /**
+   * At a date's opening quote: the usual compact shapes (`YYYY-MM-DD` for a
+   * date, `YYYY-MM-DD HH:MM:SS` for a date-time) read and written in words,
+   * byte for byte what isoFast makes of them. False, moving nothing: take
+   * the general path.
+   */
+  dateFast (kind: number): boolean {
+    const src = this.src
+    const sv = this.sv
+    const p = this.p
+    const close = kind === DATE ? p + 11 : p + 20
+    if (close >= this.end || src[close] !== QUOTE) return false
+    // The characters between the quotes: printable ASCII, no quote or backslash.
+    for (let i = p + 1, last = close - 4; ; i += 4) {
+      if (i > last) i = last
+      const w = sv.getInt32(i, true)
+      const q = w ^ 0x22222222
+      const b = w ^ 0x5c5c5c5c
+      if ((((q - 0x01010101) & ~q) | ((b - 0x01010101) & ~b) | ((w - 0x20202020) & ~w) | w) & 0x80808080) return false
+      if (i === last) break
+    }
+    if (src[p + 5] !== MINUS || src[p + 8] !== MINUS) return false
+    if (kind === DATE) {
+      if (this.o + 12 > this.out.length) this.grow(12)
+      const ov = this.ov
+      const o = this.o
+      ov.setInt32(o, sv.getInt32(p, true), true)
+      ov.setInt32(o + 4, sv.getInt32(p + 4, true), true)
+      ov.setInt32(o + 8, sv.getInt32(p + 8, true), true)
+      this.o = o + 12
+    } else {
+      if (src[p + 11] !== 0x20 || src[p + 14] !== COLON || src[p + 17] !== COLON) return false
+      const tail = this.offsetWords
+      const n = 20 + tail.length * 4
+      if (this.o + n > this.out.length) this.grow(n)
+      const ov = this.ov
+      const o = this.o
+      ov.setInt32(o, sv.getInt32(p, true), true)
+      ov.setInt32(o + 4, sv.getInt32(p + 4, true), true)
+      ov.setInt32(o + 8, sv.getInt32(p + 8, true), true)
+      this.out[o + 11] = 0x54 // T in place of the space
+      ov.setInt32(o + 12, sv.getInt32(p + 12, true), true)
+      ov.setInt32(o + 16, sv.getInt32(p + 16, true), true)
+      for (let k = 0; k < tail.length; k++) ov.setInt32(o + 20 + 4 * k, tail[k]!, true)
+      this.o = o + 20 + this.offset.length + 1
+    }
+    this.p = close + 1
+    return true
+  }
+
   /** After an object member: past a comma (true, another member follows) or the closing brace (false). */
   moreMembers (): boolean {
+    if (this.src[this.p] === COMMA) {
+      this.p++
+      return true
+    }
     const next = this.peek()
     this.p++
     if (next === COMMA) return true
@@ -548,11 +669,24 @@ class Run {
         let n: number
         if (c === QUOTE) {
           const close = this.scanString()
+          const first = this.src[start + 1]!
+          if (!this.escaped && (first === MINUS || (first >= ZERO && first <= NINE))) {
+            // A number sent as a string, usually in its shortest form: its digits pass through.
+            this.p = start + 1
+            const plain = this.scanNumber()
+            const whole = this.p === close
+            this.p = close + 1
+            if (whole && (plain === PLAIN_INTEGER || (plain === PLAIN_DECIMAL && field.kind === NUMBER))) {
+              this.copy(start + 1, close)
+              return
+            }
+          }
           const s = this.stringValue(start, close)
           if (s.trim() === '') throw GIVE_UP
           n = Number(s)
         } else if (c === MINUS || (c >= ZERO && c <= NINE)) {
-          if (this.scanNumber()) {
+          const plain = this.scanNumber()
+          if (plain === PLAIN_INTEGER || (plain === PLAIN_DECIMAL && field.kind === NUMBER)) {
             this.copy(start, this.p)
             return
           }
@@ -589,6 +723,7 @@ class Run {
       case DATE:
       case DATETIME: {
         if (c !== QUOTE) throw GIVE_UP
+        if (this.dateFast(field.kind)) return
         const start = this.p
         const close = this.scanString()
         if (field.emptyAsNull && close === start + 1) {
@@ -648,7 +783,7 @@ class Run {
     const serial = ++objectSerial
     const src = this.src
     let required = 0
-    let predicted = 0
+    let previous: Field | undefined
     let first = true
     let unknown: Set<string> | undefined
     if (this.peek() === CLOSE_BRACE) {
@@ -657,25 +792,38 @@ class Run {
       for (;;) {
         if (this.peek() !== QUOTE) throw GIVE_UP
         const start = this.p + 1
-        // The hub writes a record's keys in one order: try the field after the last one first.
-        let field = plan.fields[predicted]
-        if (field !== undefined && this.keyIs(field.key, start)) {
-          this.p = start + field.key.length + 1
+        // The hub writes a record's keys in one order: try the key that came next last time first.
+        const predicted = previous === undefined ? plan.first : previous.next
+        let field = predicted
+        let close: number
+        if (field !== undefined && this.memberIs(field, start)) {
+          // `key":` in one go: past the colon.
+          close = start + field.key.length
+          this.p = close + 2
         } else {
-          field = this.match(plan, this.scanKey(), start, this.p - 1)
+          if (field !== undefined && this.keyIs(field.key, start)) {
+            this.p = start + field.key.length + 1
+          } else {
+            field = this.match(plan, this.scanKey(), start, this.p - 1)
+          }
+          close = this.p - 1
+          this.expect(COLON)
         }
-        const close = this.p - 1
-        if (field !== undefined) predicted = field.index + 1
-        this.expect(COLON)
-        if (!first) this.byte(COMMA)
-        first = false
         if (field !== undefined) {
+          if (field !== predicted) {
+            if (previous === undefined) plan.first = field
+            else previous.next = field
+          }
+          previous = field
           if (plan.seen[field.index] === serial) throw GIVE_UP
           plan.seen[field.index] = serial
           required |= field.requiredBit
-          this.bytes(field.out)
+          this.name(field, first)
+          first = false
           this.value(field, depth)
         } else {
+          if (!first) this.byte(COMMA)
+          first = false
           const name = cachedCamelCase(src.toString('utf8', start, close))
           // An unknown key landing on one of our names, or twice on one name: the reference path decides.
           if (plan.names.has(name)) throw GIVE_UP
@@ -692,6 +840,16 @@ class Run {
     this.byte(CLOSE_BRACE)
   }
 
+  /** Whether `key":` starts at `start` (the usual compact member), compared a word at a time. */
+  memberIs (field: Field, start: number): boolean {
+    const at = field.keyAt
+    if (start + field.key.length + 2 > this.end) return false
+    const words = field.keyWords
+    const sv = this.sv
+    for (let k = 0; k < at.length; k++) if (sv.getInt32(start + at[k]!, true) !== words[k]) return false
+    return true
+  }
+
   /** Whether the key starting at `start` is exactly these bytes (a spec name: no quote or escape in it). */
   keyIs (key: Buffer, start: number): boolean {
     const n = key.length
@@ -699,6 +857,17 @@ class Run {
     if (start + n >= this.end || src[start + n] !== QUOTE) return false
     for (let k = 0; k < n; k++) if (key[k] !== src[start + k]) return false
     return true
+  }
+
+  /** A field's `"ourName":`, after a comma unless it is the first member, written a word at a time. */
+  name (field: Field, first: boolean): void {
+    const words = first ? field.outWords : field.commaWords
+    const n = words.length * 4
+    if (this.o + n > this.out.length) this.grow(n)
+    const ov = this.ov
+    let o = this.o
+    for (let k = 0; k < words.length; k++, o += 4) ov.setInt32(o, words[k]!, true)
+    this.o += first ? field.out.length : field.out.length + 1
   }
 
   match (plan: Plan, hash: number, start: number, end: number): Field | undefined {
@@ -779,6 +948,10 @@ class Run {
   }
 }
 
+function view (b: Buffer): DataView {
+  return new DataView(b.buffer, b.byteOffset, b.byteLength)
+}
+
 function isHex (c: number): boolean {
   return (c >= ZERO && c <= NINE) || (c >= 0x61 && c <= 0x66) || (c >= 0x41 && c <= 0x46)
 }
@@ -786,12 +959,13 @@ function isHex (c: number): boolean {
 export function compileTranscoder (shape: TranscodeShape, options: Options): Transcoder {
   const plan = compilePlan(shape.item, new Set())
   const offset = Buffer.from(options.offset, 'latin1')
+  const offsetWords = wordsOf(Buffer.concat([offset, Buffer.from('"')]))
   const key = shape.type === 'keyed-list' ? Buffer.from(shape.key) : undefined
   return function transcode (body, frame) {
     // JSON.parse would see U+FFFD where the bytes are not UTF-8: the reference path does it alike.
     if (!isUtf8(body)) return undefined
     const need = body.length + (body.length >> 3) + 64
-    const run = new Run(body, scratch.length >= need ? scratch : Buffer.allocUnsafeSlow(need), offset, options.offset)
+    const run = new Run(body, scratch.length >= need ? scratch : Buffer.allocUnsafeSlow(need), offset, offsetWords, options.offset)
     let count: number | undefined
     try {
       switch (shape.type) {
