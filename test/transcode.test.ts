@@ -218,6 +218,11 @@ test('values pass through or convert exactly as the normalizer converts them', a
   t.same(out(`{${base},"price":1.50e2,"party":1e2,"id_platform":1.0}`), { sp2Id: 'u', price: 150, party: 100, platformId: '1' }, 'numbers in other notations')
   t.same(out(`{${base},"container":[{"container_no":"C","gate_pass":""}],"url":null}`), { sp2Id: 'u', containers: [{ containerNo: 'C', gatePass: null }], url: null }, 'empty gate pass and null')
   t.same(out(`{${base},"Extra Field":{"inner_key":[{"deep_key":1e400}]}}`), { sp2Id: 'u', extraField: { innerKey: [{ deepKey: null }] } }, 'unknown content camelCased, an infinite number as null like JSON.stringify')
+  const wide = Array.from({ length: 20 }, (_, i) => `"key_${i}":${i}`).join(',')
+  t.same(out(`{${base},"Extra Field":{${wide},"k\\u0065y_x":"e"}}`), { sp2Id: 'u', extraField: { ...Object.fromEntries(Array.from({ length: 20 }, (_, i) => [`key${i}`, i])), keyX: 'e' } },
+    'unknown content with many keys and an escaped one, camelCased')
+  t.equal(out(`{${base},"Extra Field":{"a_b":1,"aB":2}}`), null, 'unknown content with two keys camelCased alike: the reference path decides')
+  t.equal(out(`{${base},"Extra Field":{${wide},"key_3":9}}`), null, 'the same, past 16 keys')
   t.equal(out(`{${base},"party":1.5}`), null, 'a fraction where an integer goes: the reference path reports it')
   t.equal(out(`{${base},"is_finished":2}`), null, 'a flag of 2: the reference path reports it')
   t.equal(out(`{${base},"terminal":{}}`), null, 'an object where a string goes: the reference path reports it')

@@ -234,6 +234,17 @@ function keyBytes (name: string): Buffer {
   return out
 }
 
+/** A key the specs do not name: its bytes, its camelCased name and that name's `"name":` bytes. */
+interface OtherKey {
+  raw: Buffer
+  name: string
+  out: Buffer
+}
+
+/** Unescaped keys the specs do not name, by the hash of their bytes: the same few recur. */
+const otherKeys = new Map<number, OtherKey[]>()
+let otherKeyCount = 0
+
 /**
  * Numbers every object read, across runs (plans outlive a run), so that a
  * field stamped with the current serial in Plan.seen was seen in this object.
@@ -593,7 +604,9 @@ class Run {
         this.byte(CLOSE_BRACE)
         return
       }
-      const names = new Set<string>()
+      // Our names so far: a short list (objects here have a few keys), a set past 16.
+      const names: string[] = []
+      let many: Set<string> | undefined
       for (;;) {
         if (this.peek() !== QUOTE) throw GIVE_UP
         const start = this.p
@@ -601,12 +614,14 @@ class Run {
         if (this.skipping) {
           // Validated only: no names to keep apart.
         } else {
-          const name = cachedCamelCase(this.stringValue(start, close))
+          const key = this.otherKey(start + 1, close, this.escaped)
           // Two keys camelCased alike (or one repeated): JSON.parse keeps the last; leave it to the reference path.
-          if (names.has(name)) throw GIVE_UP
-          names.add(name)
-          if (names.size > 1) this.byte(COMMA)
-          this.bytes(keyBytes(name))
+          if (many !== undefined ? many.has(key.name) : names.includes(key.name)) throw GIVE_UP
+          if (names.length > 0) this.byte(COMMA)
+          names.push(key.name)
+          if (many !== undefined) many.add(key.name)
+          else if (names.length > 16) many = new Set(names)
+          this.bytes(key.out)
         }
         this.expect(COLON)
         this.json(depth + 1)
@@ -626,6 +641,36 @@ class Run {
     } else {
       this.bytes(this.literal())
     }
+  }
+
+  /**
+   * The key between `from` and `to` (its quotes excluded) that no spec
+   * names: camelCased as camelCaseDeep does. A key seen before is found by
+   * its bytes, without decoding it.
+   */
+  otherKey (from: number, to: number, escaped: boolean): OtherKey {
+    const src = this.src
+    const n = to - from
+    const hash = escaped ? 0 : hashOf(src, from, to)
+    if (!escaped) {
+      const known = otherKeys.get(hash)
+      if (known !== undefined) {
+        for (const key of known) {
+          const raw = key.raw
+          if (raw.length !== n) continue
+          let k = 0
+          while (k < n && raw[k] === src[from + k]) k++
+          if (k === n) return key
+        }
+      }
+    }
+    const name = cachedCamelCase(escaped ? JSON.parse(src.toString('utf8', from - 1, to + 1)) as string : src.toString('utf8', from, to))
+    const key = { raw: Buffer.from(src.subarray(from, to)), name, out: keyBytes(name) }
+    if (!escaped && otherKeyCount < KEY_CACHE_LIMIT) {
+      otherKeyCount++
+      otherKeys.set(hash, [...(otherKeys.get(hash) ?? []), key])
+    }
+    return key
   }
 
   /** A number token as a JS number (it is not plain). */
@@ -781,7 +826,6 @@ class Run {
     this.expect(OPEN_BRACE)
     this.byte(OPEN_BRACE)
     const serial = ++objectSerial
-    const src = this.src
     let required = 0
     let previous: Field | undefined
     let first = true
@@ -824,13 +868,14 @@ class Run {
         } else {
           if (!first) this.byte(COMMA)
           first = false
-          const name = cachedCamelCase(src.toString('utf8', start, close))
+          // scanKey gave up on escaped keys.
+          const { name, out } = this.otherKey(start, close, false)
           // An unknown key landing on one of our names, or twice on one name: the reference path decides.
           if (plan.names.has(name)) throw GIVE_UP
           unknown ??= new Set()
           if (unknown.has(name)) throw GIVE_UP
           unknown.add(name)
-          this.bytes(keyBytes(name))
+          this.bytes(out)
           this.json(depth + 1)
         }
         if (!this.moreMembers()) break
