@@ -94,6 +94,8 @@ export function median (values: number[]): number {
 const int = (n: number | undefined): string => n === undefined || !Number.isFinite(n) ? '–' : Math.round(n).toLocaleString('en-US')
 const ms = (n: number): string => Number.isFinite(n) ? n.toFixed(1) : '–'
 const ratio = (n: number): string => Number.isFinite(n) ? n.toFixed(2) : '–'
+/** A ratio against its goal: with three decimals where two would hide on which side of the goal it is. */
+const ratioAgainst = (n: number, goal: number): string => Number.isFinite(n) && n.toFixed(2) === goal.toFixed(2) && n !== goal ? n.toFixed(3) : ratio(n)
 const signedMs = (n: number): string => Number.isFinite(n) ? `${n >= 0 ? '+' : ''}${n.toFixed(1)}` : '–'
 const cores = (n: number | undefined): string => n === undefined || !Number.isFinite(n) ? '–' : n.toFixed(2)
 const mb = (n: number | undefined): string => n === undefined || !Number.isFinite(n) ? '–' : `${Math.round(n)} MB`
@@ -163,7 +165,7 @@ export function evaluateTargets (input: ReportInput): TargetResult[] {
     }
     const m = median(list.map(p => p.ratio))
     const note = flagged(list)
-    out.push({ name, measured: `${ratio(m)} (median of ${rounds(list)})`, goal: `≥ ${goal.toFixed(2)}`, result: m >= goal && note === undefined ? 'pass' : 'FAIL', ...(note !== undefined ? { note } : {}) })
+    out.push({ name, measured: `${ratioAgainst(m, goal)} (median of ${rounds(list)})`, goal: `≥ ${goal.toFixed(2)}`, result: m >= goal && note === undefined ? 'pass' : 'FAIL', ...(note !== undefined ? { note } : {}) })
   }
 
   for (const c of cases) {
@@ -176,7 +178,7 @@ export function evaluateTargets (input: ReportInput): TargetResult[] {
       continue
     }
     const note = flagged(list)
-    out.push({ name, measured: `${ratio(m)} (median of ${rounds(list)})`, goal: '≥ 1.00', result: m >= 1 && note === undefined ? 'pass' : 'FAIL', ...(note !== undefined ? { note } : {}) })
+    out.push({ name, measured: `${ratioAgainst(m, 1)} (median of ${rounds(list)})`, goal: '≥ 1.00', result: m >= 1 && note === undefined ? 'pass' : 'FAIL', ...(note !== undefined ? { note } : {}) })
   }
 
   const latency = pairs.filter(p => p.kind === 'latency')
