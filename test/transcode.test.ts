@@ -275,6 +275,25 @@ test('numbers and dates come out in exactly the text the normalizer writes, whic
   }
 })
 
+test('keys shorter than a word are recognised too', async (t) => {
+  const spec: ResourceSpec = {
+    id: 'Tiny',
+    title: 'Tiny',
+    source: 'test',
+    fields: [
+      { upstream: 'a', name: 'alpha', kind: 'string', description: 'one byte' },
+      { upstream: 'bc', name: 'beta', kind: 'integer', description: 'two bytes' },
+      { upstream: 'def', name: 'gamma', kind: 'string', description: 'three bytes' }
+    ],
+    required: ['a']
+  }
+  const tiny = compileTranscoder({ type: 'list', item: spec }, { offset: OFFSET })
+  const out = (body: string) => tiny(Buffer.from(body))?.json.toString()
+  t.equal(out('[{"a":"x","bc":2,"def":"y"},{"a":"z","bc":3,"def":"w"}]'), '[{"alpha":"x","beta":2,"gamma":"y"},{"alpha":"z","beta":3,"gamma":"w"}]')
+  t.equal(out('[{"a" : "x", "def":"y"}]'), '[{"alpha":"x","gamma":"y"}]', 'with white space around the colon')
+  t.equal(out('[{"b":"x"}]'), undefined, 'a different one-byte key is not taken for the predicted one: the identity field is missing')
+})
+
 test('the sandbox\'s SP2 lists (20 and 500 documents) take the fast path, equal to the reference path', async (t) => {
   const dir = t.testdir()
   const bodies = await prepareBodies(dir)

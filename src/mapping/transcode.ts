@@ -76,7 +76,8 @@ interface Field {
   /**
    * The key with its closing quote and a colon (`key":`, compact JSON) as
    * little-endian words at the offsets in `keyAt`, the last one overlapping:
-   * the usual member is recognised in a few word comparisons.
+   * the usual member is recognised in a few word comparisons. Empty for a
+   * member shorter than a word.
    */
   keyAt: Int32Array
   keyWords: Int32Array
@@ -186,7 +187,8 @@ function compilePlan (spec: ResourceSpec, compiling: Set<ResourceSpec>): Plan {
     const inner = isResource(f.kind) ? f.kind : isArrayKind(f.kind) && f.kind.arrayOf !== 'json' ? f.kind.arrayOf : undefined
     const out = Buffer.from(`${JSON.stringify(f.name)}:`)
     const member = Buffer.concat([key, Buffer.from('":')])
-    const keyAt = Array.from({ length: Math.ceil(member.length / 4) }, (_, k) => Math.min(k * 4, member.length - 4))
+    // A member shorter than a word (a one-byte key) has no words: memberIs leaves it to keyIs.
+    const keyAt = member.length < 4 ? [] : Array.from({ length: Math.ceil(member.length / 4) }, (_, k) => Math.min(k * 4, member.length - 4))
     return {
       key,
       keyAt: Int32Array.from(keyAt),
@@ -888,7 +890,7 @@ class Run {
   /** Whether `key":` starts at `start` (the usual compact member), compared a word at a time. */
   memberIs (field: Field, start: number): boolean {
     const at = field.keyAt
-    if (start + field.key.length + 2 > this.end) return false
+    if (at.length === 0 || start + field.key.length + 2 > this.end) return false
     const words = field.keyWords
     const sv = this.sv
     for (let k = 0; k < at.length; k++) if (sv.getInt32(start + at[k]!, true) !== words[k]) return false
