@@ -266,7 +266,11 @@ test('numbers and dates come out in exactly the text the normalizer writes, whic
     ['request_date', '2024-03-01T08:15:00'],
     ['request_date', '2024-03-01 08:15:0é'],
     ['request_date', '2024-03-01 08:15\\u003a00'],
-    ['request_date', '2024/03/01 08:15:00']
+    ['request_date', '2024/03/01 08:15:00'],
+    ['request_date', '2024-03X01 08:15:00'],
+    ['request_date', '2024-03-01 08:15:00.25'],
+    ['request_date', '2024-03-01 08:15:00,5'],
+    ['proforma_date', '2024-03-01 08:15:00.5']
   ]
   for (const [key, text] of dates) {
     const value = JSON.parse(`"${text}"`) as string

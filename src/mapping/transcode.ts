@@ -520,8 +520,8 @@ class Run {
   /**
    * At a date's opening quote: the usual compact shapes (`YYYY-MM-DD` for a
    * date, `YYYY-MM-DD HH:MM:SS` for a date-time) read and written in words,
-   * byte for byte what isoFast makes of them. False, moving nothing: take
-   * the general path.
+   * byte for byte what toIsoDate / toIsoDateTime make of them. False,
+   * moving nothing: take the general path.
    */
   dateFast (kind: number): boolean {
     const src = this.src
@@ -538,8 +538,9 @@ class Run {
       if ((((q - 0x01010101) & ~q) | ((b - 0x01010101) & ~b) | ((w - 0x20202020) & ~w) | w) & 0x80808080) return false
       if (i === last) break
     }
-    if (src[p + 5] !== MINUS || src[p + 8] !== MINUS) return false
+    // The separators toIsoDate / toIsoDateTime look at, and only those.
     if (kind === DATE) {
+      if (src[p + 5] !== MINUS || src[p + 8] !== MINUS) return false
       if (this.o + 12 > this.out.length) this.grow(12)
       const ov = this.ov
       const o = this.o
@@ -548,7 +549,7 @@ class Run {
       ov.setInt32(o + 8, sv.getInt32(p + 8, true), true)
       this.o = o + 12
     } else {
-      if (src[p + 11] !== 0x20 || src[p + 14] !== COLON || src[p + 17] !== COLON) return false
+      if (src[p + 5] !== MINUS || src[p + 11] !== 0x20 || src[p + 14] !== COLON || src[p + 17] !== COLON) return false
       const tail = this.offsetWords
       const n = 20 + tail.length * 4
       if (this.o + n > this.out.length) this.grow(n)
@@ -777,7 +778,7 @@ class Run {
           this.bytes(NULL)
           return
         }
-        if (!this.escaped && this.isoFast(field.kind, start + 1, close)) return
+        if (field.kind === DATETIME && !this.escaped && this.fractionFast(start + 1, close)) return
         const s = this.stringValue(start, close)
         this.text(JSON.stringify(field.kind === DATE ? toIsoDate(s) : toIsoDateTime(s, this.offsetText)))
         return
@@ -800,21 +801,16 @@ class Run {
   }
 
   /**
-   * The usual date shapes, byte for byte what toIsoDate / toIsoDateTime make
-   * of them: `YYYY-MM-DD` for a date; `YYYY-MM-DD HH:MM:SS[.S]` for a
-   * date-time. False: take the general path.
+   * A date-time with a fraction, `YYYY-MM-DD HH:MM:SS.S` (dateFast takes the
+   * shapes of fixed length), byte for byte what toIsoDateTime makes of it,
+   * from the string between `from` and `to` (validated, without escapes).
+   * False: take the general path.
    */
-  isoFast (kind: number, from: number, to: number): boolean {
+  fractionFast (from: number, to: number): boolean {
     const src = this.src
-    const n = to - from
     // Byte positions are character positions only in ASCII.
     for (let i = from, last = Math.min(to, from + 19); i < last; i++) if (src[i]! >= 0x80) return false
-    if (kind === DATE) {
-      if (n !== 10 || src[from + 4] !== MINUS || src[from + 7] !== MINUS) return false
-      this.copy(from - 1, to + 1)
-      return true
-    }
-    if (n < 19 || src[from + 4] !== MINUS || src[from + 10] !== 0x20 || src[from + 13] !== COLON || src[from + 16] !== COLON || (n > 19 && src[from + 19] !== 0x2e)) return false
+    if (to - from <= 19 || src[from + 4] !== MINUS || src[from + 10] !== 0x20 || src[from + 13] !== COLON || src[from + 16] !== COLON || src[from + 19] !== 0x2e) return false
     this.copy(from - 1, from + 10)
     this.byte(0x54) // T
     this.copy(from + 11, to)
