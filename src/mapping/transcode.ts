@@ -225,17 +225,6 @@ function compilePlan (spec: ResourceSpec, compiling: Set<ResourceSpec>): Plan {
   }
 }
 
-/** `"name":` of keys the specs do not name, memoized: the same few recur. */
-const keyBytesCache = new Map<string, Buffer>()
-function keyBytes (name: string): Buffer {
-  let out = keyBytesCache.get(name)
-  if (out === undefined) {
-    out = Buffer.from(`${JSON.stringify(name)}:`)
-    if (keyBytesCache.size < KEY_CACHE_LIMIT) keyBytesCache.set(name, out)
-  }
-  return out
-}
-
 /** A key the specs do not name: its bytes, its camelCased name and that name's `"name":` bytes. */
 interface OtherKey {
   raw: Buffer
@@ -656,19 +645,10 @@ class Run {
     const n = to - from
     const hash = escaped ? 0 : hashOf(src, from, to)
     if (!escaped) {
-      const known = otherKeys.get(hash)
-      if (known !== undefined) {
-        for (const key of known) {
-          const raw = key.raw
-          if (raw.length !== n) continue
-          let k = 0
-          while (k < n && raw[k] === src[from + k]) k++
-          if (k === n) return key
-        }
-      }
+      for (const key of otherKeys.get(hash) ?? []) if (key.raw.length === n && this.bytesAt(key.raw, from)) return key
     }
     const name = cachedCamelCase(escaped ? JSON.parse(src.toString('utf8', from - 1, to + 1)) as string : src.toString('utf8', from, to))
-    const key = { raw: Buffer.from(src.subarray(from, to)), name, out: keyBytes(name) }
+    const key = { raw: Buffer.from(src.subarray(from, to)), name, out: Buffer.from(`${JSON.stringify(name)}:`) }
     if (!escaped && otherKeyCount < KEY_CACHE_LIMIT) {
       otherKeyCount++
       otherKeys.set(hash, [...(otherKeys.get(hash) ?? []), key])
@@ -898,7 +878,13 @@ class Run {
     const n = key.length
     const src = this.src
     if (start + n >= this.end || src[start + n] !== QUOTE) return false
-    for (let k = 0; k < n; k++) if (key[k] !== src[start + k]) return false
+    return this.bytesAt(key, start)
+  }
+
+  /** Whether the input holds exactly these bytes at `start` (the caller knows they fit). */
+  bytesAt (bytes: Buffer, start: number): boolean {
+    const src = this.src
+    for (let k = 0; k < bytes.length; k++) if (bytes[k] !== src[start + k]) return false
     return true
   }
 
@@ -917,13 +903,7 @@ class Run {
     const candidates = plan.byHash.get(hash)
     if (candidates === undefined) return undefined
     const n = end - start
-    for (const field of candidates) {
-      const key = field.key
-      if (key.length !== n) continue
-      let k = 0
-      while (k < n && key[k] === this.src[start + k]) k++
-      if (k === n) return field
-    }
+    for (const field of candidates) if (field.key.length === n && this.bytesAt(field.key, start)) return field
     return undefined
   }
 
