@@ -1018,13 +1018,12 @@ export function compileTranscoder (shape: TranscodeShape, options: Options): Tra
     } finally {
       if (run.out.length > scratch.length && run.out.length <= SCRATCH_KEEP_BYTES) scratch = run.out
     }
-    const head = frame?.head
-    const tail = frame?.tail(count)
-    const at = head?.length ?? 0
-    const framed = Buffer.allocUnsafe(at + run.o + (tail?.length ?? 0))
-    if (head !== undefined) head.copy(framed, 0)
-    run.out.copy(framed, at, 0, run.o)
-    if (tail !== undefined) tail.copy(framed, at + run.o)
-    return { json: framed.subarray(at, at + run.o), framed, count }
+    const json = run.out.subarray(0, run.o)
+    if (frame === undefined) {
+      const copy = Buffer.from(json)
+      return { json: copy, framed: copy, count }
+    }
+    const framed = Buffer.concat([frame.head, json, frame.tail(count)])
+    return { json: framed.subarray(frame.head.length, frame.head.length + run.o), framed, count }
   }
 }

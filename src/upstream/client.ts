@@ -7,7 +7,7 @@ import type { Caller, Credentials } from '../credentials/index.ts'
 import { gatewayError } from '../errors.ts'
 import { ShapeError } from '../mapping/normalize.ts'
 import type { Frame } from '../mapping/transcode.ts'
-import { ENVELOPE_HEAD, envelopeTail } from '../schemas/envelope.ts'
+import { ENVELOPE_HEAD, envelopeAround, envelopeTail } from '../schemas/envelope.ts'
 import { extract } from './extract.ts'
 import { oneTurnEach } from './turns.ts'
 import { byteBudget } from './budget.ts'
@@ -70,17 +70,12 @@ function freshFrame (): Frame {
 
 function envelopeOf (fetched: Fetched, cached: boolean, stale: boolean): Buffer {
   if (!stale && cached === fetched.cached) return fetched.body
-  const tail = envelopeTail({ count: fetched.count, cached, stale })
-  const at = ENVELOPE_HEAD.length
-  const body = Buffer.allocUnsafe(at + fetched.json.length + tail.length)
-  ENVELOPE_HEAD.copy(body, 0)
-  fetched.json.copy(body, at)
-  tail.copy(body, at + fetched.json.length)
+  const { body, json } = envelopeAround(fetched.json, { count: fetched.count, cached, stale })
   if (cached && !stale) {
     // Every later hit sends this one: keep it instead of the fresh one (the answer stays in memory once).
     fetched.body = body
     fetched.cached = true
-    fetched.json = body.subarray(at, at + fetched.json.length)
+    fetched.json = json
   }
   return body
 }
@@ -329,11 +324,9 @@ export function createHubClient ({ config, credentials, userAgent, observe, onSl
       if (error instanceof ShapeError) throw gatewayError('UPSTREAM_BAD_RESPONSE', { cause: error })
       throw error
     }
-    const json = Buffer.from(JSON.stringify(data))
     const count = Array.isArray(data) ? data.length : undefined
-    const tail = envelopeTail({ count, cached: false })
-    const body = Buffer.concat([ENVELOPE_HEAD, json, tail])
-    return { json: body.subarray(ENVELOPE_HEAD.length, ENVELOPE_HEAD.length + json.length), count, upstreamStatus: statusCode, body, cached: false }
+    const { body, json } = envelopeAround(Buffer.from(JSON.stringify(data)), { count, cached: false })
+    return { json, count, upstreamStatus: statusCode, body, cached: false }
   }
 
   /** Attempts through the circuit breaker; GET lookups retry by the policy, within the deadline. */
