@@ -6,7 +6,7 @@ import type { Config } from '../config/load.ts'
 import type { Caller, Credentials } from '../credentials/index.ts'
 import { gatewayError } from '../errors.ts'
 import { ShapeError } from '../mapping/normalize.ts'
-import type { Frame } from '../mapping/transcode.ts'
+import type { Frame, Transcoded } from '../mapping/transcode.ts'
 import { ENVELOPE_HEAD, envelopeAround, envelopeTail } from '../schemas/envelope.ts'
 import { extract } from './extract.ts'
 import { oneTurnEach } from './turns.ts'
@@ -16,6 +16,7 @@ import type { OperationId } from './operations.ts'
 import { createBreaker, type Breaker, type BreakerState } from './breaker.ts'
 import { buildPath, resolveOperations, type OperationMap, type ResolvedOperation } from './resolve.ts'
 import { isRetryable, retryDelay, type RetryPolicy } from './retry.ts'
+import { createTranscodePool, transcodeThreads } from './transcode-pool.ts'
 
 export interface CallInput {
   operation: OperationId
@@ -131,7 +132,7 @@ const SCRATCH_KEEP_BYTES = 4 * 1024 * 1024
 
 const MESSAGE_LIMIT = 500
 
-/** Answers from this size on are read one per turn of the event loop (see oneTurnEach). */
+/** Answers from this size on are transcoded on a thread (transcode-pool.ts), or else read one per turn of the event loop (see oneTurnEach). */
 const LARGE_ANSWER_BYTES = 256 * 1024
 
 export function createHubClient ({ config, credentials, userAgent, observe, onSlowPath }: HubClientOptions): HubClient {
@@ -149,6 +150,13 @@ export function createHubClient ({ config, credentials, userAgent, observe, onSl
   const keyHeader = config.UPSTREAM_API_KEY_HEADER.toLowerCase()
   const maxBytes = config.UPSTREAM_MAX_RESPONSE_BYTES
   let scratch: Buffer = Buffer.allocUnsafeSlow(64 * 1024)
+  const threads = transcodeThreads(config.TRANSCODE_THREADS)
+  const transcoding = threads === 0
+    ? undefined
+    : createTranscodePool(threads, {
+      offset: config.UPSTREAM_TIMEZONE,
+      responseKeys: Object.fromEntries([...operations.values()].map(op => [op.id, op.responseKey]))
+    })
 
   // One pool per upstream address (origin): hub and base share one when they are the same host.
   function upstreamFor (address: string): Upstream {
@@ -273,6 +281,11 @@ export function createHubClient ({ config, credentials, userAgent, observe, onSl
     }
     try {
       const chunks = await readChunks(body, headers['content-length'])
+      if (transcoding !== undefined && chunks.size >= LARGE_ANSWER_BYTES) {
+        const fast = await onThread(op, chunks, signal, input.log)
+        if (fast !== undefined && 'gaveUp' in fast) return decode(op, fast.gaveUp, statusCode, input.log, true)
+        if (fast !== undefined) return { json: fast.json, count: fast.count, upstreamStatus: statusCode, body: fast.framed, cached: false }
+      }
       const read = () => decode(op, contiguous(chunks), statusCode, input.log)
       if (chunks.size < LARGE_ANSWER_BYTES) return read()
       return await largeAnswers.run(() => {
@@ -299,10 +312,26 @@ export function createHubClient ({ config, credentials, userAgent, observe, onSl
     return scratch.subarray(0, size)
   }
 
+  /**
+   * The answer transcoded on a thread, framed in the fresh envelope, or the
+   * body where the transcoder gave up; undefined where the thread failed, so
+   * that the main thread does the whole work instead.
+   */
+  async function onThread (op: ResolvedOperation, { chunks, size }: Chunks, signal: AbortSignal, log: FastifyBaseLogger): Promise<Transcoded | { gaveUp: Buffer } | undefined> {
+    try {
+      return await transcoding!.run(op.id, chunks, size, signal)
+    } catch (error) {
+      // Waited past the deadline for a free thread.
+      if (signal.aborted) throw gatewayError('UPSTREAM_TIMEOUT')
+      log.error({ operation: op.id, err: error }, 'transcoding thread failed: reading the answer on the main thread')
+      return undefined
+    }
+  }
+
   /** Our JSON of a 2xx answer's bytes, framed in the fresh envelope. */
-  function decode (op: ResolvedOperation, bytes: Buffer, statusCode: number, log: FastifyBaseLogger): Fetched {
+  function decode (op: ResolvedOperation, bytes: Buffer, statusCode: number, log: FastifyBaseLogger, fastTried = false): Fetched {
     // The fast path; it gives up on anything but a well-formed answer of the documented shape.
-    const fast = op.transcode(bytes, freshFrame())
+    const fast = fastTried ? undefined : op.transcode(bytes, freshFrame())
     if (fast !== undefined) return { json: fast.json, count: fast.count, upstreamStatus: statusCode, body: fast.framed, cached: false }
     // The reference path: parse, normalize, and report exactly what is wrong.
     onSlowPath?.(op.id)
@@ -420,6 +449,8 @@ export function createHubClient ({ config, credentials, userAgent, observe, onSl
           clearTimeout(timer)
         }
       }))
+      // After the calls in flight, which may be waiting on a thread.
+      await transcoding?.close()
     }
   }
 }

@@ -3,7 +3,8 @@ import { ConfigError } from '../config/load.ts'
 import { toCompactDate } from '../domain/dates.ts'
 import { normalizeNpwp } from '../domain/identifiers.ts'
 import { compileNormalizer, type Normalizer } from '../mapping/normalize.ts'
-import { compileTranscoder, type Transcoder } from '../mapping/transcode.ts'
+import type { Transcoder } from '../mapping/transcode.ts'
+import { transcoderOf } from './transcoders.ts'
 import { OPERATIONS, type Area, type CredentialHeader, type Operation, type OperationId, type OperationParam, type ParamKind, type ResponseShape } from './operations.ts'
 
 /** An operation with the configuration applied and its normalizer compiled, once at start-up. */
@@ -69,9 +70,7 @@ export function resolveOperations (config: Config): OperationMap {
       ...(override.bodyTimeoutMs === undefined ? {} : { bodyTimeout: override.bodyTimeoutMs }),
       cacheTtlSeconds: op.method === 'GET' ? override.cacheTtlSeconds ?? config.CACHE_TTL_SECONDS : 0,
       normalize: compileNormalizer(op.response.item, { offset: config.UPSTREAM_TIMEZONE }),
-      transcode: compileTranscoder(
-        op.response.type === 'keyed-list' ? { ...op.response, key: responseKey ?? op.response.key } : op.response,
-        { offset: config.UPSTREAM_TIMEZONE })
+      transcode: transcoderOf(op, responseKey, config.UPSTREAM_TIMEZONE)
     })
   }
   if (problems.length > 0) throw new ConfigError(problems)
