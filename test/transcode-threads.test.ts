@@ -36,7 +36,7 @@ test('TRANSCODE_THREADS: auto is one thread per core beyond the first, at most 4
   t.equal(transcodeThreads('auto', 64), 4)
   t.equal(transcodeThreads('0', 8), 0)
   t.equal(transcodeThreads('16', 1), 16)
-  t.equal(loadConfig({}).TRANSCODE_THREADS, 'auto', 'the default')
+  t.equal(loadConfig({}).TRANSCODE_THREADS, '0', 'the default: the main thread only')
   for (const bad of ['17', '-1', '1.5', 'two', 'autox']) {
     let problems: string[] = []
     try {

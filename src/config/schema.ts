@@ -37,7 +37,7 @@ export const ConfigSchema = Type.Object({
   UPSTREAM_MAX_CONNECTIONS: Type.Integer({ minimum: 1, maximum: 1024, default: 64, description: 'Connections per upstream address' }),
   UPSTREAM_MAX_RESPONSE_BYTES: Type.Integer({ minimum: 1024, default: 16 * 1024 * 1024, description: 'Largest upstream body read' }),
   UPSTREAM_BODY_BUDGET_BYTES: Type.Integer({ minimum: 0, default: 16 * 1024 * 1024, description: 'Bytes of large upstream bodies (256 KiB or more, with a content-length) read or waiting to be decoded at once; the others wait in their sockets (0: no limit)' }),
-  TRANSCODE_THREADS: Type.String({ pattern: '^(auto|[0-9]|1[0-6])$', default: 'auto', description: 'Worker threads that rewrite hub answers of 16 KiB or more; auto, or 0 to 16; 0: all on the main thread; auto: one per core beyond the first, at most 4 (set 0 in a container given one CPU)' }),
+  TRANSCODE_THREADS: Type.String({ pattern: '^(auto|[0-9]|1[0-6])$', default: '0', description: 'Worker threads that rewrite hub answers of 256 KiB or more: 0 to 16, or auto (one per core beyond the first, at most 4); 0: all on the main thread. More throughput for large SP2 lists where cores are free, at about 90 MB more peak memory (docs/performance.md)' }),
   UPSTREAM_DEADLINE_MS: Milliseconds('Overall time a request may spend on the hub, retries included', 15000),
   UPSTREAM_RETRIES: Type.Integer({ minimum: 0, maximum: 10, default: 2, description: 'Retries of a GET lookup on refused/reset connections and 502/503/504; POSTs are never retried' }),
   UPSTREAM_RETRY_BASE_MS: Milliseconds('First retry delay; doubles each retry, with full jitter', 100),

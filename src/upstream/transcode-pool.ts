@@ -27,7 +27,7 @@ export interface TranscodePool {
 const SPARE_BUFFERS = 8
 const SPARE_MAX_BYTES = 4 * 1024 * 1024
 
-/** TRANSCODE_THREADS resolved: `auto` is one thread per core beyond the first, at most 4. */
+/** TRANSCODE_THREADS resolved: `auto` is one thread per core beyond the first, at most 4 (Node counts the host's cores, not a CPU quota). */
 export function transcodeThreads (setting: Config['TRANSCODE_THREADS'], cores = availableParallelism()): number {
   if (setting === 'auto') return Math.max(0, Math.min(4, cores - 1))
   return Number(setting)
