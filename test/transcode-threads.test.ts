@@ -1,25 +1,26 @@
 import { readFile } from 'node:fs/promises'
+import { createServer } from 'node:http'
 import { test } from 'tap'
 import { prepareBodies } from '../bench/bodies.ts'
 import { ConfigError, loadConfig } from '../src/config/load.ts'
 import { sandboxEnv } from '../src/config/sandbox-env.ts'
 import { SANDBOX_FIXTURES } from '../src/sandbox/index.ts'
-import { ENVELOPE_HEAD, envelopeTail } from '../src/schemas/envelope.ts'
+import { FRESH_FRAME } from '../src/schemas/envelope.ts'
 import { resolveOperations } from '../src/upstream/resolve.ts'
 import { transferableSymbol, valueSymbol } from 'piscina'
-import { createTranscodePool, transcodeThreads } from '../src/upstream/transcode-pool.ts'
+import { createTranscodePool, threadSetup, transcodeThreads } from '../src/upstream/transcode-pool.ts'
 import { threadHandler, type TranscodeResult } from '../src/upstream/transcode-thread.ts'
 import { build } from './helper.ts'
 
 /**
  * Large answers transcoded on worker threads (piscina, real threads running
- * src/upstream/transcode-worker.ts): the same bytes as on the main thread.
+ * src/upstream/transcode-worker.mts): the same bytes as on the main thread.
  */
 const config = loadConfig(sandboxEnv('http://127.0.0.1:1'))
 const operations = resolveOperations(config)
 const sp2 = operations.get('document_sp2/host-to-host')!
-const setup = { offset: config.UPSTREAM_TIMEZONE, responseKeys: Object.fromEntries([...operations.values()].map(op => [op.id, op.responseKey])) }
-const frame = { head: ENVELOPE_HEAD, tail: (count: number | undefined) => envelopeTail({ count, cached: false }) }
+const setup = threadSetup(operations, config.UPSTREAM_TIMEZONE)
+const frame = FRESH_FRAME
 const never = new AbortController().signal
 
 /** The body in chunks, as undici hands it over. */
@@ -138,6 +139,29 @@ test('through the gateway: the 500-document list is the same on a thread and on 
     t.equal(res.json<{ meta: { count: number } }>().meta.count, documents)
     const slowPath = await app.metrics.registry.getSingleMetric('gateway_upstream_slow_path_total')?.get()
     t.same(slowPath?.values ?? [], [], `TRANSCODE_THREADS=${threads}: the fast path read it`)
+    payloads.push(res.rawPayload)
+  }
+  t.ok(payloads[0]!.equals(payloads[1]!), 'byte for byte')
+})
+
+test('through the gateway: a large answer a thread gives up on is read by the reference path, as on the main thread', async (t) => {
+  const bodies = await prepareBodies(t.testdir())
+  const { npwp, blNo, blDate, documents } = bodies.sp2.fiveHundred
+  // Key drift: the list under `data` instead of at the top. A real HTTP server, like a hub that changed.
+  const drifted = Buffer.concat([Buffer.from('{"data":'), await readFile(bodies.sp2.fiveHundred.file), Buffer.from('}')])
+  const hub = createServer((_req, res) => res.writeHead(200, { 'content-type': 'application/json', 'content-length': drifted.length }).end(drifted))
+  await new Promise<void>(resolve => hub.listen(0, '127.0.0.1', resolve))
+  t.teardown(() => hub.close())
+  const url = `http://127.0.0.1:${(hub.address() as { port: number }).port}`
+  const payloads: Buffer[] = []
+  for (const threads of ['1', '0']) {
+    const { app, logs } = await build(t, { env: { TRANSCODE_THREADS: threads, UPSTREAM_HUB_URL: url, UPSTREAM_BASE_URL: url, CACHE_TTL_SECONDS: '0' } })
+    const res = await app.inject({ url: `/v1/sp2/documents?npwp=${npwp}&blNo=${blNo}&blDate=${blDate}` })
+    t.equal(res.statusCode, 200, res.body.slice(0, 200))
+    t.equal(res.json<{ meta: { count: number } }>().meta.count, documents)
+    const slowPath = await app.metrics.registry.getSingleMetric('gateway_upstream_slow_path_total')?.get()
+    t.same(slowPath?.values.map(v => v.value), [1], `TRANSCODE_THREADS=${threads}: read by the reference path`)
+    t.ok(logs.some(l => /drift/i.test(String(l.msg))), 'the drift is logged')
     payloads.push(res.rawPayload)
   }
   t.ok(payloads[0]!.equals(payloads[1]!), 'byte for byte')

@@ -20,6 +20,9 @@ export function envelopeTail ({ count, cached, stale }: LookupMeta): Buffer {
   return Buffer.from(`,"meta":{${count === undefined ? '' : `"count":${count},`}"cached":${String(cached)}${stale === true ? ',"stale":true' : ''}}}`, 'latin1')
 }
 
+/** The envelope of a fresh answer (`cached: false`), as the transcoder writes it around our JSON. */
+export const FRESH_FRAME = { head: ENVELOPE_HEAD, tail: (count: number | undefined): Buffer => envelopeTail({ count, cached: false }) }
+
 /** The lookup response around `json` in one buffer of its exact size, and `json`'s place in it (a view). */
 export function envelopeAround (json: Uint8Array, meta: LookupMeta): { body: Buffer, json: Buffer } {
   const body = Buffer.concat([ENVELOPE_HEAD, json, envelopeTail(meta)])

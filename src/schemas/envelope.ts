@@ -66,4 +66,4 @@ export function lookupRecordEnvelope (itemId: string, description: string): TSch
   return dataEnvelope(Type.Ref(itemId), description, Type.Object(CacheMeta, { additionalProperties: false, description: 'Response metadata' }))
 }
 
-export { ENVELOPE_HEAD, envelopeAround, envelopeTail, type LookupMeta } from './envelope-bytes.ts'
+export { ENVELOPE_HEAD, FRESH_FRAME, envelopeAround, envelopeTail, type LookupMeta } from './envelope-bytes.ts'

@@ -6,8 +6,8 @@ import type { Config } from '../config/load.ts'
 import type { Caller, Credentials } from '../credentials/index.ts'
 import { gatewayError } from '../errors.ts'
 import { ShapeError } from '../mapping/normalize.ts'
-import type { Frame, Transcoded } from '../mapping/transcode.ts'
-import { ENVELOPE_HEAD, envelopeAround, envelopeTail } from '../schemas/envelope.ts'
+import type { Transcoded } from '../mapping/transcode.ts'
+import { envelopeAround, FRESH_FRAME } from '../schemas/envelope.ts'
 import { extract } from './extract.ts'
 import { oneTurnEach } from './turns.ts'
 import { byteBudget } from './budget.ts'
@@ -16,7 +16,7 @@ import type { OperationId } from './operations.ts'
 import { createBreaker, type Breaker, type BreakerState } from './breaker.ts'
 import { buildPath, resolveOperations, type OperationMap, type ResolvedOperation } from './resolve.ts'
 import { isRetryable, retryDelay, type RetryPolicy } from './retry.ts'
-import { createTranscodePool, transcodeThreads } from './transcode-pool.ts'
+import { createTranscodePool, threadSetup, transcodeThreads } from './transcode-pool.ts'
 
 export interface CallInput {
   operation: OperationId
@@ -64,9 +64,8 @@ interface Fetched {
   cached: boolean
 }
 
-/** The envelope written around our JSON as the transcoder writes it (fresh: `cached: false`). */
-function freshFrame (): Frame {
-  return { head: ENVELOPE_HEAD, tail: count => envelopeTail({ count, cached: false }) }
+function fetchedOf ({ json, count, framed }: Transcoded, upstreamStatus: number): Fetched {
+  return { json, count, upstreamStatus, body: framed, cached: false }
 }
 
 function envelopeOf (fetched: Fetched, cached: boolean, stale: boolean): Buffer {
@@ -153,10 +152,7 @@ export function createHubClient ({ config, credentials, userAgent, observe, onSl
   const threads = transcodeThreads(config.TRANSCODE_THREADS)
   const transcoding = threads === 0
     ? undefined
-    : createTranscodePool(threads, {
-      offset: config.UPSTREAM_TIMEZONE,
-      responseKeys: Object.fromEntries([...operations.values()].map(op => [op.id, op.responseKey]))
-    })
+    : createTranscodePool(threads, threadSetup(operations, config.UPSTREAM_TIMEZONE))
 
   // One pool per upstream address (origin): hub and base share one when they are the same host.
   function upstreamFor (address: string): Upstream {
@@ -281,17 +277,14 @@ export function createHubClient ({ config, credentials, userAgent, observe, onSl
     }
     try {
       const chunks = await readChunks(body, headers['content-length'])
-      if (transcoding !== undefined && chunks.size >= LARGE_ANSWER_BYTES) {
-        const fast = await onThread(op, chunks, signal, input.log)
-        if (fast !== undefined && 'gaveUp' in fast) return decode(op, fast.gaveUp, statusCode, input.log, true)
-        if (fast !== undefined) return { json: fast.json, count: fast.count, upstreamStatus: statusCode, body: fast.framed, cached: false }
-      }
-      const read = () => decode(op, contiguous(chunks), statusCode, input.log)
-      if (chunks.size < LARGE_ANSWER_BYTES) return read()
+      if (chunks.size < LARGE_ANSWER_BYTES) return decode(op, contiguous(chunks), statusCode, input.log)
+      const fast = transcoding === undefined ? undefined : await onThread(op, chunks, signal, input.log)
+      if (fast !== undefined && !('gaveUp' in fast)) return fetchedOf(fast, statusCode)
       return await largeAnswers.run(() => {
         // Waited past the deadline for its turn: not worth the work any more.
         if (signal.aborted) throw gatewayError('UPSTREAM_TIMEOUT')
-        return read()
+        // Given up on by a thread's transcoder: the reference path reads the body it sent back.
+        return fast === undefined ? decode(op, contiguous(chunks), statusCode, input.log) : decode(op, fast.gaveUp, statusCode, input.log, true)
       })
     } finally {
       release?.()
@@ -331,8 +324,8 @@ export function createHubClient ({ config, credentials, userAgent, observe, onSl
   /** Our JSON of a 2xx answer's bytes, framed in the fresh envelope. */
   function decode (op: ResolvedOperation, bytes: Buffer, statusCode: number, log: FastifyBaseLogger, fastTried = false): Fetched {
     // The fast path; it gives up on anything but a well-formed answer of the documented shape.
-    const fast = fastTried ? undefined : op.transcode(bytes, freshFrame())
-    if (fast !== undefined) return { json: fast.json, count: fast.count, upstreamStatus: statusCode, body: fast.framed, cached: false }
+    const fast = fastTried ? undefined : op.transcode(bytes, FRESH_FRAME)
+    if (fast !== undefined) return fetchedOf(fast, statusCode)
     // The reference path: parse, normalize, and report exactly what is wrong.
     onSlowPath?.(op.id)
     const text = bytes.toString('utf8')

@@ -10,10 +10,10 @@ import { availableParallelism } from 'node:os'
 import { Piscina } from 'piscina'
 import type { Config } from '../config/load.ts'
 import type { Transcoded } from '../mapping/transcode.ts'
+import type { OperationMap } from './resolve.ts'
 import type { ThreadSetup, TranscodeResult, TranscodeTask } from './transcode-thread.ts'
 
 export interface TranscodePool {
-  threads: number
   /**
    * Our answer from a thread, or the body in one buffer where the transcoder
    * gave up on it (for the reference path). Rejects when the thread failed
@@ -31,6 +31,11 @@ const SPARE_MAX_BYTES = 4 * 1024 * 1024
 export function transcodeThreads (setting: Config['TRANSCODE_THREADS'], cores = availableParallelism()): number {
   if (setting === 'auto') return Math.max(0, Math.min(4, cores - 1))
   return Number(setting)
+}
+
+/** What each thread needs to compile the same transcoders as the main thread. */
+export function threadSetup (operations: OperationMap, offset: string): ThreadSetup {
+  return { offset, responseKeys: Object.fromEntries([...operations.values()].map(op => [op.id, op.responseKey])) }
 }
 
 /**
@@ -84,7 +89,6 @@ export function createTranscodePool (threads: number, setup: ThreadSetup): Trans
   }
 
   return {
-    threads,
     async run (operation, chunks, size, signal) {
       // piscina would start a new thread, which nothing would stop.
       if (closed) throw new Error('the transcoding threads are closed')

@@ -5,7 +5,7 @@
 // answer. Nothing is copied across.
 import { move, transferableSymbol, valueSymbol } from 'piscina'
 import type { Transcoder } from '../mapping/transcode.ts'
-import { ENVELOPE_HEAD, envelopeTail } from '../schemas/envelope-bytes.ts'
+import { FRESH_FRAME } from '../schemas/envelope-bytes.ts'
 import { OPERATIONS } from './operations.ts'
 import { transcoderOf } from './transcoders.ts'
 
@@ -35,8 +35,6 @@ export interface TranscodeResult {
   count: number | undefined
 }
 
-const frame = { head: ENVELOPE_HEAD, tail: (count: number | undefined) => envelopeTail({ count, cached: false }) }
-
 /** A result whose buffers go back with it rather than being copied (piscina's Transferable interface). */
 function moved (result: TranscodeResult): unknown {
   const buffers = result.framed === undefined ? [result.body.buffer] : [result.body.buffer, result.framed.buffer]
@@ -55,7 +53,7 @@ export function threadHandler (setup: ThreadSetup): (task: TranscodeTask) => unk
 function transcode (transcoders: ReadonlyMap<string, Transcoder>, operation: string, body: Uint8Array<ArrayBuffer>): unknown {
   const transcoder = transcoders.get(operation)
   if (transcoder === undefined) throw new Error(`unknown operation ${operation}`)
-  const out = transcoder(Buffer.from(body.buffer, body.byteOffset, body.byteLength), frame)
+  const out = transcoder(Buffer.from(body.buffer, body.byteOffset, body.byteLength), FRESH_FRAME)
   if (out === undefined) return moved({ body, jsonStart: 0, jsonLength: 0, count: undefined })
   // Moving a buffer moves all of its memory: it must be the answer's alone (small ones share Node's pool).
   const { buffer, byteOffset, byteLength } = out.framed

@@ -4,7 +4,7 @@ import type { Operation } from './operations.ts'
 /**
  * The fast path of an operation, compiled from its response shape (with the
  * configured list key) and the hub's UTC offset. The transcoding threads
- * (transcode-worker.ts) compile theirs with the same inputs.
+ * (transcode-thread.ts) compile theirs with the same inputs.
  */
 export function transcoderOf (op: Operation, responseKey: string | undefined, offset: string): Transcoder {
   const shape = op.response.type === 'keyed-list' ? { ...op.response, key: responseKey ?? op.response.key } : op.response
