@@ -60,8 +60,9 @@ function workerFile (): URL {
 export function createTranscodePool (threads: number, setup: ThreadSetup): TranscodePool {
   const pool = new Piscina<TranscodeTask, TranscodeResult>({
     filename: workerFile().href,
-    // Started at the first large answer, then kept: starting one costs far more than an answer.
-    minThreads: 0,
+    // Started with the gateway and kept: starting one costs far more than an answer, and the first
+    // large answer should not pay for it.
+    minThreads: threads,
     maxThreads: threads,
     idleTimeout: Number.POSITIVE_INFINITY,
     workerData: setup,
