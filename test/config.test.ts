@@ -37,6 +37,24 @@ test('each problem is one line naming the variable', async (t) => {
   t.ok(problems.find(p => p.startsWith('UPSTREAM_ENV'))?.includes('production, development'), 'allowed values listed')
 })
 
+test('whole-number settings are refused unless written in decimal digits, never truncated', async (t) => {
+  const { ConfigSchema } = await import('../src/config/schema.ts')
+  const integers = Object.entries(ConfigSchema.properties).filter(([, schema]) => (schema as { type?: string }).type === 'integer').map(([name]) => name)
+  t.ok(integers.length >= 20, `${integers.length} whole-number settings`)
+  for (const name of integers) {
+    t.same(problemsOf({ [name]: '1.5' }), [`${name}: must be a whole number in decimal digits (such as 64)`], `${name}=1.5`)
+  }
+  for (const written of ['1e3', '0x10', '+5', '2.0', 'Infinity', '12abc']) {
+    t.same(problemsOf({ UPSTREAM_MAX_CONNECTIONS: written }), ['UPSTREAM_MAX_CONNECTIONS: must be a whole number in decimal digits (such as 64)'], written)
+  }
+  t.equal(loadConfig({ UPSTREAM_MAX_CONNECTIONS: ' 12 ' }).UPSTREAM_MAX_CONNECTIONS, 12, 'spaces around are trimmed')
+  t.equal(loadConfig({ CACHE_MAX_BYTES: '0' }).CACHE_MAX_BYTES, 0)
+  t.match(problemsOf({ UPSTREAM_MAX_CONNECTIONS: '0' }), [/^UPSTREAM_MAX_CONNECTIONS: must be >= 1/], 'the range is still checked')
+  // Inside the JSON of UPSTREAM_OPERATIONS too: 1.5 is not an integer, and is not made one.
+  t.same(problemsOf({ UPSTREAM_OPERATIONS: '{"noblbc20":{"cacheTtlSeconds":1.5}}' }), ['UPSTREAM_OPERATIONS.noblbc20.cacheTtlSeconds: must be integer'])
+  t.same(loadConfig({ UPSTREAM_OPERATIONS: '{"noblbc20":{"cacheTtlSeconds":15}}' }).UPSTREAM_OPERATIONS, { noblbc20: { cacheTtlSeconds: 15 } })
+})
+
 test('an upstream needs both addresses and its credentials', async (t) => {
   t.match(problemsOf({ UPSTREAM_HUB_URL: 'https://hub.example' }), [/^UPSTREAM_BASE_URL: must be set together with UPSTREAM_HUB_URL/])
   t.same(problemsOf({ UPSTREAM_HUB_URL: 'https://hub.example', UPSTREAM_BASE_URL: 'https://base.example' }).map(p => p.split(':')[0]),

@@ -15,6 +15,13 @@ export class ConfigError extends Error {
 
 const NAMES = Object.keys(ConfigSchema.properties) as Array<keyof RawConfig>
 const JSON_NAMES = new Set<string>(['UPSTREAM_OPERATIONS'])
+/**
+ * Whole-number settings. TypeBox's Value.Convert reads them with Number()
+ * and truncates, so `1.5` would become 1 and `0x10` 16 without a word:
+ * they are checked as written first.
+ */
+const INTEGER_NAMES = new Set<string>(NAMES.filter(name => (ConfigSchema.properties[name] as { type?: unknown }).type === 'integer'))
+const DECIMAL_INTEGER = /^-?[0-9]+$/
 
 /**
  * Reads the gateway configuration from an environment map, validated once
@@ -33,11 +40,17 @@ export function loadConfig (env: Record<string, string | undefined>): Config {
       } catch {
         problems.push(`${name}: must be valid JSON`)
       }
+    } else if (INTEGER_NAMES.has(name) && !DECIMAL_INTEGER.test(raw.trim())) {
+      problems.push(`${name}: must be a whole number in decimal digits (such as 64)`)
     } else {
       input[name] = raw.trim()
     }
   }
-  const value = Value.Convert(ConfigSchema, Value.Default(ConfigSchema, input))
+  const withDefaults = Value.Default(ConfigSchema, input) as Record<string, unknown>
+  // Environment strings are converted to their types; JSON values already have theirs
+  // (converted, a cacheTtlSeconds of 1.5 would become 1).
+  const value = Value.Convert(ConfigSchema, structuredClone(withDefaults)) as Record<string, unknown>
+  for (const name of JSON_NAMES) if (name in withDefaults) value[name] = withDefaults[name]
   for (const error of Value.Errors(ConfigSchema, value)) {
     const path = error.instancePath.replace(/^\//, '').replaceAll('/', '.')
     problems.push(`${path || 'configuration'}: ${error.message}${describeAllowed(error.params)}`)
