@@ -38,6 +38,8 @@ export interface BenchOptions {
   source: boolean
   /** Run one extra SP2-500 load against a --cpu-prof gateway and summarise it. */
   profile: boolean
+  /** Also measure the two minimal reference servers (bench/reference-server.ts) in uncached and latency runs. */
+  references: boolean
   /** The case the CPU profile runs. */
   profileCase: CaseName
   profileMode: ModeName
@@ -69,6 +71,10 @@ export const USAGE = `Usage: npm run bench -- [options]
   --no-build                  do not run npm run build first
   --source                    run the gateway from src/ with tsx (implies --no-build)
   --no-profile                skip the CPU profile of the gateway
+  --references                also measure two minimal servers in uncached and latency
+                              runs: one that reads the answer whole and sends it back,
+                              one that also parses and re-serializes it (what the
+                              machine allows any server that reads the answer)
   --profile-case <case>       the case of the CPU profile (default sp2-500)
   --profile-mode <mode>       uncached (default) or cached
   --profile-out <file>        keep that .cpuprofile (for Chrome DevTools / speedscope)
@@ -118,6 +124,7 @@ export function parseOptions (argv: string[]): BenchOptions {
       'no-build': { type: 'boolean', default: false },
       source: { type: 'boolean', default: false },
       'no-profile': { type: 'boolean', default: false },
+      references: { type: 'boolean', default: false },
       'profile-out': { type: 'string' },
       'profile-case': { type: 'string' },
       'profile-mode': { type: 'string' },
@@ -152,6 +159,7 @@ export function parseOptions (argv: string[]): BenchOptions {
     build: values['no-build'] !== true && values.source !== true,
     source: values.source === true,
     profile: values['no-profile'] !== true,
+    references: values.references === true,
     profileOut: values['profile-out'],
     profileCase: list('profile-case', values['profile-case'] ?? 'sp2-500', CASE_NAMES)[0] as CaseName,
     profileMode: list('profile-mode', values['profile-mode'] ?? 'uncached', MODE_NAMES)[0] as ModeName,

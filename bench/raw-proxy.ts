@@ -4,7 +4,7 @@
 import Fastify from 'fastify'
 import replyFrom from '@fastify/reply-from'
 import type { IncomingHttpHeaders } from 'node:http'
-import { RAW_READY_PATH, UPSTREAM_BL_PATH, UPSTREAM_SP2_PATH, type RawProxyConfig } from './shared.ts'
+import { RAW_READY_PATH, upstreamPathOf, type RawProxyConfig } from './shared.ts'
 
 const raw = process.argv[2]
 if (raw === undefined) {
@@ -35,20 +35,13 @@ type Query = Record<string, string | undefined>
 
 app.get(RAW_READY_PATH, async () => ({ ready: true }))
 
-app.get('/raw/bl', (request, reply) => {
-  const { npwp } = request.query as Query
-  if (npwp === undefined) return reply.code(400).send({ message: 'npwp is required' })
-  return reply.from(`${UPSTREAM_BL_PATH}?npwp=${encodeURIComponent(npwp)}`, { rewriteRequestHeaders: withCredentials })
-})
-
-app.get('/raw/sp2', (request, reply) => {
-  const { npwp, blNo, blDate } = request.query as Query
-  if (npwp === undefined || blNo === undefined || blDate === undefined) {
-    return reply.code(400).send({ message: 'npwp, blNo and blDate are required' })
-  }
-  const query = `npwp_cargo_owner=${encodeURIComponent(npwp)}&bl_no=${encodeURIComponent(blNo)}&bl_date=${blDate.replaceAll('-', '')}`
-  return reply.from(`${UPSTREAM_SP2_PATH}?${query}`, { rewriteRequestHeaders: withCredentials })
-})
+for (const route of ['bl', 'sp2'] as const) {
+  app.get(`/raw/${route}`, (request, reply) => {
+    const path = upstreamPathOf(route, request.query as Query)
+    if (path === undefined) return reply.code(400).send({ message: route === 'bl' ? 'npwp is required' : 'npwp, blNo and blDate are required' })
+    return reply.from(path, { rewriteRequestHeaders: withCredentials })
+  })
+}
 
 await app.listen({ port: config.port, host: config.host })
 

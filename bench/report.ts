@@ -2,6 +2,7 @@
 import type { LoadResult } from './load.ts'
 import type { BenchOptions, CaseName, ModeName } from './options.ts'
 import type { ProfileSummary } from './profile.ts'
+import type { ReferenceMode } from './shared.ts'
 
 export interface Measurement extends LoadResult {
   /** Peak RSS of the measured process during the run, MB (Linux only). */
@@ -28,6 +29,8 @@ export interface Pair {
   ratio: number
   /** Gateway p99 minus raw-proxy p99, ms. */
   p99Added: number
+  /** The reference servers measured right after the pair (`--references`; uncached and latency runs). */
+  references?: Array<{ mode: ReferenceMode, m: Measurement }>
 }
 
 export interface CaseInfo {
@@ -272,6 +275,8 @@ export function renderReport (input: ReportInput): string {
     push('')
   }
 
+  renderReferences(input, push)
+
   push('## Every run', '')
   push('| round | case | mode | conns | order | raw req/s | raw p50 / p99 (ms) | gateway req/s | gateway p50 / p99 (ms) | ratio | CPU raw / gateway (cores) | other load raw / gateway (cores) | gateway peak RSS | problems and gateway warnings |')
   push('| ---: | --- | --- | ---: | --- | ---: | --- | ---: | --- | ---: | --- | --- | ---: | --- |')
@@ -302,10 +307,46 @@ export function renderReport (input: ReportInput): string {
   push('- Rounds are interleaved: within a round each case runs raw proxy then gateway back to back, and the order alternates from one round to the next to cancel drift. The ratio is computed within a pair and the table reports the median of the per-round ratios, because the machine is shared and noisy.')
   push('- CPU: the cores the measured process used on average, and the cores used meanwhile by processes outside the bench (from `/proc/stat`), which shows when a neighbour made a run noisy. Between runs the bench waits until its processes are idle, since a server keeps working on the requests a run abandons when it stops.')
   push('- Peak RSS is read from `/proc/<pid>/status` (VmRSS sampled every 100 ms; VmHWM when the all-time peak moved during the run).')
+  push('- With `--references`, two minimal servers run after each uncached and latency pair (see "Reference servers"); they take no part in the targets.')
   push('- A run with non-2xx answers, socket errors or timeouts is flagged ⚠ and its target cannot pass.')
   push('- Not part of `npm test`; `test/bench-smoke.test.ts` only checks that a one-second run produces this table.')
   push('')
   return lines.join('\n')
+}
+
+/** `--references`: the gateway beside the two minimal servers, each against the raw proxy of its pair. */
+function renderReferences ({ options, cases, pairs }: ReportInput, push: (...l: string[]) => void): void {
+  const withReferences = pairs.filter(p => p.references !== undefined && p.references.length > 0)
+  if (withReferences.length === 0) return
+  const servers = [...new Set(withReferences.flatMap(p => p.references!.map(r => r.mode)))]
+  /** The gateway's or a reference's measurement in a pair. */
+  const rowsOf = (list: Pair[]): Array<{ name: string, of: (p: Pair) => Measurement | undefined }> => [
+    { name: 'gateway', of: (p: Pair) => p.gateway },
+    ...servers.map(mode => ({ name: `reference \`${mode}\``, of: (p: Pair) => p.references?.find(r => r.mode === mode)?.m }))
+  ].filter(row => list.some(p => row.of(p) !== undefined))
+  push('## Reference servers', '')
+  push('Measured with `--references`, right after each uncached and latency pair, on the raw proxy\'s routes: two minimal servers (`bench/reference-server.ts`: Fastify and an undici pool like the gateway\'s; no client keys, rate limiter, metrics, validation, error envelope or circuit breaker). `buffer` reads the hub\'s answer whole and sends it back; `parse` also runs `JSON.parse` over it and `JSON.stringify` of `{ data, meta }`, renaming nothing and rewriting no value. They show what this machine allows a Node server that reads the answer; the gateway does more work per answer than `parse` (and everything `buffer` does). Each ratio is against the raw proxy of the same pair; the median is over rounds.', '')
+  push(`| case | server | req/s at ${options.connections} connections | ratio to raw (median) | ratio per round | p50 / p99 (ms) | peak RSS |`)
+  push('| --- | --- | ---: | ---: | --- | --- | ---: |')
+  for (const c of cases) {
+    const list = withReferences.filter(p => p.caseName === c.name && p.kind === 'uncached')
+    for (const row of rowsOf(list)) {
+      const measured = list.map(p => ({ p, m: row.of(p) })).filter((x): x is { p: Pair, m: Measurement } => x.m !== undefined)
+      const peaks = measured.map(x => x.m.peakRssMb).filter((n): n is number => n !== undefined)
+      push(`| ${c.label} | ${row.name} | ${int(median(measured.map(x => x.m.rps)))} | **${ratio(median(measured.map(x => x.m.rps / x.p.raw.rps)))}** | ${measured.map(x => ratio(x.m.rps / x.p.raw.rps)).join(', ')} | ${ms(median(measured.map(x => x.m.p50)))} / ${ms(median(measured.map(x => x.m.p99)))} | ${mb(peaks.length > 0 ? Math.max(...peaks) : undefined)} |`)
+    }
+  }
+  push('')
+  const latency = withReferences.filter(p => p.kind === 'latency')
+  if (latency.length > 0) {
+    push(`At ${options.p99Connections} connections (${cases.find(c => c.name === 'sp2-20')?.label ?? 'sp2-20'}, uncached), against the raw proxy of the same pair:`, '')
+    push('| server | p50 / p99 (ms, median) | p99 added (median) | p99 added per round |', '| --- | --- | ---: | --- |')
+    for (const row of rowsOf(latency)) {
+      const measured = latency.map(p => ({ p, m: row.of(p) })).filter((x): x is { p: Pair, m: Measurement } => x.m !== undefined)
+      push(`| ${row.name} | ${ms(median(measured.map(x => x.m.p50)))} / ${ms(median(measured.map(x => x.m.p99)))} | **${signedMs(median(measured.map(x => x.m.p99 - x.p.raw.p99)))}** | ${measured.map(x => signedMs(x.m.p99 - x.p.raw.p99)).join(', ')} |`)
+    }
+    push('')
+  }
 }
 
 /** The targets as a plain-text block for stdout. */

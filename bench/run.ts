@@ -15,7 +15,7 @@ import { parseOptions, USAGE, type BenchOptions, type CaseName, type ModeName } 
 import { freePort, memoryOf, meterCpu, sampleMemory, spawnChild, stopAll, stopChild, waitIdle, waitReady, warningsSince, type Child } from './processes.ts'
 import { summarizeProfile } from './profile.ts'
 import { problemsOf, renderReport, renderTargetsText, type CacheStatus, type CaseInfo, type Measurement, type Pair, type PairKind, type ReportInput } from './report.ts'
-import { RAW_READY_PATH, UPSTREAM_READY_PATH, type RawProxyConfig, type UpstreamConfig } from './shared.ts'
+import { RAW_READY_PATH, REFERENCE_MODES, UPSTREAM_READY_PATH, type RawProxyConfig, type ReferenceMode, type ReferenceServerConfig, type UpstreamConfig } from './shared.ts'
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url))
 const HOST = '127.0.0.1'
@@ -124,8 +124,16 @@ async function getJson (url: string): Promise<{ status: number, bytes: number, b
 }
 
 /** Checks once that every target answers what the case expects, before any load. */
-async function verify (cases: Case[], raw: Child, gateway: Child, cached: Child | undefined): Promise<CacheStatus | undefined> {
+async function verify (cases: Case[], raw: Child, gateway: Child, cached: Child | undefined, references: Child[]): Promise<CacheStatus | undefined> {
   for (const c of cases) {
+    for (const reference of references) {
+      const r = await getJson(reference.url + c.rawPathFor('097999999999999'))
+      const count = (r.body as { meta?: { count?: unknown } } | null)?.meta?.count
+      const passedThrough = r.bytes === c.upstreamBytes
+      if (r.status !== 200 || (!passedThrough && count !== c.expectedCount)) {
+        throw new Error(`${reference.name} answered ${r.status} with ${r.bytes} bytes (meta.count ${String(count)}) to ${c.rawPath}: ${JSON.stringify(r.body).slice(0, 300)}\n${reference.tail()}`)
+      }
+    }
     const r = await getJson(raw.url + c.rawPath)
     if (r.status !== 200 || r.bytes !== c.upstreamBytes) {
       throw new Error(`raw proxy answered ${r.status} with ${r.bytes} bytes to ${c.rawPath} (expected 200, ${c.upstreamBytes} bytes): ${JSON.stringify(r.body).slice(0, 300)}`)
@@ -163,6 +171,8 @@ interface Targets {
   raw: Child
   gateway: Child
   cached: Child | undefined
+  /** The minimal servers of `--references`, empty without it. */
+  references: Array<{ mode: ReferenceMode, child: Child }>
 }
 
 /** Every bench process, for the quiet check between runs. */
@@ -222,6 +232,15 @@ async function runPair (round: number, c: Case, kind: PairKind, connections: num
   }
   const pair: Pair = { round, caseName: c.name, kind, connections, order, raw, gateway: gw, ratio: gw.rps / raw.rps, p99Added: gw.p99 - raw.p99 }
   log(`round ${round} ${c.name} ${kind} @${connections}: raw ${describe(raw)} | gateway ${describe(gw)} | ratio ${pair.ratio.toFixed(2)}`)
+  // Right after the pair, so that they see the machine the pair saw; they answer the raw proxy's routes.
+  if (kind !== 'cached' && targets.references.length > 0) {
+    pair.references = []
+    for (const { mode, child } of targets.references) {
+      const m = await measure(child, distinct ? distinctPaths(c.rawPathFor) : c.rawPath, connections, options)
+      log(`round ${round} ${c.name} ${kind} @${connections}: reference ${mode} ${describe(m)} | ratio to raw ${(m.rps / raw.rps).toFixed(2)}`)
+      pair.references.push({ mode, m })
+    }
+  }
   return pair
 }
 
@@ -354,7 +373,7 @@ async function main (): Promise<number> {
     const clientsFile = await writeClientsFile(dir)
     const cases = casesFrom(bodies, options.cases)
     const needCached = options.modes.includes('cached')
-    const [upstreamPort, rawPort, gatewayPort, cachedPort] = await distinctPorts(4) as [number, number, number, number]
+    const [upstreamPort, rawPort, gatewayPort, cachedPort, ...referencePorts] = await distinctPorts(4 + (options.references ? REFERENCE_MODES.length : 0)) as [number, number, number, number, ...number[]]
 
     const upstreamConfig: UpstreamConfig = {
       host: HOST,
@@ -388,19 +407,26 @@ async function main (): Promise<number> {
     const cached = needCached
       ? spawnChild({ name: 'gateway-cached', args: gatewayArgs(options, tsx), env: gatewayEnv(cachedPort, upstreamUrl, options, options.cacheTtl, clientsFile), cwd: dir, url: `http://${HOST}:${cachedPort}`, logDir: dir })
       : undefined
+    const references = options.references
+      ? REFERENCE_MODES.map((mode, i) => {
+        const config: ReferenceServerConfig = { ...rawConfig, port: referencePorts[i] as number, mode }
+        return { mode, child: spawnChild({ name: `reference-${mode}`, args: ['--import', tsx, join(benchDir, 'reference-server.ts'), JSON.stringify(config)], env: childEnv({ NODE_ENV: 'production' }), cwd: dir, url: `http://${HOST}:${config.port}`, logDir: dir }) }
+      })
+      : []
     await Promise.all([
       waitReady(upstream, UPSTREAM_READY_PATH),
       waitReady(raw, RAW_READY_PATH),
+      ...references.map(r => waitReady(r.child, RAW_READY_PATH)),
       waitReady(gateway, GATEWAY_READY_PATH),
       ...(cached !== undefined ? [waitReady(cached, GATEWAY_READY_PATH)] : [])
     ])
 
-    quietPids.push(...[upstream, raw, gateway, cached].filter((c): c is Child => c !== undefined).map(c => c.pid))
+    quietPids.push(...[upstream, raw, gateway, cached, ...references.map(r => r.child)].filter((c): c is Child => c !== undefined).map(c => c.pid))
     log('checking answers')
-    const cache = await verify(cases, raw, gateway, cached)
+    const cache = await verify(cases, raw, gateway, cached, references.map(r => r.child))
     if (cache !== undefined) log(`response cache: ${cache.available ? 'available' : 'NOT available'} (${cache.detail})`)
 
-    const targets: Targets = { raw, gateway, cached }
+    const targets: Targets = { raw, gateway, cached, references }
     const pairs: Pair[] = []
     const latencyCase = cases.find(c => c.name === 'sp2-20')
     for (let round = 1; round <= options.rounds; round++) {

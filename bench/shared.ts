@@ -6,6 +6,19 @@
 export const UPSTREAM_BL_PATH = '/V1/HUB/INT/AUTH/noblbc20/'
 export const UPSTREAM_SP2_PATH = '/HUB-DEV/document_sp2/host-to-host/'
 
+/**
+ * The hub address of a bench route (`/raw/bl`, `/raw/sp2`) and its query, the
+ * mapping every hand-made server in the bench does; undefined when a
+ * parameter is missing.
+ */
+export function upstreamPathOf (route: 'bl' | 'sp2', query: Record<string, string | undefined>): string | undefined {
+  const { npwp, blNo, blDate } = query
+  if (npwp === undefined) return undefined
+  if (route === 'bl') return `${UPSTREAM_BL_PATH}?npwp=${encodeURIComponent(npwp)}`
+  if (blNo === undefined || blDate === undefined) return undefined
+  return `${UPSTREAM_SP2_PATH}?npwp_cargo_owner=${encodeURIComponent(npwp)}&bl_no=${encodeURIComponent(blNo)}&bl_date=${blDate.replaceAll('-', '')}`
+}
+
 /** Readiness addresses of the bench's own processes. */
 export const UPSTREAM_READY_PATH = '/__bench/ready'
 export const RAW_READY_PATH = '/__bench/ready'
@@ -36,4 +49,16 @@ export interface RawProxyConfig {
   accessToken: string
   /** undici pool size towards the upstream (the gateway gets the same). */
   connections: number
+}
+
+/**
+ * The reference servers of `--references` (bench/reference-server.ts):
+ * `buffer` reads the hub's answer whole and sends it back; `parse` also runs
+ * JSON.parse over it and JSON.stringify of `{ data, meta }`, renaming nothing.
+ */
+export const REFERENCE_MODES = ['buffer', 'parse'] as const
+export type ReferenceMode = typeof REFERENCE_MODES[number]
+
+export interface ReferenceServerConfig extends RawProxyConfig {
+  mode: ReferenceMode
 }

@@ -44,7 +44,7 @@ test('npm run bench: a one-second round produces a table of numbers', { timeout:
   t.teardown(() => rm(dir, { recursive: true, force: true }))
   const out = join(dir, 'benchmarks.md')
 
-  const run = await runBench(['--quick', '--source', '--cases', 'bl,sp2-20', '--no-profile', '--out', out], 120_000)
+  const run = await runBench(['--quick', '--source', '--cases', 'bl,sp2-20', '--no-profile', '--references', '--out', out], 120_000)
   t.equal(run.code, 0, `bench exits 0\n${run.stderr.slice(-3000)}`)
 
   const markdown = await readFile(out, 'utf8')
@@ -70,6 +70,21 @@ test('npm run bench: a one-second round produces a table of numbers', { timeout:
     t.match(gwLatency, /^\d+\.\d \/ \d+\.\d$/, `${what}: gateway p50 / p99`)
     t.ok(Number.isFinite(number(ratio)) && number(ratio) > 0, `${what}: ratio (${ratio})`)
   }
+
+  // --references: the gateway and both minimal servers, for each uncached case and at 10 connections.
+  const references = (markdown.split('## Reference servers')[1] ?? '').split('## Every run')[0] ?? ''
+  const throughput = references.split('\n').filter(line => /^\| (BL|SP2) /.test(line)).map(line => line.split('|').slice(1, -1).map(cell => cell.trim()))
+  t.same(throughput.map(row => `${row[0] ?? ''}: ${row[1] ?? ''}`), [
+    'BL list, 5 entries: gateway', 'BL list, 5 entries: reference `buffer`', 'BL list, 5 entries: reference `parse`',
+    'SP2 list, 20 documents: gateway', 'SP2 list, 20 documents: reference `buffer`', 'SP2 list, 20 documents: reference `parse`'
+  ], 'one row per server and case')
+  for (const [label, server, rps, ratio] of throughput) {
+    t.ok(number(rps) > 0, `${label} ${server}: req/s (${rps})`)
+    t.ok(number((ratio ?? '').replaceAll('*', '')) > 0, `${label} ${server}: ratio to raw (${ratio})`)
+  }
+  const latency = references.split('\n').filter(line => /^\| (gateway|reference) /.test(line))
+  t.equal(latency.length, 3, 'the latency table has the gateway and both servers')
+  for (const line of latency) t.match(line, /\*\*[+-]\d+\.\d\*\*/, `p99 added: ${line}`)
 })
 
 test('npm run bench: rejects an unknown case with usage', async (t) => {

@@ -1,0 +1,54 @@
+// `--references`: two minimal servers that show what the machine allows a
+// Node server that reads the hub's answer, the floor under any gateway that
+// transforms it. Fastify and an undici pool like the gateway's, the raw
+// proxy's routes and credentials; no validation, client keys, metrics or
+// error envelope. `buffer` reads the body whole and sends it back;
+// `parse` also runs JSON.parse over it and JSON.stringify of
+// `{ data, meta: { count } }`, renaming nothing and rewriting no value.
+import Fastify from 'fastify'
+import { Pool } from 'undici'
+import { RAW_READY_PATH, upstreamPathOf, type ReferenceServerConfig } from './shared.ts'
+
+const raw = process.argv[2]
+if (raw === undefined) {
+  console.error('usage: reference-server.ts <config json>')
+  process.exit(2)
+}
+const config = JSON.parse(raw) as ReferenceServerConfig
+
+const pool = new Pool(config.upstreamUrl, {
+  connections: config.connections,
+  keepAliveTimeout: 10_000,
+  connect: { timeout: 3000 },
+  headersTimeout: 10_000,
+  bodyTimeout: 10_000
+})
+const headers = { accept: 'application/json', [config.apiKeyHeader]: config.apiKey, authorization: config.accessToken }
+
+const app = Fastify({ logger: false, keepAliveTimeout: 72_000 })
+
+app.get(RAW_READY_PATH, async () => ({ ready: true }))
+
+for (const route of ['bl', 'sp2'] as const) {
+  app.get(`/raw/${route}`, async (request, reply) => {
+    const path = upstreamPathOf(route, request.query as Record<string, string | undefined>)
+    if (path === undefined) return await reply.code(400).send({ message: 'missing parameters' })
+    const { statusCode, body } = await pool.request({ method: 'GET', path, headers })
+    const chunks: Buffer[] = []
+    for await (const chunk of body) chunks.push(chunk as Buffer)
+    const bytes = Buffer.concat(chunks)
+    reply.code(statusCode).header('content-type', 'application/json; charset=utf-8')
+    if (config.mode === 'buffer') return bytes
+    const parsed = JSON.parse(bytes.toString('utf8')) as unknown
+    const data = Array.isArray(parsed) ? parsed : Object.values(parsed as Record<string, unknown>)[0]
+    return Buffer.from(JSON.stringify({ data, meta: { count: Array.isArray(data) ? data.length : undefined } }))
+  })
+}
+
+await app.listen({ port: config.port, host: config.host })
+
+const stop = (): void => {
+  app.close().then(async () => { await pool.close() }).then(() => process.exit(0), () => process.exit(1))
+}
+process.once('SIGTERM', stop)
+process.once('SIGINT', stop)
