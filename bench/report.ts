@@ -319,21 +319,22 @@ function renderReferences ({ options, cases, pairs }: ReportInput, push: (...l: 
   const withReferences = pairs.filter(p => p.references !== undefined && p.references.length > 0)
   if (withReferences.length === 0) return
   const servers = [...new Set(withReferences.flatMap(p => p.references!.map(r => r.mode)))]
-  /** The gateway's or a reference's measurement in a pair. */
-  const rowsOf = (list: Pair[]): Array<{ name: string, of: (p: Pair) => Measurement | undefined }> => [
+  type Measured = Array<{ p: Pair, m: Measurement }>
+  /** One row per server measured in these pairs: the gateway, then each reference, with its measurement in each pair. */
+  const rowsOf = (list: Pair[]): Array<{ name: string, measured: Measured }> => [
     { name: 'gateway', of: (p: Pair) => p.gateway },
     ...servers.map(mode => ({ name: `reference \`${mode}\``, of: (p: Pair) => p.references?.find(r => r.mode === mode)?.m }))
-  ].filter(row => list.some(p => row.of(p) !== undefined))
+  ].map(({ name, of }) => ({ name, measured: list.map(p => ({ p, m: of(p) })).filter((x): x is Measured[number] => x.m !== undefined) }))
+    .filter(row => row.measured.length > 0)
   push('## Reference servers', '')
   push('Measured with `--references`, right after each uncached and latency pair, on the raw proxy\'s routes: two minimal servers (`bench/reference-server.ts`: Fastify and an undici pool like the gateway\'s; no client keys, rate limiter, metrics, validation, error envelope or circuit breaker). `buffer` reads the hub\'s answer whole and sends it back; `parse` also runs `JSON.parse` over it and `JSON.stringify` of `{ data, meta }`, renaming nothing and rewriting no value. They show what this machine allows a Node server that reads the answer; the gateway does more work per answer than `parse` (and everything `buffer` does). Each ratio is against the raw proxy of the same pair; the median is over rounds.', '')
   push(`| case | server | req/s at ${options.connections} connections | ratio to raw (median) | ratio per round | p50 / p99 (ms) | peak RSS |`)
   push('| --- | --- | ---: | ---: | --- | --- | ---: |')
   for (const c of cases) {
     const list = withReferences.filter(p => p.caseName === c.name && p.kind === 'uncached')
-    for (const row of rowsOf(list)) {
-      const measured = list.map(p => ({ p, m: row.of(p) })).filter((x): x is { p: Pair, m: Measurement } => x.m !== undefined)
+    for (const { name, measured } of rowsOf(list)) {
       const peaks = measured.map(x => x.m.peakRssMb).filter((n): n is number => n !== undefined)
-      push(`| ${c.label} | ${row.name} | ${int(median(measured.map(x => x.m.rps)))} | **${ratio(median(measured.map(x => x.m.rps / x.p.raw.rps)))}** | ${measured.map(x => ratio(x.m.rps / x.p.raw.rps)).join(', ')} | ${ms(median(measured.map(x => x.m.p50)))} / ${ms(median(measured.map(x => x.m.p99)))} | ${mb(peaks.length > 0 ? Math.max(...peaks) : undefined)} |`)
+      push(`| ${c.label} | ${name} | ${int(median(measured.map(x => x.m.rps)))} | **${ratio(median(measured.map(x => x.m.rps / x.p.raw.rps)))}** | ${measured.map(x => ratio(x.m.rps / x.p.raw.rps)).join(', ')} | ${ms(median(measured.map(x => x.m.p50)))} / ${ms(median(measured.map(x => x.m.p99)))} | ${mb(peaks.length > 0 ? Math.max(...peaks) : undefined)} |`)
     }
   }
   push('')
@@ -341,9 +342,8 @@ function renderReferences ({ options, cases, pairs }: ReportInput, push: (...l: 
   if (latency.length > 0) {
     push(`At ${options.p99Connections} connections (${cases.find(c => c.name === 'sp2-20')?.label ?? 'sp2-20'}, uncached), against the raw proxy of the same pair:`, '')
     push('| server | p50 / p99 (ms, median) | p99 added (median) | p99 added per round |', '| --- | --- | ---: | --- |')
-    for (const row of rowsOf(latency)) {
-      const measured = latency.map(p => ({ p, m: row.of(p) })).filter((x): x is { p: Pair, m: Measurement } => x.m !== undefined)
-      push(`| ${row.name} | ${ms(median(measured.map(x => x.m.p50)))} / ${ms(median(measured.map(x => x.m.p99)))} | **${signedMs(median(measured.map(x => x.m.p99 - x.p.raw.p99)))}** | ${measured.map(x => signedMs(x.m.p99 - x.p.raw.p99)).join(', ')} |`)
+    for (const { name, measured } of rowsOf(latency)) {
+      push(`| ${name} | ${ms(median(measured.map(x => x.m.p50)))} / ${ms(median(measured.map(x => x.m.p99)))} | **${signedMs(median(measured.map(x => x.m.p99 - x.p.raw.p99)))}** | ${measured.map(x => signedMs(x.m.p99 - x.p.raw.p99)).join(', ')} |`)
     }
     push('')
   }

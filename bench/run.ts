@@ -127,11 +127,12 @@ async function getJson (url: string): Promise<{ status: number, bytes: number, b
 async function verify (cases: Case[], raw: Child, gateway: Child, cached: Child | undefined, references: Child[]): Promise<CacheStatus | undefined> {
   for (const c of cases) {
     for (const reference of references) {
-      const r = await getJson(reference.url + c.rawPathFor('097999999999999'))
+      const path = c.rawPathFor('097999999999999')
+      const r = await getJson(reference.url + path)
       const count = (r.body as { meta?: { count?: unknown } } | null)?.meta?.count
       const passedThrough = r.bytes === c.upstreamBytes
       if (r.status !== 200 || (!passedThrough && count !== c.expectedCount)) {
-        throw new Error(`${reference.name} answered ${r.status} with ${r.bytes} bytes (meta.count ${String(count)}) to ${c.rawPath}: ${JSON.stringify(r.body).slice(0, 300)}\n${reference.tail()}`)
+        throw new Error(`${reference.name} answered ${r.status} with ${r.bytes} bytes (meta.count ${String(count)}) to ${path}: ${JSON.stringify(r.body).slice(0, 300)}\n${reference.tail()}`)
       }
     }
     const r = await getJson(raw.url + c.rawPath)
