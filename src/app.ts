@@ -1,10 +1,8 @@
 import { randomUUID } from 'node:crypto'
 import { readFileSync } from 'node:fs'
 import Fastify, { LogController, type FastifyInstance, type FastifyServerOptions } from 'fastify'
-import type { Ajv } from 'ajv'
 import fp from 'fastify-plugin'
 import type { Config } from './config/load.ts'
-import { isContainerNo, isNpwp } from './domain/identifiers.ts'
 import audit from './plugins/audit.ts'
 import auth from './plugins/auth.ts'
 import clients from './plugins/clients.ts'
@@ -24,6 +22,7 @@ import eventRoutes from './routes/events.ts'
 import healthRoutes from './routes/health.ts'
 import sp2Routes from './routes/sp2.ts'
 import taxpayerRoutes from './routes/taxpayers.ts'
+import { REQUEST_AJV_OPTIONS, requestValidatorFactory } from './schemas/validators.ts'
 
 /** Configuration once the upstream is known: either configured, or the built-in sandbox's. */
 export type GatewayConfig = Config & {
@@ -68,10 +67,6 @@ export function redactPaths (config: Config): string[] {
   ]
 }
 
-function gatewayFormats (ajv: Ajv): Ajv {
-  return ajv.addFormat('npwp', isNpwp).addFormat('iso6346', isContainerNo)
-}
-
 /** Fastify's own options for the gateway: request ids, validation, logging. */
 export function serverOptions (config: Config, logger: FastifyServerOptions['logger'] | FastifyServerOptions['loggerInstance'] = false): FastifyServerOptions {
   const base: FastifyServerOptions = {
@@ -84,8 +79,9 @@ export function serverOptions (config: Config, logger: FastifyServerOptions['log
     onConstructorPoisoning: 'error',
     // Bad percent-encoding or an overlong path segment: the envelope, like every other error.
     frameworkErrors,
-    // Reject unknown query and body fields with a clear error instead of dropping them.
-    ajv: { customOptions: { removeAdditional: false }, plugins: [gatewayFormats] },
+    // Unknown fields refused, every problem reported; bodies validated without type coercion.
+    ajv: REQUEST_AJV_OPTIONS,
+    schemaController: { compilersFactory: { buildValidator: requestValidatorFactory() } },
     routerOptions: { maxParamLength: 200 },
     // Requests arriving while closing get the envelope from plugins/lifecycle.ts instead.
     return503OnClosing: false

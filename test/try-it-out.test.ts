@@ -28,6 +28,11 @@ test('every route answers 200 when tried with its documented examples', async (t
       const query = new URLSearchParams()
       for (const p of op.parameters ?? []) {
         const example = p.example ?? p.schema?.examples?.[0]
+        if (p.name === 'idempotency-key') {
+          // Prefilled, one key would be every user's: their second, different offer a 422 for a day.
+          t.equal(example, undefined, `${method} ${path}: no Idempotency-Key is prefilled`)
+          continue
+        }
         t.ok(example !== undefined, `${method} ${path}: ${p.name} has an example`)
         if (p.in === 'path') url = url.replace(`{${p.name}}`, encodeURIComponent(String(example)))
         if (p.in === 'query') query.set(p.name, String(example))

@@ -1,6 +1,6 @@
 import { ConfigSchema } from '../config/schema.ts'
 import { toCompactDate, toIsoDateTime } from '../domain/dates.ts'
-import { PARAM_RULES } from '../schemas/params.ts'
+import { PARAM_SCHEMAS } from '../schemas/params.ts'
 import { OPERATIONS, type Operation, type OperationId, type ParamKind } from '../upstream/operations.ts'
 import { camelCase, isArrayKind, isResource, type FieldSpec, type ResourceSpec } from './resource.ts'
 import { ALL_RESOURCES } from './resources.ts'
@@ -150,7 +150,7 @@ function parameterRows (): GlossaryRow[] {
             gateway: param.name,
             where: '',
             conversion: PARAM_CONVERSIONS[param.kind],
-            description: descriptionOf(PARAM_RULES[param.kind].schema)
+            description: descriptionOf(PARAM_SCHEMAS[param.kind])
           },
           operations: []
         }

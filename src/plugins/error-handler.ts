@@ -2,47 +2,40 @@ import { STATUS_CODES } from 'node:http'
 import fp from 'fastify-plugin'
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { gatewayError, isGatewayError, type ErrorCode } from '../errors.ts'
-import { PARAM_RULES } from '../schemas/params.ts'
+import { describeProblems, MAX_PROBLEMS, PART_NAMES, problemsMessage, type AjvIssue, type Problem } from '../schemas/problems.ts'
 
-/** Human rules for body fields, named like the parameter rules. */
-const BODY_RULES: Record<string, string> = {
-  serviceOrderId: 'must be a string of 1 to 64 characters',
-  price: 'must be a non-negative number with at most two decimals',
-  offeredAt: 'must be an ISO 8601 date-time with an offset, e.g. 2024-03-01T08:15:00+07:00',
-  booked: 'must be true',
-  note: 'must be a string of at most 500 characters',
-  'idempotency-key': 'must be 1 to 255 visible ASCII characters'
+const PARTS = Object.keys(PART_NAMES) as Array<keyof typeof PART_NAMES>
+
+function partData (request: FastifyRequest, part: keyof typeof PART_NAMES): unknown {
+  return part === 'querystring' ? request.query : request[part]
 }
 
-const RULES: Record<string, string> = {
-  ...Object.fromEntries(Object.entries(PARAM_RULES).map(([name, { rule }]) => [name, rule])),
-  ...BODY_RULES
+/**
+ * Every problem of a request, not only those of the part Fastify stopped at:
+ * Fastify validates path, body, query and headers in turn and stops at the
+ * first part that fails, so the route's validators of all parts are run
+ * again here (on this failure path only). In the order a caller reads a
+ * request: path, query, body, headers.
+ */
+export function requestProblems (request: FastifyRequest, error: FastifyError): Problem[] {
+  const problems: Problem[] = []
+  for (const part of ['params', 'querystring', 'body', 'headers'] as const) {
+    const validate = request.getValidationFunction(part) as ((data: unknown) => boolean) & { errors?: AjvIssue[] | null } | undefined
+    if (typeof validate !== 'function') continue
+    const data = partData(request, part)
+    if (validate(data ?? null) === true) continue
+    problems.push(...describeProblems(validate.errors ?? [], PART_NAMES[part], data))
+  }
+  if (problems.length > 0) return problems
+  // A validator that did not fail twice: what Fastify reported.
+  const part = PARTS.find(p => p === error.validationContext)
+  const where = part === undefined ? 'request' : PART_NAMES[part]
+  return describeProblems((error.validation ?? []) as unknown as AjvIssue[], where, part === undefined ? undefined : partData(request, part))
 }
 
-const CONTEXT: Record<string, string> = { querystring: 'query', params: 'path', body: 'body', headers: 'header' }
-
-interface AjvIssue { keyword: string, instancePath: string, message?: string, params: Record<string, unknown> }
-
-/** One `{field, rule}` per ajv issue, in words a caller can act on. */
-export function describeValidation (issues: AjvIssue[], context: string | undefined): Array<{ field: string, rule: string }> {
-  const where = CONTEXT[context ?? ''] ?? context ?? 'request'
-  return issues.map(issue => {
-    const path = issue.instancePath.split('/').filter(Boolean)
-    if (issue.keyword === 'required') {
-      const name = String(issue.params.missingProperty)
-      return { field: [where, ...path, name].join('.'), rule: `is required${RULES[name] ? ` and ${RULES[name]}` : ''}` }
-    }
-    if (issue.keyword === 'additionalProperties') {
-      const name = String(issue.params.additionalProperty)
-      return { field: [where, ...path, name].join('.'), rule: 'is not a parameter of this route' }
-    }
-    if (issue.keyword === 'type' && path.length === 0) {
-      return { field: where, rule: `must be a JSON ${String(issue.params.type)}` }
-    }
-    const name = path[path.length - 1]
-    const rule = (name !== undefined && RULES[name]) || issue.message || 'is invalid'
-    return { field: [where, ...path].join('.') || where, rule }
-  })
+/** `65536` -> `64 KiB`. */
+function kib (bytes: number): string {
+  return bytes % 1024 === 0 ? `${bytes / 1024} KiB` : `${bytes} bytes`
 }
 
 /** Fastify's own client errors, by status, to the contract's codes. */
@@ -92,15 +85,17 @@ async function errorHandler (app: FastifyInstance) {
       return sendError(request, reply, error)
     }
     if (error.validation !== undefined) {
-      const details = describeValidation(error.validation as unknown as AjvIssue[], error.validationContext)
-      const message = details.map(d => `${d.field} ${d.rule}`).join('; ')
-      return sendError(request, reply, gatewayError('VALIDATION_FAILED', { details }, message))
+      const problems = requestProblems(request, error)
+      const details = problems.slice(0, MAX_PROBLEMS)
+      return sendError(request, reply, gatewayError('VALIDATION_FAILED', { details }, problemsMessage(details, problems.length)))
     }
     const status = error.statusCode ?? 500
     if (status >= 400 && status < 500) {
       const code = codeForStatus(status)
       const message = code === 'VALIDATION_FAILED' ? `The request is malformed: ${error.message}` : error.message
-      const mapped = code === 'VALIDATION_FAILED' || code === 'NOT_FOUND' ? gatewayError(code, { statusCode: status }, message) : gatewayError(code, { statusCode: status })
+      const mapped = code === 'VALIDATION_FAILED' || code === 'NOT_FOUND'
+        ? gatewayError(code, { statusCode: status }, message)
+        : code === 'PAYLOAD_TOO_LARGE' ? gatewayError(code, { statusCode: status }, kib(request.routeOptions.bodyLimit)) : gatewayError(code, { statusCode: status })
       const retryAfter = reply.getHeader('retry-after')
       if (retryAfter !== undefined) mapped.retryAfter = String(retryAfter)
       return sendError(request, reply, mapped)

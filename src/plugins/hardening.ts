@@ -4,6 +4,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http'
 import helmet, { type HelmetOptions } from 'helmet'
 import type { FastifyInstance } from 'fastify'
 import type { GatewayConfig } from '../app.ts'
+import { parseJsonBody } from './json-body.ts'
 
 /** Request headers a browser may send cross-origin, and response headers it may read. */
 const ALLOWED_HEADERS = ['authorization', 'content-type', 'idempotency-key', 'x-request-id', 'cache-control', 'x-upstream-authorization']
@@ -22,8 +23,9 @@ export function corsOrigins (config: Pick<GatewayConfig, 'CORS_ORIGINS'>): strin
  *   internal address by sending its assets and "Try it out" calls to https;
  * - CORS for the origins of CORS_ORIGINS only; none at all when it is unset;
  * - JSON only: the text/plain parser Fastify adds is removed, so a POST body of
- *   any other type is 415 UNSUPPORTED_MEDIA_TYPE. (Body size, `__proto__` and
- *   `constructor.prototype` keys: Fastify's options in app.ts.)
+ *   any other type is 415 UNSUPPORTED_MEDIA_TYPE; JSON is read by
+ *   parseJsonBody (json-body.ts), which names a refused `__proto__` or
+ *   `constructor.prototype` key. (Body size: Fastify's bodyLimit in app.ts.)
  */
 async function hardening (app: FastifyInstance, { config }: { config: GatewayConfig }) {
   const headers = helmetHeaders({ contentSecurityPolicy: { directives: { upgradeInsecureRequests: null } } })
@@ -44,6 +46,8 @@ async function hardening (app: FastifyInstance, { config }: { config: GatewayCon
     })
   }
   app.removeContentTypeParser('text/plain')
+  app.removeContentTypeParser('application/json')
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, parseJsonBody)
 }
 
 /**

@@ -4,6 +4,7 @@ import type { GatewayConfig } from '../app.ts'
 import { gatewayError } from '../errors.ts'
 import { requestFingerprint } from '../idempotency/fingerprint.ts'
 import { createMemoryStore, type IdempotencyStore, type StoredResponse } from '../idempotency/store.ts'
+import { IDEMPOTENCY_KEY } from '../schemas/formats.ts'
 import { Type } from '../schemas/typebox.ts'
 import { addRouteHook } from './route-hooks.ts'
 
@@ -23,15 +24,15 @@ export const REPLAYED_HEADER = 'idempotent-replayed'
 /** The headers of an answer worth replaying along with its body. */
 const REPLAYED_HEADERS = ['content-type', 'cache-control']
 
+// No example value: Swagger UI would fill it into every "Try it out", and one key
+// shared by every user makes the second user's different offer a 422 for a day.
 const HeadersSchema = Type.Object({
   [IDEMPOTENCY_HEADER]: Type.Optional(Type.String({
-    minLength: 1,
-    maxLength: 255,
-    pattern: '^[\\x21-\\x7E]+$',
-    description: 'Makes retries of this write safe: 1-255 visible ASCII characters, new for every distinct write (a UUID will do). ' +
+    format: 'idempotency-key',
+    pattern: IDEMPOTENCY_KEY.pattern,
+    description: 'Makes retries of this write safe: 1-255 visible ASCII characters, new for every distinct write (a UUID will do; in Swagger UI, leave it empty or type a fresh one). ' +
       'The same key with the same request within the replay window answers the first 2xx again, with `idempotent-replayed: true`, without calling the hub; ' +
-      'with a different request it is 422 IDEMPOTENCY_KEY_REUSED. A failed write does not keep its key: retry it with the same one.',
-    examples: ['5b0b7c1e-0d5f-4b8e-9a51-2f4f1d3c9e01']
+      'with a different request it is 422 IDEMPOTENCY_KEY_REUSED. A failed write does not keep its key: retry it with the same one.'
   }))
 })
 

@@ -1,11 +1,14 @@
 import type { FastifyInstance } from 'fastify'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import { errorResponses, recordEnvelope, UPSTREAM_STATUSES } from '../schemas/envelope.ts'
-import { PARAM_RULES } from '../schemas/params.ts'
+import { PARAM_SCHEMAS } from '../schemas/params.ts'
 import { Type } from '../schemas/typebox.ts'
 import { toUpstreamFinalization } from '../mapping/requests.ts'
 import { operation, upstreamDescription } from './describe.ts'
 import { registerLookup } from './lookup-route.ts'
+
+/** The finalization takes no fields: an empty body or `{}`. */
+export const FinalizationBodySchema = Type.Object({}, { additionalProperties: false, title: 'Finalization (no fields)', description: 'No fields: send no body, or `{}`' })
 
 /** SP2 documents (contract.md 3). */
 export default async function sp2Routes (app: FastifyInstance) {
@@ -31,9 +34,14 @@ export default async function sp2Routes (app: FastifyInstance) {
       tags: ['sp2'],
       summary: 'Finalize an SP2 document',
       operationId: 'postSp2DocumentFinalization',
-      description: 'Asks the hub to finalize an SP2 document. No request body is needed. Never retried automatically.\n\n' + upstreamDescription(finalize),
-      params: Type.Object({ sp2Id: PARAM_RULES.sp2Id.schema }, { additionalProperties: false }),
+      description: 'Asks the hub to finalize an SP2 document. It takes no body: send none, or `{}`. Never retried automatically.\n\n' + upstreamDescription(finalize),
+      params: Type.Object({ sp2Id: PARAM_SCHEMAS.sp2Id }, { additionalProperties: false }),
+      body: FinalizationBodySchema,
       response: { 200: recordEnvelope('HubAcknowledgement', 'The hub\'s acknowledgement'), ...errorResponses([...UPSTREAM_STATUSES, 413, 415]) }
+    },
+    // No body at all is the same as `{}`; JSON `null`, arrays and fields are refused by the schema.
+    preValidation: async (request) => {
+      if (request.body === undefined) request.body = {}
     }
   }, async (request, reply) => {
     const { sp2Id } = request.params

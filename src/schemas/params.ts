@@ -1,45 +1,30 @@
 import type { ParamKind } from '../upstream/operations.ts'
 import { EXAMPLES } from './examples.ts'
+import { BL_NO, BOOKING_REQUEST_ID, PIB_NO } from './formats.ts'
 import { Type, type TSchema, type TString } from './typebox.ts'
 
 /**
- * One schema per gateway parameter kind (contract.md 3), with the human rule
- * the error handler names when a value breaks it.
+ * One schema per gateway parameter kind (contract.md 3). The format each
+ * names carries the rule a caller reads when a value breaks it
+ * (schemas/formats.ts); a pattern beside a format is the same rule, written
+ * for clients that check input themselves.
  */
-export const PARAM_RULES: Record<ParamKind | 'sp2Id', { rule: string, schema: TString }> = {
-  npwp: {
-    rule: 'must be a taxpayer number of 15 or 16 digits (dots and dashes are allowed and ignored)',
-    schema: Type.String({ format: 'npwp', minLength: 15, maxLength: 24, description: 'Taxpayer number (NPWP): 15 or 16 digits; dots and dashes are accepted and stripped', examples: [EXAMPLES.npwp] })
-  },
-  blNo: {
-    rule: 'must be 1 to 35 characters: letters, digits, and . / - (starting with a letter or digit)',
-    schema: Type.String({ pattern: '^[A-Za-z0-9][A-Za-z0-9./-]{0,34}$', description: 'Bill of lading number: 1-35 characters, letters, digits and `. / -`', examples: [EXAMPLES.blNo] })
-  },
-  blDate: {
-    rule: 'must be a real calendar date written YYYY-MM-DD',
-    schema: Type.String({ format: 'date', description: 'Bill of lading date, `YYYY-MM-DD` (sent to the hub as `YYYYMMDD`)', examples: [EXAMPLES.blDate] })
-  },
-  containerNo: {
-    rule: 'must be an ISO 6346 container number: 4 letters, 7 digits, with a valid check digit',
-    schema: Type.String({ format: 'iso6346', pattern: '^[A-Za-z]{4}[0-9]{7}$', description: 'Container number (ISO 6346: 4 letters, 7 digits, valid check digit; case-insensitive)', examples: [EXAMPLES.containerNo] })
-  },
-  pibNo: {
-    rule: 'must be 1 to 30 characters: letters, digits and - (starting with a letter or digit)',
-    schema: Type.String({ pattern: '^[A-Za-z0-9][A-Za-z0-9-]{0,29}$', description: 'PIB (import declaration) number', examples: [EXAMPLES.pibNo] })
-  },
-  bookingRequestId: {
-    rule: 'must be 1 to 64 characters: letters, digits and . _ : - (starting with a letter or digit)',
-    schema: Type.String({ pattern: '^[A-Za-z0-9][A-Za-z0-9._:-]{0,63}$', description: 'Booking request code (from the hub\'s API-01)', examples: [EXAMPLES.bookingRequestId] })
-  },
-  sp2Id: {
-    rule: 'must be a UUID',
-    schema: Type.String({ format: 'uuid', description: 'SP2 document id (UUID)', examples: [EXAMPLES.sp2Id] })
-  }
+export const PARAM_SCHEMAS: Record<ParamKind | 'sp2Id', TString> = {
+  npwp: Type.String({ format: 'npwp', maxLength: 24, description: 'Taxpayer number (NPWP): 15 or 16 digits; dots and dashes are accepted and stripped', examples: [EXAMPLES.npwp] }),
+  blNo: Type.String({ format: 'bl-no', pattern: BL_NO.pattern, description: 'Bill of lading number: 1-35 characters, letters, digits and `. / -`', examples: [EXAMPLES.blNo] }),
+  blDate: Type.String({ format: 'date', description: 'Bill of lading date, `YYYY-MM-DD`: the `blDate` of the bill of lading lists, the day in the hub\'s calendar', examples: [EXAMPLES.blDate] }),
+  containerNo: Type.String({ format: 'iso6346', pattern: '^[A-Za-z]{4}[0-9]{7}$', description: 'Container number (ISO 6346: 4 letters, 7 digits, valid check digit; case-insensitive)', examples: [EXAMPLES.containerNo] }),
+  pibNo: Type.String({ format: 'pib-no', pattern: PIB_NO.pattern, description: 'PIB (import declaration) number', examples: [EXAMPLES.pibNo] }),
+  bookingRequestId: Type.String({ format: 'booking-request-id', pattern: BOOKING_REQUEST_ID.pattern, description: 'Booking request code (from the hub\'s API-01)', examples: [EXAMPLES.bookingRequestId] }),
+  sp2Id: Type.String({ format: 'uuid', description: 'SP2 document id (UUID)', examples: [EXAMPLES.sp2Id] })
 }
 
 /** The querystring or params object of a route, from the parameters its operation takes. */
-export function paramsObject (params: ReadonlyArray<{ name: string, kind: ParamKind }>): TSchema {
+export function paramsObject (params: ReadonlyArray<{ name: string, kind: ParamKind }>, examples: Record<string, string> = {}): TSchema {
   const properties: Record<string, TSchema> = {}
-  for (const p of params) properties[p.name] = PARAM_RULES[p.kind].schema
+  for (const p of params) {
+    const example = examples[p.name]
+    properties[p.name] = example === undefined ? PARAM_SCHEMAS[p.kind] : { ...PARAM_SCHEMAS[p.kind], examples: [example] }
+  }
   return Type.Object(properties, { additionalProperties: false })
 }
