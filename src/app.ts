@@ -6,7 +6,7 @@ import type { Config } from './config/load.ts'
 import audit from './plugins/audit.ts'
 import auth from './plugins/auth.ts'
 import clients from './plugins/clients.ts'
-import errorHandler, { frameworkErrors } from './plugins/error-handler.ts'
+import errorHandler, { clientErrorHandler, frameworkErrors } from './plugins/error-handler.ts'
 import events from './plugins/events.ts'
 import hardening from './plugins/hardening.ts'
 import hub from './plugins/hub.ts'
@@ -79,6 +79,8 @@ export function serverOptions (config: Config, logger: FastifyServerOptions['log
     onConstructorPoisoning: 'error',
     // Bad percent-encoding or an overlong path segment: the envelope, like every other error.
     frameworkErrors,
+    // Node's own refusals (a bad request line, header fields too large): the envelope as well.
+    clientErrorHandler,
     // Unknown fields refused, every problem reported; bodies validated without type coercion.
     ajv: REQUEST_AJV_OPTIONS,
     schemaController: { compilersFactory: { buildValidator: requestValidatorFactory() } },

@@ -97,8 +97,10 @@ test('CORS: no CORS_ORIGINS, no CORS headers', async (t) => {
   const res = await app.inject({ url: '/health/live', headers: { origin: 'https://yard.example.co.id' } })
   t.equal(res.headers['access-control-allow-origin'], undefined)
   const preflight = await app.inject({ method: 'OPTIONS', url: '/health/live', headers: { origin: 'https://yard.example.co.id', 'access-control-request-method': 'GET' } })
-  t.equal(preflight.statusCode, 404)
-  t.equal(preflight.json().code, 'NOT_FOUND')
+  // No CORS: OPTIONS is just a method the path does not take.
+  t.equal(preflight.statusCode, 405)
+  t.equal(preflight.json().code, 'METHOD_NOT_ALLOWED')
+  t.equal(preflight.headers.allow, 'GET, HEAD')
   t.equal(preflight.headers['access-control-allow-origin'], undefined)
 })
 

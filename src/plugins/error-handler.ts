@@ -1,6 +1,9 @@
+import { randomUUID } from 'node:crypto'
 import { STATUS_CODES } from 'node:http'
+import type { Socket } from 'node:net'
+import FindMyWay from 'find-my-way'
 import fp from 'fastify-plugin'
-import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from 'fastify'
 import { gatewayError, isGatewayError, type ErrorCode } from '../errors.ts'
 import { describeProblems, MAX_PROBLEMS, PART_NAMES, problemsMessage, type AjvIssue, type Problem } from '../schemas/problems.ts'
 
@@ -74,6 +77,66 @@ export function frameworkErrors (error: FastifyError, request: FastifyRequest, r
   return sendError(request, reply, gatewayError('VALIDATION_FAILED', { details: [{ field: 'path', rule }] }, `The URL path is malformed: ${rule}`))
 }
 
+/** Node's own refusals, by the HTTP parser's error code (contract.md 6). */
+function parserRefusal (code: string | undefined): { code: ErrorCode, message?: string } {
+  if (code === 'HPE_HEADER_OVERFLOW') return { code: 'HEADERS_TOO_LARGE' }
+  if (code === 'ERR_HTTP_REQUEST_TIMEOUT') return { code: 'REQUEST_TIMEOUT' }
+  return { code: 'VALIDATION_FAILED', message: 'The request is not valid HTTP/1.1' }
+}
+
+/**
+ * Fastify's `clientErrorHandler` option: what Node's HTTP parser refuses
+ * before there is a request (a bad request line, header fields over
+ * `maxHeaderSize`, a request not received in time) gets the envelope and a
+ * request id too, written to the socket as Fastify's default handler does,
+ * rather than Fastify's bare `{"message":"Client Error"}`. Nothing of the
+ * refused bytes is echoed. The id is new: there is no request to take one from.
+ */
+export function clientErrorHandler (this: FastifyInstance, error: Error & { code?: string }, socket: Socket): void {
+  // A reset connection has nobody to answer (Fastify's default handler, and Node's, do the same).
+  if (error.code === 'ECONNRESET' || socket.destroyed) return
+  const refusal = parserRefusal(error.code)
+  const problem = gatewayError(refusal.code, {}, refusal.message)
+  const requestId = randomUUID()
+  this.log.info({ requestId, parserError: error.code, statusCode: problem.statusCode }, 'request refused by the HTTP parser')
+  if (socket.writable) {
+    const body = JSON.stringify({ statusCode: problem.statusCode, code: problem.code, error: STATUS_CODES[problem.statusCode], message: problem.message, requestId })
+    socket.write(`HTTP/1.1 ${problem.statusCode} ${STATUS_CODES[problem.statusCode]}\r\n` +
+      `content-type: application/json; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(body)}\r\nx-request-id: ${requestId}\r\nconnection: close\r\n\r\n${body}`)
+  }
+  socket.destroy(error)
+}
+
+/**
+ * Every route's path and methods, in a router of their own (find-my-way,
+ * Fastify's router), so that a known path asked with another method is told
+ * which methods it takes (405 with `Allow`) rather than that it does not
+ * exist. Catch-all routes (`*`: the CORS preflight) are left out: they would
+ * make every path "known".
+ */
+function knownRoutes (app: FastifyInstance) {
+  const router = FindMyWay({ maxParamLength: 200 })
+  const methods = new Set<string>()
+  const noop = () => {}
+  app.addHook('onRoute', (route: RouteOptions) => {
+    if (route.url === '*' || route.url === '/*') return
+    for (const method of Array.isArray(route.method) ? route.method : [route.method]) {
+      if (router.hasRoute(method as 'GET', route.url)) continue
+      router.on(method as 'GET', route.url, noop)
+      methods.add(method)
+    }
+  })
+  /** The methods `path` is a route for, in a stable order; empty when it is no route at all. */
+  return (path: string): string[] => [...methods].sort().filter(method => {
+    try {
+      return router.find(method as 'GET', path) !== null
+    } catch {
+      // A path find-my-way cannot decode is no route of ours.
+      return false
+    }
+  })
+}
+
 /**
  * The one place errors become the contract's envelope (contract.md 2).
  * Routes throw; nothing else writes an error body.
@@ -104,9 +167,16 @@ async function errorHandler (app: FastifyInstance) {
     return sendError(request, reply, gatewayError('INTERNAL'))
   })
 
+  const methodsOf = knownRoutes(app)
   // Rate limited like the routes, so that scanning for URLs costs the caller its budget.
   app.setNotFoundHandler({ preHandler: app.rateLimit() }, (request, reply) => {
-    return sendError(request, reply, gatewayError('NOT_FOUND', {}, `No route ${request.method} ${(request.url.split('?')[0] ?? '').slice(0, 200)}`))
+    const path = request.url.split('?')[0] ?? ''
+    const allowed = methodsOf(path)
+    if (allowed.length > 0) {
+      reply.header('allow', allowed.join(', '))
+      return sendError(request, reply, gatewayError('METHOD_NOT_ALLOWED', {}, `${path.slice(0, 200)} takes ${allowed.join(', ')}, not ${request.method}`))
+    }
+    return sendError(request, reply, gatewayError('NOT_FOUND', {}, `No route ${request.method} ${path.slice(0, 200)}`))
   })
 }
 
