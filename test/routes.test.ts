@@ -28,10 +28,30 @@ test('BL list routes answer each document type\'s list, normalized', async (t) =
     t.equal(body.meta.count, expected.length, `${type} count`)
     t.same(body.data.map((d: { blNo: string }) => d.blNo), expected.map(bl => bl.blNo), `${type} BL numbers`)
     for (const [i, entry] of body.data.entries()) {
-      t.match(entry.blDate, ISO_DATE_TIME, `${type} blDate is ISO with offset`)
-      t.equal(entry.blDate.slice(0, 10), expected[i]?.blDate)
+      t.equal(entry.blDate, expected[i]?.blDate, `${type} blDate is the day, YYYY-MM-DD`)
+      t.match(entry.blDateTime, ISO_DATE_TIME, `${type} blDateTime is ISO with offset`)
+      t.equal(entry.blDateTime, `${expected[i]?.blDateStamped.replace(' ', 'T')}+07:00`, `${type} blDateTime keeps the hub's time of day`)
     }
   }
+})
+
+test('blDate has one form on every route: an item of one answer is the next request', async (t) => {
+  const { app } = await build(t)
+  const list = (await app.inject({ url: `/v1/customs/bc20/bills-of-lading?npwp=${F.sp2.npwp}` })).json()
+  const entry = list.data.find((d: { blNo: string }) => d.blNo === F.sp2.blNo)
+  t.match(entry.blDate, ISO_DATE)
+  const documents = await app.inject({ url: `/v1/sp2/documents?npwp=${F.sp2.npwp}&blNo=${entry.blNo}&blDate=${entry.blDate}` })
+  t.equal(documents.statusCode, 200, 'the BL list\'s blDate is what the SP2 lookup takes')
+  t.ok(documents.json().meta.count > 0, 'and finds the documents')
+  t.equal(documents.json().data[0].document.blDate, entry.blDate, 'the same value in the SP2 document')
+
+  // A BL stamped early in the morning: in UTC it is the day before; blDate is the hub's day.
+  const early = F.taxpayer.bc16.find(bl => Number(bl.blDateStamped.slice(11, 13)) < 7)
+  t.ok(early, 'the sandbox seeds an early-morning stamp')
+  const bc16 = (await app.inject({ url: `/v1/customs/bc16/bills-of-lading?npwp=${F.taxpayer.npwp}` })).json()
+  const item = bc16.data.find((d: { blNo: string }) => d.blNo === early?.blNo)
+  t.equal(item.blDate, early?.blDate)
+  t.not(new Date(item.blDateTime).toISOString().slice(0, 10), item.blDate, 'cut from the date-time in UTC it would be another day')
 })
 
 test('NPWP is accepted with dots and dashes and as 16 digits', async (t) => {
@@ -100,9 +120,12 @@ test('BC 2.0 declaration by PIB number', async (t) => {
   t.equal(data.pibNo, F.declaration.pibNo)
   t.equal(data.hostBlNo, F.declaration.blNo)
   t.equal(data.cargoOwnerNpwp, F.declaration.npwp)
-  t.match(data.pibDate, ISO_DATE_TIME)
-  t.match(data.sppbDate, ISO_DATE_TIME)
-  t.equal(data.blDate.slice(0, 10), F.declaration.blDate)
+  for (const name of ['pibDate', 'sppbDate', 'blDate']) {
+    t.match(data[name], ISO_DATE, `${name} is the day`)
+    t.match(data[`${name}Time`], ISO_DATE_TIME, `${name}Time keeps the time of day`)
+    t.equal(data[`${name}Time`].slice(0, 10), data[name])
+  }
+  t.equal(data.blDate, F.declaration.blDate)
   t.same(sandbox.requests.at(-1)?.query, { npwp: F.declaration.npwp, nopib: F.declaration.pibNo })
 
   const missing = await app.inject({ url: `/v1/customs/bc20/declarations/${F.unknownPibNo}?npwp=${F.declaration.npwp}` })

@@ -99,7 +99,8 @@ function wellFormedValue (field: FieldSpec): fc.Arbitrary<unknown> {
     case 'number': return orNull(fc.oneof(fc.integer(), fc.double({ noNaN: true, noDefaultInfinity: true }), fc.constantFrom(3855830.15, 0.5, 12.25)))
     case 'flag': return orNull(fc.constantFrom(0, 1, '0', '1', true, false))
     case 'date':
-    case 'datetime': return orNull(hubDate)
+    case 'datetime':
+    case 'date-with-time': return orNull(hubDate)
     case 'json': return hubJson
   }
 }
@@ -277,6 +278,32 @@ test('numbers and dates come out in exactly the text the normalizer writes, whic
     const expected = JSON.stringify(key === 'proforma_date' ? toIsoDate(value) : toIsoDateTime(value, OFFSET))
     t.equal(member(`"${key}":"${text}"`, key === 'proforma_date' ? 'proformaDate' : 'requestedAt'), expected, `${key} ${text}`)
   }
+})
+
+test('a date the hub sends with a time becomes its date and its date-time, in exactly the normalizer\'s text', async (t) => {
+  const bl = compileTranscoder({ type: 'record', item: BlEntry }, { offset: OFFSET })
+  const nullable: ResourceSpec = {
+    id: 'Stamped',
+    title: 'Stamped',
+    source: 'test',
+    fields: [{ upstream: 'tgl', name: 'day', dateTimeName: 'dayTime', kind: 'date-with-time', nullable: true, emptyAsNull: true, description: 'a nullable stamped date' }]
+  }
+  const stamped = compileTranscoder({ type: 'record', item: nullable }, { offset: OFFSET })
+  const texts = ['2023-01-01 03:20:00.0', '2024-04-23 00:00:00.0', '2024-04-23 23:59:59', '2024-04-23 08:15:00.25', '2024-04-23', '20240423',
+    '2024-04-23T08:15:00', '2024-04-23 08:15:00.', '2024-04-23 08:15:0é', '2024-0X-23 08:15:00.0', '2024-04-23 08\u003a15:00.0', 'soon', '']
+  for (const text of texts) {
+    const value = JSON.parse(`"${text}"`) as string
+    const json = bl(Buffer.from(`{"bl_no":"B","bl_date":"${text}"}`))?.json.toString()
+    t.equal(json, `{"blNo":"B","blDate":${JSON.stringify(toIsoDate(value))},"blDateTime":${JSON.stringify(toIsoDateTime(value, OFFSET))}}`, `bl_date ${text}`)
+  }
+  t.equal(bl(Buffer.from('{"bl_no":"B","bl_date":"2023-01-01 03:20:00.0"}'))?.json.toString(),
+    '{"blNo":"B","blDate":"2023-01-01","blDateTime":"2023-01-01T03:20:00.0+07:00"}', 'the day in the hub\'s calendar, whatever the hour')
+  t.equal(bl(Buffer.from('{"bl_no":"B","bl_date":null}')), undefined, 'null where the field is not nullable: the reference path reports it')
+  t.equal(stamped(Buffer.from('{"tgl":null}'))?.json.toString(), '{"day":null,"dayTime":null}', 'null: both null')
+  t.equal(stamped(Buffer.from('{"tgl":""}'))?.json.toString(), '{"day":null,"dayTime":null}', 'empty as null: both null')
+  t.equal(bl(Buffer.from('{"bl_no":"B","bl_date":"2024-04-23 00:00:00.0","bl_date_time":"x"}')), undefined, 'an unknown key camelCasing onto the second name: the reference path decides')
+  const op = operations.find(o => o.id === 'noblbc16')!
+  t.ok(agree(op, '{"Data BL BC 1.6":[{"bl_no":"B","bl_date":"2024-04-23 00:00:00.0","bl_date_time":"x"}]}') === false, 'given up on, and the reference path answers')
 })
 
 test('keys shorter than a word are recognised too', async (t) => {

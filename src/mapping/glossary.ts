@@ -1,8 +1,8 @@
 import { ConfigSchema } from '../config/schema.ts'
-import { toCompactDate, toIsoDateTime } from '../domain/dates.ts'
+import { toCompactDate, toIsoDate, toIsoDateTime } from '../domain/dates.ts'
 import { PARAM_SCHEMAS } from '../schemas/params.ts'
 import { OPERATIONS, type Operation, type OperationId, type ParamKind } from '../upstream/operations.ts'
-import { camelCase, isArrayKind, isResource, type FieldSpec, type ResourceSpec } from './resource.ts'
+import { camelCase, isArrayKind, isResource, namesOf, type FieldSpec, type ResourceSpec, type ScalarKind } from './resource.ts'
 import { ALL_RESOURCES } from './resources.ts'
 
 /**
@@ -98,8 +98,9 @@ const SCALAR_CONVERSIONS = {
   flag: '0/1 → boolean',
   date: '`YYYY-MM-DD`, kept',
   datetime: '`YYYY-MM-DD HH:MM:SS(.S)` → ISO date-time with offset',
+  'date-with-time': '`YYYY-MM-DD HH:MM:SS(.S)` → its date, `YYYY-MM-DD` (the day in the hub\'s calendar)',
   json: 'any JSON, keys camelCased'
-} as const
+} as const satisfies Record<ScalarKind, string>
 
 function descriptionOf (schema: object): string {
   return 'description' in schema && typeof schema.description === 'string' ? schema.description : ''
@@ -127,13 +128,74 @@ function fieldConversion (field: FieldSpec): string {
 }
 
 function resourceRows (spec: ResourceSpec): GlossaryRow[] {
-  return spec.fields.map(field => ({
+  return spec.fields.flatMap(field => namesOf(field).map((name, i) => ({
     upstream: field.upstream,
-    gateway: field.name,
+    gateway: name,
     where: spec.id,
-    conversion: fieldConversion(field),
-    description: field.description
-  }))
+    conversion: i === 0 ? fieldConversion(field) : `${SCALAR_CONVERSIONS.datetime}${field.nullable === true ? ', or null' : ''}`,
+    description: i === 0 ? field.description : `${field.description}, with its time of day`
+  })))
+}
+
+/** Every date the hub sends in an answer or is sent in a request, once per hub field and resource. */
+export interface DateRow {
+  upstream: string
+  where: string
+  hubForm: string
+  gateway: string
+  example: string
+}
+
+const HUB_FORMS: Partial<Record<ScalarKind, string>> = {
+  date: '`YYYY-MM-DD` (a day)',
+  datetime: '`YYYY-MM-DD HH:MM:SS` or `YYYY-MM-DD HH:MM:SS.S` (a moment, local time)',
+  'date-with-time': '`YYYY-MM-DD HH:MM:SS.S` (a day, with a time of day)'
+}
+
+const HUB_EXAMPLES: Partial<Record<ScalarKind, string>> = { date: '2024-04-23', datetime: '2024-03-01 08:15:00', 'date-with-time': '2023-01-01 03:20:00.0' }
+
+/**
+ * The dates of the dialect, one row per hub field: a day is `YYYY-MM-DD`
+ * (in the hub's calendar, never moved to another zone); a moment is an ISO
+ * date-time with the hub's offset; a day the hub sends with a time of day is
+ * both, under two names. Request parameters and bodies close the table.
+ */
+export function dateRows (offset: string): DateRow[] {
+  const rows: DateRow[] = []
+  const seen = new Set<ResourceSpec>()
+  const visit = (spec: ResourceSpec) => {
+    if (seen.has(spec)) return
+    seen.add(spec)
+    for (const field of spec.fields) {
+      const kind = field.kind
+      if (typeof kind !== 'string' || HUB_FORMS[kind] === undefined) continue
+      const sample = HUB_EXAMPLES[kind] ?? ''
+      const names = namesOf(field)
+      const values = kind === 'date' ? [toIsoDate(sample)] : kind === 'datetime' ? [toIsoDateTime(sample, offset)] : [toIsoDate(sample), toIsoDateTime(sample, offset)]
+      rows.push({
+        upstream: field.upstream,
+        where: spec.id,
+        hubForm: HUB_FORMS[kind] ?? '',
+        gateway: names.map(n => `\`${n}\``).join(' and '),
+        example: `\`${sample}\` → ${names.map((n, i) => `\`${n}\`: \`${values[i] ?? ''}\``).join(', ')}`
+      })
+    }
+  }
+  ALL_RESOURCES.forEach(visit)
+  const params = new Map<string, string[]>()
+  for (const op of OPERATIONS as readonly Operation[]) {
+    for (const param of op.params) if (param.kind === 'blDate') params.set(param.upstream, [...(params.get(param.upstream) ?? []), `\`${op.id}\``])
+  }
+  for (const [upstream, ops] of params) {
+    rows.push({ upstream, where: `parameter of ${ops.join(', ')}`, hubForm: '`YYYYMMDD`', gateway: '`blDate`', example: `\`blDate\`: \`2024-04-23\` → \`${toCompactDate('2024-04-23')}\`` })
+  }
+  for (const body of REQUEST_BODIES) {
+    for (const field of body.fields) {
+      if (!field.conversion.includes('HH:MM:SS')) continue
+      rows.push({ upstream: field.upstream, where: `body of \`${body.operation}\``, hubForm: '`YYYY-MM-DD HH:MM:SS` (local time)', gateway: field.gateway.startsWith('(') ? field.gateway : `\`${field.gateway}\``, example: field.conversion })
+    }
+  }
+  return rows
 }
 
 /** One row per distinct upstream/gateway parameter pair, listing the operations (in table order) that take it. */
@@ -230,6 +292,10 @@ export function renderGlossary (): string {
     `- 0/1 flags become booleans: ${code('1')} → ${code('true')}, ${code('0')} → ${code('false')}.`,
     `- Date-times ${code('YYYY-MM-DD HH:MM:SS')} and ${code('YYYY-MM-DD HH:MM:SS.S')} are the hub's local time; they become ISO 8601 date-times with the configured offset ` +
       `(${code('UPSTREAM_TIMEZONE')}, default ${code(offset)}): ${code(dateTimeExample)} → ${code(toIsoDateTime(dateTimeExample, offset))}.`,
+    `- A day the hub sends with a time of day (BL lists and declarations: ${code('2023-01-01 03:20:00.0')}) is answered twice: its date under the field's name ` +
+      `(${code('blDate')}: ${code('2023-01-01')}, the day in the hub's calendar, the form the lookups take) and its date-time under the same name with ${code('Time')} ` +
+      `(${code('blDateTime')}: ${code(toIsoDateTime('2023-01-01 03:20:00.0', offset))}). A browser that cut the day out of the date-time in its own zone would get another day. ` +
+      'The table [Dates and times](#dates-and-times) lists every date.',
     `- Dates ${code('YYYY-MM-DD')} are kept as they are.`,
     `- Request dates: the hub takes ${code('YYYYMMDD')}; callers write ${code('YYYY-MM-DD')} (${code('2024-03-01')} → ${code(toCompactDate('2024-03-01'))}).`,
     `- Request date-times (offers): an ISO date-time with offset becomes ${code('YYYY-MM-DD HH:MM:SS')} in the hub's local time.`,
@@ -245,6 +311,13 @@ export function renderGlossary (): string {
       resourceRows(spec).map(r => [code(r.upstream), code(r.gateway), r.conversion, r.description])))
     out.push('')
   }
+
+  out.push('## Dates and times', '',
+    'Every date the hub sends or is sent, and what it becomes. A day is `YYYY-MM-DD`, in the hub\'s calendar, on every route; ' +
+      `a moment is an ISO 8601 date-time with the hub's offset (default ${code(offset)}); a day sent with a time of day is both, under two names.`, '')
+  out.push(table(['Upstream', 'Where', 'Hub form', 'Gateway', 'Example'],
+    dateRows(offset).map(r => [code(r.upstream), r.where, r.hubForm, r.gateway, r.example])))
+  out.push('')
 
   out.push('## Request parameters', '',
     'Parameters of the gateway routes (query string or path) and the hub parameter each is sent as. ' +

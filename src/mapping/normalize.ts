@@ -1,5 +1,5 @@
 import { toIsoDate, toIsoDateTime } from '../domain/dates.ts'
-import { camelCase, isArrayKind, isResource, type FieldSpec, type ResourceSpec, type ScalarKind } from './resource.ts'
+import { camelCase, isArrayKind, isResource, namesOf, type FieldSpec, type ResourceSpec, type ScalarKind } from './resource.ts'
 
 /** The hub answered a value that does not fit interface.md; `path` names it. */
 export class ShapeError extends Error {
@@ -85,9 +85,10 @@ function scalar (kind: ScalarKind, offset: string): Convert {
         throw new ShapeError('', 'a 0/1 flag')
       }
     case 'date':
+    case 'date-with-time':
       return (v) => {
         if (typeof v === 'string') return toIsoDate(v)
-        throw new ShapeError('', 'a date string')
+        throw new ShapeError('', kind === 'date' ? 'a date string' : 'a date-time string')
       }
     case 'datetime':
       return (v) => {
@@ -97,6 +98,18 @@ function scalar (kind: ScalarKind, offset: string): Convert {
     case 'json':
       return v => camelCaseDeep(v)
   }
+}
+
+/** A field's value under its second name (`date-with-time`: the date-time), or undefined. */
+function secondConverter (field: FieldSpec, options: Options): Convert | undefined {
+  if (field.kind !== 'date-with-time') return undefined
+  return nullable(field, scalar('datetime', options.offset))
+}
+
+function nullable (field: FieldSpec, convert: Convert): Convert {
+  if (field.nullable !== true) return convert
+  const emptyAsNull = field.emptyAsNull === true
+  return (v) => v === null || (emptyAsNull && v === '') ? null : convert(v)
 }
 
 function converter (field: FieldSpec, options: Options): Convert {
@@ -121,12 +134,7 @@ function converter (field: FieldSpec, options: Options): Convert {
   } else {
     convert = scalar(kind, options.offset)
   }
-  if (field.nullable === true) {
-    const inner = convert
-    const emptyAsNull = field.emptyAsNull === true
-    convert = (v) => v === null || (emptyAsNull && v === '') ? null : inner(v)
-  }
-  return convert
+  return nullable(field, convert)
 }
 
 /**
@@ -140,7 +148,9 @@ function compileRecord (spec: ResourceSpec, options: Options): (value: unknown) 
   const fields = spec.fields.map(field => ({
     upstream: field.upstream,
     name: field.name,
-    convert: converter(field, options)
+    convert: converter(field, options),
+    second: secondConverter(field, options),
+    secondName: namesOf(field)[1] ?? ''
   }))
   const count = fields.length
   const known = new Set(spec.fields.map(f => f.upstream))
@@ -158,6 +168,7 @@ function compileRecord (spec: ResourceSpec, options: Options): (value: unknown) 
       if (v === undefined) continue
       try {
         out[field.name] = field.convert(v)
+        if (field.second !== undefined) out[field.secondName] = field.second(v)
       } catch (error) {
         throw located(error, field.upstream)
       }

@@ -12,6 +12,7 @@ export type ScalarKind =
   | 'flag' // 0/1 upstream, boolean here
   | 'date' // YYYY-MM-DD here
   | 'datetime' // ISO 8601 with the configured offset here
+  | 'date-with-time' // a day the hub sends with a time of day: the date under `name`, the date-time under `dateTimeName`
   | 'json' // element content interface.md does not show: passed on, keys camelCased
 
 export interface FieldSpec {
@@ -23,6 +24,14 @@ export interface FieldSpec {
   emptyAsNull?: boolean
   description: string
   format?: 'uuid' | 'uri'
+  /**
+   * For a `date-with-time` field, our name of its date-time: `bl_date`
+   * `2024-04-23 03:20:00.0` becomes `blDate` `2024-04-23` (the day in the
+   * hub's calendar, the form the lookups take) and `blDateTime`
+   * `2024-04-23T03:20:00.0+07:00`, so that nothing is lost and no caller cuts
+   * the day out of a date-time in its own time zone.
+   */
+  dateTimeName?: string
 }
 
 export interface ResourceSpec {
@@ -41,6 +50,13 @@ export interface ResourceSpec {
 
 export function isResource (kind: FieldSpec['kind']): kind is ResourceSpec {
   return typeof kind === 'object' && 'fields' in kind
+}
+
+/** The names a field is answered under: one, or two for a `date-with-time` field. */
+export function namesOf (field: FieldSpec): string[] {
+  if (field.kind !== 'date-with-time') return [field.name]
+  if (field.dateTimeName === undefined) throw new Error(`field ${field.upstream}: a date-with-time field needs its dateTimeName`)
+  return [field.name, field.dateTimeName]
 }
 
 export function isArrayKind (kind: FieldSpec['kind']): kind is { arrayOf: ResourceSpec | 'json' } {

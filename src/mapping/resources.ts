@@ -8,7 +8,7 @@ export const BlEntry: ResourceSpec = {
   required: ['bl_no'],
   fields: [
     { upstream: 'bl_no', name: 'blNo', kind: 'string', description: 'Bill of lading number' },
-    { upstream: 'bl_date', name: 'blDate', kind: 'datetime', description: 'Bill of lading date (upstream `YYYY-MM-DD HH:MM:SS.S`, local time)' }
+    { upstream: 'bl_date', name: 'blDate', dateTimeName: 'blDateTime', kind: 'date-with-time', description: 'Bill of lading date' }
   ]
 }
 
@@ -21,11 +21,11 @@ export const Bc20Declaration: ResourceSpec = {
   fields: [
     { upstream: 'car', name: 'car', kind: 'string', description: 'CAR, the customs application reference (nomor aju)' },
     { upstream: 'no_pib', name: 'pibNo', kind: 'string', description: 'PIB (import declaration) number' },
-    { upstream: 'tgl_pib', name: 'pibDate', kind: 'datetime', description: 'PIB date' },
+    { upstream: 'tgl_pib', name: 'pibDate', dateTimeName: 'pibDateTime', kind: 'date-with-time', description: 'PIB date' },
     { upstream: 'host_bl', name: 'hostBlNo', kind: 'string', description: 'Host (master) bill of lading number' },
-    { upstream: 'tgl_bl', name: 'blDate', kind: 'datetime', description: 'Bill of lading date' },
+    { upstream: 'tgl_bl', name: 'blDate', dateTimeName: 'blDateTime', kind: 'date-with-time', description: 'Bill of lading date' },
     { upstream: 'no_sppb', name: 'sppbNo', kind: 'string', description: 'SPPB (release approval) number' },
-    { upstream: 'tgl_sppb', name: 'sppbDate', kind: 'datetime', description: 'SPPB date' },
+    { upstream: 'tgl_sppb', name: 'sppbDate', dateTimeName: 'sppbDateTime', kind: 'date-with-time', description: 'SPPB date' },
     { upstream: 'status', name: 'status', kind: 'string', description: 'Declaration status, e.g. SPPB' },
     { upstream: 'npwp_cargoowner', name: 'cargoOwnerNpwp', kind: 'string', description: 'Cargo owner taxpayer number' },
     { upstream: 'nm_cargoowner', name: 'cargoOwnerName', kind: 'string', description: 'Cargo owner name' },

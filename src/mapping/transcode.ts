@@ -1,7 +1,7 @@
 import { isUtf8 } from 'node:buffer'
 import { toIsoDate, toIsoDateTime } from '../domain/dates.ts'
 import { cachedCamelCase } from './normalize.ts'
-import { isArrayKind, isResource, type FieldSpec, type ResourceSpec } from './resource.ts'
+import { isArrayKind, isResource, namesOf, type FieldSpec, type ResourceSpec } from './resource.ts'
 
 /**
  * The fast path from the hub's JSON bytes to ours, compiled once per
@@ -68,6 +68,7 @@ const JSON_CONTENT = 6
 const RECORD = 7
 const RECORD_ARRAY = 8
 const JSON_ARRAY = 9
+const DATE_WITH_TIME = 10
 
 interface Field {
   /** The upstream name, bytes. */
@@ -87,6 +88,8 @@ interface Field {
   outWords: Int32Array
   commaWords: Int32Array
   kind: number
+  /** DATE_WITH_TIME: `,"ourDateTimeName":`, written between the date and the date-time. */
+  second: Buffer | undefined
   nullable: boolean
   emptyAsNull: boolean
   record: Plan | undefined
@@ -171,6 +174,7 @@ function kindOf (field: FieldSpec): number {
     case 'flag': return FLAG
     case 'date': return DATE
     case 'datetime': return DATETIME
+    case 'date-with-time': return DATE_WITH_TIME
     case 'json': return JSON_CONTENT
   }
 }
@@ -198,6 +202,7 @@ function compilePlan (spec: ResourceSpec, compiling: Set<ResourceSpec>): Plan {
       outWords: wordsOf(out),
       commaWords: wordsOf(Buffer.concat([Buffer.from(','), out])),
       kind: kindOf(f),
+      second: namesOf(f).length === 2 ? Buffer.from(`,${JSON.stringify(namesOf(f)[1])}:`) : undefined,
       nullable: f.nullable === true,
       // As in normalize.ts: an empty string is null only on a nullable field.
       emptyAsNull: f.nullable === true && f.emptyAsNull === true,
@@ -220,7 +225,7 @@ function compilePlan (spec: ResourceSpec, compiling: Set<ResourceSpec>): Plan {
     first: fields[0],
     byHash,
     requiredMask: required.reduce((mask, _, i) => mask | (1 << i), 0),
-    names: new Set(spec.fields.map(f => f.name)),
+    names: new Set(spec.fields.flatMap(namesOf)),
     seen: new Float64Array(fields.length).fill(-1)
   }
 }
@@ -667,6 +672,10 @@ class Run {
       this.literal()
       if (field.nullable || field.kind === JSON_CONTENT) {
         this.bytes(NULL)
+        if (field.second !== undefined) {
+          this.bytes(field.second)
+          this.bytes(NULL)
+        }
         return
       }
       throw GIVE_UP
@@ -763,6 +772,24 @@ class Run {
         this.text(JSON.stringify(field.kind === DATE ? toIsoDate(s) : toIsoDateTime(s, this.offsetText)))
         return
       }
+      case DATE_WITH_TIME: {
+        if (c !== QUOTE) throw GIVE_UP
+        const start = this.p
+        const close = this.scanString()
+        const second = field.second!
+        if (field.emptyAsNull && close === start + 1) {
+          this.bytes(NULL)
+          this.bytes(second)
+          this.bytes(NULL)
+          return
+        }
+        if (!this.escaped && this.dateWithTimeFast(start + 1, close, second)) return
+        const s = this.stringValue(start, close)
+        this.text(JSON.stringify(toIsoDate(s)))
+        this.bytes(second)
+        this.text(JSON.stringify(toIsoDateTime(s, this.offsetText)))
+        return
+      }
       case JSON_CONTENT:
         this.json(depth + 1)
         return
@@ -791,6 +818,41 @@ class Run {
     // Byte positions are character positions only in ASCII.
     for (let i = from, last = Math.min(to, from + 19); i < last; i++) if (src[i]! >= 0x80) return false
     if (to - from <= 19 || src[from + 4] !== MINUS || src[from + 10] !== 0x20 || src[from + 13] !== COLON || src[from + 16] !== COLON || src[from + 19] !== 0x2e) return false
+    this.copy(from - 1, from + 10)
+    this.byte(0x54) // T
+    this.copy(from + 11, to)
+    this.bytes(this.offset)
+    this.byte(QUOTE)
+    return true
+  }
+
+  /**
+   * The usual `YYYY-MM-DD HH:MM:SS` or `YYYY-MM-DD HH:MM:SS.S` of a
+   * date-with-time field, between `from` and `to` (validated, without
+   * escapes), written as its date, `second` and its date-time: byte for byte
+   * what toIsoDate and toIsoDateTime make of it. Only digits where digits
+   * belong (toIsoDate checks them; a date-time of other characters keeps its
+   * own text there). False: take the general path.
+   */
+  dateWithTimeFast (from: number, to: number, second: Buffer): boolean {
+    const src = this.src
+    const n = to - from
+    if (n !== 19 && !(n >= 21 && src[from + 19] === 0x2e)) return false
+    for (let i = 0; i < n; i++) {
+      const c = src[from + i]!
+      if (i === 4 || i === 7) {
+        if (c !== MINUS) return false
+      } else if (i === 10) {
+        if (c !== 0x20) return false
+      } else if (i === 13 || i === 16) {
+        if (c !== COLON) return false
+      } else if (i !== 19 && (c < ZERO || c > NINE)) {
+        return false
+      }
+    }
+    this.copy(from - 1, from + 10)
+    this.byte(QUOTE)
+    this.bytes(second)
     this.copy(from - 1, from + 10)
     this.byte(0x54) // T
     this.copy(from + 11, to)

@@ -1,7 +1,7 @@
 import { DEFAULT_PATH_SEGMENT, SANDBOX_PLATFORM_ID } from './constants.ts'
 import { CONTAINER_OPERATIONS } from './container-operations.ts'
 import type { ContainerOperationName } from './container-operations.ts'
-import { addDays, compactDate, pad } from './dates.ts'
+import { addDays, compactDate, pad, stampedBlDate, timeOfDay } from './dates.ts'
 import { makeContainerNo } from './iso6346.ts'
 import { createRng } from './prng.ts'
 import type { Rng } from './prng.ts'
@@ -123,22 +123,23 @@ function listItem (unit: ContainerUnit, bl: BlEntry): ContainerListItem {
   }
 }
 
-function declarationDate (isoDate: string): string {
-  return `${isoDate} 00:00:00.0`
+/** A declaration date, `YYYY-MM-DD HH:MM:SS.S`, its time of day from `seed`. */
+function declarationDate (isoDate: string, seed: string): string {
+  return `${isoDate} ${timeOfDay(seed)}`
 }
 
 function makeDeclaration (rng: Rng, registry: Registry, taxpayer: Taxpayer, bl: BlEntry): Declaration {
   const forwarder = rng.pick(FORWARDERS)
   const pibDate = addDays(bl.blDate, rng.int(1, 3))
   return {
-    tgl_bl: declarationDate(bl.blDate),
+    tgl_bl: stampedBlDate(bl.blNo, bl.blDate),
     nm_ff: forwarder.name,
     npwp_cargoowner: taxpayer.npwp,
-    tgl_sppb: declarationDate(addDays(pibDate, rng.int(0, 2))),
+    tgl_sppb: declarationDate(addDays(pibDate, rng.int(0, 2)), `sppb:${bl.blNo}:${pibDate}`),
     car: `040300${rng.digits(6)}${compactDate(pibDate)}${rng.digits(6)}`,
     no_pib: registry.claim(() => rng.digits(6)),
     no_sppb: `${rng.digits(6)}/KPU.01/${pibDate.slice(0, 4)}`,
-    tgl_pib: declarationDate(pibDate),
+    tgl_pib: declarationDate(pibDate, `pib:${bl.blNo}:${pibDate}`),
     npwp_ff: forwarder.npwp,
     host_bl: bl.blNo,
     nm_cargoowner: taxpayer.name,
@@ -297,6 +298,8 @@ export interface BlFixture {
   blDate: string
   /** `YYYYMMDD`, the form of the bl_date / tglBl request parameters. */
   blDateCompact: string
+  /** `YYYY-MM-DD HH:MM:SS.S`, as the BL lists (and declarations) stamp the date. */
+  blDateStamped: string
 }
 
 export interface TaxpayerFixture {
@@ -363,7 +366,7 @@ export interface SandboxFixtures {
 }
 
 function blFixture (bl: BlEntry): BlFixture {
-  return { blNo: bl.blNo, blDate: bl.blDate, blDateCompact: compactDate(bl.blDate) }
+  return { blNo: bl.blNo, blDate: bl.blDate, blDateCompact: compactDate(bl.blDate), blDateStamped: stampedBlDate(bl.blNo, bl.blDate) }
 }
 
 function taxpayerFixture (taxpayer: Taxpayer | undefined): TaxpayerFixture {

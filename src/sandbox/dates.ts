@@ -14,3 +14,24 @@ export function compactDate (isoDate: string): string {
 export function pad (value: number, width = 2): string {
   return String(value).padStart(width, '0')
 }
+
+/**
+ * A time of day, `HH:MM:SS.0`, for the hub's stamped dates (BL lists and
+ * declarations, interface.md 2.8, 2.9), derived from `seed` by FNV-1a rather
+ * than drawn from a generator, so that every other seeded value stays as it
+ * was. Early-morning times occur: in UTC they fall on the day before.
+ */
+export function timeOfDay (seed: string): string {
+  let h = 0x811c9dc5
+  for (let i = 0; i < seed.length; i++) {
+    h ^= seed.charCodeAt(i)
+    h = Math.imul(h, 0x01000193)
+  }
+  const minutes = (h >>> 0) % (24 * 60)
+  return `${pad(Math.floor(minutes / 60))}:${pad(minutes % 60)}:00.0`
+}
+
+/** A BL's date as the BL lists and declarations stamp it: `YYYY-MM-DD HH:MM:SS.S`. */
+export function stampedBlDate (blNo: string, isoDate: string): string {
+  return `${isoDate} ${timeOfDay(blNo)}`
+}

@@ -2,7 +2,7 @@ import { json, message } from './answer.ts'
 import type { Answer } from './answer.ts'
 import type { ContainerOperationName, ContainerOperationSpec } from './container-operations.ts'
 import type { OperationContext } from './context.ts'
-import { compactDate } from './dates.ts'
+import { compactDate, stampedBlDate } from './dates.ts'
 import type { Taxpayer } from './data.ts'
 
 // Handlers of the {hub_url}/V1/<SEG>/INT/AUTH lookups (interface.md 4.4 to 4.7).
@@ -13,7 +13,7 @@ const NOT_FOUND = 'Data tidak ditemukan'
 export function blList (type: 'bc16' | 'bc20' | 'bc23', key: string) {
   return ({ params, dataset }: OperationContext): Answer => {
     const taxpayer: Taxpayer | undefined = dataset.taxpayers.find((t) => t.npwp === params.npwp)
-    const entries = (taxpayer?.[type] ?? []).map((bl) => ({ bl_no: bl.blNo, bl_date: `${bl.blDate} 00:00:00.0` }))
+    const entries = (taxpayer?.[type] ?? []).map((bl) => ({ bl_no: bl.blNo, bl_date: stampedBlDate(bl.blNo, bl.blDate) }))
     return json(200, { [key]: entries })
   }
 }

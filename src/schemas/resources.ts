@@ -1,5 +1,5 @@
 import { Type, type TSchema } from './typebox.ts'
-import { isArrayKind, isResource, type FieldSpec, type ResourceSpec, type ScalarKind } from '../mapping/resource.ts'
+import { isArrayKind, isResource, namesOf, type FieldSpec, type ResourceSpec, type ScalarKind } from '../mapping/resource.ts'
 
 const SCALAR: Record<ScalarKind, { type?: string, format?: string }> = {
   string: { type: 'string' },
@@ -9,11 +9,19 @@ const SCALAR: Record<ScalarKind, { type?: string, format?: string }> = {
   flag: { type: 'boolean' },
   date: { type: 'string', format: 'date' },
   datetime: { type: 'string', format: 'date-time' },
+  'date-with-time': { type: 'string', format: 'date' },
   json: {}
 }
 
 function describe (field: FieldSpec): string {
   return `${field.description}. Upstream: \`${field.upstream}\`.`
+}
+
+/** A scalar's schema; OpenAPI 3.1 (JSON Schema 2020-12) writes nullable as a type array. */
+function scalarSchema (field: FieldSpec, base: { type?: string, format?: string }, description: string): TSchema {
+  if (base.type === undefined) return Type.Unknown({ description })
+  const type = field.nullable === true ? [base.type, 'null'] : base.type
+  return Type.Unsafe({ type, ...(base.format ? { format: base.format } : {}), ...(field.format ? { format: field.format } : {}), description })
 }
 
 function fieldSchema (field: FieldSpec): TSchema {
@@ -28,11 +36,15 @@ function fieldSchema (field: FieldSpec): TSchema {
   if (isArrayKind(kind)) {
     return Type.Array(kind.arrayOf === 'json' ? Type.Unknown() : Type.Ref(kind.arrayOf.id), { description })
   }
-  const base = SCALAR[kind]
-  if (base.type === undefined) return Type.Unknown({ description })
-  const type = field.nullable === true ? [base.type, 'null'] : base.type
-  // OpenAPI 3.1 (JSON Schema 2020-12) writes nullable as a type array.
-  return Type.Unsafe({ type, ...(base.format ? { format: base.format } : {}), ...(field.format ? { format: field.format } : {}), description })
+  if (kind === 'date-with-time') {
+    return scalarSchema(field, SCALAR.date, `${field.description}: the day in the hub's calendar, \`YYYY-MM-DD\`. Upstream: \`${field.upstream}\` (its date).`)
+  }
+  return scalarSchema(field, SCALAR[kind], description)
+}
+
+/** The date-time of a `date-with-time` field, under its second name. */
+function dateTimeSchema (field: FieldSpec): TSchema {
+  return scalarSchema(field, SCALAR.datetime, `${field.description}, with the time of day the hub sends: ISO 8601 with the hub's offset. Upstream: \`${field.upstream}\`.`)
 }
 
 /**
@@ -44,7 +56,10 @@ export function resourceSchema (spec: ResourceSpec): TSchema {
   const properties: Record<string, TSchema> = {}
   const required = new Set(spec.required ?? [])
   for (const field of spec.fields) {
-    properties[field.name] = required.has(field.upstream) ? fieldSchema(field) : Type.Optional(fieldSchema(field))
+    const schemas = [fieldSchema(field), ...(namesOf(field).length === 2 ? [dateTimeSchema(field)] : [])]
+    namesOf(field).forEach((name, i) => {
+      properties[name] = required.has(field.upstream) ? schemas[i]! : Type.Optional(schemas[i]!)
+    })
   }
   return Type.Object(properties, {
     $id: spec.id,

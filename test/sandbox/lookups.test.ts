@@ -24,7 +24,7 @@ const CONTAINER_LISTS: ReadonlyArray<[keyof typeof F.containers, string, Readonl
   ['kontainerbc27', 'data status impor', ['tglBl']]
 ]
 
-const BL_DATE = /^\d{4}-\d{2}-\d{2} 00:00:00\.0$/
+const BL_DATE = /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:00\.0$/
 
 function paramsOf (fixture: ContainerListFixture, names: ReadonlyArray<'noBl' | 'tglBl'>): Record<string, string> {
   return Object.fromEntries(names.map((n) => [n, fixture[n]]))
@@ -39,7 +39,7 @@ t.test('BL lists answer under their 4.6 keys, by query string and by path segmen
       t.ok(byQuery.headers.get('content-type')?.startsWith('application/json'))
       t.same(Object.keys(byQuery.body as object), [key], `${operation} has only the key ${key}`)
       const entries = (byQuery.body as Record<string, unknown>)[key]
-      t.same(entries, taxpayer[type].map((bl) => ({ bl_no: bl.blNo, bl_date: `${bl.blDate} 00:00:00.0` })))
+      t.same(entries, taxpayer[type].map((bl) => ({ bl_no: bl.blNo, bl_date: bl.blDateStamped })))
       t.ok(Array.isArray(entries) && entries.length > 0, 'the taxpayer has BLs of this type')
       for (const entry of entries as Array<Record<string, unknown>>) t.match(entry.bl_date, BL_DATE)
 
