@@ -1,6 +1,9 @@
 import { once } from 'node:events'
 import { test } from 'tap'
 import WebSocket from 'ws'
+import Ajv2020 from 'ajv/dist/2020.js'
+import addFormats from 'ajv-formats'
+import { BookedEventSchema } from '../src/routes/events.ts'
 import { SANDBOX_FIXTURES as F } from '../src/sandbox/index.ts'
 import { build } from './helper.ts'
 
@@ -31,12 +34,21 @@ test('every connected client receives the booked notification after a successful
     body: JSON.stringify({ booked: true, note: 'Truck B 1234 XYZ' })
   })
   t.equal(res.status, 200)
+  const answer = (await res.json()) as { data: Record<string, unknown> }
+  const Ajv = Ajv2020.default
+  const ajv = new Ajv({ strict: true, allErrors: true })
+  addFormats.default(ajv)
+  const validEvent = ajv.compile(JSON.parse(JSON.stringify(BookedEventSchema)) as object)
   for (const message of await Promise.all(received)) {
     const event = JSON.parse(String(message[0]))
+    t.ok(validEvent(event), `the message is a BookedEvent as documented ${JSON.stringify(validEvent.errors)}`)
     t.equal(event.type, 'booking.booked')
     t.equal(event.requestId, 'evt-1')
     t.same(event.data, { bookingRequestId: F.bookingRequestId, booked: true, note: 'Truck B 1234 XYZ' })
     t.match(event.occurredAt, /^\d{4}-\d{2}-\d{2}T/)
+    const { upstreamMessage, ...booking } = answer.data
+    t.same(booking, event.data, 'the answer describes the booking with the same names and forms as the event')
+    t.type(upstreamMessage, 'string', 'plus the hub\'s own text')
   }
   t.equal(app.events.size, 2)
 })

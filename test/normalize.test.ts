@@ -35,10 +35,10 @@ test('flags, dates and nested records', async (t) => {
     container: [],
     sp2_log: [{ create_date: '2024-03-01 09:00:00', status: 'Finish' }]
   })
-  t.equal(out.isFinished, true)
+  t.equal(out.finished, true)
   t.equal(out.requestedAt, '2024-03-01T08:15:00+07:00')
   t.equal(out.paidThroughDate, '2024-03-05')
-  t.same(out.document, { documentId: 1, doFinished: false, doDate: null, documentType: { processType: { processName: 'Impor' } } })
+  t.same(out.customsDocument, { documentId: 1, deliveryOrderFinished: false, deliveryOrderDate: null, documentTypeDetails: { processType: { processName: 'Impor' } } })
   t.same(out.logs, [{ createdAt: '2024-03-01T09:00:00+07:00', status: 'Finish' }])
 })
 

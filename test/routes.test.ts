@@ -18,6 +18,24 @@ function keysOf (value: unknown, out: string[] = []): string[] {
   return out
 }
 
+test('the booked answer speaks the dialect: booleans and the API\'s names', async (t) => {
+  const { app } = await build(t)
+  for (const booked of [true, false]) {
+    const res = await app.inject({ method: 'POST', url: `/v1/bookings/${F.bookingRequestId}/booked`, payload: { booked } })
+    t.equal(res.statusCode, 200)
+    t.same(res.json().data, { bookingRequestId: F.bookingRequestId, booked, note: '', upstreamMessage: 'Booking berhasil diperbarui' }, `booked ${booked}`)
+    t.notMatch(res.body, /isBooked|idRequestBooking/, 'no hub name left')
+  }
+})
+
+test('no name of one meaning is another\'s: customs containerType is words, the SP2 ISO code has its own name', async (t) => {
+  const { app } = await build(t)
+  const fixture = F.containers.kontainerbc23
+  const res = await app.inject({ url: `/v1/customs/bc23/containers?blNo=${fixture.noBl}&blDate=${fixture.tglBl.slice(0, 4)}-${fixture.tglBl.slice(4, 6)}-${fixture.tglBl.slice(6)}` })
+  t.match(res.json().data[0].containerType, /^(DRY|HIGH CUBE|REEFER|OPEN TOP)$/)
+  t.equal(res.json().data[0].isoSizeTypeCode, undefined)
+})
+
 test('BL list routes answer each document type\'s list, normalized', async (t) => {
   const { app } = await build(t)
   for (const type of ['bc16', 'bc20', 'bc23'] as const) {
@@ -43,7 +61,7 @@ test('blDate has one form on every route: an item of one answer is the next requ
   const documents = await app.inject({ url: `/v1/sp2/documents?npwp=${F.sp2.npwp}&blNo=${entry.blNo}&blDate=${entry.blDate}` })
   t.equal(documents.statusCode, 200, 'the BL list\'s blDate is what the SP2 lookup takes')
   t.ok(documents.json().meta.count > 0, 'and finds the documents')
-  t.equal(documents.json().data[0].document.blDate, entry.blDate, 'the same value in the SP2 document')
+  t.equal(documents.json().data[0].customsDocument.blDate, entry.blDate, 'the same value in the SP2 document')
 
   // A BL stamped early in the morning: in UTC it is the day before; blDate is the hub's day.
   const early = F.taxpayer.bc16.find(bl => Number(bl.blDateStamped.slice(11, 13)) < 7)
@@ -180,16 +198,19 @@ test('SP2 documents are normalized all the way down', async (t) => {
   const doc = data[0]
   t.match(doc.requestedAt, ISO_DATE_TIME)
   t.match(doc.paidThroughDate, ISO_DATE)
-  t.type(doc.isFinished, 'boolean')
+  t.type(doc.finished, 'boolean')
+  t.type(doc.containerCount, 'number')
   t.type(doc.price, 'number')
-  t.equal(doc.documentId, F.sp2.idDocument)
-  t.equal(doc.document.documentId, F.sp2.idDocument)
-  t.type(doc.document.doFinished, 'boolean')
-  t.type(doc.document.documentType.processType.processName, 'string')
-  t.type(doc.document.users[0].isCustomsBroker, 'boolean')
+  t.equal(doc.customsDocumentId, F.sp2.idDocument)
+  t.equal(doc.customsDocument.documentId, F.sp2.idDocument)
+  t.type(doc.customsDocument.deliveryOrderFinished, 'boolean')
+  t.type(doc.customsDocument.documentTypeDetails.processType.processName, 'string')
+  t.type(doc.customsDocument.users[0].isCustomsBroker, 'boolean')
   t.type(doc.platform.name, 'string')
   t.match(doc.platform.publishedAt, ISO_DATE_TIME)
-  t.ok(Array.isArray(doc.platform.services))
+  t.match(doc.platform.services, [{ serviceId: Number, serviceName: String }], 'platform services in our names')
+  t.match(doc.containers[0].isoSizeTypeCode, /^[0-9]{2}[A-Z][0-9]$/, 'the ISO size-type code has a name of its own')
+  t.equal(doc.containers[0].containerType, undefined, 'not the customs lists\' containerType')
   t.ok(doc.containers.some((c: { containerNo: string }) => c.containerNo === F.sp2.containerNo))
   t.match(doc.logs[0].createdAt, ISO_DATE_TIME)
   const keys = keysOf(data)
@@ -210,11 +231,11 @@ test('SP2 containers of a cargo owner', async (t) => {
   t.equal(sandbox.requests.at(-1)?.query.container_no, F.sp2.containerNo, 'sent upper-case')
 })
 
-test('SP2 finalization posts the id and passes the hub\'s answer on', async (t) => {
+test('SP2 finalization posts the id and answers in the API\'s words', async (t) => {
   const { app, sandbox } = await build(t)
   const res = await app.inject({ method: 'POST', url: `/v1/sp2/documents/${F.sp2.sp2Id}/finalization` })
   t.equal(res.statusCode, 200, res.body)
-  t.type(res.json().data.message, 'string')
+  t.same(res.json().data, { sp2Id: F.sp2.sp2Id, finished: true, status: 'Finish', upstreamMessage: 'SP2 document finalized' }, 'booleans, our names, the hub\'s text in upstreamMessage')
   t.same(sandbox.requests.at(-1)?.body, { id_document_sp2: F.sp2.sp2Id })
 
   const missing = await app.inject({ method: 'POST', url: `/v1/sp2/documents/${F.unknownSp2Id}/finalization` })
@@ -230,7 +251,8 @@ test('an offer goes upstream with the platform id, local times and a timestamp',
     payload: { serviceOrderId: 'SO-7', price: 1250000.5, offeredAt: '2024-03-01T01:15:00Z' }
   })
   t.equal(res.statusCode, 200, res.body)
-  t.type(res.json().data.message, 'string')
+  t.same(res.json().data, { bookingRequestId: F.bookingRequestId, serviceOrderId: 'SO-7', price: 1250000.5, offeredAt: '2024-03-01T08:15:00+07:00', upstreamMessage: 'Penawaran berhasil dikirim' },
+    'the offer as the hub accepted it, in our names; offeredAt in the hub\'s local time')
   const sent = sandbox.requests.at(-1)?.body as Record<string, unknown>
   t.equal(sent.idRequestBooking, F.bookingRequestId)
   t.equal(sent.idPlatform, F.platformId)

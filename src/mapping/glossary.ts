@@ -124,6 +124,7 @@ function fieldConversion (field: FieldSpec): string {
   if (field.format === 'uri') text += ' (URI)'
   if (field.emptyAsNull === true) text += '; empty string or null → null'
   else if (field.nullable === true) text += ', or null'
+  if (field.fromRequest === true) text += '; always answered: filled from the request the hub accepted (its echo gives way)'
   return text
 }
 

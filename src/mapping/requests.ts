@@ -25,3 +25,17 @@ export function toUpstreamBooked (booked: boolean, note: string) {
 export function toUpstreamFinalization (sp2Id: string) {
   return { id_document_sp2: sp2Id }
 }
+
+/**
+ * A write's answer (mapping/resources.ts OfferAnswer, BookedAnswer,
+ * FinalizationAnswer): the write in the API's words, from the request the
+ * hub accepted, then whatever else the hub answered (already in our names);
+ * the hub's echoes of the same fields give way to what was sent.
+ */
+export function writeAnswer (facts: Record<string, unknown>, hub: unknown): Record<string, unknown> {
+  const out: Record<string, unknown> = { ...facts }
+  if (hub !== null && typeof hub === 'object' && !Array.isArray(hub)) {
+    for (const [key, value] of Object.entries(hub)) if (!(key in facts)) out[key] = value
+  }
+  return out
+}

@@ -32,6 +32,11 @@ export interface FieldSpec {
    * the day out of a date-time in its own time zone.
    */
   dateTimeName?: string
+  /**
+   * The gateway fills this field from the request the hub accepted, when the
+   * hub does not echo it (write answers), so it is always answered.
+   */
+  fromRequest?: boolean
 }
 
 export interface ResourceSpec {

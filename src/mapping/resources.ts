@@ -19,7 +19,7 @@ export const Bc20Declaration: ResourceSpec = {
   source: 'interface.md 2.8',
   required: ['no_pib'],
   fields: [
-    { upstream: 'car', name: 'car', kind: 'string', description: 'CAR, the customs application reference (nomor aju)' },
+    { upstream: 'car', name: 'applicationRef', kind: 'string', description: 'Customs application reference (CAR, nomor aju)' },
     { upstream: 'no_pib', name: 'pibNo', kind: 'string', description: 'PIB (import declaration) number' },
     { upstream: 'tgl_pib', name: 'pibDate', dateTimeName: 'pibDateTime', kind: 'date-with-time', description: 'PIB date' },
     { upstream: 'host_bl', name: 'hostBlNo', kind: 'string', description: 'Host (master) bill of lading number' },
@@ -43,7 +43,7 @@ export const CustomsContainer: ResourceSpec = {
   fields: [
     { upstream: 'no_kontainer', name: 'containerNo', kind: 'string', description: 'Container number (ISO 6346)' },
     { upstream: 'ukuran_kontainer', name: 'containerSize', kind: 'text', description: 'Container size, e.g. 20 or 40' },
-    { upstream: 'jenis_kontainer', name: 'containerType', kind: 'string', description: 'Container type' },
+    { upstream: 'jenis_kontainer', name: 'containerType', kind: 'string', description: 'Container type in words, e.g. DRY, REEFER, HIGH CUBE (not the ISO size-type code of SP2 containers, `isoSizeTypeCode`)' },
     { upstream: 'no_bl', name: 'blNo', kind: 'string', description: 'Bill of lading number' },
     { upstream: 'tgl_bl', name: 'blDate', kind: 'date', description: 'Bill of lading date' }
   ]
@@ -52,8 +52,8 @@ export const CustomsContainer: ResourceSpec = {
 const sp2ContainerFields: FieldSpec[] = [
   { upstream: 'id_sp2_container', name: 'sp2ContainerId', kind: 'integer', description: 'SP2 container id' },
   { upstream: 'container_no', name: 'containerNo', kind: 'string', description: 'Container number' },
-  { upstream: 'container_size', name: 'containerSize', kind: 'string', description: 'Container size' },
-  { upstream: 'container_type', name: 'containerType', kind: 'string', description: 'Container type' },
+  { upstream: 'container_size', name: 'containerSize', kind: 'string', description: 'Container size, e.g. 20 or 40' },
+  { upstream: 'container_type', name: 'isoSizeTypeCode', kind: 'string', description: 'ISO 6346 size and type code, e.g. 45R1 (not the container type in words of customs lists, `containerType`)' },
   { upstream: 'gate_pass', name: 'gatePass', kind: 'string', nullable: true, emptyAsNull: true, description: 'Gate pass; null when the hub sends null or an empty string' }
 ]
 
@@ -100,7 +100,7 @@ export const UserDocument: ResourceSpec = {
     { upstream: 'id_user_document', name: 'userDocumentId', kind: 'integer', description: 'User-document link id' },
     { upstream: 'npwp', name: 'npwp', kind: 'string', description: 'User taxpayer number' },
     { upstream: 'name', name: 'name', kind: 'string', description: 'User name' },
-    { upstream: 'access_do', name: 'doAccess', kind: 'flag', description: 'May use delivery orders' },
+    { upstream: 'access_do', name: 'deliveryOrderAccess', kind: 'flag', description: 'May use delivery orders' },
     { upstream: 'access_sp2', name: 'sp2Access', kind: 'flag', description: 'May use SP2' },
     { upstream: 'access_trucking', name: 'truckingAccess', kind: 'flag', description: 'May use trucking' },
     { upstream: 'access_warehouse', name: 'warehouseAccess', kind: 'flag', description: 'May use warehousing' },
@@ -131,7 +131,7 @@ export const DocumentType: ResourceSpec = {
     { upstream: 'kd_process_type', name: 'processTypeCode', kind: 'integer', description: 'Process type code' },
     { upstream: 'document_name', name: 'documentName', kind: 'string', description: 'Document name' },
     { upstream: 'description', name: 'description', kind: 'string', description: 'Description' },
-    { upstream: 'containerAPI', name: 'containerApi', kind: 'string', description: 'Address of the hub\'s container lookup for this document type' },
+    { upstream: 'containerAPI', name: 'containerLookupUrl', kind: 'string', description: 'Address of the hub\'s container lookup for this document type (a hub address, not a gateway route)' },
     { upstream: 'mst_process_type', name: 'processType', kind: ProcessType, description: 'Process type' }
   ]
 }
@@ -149,7 +149,7 @@ export const TdDocument: ResourceSpec = {
     { upstream: 'document_status', name: 'documentStatus', kind: 'string', description: 'Document status, e.g. SPPB' },
     { upstream: 'bl_no', name: 'blNo', kind: 'string', description: 'Bill of lading number' },
     { upstream: 'bl_date', name: 'blDate', kind: 'date', description: 'Bill of lading date' },
-    { upstream: 'finish_do', name: 'doFinished', kind: 'flag', description: 'Delivery order done' },
+    { upstream: 'finish_do', name: 'deliveryOrderFinished', kind: 'flag', description: 'Delivery order done' },
     { upstream: 'finish_trucking', name: 'truckingFinished', kind: 'flag', description: 'Trucking done' },
     { upstream: 'finish_sp2', name: 'sp2Finished', kind: 'flag', description: 'SP2 done' },
     { upstream: 'finish_warehouse', name: 'warehouseFinished', kind: 'flag', description: 'Warehousing done' },
@@ -158,10 +158,22 @@ export const TdDocument: ResourceSpec = {
     { upstream: 'npwp_cargo_owner', name: 'cargoOwnerNpwp', kind: 'string', description: 'Cargo owner taxpayer number' },
     { upstream: 'no_sppb', name: 'sppbNo', kind: 'string', description: 'SPPB (release approval) number' },
     { upstream: 'tanggal_sppb', name: 'sppbDate', kind: 'date', description: 'SPPB date' },
-    { upstream: 'do_number', name: 'doNumber', kind: 'text', nullable: true, description: 'Delivery order number' },
-    { upstream: 'do_date', name: 'doDate', kind: 'date', nullable: true, description: 'Delivery order date' },
-    { upstream: 'mst_document_type', name: 'documentType', kind: DocumentType, description: 'Document type' },
+    { upstream: 'do_number', name: 'deliveryOrderNo', kind: 'text', nullable: true, description: 'Delivery order number' },
+    { upstream: 'do_date', name: 'deliveryOrderDate', kind: 'date', nullable: true, description: 'Delivery order date' },
+    { upstream: 'mst_document_type', name: 'documentTypeDetails', kind: DocumentType, description: 'The customs document type: code, name, process (not the `documentType` tag of the taxpayer\'s BL list, `bc16`/`bc20`/`bc23`)' },
     { upstream: 'user_document', name: 'users', kind: { arrayOf: UserDocument }, description: 'Users with access to the document' }
+  ]
+}
+
+// interface.md 2.5: the element structure of mstPlatformServices is not shown.
+// These are the names seen in practice; anything else is kept, camelCased.
+export const PlatformService: ResourceSpec = {
+  id: 'PlatformService',
+  title: 'Service of a platform',
+  source: 'interface.md 2.5 (elements not shown)',
+  fields: [
+    { upstream: 'id_service', name: 'serviceId', kind: 'integer', description: 'Service id' },
+    { upstream: 'service_name', name: 'serviceName', kind: 'string', description: 'Service name, e.g. Trucking' }
   ]
 }
 
@@ -185,7 +197,7 @@ export const Platform: ResourceSpec = {
     { upstream: 'publication_date_updated', name: 'publicationUpdatedAt', kind: 'datetime', description: 'Last publication update' },
     { upstream: 'kode_kantor', name: 'officeCode', kind: 'text', nullable: true, description: 'Customs office code' },
     { upstream: 'mst_kantor', name: 'office', kind: 'json', nullable: true, description: 'Customs office (structure not shown by interface.md; passed on with camelCased keys)' },
-    { upstream: 'mstPlatformServices', name: 'services', kind: { arrayOf: 'json' }, description: 'Platform services (element structure not shown by interface.md; passed on with camelCased keys)' }
+    { upstream: 'mstPlatformServices', name: 'services', kind: { arrayOf: PlatformService }, description: 'Services the platform offers' }
   ]
 }
 
@@ -206,29 +218,66 @@ export const Sp2Document: ResourceSpec = {
     { upstream: 'proforma_date', name: 'proformaDate', kind: 'date', description: 'Proforma date' },
     { upstream: 'price', name: 'price', kind: 'number', description: 'Price, two decimals' },
     { upstream: 'status', name: 'status', kind: 'string', description: 'Status, e.g. Finish' },
-    { upstream: 'party', name: 'party', kind: 'integer', description: 'Party (number of containers)' },
-    { upstream: 'url', name: 'url', kind: 'text', nullable: true, description: 'Document address' },
-    { upstream: 'is_finished', name: 'isFinished', kind: 'flag', description: 'Finished' },
+    { upstream: 'party', name: 'containerCount', kind: 'integer', description: 'Number of containers (the hub\'s "party")' },
+    { upstream: 'url', name: 'documentUrl', kind: 'text', nullable: true, description: 'Document address' },
+    { upstream: 'is_finished', name: 'finished', kind: 'flag', description: 'Finished (finalized)' },
     { upstream: 'payment_url', name: 'paymentUrl', kind: 'text', nullable: true, description: 'Payment address' },
-    { upstream: 'id_document', name: 'documentId', kind: 'integer', description: 'Customs document id (equals document.documentId)' },
-    { upstream: 'td_document', name: 'document', kind: TdDocument, description: 'Customs document' },
+    { upstream: 'id_document', name: 'customsDocumentId', kind: 'integer', description: 'Id of the customs document (equals customsDocument.documentId; not the SP2 document\'s id, `sp2Id`)' },
+    { upstream: 'td_document', name: 'customsDocument', kind: TdDocument, description: 'The customs document the SP2 releases' },
     { upstream: 'mst_platform', name: 'platform', kind: Platform, description: 'Platform' },
     { upstream: 'container', name: 'containers', kind: { arrayOf: Sp2Container }, description: 'Containers' },
     { upstream: 'sp2_log', name: 'logs', kind: { arrayOf: Sp2Log }, description: 'Status log' }
   ]
 }
 
-/** Answers whose fields interface.md does not show (4.2, 4.8, 4.9): passed on, camelCased. */
-export const HubAcknowledgement: ResourceSpec = {
-  id: 'HubAcknowledgement',
-  title: 'Acknowledgement from the hub',
-  source: 'interface.md 4.10.2, 4.10.5, 4.10.6 (fields not shown)',
+/*
+ * The answers of the writes (interface.md 4.10.2, 4.10.5, 4.10.6: not shown).
+ * Each names the write in the API's words, as the /v1/events messages do: the
+ * gateway fills these fields from the request the hub accepted
+ * (`fromRequest`), so they are there whatever the hub echoes; the hub's own
+ * text is `upstreamMessage`; the hub's echoes of our fields, where it sends
+ * them, map onto the same names, and anything else it adds is kept, camelCased.
+ */
+const upstreamMessage: FieldSpec = { upstream: 'message', name: 'upstreamMessage', kind: 'string', description: 'The hub\'s own message, as it wrote it (Indonesian, as a rule), when it sent one' }
+
+export const OfferAnswer: ResourceSpec = {
+  id: 'OfferAnswer',
+  title: 'Offer, as the hub accepted it',
+  source: 'interface.md 4.8; answer not shown (4.10.5)',
   fields: [
-    { upstream: 'message', name: 'message', kind: 'string', description: 'The hub\'s message, when it sends one' }
+    { upstream: 'idRequestBooking', name: 'bookingRequestId', kind: 'string', fromRequest: true, description: 'Booking request code' },
+    { upstream: 'idServiceOrder', name: 'serviceOrderId', kind: 'string', fromRequest: true, description: 'Sequence number of the offer' },
+    { upstream: 'hargaPenawaran', name: 'price', kind: 'number', fromRequest: true, description: 'Offered price' },
+    { upstream: 'waktuPenawaran', name: 'offeredAt', kind: 'datetime', fromRequest: true, description: 'When the offer was made, in the hub\'s local time (the instant the caller sent)' },
+    upstreamMessage
+  ]
+}
+
+export const BookedAnswer: ResourceSpec = {
+  id: 'BookedAnswer',
+  title: 'Booked notification, as the hub accepted it',
+  source: 'interface.md 4.9; answer not shown (4.10.6)',
+  fields: [
+    { upstream: 'idRequestBooking', name: 'bookingRequestId', kind: 'string', fromRequest: true, description: 'Booking request code' },
+    { upstream: 'isBooked', name: 'booked', kind: 'flag', fromRequest: true, description: 'Whether the booking is made, as sent' },
+    { upstream: 'booking_note', name: 'note', kind: 'string', fromRequest: true, description: 'Booking note, as sent (empty when left out)' },
+    upstreamMessage
+  ]
+}
+
+export const FinalizationAnswer: ResourceSpec = {
+  id: 'FinalizationAnswer',
+  title: 'SP2 finalization, as the hub accepted it',
+  source: 'interface.md 4.2; answer not shown (4.10.2)',
+  fields: [
+    { upstream: 'id_document_sp2', name: 'sp2Id', kind: 'string', format: 'uuid', fromRequest: true, description: 'SP2 document id' },
+    { upstream: 'is_finished', name: 'finished', kind: 'flag', fromRequest: true, description: 'Finished: the hub\'s own flag when it sends one, else true (the hub accepted the finalization)' },
+    { upstream: 'status', name: 'status', kind: 'string', description: 'The document\'s status, when the hub sends it, e.g. Finish' },
+    upstreamMessage
   ]
 }
 
 export const ALL_RESOURCES: ResourceSpec[] = [
   BlEntry, Bc20Declaration, CustomsContainer, Sp2Document, TdDocument, DocumentType, ProcessType,
-  UserDocument, Platform, Sp2Container, CargoOwnerContainer, Sp2Log, HubAcknowledgement
+  UserDocument, Platform, PlatformService, Sp2Container, CargoOwnerContainer, Sp2Log, OfferAnswer, BookedAnswer, FinalizationAnswer
 ]

@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
-import { toUpstreamBooked, toUpstreamOffer } from '../mapping/requests.ts'
+import { toIsoDateTime } from '../domain/dates.ts'
+import { toUpstreamBooked, toUpstreamOffer, writeAnswer } from '../mapping/requests.ts'
 import { errorResponses, recordEnvelope, UPSTREAM_STATUSES } from '../schemas/envelope.ts'
 import { EXAMPLES } from '../schemas/examples.ts'
 import { PARAM_SCHEMAS } from '../schemas/params.ts'
@@ -34,7 +35,7 @@ export default async function bookingRoutes (fastify: FastifyInstance) {
       description: 'Posts a truck platform\'s price offer against a booking request. The platform id comes from configuration and the hub\'s `timestamp` is filled by the gateway.\n\n' + upstreamDescription(operation('DetilBooking')),
       params: bookingParams,
       body: OfferBodySchema,
-      response: { 200: recordEnvelope('HubAcknowledgement', 'The hub\'s acknowledgement'), ...WRITE_ERRORS }
+      response: { 200: recordEnvelope('OfferAnswer', 'The offer, as the hub accepted it'), ...WRITE_ERRORS }
     }
   }, async (request, reply) => {
     const { bookingRequestId } = request.params
@@ -42,7 +43,8 @@ export default async function bookingRoutes (fastify: FastifyInstance) {
     const body = toUpstreamOffer(bookingRequestId, offer, PLATFORM_ID, UPSTREAM_TIMEZONE)
     const { data } = await app.hub.call({ operation: 'DetilBooking', body, requestId: request.id, log: request.log, request })
     reply.header('cache-control', 'no-store')
-    return { data, meta: {} }
+    const facts = { bookingRequestId, serviceOrderId: offer.serviceOrderId, price: offer.price, offeredAt: toIsoDateTime(body.waktuPenawaran, UPSTREAM_TIMEZONE) }
+    return { data: writeAnswer(facts, data), meta: {} }
   })
 
   app.post('/v1/bookings/:bookingRequestId/booked', {
@@ -53,7 +55,7 @@ export default async function bookingRoutes (fastify: FastifyInstance) {
       description: 'Tells the hub a booking request is booked. On success every client connected to `GET /v1/events` receives the notification.\n\n' + upstreamDescription(operation('DetilBooking/isBooked')),
       params: bookingParams,
       body: BookedBodySchema,
-      response: { 200: recordEnvelope('HubAcknowledgement', 'The hub\'s acknowledgement'), ...WRITE_ERRORS }
+      response: { 200: recordEnvelope('BookedAnswer', 'The booked notification, as the hub accepted it: the `data` of the event it causes, and the hub\'s message'), ...WRITE_ERRORS }
     }
   }, async (request, reply) => {
     const { bookingRequestId } = request.params
@@ -66,13 +68,15 @@ export default async function bookingRoutes (fastify: FastifyInstance) {
       log: request.log,
       request
     })
+    // The answer and the event describe the booking alike: the same names and forms.
+    const booking = { bookingRequestId, booked, note }
     app.events.publish({
       type: 'booking.booked',
       occurredAt: new Date().toISOString(),
       requestId: request.id,
-      data: { bookingRequestId, booked, note }
+      data: booking
     })
     reply.header('cache-control', 'no-store')
-    return { data, meta: {} }
+    return { data: writeAnswer(booking, data), meta: {} }
   })
 }

@@ -3,7 +3,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import { errorResponses, recordEnvelope, UPSTREAM_STATUSES } from '../schemas/envelope.ts'
 import { PARAM_SCHEMAS } from '../schemas/params.ts'
 import { Type } from '../schemas/typebox.ts'
-import { toUpstreamFinalization } from '../mapping/requests.ts'
+import { toUpstreamFinalization, writeAnswer } from '../mapping/requests.ts'
 import { operation, upstreamDescription } from './describe.ts'
 import { registerLookup } from './lookup-route.ts'
 
@@ -37,7 +37,7 @@ export default async function sp2Routes (app: FastifyInstance) {
       description: 'Asks the hub to finalize an SP2 document. It takes no body: send none, or `{}`. Never retried automatically.\n\n' + upstreamDescription(finalize),
       params: Type.Object({ sp2Id: PARAM_SCHEMAS.sp2Id }, { additionalProperties: false }),
       body: FinalizationBodySchema,
-      response: { 200: recordEnvelope('HubAcknowledgement', 'The hub\'s acknowledgement'), ...errorResponses([...UPSTREAM_STATUSES, 413, 415]) }
+      response: { 200: recordEnvelope('FinalizationAnswer', 'The finalization, as the hub accepted it'), ...errorResponses([...UPSTREAM_STATUSES, 413, 415]) }
     },
     // No body at all is the same as `{}`; JSON `null`, arrays and fields are refused by the schema.
     preValidation: async (request) => {
@@ -47,6 +47,7 @@ export default async function sp2Routes (app: FastifyInstance) {
     const { sp2Id } = request.params
     const { data } = await app.hub.call({ operation: 'document_sp2/final', body: toUpstreamFinalization(sp2Id), requestId: request.id, log: request.log, request })
     reply.header('cache-control', 'no-store')
-    return { data, meta: {} }
+    const finished = (data as { finished?: unknown }).finished
+    return { data: writeAnswer({ sp2Id, finished: typeof finished === 'boolean' ? finished : true }, data), meta: {} }
   })
 }

@@ -54,7 +54,7 @@ function dateTimeSchema (field: FieldSpec): TSchema {
  */
 export function resourceSchema (spec: ResourceSpec): TSchema {
   const properties: Record<string, TSchema> = {}
-  const required = new Set(spec.required ?? [])
+  const required = new Set([...(spec.required ?? []), ...spec.fields.filter(f => f.fromRequest === true).map(f => f.upstream)])
   for (const field of spec.fields) {
     const schemas = [fieldSchema(field), ...(namesOf(field).length === 2 ? [dateTimeSchema(field)] : [])]
     namesOf(field).forEach((name, i) => {

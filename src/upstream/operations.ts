@@ -1,5 +1,5 @@
 import type { ResourceSpec } from '../mapping/resource.ts'
-import { Bc20Declaration, BlEntry, CargoOwnerContainer, CustomsContainer, HubAcknowledgement, Sp2Document } from '../mapping/resources.ts'
+import { Bc20Declaration, BlEntry, BookedAnswer, CargoOwnerContainer, CustomsContainer, FinalizationAnswer, OfferAnswer, Sp2Document } from '../mapping/resources.ts'
 
 /**
  * Every hub operation of interface.md 4.1-4.9, described once, as data.
@@ -184,8 +184,8 @@ export const OPERATIONS = [
     path: 'document_sp2/final/',
     params: [],
     headers: ['authorization'],
-    response: { type: 'record', item: HubAcknowledgement },
-    note: 'interface.md 4.10.2: payload and response not shown. Default payload `{"id_document_sp2": "<id>"}`; the answer is passed on, camelCased.'
+    response: { type: 'record', item: FinalizationAnswer },
+    note: 'interface.md 4.10.2: payload and response not shown. Default payload `{"id_document_sp2": "<id>"}`; the answer names the finalization in the API\'s words, the hub\'s text in `upstreamMessage`.'
   },
   {
     id: 'DetilBooking',
@@ -197,7 +197,7 @@ export const OPERATIONS = [
     path: 'DetilBooking/',
     params: [],
     headers: ['apiKey'],
-    response: { type: 'record', item: HubAcknowledgement },
+    response: { type: 'record', item: OfferAnswer },
     note: 'interface.md 5.2: only the API key is listed; 4.10.5: whether Authorization is required is not shown (add it with UPSTREAM_OPERATIONS).'
   },
   {
@@ -210,7 +210,7 @@ export const OPERATIONS = [
     path: 'DetilBooking/isBooked/',
     params: [{ name: 'bookingRequestId', upstream: 'idRequestBooking', kind: 'bookingRequestId', alwaysQuery: true }],
     headers: BOTH,
-    response: { type: 'record', item: HubAcknowledgement }
+    response: { type: 'record', item: BookedAnswer }
   }
 ] as const satisfies readonly Operation[]
 
