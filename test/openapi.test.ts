@@ -1,14 +1,20 @@
 import { readFile } from 'node:fs/promises'
+import { fileURLToPath } from 'node:url'
 import SwaggerParser from '@apidevtools/swagger-parser'
 import { Document, Ruleset, Spectral } from '@stoplight/spectral-core'
 import spectralParsers from '@stoplight/spectral-parsers'
-import { oas } from '@stoplight/spectral-rulesets'
+import Ajv2020 from 'ajv/dist/2020.js'
+import addFormats from 'ajv-formats'
 import t from 'tap'
+import ruleset from '../.spectral.mjs'
+import { ConfigSchema } from '../src/config/schema.ts'
+import { errors } from '../src/errors.ts'
 import { glossaryRows, renderGlossary, REQUEST_BODIES, responseKeyRows } from '../src/mapping/glossary.ts'
 import { toUpstreamBooked, toUpstreamFinalization, toUpstreamOffer } from '../src/mapping/requests.ts'
 import { isArrayKind, isResource } from '../src/mapping/resource.ts'
 import { ALL_RESOURCES } from '../src/mapping/resources.ts'
-import { generateDocument, GLOSSARY_PATH, OPENAPI_PATH, renderDocument } from '../src/openapi-document.ts'
+import { ANSWER_EXAMPLES_PATH, generateAnswerExamples, generateDocument, generateHubOperations, GLOSSARY_PATH, HUB_OPERATIONS_PATH, OPENAPI_PATH, renderDocument } from '../src/openapi-document.ts'
+import { requestFormats } from '../src/schemas/formats.ts'
 import { OPERATIONS, type Operation } from '../src/upstream/operations.ts'
 import { build, SANDBOX_ACCESS_TOKEN, SANDBOX_API_KEY } from './helper.ts'
 
@@ -140,6 +146,22 @@ t.test('drift: the committed docs/glossary.md is what the code generates', async
   t.ok(committed === glossary, `${GLOSSARY_PATH} is out of date: ${REGENERATE} (${firstDifference(committed, glossary)})`)
 })
 
+t.test('drift: the committed answer examples are what the gateway answers on the sandbox now', async (t) => {
+  const committed = await readCommitted(ANSWER_EXAMPLES_PATH)
+  const generated = renderDocument(await generateAnswerExamples())
+  t.ok(committed === generated, `${ANSWER_EXAMPLES_PATH} is out of date: ${REGENERATE} (${firstDifference(committed ?? '', generated)})`)
+})
+
+t.test('drift: the committed docs/hub-operations.md is what the code generates', async (t) => {
+  const committed = await readCommitted(HUB_OPERATIONS_PATH)
+  const generated = await generateHubOperations()
+  t.ok(committed === generated, `${HUB_OPERATIONS_PATH} is out of date: ${REGENERATE} (${firstDifference(committed ?? '', generated)})`)
+  for (const route of CONTRACT_ROUTES.filter(r => r.startsWith('GET /v1/') || r.startsWith('POST /v1/'))) {
+    if (route === 'GET /v1/events') continue
+    t.ok(generated.includes(`| \`${route}\` |`), `${route} is in the operators' page`)
+  }
+})
+
 t.test('the document is the same whatever port the sandbox got, and is stable text', async (t) => {
   const again = await generateDocument()
   t.equal(renderDocument(again), docText, 'a second generation (another sandbox port) gives the same text')
@@ -159,16 +181,113 @@ t.test('swagger-parser validates the document as OpenAPI 3.1', async (t) => {
   }
 })
 
-t.test('Spectral (oas ruleset) finds no error', async (t) => {
+t.test('Spectral (spectral:oas, the committed .spectral.mjs) finds no error and no warning', async (t) => {
   const spectral = new Spectral()
+  const file = fileURLToPath(new URL(OPENAPI_PATH, ROOT))
   // The ruleset's literal type is narrower than RulesetDefinition; Ruleset validates it at run time.
-  spectral.setRuleset(new Ruleset(oas))
-  const results = await spectral.run(new Document(docText, Json, OPENAPI_PATH))
+  spectral.setRuleset(new Ruleset(ruleset, { source: fileURLToPath(new URL('.spectral.mjs', ROOT)) }))
+  const results = await spectral.run(new Document(docText, Json, file))
   const errors = results.filter(r => r.severity === 0)
   const warnings = results.filter(r => r.severity === 1)
-  const kinds = [...new Set(warnings.map(w => String(w.code)))].sort()
-  t.comment(`Spectral: ${errors.length} error(s), ${warnings.length} warning(s)${kinds.length > 0 ? ` (${kinds.join(', ')})` : ''}, ${results.length - errors.length - warnings.length} info/hint`)
+  t.comment(`Spectral: ${errors.length} error(s), ${warnings.length} warning(s), ${results.length - errors.length - warnings.length} info/hint`)
   t.same(errors.map(e => `${String(e.code)} at ${e.path.join('.')}: ${e.message}`), [], 'no Spectral errors')
+  t.same(warnings.map(e => `${String(e.code)} at ${e.path.join('.')}: ${e.message}`), [], 'no Spectral warnings')
+})
+
+/** The document without its examples: what it says, not what the hub's data holds. */
+function withoutExamples (value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(withoutExamples)
+  if (!isJson(value)) return value
+  return Object.fromEntries(Object.entries(value).filter(([key]) => key !== 'example' && key !== 'examples').map(([key, v]) => [key, withoutExamples(v)]))
+}
+
+t.test('the public document speaks to web developers: no settings, hub addresses or interface.md sections', async (t) => {
+  const text = JSON.stringify(withoutExamples(doc))
+  for (const name of Object.keys(ConfigSchema.properties)) t.notMatch(text, new RegExp(`\\b${name}\\b`), `no ${name}`)
+  for (const pattern of [/interface\.md/, /\{(hub|base)_url\}/, /\/V[13]\/HUB/, /HUB-DEV/, /\b4\.\d+(\.\d+)?\b/]) t.notMatch(text, pattern, `no ${String(pattern)}`)
+  t.match(text, /Hub field: `bl_no`/, 'the hub\'s field names stay, in the field descriptions')
+  const field = objectAt(objectAt(objectAt(objectAt(objectAt(objectAt(doc, 'components'), 'schemas'), 'ErrorEnvelope'), 'properties'), 'details'), 'items')
+  const description = String(objectAt(objectAt(field, 'properties'), 'field').description)
+  t.match(description, /`query\.npwp`/, 'details.field is described as it is')
+  t.notMatch(description, /querystring/)
+})
+
+/**
+ * Every example of the document, validated against the schema it illustrates
+ * (ajv, strict; the document's components resolvable; the request formats
+ * and the decimal multipleOf the gateway validates with).
+ */
+t.test('every example in the document is valid against its own schema', async (t) => {
+  const Ajv = Ajv2020.default
+  const ajv = new Ajv({ strict: true, allowUnionTypes: true, allErrors: true })
+  addFormats.default(ajv)
+  requestFormats(ajv)
+  // Each component under an id of its own (strict mode knows no `components` keyword), references rewritten to them.
+  const BASE = 'https://gateway.example/schemas/'
+  const rooted = (schema: unknown) => JSON.parse(JSON.stringify(schema).replaceAll('"#/components/schemas/', `"${BASE}`)) as object
+  for (const [name, schema] of Object.entries(objectAt(objectAt(doc, 'components'), 'schemas'))) ajv.addSchema(rooted(schema), `${BASE}${name}`)
+  const componentExamples = objectAt(objectAt(doc, 'components'), 'examples')
+  const resolveExample = (example: JsonObject): unknown => {
+    const ref = example.$ref
+    if (typeof ref === 'string') return objectAt(componentExamples, ref.replace('#/components/examples/', '')).value
+    return example.value
+  }
+  let checked = 0
+  const check = (schema: unknown, example: unknown, where: string) => {
+    const valid = ajv.validate(rooted(schema), example)
+    t.ok(valid, `${where}: ${JSON.stringify(ajv.errors?.slice(0, 3))}`)
+    checked++
+  }
+  for (const { route, op } of operationsOf(doc)) {
+    for (const [status, response] of Object.entries(objectAt(op, 'responses'))) {
+      for (const media of Object.values(objectAt(response as JsonObject, 'content'))) {
+        if (!isJson(media)) continue
+        if ('example' in media) check(media.schema, media.example, `${route} ${status} example`)
+        for (const [name, example] of Object.entries(objectAt(media, 'examples'))) {
+          const value = resolveExample(example as JsonObject)
+          check(media.schema, value, `${route} ${status} example ${name}`)
+          if (/^[45]/.test(status)) {
+            t.equal((value as JsonObject).statusCode, Number(status), `${route} ${status} ${name}: its own status`)
+            t.equal((value as JsonObject).code, name, `${route} ${status} ${name}: its own code`)
+          }
+        }
+      }
+    }
+    for (const parameter of (op.parameters ?? []) as JsonObject[]) {
+      if ('example' in parameter) check(parameter.schema, parameter.example, `${route} parameter ${String(parameter.name)}`)
+    }
+    for (const media of Object.values(objectAt(objectAt(op, 'requestBody'), 'content'))) {
+      for (const [name, property] of Object.entries(objectAt(objectAt(media as JsonObject, 'schema'), 'properties'))) {
+        for (const example of ((property as JsonObject).examples ?? []) as unknown[]) check(property, example, `${route} body ${name}`)
+      }
+    }
+  }
+  for (const [name, schema] of Object.entries(objectAt(objectAt(doc, 'components'), 'schemas'))) {
+    for (const example of ((schema as JsonObject).examples ?? []) as unknown[]) check({ $ref: `#/components/schemas/${name}` }, example, `component ${name}`)
+  }
+  t.ok(checked > 250, `${checked} examples checked`)
+})
+
+t.test('every operation shows a real answer, and every error status examples of its own codes', async (t) => {
+  for (const { route, op } of operationsOf(doc)) {
+    const responses = objectAt(op, 'responses')
+    const ok = objectAt(objectAt(objectAt(responses, '200'), 'content'), route === 'GET /metrics' ? 'text/plain' : 'application/json')
+    if (route !== 'GET /v1/events') {
+      t.ok(ok.example !== undefined || objectAt(ok, 'schema').examples !== undefined, `${route}: a 200 example`)
+      t.notMatch(JSON.stringify(ok.example ?? null), /"string"|additionalProp/, `${route}: not a placeholder`)
+    }
+    for (const status of Object.keys(responses).filter(s => /^[45]/.test(s))) {
+      const examples = objectAt(objectAt(objectAt(objectAt(responses, status), 'content'), 'application/json'), 'examples')
+      t.ok(Object.keys(examples).length > 0, `${route} ${status}: examples`)
+      for (const code of Object.keys(examples)) t.ok(code in errors, `${route} ${status}: ${code} is a code`)
+    }
+  }
+  const lists = operationsOf(doc).filter(({ route }) => route.startsWith('GET /v1/') && route !== 'GET /v1/events')
+  for (const { route, op } of lists) {
+    const example = objectAt(objectAt(objectAt(objectAt(op, 'responses'), '200'), 'content'), 'application/json').example
+    const data = isJson(example) ? example.data : undefined
+    t.ok(Array.isArray(data) ? data.length > 0 : isJson(data), `${route}: the example holds data`)
+  }
 })
 
 t.test('every operation is described: tags, summary, description, operationId, a response for each status', async (t) => {

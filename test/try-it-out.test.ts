@@ -45,6 +45,10 @@ test('every route answers 200 when tried with its documented examples', async (t
         ...(payload === undefined ? {} : { payload })
       })
       t.equal(res.statusCode, 200, `${method.toUpperCase()} ${path}: ${res.body.slice(0, 160)}`)
+      if (method === 'get' && path.startsWith('/v1/')) {
+        const data = (res.json() as { data: unknown }).data
+        t.ok(Array.isArray(data) ? data.length > 0 : data !== null && typeof data === 'object', `${method.toUpperCase()} ${path}: its examples find data on the sandbox`)
+      }
       const schema = op.responses['200']?.content?.['application/json']?.schema
       if (schema !== undefined) {
         const valid = ajv.validate(fix(schema), res.json())

@@ -196,7 +196,7 @@ export const Platform: ResourceSpec = {
     { upstream: 'publication_date', name: 'publishedAt', kind: 'datetime', description: 'First publication' },
     { upstream: 'publication_date_updated', name: 'publicationUpdatedAt', kind: 'datetime', description: 'Last publication update' },
     { upstream: 'kode_kantor', name: 'officeCode', kind: 'text', nullable: true, description: 'Customs office code' },
-    { upstream: 'mst_kantor', name: 'office', kind: 'json', nullable: true, description: 'Customs office (structure not shown by interface.md; passed on with camelCased keys)' },
+    { upstream: 'mst_kantor', name: 'office', kind: 'json', nullable: true, description: 'Customs office (its structure is not documented by the hub; passed on with camelCased keys)' },
     { upstream: 'mstPlatformServices', name: 'services', kind: { arrayOf: PlatformService }, description: 'Services the platform offers' }
   ]
 }

@@ -4,6 +4,7 @@ import type { GatewayConfig } from '../app.ts'
 import { gatewayError } from '../errors.ts'
 import { requestFingerprint } from '../idempotency/fingerprint.ts'
 import { createMemoryStore, type IdempotencyStore, type StoredResponse } from '../idempotency/store.ts'
+import { errorResponses } from '../schemas/envelope.ts'
 import { IDEMPOTENCY_KEY } from '../schemas/formats.ts'
 import { Type } from '../schemas/typebox.ts'
 import { addRouteHook } from './route-hooks.ts'
@@ -80,7 +81,7 @@ async function idempotency (app: FastifyInstance, { config, store: given }: Idem
             response: {
               ...response,
               200: { ...ok, headers: { [REPLAYED_HEADER]: { type: 'string', enum: ['true'], description: 'Present on a replay of an earlier answer (Idempotency-Key)' } } },
-              422: Type.Ref('ErrorEnvelope', { description: 'The hub rejected the request (UPSTREAM_REJECTED), or the Idempotency-Key was used with a different request (IDEMPOTENCY_KEY_REUSED)' })
+              422: { ...errorResponses([422], { write: true })[422], description: 'The hub rejected the request (UPSTREAM_REJECTED), or the Idempotency-Key was used with a different request (IDEMPOTENCY_KEY_REUSED)' }
             }
           })
     }

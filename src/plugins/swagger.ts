@@ -1,11 +1,21 @@
 import fp from 'fastify-plugin'
 import swagger from '@fastify/swagger'
 import swaggerUi from '@fastify/swagger-ui'
-import type { FastifyInstance } from 'fastify'
+import type { FastifyInstance, RouteOptions } from 'fastify'
 import { SCOPE_DESCRIPTIONS, SCOPES, SECURITY_SCHEME } from '../auth/scopes.ts'
 import { ALL_RESOURCES } from '../mapping/resources.ts'
-import { ErrorEnvelopeSchema } from '../schemas/envelope.ts'
+import ANSWER_EXAMPLES from '../schemas/answer-examples.json' with { type: 'json' }
+import { ErrorEnvelopeSchema, withErrorExamples } from '../schemas/envelope.ts'
+import { errorEnvelope, errorExampleComponents, errorExamples } from '../schemas/error-examples.ts'
 import { resourceSchema } from '../schemas/resources.ts'
+
+/**
+ * What the gateway answered each operation on the sandbox, by operationId and
+ * status: `npm run openapi` records it (src/openapi-document.ts) from the
+ * sandbox's seeded data, and a test fails when it differs from what the
+ * gateway answers now.
+ */
+export type AnswerExamples = Record<string, Partial<Record<'200' | '400', unknown>>>
 
 export const TAGS = [
   { name: 'customs', description: 'Customs lookups: bills of lading, BC 2.0 declarations, containers per document type' },
@@ -23,18 +33,57 @@ One dialect everywhere: camelCase English names, booleans for the hub's 0/1 flag
 Every success is \`{ "data": ..., "meta": { ... } }\` (lists carry \`meta.count\`); every failure is the
 \`ErrorEnvelope\` with a stable \`code\`. Every response carries \`x-request-id\`.
 
-Each field description names the hub field it comes from; the whole glossary is in \`docs/glossary.md\`.
-Fields the hub adds beyond the documented ones are passed on with camelCased names.
+A day is \`YYYY-MM-DD\` in the hub's calendar on every route (\`blDate\` of a BL list is what the container and
+SP2 lookups take); where the hub sends a time of day with it, that is kept as well, under the same name with
+\`Time\` (\`blDateTime\`). Each field description names the hub field it comes from; the glossary of the
+repository (\`docs/glossary.md\`) maps every hub name to ours. Fields the hub adds beyond the documented ones
+are passed on with camelCased names. The examples are real answers of the built-in sandbox hub.
+
+Request bodies are taken exactly as sent, never converted (\`"price": "15"\` is a 400). A validation error lists
+every problem of the request in \`details\` (at most 20), each naming the field (\`query.npwp\`, \`body.price\`)
+and the rule. A known path asked with another method is 405 METHOD_NOT_ALLOWED with \`Allow\`; \`HEAD\` works
+wherever \`GET\` does.
 
 Callers authenticate with a client key, \`Authorization: Bearer <client key>\` (Swagger UI: "Authorize").
 Each /v1 route names the scope it needs; a missing or unknown key is 401 UNAUTHORIZED, a missing scope
 403 FORBIDDEN. Each client has a rate limit (429 RATE_LIMITED with \`retry-after\` and \`x-ratelimit-*\`).
 The writes accept an \`Idempotency-Key\` header; a replayed answer carries \`idempotent-replayed: true\`.`
 
+function isObject (value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value)
+}
+
+/**
+ * A route's examples: its recorded sandbox answer under 200, its own 400
+ * VALIDATION_FAILED, a 403 naming its scope. New objects, never mutated:
+ * Fastify's automatic HEAD route shares the GET route's originals.
+ */
+function withExamples (route: RouteOptions): void {
+  const id = route.schema?.operationId
+  const response = route.schema?.response
+  if (typeof id !== 'string' || !isObject(response)) return
+  const recorded = (ANSWER_EXAMPLES as AnswerExamples)[id] ?? {}
+  const next: Record<string, unknown> = { ...response }
+  const ok = next[200]
+  if (recorded[200] !== undefined && isObject(ok)) next[200] = { ...ok, examples: [recorded[200]] }
+  const write = route.config?.access?.write !== undefined
+  const bad = next[400]
+  if (isObject(bad) && isObject(recorded[400])) {
+    next[400] = withErrorExamples(bad, errorExamples(400, { write, own: { VALIDATION_FAILED: recorded[400] } }))
+  }
+  const forbidden = next[403]
+  const scope = route.config?.access?.scope
+  if (isObject(forbidden) && typeof scope === 'string') {
+    next[403] = withErrorExamples(forbidden, errorExamples(403, { own: { FORBIDDEN: errorEnvelope({ code: 'FORBIDDEN', args: [scope], summary: '' }) } }))
+  }
+  route.schema = { ...route.schema, response: next }
+}
+
 /** Shared schemas, OpenAPI generation (3.1) and Swagger UI at /docs; the document at /openapi.json. */
 async function openapi (app: FastifyInstance, { version }: { version: string }) {
   app.addSchema(ErrorEnvelopeSchema)
   for (const spec of ALL_RESOURCES) app.addSchema(resourceSchema(spec))
+  app.addHook('onRoute', withExamples)
 
   await app.register(swagger, {
     openapi: {
@@ -43,11 +92,12 @@ async function openapi (app: FastifyInstance, { version }: { version: string }) 
       servers: [{ url: '/', description: 'This gateway' }],
       tags: TAGS,
       components: {
+        examples: errorExampleComponents(),
         securitySchemes: {
           [SECURITY_SCHEME]: {
             type: 'http',
             scheme: 'bearer',
-            description: 'A client key of CLIENTS_FILE (README, Security). Scopes: ' +
+            description: 'A client key, issued by the gateway\'s operators. Scopes: ' +
               SCOPES.map(scope => `\`${scope}\` (${SCOPE_DESCRIPTIONS[scope]})`).join('; ') + '.'
           }
         }

@@ -6,7 +6,6 @@ import { errorResponses, recordEnvelope, UPSTREAM_STATUSES } from '../schemas/en
 import { EXAMPLES } from '../schemas/examples.ts'
 import { PARAM_SCHEMAS } from '../schemas/params.ts'
 import { Type } from '../schemas/typebox.ts'
-import { operation, upstreamDescription } from './describe.ts'
 
 export const OfferBodySchema = Type.Object({
   serviceOrderId: Type.String({ minLength: 1, maxLength: 64, description: 'Sequence number of the offer (upstream `idServiceOrder`)', examples: [EXAMPLES.serviceOrderId] }),
@@ -28,11 +27,12 @@ export default async function bookingRoutes (fastify: FastifyInstance) {
   const { PLATFORM_ID, UPSTREAM_TIMEZONE } = app.config
 
   app.post('/v1/bookings/:bookingRequestId/offers', {
+    config: { hubOperations: ['DetilBooking'] },
     schema: {
       tags: ['bookings'],
       summary: 'Post a price offer',
       operationId: 'postBookingOffer',
-      description: 'Posts a truck platform\'s price offer against a booking request. The platform id comes from configuration and the hub\'s `timestamp` is filled by the gateway.\n\n' + upstreamDescription(operation('DetilBooking')),
+      description: 'Posts a truck platform\'s price offer against a booking request. The platform id comes from configuration and the hub\'s `timestamp` is filled by the gateway.',
       params: bookingParams,
       body: OfferBodySchema,
       response: { 200: recordEnvelope('OfferAnswer', 'The offer, as the hub accepted it'), ...WRITE_ERRORS }
@@ -48,11 +48,12 @@ export default async function bookingRoutes (fastify: FastifyInstance) {
   })
 
   app.post('/v1/bookings/:bookingRequestId/booked', {
+    config: { hubOperations: ['DetilBooking/isBooked'] },
     schema: {
       tags: ['bookings'],
       summary: 'Send a booked notification',
       operationId: 'postBookingBooked',
-      description: 'Tells the hub a booking request is booked. On success every client connected to `GET /v1/events` receives the notification.\n\n' + upstreamDescription(operation('DetilBooking/isBooked')),
+      description: 'Tells the hub a booking request is booked. On success every client connected to `GET /v1/events` receives the notification, a `BookedEvent` whose `data` is this answer\'s `data` without `upstreamMessage`.',
       params: bookingParams,
       body: BookedBodySchema,
       response: { 200: recordEnvelope('BookedAnswer', 'The booked notification, as the hub accepted it: the `data` of the event it causes, and the hub\'s message'), ...WRITE_ERRORS }

@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify'
 import { BL_LIST_ROUTES, CONTAINER_ROUTES } from '../upstream/operations.ts'
+import { CONTAINER_EXAMPLES } from '../schemas/examples.ts'
 import { registerLookup } from './lookup-route.ts'
 
 /** Customs lookups (contract.md 3): BL lists, BC 2.0 declarations, containers per document type. */
@@ -37,6 +38,7 @@ export default async function customsRoutes (app: FastifyInstance) {
       operation: route.operation,
       tag: 'customs',
       summary: `Containers of a ${route.label} document`,
+      examples: CONTAINER_EXAMPLES[route.type],
       description: `Lists the containers of a ${route.label} bill of lading. The route takes exactly the parameters the hub's operation takes. The hub's list key is not ours to keep: the list is always under \`data\`.`
     })
   }

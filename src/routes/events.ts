@@ -38,6 +38,8 @@ export default async function eventRoutes (app: FastifyInstance) {
       tags: ['events'],
       summary: 'Booked notifications (WebSocket)',
       operationId: 'getEvents',
+      // OpenAPI has no WebSocket messages: an extension names their schema.
+      'x-websocket-message': { $ref: '#/components/schemas/BookedEvent' },
       description: 'Upgrade to a WebSocket (`Upgrade: websocket`). After every successful `POST /v1/bookings/{bookingRequestId}/booked` ' +
         'each connected client receives one JSON text message, a `BookedEvent` (see the schemas):\n\n' +
         '```json\n' + JSON.stringify(BOOKED_EVENT_EXAMPLE) + '\n```\n\n' +

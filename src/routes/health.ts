@@ -6,11 +6,22 @@ const LiveSchema = dataEnvelope(Type.Object({ status: Type.Literal('ok', { descr
 const ReadySchema = dataEnvelope(Type.Object({
   status: Type.Literal('ready', { description: 'Serving' }),
   upstreams: Type.Object({
-    hub: Type.Enum(['closed', 'open', 'half-open'], { description: 'Circuit of {hub_url}: open while the gateway answers UPSTREAM_UNAVAILABLE at once' }),
-    base: Type.Enum(['closed', 'open', 'half-open'], { description: 'Circuit of {base_url}' })
+    hub: Type.Enum(['closed', 'open', 'half-open'], { description: 'Circuit of the hub\'s lookup address: open while the gateway answers UPSTREAM_UNAVAILABLE at once' }),
+    base: Type.Enum(['closed', 'open', 'half-open'], { description: 'Circuit of the hub\'s SP2 and booking address' })
   }, { additionalProperties: false, description: 'Circuit breaker state per upstream address' }),
   sandbox: Type.Boolean({ description: 'True when the gateway fronts its built-in sandbox' })
 }, { additionalProperties: false }), 'Readiness')
+
+/** A few lines of what GET /metrics answers (its numbers change with every request). */
+const METRICS_EXAMPLE = [
+  '# HELP gateway_http_requests_total Requests answered, by route and status',
+  '# TYPE gateway_http_requests_total counter',
+  'gateway_http_requests_total{method="GET",route="/v1/customs/bc20/bills-of-lading",status="200"} 42',
+  '# HELP gateway_upstream_requests_total Hub calls, by operation and outcome',
+  '# TYPE gateway_upstream_requests_total counter',
+  'gateway_upstream_requests_total{operation="noblbc20",outcome="ok"} 40',
+  ''
+].join('\n')
 
 /** Liveness, readiness and Prometheus metrics; no credentials needed. */
 export default async function healthRoutes (app: FastifyInstance, { sandbox }: { sandbox: boolean }) {
@@ -24,7 +35,7 @@ export default async function healthRoutes (app: FastifyInstance, { sandbox }: {
       summary: 'Readiness',
       operationId: 'getHealthReady',
       description: 'Ready once configuration is loaded and every plugin started; 503 SHUTTING_DOWN while closing. An open circuit does not make the gateway unready: it still answers, fast, from cache or with UPSTREAM_UNAVAILABLE.',
-      response: { 200: ReadySchema, ...errorResponses([503]) }
+      response: { 200: ReadySchema, ...errorResponses([503], { codes: ['SHUTTING_DOWN'] }) }
     }
   }, async () => {
     return { data: { status: 'ready' as const, upstreams: app.hub.breakers(), sandbox }, meta: {} }
@@ -37,7 +48,7 @@ export default async function healthRoutes (app: FastifyInstance, { sandbox }: {
       operationId: 'getMetrics',
       description: 'Prometheus text format: requests by route and status, hub calls by operation and outcome, latency histograms, hub answers read by the slow path (gateway_upstream_slow_path_total), process metrics.',
       response: {
-        200: { description: 'Prometheus text exposition', content: { 'text/plain': { schema: Type.String() } } },
+        200: { description: 'Prometheus text exposition', content: { 'text/plain': { schema: Type.String({ examples: [METRICS_EXAMPLE] }) } } },
         ...errorResponses([500])
       }
     }

@@ -3,13 +3,15 @@ import { errorResponses, lookupListEnvelope, lookupRecordEnvelope, UPSTREAM_STAT
 import { paramsObject } from '../schemas/params.ts'
 import type { OperationId } from '../upstream/operations.ts'
 import { setCacheHeaders, wantsFresh } from './cache-headers.ts'
-import { operation, upstreamDescription } from './describe.ts'
+import { operation } from './describe.ts'
 
 export interface LookupRoute {
   url: string
   operation: OperationId
   /** Parameters taken from the path; the others come from the query string. */
   pathParams?: string[]
+  /** Example values of this route's parameters, where the kind's own example finds nothing (a seeded sandbox value). */
+  examples?: Record<string, string>
   tag: string
   summary: string
   description: string
@@ -25,13 +27,14 @@ export function registerLookup (app: FastifyInstance, route: LookupRoute) {
   const isList = op.response.type !== 'record'
   const itemId = op.response.item.id
   app.get(route.url, {
+    config: { hubOperations: [op.id as OperationId] },
     schema: {
       tags: [route.tag],
       summary: route.summary,
-      description: `${route.description}\n\n${upstreamDescription(op)}`,
+      description: route.description,
       operationId: operationId(route.url),
-      ...(inPath.size > 0 ? { params: paramsObject(op.params.filter(p => inPath.has(p.name))) } : {}),
-      querystring: paramsObject(op.params.filter(p => !inPath.has(p.name))),
+      ...(inPath.size > 0 ? { params: paramsObject(op.params.filter(p => inPath.has(p.name)), route.examples) } : {}),
+      querystring: paramsObject(op.params.filter(p => !inPath.has(p.name)), route.examples),
       response: {
         200: isList ? lookupListEnvelope(itemId, `The ${itemId} items`) : lookupRecordEnvelope(itemId, `The ${itemId}`),
         ...errorResponses(UPSTREAM_STATUSES)

@@ -4,7 +4,6 @@ import { errorResponses, recordEnvelope, UPSTREAM_STATUSES } from '../schemas/en
 import { PARAM_SCHEMAS } from '../schemas/params.ts'
 import { Type } from '../schemas/typebox.ts'
 import { toUpstreamFinalization, writeAnswer } from '../mapping/requests.ts'
-import { operation, upstreamDescription } from './describe.ts'
 import { registerLookup } from './lookup-route.ts'
 
 /** The finalization takes no fields: an empty body or `{}`. */
@@ -28,13 +27,13 @@ export default async function sp2Routes (app: FastifyInstance) {
     description: 'The SP2 container records of one container of a cargo owner\'s bill of lading.'
   })
 
-  const finalize = operation('document_sp2/final')
   app.withTypeProvider<TypeBoxTypeProvider>().post('/v1/sp2/documents/:sp2Id/finalization', {
+    config: { hubOperations: ['document_sp2/final'] },
     schema: {
       tags: ['sp2'],
       summary: 'Finalize an SP2 document',
       operationId: 'postSp2DocumentFinalization',
-      description: 'Asks the hub to finalize an SP2 document. It takes no body: send none, or `{}`. Never retried automatically.\n\n' + upstreamDescription(finalize),
+      description: 'Asks the hub to finalize an SP2 document. It takes no body: send none, or `{}`. Never retried automatically.',
       params: Type.Object({ sp2Id: PARAM_SCHEMAS.sp2Id }, { additionalProperties: false }),
       body: FinalizationBodySchema,
       response: { 200: recordEnvelope('FinalizationAnswer', 'The finalization, as the hub accepted it'), ...errorResponses([...UPSTREAM_STATUSES, 413, 415]) }

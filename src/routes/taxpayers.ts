@@ -5,7 +5,6 @@ import { paramsObject } from '../schemas/params.ts'
 import { Type } from '../schemas/typebox.ts'
 import { BL_LIST_ROUTES } from '../upstream/operations.ts'
 import { setCacheHeaders, wantsFresh } from './cache-headers.ts'
-import { operation, upstreamDescription } from './describe.ts'
 
 const DOCUMENT_TYPES = BL_LIST_ROUTES.map(r => r.type)
 
@@ -38,16 +37,16 @@ const ResponseSchema = Type.Object({
 /** GET /v1/taxpayers/{npwp}/bills-of-lading: the three BL lists at once (contract.md 3). */
 export default async function taxpayerRoutes (app: FastifyInstance) {
   app.addSchema(TaxpayerBillOfLadingSchema)
-  const upstream = BL_LIST_ROUTES.map(r => `- ${r.label}: ${upstreamDescription(operation(r.operation))}`).join('\n')
 
   app.get('/v1/taxpayers/:npwp/bills-of-lading', {
+    config: { hubOperations: BL_LIST_ROUTES.map(r => r.operation) },
     schema: {
       tags: ['taxpayers'],
       summary: 'All bills of lading of a taxpayer',
       operationId: 'getTaxpayerBillsOfLading',
       description: 'Asks the BC 1.6, BC 2.0 and BC 2.3 lists at once and merges them, each entry tagged with its `documentType`. ' +
         'A source that fails is reported in `meta.sources` (and `meta.complete` is false) while the others are returned; ' +
-        'only when every source fails is the answer an error (that of the first source).\n\n' + upstream,
+        'only when every source fails is the answer an error (that of the first source).',
       params: paramsObject([{ name: 'npwp', kind: 'npwp' }]),
       response: { 200: ResponseSchema, ...errorResponses(UPSTREAM_STATUSES) }
     }

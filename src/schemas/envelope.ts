@@ -1,20 +1,26 @@
+import { errors, type ErrorCode } from '../errors.ts'
+import { errorExamples } from './error-examples.ts'
+import { MAX_PROBLEMS } from './problems.ts'
 import { Type, type TSchema } from './typebox.ts'
 
+// No examples on the properties: Swagger UI would compose one envelope from
+// them and show it under every status. Each status has its own (errorResponses).
 export const ErrorEnvelopeSchema = Type.Object({
   statusCode: Type.Integer({ description: 'HTTP status, repeated' }),
-  code: Type.String({ description: 'Stable error code (see the README error table)', examples: ['UPSTREAM_UNAVAILABLE'] }),
-  error: Type.String({ description: 'HTTP reason phrase', examples: ['Bad Gateway'] }),
-  message: Type.String({ description: 'A human sentence', examples: ['The customs hub did not answer'] }),
-  requestId: Type.String({ description: 'Id of this request (also the `x-request-id` header)' }),
-  upstreamMessage: Type.Optional(Type.String({ description: 'The hub\'s own message, when it sent one' })),
+  code: Type.Enum(Object.keys(errors) as ErrorCode[], { description: 'Stable error code: what went wrong, for programs (the README lists when each is answered)' }),
+  error: Type.String({ description: 'HTTP reason phrase' }),
+  message: Type.String({ description: 'A human sentence' }),
+  requestId: Type.String({ description: 'Id of this request (also the `x-request-id` header); quote it when reporting a problem' }),
+  upstreamMessage: Type.Optional(Type.String({ description: 'The hub\'s own message, as it wrote it, when it sent one' })),
   details: Type.Optional(Type.Array(Type.Object({
-    field: Type.String({ description: 'Where the problem is, e.g. `querystring.npwp`' }),
-    rule: Type.String({ description: 'The rule the value breaks' })
-  }, { additionalProperties: false }), { description: 'Validation problems, one per field' }))
+    field: Type.String({ description: 'Where the problem is: the part of the request (`path`, `query`, `body`, `header`), then the field, e.g. `query.npwp`, `path.sp2Id`, `body.price`, `header.idempotency-key`; `body` alone for the body as a whole' }),
+    rule: Type.String({ description: 'The rule the value breaks, worded from the schema, e.g. `must be a number`, `is required`, `is given twice; give it once`' })
+  }, { additionalProperties: false }), { maxItems: MAX_PROBLEMS, description: `Validation problems (VALIDATION_FAILED): one per field and rule, path, query, body and headers together, at most ${MAX_PROBLEMS}` }))
 }, { $id: 'ErrorEnvelope', title: 'Error envelope', description: 'Every non-2xx answer of the gateway', additionalProperties: false })
 
 const STATUS_TEXT: Record<number, string> = {
   400: 'Invalid input (VALIDATION_FAILED) or the hub rejected it (UPSTREAM_REJECTED)',
+  405: 'The path takes other methods (METHOD_NOT_ALLOWED); `allow` lists them',
   401: 'Missing or unknown client credentials (UNAUTHORIZED)',
   403: 'The client lacks the scope (FORBIDDEN)',
   404: 'No such route (NOT_FOUND) or the hub has no such document (UPSTREAM_NOT_FOUND)',
@@ -24,16 +30,32 @@ const STATUS_TEXT: Record<number, string> = {
   429: 'Too many requests (RATE_LIMITED)',
   500: 'A gateway bug (INTERNAL)',
   502: 'The hub failed: UPSTREAM_UNAVAILABLE, UPSTREAM_AUTH_FAILED or UPSTREAM_BAD_RESPONSE',
-  503: 'The hub is unavailable or rate limited the gateway (UPSTREAM_UNAVAILABLE); see `retry-after`',
+  503: 'The hub is unavailable or rate limited the gateway (UPSTREAM_UNAVAILABLE), or the gateway is overloaded (OVERLOADED) or closing (SHUTTING_DOWN); see `retry-after`',
   504: 'The hub did not answer in time (UPSTREAM_TIMEOUT)'
 }
 
 export const UPSTREAM_STATUSES = [400, 404, 422, 500, 502, 503, 504] as const
 
-/** Error responses of a route: each status refers to the shared envelope. */
-export function errorResponses (statuses: readonly number[]): Record<number, TSchema> {
+export interface ErrorResponseOptions {
+  /** A write route (its 422 may be IDEMPOTENCY_KEY_REUSED). */
+  write?: boolean
+  /** The codes the route answers these statuses with, where fewer than the usual. */
+  codes?: readonly ErrorCode[]
+}
+
+/**
+ * Error responses of a route: each status refers to the shared envelope,
+ * with its own examples, one per code it is answered with (Swagger UI offers
+ * them by code). `x-examples` is @fastify/swagger's way to named examples.
+ * withErrorExamples gives a route's own examples to a status it answers.
+ */
+export function errorResponses (statuses: readonly number[], options: ErrorResponseOptions = {}): Record<number, TSchema> {
   const out: Record<number, TSchema> = {}
-  for (const status of statuses) out[status] = Type.Ref('ErrorEnvelope', { description: STATUS_TEXT[status] ?? 'Error' })
+  for (const status of statuses) {
+    const examples = errorExamples(status, options)
+    // An allOf of one, as resource fields do: @fastify/swagger keeps nothing beside a bare $ref.
+    out[status] = Type.Intersect([Type.Ref('ErrorEnvelope')], { description: STATUS_TEXT[status] ?? 'Error', ...(Object.keys(examples).length > 0 ? { 'x-examples': examples } : {}) })
+  }
   return out
 }
 
@@ -67,3 +89,8 @@ export function lookupRecordEnvelope (itemId: string, description: string): TSch
 }
 
 export { ENVELOPE_HEAD, FRESH_FRAME, envelopeAround, envelopeTail, type LookupMeta } from './envelope-bytes.ts'
+
+/** A status's error response with other examples (a route's own 400, its scope's 403). */
+export function withErrorExamples (response: unknown, examples: Record<string, unknown>): unknown {
+  return typeof response === 'object' && response !== null ? { ...response, 'x-examples': examples } : response
+}

@@ -14,7 +14,7 @@ const SCALAR: Record<ScalarKind, { type?: string, format?: string }> = {
 }
 
 function describe (field: FieldSpec): string {
-  return `${field.description}. Upstream: \`${field.upstream}\`.`
+  return `${field.description}. Hub field: \`${field.upstream}\`.`
 }
 
 /** A scalar's schema; OpenAPI 3.1 (JSON Schema 2020-12) writes nullable as a type array. */
@@ -37,14 +37,14 @@ function fieldSchema (field: FieldSpec): TSchema {
     return Type.Array(kind.arrayOf === 'json' ? Type.Unknown() : Type.Ref(kind.arrayOf.id), { description })
   }
   if (kind === 'date-with-time') {
-    return scalarSchema(field, SCALAR.date, `${field.description}: the day in the hub's calendar, \`YYYY-MM-DD\`. Upstream: \`${field.upstream}\` (its date).`)
+    return scalarSchema(field, SCALAR.date, `${field.description}: the day in the hub's calendar, \`YYYY-MM-DD\`. Hub field: \`${field.upstream}\` (its date).`)
   }
   return scalarSchema(field, SCALAR[kind], description)
 }
 
 /** The date-time of a `date-with-time` field, under its second name. */
 function dateTimeSchema (field: FieldSpec): TSchema {
-  return scalarSchema(field, SCALAR.datetime, `${field.description}, with the time of day the hub sends: ISO 8601 with the hub's offset. Upstream: \`${field.upstream}\`.`)
+  return scalarSchema(field, SCALAR.datetime, `${field.description}, with the time of day the hub sends: ISO 8601 with the hub's offset. Hub field: \`${field.upstream}\`.`)
 }
 
 /**
@@ -64,7 +64,7 @@ export function resourceSchema (spec: ResourceSpec): TSchema {
   return Type.Object(properties, {
     $id: spec.id,
     title: spec.title,
-    description: `${spec.title} (${spec.source}). Fields the hub adds beyond these are passed on with camelCased names.`,
+    description: `${spec.title}. Fields the hub adds beyond these are passed on with camelCased names.`,
     additionalProperties: true
   })
 }
