@@ -1,7 +1,7 @@
 # customs-gateway: multi-stage image.
 #
 #   docker build -t customs-gateway .
-#   docker run --rm -p 3000:3000 customs-gateway
+#   docker run --rm -p 3000:3000 -e SANDBOX=true customs-gateway   (the sandbox; production refuses it otherwise)
 #
 # Stages:
 #   deps    production dependencies only (npm ci --omit=dev), from the lockfile

@@ -276,13 +276,15 @@ if curl -s -o /dev/null --max-time 1 "$BASE_URL/"; then
 fi
 
 # Host networking (no CNI set-up needed); HOST=127.0.0.1 keeps it on loopback.
+# SANDBOX=true: the image is NODE_ENV=production, where a gateway without a hub
+# refuses to start unless the sandbox is asked for.
 log "podman run ${IMAGE} on 127.0.0.1:${CHECK_PORT}"
 run_start=$(now_ms)
 # (podman logs errors about systemd timers for the HEALTHCHECK where systemd
 # is not running; they are harmless and kept in podman.log.)
 CONTAINER_STARTED=1  # also when run fails: it can leave a created container behind
 if ! podman_ run -d --name "$CONTAINER" --network host "${RUN_OPTS[@]}" \
-    -e PORT="$CHECK_PORT" -e HOST=127.0.0.1 "$IMAGE" >/dev/null 2>>"$WORK/podman.log"; then
+    -e PORT="$CHECK_PORT" -e HOST=127.0.0.1 -e SANDBOX=true "$IMAGE" >/dev/null 2>>"$WORK/podman.log"; then
   tail -n 5 "$WORK/podman.log" >&2
   die "podman run failed"
 fi
@@ -375,7 +377,7 @@ CONTAINER=$CONTAINER-ro
 CONTAINER_STARTED=1
 if podman_ run -d --name "$CONTAINER" --network host "${RUN_OPTS[@]}" \
     --read-only --read-only-tmpfs=false --cap-drop ALL --security-opt no-new-privileges \
-    -e PORT="$CHECK_PORT" -e HOST=127.0.0.1 "$IMAGE" >/dev/null 2>>"$WORK/podman.log"; then
+    -e PORT="$CHECK_PORT" -e HOST=127.0.0.1 -e SANDBOX=true "$IMAGE" >/dev/null 2>>"$WORK/podman.log"; then
   ro_ok=0
   for _ in $(seq 1 300); do
     if curl -sf -o /dev/null --max-time 1 "$BASE_URL/v1/customs/bc20/bills-of-lading?npwp=012345678901000"; then ro_ok=1; break; fi

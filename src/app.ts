@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs'
 import Fastify, { LogController, type FastifyInstance, type FastifyServerOptions } from 'fastify'
 import fp from 'fastify-plugin'
 import type { Config } from './config/load.ts'
+import { trustProxyOf } from './config/trust-proxy.ts'
 import audit from './plugins/audit.ts'
 import auth from './plugins/auth.ts'
 import clients from './plugins/clients.ts'
@@ -85,6 +86,8 @@ export function serverOptions (config: Config, logger: FastifyServerOptions['log
     ajv: REQUEST_AJV_OPTIONS,
     schemaController: { compilersFactory: { buildValidator: requestValidatorFactory() } },
     routerOptions: { maxParamLength: 200 },
+    // Which X-Forwarded-For to believe (TRUST_PROXY): request.ip, per-address limits and logs follow it.
+    trustProxy: trustProxyOf(config.TRUST_PROXY),
     // Requests arriving while closing get the envelope from plugins/lifecycle.ts instead.
     return503OnClosing: false
   }

@@ -1,7 +1,7 @@
 import closeWithGrace from 'close-with-grace'
 import Fastify from 'fastify'
 import gateway, { serverOptions, type GatewayConfig } from './app.ts'
-import { ConfigError, isSandboxMode, loadConfig, loadEnvFile, type Config } from './config/load.ts'
+import { ConfigError, isSandboxMode, loadConfig, loadEnvFile, unknownSettings, type Config } from './config/load.ts'
 import { sandboxEnv } from './config/sandbox-env.ts'
 import { SANDBOX_PLATFORM_ID, startSandbox, type Sandbox } from './sandbox/index.ts'
 
@@ -12,8 +12,8 @@ import { SANDBOX_PLATFORM_ID, startSandbox, type Sandbox } from './sandbox/index
  * `defaults` (the sandbox's, in sandbox mode). Problems end the process with
  * one `config error:` line each.
  */
-function readConfig (defaults: Record<string, string> = {}): Config {
-  const given = Object.fromEntries(Object.entries(process.env).filter(([, value]) => value !== undefined && value.trim() !== ''))
+function readConfig (defaults: Record<string, string> = {}, ignore: readonly string[] = []): Config {
+  const given = Object.fromEntries(Object.entries(process.env).filter(([name, value]) => value !== undefined && value.trim() !== '' && !ignore.includes(name)))
   try {
     return loadConfig({ ...defaults, ...given })
   } catch (error) {
@@ -48,10 +48,16 @@ if (isSandboxMode(config)) {
   // file replaces the sandbox's token rather than conflicting with it).
   const defaults = sandboxEnv(sandbox.url)
   if (config.UPSTREAM_ACCESS_TOKEN_FILE !== undefined) delete defaults.UPSTREAM_ACCESS_TOKEN
-  gatewayConfig = readConfig(defaults) as GatewayConfig
+  // SANDBOX was read above; beside the sandbox's own hub addresses it would be a contradiction.
+  gatewayConfig = readConfig(defaults, ['SANDBOX']) as GatewayConfig
 } else {
   // loadConfig has checked that these are set when an upstream is configured.
   gatewayConfig = config as GatewayConfig
+}
+
+// One line per variable that looks like a setting but is none (a typo is otherwise silent).
+for (const { name, meant } of unknownSettings(process.env)) {
+  app.log.warn({ variable: name, ...(meant === undefined ? {} : { meant }) }, `unknown setting ${name} is ignored${meant === undefined ? '' : `: did you mean ${meant}?`}`)
 }
 
 try {
@@ -74,7 +80,10 @@ closeWithGrace({ delay: config.SHUTDOWN_GRACE_MS }, async ({ signal, err }) => {
 })
 
 try {
-  await app.listen({ port: config.PORT, host: config.HOST })
+  const address = await app.listen({ port: config.PORT, host: config.HOST })
+  // Where to start: a wildcard listen address is not one a browser can open.
+  const docs = `${address.replace(/\/\/(0\.0\.0\.0|\[::\])(?=:)/, '//localhost')}/docs`
+  app.log.info({ docs }, `API documentation (Swagger UI): ${docs}`)
 } catch (error) {
   app.log.fatal({ err: error }, 'could not listen')
   await sandbox?.close()

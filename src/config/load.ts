@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs'
 import { Value } from 'typebox/value'
 import { ConfigSchema, type RawConfig } from './schema.ts'
+import { trustProxyProblem } from './trust-proxy.ts'
 
 export type Config = RawConfig
 
@@ -22,11 +23,43 @@ const JSON_NAMES = new Set<string>(['UPSTREAM_OPERATIONS'])
  */
 const INTEGER_NAMES = new Set<string>(NAMES.filter(name => (ConfigSchema.properties[name] as { type?: unknown }).type === 'integer'))
 const DECIMAL_INTEGER = /^-?[0-9]+$/
+/** Yes/no settings: `true` or `false` as written (Value.Convert would also take `1` or `TRUE`). */
+const BOOLEAN_NAMES = new Set<string>(NAMES.filter(name => (ConfigSchema.properties[name] as { type?: unknown }).type === 'boolean'))
+
+/**
+ * The prefixes of the gateway's settings, from ConfigSchema's own names (the
+ * part up to the first `_`: UPSTREAM_, CACHE_, BREAKER_, ...), so that a new
+ * setting brings its prefix along.
+ */
+export const SETTING_PREFIXES: readonly string[] = [...new Set(NAMES.filter(name => name.includes('_')).map(name => name.slice(0, name.indexOf('_') + 1)))].sort()
+
+/** A name without its case and underscores: `UPSTREAM_HUBURL` and `upstream_hub_url` are UPSTREAMHUBURL. */
+function folded (name: string): string {
+  return name.toUpperCase().replaceAll('_', '')
+}
+
+/**
+ * Environment variables that carry one of the gateway's prefixes (in any
+ * case) but name none of its settings: typos such as `UPSTREAM_HUBURL`,
+ * otherwise silently ignored. Each with the setting it may have meant.
+ */
+export function unknownSettings (env: Record<string, string | undefined>): Array<{ name: string, meant?: string }> {
+  const known = new Set<string>(NAMES)
+  return Object.keys(env)
+    .filter(name => !known.has(name) && SETTING_PREFIXES.some(prefix => name.toUpperCase().startsWith(prefix)))
+    .sort()
+    .map(name => {
+      const meant = NAMES.find(setting => folded(setting) === folded(name))
+      return meant === undefined ? { name } : { name, meant }
+    })
+}
 
 /**
  * Reads the gateway configuration from an environment map, validated once
  * against ConfigSchema. Throws ConfigError with one line per problem.
- * Only the variables ConfigSchema names are read; empty values count as unset.
+ * Only the variables ConfigSchema names are read, and NODE_ENV (the
+ * platform's own: `production` refuses the sandbox unless SANDBOX=true);
+ * empty values count as unset.
  */
 export function loadConfig (env: Record<string, string | undefined>): Config {
   const problems: string[] = []
@@ -42,6 +75,8 @@ export function loadConfig (env: Record<string, string | undefined>): Config {
       }
     } else if (INTEGER_NAMES.has(name) && !DECIMAL_INTEGER.test(raw.trim())) {
       problems.push(`${name}: must be a whole number in decimal digits (such as 64)`)
+    } else if (BOOLEAN_NAMES.has(name) && raw.trim() !== 'true' && raw.trim() !== 'false') {
+      problems.push(`${name}: must be true or false`)
     } else {
       input[name] = raw.trim()
     }
@@ -65,6 +100,20 @@ export function loadConfig (env: Record<string, string | undefined>): Config {
     const base = config.UPSTREAM_BASE_URL !== undefined
     if (hub !== base) {
       problems.push(`${hub ? 'UPSTREAM_BASE_URL' : 'UPSTREAM_HUB_URL'}: must be set together with ${hub ? 'UPSTREAM_HUB_URL' : 'UPSTREAM_BASE_URL'} (leave both unset for the built-in sandbox)`)
+    }
+    // A production container whose settings failed to mount must not serve seeded data with authentication off.
+    if (!hub && !base) {
+      if (config.SANDBOX === false) {
+        problems.push('UPSTREAM_HUB_URL: is required with SANDBOX=false (set UPSTREAM_HUB_URL and UPSTREAM_BASE_URL)')
+      } else if (config.SANDBOX !== true && env.NODE_ENV === 'production') {
+        problems.push('UPSTREAM_HUB_URL: is required with NODE_ENV=production (set UPSTREAM_HUB_URL and UPSTREAM_BASE_URL, or SANDBOX=true to serve the built-in sandbox\'s seeded data)')
+      }
+    } else if (config.SANDBOX === true) {
+      problems.push('SANDBOX: true fronts the built-in sandbox, which excludes UPSTREAM_HUB_URL and UPSTREAM_BASE_URL (unset one or the other)')
+    }
+    if (config.TRUST_PROXY !== undefined) {
+      const problem = trustProxyProblem(config.TRUST_PROXY)
+      if (problem !== undefined) problems.push(problem)
     }
     if (hub && base) {
       for (const name of ['UPSTREAM_API_KEY', 'PLATFORM_ID'] as const) {

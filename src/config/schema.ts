@@ -22,6 +22,7 @@ export const OperationOverrideSchema = Type.Object({
 export const ConfigSchema = Type.Object({
   PORT: Type.Integer({ minimum: 0, maximum: 65535, default: 3000, description: 'Listen port' }),
   HOST: Type.String({ minLength: 1, default: '0.0.0.0', description: 'Listen address' }),
+  SANDBOX: Type.Optional(Type.Boolean({ description: 'true: front the built-in sandbox hub, also with NODE_ENV=production; false: never. Unset: the sandbox when no hub is configured, except with NODE_ENV=production (start-up refuses)' })),
   UPSTREAM_HUB_URL: Type.Optional(Type.String({ format: 'uri', pattern: '^https?://', description: '{hub_url}: lookups. Unset together with UPSTREAM_BASE_URL: built-in sandbox' })),
   UPSTREAM_BASE_URL: Type.Optional(Type.String({ format: 'uri', pattern: '^https?://', description: '{base_url}: SP2 and booking' })),
   UPSTREAM_API_KEY: Type.Optional(Type.String({ minLength: 1, description: 'Value of the API key header (default: the sandbox key)' })),
@@ -67,6 +68,7 @@ export const ConfigSchema = Type.Object({
   CLIENTS_FILE: Type.Optional(Type.String({ minLength: 1, description: 'JSON file of the clients allowed to call (README, Security); required when an upstream is configured. Unset in sandbox mode: authentication off' })),
   RATE_LIMIT_MAX: Type.Integer({ minimum: 1, maximum: 1_000_000, default: 600, description: 'Requests per window per client (per address when unauthenticated), unless the clients file says otherwise' }),
   RATE_LIMIT_WINDOW: Type.String({ pattern: DURATION_PATTERN, default: '1 minute', description: 'Rate limit window, e.g. 1 minute, 30 s, 1 hour' }),
+  TRUST_PROXY: Type.Optional(Type.String({ minLength: 1, description: 'The proxies whose X-Forwarded-For is believed, for per-address limits and logged addresses: comma-separated addresses or CIDRs (or loopback, linklocal, uniquelocal), or a hop count (trusts that many proxies whatever their address: only where the gateway is reachable through them alone). Unset: none, the peer address is the caller\'s' })),
   IDEMPOTENCY_TTL_SECONDS: Type.Integer({ minimum: 1, maximum: 7 * 86400, default: 86400, description: 'How long a write answered under an Idempotency-Key is replayed' }),
   IDEMPOTENCY_MAX_ENTRIES: Type.Integer({ minimum: 1, maximum: 1_000_000, default: 10000, description: 'Idempotency keys remembered at most; the oldest are forgotten first' }),
   CORS_ORIGINS: Type.Optional(Type.String({ pattern: '^https?://[A-Za-z0-9.-]+(:[0-9]{1,5})?( *, *https?://[A-Za-z0-9.-]+(:[0-9]{1,5})?)*$', description: 'Comma-separated origins allowed to call from a browser; unset: no CORS headers' }))

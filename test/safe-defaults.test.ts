@@ -1,0 +1,117 @@
+import { spawn } from 'node:child_process'
+import { once } from 'node:events'
+import { createInterface } from 'node:readline'
+import { test } from 'tap'
+import { ConfigError, loadConfig, SETTING_PREFIXES, unknownSettings } from '../src/config/load.ts'
+import { ConfigSchema } from '../src/config/schema.ts'
+import { SANDBOX_FIXTURES as F } from '../src/sandbox/index.ts'
+import { build } from './helper.ts'
+
+/** Safe defaults at start-up (contract.md 6): SANDBOX, unknown settings, TRUST_PROXY. */
+
+function problemsOf (env: Record<string, string>): string[] {
+  try {
+    loadConfig(env)
+  } catch (error) {
+    if (error instanceof ConfigError) return error.problems
+    throw error
+  }
+  return []
+}
+
+const HUB = { UPSTREAM_HUB_URL: 'http://h', UPSTREAM_BASE_URL: 'http://b', UPSTREAM_API_KEY: 'k', UPSTREAM_ACCESS_TOKEN: 't', PLATFORM_ID: 'p' }
+
+test('in production without a hub the configuration is refused, unless the sandbox is asked for', async (t) => {
+  t.same(problemsOf({ NODE_ENV: 'production' }), ['UPSTREAM_HUB_URL: is required with NODE_ENV=production (set UPSTREAM_HUB_URL and UPSTREAM_BASE_URL, or SANDBOX=true to serve the built-in sandbox\'s seeded data)'])
+  t.same(problemsOf({ NODE_ENV: 'production', SANDBOX: 'true' }), [], 'SANDBOX=true: the sandbox, knowingly')
+  t.same(problemsOf({ NODE_ENV: 'production', ...HUB }), [], 'a hub configured: fine')
+  t.same(problemsOf({}), [], 'outside production: the sandbox, as before')
+  t.same(problemsOf({ NODE_ENV: 'development' }), [])
+  t.match(problemsOf({ SANDBOX: 'false' }), [/^UPSTREAM_HUB_URL: is required with SANDBOX=false/], 'SANDBOX=false never falls back to the sandbox')
+  t.match(problemsOf({ SANDBOX: 'true', ...HUB }), [/^SANDBOX: true fronts the built-in sandbox/], 'a sandbox and a hub at once is a contradiction')
+  for (const written of ['yes', '1', 'TRUE', 'on']) t.same(problemsOf({ SANDBOX: written }), ['SANDBOX: must be true or false'], `SANDBOX=${written}`)
+})
+
+function startServer (env: Record<string, string>) {
+  return spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
+    env: { PATH: process.env.PATH ?? '', PRESSURE_MAX_EVENT_LOOP_DELAY_MS: '0', PORT: '0', HOST: '127.0.0.1', ...env },
+    stdio: ['ignore', 'pipe', 'pipe']
+  })
+}
+
+async function linesUntilDocs (child: ReturnType<typeof startServer>): Promise<Array<Record<string, unknown>>> {
+  const seen: Array<Record<string, unknown>> = []
+  for await (const line of createInterface({ input: child.stdout })) {
+    seen.push(JSON.parse(line) as Record<string, unknown>)
+    if (String(seen.at(-1)?.msg).startsWith('API documentation')) break
+  }
+  return seen
+}
+
+test('the server refuses to start in production without a hub, with a config error line', async (t) => {
+  const child = startServer({ NODE_ENV: 'production' })
+  t.teardown(() => { child.kill('SIGKILL') })
+  let stderr = ''
+  let stdout = ''
+  child.stderr.on('data', (chunk: Buffer) => { stderr += chunk.toString() })
+  child.stdout.on('data', (chunk: Buffer) => { stdout += chunk.toString() })
+  const [code] = await once(child, 'exit')
+  t.equal(code, 1)
+  t.same(stderr.trim().split('\n').filter(l => l.startsWith('config error:')), ['config error: UPSTREAM_HUB_URL: is required with NODE_ENV=production (set UPSTREAM_HUB_URL and UPSTREAM_BASE_URL, or SANDBOX=true to serve the built-in sandbox\'s seeded data)'])
+  t.notMatch(stdout, /sandbox/, 'no sandbox was started')
+})
+
+test('with SANDBOX=true in production it starts the sandbox; unknown settings get one warning each; the docs URL is given', async (t) => {
+  const child = startServer({ NODE_ENV: 'production', SANDBOX: 'true', UPSTREAM_HUBURL: 'http://typo', CACHE_TTL: '5', upstream_retries: '3', NODE_OPTIONS: '', SANDBOX_PORT: '4010' })
+  t.teardown(() => { child.kill('SIGKILL') })
+  const seen = await linesUntilDocs(child)
+  t.match(seen[0], { msg: /built-in sandbox/ }, 'the first line: the sandbox')
+  const unknown = seen.filter(l => typeof l.variable === 'string')
+  t.same(unknown.map(l => l.variable), ['CACHE_TTL', 'UPSTREAM_HUBURL', 'upstream_retries'], 'one line per unknown setting; NODE_OPTIONS and SANDBOX_PORT are not ours')
+  t.match(unknown.find(l => l.variable === 'UPSTREAM_HUBURL'), { level: 40, meant: 'UPSTREAM_HUB_URL', msg: 'unknown setting UPSTREAM_HUBURL is ignored: did you mean UPSTREAM_HUB_URL?' })
+  t.match(unknown.find(l => l.variable === 'upstream_retries'), { meant: 'UPSTREAM_RETRIES' })
+  const docs = seen.at(-1)
+  t.match(docs, { level: 30, docs: /^http:\/\/127\.0\.0\.1:\d+\/docs$/ }, 'the docs URL, among the first lines')
+  t.ok(seen.length <= 8, `within the first lines (${seen.length})`)
+  const res = await fetch(String(docs?.docs).replace(/\/docs$/, `/v1/customs/bc20/bills-of-lading?npwp=${F.taxpayer.npwp}`))
+  t.equal(res.status, 200, 'the sandbox answers')
+})
+
+test('the prefixes and known names come from ConfigSchema', async (t) => {
+  for (const prefix of ['UPSTREAM_', 'CACHE_', 'BREAKER_', 'RATE_', 'IDEMPOTENCY_', 'TRUST_']) t.ok(SETTING_PREFIXES.includes(prefix), prefix)
+  t.notOk(SETTING_PREFIXES.includes('NODE_'), 'the platform\'s NODE_* are not ours')
+  t.same(unknownSettings(Object.fromEntries(Object.keys(ConfigSchema.properties).map(name => [name, 'x']))), [], 'no known name is flagged')
+  t.same(unknownSettings({ BREAKER_RESET: '1', PATH: '/bin', HOME: '/root' }), [{ name: 'BREAKER_RESET' }], 'an unknown name without a near setting')
+})
+
+test('TRUST_PROXY: unset, a hop count, or addresses and CIDRs; anything else is refused', async (t) => {
+  for (const good of ['1', '2', '10.0.0.1', '10.0.0.0/8, 192.168.1.1', 'loopback', '::1', 'fd00::/8']) t.same(problemsOf({ TRUST_PROXY: good }), [], good)
+  for (const bad of ['true', '*', '0', '10.0.0.0/33', 'proxy.internal', '1.2.3']) {
+    t.match(problemsOf({ TRUST_PROXY: bad }), [/^TRUST_PROXY: must be a hop count \(1-99\) or comma-separated addresses or CIDRs/], bad)
+  }
+})
+
+const PROXY = '10.0.0.5'
+
+test('per-address limits and logged addresses follow TRUST_PROXY', async (t) => {
+  const url = `/v1/customs/bc20/bills-of-lading?npwp=${F.taxpayer.npwp}`
+  // Callers without a key are limited by address: one request each per window here.
+  const ask = (app: Awaited<ReturnType<typeof build>>['app'], forwardedFor: string) =>
+    app.inject({ url, remoteAddress: PROXY, headers: { 'x-forwarded-for': forwardedFor } })
+
+  for (const trust of [undefined, '192.168.9.9']) {
+    const { app, logs } = await build(t, { env: { RATE_LIMIT_MAX: '1', ...(trust === undefined ? {} : { TRUST_PROXY: trust }) } })
+    t.equal((await ask(app, '203.0.113.7')).statusCode, 200)
+    t.equal((await ask(app, '198.51.100.8')).statusCode, 429, `TRUST_PROXY ${trust ?? 'unset'}: every caller behind the proxy shares its address`)
+    t.ok(logs.some(l => (l.req as { remoteAddress?: string } | undefined)?.remoteAddress === PROXY), 'the proxy\'s address is logged')
+  }
+  for (const trust of ['1', '10.0.0.0/8', PROXY]) {
+    const { app, logs } = await build(t, { env: { RATE_LIMIT_MAX: '1', TRUST_PROXY: trust } })
+    t.equal((await ask(app, '203.0.113.7')).statusCode, 200)
+    t.equal((await ask(app, '198.51.100.8')).statusCode, 200, `TRUST_PROXY ${trust}: another caller behind the proxy has its own limit`)
+    t.equal((await ask(app, '203.0.113.7')).statusCode, 429, 'and the first is limited by its own address')
+    const logged = logs.map(l => (l.req as { remoteAddress?: string } | undefined)?.remoteAddress).filter(Boolean)
+    t.ok(logged.includes('203.0.113.7') && logged.includes('198.51.100.8'), `the callers' addresses are logged (${[...new Set(logged)].join(', ')})`)
+    t.notOk(logged.includes(PROXY), 'not the proxy\'s')
+  }
+})
