@@ -268,6 +268,14 @@ t.test('every example in the document is valid against its own schema', async (t
   t.ok(checked > 250, `${checked} examples checked`)
 })
 
+t.test('the finalization\'s body may be left out; the other writes need theirs', async (t) => {
+  const body = (path: string) => objectAt(objectAt(objectAt(objectAt(doc, 'paths'), path), 'post'), 'requestBody')
+  t.equal(body('/v1/sp2/documents/{sp2Id}/finalization').required, false)
+  t.equal(body('/v1/bookings/{bookingRequestId}/offers').required, true)
+  t.equal(body('/v1/bookings/{bookingRequestId}/booked').required, true)
+  t.notMatch(docText, /x-optional-body/, 'the marker does not reach the document')
+})
+
 t.test('every operation shows a real answer, and every error status examples of its own codes', async (t) => {
   for (const { route, op } of operationsOf(doc)) {
     const responses = objectAt(op, 'responses')

@@ -79,6 +79,28 @@ function withExamples (route: RouteOptions): void {
   route.schema = { ...route.schema, response: next }
 }
 
+/** The route extension marking a body that may be left out (the finalization's). */
+export const OPTIONAL_BODY = 'x-optional-body'
+
+/**
+ * @fastify/swagger marks every request body required; a route that takes
+ * none as well (OPTIONAL_BODY) gets `required: false`, so that a client
+ * generated from the document may send nothing.
+ */
+function optionalBodies<T extends object> (openapiObject: T): T {
+  const paths = (openapiObject as { paths?: unknown }).paths
+  if (!isObject(paths)) return openapiObject
+  for (const item of Object.values(paths)) {
+    if (!isObject(item)) continue
+    for (const op of Object.values(item)) {
+      if (!isObject(op) || op[OPTIONAL_BODY] !== true) continue
+      delete op[OPTIONAL_BODY]
+      if (isObject(op.requestBody)) op.requestBody.required = false
+    }
+  }
+  return openapiObject
+}
+
 /** Shared schemas, OpenAPI generation (3.1) and Swagger UI at /docs; the document at /openapi.json. */
 async function openapi (app: FastifyInstance, { version }: { version: string }) {
   app.addSchema(ErrorEnvelopeSchema)
@@ -103,6 +125,7 @@ async function openapi (app: FastifyInstance, { version }: { version: string }) 
         }
       }
     },
+    transformObject: (document) => 'openapiObject' in document ? optionalBodies(document.openapiObject) : document.swaggerObject,
     refResolver: {
       buildLocalReference: (json, _baseUri, _fragment, i) => typeof json.$id === 'string' ? json.$id : `def-${i}`
     }

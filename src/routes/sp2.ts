@@ -4,6 +4,7 @@ import { errorResponses, recordEnvelope, UPSTREAM_STATUSES } from '../schemas/en
 import { PARAM_SCHEMAS } from '../schemas/params.ts'
 import { Type } from '../schemas/typebox.ts'
 import { toUpstreamFinalization, writeAnswer } from '../mapping/requests.ts'
+import { OPTIONAL_BODY } from '../plugins/swagger.ts'
 import { registerLookup } from './lookup-route.ts'
 
 /** The finalization takes no fields: an empty body or `{}`. */
@@ -36,6 +37,7 @@ export default async function sp2Routes (app: FastifyInstance) {
       description: 'Asks the hub to finalize an SP2 document. It takes no body: send none, or `{}`. Never retried automatically.',
       params: Type.Object({ sp2Id: PARAM_SCHEMAS.sp2Id }, { additionalProperties: false }),
       body: FinalizationBodySchema,
+      [OPTIONAL_BODY]: true,
       response: { 200: recordEnvelope('FinalizationAnswer', 'The finalization, as the hub accepted it'), ...errorResponses([...UPSTREAM_STATUSES, 413, 415]) }
     },
     // No body at all is the same as `{}`; JSON `null`, arrays and fields are refused by the schema.
