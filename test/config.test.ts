@@ -2,17 +2,8 @@ import { spawn } from 'node:child_process'
 import { once } from 'node:events'
 import { createInterface } from 'node:readline'
 import { test } from 'tap'
-import { ConfigError, isSandboxMode, loadConfig } from '../src/config/load.ts'
-
-function problemsOf (env: Record<string, string>): string[] {
-  try {
-    loadConfig(env)
-  } catch (error) {
-    if (error instanceof ConfigError) return error.problems
-    throw error
-  }
-  return []
-}
+import { isSandboxMode, loadConfig } from '../src/config/load.ts'
+import { configProblems as problemsOf } from './helper.ts'
 
 test('defaults: the contract\'s values, sandbox mode', async (t) => {
   const config = loadConfig({})

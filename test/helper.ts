@@ -6,7 +6,7 @@ import type { FastifyInstance } from 'fastify'
 import { buildApp, type GatewayConfig } from '../src/app.ts'
 import { hashClientKey } from '../src/auth/keys.ts'
 import type { Scope } from '../src/auth/scopes.ts'
-import { loadConfig } from '../src/config/load.ts'
+import { ConfigError, loadConfig } from '../src/config/load.ts'
 import { sandboxEnv } from '../src/config/sandbox-env.ts'
 import { SANDBOX_ACCESS_TOKEN, SANDBOX_API_KEY, SANDBOX_PLATFORM_ID, startSandbox, type Sandbox, type SandboxOptions } from '../src/sandbox/index.ts'
 
@@ -101,4 +101,15 @@ export async function build (t: TestLike, options: BuildOptions = {}): Promise<B
     await sandbox.close()
   })
   return { app, sandbox, config, logs, rawLogs }
+}
+
+/** The `config error:` problems of an environment, or [] when it is valid. */
+export function configProblems (env: Record<string, string>): string[] {
+  try {
+    loadConfig(env)
+  } catch (error) {
+    if (error instanceof ConfigError) return error.problems
+    throw error
+  }
+  return []
 }

@@ -2,22 +2,12 @@ import { spawn } from 'node:child_process'
 import { once } from 'node:events'
 import { createInterface } from 'node:readline'
 import { test } from 'tap'
-import { ConfigError, loadConfig, SETTING_PREFIXES, unknownSettings } from '../src/config/load.ts'
+import { SETTING_PREFIXES, unknownSettings } from '../src/config/load.ts'
 import { ConfigSchema } from '../src/config/schema.ts'
 import { SANDBOX_FIXTURES as F } from '../src/sandbox/index.ts'
-import { build } from './helper.ts'
+import { build, configProblems as problemsOf } from './helper.ts'
 
 /** Safe defaults at start-up (contract.md 6): SANDBOX, unknown settings, TRUST_PROXY. */
-
-function problemsOf (env: Record<string, string>): string[] {
-  try {
-    loadConfig(env)
-  } catch (error) {
-    if (error instanceof ConfigError) return error.problems
-    throw error
-  }
-  return []
-}
 
 const HUB = { UPSTREAM_HUB_URL: 'http://h', UPSTREAM_BASE_URL: 'http://b', UPSTREAM_API_KEY: 'k', UPSTREAM_ACCESS_TOKEN: 't', PLATFORM_ID: 'p' }
 

@@ -818,12 +818,17 @@ class Run {
     // Byte positions are character positions only in ASCII.
     for (let i = from, last = Math.min(to, from + 19); i < last; i++) if (src[i]! >= 0x80) return false
     if (to - from <= 19 || src[from + 4] !== MINUS || src[from + 10] !== 0x20 || src[from + 13] !== COLON || src[from + 16] !== COLON || src[from + 19] !== 0x2e) return false
+    this.dateTimeOut(from, to)
+    return true
+  }
+
+  /** `"YYYY-MM-DDTHH:MM:SS[.S]<offset>"` from the checked `YYYY-MM-DD HH:MM:SS[.S]` between `from` and `to`. */
+  dateTimeOut (from: number, to: number): void {
     this.copy(from - 1, from + 10)
     this.byte(0x54) // T
     this.copy(from + 11, to)
     this.bytes(this.offset)
     this.byte(QUOTE)
-    return true
   }
 
   /**
@@ -853,11 +858,7 @@ class Run {
     this.copy(from - 1, from + 10)
     this.byte(QUOTE)
     this.bytes(second)
-    this.copy(from - 1, from + 10)
-    this.byte(0x54) // T
-    this.copy(from + 11, to)
-    this.bytes(this.offset)
-    this.byte(QUOTE)
+    this.dateTimeOut(from, to)
     return true
   }
 
