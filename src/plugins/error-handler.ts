@@ -33,7 +33,7 @@ export function requestProblems (request: FastifyRequest, error: FastifyError): 
   // A validator that did not fail twice: what Fastify reported.
   const part = PARTS.find(p => p === error.validationContext)
   const where = part === undefined ? 'request' : PART_NAMES[part]
-  return describeProblems((error.validation ?? []) as unknown as AjvIssue[], where, part === undefined ? undefined : partData(request, part))
+  return describeProblems(error.validation ?? [], where, part === undefined ? undefined : partData(request, part))
 }
 
 /** `65536` -> `64 KiB`. */
