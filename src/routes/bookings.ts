@@ -53,7 +53,7 @@ export default async function bookingRoutes (fastify: FastifyInstance) {
       tags: ['bookings'],
       summary: 'Send a booked notification',
       operationId: 'postBookingBooked',
-      description: 'Tells the hub a booking request is booked. On success every client connected to `GET /v1/events` receives the notification, a `BookedEvent` whose `data` is this answer\'s `data` without `upstreamMessage`.',
+      description: 'Tells the hub a booking request is booked. On success every client connected to `GET /v1/events` receives the notification, a `BookedEvent` whose `data` describes the booking as this answer does: `bookingRequestId`, `booked` and `note`, the same names and values.',
       params: bookingParams,
       body: BookedBodySchema,
       response: { 200: recordEnvelope('BookedAnswer', 'The booked notification, as the hub accepted it: the `data` of the event it causes, and the hub\'s message'), ...WRITE_ERRORS }
