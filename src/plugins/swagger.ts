@@ -5,6 +5,7 @@ import type { FastifyInstance } from 'fastify'
 import { SCOPE_DESCRIPTIONS, SCOPES, SECURITY_SCHEME } from '../auth/scopes.ts'
 import { ALL_RESOURCES } from '../mapping/resources.ts'
 import { ErrorEnvelopeSchema } from '../schemas/envelope.ts'
+import { BookedEventSchema } from '../schemas/events.ts'
 import { resourceSchema } from '../schemas/resources.ts'
 
 export const TAGS = [
@@ -34,6 +35,7 @@ The writes accept an \`Idempotency-Key\` header; a replayed answer carries \`ide
 /** Shared schemas, OpenAPI generation (3.1) and Swagger UI at /docs; the document at /openapi.json. */
 async function openapi (app: FastifyInstance, { version }: { version: string }) {
   app.addSchema(ErrorEnvelopeSchema)
+  app.addSchema(BookedEventSchema)
   for (const spec of ALL_RESOURCES) app.addSchema(resourceSchema(spec))
 
   await app.register(swagger, {
