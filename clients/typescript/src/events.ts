@@ -66,6 +66,8 @@ export class EventSocketError extends Error {
 
 /** RFC 6455 7.4.1: a normal closure, which is what unsubscribe sends. */
 const NORMAL_CLOSURE = 1000
+/** RFC 6455 7.4.1: the connection was lost or never made (never sent in a close frame). */
+const ABNORMAL_CLOSURE = 1006
 
 /**
  * Booked notifications of `GET /v1/events`, as typed events.
@@ -96,21 +98,8 @@ export function subscribeEvents (options: SubscribeEventsOptions): EventSubscrip
     let opened = false
     const current = new WebSocketClass(url, protocols)
     socket = current
-    // The close that follows an error reports it (the error event says nothing more);
-    // listening keeps EventEmitter-based classes such as ws's from throwing it.
-    current.addEventListener('error', () => {})
-    current.addEventListener('open', () => {
-      opened = true
-      failures = 0
-      onOpen?.()
-    })
-    current.addEventListener('message', ({ data }) => {
-      const event = readEvent(data)
-      if (event === undefined) onError?.(new EventSocketError('An event message was not a JSON event object'))
-      else if (EVENT_TYPES.has(event.type)) onEvent(event)
-      // Other types are events a newer gateway sends that this client does not know yet.
-    })
-    current.addEventListener('close', ({ code, reason }) => {
+    /** The socket is done with: report it, and try again unless told not to. */
+    const ended = (code: number, reason: string) => {
       if (stopped || socket !== current) return
       socket = undefined
       const what = opened ? `The event socket closed (code ${code}${reason === '' ? '' : `: ${reason}`})` : `The event socket could not connect to ${url}`
@@ -124,6 +113,24 @@ export function subscribeEvents (options: SubscribeEventsOptions): EventSubscrip
       failures++
       onError?.(new EventSocketError(`${what}; trying again in ${retryInMs} ms`, { closeCode: code, retryInMs }))
       timer = setTimeout(connect, retryInMs)
+    }
+    // An error event means the connection failed: its close code is 1006. Browsers
+    // and Node 24 follow it with a close event, which then finds the socket ended;
+    // Node 22's WebSocket fires none after a refused handshake (it stays CONNECTING,
+    // and its close() fires the error again), so the error itself ends it. Listening
+    // also keeps EventEmitter-based classes such as ws's from throwing the error.
+    current.addEventListener('error', () => ended(ABNORMAL_CLOSURE, ''))
+    current.addEventListener('close', ({ code, reason }) => ended(code, reason))
+    current.addEventListener('open', () => {
+      opened = true
+      failures = 0
+      onOpen?.()
+    })
+    current.addEventListener('message', ({ data }) => {
+      const event = readEvent(data)
+      if (event === undefined) onError?.(new EventSocketError('An event message was not a JSON event object'))
+      else if (EVENT_TYPES.has(event.type)) onEvent(event)
+      // Other types are events a newer gateway sends that this client does not know yet.
     })
   }
   connect()
