@@ -101,6 +101,19 @@ t.test('an unknown key is refused, reported, and retried with growing, jittered 
   t.equal(gateway.logs.filter(line => line.msg === 'caller not authenticated').length, refused.length)
 })
 
+t.test('with reconnect: false, the first close is reported once and ends the subscription', async (t) => {
+  const gateway = await listeningGateway(t)
+  const seen = recorder()
+  subscribeEvents({ baseUrl: gateway.baseUrl, apiKey: 'cgw_unknown', reconnect: false, ...seen })
+  const handshakes = () => gateway.logs.filter(line => line.msg === 'incoming request' && (line.req as { url?: string }).url === '/v1/events').length
+  await seen.until(() => seen.errors.length === 1)
+  t.match(seen.errors[0], { closeCode: 1006, retryInMs: undefined, message: `The event socket could not connect to ${gateway.baseUrl.replace('http:', 'ws:')}/v1/events` })
+  const before = handshakes()
+  await new Promise(resolve => setTimeout(resolve, 700))
+  t.equal(seen.errors.length, 1, 'nothing more reported')
+  t.equal(handshakes(), before, 'no second attempt')
+})
+
 t.test('reconnects when the gateway restarts, and events flow again', async (t) => {
   const first = await listeningGateway(t)
   const { port } = first.app.server.address() as { port: number }

@@ -169,6 +169,16 @@ t.test('POSTs carry a new Idempotency-Key per call, or the caller\'s', async (t)
   t.same(retry.data, first.data)
   t.equal(gateway.sandbox.count('DetilBooking') - before, 3, 'the hub saw the retried write once')
 
+  // A page served over plain http from another host is no secure context: no crypto.randomUUID.
+  Object.defineProperty(globalThis.crypto, 'randomUUID', { value: undefined, configurable: true })
+  try {
+    await recording.POST('/v1/bookings/{bookingRequestId}/offers', { params: { path }, body })
+  } finally {
+    Reflect.deleteProperty(globalThis.crypto, 'randomUUID')
+  }
+  t.match(sent.at(-1), /^[0-9a-f]{32}$/, 'without crypto.randomUUID: 128 random bits in hex')
+  t.equal(typeof globalThis.crypto.randomUUID, 'function', 'put back')
+
   const get = await recording.GET('/v1/customs/bc16/bills-of-lading', { params: { query: { npwp: F.taxpayer.npwp } } })
   t.equal(get.response.status, 200)
   t.equal(sent.at(-1), null, 'no key on a GET')
