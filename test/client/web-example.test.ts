@@ -78,7 +78,9 @@ t.test('opening a BC 2.0 BL shows its containers and SP2 documents', async (t) =
   await page.getByRole('heading', { name: `BC 2.0 ${blNo} of ${blDate}` }).waitFor()
   await page.getByRole('table', { name: 'SP2 documents' }).locator('tbody tr').nth(sp2Ids.length - 1).waitFor()
   t.same((await rows('Containers')).map(([containerNo]) => containerNo), expected)
-  t.same((await rows('SP2 documents')).map(([sp2Id]) => sp2Id), sp2Ids)
+  const sp2Rows = await rows('SP2 documents')
+  t.same(sp2Rows.map(([sp2Id]) => sp2Id), sp2Ids)
+  t.match(sp2Rows[0]?.[2], F.sp2.containerNo, 'the first document\'s containers, by number')
 })
 
 t.test('opening a BC 2.3 BL shows its containers; BC 1.6 has no container lookup', async (t) => {
