@@ -5,7 +5,7 @@
 #
 # Stages:
 #   deps    production dependencies only (npm ci --omit=dev), from the lockfile
-#   build   all dependencies + `npm run build` (tsc: src/ -> dist/)
+#   build   all dependencies + `npm run build:gateway` (tsc: src/ -> dist/)
 #   runtime node + production node_modules + dist/ + package.json, as user `node`
 #
 # NODE_IMAGE lets a build use a mirrored or locally made base image
@@ -25,7 +25,9 @@ ENV NPM_CONFIG_UPDATE_NOTIFIER=false \
 FROM base AS deps
 COPY package.json package-lock.json ./
 # Production dependencies need no install scripts; --ignore-scripts keeps the
-# result the same whatever npm's default for install scripts is.
+# result the same whatever npm's default for install scripts is. The lockfile
+# also names the web apps' client (the workspace clients/typescript); its
+# folder is not in the build context, so npm ci leaves it out.
 RUN npm ci --omit=dev --ignore-scripts \
  && npm cache clean --force
 
@@ -35,7 +37,7 @@ COPY package.json package-lock.json ./
 RUN npm ci
 COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src
-RUN npm run build
+RUN npm run build:gateway
 
 # ---------------------------------------------------------------------------
 FROM ${NODE_IMAGE} AS runtime

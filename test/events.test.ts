@@ -1,9 +1,10 @@
 import { once } from 'node:events'
-import { test } from 'tap'
-import WebSocket from 'ws'
+import { readFile } from 'node:fs/promises'
 import Ajv2020 from 'ajv/dist/2020.js'
 import addFormats from 'ajv-formats'
-import { BookedEventSchema } from '../src/routes/events.ts'
+import { test } from 'tap'
+import WebSocket from 'ws'
+import { BookedEventSchema } from '../src/schemas/events.ts'
 import { SANDBOX_FIXTURES as F } from '../src/sandbox/index.ts'
 import { build } from './helper.ts'
 
@@ -51,6 +52,28 @@ test('every connected client receives the booked notification after a successful
     t.type(upstreamMessage, 'string', 'plus the hub\'s own text')
   }
   t.equal(app.events.size, 2)
+})
+
+test('the message is the BookedEvent schema that the OpenAPI document publishes for the route', async (t) => {
+  const doc = JSON.parse(await readFile(new URL('../openapi/openapi.json', import.meta.url), 'utf8'))
+  t.same(doc.paths['/v1/events'].get['x-websocket-message'], { $ref: '#/components/schemas/BookedEvent' })
+  const Ajv = Ajv2020.default
+  const ajv = new Ajv({ strict: false, allErrors: true })
+  addFormats.default(ajv)
+  const validate = ajv.compile(doc.components.schemas.BookedEvent)
+
+  const { base } = await listen(t)
+  const socket = await connect(`ws://${base}/v1/events`)
+  t.teardown(() => socket.terminate())
+  for (const body of [{ booked: true, note: 'Truck B 1234 XYZ' }, { booked: false }]) {
+    const next = once(socket, 'message')
+    const res = await fetch(`http://${base}/v1/bookings/${F.bookingRequestId}/booked`, {
+      method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body)
+    })
+    t.equal(res.status, 200)
+    const event = JSON.parse(String((await next)[0]))
+    t.ok(validate(event), `${JSON.stringify(event)} matches: ${ajv.errorsText(validate.errors)}`)
+  }
 })
 
 test('a failed booked POST sends no event', async (t) => {

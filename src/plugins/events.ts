@@ -3,13 +3,7 @@ import websocket from '@fastify/websocket'
 import type { FastifyInstance } from 'fastify'
 import type { WebSocket } from 'ws'
 import { selectProtocol } from '../auth/clients.ts'
-
-export interface BookedEvent {
-  type: 'booking.booked'
-  occurredAt: string
-  requestId: string
-  data: { bookingRequestId: string, booked: boolean, note: string }
-}
+import type { BookedEvent } from '../schemas/events.ts'
 
 export interface EventHub {
   /** Subscribes a connected socket until it closes. */

@@ -1,0 +1,74 @@
+// Type tests, checked by `npm run typecheck` and test/client/types.test.ts:
+// every line after a `@ts-expect-error` must fail to compile, on that line
+// and for the reason given; everything else must compile.
+import { createGatewayClient, subscribeEvents, type BookedEvent, type ErrorEnvelope } from '../src/index.ts'
+
+const client = createGatewayClient({ baseUrl: 'http://localhost:3000', apiKey: 'cgw_key' })
+const npwp = '012345678901000'
+
+// Right calls compile, and what they answer is typed.
+const bls = await client.GET('/v1/taxpayers/{npwp}/bills-of-lading', { params: { path: { npwp } } })
+if (bls.error !== undefined) {
+  const envelope: ErrorEnvelope = bls.error
+  envelope.requestId satisfies string
+  envelope.details?.[0]?.field satisfies string | undefined
+  // @ts-expect-error the error is the gateway's envelope, which has no such field
+  console.log(bls.error.reason)
+} else {
+  bls.data.meta.count satisfies number
+  bls.data.data[0]?.documentType satisfies 'bc16' | 'bc20' | 'bc23' | undefined
+  bls.data.data[0]?.blNo satisfies string | undefined
+}
+await client.GET('/v1/customs/bc23/containers', { params: { query: { blNo: 'MEDUSUB5040963', blDate: '2024-02-01' } } })
+await client.POST('/v1/bookings/{bookingRequestId}/offers', {
+  params: { path: { bookingRequestId: 'BKG-20240301-0001' }, header: { 'idempotency-key': 'a-key-the-caller-keeps-for-retries' } },
+  body: { serviceOrderId: 'SO-1', price: 1250000.5, offeredAt: '2024-03-01T08:15:00+07:00' }
+})
+
+// @ts-expect-error a path the gateway does not have
+await client.GET('/v1/customs/bc99/bills-of-lading', { params: { query: { npwp } } })
+// @ts-expect-error a GET of a POST route
+await client.GET('/v1/bookings/{bookingRequestId}/offers', { params: { path: { bookingRequestId: 'B' } } })
+// @ts-expect-error a required query parameter left out
+await client.GET('/v1/customs/bc16/bills-of-lading', { params: { query: {} } })
+// @ts-expect-error no parameters at all on a route that requires one
+await client.GET('/v1/customs/bc16/bills-of-lading')
+// @ts-expect-error a required path parameter left out
+await client.GET('/v1/taxpayers/{npwp}/bills-of-lading', { params: { path: {} } })
+// @ts-expect-error a misnamed query parameter
+await client.GET('/v1/customs/bc16/bills-of-lading', { params: { query: { NPWP: npwp } } })
+// @ts-expect-error a parameter of the wrong type
+await client.GET('/v1/customs/bc16/bills-of-lading', { params: { query: { npwp: 12345678901000 } } })
+// @ts-expect-error a parameter the route does not take (BC 2.0 containers take blDate only)
+await client.GET('/v1/customs/bc20/containers', { params: { query: { blDate: '2024-02-17', blNo: 'COSUMKS9061740' } } })
+// @ts-expect-error a body field too many
+await client.POST('/v1/bookings/{bookingRequestId}/offers', { params: { path: { bookingRequestId: 'B' } }, body: { serviceOrderId: 'SO-1', price: 1, offeredAt: '2024-03-01T08:15:00+07:00', currency: 'IDR' } })
+// @ts-expect-error a required body field left out
+await client.POST('/v1/bookings/{bookingRequestId}/offers', { params: { path: { bookingRequestId: 'B' } }, body: { serviceOrderId: 'SO-1', price: 1 } })
+// @ts-expect-error a body field of the wrong type
+await client.POST('/v1/bookings/{bookingRequestId}/booked', { params: { path: { bookingRequestId: 'B' } }, body: { booked: 1 } })
+// @ts-expect-error a body on a route that takes none
+await client.POST('/v1/sp2/documents/{sp2Id}/finalization', { params: { path: { sp2Id: 'b574cfab-cbef-4bd7-891b-49ff41d85755' } }, body: { finished: true } })
+// @ts-expect-error a POST without the body its route requires
+await client.POST('/v1/bookings/{bookingRequestId}/booked', { params: { path: { bookingRequestId: 'B' } } })
+// @ts-expect-error a misspelt optional parameter (the caller's Idempotency-Key)
+await client.POST('/v1/bookings/{bookingRequestId}/booked', { params: { path: { bookingRequestId: 'B' }, header: { idempotencyKey: 'k' } }, body: { booked: true } })
+
+// Events are typed from the document's BookedEvent.
+const subscription = subscribeEvents({
+  baseUrl: 'http://localhost:3000',
+  apiKey: 'cgw_key',
+  onEvent (event) {
+    event satisfies BookedEvent
+    event.type satisfies 'booking.booked'
+    event.data.booked satisfies boolean
+    // @ts-expect-error an event field that does not exist
+    console.log(event.data.bookingId)
+  },
+  onError (error) {
+    error.retryInMs satisfies number | undefined
+  }
+})
+subscription.unsubscribe()
+// @ts-expect-error onEvent is required
+subscribeEvents({ baseUrl: 'http://localhost:3000' })
