@@ -89,6 +89,7 @@ export function createRedisIdempotencyStore (options: RedisIdempotencyOptions): 
    */
   async function settle (what: string, claim: Claim, run: () => Promise<number>): Promise<void> {
     try {
+      if (connection.health() === 'down') throw new Error('redis is down')
       if (await run() === 0) log.warn(`idempotency: ${what} found the key claimed by another request (this claim had expired)`)
     } catch (error) {
       log.warn({ err: error }, `idempotency: ${what} failed; retrying while the claim lasts`)
