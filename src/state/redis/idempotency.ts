@@ -70,15 +70,18 @@ export function createRedisIdempotencyStore (options: RedisIdempotencyOptions): 
 
   /** Resolves when the claim `held` no longer holds the key, or after waitMs, or when Redis fails. */
   async function settled (key: string, held: string, pttl: number): Promise<void> {
-    const deadline = Date.now() + Math.min(waitMs, pttl >= 0 ? pttl : waitMs)
+    // Just past the claim's expiry, so that the last poll finds it gone.
+    const deadline = Date.now() + Math.min(waitMs, pttl >= 0 ? pttl + POLL_FIRST_MS : waitMs)
     let interval = POLL_FIRST_MS
     while (Date.now() < deadline) {
       await sleep(Math.min(interval, Math.max(0, deadline - Date.now())))
       interval = Math.min(interval * 2, POLL_MAX_MS)
+      // The caller asks again, and hears that Redis is unavailable.
+      if (connection.health() === 'down') return
       try {
         if (await client.get(key) !== held) return
       } catch {
-        return // The caller asks again, and hears that Redis is unavailable.
+        return
       }
     }
   }
