@@ -39,7 +39,7 @@ test('the user and password of the URL are used, and a wrong password never reac
   const logs: LogLines = []
   const wrong = createRedisConnection({ url: `redis://gateway:wrong-4b1d0a@127.0.0.1:${server.port}`, keyPrefix: 'test:', log: testLog(logs), ...TEST_TIMEOUTS })
   t.teardown(() => wrong.close())
-  t.equal(await wrong.whenUp(500), false, 'a wrong password never comes up')
+  t.equal(await wrong.whenUp(300), false, 'a wrong password never comes up')
   t.equal(wrong.health(), 'down')
   const text = JSON.stringify(logs)
   t.match(text, /WRONGPASS/, 'the reason is logged')
@@ -70,11 +70,9 @@ test('rediss:// speaks TLS, whatever the case of its scheme, trusting the CA giv
   }
 
   const plain = createRedisConnection({ url: server.url.replace('rediss://', 'redis://'), keyPrefix: 'test:', log: testLog(), ...TEST_TIMEOUTS })
-  t.teardown(() => plain.close())
-  t.equal(await plain.whenUp(500), false, 'the TLS port does not answer plain text')
   const untrusted = createRedisConnection({ url: server.url, keyPrefix: 'test:', log: testLog(), ...TEST_TIMEOUTS })
-  t.teardown(() => untrusted.close())
-  t.equal(await untrusted.whenUp(500), false, 'an unknown CA is not trusted')
+  t.teardown(() => Promise.all([plain.close(), untrusted.close()]))
+  t.same(await Promise.all([plain.whenUp(300), untrusted.whenUp(300)]), [false, false], 'the TLS port does not answer plain text, and an unknown CA is not trusted')
 })
 
 test('health follows the server: down when it stops, up when it is back; commands fail at once meanwhile', async (t) => {

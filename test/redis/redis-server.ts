@@ -24,8 +24,8 @@ export interface RedisServer {
 }
 
 export interface RedisServerOptions {
-  /** An ACL user with this password (and the default user disabled). */
-  user?: { name: string, password: string }
+  /** An ACL user with this password (and the default user disabled), allowed everything unless `rules` (ACL SETUSER rules) say otherwise. */
+  user?: { name: string, password: string, rules?: string[] }
   /** TLS only (rediss://), with this certificate and key (PEM files). */
   tls?: { certFile: string, keyFile: string }
 }
@@ -55,7 +55,7 @@ export async function startRedisServer (t: TestLike, options: RedisServerOptions
   if (options.tls === undefined) args.push('--port', String(port))
   else args.push('--port', '0', '--tls-port', String(port), '--tls-cert-file', options.tls.certFile, '--tls-key-file', options.tls.keyFile, '--tls-auth-clients', 'no')
   if (options.user !== undefined) {
-    args.push('--user', 'default', 'off', '--user', options.user.name, 'on', `>${options.user.password}`, '~*', '&*', '+@all')
+    args.push('--user', 'default', 'off', '--user', options.user.name, 'on', `>${options.user.password}`, ...(options.user.rules ?? ['~*', '&*', '+@all']))
   }
   let child: ChildProcess | undefined
 
