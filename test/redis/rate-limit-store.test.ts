@@ -49,6 +49,21 @@ test('a limit of 10 a minute holds across replicas A and B', async (t) => {
   t.ok(ttl > 59_000 && ttl <= 60_000, `for the window (${ttl} ms)`)
 })
 
+test('read() (the plugin\'s `increment: false`) sees the count of every replica without counting', async (t) => {
+  const server = await startRedisServer(t)
+  const [ca, cb] = await Promise.all([connect(t, server), connect(t, server)])
+  const [a, b] = [ca, cb].map(connection => new (createRedisRateLimitStore(connection))({}))
+  const call = (method: 'incr' | 'read', store: typeof a) => new Promise((resolve, reject) =>
+    store?.[method]('client:alice', (error, result) => error === null ? resolve(result?.current) : reject(error), 60_000, 10))
+  await call('incr', a)
+  await call('incr', a)
+  t.equal(await call('read', b), 2)
+  t.equal(await call('read', b), 2, 'not counted')
+  await server.stop()
+  await until(() => cb.health() === 'down', 2000, 'down')
+  t.equal(await call('read', b), 0, 'while Redis is down, the local count')
+})
+
 test('a route with its own limit (child store) is shared too', async (t) => {
   const { a, b } = await replicas(t)
   t.same([await a('alice', '/narrow'), await b('alice', '/narrow'), await a('alice', '/narrow')], [200, 200, 429])

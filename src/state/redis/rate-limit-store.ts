@@ -1,4 +1,4 @@
-import type { FastifyRateLimitStore, FastifyRateLimitStoreCtor } from '@fastify/rate-limit'
+import type { FastifyRateLimitStore } from '@fastify/rate-limit'
 import LocalStore from '@fastify/rate-limit/store/LocalStore.js'
 import RedisStore from '@fastify/rate-limit/store/RedisStore.js'
 import type { RedisConnection } from './connection.ts'
@@ -19,6 +19,11 @@ interface StoreParams {
 
 type Callback = (error: Error | null, result?: { current: number, ttl: number }) => void
 
+/** A store as the plugin uses it: its types leave out `read`, which it calls for `{ increment: false }`. */
+export interface RateLimitStore extends FastifyRateLimitStore {
+  read (key: string, callback: Callback, timeWindow: number, max: number): void
+}
+
 /**
  * A @fastify/rate-limit `store` class (the plugin instantiates it with its
  * settings and calls `child()` for route limits) that counts with the
@@ -28,7 +33,7 @@ type Callback = (error: Error | null, result?: { current: number, ttl: number })
  * (never unlimited), and counting goes back to Redis as soon as it answers.
  * Counts made locally during an outage are not carried over.
  */
-export function createRedisRateLimitStore (connection: RedisConnection): FastifyRateLimitStoreCtor {
+export function createRedisRateLimitStore (connection: RedisConnection): new (params: object) => RateLimitStore {
   const { client, log } = connection
   // One flag for all routes' stores: the fallback is logged once per outage.
   let local = false
@@ -39,7 +44,7 @@ export function createRedisRateLimitStore (connection: RedisConnection): Fastify
     log.warn({ err: error }, 'rate limits: Redis unavailable, counting in this replica')
   }
 
-  class SharedRateLimitStore implements FastifyRateLimitStore {
+  class SharedRateLimitStore implements RateLimitStore {
     readonly #redis: RedisStore
     readonly #local: LocalStore
 
