@@ -46,6 +46,16 @@ export interface RedisConnection {
   close (): Promise<void>
 }
 
+/**
+ * What may be logged of a Redis error: its message. ioredis attaches the
+ * failed command to the errors Redis answers, arguments included, that is
+ * the values written (a hub session, a stored answer), which pino's error
+ * serializer would print in full.
+ */
+export function redisReason (error: unknown): string {
+  return error instanceof Error ? error.message : String(error)
+}
+
 /** Consecutive failed health checks after which a connection that looks open is dropped and reopened. */
 const STALE_AFTER_FAILED_CHECKS = 3
 
@@ -125,7 +135,7 @@ export function createRedisConnection (options: RedisConnectionOptions): RedisCo
       failedChecks.set(connection, 0)
       return true
     } catch (error) {
-      lastError = error instanceof Error ? error.message : String(error)
+      lastError = redisReason(error)
       const failed = (failedChecks.get(connection) ?? 0) + 1
       failedChecks.set(connection, failed)
       if (failed >= STALE_AFTER_FAILED_CHECKS && !closed) {

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto'
 import type { Redis } from 'ioredis'
 import type { EventBus, GatewayEvent } from '../types.ts'
-import type { RedisConnection } from './connection.ts'
+import { redisReason, type RedisConnection } from './connection.ts'
 
 export interface RedisEventBusOptions {
   connection: RedisConnection
@@ -73,7 +73,7 @@ export function createRedisEventBus ({ connection, replicaId = randomUUID() }: R
   function subscribe () {
     if (closed) return
     subscriber.subscribe(channel).catch((error: unknown) => {
-      log.warn({ err: error }, 'events: subscribing failed; trying again')
+      log.warn({ reason: redisReason(error) }, 'events: subscribing failed; trying again')
       // A connection that dropped subscribes again when ready; one that stayed up, in a second.
       setTimeout(() => { if (subscriber.status === 'ready') subscribe() }, 1000).unref()
     })
@@ -91,7 +91,7 @@ export function createRedisEventBus ({ connection, replicaId = randomUUID() }: R
       try {
         await client.publish(channel, JSON.stringify({ v: VERSION, origin: replicaId, event } satisfies Message))
       } catch (error) {
-        log.warn({ err: error, eventId: event.id }, 'events: publishing to Redis failed, delivered in this replica only')
+        log.warn({ reason: redisReason(error), eventId: event.id }, 'events: publishing to Redis failed, delivered in this replica only')
       }
     },
     subscribe (listener) {

@@ -2,7 +2,7 @@ import { createHash, randomUUID } from 'node:crypto'
 import { setTimeout as sleep } from 'node:timers/promises'
 import type { IdempotencyStore, StoredResponse } from '../../idempotency/store.ts'
 import { StateUnavailableError } from '../errors.ts'
-import type { RedisConnection } from './connection.ts'
+import { redisReason, type RedisConnection } from './connection.ts'
 
 export interface RedisIdempotencyOptions {
   connection: RedisConnection
@@ -49,7 +49,7 @@ function decode (text: string): Value | undefined {
 }
 
 function unavailable (error: unknown): StateUnavailableError {
-  return new StateUnavailableError('the idempotency store (Redis) did not answer', { cause: error })
+  return new StateUnavailableError('the idempotency store (Redis) did not answer', { cause: new Error(redisReason(error)) })
 }
 
 /**
@@ -95,14 +95,14 @@ export function createRedisIdempotencyStore (options: RedisIdempotencyOptions): 
       if (connection.health() === 'down') throw new Error('redis is down')
       if (await run() === 0) log.warn(`idempotency: ${what} found the key claimed by another request (this claim had expired)`)
     } catch (error) {
-      log.warn({ err: error }, `idempotency: ${what} failed; retrying while the claim lasts`)
+      log.warn({ reason: redisReason(error) }, `idempotency: ${what} failed; retrying while the claim lasts`)
       retry(what, claim, run, 100, error)
     }
   }
 
   function retry (what: string, claim: Claim, run: () => Promise<number>, delay: number, error: unknown) {
     if (Date.now() + delay >= claim.expiresAt) {
-      log.error({ err: error }, `idempotency: ${what} failed; the claim expires unsettled`)
+      log.error({ reason: redisReason(error) }, `idempotency: ${what} failed; the claim expires unsettled`)
       return
     }
     setTimeout(() => {

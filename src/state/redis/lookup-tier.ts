@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto'
 import type { SharedLookupEntry, SharedLookupTier } from '../types.ts'
-import type { RedisConnection } from './connection.ts'
+import { redisReason, type RedisConnection } from './connection.ts'
 
 export interface RedisLookupTierOptions {
   connection: RedisConnection
@@ -76,7 +76,7 @@ export function createRedisLookupTier ({ connection, maxEntryBytes, now = Date.n
       try {
         value = await client.getBuffer(lookupKey(key))
       } catch (error) {
-        log.debug({ err: error }, 'shared lookup cache: read failed')
+        log.debug({ reason: redisReason(error) }, 'shared lookup cache: read failed')
         return undefined
       }
       if (value === null) return undefined
@@ -91,7 +91,7 @@ export function createRedisLookupTier ({ connection, maxEntryBytes, now = Date.n
       try {
         await client.set(lookupKey(key), encodeLookupEntry(entry), 'PX', Math.ceil(ttlMs))
       } catch (error) {
-        log.debug({ err: error }, 'shared lookup cache: write failed')
+        log.debug({ reason: redisReason(error) }, 'shared lookup cache: write failed')
       }
     }
   }

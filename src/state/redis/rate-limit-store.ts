@@ -1,7 +1,7 @@
 import type { FastifyRateLimitStore } from '@fastify/rate-limit'
 import LocalStore from '@fastify/rate-limit/store/LocalStore.js'
 import RedisStore from '@fastify/rate-limit/store/RedisStore.js'
-import type { RedisConnection } from './connection.ts'
+import { redisReason, type RedisConnection } from './connection.ts'
 
 /**
  * Where the counters live: `<prefix>rate-limit:v1:<limit key>`. They are the
@@ -41,7 +41,7 @@ export function createRedisRateLimitStore (connection: RedisConnection): new (pa
   function fallBack (error: unknown) {
     if (local) return
     local = true
-    log.warn({ err: error }, 'rate limits: Redis unavailable, counting in this replica')
+    log.warn({ reason: redisReason(error) }, 'rate limits: Redis unavailable, counting in this replica')
   }
 
   class SharedRateLimitStore implements RateLimitStore {

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto'
 import { setTimeout as sleep } from 'node:timers/promises'
 import type { HubSession, TokenStore } from '../types.ts'
-import type { RedisConnection } from './connection.ts'
+import { redisReason, type RedisConnection } from './connection.ts'
 
 export interface RedisTokenStoreOptions {
   connection: RedisConnection
@@ -53,7 +53,7 @@ export function createRedisTokenStore (options: RedisTokenStoreOptions): TokenSt
     try {
       text = await client.get(SESSION_KEY)
     } catch (error) {
-      log.warn({ err: error }, 'hub session: reading it from Redis failed')
+      log.warn({ reason: redisReason(error) }, 'hub session: reading it from Redis failed')
       return undefined
     }
     if (text === null) return undefined
@@ -77,7 +77,7 @@ export function createRedisTokenStore (options: RedisTokenStoreOptions): TokenSt
         if (connection.health() === 'down') throw new Error('redis is down')
         reply = await client.stateLoginLock(SESSION_KEY, LOCK_KEY, rejected ?? '', lock, lockTtlMs)
       } catch (error) {
-        log.warn({ err: error }, 'hub session: Redis unavailable, logging in without it')
+        log.warn({ reason: redisReason(error) }, 'hub session: Redis unavailable, logging in without it')
         return await login()
       }
       if (reply[0] === 'session') {
@@ -101,11 +101,11 @@ export function createRedisTokenStore (options: RedisTokenStoreOptions): TokenSt
       try {
         await store(session)
       } catch (error) {
-        log.warn({ err: error }, 'hub session: storing it in Redis failed; other replicas will log in themselves')
+        log.warn({ reason: redisReason(error) }, 'hub session: storing it in Redis failed; other replicas will log in themselves')
       }
       return session
     } finally {
-      client.stateRelease(LOCK_KEY, lock).catch((error: unknown) => log.warn({ err: error }, 'hub session: releasing the login lock failed; it expires'))
+      client.stateRelease(LOCK_KEY, lock).catch((error: unknown) => log.warn({ reason: redisReason(error) }, 'hub session: releasing the login lock failed; it expires'))
     }
   }
 
