@@ -113,7 +113,7 @@ test('a subscriber that throws does not keep the event from the others', async (
 test('messages of another format on the channel are skipped', async (t) => {
   const { a, b, raw } = await replicas(t)
   const b1 = recorder(b)
-  for (const message of ['not json', '{"v":2,"origin":"x","event":{"id":"1","type":"booking.booked"}}', '{"v":1,"origin":"x","event":{"type":"other"}}']) {
+  for (const message of ['not json', 'null', '{"v":2,"origin":"x","event":{"id":"1","type":"booking.booked"}}', '{"v":1,"origin":"x","event":{"type":"other"}}']) {
     await raw.publish('test:events', message)
   }
   await a.publish(event('valid'))

@@ -176,7 +176,7 @@ test('an answer is kept for ttlMs', async (t) => {
 
 test('a value this version cannot read is refused (STATE_UNAVAILABLE), never guessed at', async (t) => {
   const { a, raw } = await replicas(t)
-  for (const value of ['{"v":2,"state":"completed","fingerprint":"fp"}', 'not json', '{"v":1,"state":"unknown","fingerprint":"fp"}']) {
+  for (const value of ['{"v":2,"state":"completed","fingerprint":"fp"}', 'not json', 'null', '{"v":1,"state":"unknown","fingerprint":"fp"}', '{"v":1,"state":"completed","fingerprint":"fp"}']) {
     await raw.set(`test:${idempotencyKey(KEY)}`, value)
     await t.rejects(a.begin(KEY, 'fp'), { code: 'STATE_UNAVAILABLE' }, value)
   }

@@ -76,8 +76,10 @@ test('the session is stored until it expires, as a versioned value', async (t) =
   await until(async () => await b.get() === undefined, 2000, 'gone when expired')
   t.equal(await raw.get(`test:${LOCK_KEY}`), null, 'the lock was released')
 
-  await raw.set(`test:${SESSION_KEY}`, JSON.stringify({ v: 2, authorization: 'Bearer other', expiresAt: Date.now() + 60_000 }))
-  t.equal(await b.get(), undefined, 'a session of another format is not used')
+  for (const value of [JSON.stringify({ v: 2, authorization: 'Bearer other', expiresAt: Date.now() + 60_000 }), 'null', 'not json']) {
+    await raw.set(`test:${SESSION_KEY}`, value)
+    t.equal(await b.get(), undefined, `a session of another format is not used: ${value.slice(0, 10)}`)
+  }
 })
 
 test('a failed login releases the lock: the holder waiting behind it logs in', async (t) => {

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto'
 import type { Redis } from 'ioredis'
 import type { EventBus, GatewayEvent } from '../types.ts'
 import { redisReason, type RedisConnection } from './connection.ts'
+import { parseVersioned } from './versioned.ts'
 
 export interface RedisEventBusOptions {
   connection: RedisConnection
@@ -17,18 +18,13 @@ const VERSION = 1
 interface Message { v: number, origin: string, event: GatewayEvent }
 
 function decode (text: string): Message | undefined {
-  let message: unknown
-  try {
-    message = JSON.parse(text)
-  } catch {
-    return undefined
-  }
-  if (message === null || typeof message !== 'object') return undefined
-  const { v, origin, event } = message as Record<string, unknown>
-  if (v !== VERSION || typeof origin !== 'string' || event === null || typeof event !== 'object') return undefined
+  const message = parseVersioned(text, VERSION)
+  if (message === undefined) return undefined
+  const { origin, event } = message
+  if (typeof origin !== 'string' || event === null || typeof event !== 'object') return undefined
   const { id, type } = event as Record<string, unknown>
   if (typeof id !== 'string' || type !== 'booking.booked') return undefined
-  return message as Message
+  return { v: VERSION, origin, event: event as GatewayEvent }
 }
 
 /**

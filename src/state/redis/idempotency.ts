@@ -3,6 +3,7 @@ import { setTimeout as sleep } from 'node:timers/promises'
 import type { IdempotencyStore, StoredResponse } from '../../idempotency/store.ts'
 import { StateUnavailableError } from '../errors.ts'
 import { redisReason, type RedisConnection } from './connection.ts'
+import { parseVersioned } from './versioned.ts'
 
 export interface RedisIdempotencyOptions {
   connection: RedisConnection
@@ -35,16 +36,10 @@ export function idempotencyKey (key: string): string {
 }
 
 function decode (text: string): Value | undefined {
-  let value: unknown
-  try {
-    value = JSON.parse(text)
-  } catch {
-    return undefined
-  }
-  if (value === null || typeof value !== 'object') return undefined
-  const { v, state, fingerprint } = value as Record<string, unknown>
-  if (v !== VERSION || typeof fingerprint !== 'string') return undefined
-  if (state === 'in-flight' || state === 'completed') return value as Value
+  const value = parseVersioned(text, VERSION)
+  if (value === undefined || typeof value.fingerprint !== 'string') return undefined
+  if (value.state === 'completed' && value.response !== null && typeof value.response === 'object') return value as Value
+  if (value.state === 'in-flight') return value as Value
   return undefined
 }
 

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto'
 import type { SharedLookupEntry, SharedLookupTier } from '../types.ts'
 import { redisReason, type RedisConnection } from './connection.ts'
+import { parseVersioned } from './versioned.ts'
 
 export interface RedisLookupTierOptions {
   connection: RedisConnection
@@ -49,13 +50,8 @@ export function encodeLookupEntry (entry: SharedLookupEntry): Buffer {
 export function decodeLookupEntry (value: Buffer): SharedLookupEntry | undefined {
   const end = value.indexOf(NEWLINE)
   if (end < 0) return undefined
-  let header: Partial<Header>
-  try {
-    header = JSON.parse(value.subarray(0, end).toString())
-  } catch {
-    return undefined
-  }
-  if (header.v !== VERSION) return undefined
+  const header = parseVersioned(value.subarray(0, end).toString(), VERSION)
+  if (header === undefined) return undefined
   const { count, upstreamStatus, fetchedAt, expiresAt, staleUntil } = header
   if (typeof upstreamStatus !== 'number' || typeof fetchedAt !== 'number' || typeof expiresAt !== 'number' || typeof staleUntil !== 'number') return undefined
   if (count !== null && typeof count !== 'number') return undefined

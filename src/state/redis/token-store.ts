@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto'
 import { setTimeout as sleep } from 'node:timers/promises'
 import type { HubSession, TokenStore } from '../types.ts'
 import { redisReason, type RedisConnection } from './connection.ts'
+import { parseVersioned } from './versioned.ts'
 
 export interface RedisTokenStoreOptions {
   connection: RedisConnection
@@ -22,15 +23,10 @@ const POLL_FIRST_MS = 10
 const POLL_MAX_MS = 100
 
 function decode (text: string): HubSession | undefined {
-  let value: unknown
-  try {
-    value = JSON.parse(text)
-  } catch {
-    return undefined
-  }
-  if (value === null || typeof value !== 'object') return undefined
-  const { v, authorization, expiresAt } = value as Record<string, unknown>
-  if (v !== VERSION || typeof authorization !== 'string' || typeof expiresAt !== 'number') return undefined
+  const value = parseVersioned(text, VERSION)
+  if (value === undefined) return undefined
+  const { authorization, expiresAt } = value
+  if (typeof authorization !== 'string' || typeof expiresAt !== 'number') return undefined
   return { authorization, expiresAt }
 }
 
