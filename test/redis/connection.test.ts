@@ -98,15 +98,22 @@ test('health follows the server: down when it stops, up when it is back; command
 
 test('a frozen server is reported down by the health check and up when it answers again', async (t) => {
   const server = await startRedisServer(t)
-  const connection = await connect(t, server)
+  const logs: LogLines = []
+  const connection = await connect(t, server, { logs })
+  const subscriber = connection.subscriber()
+  await until(() => subscriber.status === 'ready', 2000, 'subscriber ready')
   server.pause()
   const started = performance.now()
   await t.rejects(connection.client.get('any'), { message: 'Command timed out' })
   const waited = performance.now() - started
   t.ok(waited < TEST_TIMEOUTS.commandTimeoutMs + 100, `a command waits the command timeout at most (${Math.round(waited)} ms)`)
   await until(() => connection.health() === 'down', 2000, 'down')
+  // A connection that stays open without answering may be half-open: it is dropped and reopened.
+  await until(() => logs.filter(line => line.msg === 'redis connection not answering: reconnecting').length >= 2, 5000, 'both connections reopened')
   server.resume()
   t.equal(await connection.whenUp(3000), true, 'up again')
+  await until(() => subscriber.status === 'ready', 2000, 'the subscriber too')
+  t.equal(await connection.client.ping(), 'PONG')
 })
 
 test('close() ends both connections, and stops reconnecting when Redis is down', async (t) => {

@@ -95,6 +95,18 @@ test('with Redis stopped each replica enforces the limit on its own, and shares 
   t.ok(logs.some(line => line.msg === 'rate limits: counting in Redis again'), 'the recovery is logged')
 })
 
+test('the local fallback keeps as many keys as its cache option says', async (t) => {
+  const server = await startRedisServer(t)
+  const connection = await connect(t, server)
+  const Store = createRedisRateLimitStore(connection, { cache: 1 })
+  const store = new Store({})
+  const count = (key: string) => new Promise((resolve, reject) =>
+    store.incr(key, (error, result) => error === null ? resolve(result?.current) : reject(error), 60_000, 10))
+  await server.stop()
+  await until(() => connection.health() === 'down', 2000, 'down')
+  t.same([await count('a'), await count('a'), await count('b'), await count('a')], [1, 2, 1, 1], "one key: b's count pushed a's out")
+})
+
 test('a count that fails in Redis (a frozen server) is made locally after the command timeout', async (t) => {
   const server = await startRedisServer(t)
   // No health check within the test: the command itself has to fail.

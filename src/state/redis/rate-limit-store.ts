@@ -33,7 +33,15 @@ export interface RateLimitStore extends FastifyRateLimitStore {
  * (never unlimited), and counting goes back to Redis as soon as it answers.
  * Counts made locally during an outage are not carried over.
  */
-export function createRedisRateLimitStore (connection: RedisConnection): new (params: object) => RateLimitStore {
+export interface RedisRateLimitStoreOptions {
+  /**
+   * Keys the local fallback counts at most (an LRU), as the plugin's own
+   * `cache` option, which it does not pass to a custom store (default 5000).
+   */
+  cache?: number
+}
+
+export function createRedisRateLimitStore (connection: RedisConnection, options: RedisRateLimitStoreOptions = {}): new (params: object) => RateLimitStore {
   const { client, log } = connection
   // One flag for all routes' stores: the fallback is logged once per outage.
   let local = false
@@ -52,7 +60,7 @@ export function createRedisRateLimitStore (connection: RedisConnection): new (pa
       const continueExceeding = params.continueExceeding === true
       const exponentialBackoff = params.exponentialBackoff === true
       this.#redis = parts?.redis ?? new RedisStore(continueExceeding, exponentialBackoff, client, RATE_LIMIT_NAMESPACE)
-      this.#local = parts?.local ?? new LocalStore(continueExceeding, exponentialBackoff, params.cache)
+      this.#local = parts?.local ?? new LocalStore(continueExceeding, exponentialBackoff, params.cache ?? options.cache)
     }
 
     #count (method: 'incr' | 'read', key: string, callback: Callback, timeWindow: number, max: number) {

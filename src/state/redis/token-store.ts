@@ -32,7 +32,9 @@ function decode (text: string): HubSession | undefined {
 
 /**
  * The hub session shared by every replica (UPSTREAM_CREDENTIALS=login): one
- * login under a lock, the others wait for its session. Redis trouble never
+ * login under a lock, the others wait for its session. A session due for
+ * renewal is passed as `rejected` like a refused one: with `undefined`,
+ * renew() returns the shared session that exists. Redis trouble never
  * stops a login: without Redis a replica logs in itself, as one instance does.
  * The session holds a bearer token: see docs/redis.md on securing Redis.
  */
