@@ -1,0 +1,28 @@
+// @fastify/rate-limit 11 ships its two stores without type declarations;
+// these describe what state/redis/rate-limit-store.ts uses of them, with the
+// callback as the plugin's FastifyRateLimitStore declares it (on an error the
+// stores pass `null` as the result).
+
+declare module '@fastify/rate-limit/store/RedisStore.js' {
+  import type { Redis } from 'ioredis'
+
+  /** Counts in Redis with one Lua script (INCR, PEXPIRE on the first hit); keys are `key` + the limit's key. */
+  class RedisStore {
+    constructor (continueExceeding: boolean, exponentialBackoff: boolean, redis: Redis, key?: string)
+    incr (key: string, callback: (error: Error | null, result?: { current: number, ttl: number }) => void, timeWindow: number, max: number): void
+    read (key: string, callback: (error: Error | null, result?: { current: number, ttl: number }) => void, timeWindow: number, max: number): void
+    child (routeOptions: object): RedisStore
+  }
+  export = RedisStore
+}
+
+declare module '@fastify/rate-limit/store/LocalStore.js' {
+  /** Counts in this process, in an LRU of `cache` keys. */
+  class LocalStore {
+    constructor (continueExceeding: boolean, exponentialBackoff: boolean, cache?: number)
+    incr (key: string, callback: (error: Error | null, result?: { current: number, ttl: number }) => void, timeWindow: number, max: number): void
+    read (key: string, callback: (error: Error | null, result?: { current: number, ttl: number }) => void, timeWindow: number, max: number): void
+    child (routeOptions: object): LocalStore
+  }
+  export = LocalStore
+}

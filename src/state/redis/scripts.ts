@@ -1,0 +1,66 @@
+/**
+ * The Lua scripts the stores run, each one atomic on the server. ioredis
+ * defines them as commands (connection.ts passes SCRIPTS to the client): it
+ * sends EVALSHA, and EVAL on a new connection or after a Redis restart has
+ * emptied the script cache. Their KEYS get the key prefix like any key.
+ */
+import type { ClientContext, Result } from 'ioredis'
+
+/** Claim reply: `[1]` acquired, or `[0, value, pttl]` of the entry that holds the key. */
+export type ClaimReply = [1] | [0, string, number]
+
+/** Login-lock reply: a session that replaces the rejected one, the lock taken, or someone else's lock. */
+export type LoginLockReply = ['session', string] | ['locked'] | ['wait']
+
+export const SCRIPTS = {
+  // SET NX PX, and when the key is taken, what holds it, in the same round trip.
+  stateClaim: {
+    numberOfKeys: 1,
+    lua: `
+if redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then return {1} end
+return {0, redis.call('GET', KEYS[1]), redis.call('PTTL', KEYS[1])}`
+  },
+  // Replaces the caller's own claim (ARGV[1]) with its answer (ARGV[2], PX ARGV[3]).
+  // An absent key is written too: the claim expired or Redis lost it, and the answer
+  // exists all the same. A key claimed by someone else is left alone.
+  stateSettle: {
+    numberOfKeys: 1,
+    lua: `
+local current = redis.call('GET', KEYS[1])
+if current == ARGV[1] or current == false then
+  redis.call('SET', KEYS[1], ARGV[2], 'PX', ARGV[3])
+  return 1
+end
+return 0`
+  },
+  // The shared session if it replaces the rejected authorization (ARGV[1], empty for
+  // none), else the login lock (ARGV[2], PX ARGV[3]) if free: one step, so that no
+  // holder can read the old session, then take the lock its predecessor just freed.
+  stateLoginLock: {
+    numberOfKeys: 2,
+    lua: `
+local current = redis.call('GET', KEYS[1])
+if current then
+  local ok, session = pcall(cjson.decode, current)
+  if ok and type(session) == 'table' and session.v == 1 and session.authorization ~= ARGV[1] then return {'session', current} end
+end
+if redis.call('SET', KEYS[2], ARGV[2], 'NX', 'PX', ARGV[3]) then return {'locked'} end
+return {'wait'}`
+  },
+  // DEL only when the key still holds the caller's value (its claim or lock).
+  stateRelease: {
+    numberOfKeys: 1,
+    lua: `
+if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
+return 0`
+  }
+}
+
+declare module 'ioredis' {
+  interface RedisCommander<Context extends ClientContext = { type: 'default' }> {
+    stateClaim (key: string, value: string, ttlMs: number): Result<ClaimReply, Context>
+    stateSettle (key: string, expected: string, value: string, ttlMs: number): Result<number, Context>
+    stateLoginLock (sessionKey: string, lockKey: string, rejected: string, lock: string, lockTtlMs: number): Result<LoginLockReply, Context>
+    stateRelease (key: string, expected: string): Result<number, Context>
+  }
+}

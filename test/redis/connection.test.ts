@@ -1,0 +1,148 @@
+import { execFileSync } from 'node:child_process'
+import { once } from 'node:events'
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { Redis } from 'ioredis'
+import { test } from 'tap'
+import { createRedisConnection } from '../../src/state/redis/connection.ts'
+import type { StoreHealth } from '../../src/state/types.ts'
+import { connect, startRedisServer, TEST_TIMEOUTS, testLog, until, type LogLines } from './redis-server.ts'
+
+test('every key, script key and channel carries the prefix', async (t) => {
+  const server = await startRedisServer(t)
+  const connection = await connect(t, server, { keyPrefix: 'gw-a:' })
+  const raw = new Redis(server.url)
+  t.teardown(() => raw.disconnect())
+
+  await connection.client.set('plain', '1')
+  await connection.client.stateClaim('scripted', 'claim', 10_000)
+  t.same((await raw.keys('*')).sort(), ['gw-a:plain', 'gw-a:scripted'], 'keys written through the connection')
+  t.equal(await connection.client.stateRelease('scripted', 'claim'), 1, 'a script finds its key under the prefix')
+  t.same(await raw.keys('*'), ['gw-a:plain'])
+
+  t.equal(connection.channel('events'), 'gw-a:events')
+  const listener = new Redis(server.url)
+  t.teardown(() => listener.disconnect())
+  await listener.subscribe('gw-a:events')
+  const received = once(listener, 'message')
+  await connection.client.publish(connection.channel('events'), 'hello')
+  t.same(await received, ['gw-a:events', 'hello'])
+})
+
+test('the user and password of the URL are used, and a wrong password never reaches a log line', async (t) => {
+  const user = { name: 'gateway', password: 'right-9f2e7c' }
+  const server = await startRedisServer(t, { user })
+  const connection = await connect(t, server)
+  t.equal(await connection.client.ping(), 'PONG', 'authenticated')
+
+  const logs: LogLines = []
+  const wrong = createRedisConnection({ url: `redis://gateway:wrong-4b1d0a@127.0.0.1:${server.port}`, keyPrefix: 'test:', log: testLog(logs), ...TEST_TIMEOUTS })
+  t.teardown(() => wrong.close())
+  t.equal(await wrong.whenUp(300), false, 'a wrong password never comes up')
+  t.equal(wrong.health(), 'down')
+  const text = JSON.stringify(logs)
+  t.match(text, /WRONGPASS/, 'the reason is logged')
+  t.notMatch(text, /wrong-4b1d0a|right-9f2e7c/, 'no password in the logs')
+
+  t.throws(() => createRedisConnection({ url: 'http://gateway:secret-77aa@127.0.0.1:1', keyPrefix: '', log: testLog(), commandTimeoutMs: 100 }),
+    { message: 'the Redis URL must start with redis:// or rediss://, not http://' }, 'another scheme is refused without echoing the URL')
+  t.throws(() => createRedisConnection({ url: 'secret-77aa', keyPrefix: '', log: testLog(), commandTimeoutMs: 100 }),
+    { message: /^the Redis URL is not a URL/ }, 'not a URL')
+})
+
+test('rediss:// speaks TLS, whatever the case of its scheme, trusting the CA given', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'gateway-redis-tls-'))
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }))
+  const certFile = join(dir, 'cert.pem')
+  const keyFile = join(dir, 'key.pem')
+  execFileSync('openssl', ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-days', '1',
+    '-subj', '/CN=127.0.0.1', '-addext', 'subjectAltName=IP:127.0.0.1', '-keyout', keyFile, '-out', certFile], { stdio: 'ignore' })
+  const user = { name: 'gateway', password: 'tls-5c3a' }
+  const server = await startRedisServer(t, { user, tls: { certFile, keyFile } })
+  t.match(server.url, /^rediss:\/\//)
+  const ca = readFileSync(certFile)
+
+  for (const url of [server.url, server.url.replace('rediss://', 'REDISS://')]) {
+    const connection = await connect(t, { ...server, url }, { tls: { ca } })
+    await connection.client.set('over-tls', url)
+    t.equal(await connection.client.get('over-tls'), url, `${url.slice(0, 9)}: commands over TLS`)
+  }
+
+  const plain = createRedisConnection({ url: server.url.replace('rediss://', 'redis://'), keyPrefix: 'test:', log: testLog(), ...TEST_TIMEOUTS })
+  const untrusted = createRedisConnection({ url: server.url, keyPrefix: 'test:', log: testLog(), ...TEST_TIMEOUTS })
+  t.teardown(() => Promise.all([plain.close(), untrusted.close()]))
+  t.same(await Promise.all([plain.whenUp(300), untrusted.whenUp(300)]), [false, false], 'the TLS port does not answer plain text, and an unknown CA is not trusted')
+})
+
+test('health follows the server: down when it stops, up when it is back; commands fail at once meanwhile', async (t) => {
+  const server = await startRedisServer(t)
+  const logs: LogLines = []
+  const connection = await connect(t, server, { logs })
+  const changes: StoreHealth[] = []
+  connection.onHealthChange(health => changes.push(health))
+
+  await server.stop()
+  await until(() => connection.health() === 'down', 2000, 'down')
+  const started = performance.now()
+  await t.rejects(connection.client.get('any'), 'a command while down fails')
+  t.ok(performance.now() - started < 50, `and fails at once (${Math.round(performance.now() - started)} ms)`)
+
+  await server.start()
+  t.equal(await connection.whenUp(3000), true, 'reconnects on its own')
+  t.equal(await connection.client.ping(), 'PONG')
+  t.same(changes, ['down', 'up'], 'each change reported once')
+  t.ok(logs.some(line => line.level === 40 && line.msg === 'redis down'), 'the outage is logged as a warning')
+  t.ok(logs.some(line => line.level === 30 && line.msg === 'redis up'), 'and the recovery')
+})
+
+test('a frozen server is reported down by the health check and up when it answers again', async (t) => {
+  const server = await startRedisServer(t)
+  const logs: LogLines = []
+  const connection = await connect(t, server, { logs })
+  const subscriber = connection.subscriber()
+  await until(() => subscriber.status === 'ready', 2000, 'subscriber ready')
+  server.pause()
+  const started = performance.now()
+  await t.rejects(connection.client.get('any'), { message: 'Command timed out' })
+  const waited = performance.now() - started
+  t.ok(waited < TEST_TIMEOUTS.commandTimeoutMs + 100, `a command waits the command timeout at most (${Math.round(waited)} ms)`)
+  await until(() => connection.health() === 'down', 2000, 'down')
+  // A connection that stays open without answering may be half-open: it is dropped and reopened.
+  await until(() => logs.filter(line => line.msg === 'redis connection not answering: reconnecting').length >= 2, 5000, 'both connections reopened')
+  server.resume()
+  t.equal(await connection.whenUp(3000), true, 'up again')
+  await until(() => subscriber.status === 'ready', 2000, 'the subscriber too')
+  t.equal(await connection.client.ping(), 'PONG')
+})
+
+test('close() ends both connections, and stops reconnecting when Redis is down', async (t) => {
+  const server = await startRedisServer(t)
+  const connection = await connect(t, server)
+  const subscriber = connection.subscriber()
+  await until(() => subscriber.status === 'ready', 2000, 'subscriber ready')
+  await connection.close()
+  t.equal(connection.client.status, 'end')
+  t.equal(subscriber.status, 'end')
+  t.equal(connection.health(), 'down')
+
+  const other = await connect(t, server)
+  await server.stop()
+  await until(() => other.health() === 'down', 2000, 'down')
+  const started = performance.now()
+  await other.close()
+  t.ok(performance.now() - started < 100, 'closing while reconnecting does not wait')
+  await server.start()
+  t.equal(await other.whenUp(300), false, 'and it stays closed')
+})
+
+test('an error after the first on a socket ioredis gave up does not escape (ioredis listens once)', async (t) => {
+  const server = await startRedisServer(t)
+  const connection = await connect(t, server)
+  const stream = connection.client.stream
+  t.doesNotThrow(() => {
+    stream.emit('error', new Error('first'))
+    stream.emit('error', new Error('second, e.g. a TLS alert after a refused certificate'))
+  })
+  t.equal(await connection.whenUp(3000), true, 'the connection recovers')
+})

@@ -1,0 +1,163 @@
+import { spawn, type ChildProcess } from 'node:child_process'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { createServer } from 'node:net'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { Writable } from 'node:stream'
+import pino from 'pino'
+import { createRedisConnection, type RedisConnection, type RedisConnectionOptions } from '../../src/state/redis/connection.ts'
+
+/** The subset of a tap `Test` the helpers use. */
+interface TestLike { teardown (fn: () => unknown): void }
+
+export interface RedisServer {
+  readonly port: number
+  /** redis://127.0.0.1:port (rediss:// with TLS), with the credentials when the server wants some. */
+  readonly url: string
+  /** Stops the server (SIGTERM) and waits for it to exit; its data is gone (persistence is off). */
+  stop (): Promise<void>
+  /** Starts it again on the same port and waits until it accepts connections. */
+  start (): Promise<void>
+  /** Freezes the server (SIGSTOP): connections stay open, nothing is answered. */
+  pause (): void
+  resume (): void
+}
+
+export interface RedisServerOptions {
+  /** An ACL user with this password (and the default user disabled), allowed everything unless `rules` (ACL SETUSER rules) say otherwise. */
+  user?: { name: string, password: string, rules?: string[] }
+  /** TLS only (rediss://), with this certificate and key (PEM files). */
+  tls?: { certFile: string, keyFile: string }
+}
+
+const STARTUP_MS = 5000
+
+function freePort (): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer()
+    server.once('error', reject)
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number }
+      server.close(() => resolve(port))
+    })
+  })
+}
+
+/**
+ * A real redis-server (the Debian package's binary on PATH) on a free
+ * loopback port, persistence off, stopped in teardown. No redis-server, or
+ * one that does not come up, is an error: these tests never skip.
+ */
+export async function startRedisServer (t: TestLike, options: RedisServerOptions = {}): Promise<RedisServer> {
+  const dir = mkdtempSync(join(tmpdir(), 'gateway-redis-'))
+  const port = await freePort()
+  const args = ['--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir, '--daemonize', 'no', '--loglevel', 'notice']
+  if (options.tls === undefined) args.push('--port', String(port))
+  else args.push('--port', '0', '--tls-port', String(port), '--tls-cert-file', options.tls.certFile, '--tls-key-file', options.tls.keyFile, '--tls-auth-clients', 'no')
+  if (options.user !== undefined) {
+    args.push('--user', 'default', 'off', '--user', options.user.name, 'on', `>${options.user.password}`, ...(options.user.rules ?? ['~*', '&*', '+@all']))
+  }
+  let child: ChildProcess | undefined
+
+  async function start (): Promise<void> {
+    if (child !== undefined) throw new Error('redis-server is already running')
+    const started = spawn('redis-server', args, { stdio: ['ignore', 'pipe', 'pipe'] })
+    child = started
+    let output = ''
+    await new Promise<void>((resolve, reject) => {
+      const fail = (reason: string) => {
+        clearTimeout(timeout)
+        started.kill('SIGKILL')
+        child = undefined
+        reject(new Error(`redis-server could not be started on port ${port}: ${reason}${output === '' ? '' : `\n${output}`}`))
+      }
+      const timeout = setTimeout(() => fail(`not ready after ${STARTUP_MS} ms`), STARTUP_MS)
+      started.once('error', (error) => fail(`${error.message} (install the redis-server package)`))
+      started.once('exit', (code) => fail(`exited with ${code}`))
+      // The server goes on writing (its shutdown too): read all of it, act on the first ready line.
+      let ready = false
+      const read = (chunk: Buffer) => {
+        if (ready) return
+        output += chunk.toString()
+        if (output.includes('Ready to accept connections')) {
+          ready = true
+          clearTimeout(timeout)
+          started.removeAllListeners('exit')
+          started.removeAllListeners('error')
+          resolve()
+        }
+      }
+      started.stdout.on('data', read)
+      started.stderr.on('data', read)
+    })
+  }
+
+  async function stop (): Promise<void> {
+    const running = child
+    if (running === undefined) return
+    child = undefined
+    if (running.exitCode !== null || running.signalCode !== null) return
+    const exited = new Promise(resolve => running.once('exit', resolve))
+    running.kill('SIGCONT')
+    running.kill('SIGTERM')
+    await exited
+  }
+
+  await start()
+  t.teardown(async () => {
+    await stop()
+    rmSync(dir, { recursive: true, force: true })
+  })
+  const credentials = options.user === undefined ? '' : `${encodeURIComponent(options.user.name)}:${encodeURIComponent(options.user.password)}@`
+  return {
+    port,
+    url: `${options.tls === undefined ? 'redis' : 'rediss'}://${credentials}127.0.0.1:${port}`,
+    stop,
+    start,
+    pause () { child?.kill('SIGSTOP') },
+    resume () { child?.kill('SIGCONT') }
+  }
+}
+
+/** Log lines written by a connection, parsed, for tests that read them. */
+export type LogLines = Array<Record<string, unknown>>
+
+/** A debug-level logger whose lines, parsed, are pushed to `lines` (dropped without). */
+export function testLog (lines?: LogLines) {
+  return pino({ level: 'debug' }, new Writable({
+    write (chunk: Buffer, _encoding, done) {
+      lines?.push(JSON.parse(chunk.toString()))
+      done()
+    }
+  }))
+}
+
+export interface TestConnectionOptions extends Partial<Omit<RedisConnectionOptions, 'log'>> {
+  /** Where the log lines go (default: dropped). */
+  logs?: LogLines
+}
+
+/** Test settings: short timeouts and backoff so that outages and recoveries show within the suite's budget. */
+export const TEST_TIMEOUTS = { commandTimeoutMs: 250, healthCheckIntervalMs: 100, reconnectMaxDelayMs: 100 }
+
+/**
+ * A connection as one replica would hold it, closed in teardown, up before it
+ * is returned (a test that needs a connection to a server that is down builds its own).
+ */
+export async function connect (t: TestLike, server: RedisServer, options: TestConnectionOptions = {}): Promise<RedisConnection> {
+  const { logs, ...rest } = options
+  const connection = createRedisConnection({ url: server.url, keyPrefix: 'test:', log: testLog(logs), ...TEST_TIMEOUTS, ...rest })
+  t.teardown(() => connection.close())
+  if (!await connection.whenUp(STARTUP_MS)) throw new Error('the test connection to redis-server did not come up')
+  return connection
+}
+
+/** Resolves when `check` holds, polling; rejects after `timeoutMs`. For states with no event to wait on. */
+export async function until (check: () => boolean | Promise<boolean>, timeoutMs = 5000, label = 'condition'): Promise<void> {
+  const deadline = Date.now() + timeoutMs
+  for (;;) {
+    if (await check()) return
+    if (Date.now() > deadline) throw new Error(`${label} not reached within ${timeoutMs} ms`)
+    await new Promise(resolve => setTimeout(resolve, 10))
+  }
+}

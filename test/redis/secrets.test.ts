@@ -1,0 +1,46 @@
+import { Redis } from 'ioredis'
+import pino from 'pino'
+import { test } from 'tap'
+import { createRedisIdempotencyStore } from '../../src/state/redis/idempotency.ts'
+import { createRedisLookupTier } from '../../src/state/redis/lookup-tier.ts'
+import { createRedisTokenStore } from '../../src/state/redis/token-store.ts'
+import { connect, startRedisServer, type LogLines } from './redis-server.ts'
+
+// ioredis attaches the failed command to a Redis error, its arguments included:
+// the values written (a session token, a stored answer, a lookup answer), which
+// pino's error serializer would print.
+test('no value written to Redis reaches a log line when Redis refuses the write (a full Redis)', async (t) => {
+  const server = await startRedisServer(t)
+  const logs: LogLines = []
+  const connection = await connect(t, server, { logs })
+  const raw = new Redis(server.url)
+  t.teardown(() => raw.disconnect())
+  const full = () => raw.config('SET', 'maxmemory', '1')
+
+  const idempotency = createRedisIdempotencyStore({ connection, ttlMs: 60_000, claimTtlMs: 300 })
+  t.same(await idempotency.begin('key', 'fp'), { state: 'acquired' })
+  const tokens = createRedisTokenStore({ connection, lockTtlMs: 2000 })
+  // Redis fills up during the login: storing its session fails.
+  const session = await tokens.renew('Bearer rejected-5e1f', async () => {
+    await full()
+    return { authorization: 'Bearer fresh-9a7c', expiresAt: Date.now() + 60_000 }
+  })
+  t.equal(session.authorization, 'Bearer fresh-9a7c')
+  // Full from the start: the lock script fails.
+  t.equal((await tokens.renew('Bearer rejected-5e1f', async () => ({ authorization: 'Bearer other-3b2d', expiresAt: Date.now() + 60_000 }))).authorization, 'Bearer other-3b2d')
+  await idempotency.complete('key', { statusCode: 200, headers: {}, body: '{"data":{"note":"answer-77d1"}}' })
+  const now = Date.now()
+  await createRedisLookupTier({ connection, maxEntryBytes: 1024 }).set('lookup', { json: Buffer.from('[{"npwp":"lookup-40c8"}]'), count: 1, upstreamStatus: 200, fetchedAt: now, expiresAt: now + 1000, staleUntil: now + 2000 })
+
+  // What begin() throws carries the reason only: a caller logging it prints no command either.
+  const refused = await idempotency.begin('another', 'fp').catch((error: unknown) => error)
+  t.match(refused, { code: 'STATE_UNAVAILABLE', cause: { message: /OOM command not allowed/ } })
+  t.notOk(JSON.stringify(pino.stdSerializers.err(refused as Error)).includes('"args"'), 'no command arguments in the error')
+
+  const text = JSON.stringify(logs)
+  t.match(text, /OOM command not allowed/, 'the failures are logged, with their reason')
+  t.notMatch(text, '"args"', 'with no command arguments (a Buffer value would show as bytes)')
+  for (const secret of ['rejected-5e1f', 'fresh-9a7c', 'other-3b2d', 'answer-77d1', 'lookup-40c8']) {
+    t.notMatch(text, secret, `${secret} is not in the logs`)
+  }
+})
