@@ -19,6 +19,8 @@ declare module 'autocannon' {
     requests?: Request[]
     connections?: number
     duration?: number
+    /** Milliseconds between samples; the end of the run is noticed at a sample (default 1000). */
+    sampleInt?: number
     pipelining?: number
     timeout?: number
     headers?: Record<string, string>

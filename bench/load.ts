@@ -47,7 +47,9 @@ export async function runLoad ({ url, connections, durationS, nextPath, headers 
     const requests = nextPath === undefined
       ? undefined
       : [{ setupRequest: (request: RequestParams): RequestParams => ({ ...request, path: nextPath() }) }]
-    const instance = autocannon({ url, connections, duration: durationS, pipelining: 1, timeout: 10, ...(headers !== undefined ? { headers } : {}), ...(requests !== undefined ? { requests } : {}) }, (error, res) => {
+    // autocannon checks whether the run is over once per sample; at its default of one
+    // a second, a 0.5 s run would last 1 s and a 10 s run up to 11 s.
+    const instance = autocannon({ url, connections, duration: durationS, sampleInt: 100, pipelining: 1, timeout: 10, ...(headers !== undefined ? { headers } : {}), ...(requests !== undefined ? { requests } : {}) }, (error, res) => {
       if (error !== null) reject(error)
       else resolve(res)
     })

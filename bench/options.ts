@@ -38,8 +38,12 @@ export interface BenchOptions {
   source: boolean
   /** Run one extra SP2-500 load against a --cpu-prof gateway and summarise it. */
   profile: boolean
-  /** Also measure the two minimal reference servers (bench/reference-server.ts) in uncached and latency runs. */
+  /** Measure the minimal reference servers (bench/reference-server.ts) beside every pair (default on; `--no-references`). */
   references: boolean
+  /** Pin the server under test to one CPU and the load side to another with taskset (default on; `--no-pin`). */
+  pin: boolean
+  /** Start a redis-server beside the upstream and give each gateway REDIS_URL to a database of its own. */
+  redis: boolean
   /** The case the CPU profile runs. */
   profileCase: CaseName
   profileMode: ModeName
@@ -49,6 +53,15 @@ export interface BenchOptions {
 }
 
 export const USAGE = `Usage: npm run bench -- [options]
+
+Measures the gateway against a raw @fastify/reply-from proxy and minimal
+reference servers, all in front of one hub-like upstream, in interleaved
+rounds. The server under test runs on a CPU of its own (taskset), the load
+generator and the upstream on another; each server's CPU time
+(/proc/<pid>/stat, utime + stime) is divided by its answered (2xx) requests.
+Reports CPU per request and its ratios, req/s, p50/p99 and peak RSS, and the
+targets of issue 19 with pass/fail and, for a miss, the reference servers'
+floor. Writes the markdown report to --out and prints it.
 
   --duration <s>              seconds per measured run (default 10)
   --rounds <n>                interleaved rounds (default 3)
@@ -63,6 +76,11 @@ export const USAGE = `Usage: npm run bench -- [options]
   --cache-ttl <s>             CACHE_TTL_SECONDS of the cached gateway (default 3600)
   --gateway-env NAME=VALUE    extra gateway environment, repeatable (e.g. to try a setting)
   --gateway-flag=<flag>       extra node flag of the gateway, repeatable (e.g. --gateway-flag=--trace-gc)
+  --redis                     also start a redis-server (loopback, pinned with the upstream)
+                              and give each gateway REDIS_URL to a database of its own;
+                              the report names the mode and whether the gateways connected
+  --no-pin                    run every process unpinned (default: pinned with taskset when
+                              the machine has two CPUs or more)
   --keep-logs                 keep the processes' logs (the directory is printed at the end)
   --same-url                  uncached runs repeat one URL instead of a distinct NPWP
                               per request (then the gateway coalesces identical lookups)
@@ -71,10 +89,11 @@ export const USAGE = `Usage: npm run bench -- [options]
   --no-build                  do not run npm run build first
   --source                    run the gateway from src/ with tsx (implies --no-build)
   --no-profile                skip the CPU profile of the gateway
-  --references                also measure two minimal servers in uncached and latency
-                              runs: one that reads the answer whole and sends it back,
-                              one that also parses and re-serializes it (what the
-                              machine allows any server that reads the answer)
+  --no-references             skip the reference servers (measured by default beside every
+                              pair: \`buffer\` reads the answer whole and sends it back,
+                              \`parse\` also parses and re-serializes it, \`cache\` sends
+                              kept bytes again; they give the targets' floors)
+  --references                measure them (the default; kept for older command lines)
   --profile-case <case>       the case of the CPU profile (default sp2-500)
   --profile-mode <mode>       uncached (default) or cached
   --profile-out <file>        keep that .cpuprofile (for Chrome DevTools / speedscope)
@@ -125,6 +144,9 @@ export function parseOptions (argv: string[]): BenchOptions {
       source: { type: 'boolean', default: false },
       'no-profile': { type: 'boolean', default: false },
       references: { type: 'boolean', default: false },
+      'no-references': { type: 'boolean', default: false },
+      'no-pin': { type: 'boolean', default: false },
+      redis: { type: 'boolean', default: false },
       'profile-out': { type: 'string' },
       'profile-case': { type: 'string' },
       'profile-mode': { type: 'string' },
@@ -132,6 +154,7 @@ export function parseOptions (argv: string[]): BenchOptions {
     }
   })
   const quick = values.quick === true
+  if (values.references === true && values['no-references'] === true) throw new Error('--references and --no-references contradict each other')
   return {
     duration: number('duration', values.duration, quick ? 1 : 10, { min: 0.5 }),
     rounds: number('rounds', values.rounds, quick ? 1 : 3, { integer: true, min: 1 }),
@@ -148,6 +171,7 @@ export function parseOptions (argv: string[]): BenchOptions {
     gatewayEnv: Object.fromEntries((values['gateway-env'] ?? []).map((pair) => {
       const at = pair.indexOf('=')
       if (at < 1) throw new Error(`--gateway-env takes NAME=VALUE, got ${JSON.stringify(pair)}`)
+      if (values.redis === true && pair.slice(0, at) === 'REDIS_URL') throw new Error('--redis sets each gateway\'s REDIS_URL; leave it out of --gateway-env')
       return [pair.slice(0, at), pair.slice(at + 1)]
     })),
     gatewayFlags: (values['gateway-flag'] ?? []).map((flag) => {
@@ -159,7 +183,9 @@ export function parseOptions (argv: string[]): BenchOptions {
     build: values['no-build'] !== true && values.source !== true,
     source: values.source === true,
     profile: values['no-profile'] !== true,
-    references: values.references === true,
+    references: values['no-references'] !== true,
+    pin: values['no-pin'] !== true,
+    redis: values.redis === true,
     profileOut: values['profile-out'],
     profileCase: list('profile-case', values['profile-case'] ?? 'sp2-500', CASE_NAMES)[0] as CaseName,
     profileMode: list('profile-mode', values['profile-mode'] ?? 'uncached', MODE_NAMES)[0] as ModeName,

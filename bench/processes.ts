@@ -1,6 +1,6 @@
 // Child processes of the bench: spawning, readiness, memory sampling, and a
 // guaranteed kill at the end (even on error or Ctrl-C).
-import { spawn, type ChildProcess } from 'node:child_process'
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process'
 import { createWriteStream } from 'node:fs'
 import { readFile } from 'node:fs/promises'
 import { createServer } from 'node:net'
@@ -40,6 +40,8 @@ export async function freePort (host = '127.0.0.1'): Promise<number> {
 
 export interface SpawnOptions {
   name: string
+  /** The program (default: this Node), e.g. `taskset` to start it on a CPU (pinning.ts). */
+  command?: string
   args: string[]
   env?: Record<string, string>
   cwd: string
@@ -47,8 +49,8 @@ export interface SpawnOptions {
   logDir: string
 }
 
-export function spawnChild ({ name, args, env, cwd, url, logDir }: SpawnOptions): Child {
-  const proc = spawn(process.execPath, args, {
+export function spawnChild ({ name, command = process.execPath, args, env, cwd, url, logDir }: SpawnOptions): Child {
+  const proc = spawn(command, args, {
     cwd,
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'pipe']
@@ -186,13 +188,30 @@ export async function sampleMemory (pid: number, intervalMs = 100): Promise<Memo
   }
 }
 
-/** User + system CPU time of a process from /proc, seconds (USER_HZ is 100 on Linux). */
-async function cpuSecondsOf (pid: number): Promise<number | undefined> {
+let ticksPerSecond: number | undefined
+
+/** The kernel's clock ticks per second (USER_HZ), in which /proc reports CPU time: `getconf CLK_TCK`. */
+export function clockTicks (): number {
+  if (ticksPerSecond === undefined) {
+    const r = spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' })
+    const n = Number(r.stdout?.trim())
+    // 100 on every Linux the bench is meant for; getconf is in libc-bin.
+    ticksPerSecond = r.status === 0 && Number.isInteger(n) && n > 0 ? n : 100
+  }
+  return ticksPerSecond
+}
+
+/**
+ * CPU time a process has used, user + system, seconds: utime and stime of
+ * /proc/<pid>/stat, which count every thread of the process (the gateway's
+ * transcoding threads too). Undefined when the process or /proc is gone.
+ */
+export async function cpuSecondsOf (pid: number): Promise<number | undefined> {
   try {
     const stat = await readFile(`/proc/${pid}/stat`, 'utf8')
     // Fields after the parenthesised command name, which may contain spaces.
     const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
-    return (Number(fields[11]) + Number(fields[12])) / 100
+    return (Number(fields[11]) + Number(fields[12])) / clockTicks()
   } catch {
     return undefined
   }
@@ -216,6 +235,16 @@ export async function waitIdle (pids: number[], { maxCores = 0.1, windowMs = 300
   }
 }
 
+/** One variable of a running process's environment as it was started (/proc/<pid>/environ); undefined when unset or unreadable. */
+export async function environmentOf (pid: number, name: string): Promise<string | undefined> {
+  try {
+    const entries = (await readFile(`/proc/${pid}/environ`, 'utf8')).split('\0')
+    return entries.find(entry => entry.startsWith(`${name}=`))?.slice(name.length + 1)
+  } catch {
+    return undefined
+  }
+}
+
 /** What a child logged at warn level or above since `before` (a copy of its `warnings`). */
 export function warningsSince (child: Child, before: Map<string, number>): string | undefined {
   const parts: string[] = []
@@ -233,44 +262,52 @@ async function machineCpuSeconds (): Promise<number | undefined> {
     const fields = (stat.split('\n')[0] ?? '').trim().split(/\s+/).slice(1).map(Number)
     // user nice system idle iowait irq softirq steal
     const busy = [0, 1, 2, 5, 6, 7].reduce((sum, i) => sum + (fields[i] ?? 0), 0)
-    return busy / 100
+    return busy / clockTicks()
   } catch {
     return undefined
   }
 }
 
 export interface CpuUse {
+  /** CPU seconds the measured process used in the window (all its threads). */
+  targetSeconds: number | undefined
   /** Cores the measured process used on average. */
   targetCores: number | undefined
+  /** Cores the load side used on average: the runner (autocannon) and the upstream (and Redis). */
+  loadCores: number | undefined
   /** Cores used by processes that are not the bench's (other work on a shared machine). */
   otherCores: number | undefined
 }
 
 /**
- * Measures, over a window, the CPU of the target process and of everything
- * that is not the bench (`ownPids` plus the runner itself): a noisy neighbour
- * shows up as `otherCores`.
+ * Measures, over a window, the CPU of the target process, of the load side
+ * (`loadPids` plus the runner itself), and of everything that is not the
+ * bench (`ownPids` plus the runner): a noisy neighbour shows up as
+ * `otherCores`, a saturated load generator as `loadCores` near 1.
  */
-export async function meterCpu (targetPid: number, ownPids: number[]): Promise<{ stop: () => Promise<CpuUse> }> {
-  const pids = [...new Set([process.pid, targetPid, ...ownPids])]
-  const started = Date.now()
-  const snapshot = async (): Promise<{ machine: number | undefined, own: Array<number | undefined> }> => ({
-    machine: await machineCpuSeconds(),
-    own: await Promise.all(pids.map(cpuSecondsOf))
-  })
+export async function meterCpu (targetPid: number, { loadPids, ownPids }: { loadPids: number[], ownPids: number[] }): Promise<{ stop: () => Promise<CpuUse> }> {
+  const pids = [...new Set([process.pid, targetPid, ...loadPids, ...ownPids])]
+  const load = new Set([process.pid, ...loadPids])
+  const snapshot = async (): Promise<{ at: number, machine: number | undefined, own: Array<number | undefined> }> => {
+    const [machine, ...own] = await Promise.all([machineCpuSeconds(), ...pids.map(cpuSecondsOf)])
+    return { at: performance.now(), machine, own }
+  }
   const before = await snapshot()
   return {
     async stop () {
       const after = await snapshot()
-      const seconds = (Date.now() - started) / 1000
-      const delta = (i: number): number => (after.own[i] ?? 0) - (before.own[i] ?? 0)
-      const targetIndex = pids.indexOf(targetPid)
-      const ownTotal = pids.reduce((sum, _pid, i) => sum + delta(i), 0)
-      const otherCores = after.machine !== undefined && before.machine !== undefined && seconds > 0
-        ? Math.max(0, (after.machine - before.machine - ownTotal) / seconds)
-        : undefined
-      const targetCores = after.own[targetIndex] !== undefined && seconds > 0 ? delta(targetIndex) / seconds : undefined
-      return { targetCores, otherCores }
+      const seconds = (after.at - before.at) / 1000
+      const delta = (i: number): number | undefined => after.own[i] !== undefined && before.own[i] !== undefined ? (after.own[i] as number) - (before.own[i] as number) : undefined
+      const perSecond = (n: number | undefined): number | undefined => n !== undefined && seconds > 0 ? n / seconds : undefined
+      const ownTotal = pids.reduce((sum, _pid, i) => sum + (delta(i) ?? 0), 0)
+      const loadTotal = pids.reduce((sum, pid, i) => load.has(pid) ? sum + (delta(i) ?? 0) : sum, 0)
+      const targetSeconds = delta(pids.indexOf(targetPid))
+      return {
+        targetSeconds,
+        targetCores: perSecond(targetSeconds),
+        loadCores: perSecond(loadTotal),
+        otherCores: after.machine !== undefined && before.machine !== undefined ? perSecond(Math.max(0, after.machine - before.machine - ownTotal)) : undefined
+      }
     }
   }
 }

@@ -1,10 +1,12 @@
-// `--references`: two minimal servers that show what the machine allows a
+// The reference servers: minimal servers that show what the machine allows a
 // Node server that reads the hub's answer, the floor under any gateway that
 // transforms it. Fastify and an undici pool like the gateway's, the raw
 // proxy's routes and credentials; no validation, client keys, metrics or
 // error envelope. `buffer` reads the body whole and sends it back;
 // `parse` also runs JSON.parse over it and JSON.stringify of
-// `{ data, meta: { count } }`, renaming nothing and rewriting no value.
+// `{ data, meta: { count } }`, renaming nothing and rewriting no value;
+// `cache` keeps `parse`'s answer by URL and sends those bytes again, the
+// floor under a cached lookup.
 import Fastify from 'fastify'
 import { Pool } from 'undici'
 import { RAW_READY_PATH, upstreamPathOf, type ReferenceServerConfig } from './shared.ts'
@@ -26,6 +28,15 @@ const pool = new Pool(config.upstreamUrl, {
 const headers = { accept: 'application/json', [config.apiKeyHeader]: config.apiKey, authorization: config.accessToken }
 
 const app = Fastify({ logger: false, keepAliveTimeout: 72_000 })
+/** `cache` mode: answers by URL. The bench repeats one URL per case, so this stays small. */
+const kept = new Map<string, Buffer>()
+
+/** `{ data, meta: { count } }` of the hub's answer: its list (top level, or the one key's value), re-serialized. */
+function reserialized (bytes: Buffer): Buffer {
+  const parsed = JSON.parse(bytes.toString('utf8')) as unknown
+  const data = Array.isArray(parsed) ? parsed : Object.values(parsed as Record<string, unknown>)[0]
+  return Buffer.from(JSON.stringify({ data, meta: { count: Array.isArray(data) ? data.length : undefined } }))
+}
 
 app.get(RAW_READY_PATH, async () => ({ ready: true }))
 
@@ -33,15 +44,18 @@ for (const route of ['bl', 'sp2'] as const) {
   app.get(`/raw/${route}`, async (request, reply) => {
     const path = upstreamPathOf(route, request.query as Record<string, string | undefined>)
     if (path === undefined) return await reply.code(400).send({ message: 'missing parameters' })
+    reply.header('content-type', 'application/json; charset=utf-8')
+    const known = config.mode === 'cache' ? kept.get(request.url) : undefined
+    if (known !== undefined) return known
     const { statusCode, body } = await pool.request({ method: 'GET', path, headers })
     const chunks: Buffer[] = []
     for await (const chunk of body) chunks.push(chunk as Buffer)
     const bytes = Buffer.concat(chunks)
-    reply.code(statusCode).header('content-type', 'application/json; charset=utf-8')
+    reply.code(statusCode)
     if (config.mode === 'buffer') return bytes
-    const parsed = JSON.parse(bytes.toString('utf8')) as unknown
-    const data = Array.isArray(parsed) ? parsed : Object.values(parsed as Record<string, unknown>)[0]
-    return Buffer.from(JSON.stringify({ data, meta: { count: Array.isArray(data) ? data.length : undefined } }))
+    const answer = reserialized(bytes)
+    if (config.mode === 'cache' && statusCode === 200) kept.set(request.url, answer)
+    return answer
   })
 }
 

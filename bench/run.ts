@@ -1,5 +1,7 @@
-// `npm run bench`: the gateway against a hand-made @fastify/reply-from proxy,
-// both in front of the same minimal upstream, in interleaved rounds.
+// `npm run bench`: the gateway against a hand-made @fastify/reply-from proxy
+// and minimal reference servers, all in front of the same minimal upstream,
+// in interleaved rounds; each server under test pinned to a CPU of its own
+// and measured by its CPU time per answered request.
 // Writes docs/benchmarks.md (or --out) and prints it. See USAGE in options.ts.
 import { spawnSync } from 'node:child_process'
 import { createHash } from 'node:crypto'
@@ -12,10 +14,12 @@ import { SANDBOX_ACCESS_TOKEN, SANDBOX_API_KEY, SANDBOX_PLATFORM_ID } from '../s
 import { API_KEY_HEADER, BL_LIST_SIZE, prepareBodies, type Bodies } from './bodies.ts'
 import { runLoad, type LoadResult } from './load.ts'
 import { parseOptions, USAGE, type BenchOptions, type CaseName, type ModeName } from './options.ts'
-import { freePort, memoryOf, meterCpu, sampleMemory, spawnChild, stopAll, stopChild, waitIdle, waitReady, warningsSince, type Child } from './processes.ts'
+import { checkPinning, pinProcess, planPinning, type Pinning } from './pinning.ts'
+import { clockTicks, environmentOf, freePort, memoryOf, meterCpu, sampleMemory, spawnChild, stopAll, stopChild, waitIdle, waitReady, warningsSince, type Child } from './processes.ts'
 import { summarizeProfile } from './profile.ts'
-import { problemsOf, renderReport, renderTargetsText, type CacheStatus, type CaseInfo, type Measurement, type Pair, type PairKind, type ReportInput } from './report.ts'
-import { RAW_READY_PATH, REFERENCE_MODES, UPSTREAM_READY_PATH, type RawProxyConfig, type ReferenceMode, type ReferenceServerConfig, type UpstreamConfig } from './shared.ts'
+import { startRedis, type BenchRedis } from './redis.ts'
+import { cpuRatioOf, problemsOf, renderReport, renderTargetsText, type CacheStatus, type CaseInfo, type Measurement, type Pair, type PairKind, type PinningReport, type ReportInput } from './report.ts'
+import { CACHED_REFERENCES, RAW_READY_PATH, REFERENCE_MODES, UNCACHED_REFERENCES, UPSTREAM_READY_PATH, type RawProxyConfig, type ReferenceMode, type ReferenceServerConfig, type UpstreamConfig } from './shared.ts'
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url))
 const HOST = '127.0.0.1'
@@ -64,15 +68,19 @@ interface Case extends CaseInfo {
   rawPathFor: (npwp: string) => string
 }
 
+/** How many distinct NPWPs the bench has asked for so far, across every run. */
+let distinctSent = 0
+
 /**
  * A distinct, well-formed NPWP per request (15 digits, a prefix no seeded
- * taxpayer uses). The upstream answers the same body whatever the NPWP, so
- * every request is a distinct lookup: neither the gateway's cache nor its
- * coalescing of identical concurrent lookups can answer it.
+ * taxpayer uses), never the same twice in the whole bench. The upstream
+ * answers the same body whatever the NPWP, so every request is a distinct
+ * lookup: neither the gateway's cache (on, with its default lifetime, in
+ * the uncached gateway) nor its coalescing of identical concurrent lookups
+ * can answer it.
  */
 function distinctPaths (pathFor: (npwp: string) => string): () => string {
-  let n = 0
-  return () => pathFor(`097${String(n++ % 1e12).padStart(12, '0')}`)
+  return () => pathFor(`097${String(distinctSent++ % 1e12).padStart(12, '0')}`)
 }
 
 function casesFrom (bodies: Bodies, names: CaseName[]): Case[] {
@@ -172,26 +180,35 @@ interface Targets {
   raw: Child
   gateway: Child
   cached: Child | undefined
-  /** The minimal servers of `--references`, empty without it. */
+  /** The reference servers, empty with `--no-references`. */
   references: Array<{ mode: ReferenceMode, child: Child }>
 }
 
 /** Every bench process, for the quiet check between runs. */
 const quietPids: number[] = []
+/** The load side's processes beside the runner (the upstream, Redis), whose CPU use each run reports. */
+const loadPids: number[] = []
+/** Whether every process has been idle since the last check (no load in between). */
+let settled = false
 
 async function settle (): Promise<void> {
+  if (settled) return
   const waited = await waitIdle(quietPids)
   if (waited > 2) log(`waited ${waited.toFixed(1)} s for the processes to finish abandoned requests`)
+  settled = true
 }
 
 async function measure (target: Child, path: string | (() => string), connections: number, options: BenchOptions): Promise<Measurement> {
-  const load = async (durationS: number): Promise<LoadResult> => await runLoad({
-    url: target.url + (typeof path === 'string' ? path : '/'),
-    connections,
-    durationS,
-    headers: CLIENT_HEADERS,
-    ...(typeof path === 'string' ? {} : { nextPath: path })
-  })
+  const load = async (durationS: number): Promise<LoadResult> => {
+    settled = false
+    return await runLoad({
+      url: target.url + (typeof path === 'string' ? path : '/'),
+      connections,
+      durationS,
+      headers: CLIENT_HEADERS,
+      ...(typeof path === 'string' ? {} : { nextPath: path })
+    })
+  }
   await settle()
   if (options.warmup > 0) {
     await load(options.warmup)
@@ -199,19 +216,22 @@ async function measure (target: Child, path: string | (() => string), connection
   }
   const before = new Map(target.warnings)
   const sampler = await sampleMemory(target.pid)
-  const cpu = await meterCpu(target.pid, quietPids)
+  // From the start of the load to its end: the CPU the server spent on the run's answers.
+  const cpu = await meterCpu(target.pid, { loadPids, ownPids: quietPids })
   const result = await load(options.duration)
-  const { targetCores, otherCores } = await cpu.stop()
+  const { targetSeconds, targetCores, loadCores, otherCores } = await cpu.stop()
   const peakRssMb = await sampler.stop()
   // Lines logged by requests still in flight at the end land in this run too.
   await settle()
   const logged = warningsSince(target, before)
-  return { ...result, peakRssMb, targetCores, otherCores, ...(logged !== undefined ? { logged } : {}) }
+  const usPerRequest = targetSeconds !== undefined && result.ok > 0 ? targetSeconds / result.ok * 1e6 : undefined
+  return { ...result, peakRssMb, cpuSeconds: targetSeconds, usPerRequest, targetCores, loadCores, otherCores, ...(logged !== undefined ? { logged } : {}) }
 }
 
 function describe (m: Measurement): string {
   const problems = problemsOf(m)
-  return `${Math.round(m.rps)} req/s, p50 ${m.p50.toFixed(1)} ms, p99 ${m.p99.toFixed(1)} ms${m.peakRssMb !== undefined ? `, RSS ${Math.round(m.peakRssMb)} MB` : ''}${m.targetCores !== undefined ? `, CPU ${m.targetCores.toFixed(2)}` : ''}${m.otherCores !== undefined ? `, others ${m.otherCores.toFixed(2)} cores` : ''}${problems !== undefined ? ` ⚠ ${problems}` : ''}${m.logged !== undefined ? ` [logged: ${m.logged}]` : ''}`
+  const cpu = m.usPerRequest !== undefined ? `, ${Math.round(m.usPerRequest)} µs/req` : ''
+  return `${Math.round(m.rps)} req/s${cpu}, p50 ${m.p50.toFixed(1)} ms, p99 ${m.p99.toFixed(1)} ms${m.peakRssMb !== undefined ? `, RSS ${Math.round(m.peakRssMb)} MB` : ''}${m.targetCores !== undefined ? `, CPU ${m.targetCores.toFixed(2)}` : ''}${m.loadCores !== undefined ? `, load side ${m.loadCores.toFixed(2)}` : ''}${m.otherCores !== undefined ? `, others ${m.otherCores.toFixed(2)} cores` : ''}${problems !== undefined ? ` ⚠ ${problems}` : ''}${m.logged !== undefined ? ` [logged: ${m.logged}]` : ''}`
 }
 
 async function runPair (round: number, c: Case, kind: PairKind, connections: number, targets: Targets, options: BenchOptions): Promise<Pair> {
@@ -231,14 +251,16 @@ async function runPair (round: number, c: Case, kind: PairKind, connections: num
     gw = await runGateway()
     raw = await runRaw()
   }
-  const pair: Pair = { round, caseName: c.name, kind, connections, order, raw, gateway: gw, ratio: gw.rps / raw.rps, p99Added: gw.p99 - raw.p99 }
-  log(`round ${round} ${c.name} ${kind} @${connections}: raw ${describe(raw)} | gateway ${describe(gw)} | ratio ${pair.ratio.toFixed(2)}`)
+  const pair: Pair = { round, caseName: c.name, kind, connections, order, raw, gateway: gw, ratio: gw.rps / raw.rps, cpuRatio: cpuRatioOf(gw, raw), p99Added: gw.p99 - raw.p99 }
+  log(`round ${round} ${c.name} ${kind} @${connections}: raw ${describe(raw)} | gateway ${describe(gw)} | CPU ratio ${pair.cpuRatio.toFixed(2)}, req/s ratio ${pair.ratio.toFixed(2)}`)
   // Right after the pair, so that they see the machine the pair saw; they answer the raw proxy's routes.
-  if (kind !== 'cached' && targets.references.length > 0) {
+  const modes = kind === 'cached' ? CACHED_REFERENCES : UNCACHED_REFERENCES
+  const references = targets.references.filter(r => modes.includes(r.mode))
+  if (references.length > 0) {
     pair.references = []
-    for (const { mode, child } of targets.references) {
+    for (const { mode, child } of references) {
       const m = await measure(child, distinct ? distinctPaths(c.rawPathFor) : c.rawPath, connections, options)
-      log(`round ${round} ${c.name} ${kind} @${connections}: reference ${mode} ${describe(m)} | ratio to raw ${(m.rps / raw.rps).toFixed(2)}`)
+      log(`round ${round} ${c.name} ${kind} @${connections}: reference ${mode} ${describe(m)} | CPU ratio to raw ${cpuRatioOf(m, raw).toFixed(2)}, req/s ${(m.rps / raw.rps).toFixed(2)}`)
       pair.references.push({ mode, m })
     }
   }
@@ -252,7 +274,12 @@ function gatewayArgs (options: BenchOptions, tsx: string, profileFlags: string[]
     : [...nodeFlags, join(ROOT, 'dist/server.js')]
 }
 
-function gatewayEnv (port: number, upstreamUrl: string, options: BenchOptions, cacheTtl: number, clientsFile: string): Record<string, string> {
+/**
+ * The gateway's environment: its default configuration but for what the
+ * bench must set (the upstream, the client key, a rate limit it never hits,
+ * warn-level logs) and `extra` (the cached gateway's lifetime, REDIS_URL).
+ */
+function gatewayEnv (port: number, upstreamUrl: string, options: BenchOptions, clientsFile: string, extra: Record<string, string>): Record<string, string> {
   return childEnv({
     CLIENTS_FILE: clientsFile,
     RATE_LIMIT_MAX: String(BENCH_RATE_LIMIT),
@@ -268,7 +295,9 @@ function gatewayEnv (port: number, upstreamUrl: string, options: BenchOptions, c
     UPSTREAM_API_KEY_HEADER: API_KEY_HEADER,
     PLATFORM_ID: SANDBOX_PLATFORM_ID,
     UPSTREAM_MAX_CONNECTIONS: String(options.upstreamConnections),
-    CACHE_TTL_SECONDS: String(cacheTtl),
+    // With one URL repeated, a cache lifetime would answer the uncached runs.
+    ...(options.sameUrl ? { CACHE_TTL_SECONDS: '0' } : {}),
+    ...extra,
     ...options.gatewayEnv
   })
 }
@@ -291,7 +320,7 @@ async function distinctPorts (n: number): Promise<number[]> {
   return [...ports]
 }
 
-async function profileGateway (c: Case, upstreamUrl: string, tsx: string, dir: string, clientsFile: string, options: BenchOptions): Promise<ReportInput['profile']> {
+async function profileGateway (c: Case, upstreamUrl: string, tsx: string, dir: string, clientsFile: string, options: BenchOptions, pinning: Pinning): Promise<ReportInput['profile']> {
   const cached = options.profileMode === 'cached'
   const profDir = join(dir, 'cpu-profile')
   await mkdir(profDir, { recursive: true })
@@ -300,12 +329,14 @@ async function profileGateway (c: Case, upstreamUrl: string, tsx: string, dir: s
   const child = spawnChild({
     name: 'gateway-profiled',
     args: gatewayArgs(options, tsx, ['--cpu-prof', '--cpu-prof-dir', profDir]),
-    env: gatewayEnv(port as number, upstreamUrl, options, cached ? options.cacheTtl : 0, clientsFile),
+    env: gatewayEnv(port as number, upstreamUrl, options, clientsFile, cached ? { CACHE_TTL_SECONDS: String(options.cacheTtl) } : {}),
     cwd: dir,
     url: `http://${HOST}:${port as number}`,
     logDir: dir
   })
   await waitReady(child, GATEWAY_READY_PATH)
+  pinProcess(pinning, 'server', child.pid)
+  await checkPinning(pinning, [{ name: child.name, pid: child.pid, role: 'server' }])
   quietPids.push(child.pid)
   // Start-up (module loading, schema compilation) is left out of the summary.
   const fromSeconds = Math.max(0, (Date.now() - spawnedAt) / 1000 - 0.05)
@@ -353,6 +384,7 @@ async function main (): Promise<number> {
   }
 
   const gatewayCode = describeCode()
+  const pinning = planPinning(options.pin)
   let buildWarning: string | undefined
   if (options.build) {
     log('npm run build')
@@ -365,8 +397,11 @@ async function main (): Promise<number> {
     }
   }
 
+  // After the build, which has every CPU to itself.
+  pinProcess(pinning, 'load', process.pid)
   const dir = await mkdtemp(join(tmpdir(), 'gateway-bench-'))
   let keepDir = options.keepLogs
+  let redis: BenchRedis | undefined
   try {
     const tsx = import.meta.resolve('tsx')
     log(`preparing upstream bodies from the sandbox (work dir ${dir})`)
@@ -374,7 +409,9 @@ async function main (): Promise<number> {
     const clientsFile = await writeClientsFile(dir)
     const cases = casesFrom(bodies, options.cases)
     const needCached = options.modes.includes('cached')
-    const [upstreamPort, rawPort, gatewayPort, cachedPort, ...referencePorts] = await distinctPorts(4 + (options.references ? REFERENCE_MODES.length : 0)) as [number, number, number, number, ...number[]]
+    // buffer and parse beside the uncached and latency pairs (the latency pair runs whatever --modes says), cache beside the cached ones.
+    const referenceModes = options.references ? REFERENCE_MODES.filter(mode => UNCACHED_REFERENCES.includes(mode) || (needCached && CACHED_REFERENCES.includes(mode))) : []
+    const [upstreamPort, rawPort, gatewayPort, cachedPort, redisPort, ...referencePorts] = await distinctPorts(5 + referenceModes.length) as [number, number, number, number, number, ...number[]]
 
     const upstreamConfig: UpstreamConfig = {
       host: HOST,
@@ -400,20 +437,26 @@ async function main (): Promise<number> {
       connections: options.upstreamConnections
     }
 
+    if (options.redis) {
+      log('starting redis-server')
+      redis = await startRedis({ host: HOST, port: redisPort, dir, env: childEnv({}) })
+    }
+    // Each gateway its own database, so that they share nothing through Redis.
+    const redisUrls: Record<string, string> = redis === undefined ? {} : { gateway: redis.urlOf(1), ...(needCached ? { 'gateway-cached': redis.urlOf(2) } : {}) }
+    const withRedis = (name: string): Record<string, string> => redisUrls[name] !== undefined ? { REDIS_URL: redisUrls[name] } : {}
+
     log('starting upstream, raw proxy and gateway')
     const benchDir = fileURLToPath(new URL('.', import.meta.url))
     const upstream = spawnChild({ name: 'upstream', args: ['--import', tsx, join(benchDir, 'upstream.ts'), upstreamConfigFile], env: childEnv({ NODE_ENV: 'production' }), cwd: dir, url: upstreamUrl, logDir: dir })
     const raw = spawnChild({ name: 'raw-proxy', args: ['--import', tsx, join(benchDir, 'raw-proxy.ts'), JSON.stringify(rawConfig)], env: childEnv({ NODE_ENV: 'production' }), cwd: dir, url: `http://${HOST}:${rawPort}`, logDir: dir })
-    const gateway = spawnChild({ name: 'gateway', args: gatewayArgs(options, tsx), env: gatewayEnv(gatewayPort, upstreamUrl, options, 0, clientsFile), cwd: dir, url: `http://${HOST}:${gatewayPort}`, logDir: dir })
+    const gateway = spawnChild({ name: 'gateway', args: gatewayArgs(options, tsx), env: gatewayEnv(gatewayPort, upstreamUrl, options, clientsFile, withRedis('gateway')), cwd: dir, url: `http://${HOST}:${gatewayPort}`, logDir: dir })
     const cached = needCached
-      ? spawnChild({ name: 'gateway-cached', args: gatewayArgs(options, tsx), env: gatewayEnv(cachedPort, upstreamUrl, options, options.cacheTtl, clientsFile), cwd: dir, url: `http://${HOST}:${cachedPort}`, logDir: dir })
+      ? spawnChild({ name: 'gateway-cached', args: gatewayArgs(options, tsx), env: gatewayEnv(cachedPort, upstreamUrl, options, clientsFile, { CACHE_TTL_SECONDS: String(options.cacheTtl), ...withRedis('gateway-cached') }), cwd: dir, url: `http://${HOST}:${cachedPort}`, logDir: dir })
       : undefined
-    const references = options.references
-      ? REFERENCE_MODES.map((mode, i) => {
-        const config: ReferenceServerConfig = { ...rawConfig, port: referencePorts[i] as number, mode }
-        return { mode, child: spawnChild({ name: `reference-${mode}`, args: ['--import', tsx, join(benchDir, 'reference-server.ts'), JSON.stringify(config)], env: childEnv({ NODE_ENV: 'production' }), cwd: dir, url: `http://${HOST}:${config.port}`, logDir: dir }) }
-      })
-      : []
+    const references = referenceModes.map((mode, i) => {
+      const config: ReferenceServerConfig = { ...rawConfig, port: referencePorts[i] as number, mode }
+      return { mode, child: spawnChild({ name: `reference-${mode}`, args: ['--import', tsx, join(benchDir, 'reference-server.ts'), JSON.stringify(config)], env: childEnv({ NODE_ENV: 'production' }), cwd: dir, url: `http://${HOST}:${config.port}`, logDir: dir }) }
+    })
     await Promise.all([
       waitReady(upstream, UPSTREAM_READY_PATH),
       waitReady(raw, RAW_READY_PATH),
@@ -422,7 +465,26 @@ async function main (): Promise<number> {
       ...(cached !== undefined ? [waitReady(cached, GATEWAY_READY_PATH)] : [])
     ])
 
-    quietPids.push(...[upstream, raw, gateway, cached, ...references.map(r => r.child)].filter((c): c is Child => c !== undefined).map(c => c.pid))
+    const servers = [raw, gateway, cached, ...references.map(r => r.child)].filter((c): c is Child => c !== undefined)
+    const loadSide = [upstream, ...(redis !== undefined ? [redis.child] : [])]
+    quietPids.push(...[...loadSide, ...servers].map(c => c.pid))
+    loadPids.push(...loadSide.map(c => c.pid))
+    // Pinned once ready: they start up on every CPU, in parallel.
+    for (const c of loadSide) pinProcess(pinning, 'load', c.pid)
+    for (const c of servers) pinProcess(pinning, 'server', c.pid)
+    const seen = await checkPinning(pinning, [
+      { name: 'bench (autocannon)', pid: process.pid, role: 'load' },
+      ...loadSide.map(c => ({ name: c.name, pid: c.pid, role: 'load' as const })),
+      ...servers.map(c => ({ name: c.name, pid: c.pid, role: 'server' as const }))
+    ])
+    const pinningReport: PinningReport = {
+      pinned: pinning.pinned,
+      text: pinning.pinned
+        ? `with \`taskset\`: each server under test (${servers.map(c => c.name).join(', ')}) on CPU ${pinning.serverCpu}, one measured at a time; the load generator (autocannon, in the bench's own process) and the upstream${redis !== undefined ? ' and Redis' : ''} on CPU ${pinning.loadCpu}`
+        : pinning.reason,
+      seen
+    }
+    log(`pinning: ${pinningReport.text}`)
     log('checking answers')
     const cache = await verify(cases, raw, gateway, cached, references.map(r => r.child))
     if (cache !== undefined) log(`response cache: ${cache.available ? 'available' : 'NOT available'} (${cache.detail})`)
@@ -440,11 +502,19 @@ async function main (): Promise<number> {
       }
     }
 
+    // The REDIS_URL each gateway was really started with, read back from the process.
+    const givenUrls: Record<string, string> = {}
+    for (const child of [gateway, cached]) {
+      if (child !== undefined && redisUrls[child.name] !== undefined) givenUrls[child.name] = await environmentOf(child.pid, 'REDIS_URL') ?? 'missing from its environment'
+    }
+    const redisReport = redis === undefined ? undefined : { version: redis.version, urls: givenUrls, activity: await redis.activity().catch(() => undefined) }
+    if (redisReport !== undefined) log(`redis: ${redisReport.activity === undefined ? 'activity unknown' : `${redisReport.activity.connections} connections, ${redisReport.activity.commands} commands from the gateways`}`)
+    await redis?.close()
     const lifetimePeaks: Record<string, number | undefined> = {}
     for (const child of [gateway, cached, raw, upstream]) {
       if (child !== undefined) lifetimePeaks[child.name] = (await memoryOf(child.pid))?.hwmMb
     }
-    for (const child of [raw, upstream, gateway, cached]) {
+    for (const child of [raw, upstream, gateway, cached, ...references.map(r => r.child)]) {
       if (child !== undefined) {
         const problems = child.tail().split('\n').filter(l => /"level":\s*(50|60)|Error/.test(l))
         if (problems.length > 0) log(`${child.name} logged errors (see ${child.logFile}):\n${problems.slice(-5).join('\n')}`)
@@ -458,10 +528,14 @@ async function main (): Promise<number> {
       log(`profiling the gateway on one ${big.name} run`)
       const profUpstream = spawnChild({ name: 'upstream-profile', args: ['--import', tsx, join(benchDir, 'upstream.ts'), upstreamConfigFile], env: childEnv({ NODE_ENV: 'production' }), cwd: dir, url: upstreamUrl, logDir: dir })
       await waitReady(profUpstream, UPSTREAM_READY_PATH)
+      pinProcess(pinning, 'load', profUpstream.pid)
       try {
         quietPids.length = 0
         quietPids.push(profUpstream.pid)
-        profile = await profileGateway(big, upstreamUrl, tsx, dir, clientsFile, options)
+        loadPids.length = 0
+        loadPids.push(profUpstream.pid)
+        settled = false
+        profile = await profileGateway(big, upstreamUrl, tsx, dir, clientsFile, options, pinning)
       } catch (error) {
         log(`profiling failed: ${(error as Error).message}`)
       }
@@ -481,7 +555,10 @@ async function main (): Promise<number> {
       gatewayEntry: options.source ? 'src/server.ts (tsx)' : 'dist/server.js',
       blSynthesized: bodies.blSynthesized,
       buildWarning,
-      gatewayCode
+      gatewayCode,
+      pinning: pinningReport,
+      clockTicks: clockTicks(),
+      redis: redisReport
     }
     const markdown = renderReport(input)
     await mkdir(dirname(outFile), { recursive: true })
@@ -494,6 +571,7 @@ async function main (): Promise<number> {
     keepDir = true
     throw error
   } finally {
+    await redis?.close()
     await stopAll()
     if (keepDir) log(`logs kept in ${dir}`)
     else await rm(dir, { recursive: true, force: true })

@@ -52,12 +52,17 @@ export interface RawProxyConfig {
 }
 
 /**
- * The reference servers of `--references` (bench/reference-server.ts):
- * `buffer` reads the hub's answer whole and sends it back; `parse` also runs
- * JSON.parse over it and JSON.stringify of `{ data, meta }`, renaming nothing.
+ * The reference servers (bench/reference-server.ts), minimal servers that
+ * show what the same work costs at the least: `buffer` reads the hub's
+ * answer whole and sends it back; `parse` also runs JSON.parse over it and
+ * JSON.stringify of `{ data, meta }`, renaming nothing; `cache` answers a
+ * repeated URL with the `parse` answer's bytes kept from the first time.
  */
-export const REFERENCE_MODES = ['buffer', 'parse'] as const
+export const REFERENCE_MODES = ['buffer', 'parse', 'cache'] as const
 export type ReferenceMode = typeof REFERENCE_MODES[number]
+/** The references measured beside an uncached (or latency) pair, and beside a cached one. */
+export const UNCACHED_REFERENCES: readonly ReferenceMode[] = ['buffer', 'parse']
+export const CACHED_REFERENCES: readonly ReferenceMode[] = ['cache']
 
 export interface ReferenceServerConfig extends RawProxyConfig {
   mode: ReferenceMode

@@ -1,12 +1,13 @@
 import { spawn } from 'node:child_process'
 import { mkdtemp, readFile, rm } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
+import { availableParallelism, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { test } from 'tap'
 
 // The benchmark is not part of `npm test`; this only checks that the bench
-// script starts its processes and writes a table of numbers on a tiny run.
+// script starts its processes, pins them, and writes its tables of numbers
+// on a tiny run.
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url))
 
@@ -29,22 +30,23 @@ async function runBench (args: string[], timeoutMs: number): Promise<Run> {
   return { code, stdout, stderr }
 }
 
-/** The cells of the markdown table rows whose first cell is a round number. */
-function runRows (markdown: string): string[][] {
-  const section = markdown.split('## Every run')[1] ?? ''
-  return section.split('\n')
-    .filter(line => /^\| \d+ \|/.test(line))
-    .map(line => line.split('|').slice(1, -1).map(cell => cell.trim()))
-}
+/** The cells of a markdown table row. */
+const cells = (line: string): string[] => line.split('|').slice(1, -1).map(cell => cell.trim())
 
-const number = (cell: string | undefined): number => Number((cell ?? '').replaceAll(',', '').split(' ')[0])
+/** The text of a report section, up to the next one. */
+const section = (markdown: string, heading: string): string => (markdown.split(`\n## ${heading}`)[1] ?? '').split('\n## ')[0] ?? ''
 
-test('npm run bench: a one-second round produces a table of numbers', { timeout: 150_000 }, async (t) => {
+/** The data rows of the tables in `text` whose first cell matches `first`. */
+const rowsOf = (text: string, first: RegExp): string[][] => text.split('\n').filter(line => line.startsWith('|') && !line.startsWith('| ---') && !line.startsWith('| :--')).map(cells).filter(row => first.test(row[0] ?? ''))
+
+const number = (cell: string | undefined): number => Number((cell ?? '').replaceAll(',', '').replaceAll('*', '').split(' ')[0])
+
+test('npm run bench: a short pinned round produces the CPU, targets and reference tables', { timeout: 150_000 }, async (t) => {
   const dir = await mkdtemp(join(tmpdir(), 'bench-smoke-'))
   t.teardown(() => rm(dir, { recursive: true, force: true }))
   const out = join(dir, 'benchmarks.md')
 
-  const run = await runBench(['--quick', '--source', '--cases', 'bl,sp2-20', '--no-profile', '--references', '--out', out], 120_000)
+  const run = await runBench(['--quick', '--duration', '0.5', '--warmup', '0.25', '--source', '--cases', 'bl,sp2-20', '--no-profile', '--redis', '--out', out], 120_000)
   t.equal(run.code, 0, `bench exits 0\n${run.stderr.slice(-3000)}`)
 
   const markdown = await readFile(out, 'utf8')
@@ -52,39 +54,102 @@ test('npm run bench: a one-second round produces a table of numbers', { timeout:
   t.match(markdown, /\*\*Node:\*\* v\d+\.\d+\.\d+/, 'Node version')
   t.match(markdown, /\*\*Machine:\*\* .+ × \d+/, 'machine')
   t.match(markdown, /\*\*Command:\*\* `.*bench\/run\.ts --quick/, 'command')
-  t.match(markdown, /## Targets/, 'targets section')
   t.match(markdown, /\*\*Response cache:\*\* /, 'says whether the cache was measured')
-  t.ok(run.stdout.includes('## Targets'), 'the table is printed too')
+  t.match(markdown, /\*\*CPU time:\*\* utime \+ stime of each server's `\/proc\/<pid>\/stat` .* ticks of 1\/\d+ s/, 'says how CPU time is read')
+  t.ok(run.stdout.includes('## Targets'), 'the report is printed too')
 
-  const rows = runRows(markdown)
-  // bl and sp2-20, uncached and cached, plus the 10-connection latency pair.
-  t.equal(rows.length, 5, 'one row per pair')
-  for (const row of rows) {
-    const [round, label, , conns, , rawRps, rawLatency, gwRps, gwLatency, ratio] = row
-    const what = `${label ?? '?'} ${row[2] ?? '?'}`
+  // Pinned wherever the bench may use two CPUs (CI's machines and this one); otherwise the report says why not.
+  const pinning = /\*\*Pinning:\*\* (.*)/.exec(markdown)?.[1] ?? ''
+  if (availableParallelism() >= 2) {
+    const cpus = /on CPU (\d+), one measured at a time; the load generator .* on CPU (\d+);/.exec(pinning)
+    t.ok(cpus !== null && cpus[1] !== cpus[2], `servers and load side on two CPUs: ${pinning}`)
+    const [, server, load] = cpus ?? []
+    for (const name of ['raw-proxy', 'gateway', 'gateway-cached', 'reference-buffer', 'reference-parse', 'reference-cache']) {
+      t.ok(pinning.includes(` ${name} ${server ?? '?'}`), `${name}'s threads all on CPU ${server ?? '?'}, as read from /proc`)
+    }
+    for (const name of ['bench (autocannon)', 'upstream', 'redis']) t.ok(pinning.includes(`${name} ${load ?? '?'}`), `${name} on CPU ${load ?? '?'}`)
+  } else {
+    t.match(pinning, /^not pinned: /, 'one CPU: unpinned, and said')
+  }
+  // --redis: the mode is named, with each gateway's REDIS_URL and whether they used it.
+  t.match(markdown, /\*\*Mode:\*\* Redis: redis-server \S+ .*REDIS_URL gateway `redis:\/\/127\.0\.0\.1:\d+\/1`, gateway-cached `redis:\/\/127\.0\.0\.1:\d+\/2`; (\*\*the gateways never connected|the gateways opened \d+ connection)/, 'Redis mode')
+
+  // The targets of issue 19, each row measured and judged, except the SP2-500 rows (not run).
+  const targets = rowsOf(section(markdown, 'Targets'), /./).slice(1)
+  t.same(targets.map(([c, measure, , goal]) => `${c ?? ''} | ${measure ?? ''} | ${goal ?? ''}`), [
+    'BL list, uncached | gateway CPU per request ÷ raw proxy’s | ≤ 1.3',
+    'SP2 list, 20 documents, uncached | gateway CPU per request ÷ raw proxy’s | ≤ 1.6',
+    'SP2 list, 500 documents, uncached | gateway CPU per request ÷ raw proxy’s | ≤ 2.5',
+    'SP2 list, 20 documents, uncached | gateway CPU per request ÷ `parse` reference’s | ≤ 0.6',
+    'any cached lookup | gateway CPU per request ÷ raw proxy’s | ≤ 0.8',
+    'SP2 list, 20 documents, 10 connections | p99 added over the raw proxy | ≤ 2 ms',
+    'SP2 list, 500 documents, 100 connections | gateway peak RSS, default configuration | < 250 MB'
+  ], 'the rows of issue 19')
+  const pinned = !pinning.startsWith('not pinned')
+  for (const [i, row] of targets.entries()) {
+    const [c, , measured, , result, floor] = row
+    if (c?.startsWith('SP2 list, 500') === true) {
+      t.same([measured, result], ['not run', 'n/a'], `${c}: not run`)
+      continue
+    }
+    t.ok(i === 5 ? Number.isFinite(number(measured)) : number(measured) > 0, `${c ?? '?'}: measured (${measured ?? ''})`)
+    // Unpinned (one CPU), the CPU ratios are shown but not judged.
+    if (pinned || i === 5) t.match(result, /^(✅ pass|❌ FAIL)$/, `${c ?? '?'}: judged`)
+    else t.same([result, /not pinned, so not judged/.test(measured ?? '')], ['n/a', true], `${c ?? '?'}: not judged unpinned`)
+    // A miss is never silent: its floor is the reference servers' figure for the same work.
+    if (result === '❌ FAIL') t.match(floor, /`(buffer|parse|cache)` /, `${c ?? '?'}: a miss gives its floor (${floor ?? ''})`)
+  }
+
+  // CPU per answered request, gateway against raw proxy, with the req/s ratio beside it.
+  const cpu = rowsOf(section(markdown, 'CPU per answered request'), /^(BL|SP2) /)
+  t.same(cpu.map(([c, mode, conns]) => `${c ?? ''} ${mode ?? ''} ${conns ?? ''}`), [
+    'BL list, 5 entries uncached 100', 'BL list, 5 entries cached 100',
+    'SP2 list, 20 documents uncached 100', 'SP2 list, 20 documents cached 100', 'SP2 list, 20 documents uncached 10'
+  ], 'one row per case, mode and connection count')
+  for (const [c, mode, conns, raw, gateway, cpuRatio, , rpsRatio] of cpu) {
+    const what = `${c ?? '?'} ${mode ?? '?'} @${conns ?? '?'}`
+    t.match(raw, /^\d[\d,]* µs$/, `${what}: raw proxy's CPU per request`)
+    t.match(gateway, /^\d[\d,]* µs$/, `${what}: gateway's CPU per request`)
+    t.ok(number(raw) > 0 && number(gateway) > 0, `${what}: positive (${raw ?? ''}, ${gateway ?? ''})`)
+    t.ok(number(cpuRatio) > 0, `${what}: CPU ratio (${cpuRatio ?? ''})`)
+    t.ok(number(rpsRatio) > 0, `${what}: req/s ratio (${rpsRatio ?? ''})`)
+  }
+
+  // Every run: req/s, latency and each side's CPU per request.
+  const runs = rowsOf(section(markdown, 'Every run'), /^\d+$/)
+  t.equal(runs.length, 5, 'one row per pair')
+  for (const row of runs) {
+    const [round, label, mode, conns, , rawRps, rawLatency, gwRps, gwLatency, ratio, perRequest] = row
+    const what = `${label ?? '?'} ${mode ?? '?'} @${conns ?? '?'}`
     t.equal(round, '1', `${what}: round`)
-    t.ok(number(conns) > 0, `${what}: connections`)
-    t.ok(number(rawRps) > 0, `${what}: raw req/s is a positive number (${rawRps})`)
-    t.ok(number(gwRps) > 0, `${what}: gateway req/s is a positive number (${gwRps})`)
+    t.ok(number(rawRps) > 0 && number(gwRps) > 0, `${what}: req/s (${rawRps ?? ''}, ${gwRps ?? ''})`)
     t.match(rawLatency, /^\d+\.\d \/ \d+\.\d$/, `${what}: raw p50 / p99`)
     t.match(gwLatency, /^\d+\.\d \/ \d+\.\d$/, `${what}: gateway p50 / p99`)
-    t.ok(Number.isFinite(number(ratio)) && number(ratio) > 0, `${what}: ratio (${ratio})`)
+    t.ok(number(ratio) > 0, `${what}: req/s ratio (${ratio ?? ''})`)
+    t.match(perRequest, /^[1-9][\d,]* µs \/ [1-9][\d,]* µs$/, `${what}: CPU per request of each`)
   }
 
-  // --references: the gateway and both minimal servers, for each uncached case and at 10 connections.
-  const references = (markdown.split('## Reference servers')[1] ?? '').split('## Every run')[0] ?? ''
-  const throughput = references.split('\n').filter(line => /^\| (BL|SP2) /.test(line)).map(line => line.split('|').slice(1, -1).map(cell => cell.trim()))
-  t.same(throughput.map(row => `${row[0] ?? ''}: ${row[1] ?? ''}`), [
-    'BL list, 5 entries: gateway', 'BL list, 5 entries: reference `buffer`', 'BL list, 5 entries: reference `parse`',
-    'SP2 list, 20 documents: gateway', 'SP2 list, 20 documents: reference `buffer`', 'SP2 list, 20 documents: reference `parse`'
-  ], 'one row per server and case')
-  for (const [label, server, rps, ratio] of throughput) {
-    t.ok(number(rps) > 0, `${label} ${server}: req/s (${rps})`)
-    t.ok(number((ratio ?? '').replaceAll('*', '')) > 0, `${label} ${server}: ratio to raw (${ratio})`)
+  // The reference servers, measured the same way: buffer and parse beside the uncached pairs, cache beside the cached ones.
+  const references = section(markdown, 'Reference servers')
+  const throughput = rowsOf(references, /^(BL|SP2) /)
+  t.same(throughput.map(([c, mode, server]) => `${c ?? ''}, ${mode ?? ''}: ${server ?? ''}`), [
+    'BL list, 5 entries, uncached: gateway', 'BL list, 5 entries, uncached: reference `buffer`', 'BL list, 5 entries, uncached: reference `parse`',
+    'BL list, 5 entries, cached: gateway', 'BL list, 5 entries, cached: reference `cache`',
+    'SP2 list, 20 documents, uncached: gateway', 'SP2 list, 20 documents, uncached: reference `buffer`', 'SP2 list, 20 documents, uncached: reference `parse`',
+    'SP2 list, 20 documents, cached: gateway', 'SP2 list, 20 documents, cached: reference `cache`'
+  ], 'one row per server, case and mode')
+  for (const [c, mode, server, perRequest, cpuRatio, , , rps, rpsRatio] of throughput) {
+    const what = `${c ?? '?'} ${mode ?? '?'} ${server ?? '?'}`
+    t.ok(number(perRequest) > 0, `${what}: CPU per request (${perRequest ?? ''})`)
+    t.ok(number(cpuRatio) > 0, `${what}: CPU ratio to raw (${cpuRatio ?? ''})`)
+    t.ok(number(rps) > 0 && number(rpsRatio) > 0, `${what}: req/s and its ratio (${rps ?? ''}, ${rpsRatio ?? ''})`)
   }
-  const latency = references.split('\n').filter(line => /^\| (gateway|reference) /.test(line))
+  const latency = rowsOf(references, /^(gateway$|reference )/)
   t.equal(latency.length, 3, 'the latency table has the gateway and both servers')
-  for (const line of latency) t.match(line, /\*\*[+-]\d+\.\d\*\*/, `p99 added: ${line}`)
+  for (const [server, perRequest, , added] of latency) {
+    t.ok(number(perRequest) > 0, `${server ?? '?'} at 10 connections: CPU per request (${perRequest ?? ''})`)
+    t.match(added, /^\*\*[+-]\d+\.\d\*\*$/, `${server ?? '?'}: p99 added`)
+  }
 })
 
 test('npm run bench: rejects an unknown case with usage', async (t) => {
