@@ -7,6 +7,7 @@ import type { Config } from './config/load.ts'
 import { isContainerNo, isNpwp } from './domain/identifiers.ts'
 import audit from './plugins/audit.ts'
 import auth from './plugins/auth.ts'
+import bodyDepth from './plugins/body-depth.ts'
 import clients from './plugins/clients.ts'
 import errorHandler, { frameworkErrors } from './plugins/error-handler.ts'
 import events from './plugins/events.ts'
@@ -116,6 +117,7 @@ async function gateway (app: FastifyInstance, { config, sandbox }: AppOptions) {
   await app.register(rateLimit, { config })
   await app.register(errorHandler)
   await app.register(hardening, { config })
+  await app.register(bodyDepth)
   await app.register(auth)
   await app.register(idempotency, { config })
   await app.register(audit)
