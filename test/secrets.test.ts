@@ -1,4 +1,7 @@
+import { createServer } from 'node:http'
+import fc from 'fast-check'
 import { test } from 'tap'
+import { hubMessage, MESSAGE_LIMIT, scrubSecrets, SECRET_PIECE } from '../src/upstream/hub-message.ts'
 import { SANDBOX_FIXTURES as F } from '../src/sandbox/index.ts'
 import { build } from './helper.ts'
 
@@ -55,4 +58,108 @@ test('a logged object holding the secrets is redacted', async (t) => {
   t.notOk(line.includes(API_KEY))
   t.notOk(line.includes('tok-live-3c5e8a1f9d0b'))
   t.notOk(line.includes('caller-secret-66a1'))
+})
+
+// --- the hub's message: what a hub echoing our secrets back can make us show --------------
+
+/** Every 8-character piece of each secret (and of the token without its scheme), case-folded. */
+function piecesOf (secrets: readonly string[]): string[] {
+  const out: string[] = []
+  for (const secret of secrets) {
+    const bare = secret.replace(/^[A-Za-z]+ +/, '').toLowerCase()
+    for (let i = 0; i + SECRET_PIECE <= bare.length; i++) out.push(bare.slice(i, i + SECRET_PIECE))
+  }
+  return out
+}
+
+const secretText = fc.stringMatching(/^[A-Za-z0-9._~+/=-]{12,64}$/)
+const filler = fc.string({ unit: fc.constantFrom(' ', '!', '?', '#', ',', ';', '\u00e4', '\u00df', '(', ')', '"'), maxLength: 40 })
+/** How a hub might echo a secret: whole, in another case, without its scheme, or a piece of it (its own cut). */
+function echoed (secret: string): fc.Arbitrary<string> {
+  const bare = secret.replace(/^[A-Za-z]+ +/, '')
+  return fc.oneof(
+    fc.constant(secret),
+    fc.constant(secret.toLowerCase()),
+    fc.constant(secret.toUpperCase()),
+    fc.constant(bare),
+    fc.constant(bare.toLowerCase()),
+    fc.array(fc.boolean(), { minLength: bare.length, maxLength: bare.length }).map(flips => [...bare].map((c, i) => flips[i] === true ? c.toUpperCase() : c.toLowerCase()).join('')),
+    fc.tuple(fc.nat(), fc.nat()).map(([a, b]) => {
+      const from = a % (bare.length - SECRET_PIECE + 1)
+      const length = SECRET_PIECE + (b % (bare.length - from - SECRET_PIECE + 1))
+      return bare.slice(from, from + length)
+    })
+  )
+}
+
+test('scrubSecrets: no 8-character piece of a secret survives, in any case, with or without its scheme, wherever it is cut', async (t) => {
+  const scenario = fc.tuple(secretText, secretText, fc.constantFrom('Bearer ', 'Token ', 'bearer ', '')).chain(([key, token, scheme]) => {
+    const secrets = [key, `${scheme}${token}`]
+    const part = fc.oneof(filler, echoed(key), echoed(`${scheme}${token}`))
+    return fc.tuple(fc.constant(secrets), fc.array(part, { minLength: 1, maxLength: 8 }).map(parts => parts.join('')), fc.nat(700))
+  })
+  fc.assert(fc.property(scenario, ([secrets, message, cut]) => {
+    const pieces = piecesOf(secrets)
+    // Scrubbed whole, and scrubbed as a hub answer cut anywhere (the hub's cut, then ours at 500).
+    for (const out of [scrubSecrets(message, secrets), hubMessage(400, JSON.stringify({ message: message.slice(cut) }), secrets) ?? '', hubMessage(422, JSON.stringify({ message: 'x'.repeat(cut) + message }), secrets) ?? '']) {
+      const folded = out.toLowerCase()
+      const leaked = pieces.find(piece => folded.includes(piece))
+      if (leaked !== undefined) throw new Error(`${JSON.stringify(leaked)} of a secret survived in ${JSON.stringify(out)}`)
+      if (out.length > MESSAGE_LIMIT && out !== scrubSecrets(message, secrets)) throw new Error('longer than the limit')
+    }
+  }), { seed: 1414, numRuns: 3000 })
+  t.pass('3000 generated messages')
+
+  // Text without a secret in it is left alone.
+  fc.assert(fc.property(secretText, filler, (secret, text) => scrubSecrets(text, [secret]) === text), { seed: 14, numRuns: 500 })
+  t.equal(scrubSecrets('token ABCDEFGH12345 expired', ['Bearer abcdefgh12345']), 'token [redacted] expired')
+  t.equal(scrubSecrets('key was sk-live-7d1e…', ['sk-live-7d1e0c9b2a4f']), 'key was [redacted]…', 'the hub\'s own cut of a key')
+})
+
+test('hubMessage: a 4xx\'s message only; 5xx bodies are not passed on', async (t) => {
+  const body = JSON.stringify({ message: 'at /srv/hub/app.py line 12 (db01.internal)' })
+  t.equal(hubMessage(400, body, []), 'at /srv/hub/app.py line 12 (db01.internal)')
+  t.equal(hubMessage(404, body, []), 'at /srv/hub/app.py line 12 (db01.internal)')
+  for (const status of [500, 502, 503, 504, 200, 302]) t.equal(hubMessage(status, body, []), undefined, String(status))
+  t.equal(hubMessage(400, 'not json', []), undefined)
+  t.equal(hubMessage(400, '{"message":""}', []), undefined)
+  t.equal(hubMessage(400, JSON.stringify({ message: 'y'.repeat(2000) }), [])?.length, MESSAGE_LIMIT)
+})
+
+test('a hub echoing the gateway\'s key and token in pieces and other cases: none of it reaches the caller', async (t) => {
+  const key = 'sk-live-7d1e0c9b2a4fQ8'
+  const token = 'tok-live-3c5e8a1f9d0bZZ'
+  // A small real hub that answers every call with an error echoing what it was sent.
+  const echoes: Array<(auth: string, apiKey: string) => { status: number, message: string }> = [
+    (auth) => ({ status: 401, message: `token ${auth.replace(/^Bearer /, '')} is expired` }),
+    (_auth, apiKey) => ({ status: 403, message: `key ${apiKey.toLowerCase()} is not allowed` }),
+    (auth) => ({ status: 400, message: `bad request: ${'.'.repeat(480)}${auth.toUpperCase()}` }),
+    (_auth, apiKey) => ({ status: 422, message: `key ${apiKey.slice(0, 12)}… refused` }),
+    () => ({ status: 500, message: 'Traceback at /srv/hub/app.py line 12 on db01.internal' })
+  ]
+  let next = 0
+  const hub = createServer((req, res) => {
+    const echo = echoes[next++ % echoes.length]!(String(req.headers.authorization), String(req.headers['customs-api-key']))
+    res.writeHead(echo.status, { 'content-type': 'application/json' }).end(JSON.stringify({ message: echo.message }))
+  })
+  await new Promise<void>(resolve => hub.listen(0, '127.0.0.1', resolve))
+  t.teardown(() => { hub.close() })
+  const url = `http://127.0.0.1:${(hub.address() as { port: number }).port}`
+  const { app, rawLogs } = await build(t, { env: { UPSTREAM_HUB_URL: url, UPSTREAM_BASE_URL: url, UPSTREAM_API_KEY: key, UPSTREAM_ACCESS_TOKEN: `Bearer ${token}` } })
+  const pieces = piecesOf([key, token])
+  const messages: Array<string | undefined> = []
+  for (let i = 0; i < echoes.length; i++) {
+    const res = await app.inject({ url: `/v1/customs/bc261/containers?blNo=BL${i}` })
+    t.ok(res.statusCode >= 400)
+    messages.push(res.json().upstreamMessage)
+    const seen = (res.body + JSON.stringify(res.headers)).toLowerCase()
+    t.notOk(pieces.some(piece => seen.includes(piece)), `answer ${i + 1} carries no piece of a secret: ${String(res.json().upstreamMessage)}`)
+  }
+  t.match(messages[0], /^token \[redacted\] is expired$/)
+  t.match(messages[1], /^key \[redacted\] is not allowed$/)
+  t.equal(messages[2]?.length, MESSAGE_LIMIT)
+  t.match(messages[3], /^key \[redacted\]… refused$/)
+  t.equal(messages[4], undefined, 'a 5xx message is not passed on')
+  const logs = rawLogs.join('\n').toLowerCase()
+  t.notOk(pieces.some(piece => logs.includes(piece)), 'nor does the log')
 })

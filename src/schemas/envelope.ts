@@ -6,7 +6,7 @@ export const ErrorEnvelopeSchema = Type.Object({
   error: Type.String({ description: 'HTTP reason phrase', examples: ['Bad Gateway'] }),
   message: Type.String({ description: 'A human sentence', examples: ['The customs hub did not answer'] }),
   requestId: Type.String({ description: 'Id of this request (also the `x-request-id` header)' }),
-  upstreamMessage: Type.Optional(Type.String({ description: 'The hub\'s own message, when it sent one' })),
+  upstreamMessage: Type.Optional(Type.String({ description: 'The hub\'s own message, when it answered a 4xx with one (at most 500 characters, the gateway\'s credentials scrubbed out)' })),
   details: Type.Optional(Type.Array(Type.Object({
     field: Type.String({ description: 'Where the problem is, e.g. `querystring.npwp`' }),
     rule: Type.String({ description: 'The rule the value breaks' })

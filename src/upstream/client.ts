@@ -9,6 +9,7 @@ import { ShapeError } from '../mapping/normalize.ts'
 import type { Transcoded } from '../mapping/transcode.ts'
 import { envelopeAround, FRESH_FRAME } from '../schemas/envelope.ts'
 import { extract } from './extract.ts'
+import { hubMessage } from './hub-message.ts'
 import { oneTurnEach } from './turns.ts'
 import { byteBudget } from './budget.ts'
 import { outcomeOf, retryAfterSeconds, statusFailure, transportFailure, type Outcome } from './failures.ts'
@@ -129,7 +130,8 @@ interface Chunks { chunks: Buffer[], size: number }
 /** Bodies up to this size are joined in one reused buffer (see contiguous); larger ones get their own. */
 const SCRATCH_KEEP_BYTES = 4 * 1024 * 1024
 
-const MESSAGE_LIMIT = 500
+/** Error bodies read for their message at most; a larger one loses its message. */
+const ERROR_BODY_LIMIT = 64 * 1024
 
 /** Answers from this size on are transcoded on a thread (transcode-pool.ts), or else read one per turn of the event loop (see oneTurnEach). */
 const LARGE_ANSWER_BYTES = 256 * 1024
@@ -191,20 +193,6 @@ export function createHubClient ({ config, credentials, userAgent, observe, onSl
     return headers
   }
 
-  /** The hub's own `message`, bounded, with our secrets scrubbed in case it echoes them. */
-  function messageOf (text: string, secrets: string[]): string | undefined {
-    let message: unknown
-    try {
-      message = (JSON.parse(text) as { message?: unknown } | null)?.message
-    } catch {
-      return undefined
-    }
-    if (typeof message !== 'string' || message === '') return undefined
-    let out = message.slice(0, MESSAGE_LIMIT)
-    for (const secret of secrets) if (secret !== '') out = out.replaceAll(secret, '[redacted]')
-    return out
-  }
-
   /** Stops reading a body we refuse; the connection is dropped rather than drained. */
   function discard (body: Body): void {
     body.on('error', () => {})
@@ -212,19 +200,19 @@ export function createHubClient ({ config, credentials, userAgent, observe, onSl
   }
 
   /** The body as it arrived, in chunks (see contiguous). */
-  async function readChunks (body: Body, declared: string | string[] | undefined): Promise<Chunks> {
-    if (typeof declared === 'string' && Number(declared) > maxBytes) {
+  async function readChunks (body: Body, declared: string | string[] | undefined, limit = maxBytes): Promise<Chunks> {
+    if (typeof declared === 'string' && Number(declared) > limit) {
       discard(body)
-      throw gatewayError('UPSTREAM_BAD_RESPONSE', { cause: new Error(`declared body of ${declared} bytes exceeds ${maxBytes}`) })
+      throw gatewayError('UPSTREAM_BAD_RESPONSE', { cause: new Error(`declared body of ${declared} bytes exceeds ${limit}`) })
     }
     const chunks: Buffer[] = []
     let size = 0
     try {
       for await (const chunk of body) {
         size += chunk.length
-        if (size > maxBytes) {
+        if (size > limit) {
           discard(body)
-          throw gatewayError('UPSTREAM_BAD_RESPONSE', { cause: new Error(`body exceeds ${maxBytes} bytes`) })
+          throw gatewayError('UPSTREAM_BAD_RESPONSE', { cause: new Error(`body exceeds ${limit} bytes`) })
         }
         chunks.push(chunk)
       }
@@ -256,13 +244,18 @@ export function createHubClient ({ config, credentials, userAgent, observe, onSl
     const { statusCode, headers, body } = response
     if (statusCode < 200 || statusCode >= 300) {
       let text = ''
-      try {
-        const { chunks, size } = await readChunks(body, headers['content-length'])
-        text = Buffer.concat(chunks, size).toString('utf8')
-      } catch {
-        // The status already decides; an unreadable error body only loses its message.
+      if (statusCode >= 400 && statusCode < 500) {
+        try {
+          const { chunks, size } = await readChunks(body, headers['content-length'], ERROR_BODY_LIMIT)
+          text = Buffer.concat(chunks, size).toString('utf8')
+        } catch {
+          // The status already decides; an unreadable error body only loses its message.
+        }
+      } else {
+        // Only a 4xx's message is passed on (hub-message.ts): read the rest past, keeping the connection.
+        await body.dump({ limit: ERROR_BODY_LIMIT }).catch(() => {})
       }
-      throw statusFailure(statusCode, messageOf(text, [config.UPSTREAM_API_KEY, authorization]), retryAfterSeconds(headers['retry-after']))
+      throw statusFailure(statusCode, hubMessage(statusCode, text, [config.UPSTREAM_API_KEY, authorization]), retryAfterSeconds(headers['retry-after']))
     }
     // A large body waits for room in the budget before it is read (backpressure to the hub, not memory).
     const declared = Number(headers['content-length'])
