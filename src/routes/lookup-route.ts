@@ -24,14 +24,15 @@ export function registerLookup (app: FastifyInstance, route: LookupRoute) {
   const inPath = new Set(route.pathParams ?? [])
   const isList = op.response.type !== 'record'
   const itemId = op.response.item.id
+  const placement = app.config.UPSTREAM_PARAM_PLACEMENT
   app.get(route.url, {
     schema: {
       tags: [route.tag],
       summary: route.summary,
       description: `${route.description}\n\n${upstreamDescription(op)}`,
       operationId: operationId(route.url),
-      ...(inPath.size > 0 ? { params: paramsObject(op.params.filter(p => inPath.has(p.name))) } : {}),
-      querystring: paramsObject(op.params.filter(p => !inPath.has(p.name))),
+      ...(inPath.size > 0 ? { params: paramsObject(op.params.filter(p => inPath.has(p.name)), placement) } : {}),
+      querystring: paramsObject(op.params.filter(p => !inPath.has(p.name)), placement),
       response: {
         200: isList ? lookupListEnvelope(itemId, `The ${itemId} items`) : lookupRecordEnvelope(itemId, `The ${itemId}`),
         ...errorResponses(UPSTREAM_STATUSES)

@@ -373,9 +373,7 @@ export function createHubClient ({ config, credentials, userAgent, observe, onSl
     }
   }
 
-  async function execute (op: ResolvedOperation, input: CallInput): Promise<CallResult> {
-    const { basePath } = upstreams[op.service]
-    const path = buildPath(op, input.params ?? {}, config.UPSTREAM_PARAM_PLACEMENT, basePath)
+  async function execute (op: ResolvedOperation, input: CallInput, path: string): Promise<CallResult> {
     // The deadline starts with the hub call: a cache hit sets no timer.
     const run = () => authorized(op, input, path, Date.now() + config.UPSTREAM_DEADLINE_MS, AbortSignal.timeout(config.UPSTREAM_DEADLINE_MS))
     if (op.method !== 'GET') {
@@ -403,9 +401,11 @@ export function createHubClient ({ config, credentials, userAgent, observe, onSl
     async call (input) {
       const op = operations.get(input.operation)
       if (op === undefined) throw new Error(`unknown operation ${input.operation}`)
+      // A value that cannot be placed is the caller's error, not a hub call that failed.
+      const path = buildPath(op, input.params ?? {}, config.UPSTREAM_PARAM_PLACEMENT, upstreams[op.service].basePath)
       const started = process.hrtime.bigint()
       try {
-        const result = await execute(op, input)
+        const result = await execute(op, input, path)
         if (input.request !== undefined) input.request.upstreamStatus = result.upstreamStatus
         observe?.(op.id, result.cache?.cached === true ? (result.cache.stale ? 'stale' : 'cached') : 'ok', Number(process.hrtime.bigint() - started) / 1e9)
         return result
