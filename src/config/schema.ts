@@ -57,6 +57,7 @@ export const ConfigSchema = Type.Object({
   UPSTREAM_LOGIN_EXPIRES_FIELD: Type.String({ minLength: 1, default: 'expires_in', description: 'Dotted path of the token lifetime in seconds in the login answer' }),
   UPSTREAM_LOGIN_TOKEN_SCHEME: Type.String({ pattern: '^[A-Za-z0-9-]*$', default: 'Bearer', description: 'Authorization scheme put before the token (login mode); empty: the token alone' }),
   UPSTREAM_LOGIN_RENEW_BEFORE_SECONDS: Type.Integer({ minimum: 0, default: 60, description: 'Renew the token this long before it expires' }),
+  UPSTREAM_LOGIN_MIN_INTERVAL_SECONDS: Type.Integer({ minimum: 0, maximum: 3600, default: 30, description: 'At most one login per this interval that is not due to the token\'s lifetime (forced by a hub 401, or after a failed login); callers in between get UPSTREAM_AUTH_FAILED at once, so that a hub answering 401 cannot make the gateway lock its own hub account' }),
   SHUTDOWN_GRACE_MS: Milliseconds('On SIGTERM, how long requests in flight may take before the process exits anyway', 10000),
   PRESSURE_MAX_EVENT_LOOP_DELAY_MS: Type.Integer({ minimum: 0, default: 1000, description: 'Event-loop delay above which requests get 503 OVERLOADED (0 disables)' }),
   PRESSURE_MAX_HEAP_USED_BYTES: Type.Integer({ minimum: 0, default: 0, description: 'Heap use above which requests get 503 OVERLOADED (0 disables)' }),
