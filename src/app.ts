@@ -5,6 +5,7 @@ import type { Ajv } from 'ajv'
 import fp from 'fastify-plugin'
 import type { Config } from './config/load.ts'
 import { isContainerNo, isNpwp } from './domain/identifiers.ts'
+import { serializeRequest } from './logging/request-serializer.ts'
 import audit from './plugins/audit.ts'
 import auth from './plugins/auth.ts'
 import bodyDepth from './plugins/body-depth.ts'
@@ -92,7 +93,7 @@ export function serverOptions (config: Config, logger: FastifyServerOptions['log
     return503OnClosing: false
   }
   if (logger === false || logger === true || logger === undefined || !('child' in (logger as object))) {
-    return { ...base, logger: logger === false ? false : { level: config.LOG_LEVEL, redact: redactPaths(config), ...(typeof logger === 'object' ? logger : {}) } }
+    return { ...base, logger: logger === false ? false : { level: config.LOG_LEVEL, redact: redactPaths(config), serializers: { req: serializeRequest }, ...(typeof logger === 'object' ? logger : {}) } }
   }
   return { ...base, loggerInstance: logger as FastifyServerOptions['loggerInstance'] }
 }

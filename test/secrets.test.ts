@@ -1,6 +1,7 @@
 import { createServer } from 'node:http'
 import fc from 'fast-check'
 import { test } from 'tap'
+import { redactQuery } from '../src/logging/request-serializer.ts'
 import { hubMessage, MESSAGE_LIMIT, scrubSecrets, SECRET_PIECE } from '../src/upstream/hub-message.ts'
 import { SANDBOX_FIXTURES as F } from '../src/sandbox/index.ts'
 import { build } from './helper.ts'
@@ -162,4 +163,37 @@ test('a hub echoing the gateway\'s key and token in pieces and other cases: none
   t.equal(messages[4], undefined, 'a 5xx message is not passed on')
   const logs = rawLogs.join('\n').toLowerCase()
   t.notOk(pieces.some(piece => logs.includes(piece)), 'nor does the log')
+})
+
+test('a key sent in the URL never reaches a log line; the route\'s own parameters stay readable', async (t) => {
+  const key = 'cgw_Qm9vZ2llV29vZ2llU2VjcmV0S2V5MDEyMzQ1Njc4OWFiY2Q'
+  for (const clients of [undefined, [{ name: 'yard-app', key: 'other-key', scopes: ['customs:read' as const] }]]) {
+    const { app, rawLogs } = await build(t, { ...(clients === undefined ? {} : { clients }), logLevel: 'trace' })
+    const urls = [
+      `/v1/customs/bc20/bills-of-lading?npwp=${F.taxpayer.npwp}&access_token=${key}`,
+      `/v1/customs/bc20/bills-of-lading?access_token=${key}&npwp=${F.taxpayer.npwp}`,
+      `/v1/customs/bc20/bills-of-lading?npwp=${key}`,
+      `/v1/customs/bc20/bills-of-lading?${key}`,
+      `/v1/customs/bc20/bills-of-lading?${encodeURIComponent(key)}=1`,
+      `/v1/events?access_token=${key}`,
+      `/health/ready?token=${key}`,
+      `/nowhere?access_token=${key}`,
+      `/v1/customs/bc20/bills-of-lading?npwp=${F.taxpayer.npwp}&k=%E0%A4%A${key}`
+    ]
+    for (const url of urls) await app.inject({ url })
+    const lines = rawLogs.filter(line => line.includes('"url"'))
+    t.ok(lines.length >= urls.length, `${lines.length} request lines`)
+    t.same(rawLogs.filter(line => line.includes(key.slice(4, 24))), [], `no log line carries the key (authentication ${clients === undefined ? 'off' : 'on'})`)
+    t.ok(lines.some(line => line.includes(`"url":"/v1/customs/bc20/bills-of-lading?npwp=${F.taxpayer.npwp}&access_token=[redacted]"`)), 'the route\'s parameter is kept, the unknown one redacted')
+  }
+})
+
+test('redactQuery keeps the values of the named parameters that fit their rule only', async (t) => {
+  const known = new Map([['npwp', { maxLength: 24 }], ['blNo', { pattern: '^[A-Za-z0-9][A-Za-z0-9./-]{0,34}$' }]])
+  t.equal(redactQuery('/a?npwp=1234567890123456789012345&blNo=A%20B', known), '/a?npwp=[redacted]&blNo=[redacted]', 'too long, or not its pattern')
+  t.equal(redactQuery('/a', known), '/a')
+  t.equal(redactQuery('/a?npwp=1&blNo=A%2FB&x=secret&&y', known), '/a?npwp=1&blNo=A%2FB&x=[redacted]&&y')
+  t.equal(redactQuery('/a?npwp', known), '/a?npwp', 'a known name without a value')
+  t.equal(redactQuery('/a?cgw_aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa=1', known), '/a?[redacted]=[redacted]', 'a long name may be a key')
+  t.equal(redactQuery('/a?%ZZ=1&np%77p=2', known), '/a?[redacted]=[redacted]&np%77p=2', 'names are compared decoded')
 })
