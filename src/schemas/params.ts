@@ -19,8 +19,9 @@ export const PARAM_RULES: Record<ParamKind | 'sp2Id', { rule: string, schema: TS
     pathSchema: Type.String({ pattern: '^[A-Za-z0-9][A-Za-z0-9.-]{0,34}$', description: 'Bill of lading number: 1-35 characters, letters, digits and `. -` (no `/`: the hub takes its parameters in the path)', examples: [EXAMPLES.blNo] })
   },
   blDate: {
-    rule: 'must be a real calendar date written YYYY-MM-DD',
-    schema: Type.String({ format: 'date', description: 'Bill of lading date, `YYYY-MM-DD` (sent to the hub as `YYYYMMDD`)', examples: [EXAMPLES.blDate] })
+    rule: 'must be a real calendar date written YYYY-MM-DD, in the years 1900 to 2100',
+    // The years bounded to a plausible range: `0000-01-01` is a calendar date too, but no BL's.
+    schema: Type.String({ format: 'date', pattern: '^(19[0-9]{2}|20[0-9]{2}|2100)-', description: 'Bill of lading date, `YYYY-MM-DD`, in the years 1900 to 2100 (sent to the hub as `YYYYMMDD`)', examples: [EXAMPLES.blDate] })
   },
   containerNo: {
     rule: 'must be an ISO 6346 container number: 4 letters, 7 digits, with a valid check digit',
