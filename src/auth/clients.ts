@@ -128,8 +128,18 @@ const MAX_KEY_LENGTH = 512
 const BEARER = /^Bearer +([\x21-\x7e]{1,512}) *$/i
 
 /**
+ * A real WebSocket upgrade, as Node's HTTP server takes one: `Upgrade:
+ * websocket` and `upgrade` among the `Connection` tokens. Without the second,
+ * Node serves the request as a plain GET.
+ */
+export function isWebSocketUpgrade (headers: IncomingHttpHeaders): boolean {
+  return headers.upgrade?.toLowerCase() === 'websocket' &&
+    (headers.connection ?? '').split(',').some(token => token.trim().toLowerCase() === 'upgrade')
+}
+
+/**
  * The client key a request presents: `Authorization: Bearer <key>`, or, on a
- * WebSocket upgrade only (browsers cannot set headers there),
+ * real WebSocket upgrade only (browsers cannot set headers there),
  * `Sec-WebSocket-Protocol: bearer, <key>`. Never the query string: URLs are
  * logged. Undefined when none is presented; '' when one is presented but
  * malformed (it then matches no client).
@@ -138,7 +148,7 @@ export function presentedKey (headers: IncomingHttpHeaders): string | undefined 
   const authorization = headers.authorization
   if (authorization !== undefined) return BEARER.exec(authorization)?.[1] ?? ''
   const protocols = headers['sec-websocket-protocol']
-  if (typeof protocols === 'string' && headers.upgrade?.toLowerCase() === 'websocket') {
+  if (typeof protocols === 'string' && isWebSocketUpgrade(headers)) {
     const offered = protocols.split(',').map(p => p.trim())
     const at = offered.indexOf('bearer')
     if (at === -1) return undefined
