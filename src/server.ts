@@ -2,6 +2,7 @@ import closeWithGrace from 'close-with-grace'
 import Fastify from 'fastify'
 import gateway, { serverOptions, type GatewayConfig } from './app.ts'
 import { ConfigError, isSandboxMode, loadConfig, loadEnvFile, type Config } from './config/load.ts'
+import { plainHttpWarnings } from './config/plain-http.ts'
 import { sandboxEnv } from './config/sandbox-env.ts'
 import { SANDBOX_PLATFORM_ID, startSandbox, type Sandbox } from './sandbox/index.ts'
 
@@ -53,6 +54,7 @@ if (isSandboxMode(config)) {
   // loadConfig has checked that these are set when an upstream is configured.
   gatewayConfig = config as GatewayConfig
 }
+for (const { setting, host, message } of plainHttpWarnings(gatewayConfig)) app.log.warn({ setting, host }, message)
 
 try {
   await app.register(gateway, { config: gatewayConfig, sandbox: sandbox !== undefined })
