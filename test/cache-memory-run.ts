@@ -1,0 +1,62 @@
+// Run by test/cache-memory.test.ts in a process of its own, with --expose-gc:
+// fills the gateway's lookup cache through the real gateway on the sandbox
+// with distinct lookups and prints what stayed in memory after a full GC.
+import { spawn } from 'node:child_process'
+import { createInterface } from 'node:readline'
+import { buildApp, type GatewayConfig } from '../src/app.ts'
+import { loadConfig } from '../src/config/load.ts'
+import { sandboxEnv } from '../src/config/sandbox-env.ts'
+
+const gc = (globalThis as { gc?: () => void }).gc
+if (gc === undefined) throw new Error('run with --expose-gc')
+
+/** Memory V8 can see: the heap and the ArrayBuffers outside it, after full collections. */
+function retained (): number {
+  for (let i = 0; i < 3; i++) gc!()
+  const { heapUsed, arrayBuffers } = process.memoryUsage()
+  return heapUsed + arrayBuffers
+}
+
+const [lookups = 200_000, maxBytes = 8 * 1024 * 1024, maxEntries = 100_000] = process.argv.slice(2).map(Number)
+// The sandbox in a process of its own: its memory is not the gateway's, and the run takes both cores.
+const sandbox = spawn(process.execPath, ['--import', 'tsx', 'src/sandbox/main.ts'], { env: { PATH: process.env.PATH ?? '', SANDBOX_PORT: '0' }, stdio: ['ignore', 'pipe', 'inherit'] })
+const line = await createInterface({ input: sandbox.stdout })[Symbol.asyncIterator]().next()
+const url = /listening on (http:\/\/\S+)/.exec(String(line.value))?.[1]
+if (url === undefined) throw new Error(`sandbox did not start: ${String(line.value)}`)
+let errors = 0
+const config = loadConfig({
+  ...sandboxEnv(url),
+  CACHE_TTL_SECONDS: '600',
+  CACHE_STALE_IF_ERROR_SECONDS: '0',
+  CACHE_MAX_BYTES: String(maxBytes),
+  CACHE_MAX_ENTRIES: String(maxEntries),
+  RATE_LIMIT_MAX: '1000000',
+  PRESSURE_MAX_EVENT_LOOP_DELAY_MS: '0',
+  // The warm-up's lookups are not cached, so that the baseline holds no entries.
+  UPSTREAM_OPERATIONS: JSON.stringify({ noblbc16: { cacheTtlSeconds: 0 } })
+}) as GatewayConfig
+const app = await buildApp({ config, sandbox: true }, { level: 'warn', stream: { write: (text: string) => { if (/"level":(50|60)/.test(text)) errors++ } } })
+
+async function run (count: number, url: (i: number) => string): Promise<void> {
+  let next = 0
+  // 32 at a time: the gateway's and the sandbox's sockets stay few, and the run short.
+  await Promise.all(Array.from({ length: 32 }, async () => {
+    while (next < count) {
+      const res = await app.inject({ url: url(next++) })
+      if (res.statusCode !== 200) throw new Error(`answered ${res.statusCode}: ${res.body}`)
+    }
+  }))
+}
+
+// The sandbox answers unknown NPWPs with an empty list, at once.
+const npwp = (base: number, i: number) => String(base + i).padStart(15, '0')
+await run(3000, i => `/v1/customs/bc16/bills-of-lading?npwp=${npwp(300_000_000_000_000, i)}`)
+const before = retained()
+const started = Date.now()
+await run(lookups, i => `/v1/customs/bc20/bills-of-lading?npwp=${npwp(100_000_000_000_000, i)}`)
+const seconds = (Date.now() - started) / 1000
+const after = retained()
+const usage = app.hub.cacheUsage()
+await app.close()
+sandbox.kill()
+process.stdout.write(JSON.stringify({ lookups, seconds, maxBytes, maxEntries, retainedBytes: after - before, ...usage, errors }) + '\n')

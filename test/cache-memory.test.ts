@@ -1,0 +1,29 @@
+import { spawn } from 'node:child_process'
+import { once } from 'node:events'
+import { test } from 'tap'
+
+/**
+ * The cache's budget is its memory: 200,000 distinct lookups through the
+ * real gateway on the sandbox (each an empty list, the cheapest answer, so
+ * the most entries a budget holds), then a full GC: what stays in the heap
+ * and in ArrayBuffers is within CACHE_MAX_BYTES plus a small fixed overhead.
+ * In a process of its own, for --expose-gc and an exact baseline.
+ */
+const LOOKUPS = 200_000
+const BUDGET = 8 * 1024 * 1024
+/** What the gateway may keep beyond its cache's budget after all that: the Map's table, pools, JIT code. */
+const FIXED = 2 * 1024 * 1024
+
+test(`${LOOKUPS} distinct lookups: the memory retained after a full GC stays within CACHE_MAX_BYTES plus a fixed overhead`, async (t) => {
+  const child = spawn(process.execPath, ['--expose-gc', '--import', 'tsx', 'test/cache-memory-run.ts', String(LOOKUPS), String(BUDGET)], { stdio: ['ignore', 'pipe', 'inherit'] })
+  let out = ''
+  child.stdout.on('data', (chunk: Buffer) => { out += chunk.toString() })
+  const [code] = await once(child, 'exit') as [number]
+  t.equal(code, 0, 'the run finished')
+  const result = JSON.parse(out) as { seconds: number, retainedBytes: number, entries: number, bytes: number, errors: number }
+  t.comment(`${LOOKUPS} lookups in ${result.seconds} s; ${result.entries} entries charged ${result.bytes} bytes; ${result.retainedBytes} bytes retained`)
+  t.ok(result.retainedBytes <= BUDGET + FIXED, `retained ${(result.retainedBytes / 2 ** 20).toFixed(1)} MiB, within the ${BUDGET / 2 ** 20} MiB budget + ${FIXED / 2 ** 20} MiB`)
+  t.ok(result.bytes <= BUDGET, 'the charged bytes within the budget')
+  t.ok(result.entries > 1000, `the cache was in use (${result.entries} entries)`)
+  t.equal(result.errors, 0, 'no error logged')
+})
