@@ -269,6 +269,8 @@ function gatewayEnv (port: number, upstreamUrl: string, options: BenchOptions, c
     PLATFORM_ID: SANDBOX_PLATFORM_ID,
     UPSTREAM_MAX_CONNECTIONS: String(options.upstreamConnections),
     CACHE_TTL_SECONDS: String(cacheTtl),
+    // One client drives every connection: the bound per client on hub calls in flight would refuse most.
+    UPSTREAM_MAX_CALLS_PER_CLIENT: '0',
     ...options.gatewayEnv
   })
 }

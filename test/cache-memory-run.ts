@@ -19,7 +19,12 @@ function retained (): number {
 
 const [lookups = 200_000, maxBytes = 8 * 1024 * 1024, maxEntries = 100_000] = process.argv.slice(2).map(Number)
 // The sandbox in a process of its own: its memory is not the gateway's, and the run takes both cores.
-const sandbox = spawn(process.execPath, ['--import', 'tsx', 'src/sandbox/main.ts'], { env: { PATH: process.env.PATH ?? '', SANDBOX_PORT: '0' }, stdio: ['ignore', 'pipe', 'inherit'] })
+const sandbox = spawn(process.execPath, ['--import', 'tsx', 'src/sandbox/main.ts'], { env: { PATH: process.env.PATH ?? '', SANDBOX_PORT: '0' }, stdio: ['ignore', 'pipe', 'pipe'] })
+// Piped, not inherited: a sandbox left behind must not hold the test runner's output open.
+sandbox.stderr.pipe(process.stderr)
+// The sandbox goes with this process, however it ends (a test runner stops it with SIGTERM).
+process.on('exit', () => { sandbox.kill() })
+for (const signal of ['SIGTERM', 'SIGINT'] as const) process.once(signal, () => process.exit(1))
 const line = await createInterface({ input: sandbox.stdout })[Symbol.asyncIterator]().next()
 const url = /listening on (http:\/\/\S+)/.exec(String(line.value))?.[1]
 if (url === undefined) throw new Error(`sandbox did not start: ${String(line.value)}`)
@@ -31,6 +36,8 @@ const config = loadConfig({
   CACHE_MAX_BYTES: String(maxBytes),
   CACHE_MAX_ENTRIES: String(maxEntries),
   RATE_LIMIT_MAX: '1000000',
+  // One caller (without authentication, one address) makes 32 hub calls at a time here.
+  UPSTREAM_MAX_CALLS_PER_CLIENT: '0',
   PRESSURE_MAX_EVENT_LOOP_DELAY_MS: '0',
   // The warm-up's lookups are not cached, so that the baseline holds no entries.
   UPSTREAM_OPERATIONS: JSON.stringify({ noblbc16: { cacheTtlSeconds: 0 } })

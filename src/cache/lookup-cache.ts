@@ -55,8 +55,12 @@ export interface LookupCacheOptions {
 
 export interface LookupCache<T> {
   load (key: string, options: LoadOptions, loader: () => Promise<{ value: T, bytes: number }>): Promise<Lookup<T>>
-  /** Whether a lookup would be answered from a fresh entry, without a hub call. */
-  hasFresh (key: string): boolean
+  /**
+   * Whether a lookup would start a hub call of its own: not when a fresh
+   * entry answers it, a remembered failure does, or it would join a call in
+   * flight.
+   */
+  wouldCall (key: string, refresh: boolean): boolean
   readonly size: number
   readonly bytes: number
   /** Failures remembered (see LookupCacheOptions.failureMs). */
@@ -198,9 +202,13 @@ export function createLookupCache<T> (options: LookupCacheOptions): LookupCache<
         throw error
       }
     },
-    hasFresh (key) {
+    wouldCall (key, refresh) {
+      const now = Date.now()
       const entry = entries.get(key)
-      return entry !== undefined && Date.now() < entry.expiresAt
+      if (!refresh && entry !== undefined && now < entry.expiresAt) return false
+      const failed = failures.get(key)
+      if (failed !== undefined && now < failed.until) return false
+      return !(refresh ? inflightFresh : inflight).has(key)
     },
     get size () { return entries.size },
     get bytes () { return bytes },

@@ -21,8 +21,12 @@ import { createTranscodePool, threadSetup, transcodeThreads } from './transcode-
 
 export interface CallInput {
   operation: OperationId
-  /** The caller's request: the hub's status is noted on it; forward mode reads its token. */
-  request?: Caller & { upstreamStatus?: number }
+  /**
+   * The caller's request: the hub's status is noted on it; forward mode reads
+   * its token; its client (or, without authentication, its address) is who
+   * the bound on hub calls in flight counts.
+   */
+  request?: Caller & { upstreamStatus?: number, client?: { name: string } | null, ip?: string }
   /** Validated gateway parameter values, by gateway name. */
   params?: Readonly<Record<string, string>>
   /** JSON body for POST operations, already in the hub's field names. */
@@ -138,11 +142,18 @@ function isHubTrouble (error: unknown): boolean {
   return code === 'UPSTREAM_UNAVAILABLE' || code === 'UPSTREAM_TIMEOUT' || code === 'UPSTREAM_BAD_RESPONSE'
 }
 
+/** One circuit: an operation of one upstream (`hub` is {hub_url}, `base` is {base_url}). */
+export interface Circuit {
+  upstream: 'hub' | 'base'
+  operation: OperationId
+  state: BreakerState
+}
+
 export interface HubClient {
   operations: OperationMap
   call (input: CallInput): Promise<CallResult>
-  /** Circuit state per upstream address name. */
-  breakers (): Record<'hub' | 'base', BreakerState>
+  /** The state of every circuit: one per upstream and operation (a gauge can read them). */
+  circuits (): Circuit[]
   /** What the lookup cache holds: entries, the bytes charged for them, failures remembered. */
   cacheUsage (): { entries: number, bytes: number, failures: number }
   close (): Promise<void>
@@ -158,7 +169,7 @@ export interface HubClientOptions {
   onSlowPath?: (operation: OperationId) => void
 }
 
-interface Upstream { pool: Pool, basePath: string, breaker: Breaker }
+interface Upstream { pool: Pool, basePath: string }
 
 type Body = Dispatcher.ResponseData['body']
 interface Chunks { chunks: Buffer[], size: number }
@@ -175,7 +186,8 @@ const LARGE_ANSWER_BYTES = 256 * 1024
 export function createHubClient ({ config, credentials, userAgent, observe, onSlowPath }: HubClientOptions): HubClient {
   const operations = resolveOperations(config)
   const pools = new Map<string, Pool>()
-  const breakers = new Map<string, Breaker>()
+  // Hub calls in flight per caller (UPSTREAM_MAX_CALLS_PER_CLIENT).
+  const inFlight = new Map<string, number>()
   const cache = createLookupCache<Fetched>({
     maxBytes: config.CACHE_MAX_BYTES,
     maxEntries: config.CACHE_MAX_ENTRIES,
@@ -187,6 +199,14 @@ export function createHubClient ({ config, credentials, userAgent, observe, onSl
     hub: upstreamFor(config.UPSTREAM_HUB_URL),
     base: upstreamFor(config.UPSTREAM_BASE_URL)
   }
+  // One circuit per upstream address and operation: a lookup the hub keeps failing
+  // opens its own circuit, not the writes' (nor the other lookups').
+  const breakers = new Map<OperationId, Breaker>([...operations.values()].map(op => [op.id, createBreaker(`${op.service} ${op.id}`, {
+    errorThresholdPercentage: config.BREAKER_ERROR_PERCENTAGE,
+    volumeThreshold: config.BREAKER_VOLUME_THRESHOLD,
+    rollingCountTimeout: config.BREAKER_WINDOW_MS,
+    resetTimeout: config.BREAKER_RESET_MS
+  })]))
   const largeAnswers = oneTurnEach()
   const largeBodies = config.UPSTREAM_BODY_BUDGET_BYTES > 0 ? byteBudget(config.UPSTREAM_BODY_BUDGET_BYTES) : undefined
   const keyHeader = config.UPSTREAM_API_KEY_HEADER.toLowerCase()
@@ -211,17 +231,7 @@ export function createHubClient ({ config, credentials, userAgent, observe, onSl
       })
       pools.set(url.origin, pool)
     }
-    let breaker = breakers.get(url.origin)
-    if (breaker === undefined) {
-      breaker = createBreaker(url.origin, {
-        errorThresholdPercentage: config.BREAKER_ERROR_PERCENTAGE,
-        volumeThreshold: config.BREAKER_VOLUME_THRESHOLD,
-        rollingCountTimeout: config.BREAKER_WINDOW_MS,
-        resetTimeout: config.BREAKER_RESET_MS
-      })
-      breakers.set(url.origin, breaker)
-    }
-    return { pool, basePath: url.pathname.replace(/\/+$/, ''), breaker }
+    return { pool, basePath: url.pathname.replace(/\/+$/, '') }
   }
 
   function headersFor (op: ResolvedOperation, requestId: string, hasBody: boolean, authorization: string): Record<string, string> {
@@ -385,12 +395,19 @@ export function createHubClient ({ config, credentials, userAgent, observe, onSl
     return { json, count, upstreamStatus: statusCode, body, cached: false }
   }
 
-  /** Attempts through the circuit breaker; GET lookups retry by the policy, within the deadline. */
+  /**
+   * One call through its circuit breaker: the breaker judges the whole call,
+   * so a call retried three times counts once. GET lookups retry by the
+   * policy, within the deadline.
+   */
   async function attempt (op: ResolvedOperation, input: CallInput, path: string, authorization: string, deadline: number, signal: AbortSignal): Promise<Fetched> {
-    const { breaker } = upstreams[op.service]
+    return breakers.get(op.id)!.run(() => retried(op, input, path, authorization, deadline, signal))
+  }
+
+  async function retried (op: ResolvedOperation, input: CallInput, path: string, authorization: string, deadline: number, signal: AbortSignal): Promise<Fetched> {
     for (let n = 0; ; n++) {
       try {
-        return await breaker.run(() => send(op, input, path, authorization, signal))
+        return await send(op, input, path, authorization, signal)
       } catch (error) {
         if (op.method !== 'GET' || n >= policy.retries || !isRetryable(error)) throw error
         const delay = retryDelay(policy, n, error)
@@ -414,14 +431,48 @@ export function createHubClient ({ config, credentials, userAgent, observe, onSl
     }
   }
 
+  /** The cache key of a lookup: whose data it is, so forwarded tokens never share answers, and the hub address. */
+  function cacheKey (input: CallInput, path: string): string {
+    return `${credentials.identity(input.request)} ${path}`
+  }
+
+  /**
+   * A place among the caller's hub calls in flight, or RATE_LIMITED when it
+   * has UPSTREAM_MAX_CALLS_PER_CLIENT of them already: one caller cannot
+   * take every connection to the hub. A lookup that starts no hub call (the
+   * cache answers it, or it joins one in flight) needs none. Returns the
+   * release.
+   */
+  function admit (op: ResolvedOperation, input: CallInput, path: string): () => void {
+    const limit = config.UPSTREAM_MAX_CALLS_PER_CLIENT
+    const request = input.request
+    const caller = request?.client?.name ?? request?.ip
+    if (limit === 0 || caller === undefined) return () => {}
+    if (op.method === 'GET' && !cache.wouldCall(cacheKey(input, path), input.fresh === true)) return () => {}
+    const who = request?.client != null ? `client ${caller}` : `address ${caller}`
+    const count = inFlight.get(who) ?? 0
+    if (count >= limit) {
+      input.log.info({ operation: op.id, inFlight: count }, 'caller has too many hub calls in flight')
+      throw gatewayError('RATE_LIMITED', { retryAfter: '1' })
+    }
+    inFlight.set(who, count + 1)
+    let released = false
+    return () => {
+      if (released) return
+      released = true
+      const left = (inFlight.get(who) ?? 1) - 1
+      if (left === 0) inFlight.delete(who)
+      else inFlight.set(who, left)
+    }
+  }
+
   async function execute (op: ResolvedOperation, input: CallInput, path: string): Promise<CallResult> {
     // The deadline starts with the hub call: a cache hit sets no timer.
     const run = () => authorized(op, input, path, Date.now() + config.UPSTREAM_DEADLINE_MS, AbortSignal.timeout(config.UPSTREAM_DEADLINE_MS))
     if (op.method !== 'GET') {
       return resultOf(await run())
     }
-    // The key holds whose data it is, so forwarded tokens never share answers.
-    const key = `${credentials.identity(input.request)} ${path}`
+    const key = cacheKey(input, path)
     const ttlMs = op.cacheTtlSeconds * 1000
     const staleMs = config.CACHE_STALE_IF_ERROR_SECONDS * 1000
     const lookup = await cache.load(key, {
@@ -447,6 +498,7 @@ export function createHubClient ({ config, credentials, userAgent, observe, onSl
       if (op === undefined) throw new Error(`unknown operation ${input.operation}`)
       // A value that cannot be placed is the caller's error, not a hub call that failed.
       const path = buildPath(op, input.params ?? {}, config.UPSTREAM_PARAM_PLACEMENT, upstreams[op.service].basePath)
+      const release = admit(op, input, path)
       const started = process.hrtime.bigint()
       try {
         const result = await execute(op, input, path)
@@ -460,10 +512,12 @@ export function createHubClient ({ config, credentials, userAgent, observe, onSl
         observe?.(op.id, outcome, Number(process.hrtime.bigint() - started) / 1e9)
         input.log.warn({ operation: op.id, outcome, err: (error as { cause?: unknown }).cause ?? error }, 'upstream call failed')
         throw error
+      } finally {
+        release()
       }
     },
-    breakers () {
-      return { hub: upstreams.hub.breaker.state, base: upstreams.base.breaker.state }
+    circuits () {
+      return [...breakers].map(([operation, breaker]) => ({ upstream: operations.get(operation)!.service, operation, state: breaker.state }))
     },
     cacheUsage () {
       return { entries: cache.size, bytes: cache.bytes, failures: cache.failures }
