@@ -124,7 +124,7 @@ async function gateway (app: FastifyInstance, { config, sandbox }: AppOptions) {
   await app.register(audit)
   await app.register(metrics)
   await app.register(openapi, { version: VERSION })
-  await app.register(events)
+  await app.register(events, { config })
   await app.register(hub, { config, version: VERSION })
 
   await app.register(healthRoutes, { sandbox })

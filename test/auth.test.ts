@@ -22,8 +22,9 @@ function contractScope (method: string, path: string): Scope | null {
 }
 
 /** For every scope, a client holding only it and one holding every other scope. */
+// The events:read-only client sees every client's events (`"events": "all"`), as a monitoring app would.
 const CLIENTS: TestClient[] = SCOPES.flatMap(scope => [
-  { name: `only-${scope.replace(':', '-')}`, key: `key-only-${scope.replace(':', '-')}`, scopes: [scope] },
+  { name: `only-${scope.replace(':', '-')}`, key: `key-only-${scope.replace(':', '-')}`, scopes: [scope], ...(scope === 'events:read' ? { events: 'all' as const } : {}) },
   { name: `all-but-${scope.replace(':', '-')}`, key: `key-all-but-${scope.replace(':', '-')}`, scopes: SCOPES.filter(s => s !== scope) }
 ])
 const only = (scope: Scope) => `Bearer key-only-${scope.replace(':', '-')}`
@@ -153,7 +154,7 @@ test('request.client names the caller and its scopes; null for an unknown key', 
   await app.inject({ url: '/health/live', headers: { authorization: only('sp2:read') } })
   await app.inject({ url: '/health/live', headers: { authorization: 'Bearer nobody' } })
   await app.inject({ url: '/health/live' })
-  t.same(seen, [{ name: 'only-sp2-read', scopes: ['sp2:read'], rateLimit: {} }, null, null])
+  t.same(seen, [{ name: 'only-sp2-read', scopes: ['sp2:read'], events: 'own', rateLimit: {} }, null, null])
 })
 
 function configFor (env: Record<string, string> = {}): GatewayConfig {

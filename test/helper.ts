@@ -52,6 +52,7 @@ export interface TestClient {
   key: string
   scopes: Scope[]
   rateLimit?: { max?: number, timeWindow?: string }
+  events?: 'own' | 'all'
 }
 
 /** A temporary file holding this text, removed in teardown (a CLIENTS_FILE as written by hand). */
@@ -65,8 +66,8 @@ export function writeTempFile (t: TestLike, text: string): string {
 
 /** A temporary CLIENTS_FILE holding these clients, by key hash. */
 export function writeClientsFile (t: TestLike, clients: readonly TestClient[]): string {
-  return writeTempFile(t, JSON.stringify(clients.map(({ name, key, scopes, rateLimit }) =>
-    ({ name, keySha256: hashClientKey(key), scopes, ...(rateLimit === undefined ? {} : { rateLimit }) }))))
+  return writeTempFile(t, JSON.stringify(clients.map(({ name, key, scopes, rateLimit, events }) =>
+    ({ name, keySha256: hashClientKey(key), scopes, ...(rateLimit === undefined ? {} : { rateLimit }), ...(events === undefined ? {} : { events }) }))))
 }
 
 /**

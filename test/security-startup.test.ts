@@ -81,7 +81,7 @@ test('on the sandbox with a CLIENTS_FILE made by the key command, keys are requi
 })
 
 test('the key command refuses bad arguments', async (t) => {
-  for (const args of [['--name', 'yard-app'], ['--name', 'bad name', '--scopes', 'customs:read'], ['--name', 'x', '--scopes', 'customs:write'], ['--name', 'x', '--scopes', 'customs:read', '--window', 'soon'], ['--nope']]) {
+  for (const args of [['--name', 'yard-app'], ['--name', 'bad name', '--scopes', 'customs:read'], ['--name', 'x', '--scopes', 'customs:write'], ['--name', 'x', '--scopes', 'customs:read', '--window', 'soon'], ['--name', 'x', '--scopes', 'events:read', '--events', 'everyone'], ['--nope']]) {
     const { code, stderr, stdout } = await output(run(['scripts/client-key.ts', ...args], {}))
     t.equal(code, 1, args.join(' '))
     t.match(stderr, /usage: npm run client-key/)
@@ -105,4 +105,12 @@ test('a hub over plain http:// to another machine is a warning at start-up; loop
   t.same(hubs('http://hub.example.go.id', 'https://base.example.go.id'), ['UPSTREAM_HUB_URL'])
   t.same(hubs('http://192.168.1.10', 'http://localhost.example.com'), ['UPSTREAM_HUB_URL', 'UPSTREAM_BASE_URL'], 'a name that only starts like localhost is not loopback')
   t.same(plainHttpWarnings(loadConfig({ UPSTREAM_HUB_URL: 'https://h', UPSTREAM_BASE_URL: 'https://b', UPSTREAM_API_KEY: 'k', PLATFORM_ID: 'p', UPSTREAM_CREDENTIALS: 'login', UPSTREAM_LOGIN_URL: 'http://login.example/auth', UPSTREAM_LOGIN_BODY: '{}' })).map(w => w.setting), ['UPSTREAM_LOGIN_URL'])
+})
+
+test('the key command writes an entry allowed to see every booked event', async (t) => {
+  const made = await output(run(['scripts/client-key.ts', '--name', 'ops-monitor', '--scopes', 'events:read', '--events', 'all'], {}))
+  t.equal(made.code, 0, made.stderr)
+  const entry = JSON.parse(/^ {2}(\{.*\})$/m.exec(made.stdout)?.[1] ?? '{}') as Record<string, unknown>
+  t.match(entry, { name: 'ops-monitor', scopes: ['events:read'], events: 'all' })
+  t.same(clientsFileProblems([entry]), [])
 })

@@ -12,6 +12,7 @@ export const ClientEntrySchema = Type.Object({
   name: Type.String({ pattern: '^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$', description: 'Who the client is, as audit lines and rate limits name it: 1-64 of letters, digits and `. _ -`' }),
   keySha256: Type.String({ pattern: '^[0-9a-fA-F]{64}$', description: 'Hex SHA-256 of the client key (`npm run client-key` prints it); the key itself is never stored' }),
   scopes: Type.Array(Type.Enum(SCOPES), { uniqueItems: true, description: 'What the client may call' }),
+  events: Type.Optional(Type.Enum(['own', 'all'], { description: 'Which booked events the client\'s WebSockets receive: `own` (default) those of the writes it made itself, `all` every client\'s' })),
   rateLimit: Type.Optional(Type.Object({
     max: Type.Optional(Type.Integer({ minimum: 1, maximum: 1_000_000, description: 'Requests per window (default RATE_LIMIT_MAX)' })),
     timeWindow: Type.Optional(Type.String({ pattern: DURATION_PATTERN, description: 'The window, e.g. `1 minute` (default RATE_LIMIT_WINDOW)' }))
@@ -24,6 +25,8 @@ export type ClientEntry = Static<typeof ClientEntrySchema>
 export interface AuthenticatedClient {
   readonly name: string
   readonly scopes: readonly Scope[]
+  /** Which booked events its WebSockets receive (plugins/events.ts). */
+  readonly events: 'own' | 'all'
   readonly rateLimit: { readonly max?: number, readonly timeWindowMs?: number }
 }
 
@@ -104,6 +107,7 @@ export function createClientRegistry (entries: readonly ClientEntry[]): ClientRe
     client: Object.freeze({
       name: entry.name,
       scopes: Object.freeze([...entry.scopes]),
+      events: entry.events ?? 'own',
       rateLimit: Object.freeze({
         ...(entry.rateLimit?.max === undefined ? {} : { max: entry.rateLimit.max }),
         ...(entry.rateLimit?.timeWindow === undefined ? {} : { timeWindowMs: parseDuration(entry.rateLimit.timeWindow) })

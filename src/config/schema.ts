@@ -73,6 +73,10 @@ export const ConfigSchema = Type.Object({
   RATE_LIMIT_WINDOW: Type.String({ pattern: DURATION_PATTERN, default: '1 minute', description: 'Rate limit window, e.g. 1 minute, 30 s, 1 hour' }),
   IDEMPOTENCY_TTL_SECONDS: Type.Integer({ minimum: 1, maximum: 7 * 86400, default: 86400, description: 'How long a write answered under an Idempotency-Key is replayed' }),
   IDEMPOTENCY_MAX_ENTRIES: Type.Integer({ minimum: 1, maximum: 1_000_000, default: 10000, description: 'Idempotency keys remembered at most; the oldest are forgotten first' }),
+  EVENTS_MAX_CONNECTIONS: Type.Integer({ minimum: 1, maximum: 1_000_000, default: 1000, description: 'WebSockets on GET /v1/events at most, in all; more are refused with 503 OVERLOADED before the upgrade' }),
+  EVENTS_MAX_PER_CLIENT: Type.Integer({ minimum: 1, maximum: 100_000, default: 8, description: 'WebSockets on GET /v1/events one client (one address without authentication) may hold; more are refused with 429 RATE_LIMITED before the upgrade' }),
+  EVENTS_PING_INTERVAL_MS: Milliseconds('How often each WebSocket is pinged; one that has not answered the previous ping is ended', 30000),
+  EVENTS_MAX_BUFFERED_BYTES: Type.Integer({ minimum: 1024, default: 1024 * 1024, description: 'Bytes of events that may wait for a WebSocket that does not read them; past this it is closed with 1008' }),
   CORS_ORIGINS: Type.Optional(Type.String({ pattern: '^https?://[A-Za-z0-9.-]+(:[0-9]{1,5})?( *, *https?://[A-Za-z0-9.-]+(:[0-9]{1,5})?)*$', description: 'Comma-separated origins allowed to call from a browser; unset: no CORS headers' }))
 }, { additionalProperties: false })
 

@@ -59,7 +59,7 @@ export default async function bookingRoutes (fastify: FastifyInstance) {
       tags: ['bookings'],
       summary: 'Send a booked notification',
       operationId: 'postBookingBooked',
-      description: 'Tells the hub a booking request is booked. On success every client connected to `GET /v1/events` receives the notification.\n\n' + upstreamDescription(operation('DetilBooking/isBooked')),
+      description: 'Tells the hub a booking request is booked. On success the notification goes to `GET /v1/events`: to this client\'s own sockets, and to those of clients allowed to see every event.\n\n' + upstreamDescription(operation('DetilBooking/isBooked')),
       params: bookingParams,
       body: BookedBodySchema,
       response: { 200: recordEnvelope('HubAcknowledgement', 'The hub\'s acknowledgement'), ...WRITE_ERRORS }
@@ -79,6 +79,7 @@ export default async function bookingRoutes (fastify: FastifyInstance) {
       type: 'booking.booked',
       occurredAt: new Date().toISOString(),
       requestId: request.id,
+      client: request.client?.name ?? null,
       data: { bookingRequestId, booked, note }
     })
     reply.header('cache-control', 'no-store')
