@@ -1,42 +1,16 @@
 // Run by test/cache-memory.test.ts in a process of its own, with --expose-gc:
 // fills the gateway's lookup cache through the real gateway on the sandbox
 // with distinct lookups and prints what stayed in memory after a full GC.
-import { spawn } from 'node:child_process'
-import { createInterface } from 'node:readline'
 import { buildApp, type GatewayConfig } from '../src/app.ts'
 import { loadConfig } from '../src/config/load.ts'
 import { sandboxEnv } from '../src/config/sandbox-env.ts'
-
-const gc = (globalThis as { gc?: () => void }).gc
-if (gc === undefined) throw new Error('run with --expose-gc')
-
-/**
- * Memory V8 can see: the heap and the ArrayBuffers outside it, after full
- * collections. First a pause: undici's coarse timers hold each finished
- * request for up to a second (measured: 13 KB a request right after a burst,
- * nothing 500 ms later), which is not what is measured here.
- */
-async function retained (): Promise<number> {
-  await new Promise(resolve => setTimeout(resolve, 1500))
-  for (let i = 0; i < 3; i++) gc!()
-  const { heapUsed, arrayBuffers } = process.memoryUsage()
-  return heapUsed + arrayBuffers
-}
+import { measureMemory, startSandboxProcess } from './memory-runs.ts'
 
 const [lookups = 200_000, maxBytes = 8 * 1024 * 1024, maxEntries = 100_000] = process.argv.slice(2).map(Number)
-// The sandbox in a process of its own: its memory is not the gateway's, and the run takes both cores.
-const sandbox = spawn(process.execPath, ['--import', 'tsx', 'src/sandbox/main.ts'], { env: { PATH: process.env.PATH ?? '', SANDBOX_PORT: '0' }, stdio: ['ignore', 'pipe', 'pipe'] })
-// Piped, not inherited: a sandbox left behind must not hold the test runner's output open.
-sandbox.stderr.pipe(process.stderr)
-// The sandbox goes with this process, however it ends (a test runner stops it with SIGTERM).
-process.on('exit', () => { sandbox.kill() })
-for (const signal of ['SIGTERM', 'SIGINT'] as const) process.once(signal, () => process.exit(1))
-const line = await createInterface({ input: sandbox.stdout })[Symbol.asyncIterator]().next()
-const url = /listening on (http:\/\/\S+)/.exec(String(line.value))?.[1]
-if (url === undefined) throw new Error(`sandbox did not start: ${String(line.value)}`)
+const sandbox = await startSandboxProcess()
 let errors = 0
 const config = loadConfig({
-  ...sandboxEnv(url),
+  ...sandboxEnv(sandbox.url),
   CACHE_TTL_SECONDS: '600',
   CACHE_STALE_IF_ERROR_SECONDS: '0',
   CACHE_MAX_BYTES: String(maxBytes),
@@ -64,12 +38,12 @@ async function run (count: number, url: (i: number) => string): Promise<void> {
 // The sandbox answers unknown NPWPs with an empty list, at once.
 const npwp = (base: number, i: number) => String(base + i).padStart(15, '0')
 await run(3000, i => `/v1/customs/bc16/bills-of-lading?npwp=${npwp(300_000_000_000_000, i)}`)
-const before = await retained()
+const before = (await measureMemory()).heap
 const started = Date.now()
 await run(lookups, i => `/v1/customs/bc20/bills-of-lading?npwp=${npwp(100_000_000_000_000, i)}`)
 const seconds = (Date.now() - started) / 1000
-const after = await retained()
+const after = (await measureMemory()).heap
 const usage = app.hub.cacheUsage()
 await app.close()
-sandbox.kill()
+sandbox.stop()
 process.stdout.write(JSON.stringify({ lookups, seconds, maxBytes, maxEntries, retainedBytes: after - before, ...usage, errors }) + '\n')

@@ -1,6 +1,5 @@
-import { spawn } from 'node:child_process'
-import { once } from 'node:events'
 import tap, { test } from 'tap'
+import { runMemoryRun } from './memory-runs.ts'
 
 /**
  * The cache's budget is its memory: 200,000 distinct lookups through the
@@ -18,16 +17,8 @@ const FIXED = 2 * 1024 * 1024
 tap.setTimeout(300_000)
 
 test(`${LOOKUPS} distinct lookups: the memory retained after a full GC stays within CACHE_MAX_BYTES plus a fixed overhead`, async (t) => {
-  const child = spawn(process.execPath, ['--expose-gc', '--import', 'tsx', 'test/cache-memory-run.ts', String(LOOKUPS), String(BUDGET)], {
-    // A clean environment: no coverage hooks of the test runner, whose counters would be in the heap measured.
-    env: { PATH: process.env.PATH ?? '' },
-    stdio: ['ignore', 'pipe', 'inherit']
-  })
-  let out = ''
-  child.stdout.on('data', (chunk: Buffer) => { out += chunk.toString() })
-  const [code] = await once(child, 'exit') as [number]
+  const { code, result } = await runMemoryRun<{ seconds: number, retainedBytes: number, entries: number, bytes: number, errors: number }>('test/cache-memory-run.ts', [LOOKUPS, BUDGET])
   t.equal(code, 0, 'the run finished')
-  const result = JSON.parse(out) as { seconds: number, retainedBytes: number, entries: number, bytes: number, errors: number }
   t.comment(`${LOOKUPS} lookups in ${result.seconds} s; ${result.entries} entries charged ${result.bytes} bytes; ${result.retainedBytes} bytes retained`)
   t.ok(result.retainedBytes <= BUDGET + FIXED, `retained ${(result.retainedBytes / 2 ** 20).toFixed(1)} MiB, within the ${BUDGET / 2 ** 20} MiB budget + ${FIXED / 2 ** 20} MiB`)
   t.ok(result.bytes <= BUDGET, 'the charged bytes within the budget')

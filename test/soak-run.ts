@@ -3,9 +3,7 @@
 // A fixed number of requests, valid and hostile mixed, against the real
 // gateway listening on loopback, with the sandbox in another process; memory
 // is sampled after full collections. Prints one JSON line.
-import { spawn } from 'node:child_process'
 import { connect } from 'node:net'
-import { createInterface } from 'node:readline'
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -16,21 +14,11 @@ import { hashClientKey } from '../src/auth/keys.ts'
 import { loadConfig } from '../src/config/load.ts'
 import { sandboxEnv } from '../src/config/sandbox-env.ts'
 import { SANDBOX_FIXTURES as F } from '../src/sandbox/index.ts'
-
-const gc = (globalThis as { gc?: () => void }).gc
-if (gc === undefined) throw new Error('run with --expose-gc')
+import { measureMemory, startSandboxProcess } from './memory-runs.ts'
 
 const REQUESTS = Number(process.argv[2] ?? 20_000)
 const CACHE_MAX_BYTES = 4 * 1024 * 1024
 const IDEMPOTENCY_MAX_ENTRIES = 500
-
-/** After full collections, and a pause: undici's coarse timers hold each finished request for up to a second. */
-async function memory (): Promise<{ heap: number, rss: number }> {
-  await new Promise(resolve => setTimeout(resolve, 1500))
-  for (let i = 0; i < 3; i++) gc!()
-  const { heapUsed, arrayBuffers, rss } = process.memoryUsage()
-  return { heap: heapUsed + arrayBuffers, rss }
-}
 
 /** A small seeded PRNG (mulberry32): the same mix on every run. */
 function prng (seed: number): () => number {
@@ -44,15 +32,7 @@ function prng (seed: number): () => number {
 
 // --- the gateway and its sandbox --------------------------------------------------------
 
-const sandbox = spawn(process.execPath, ['--import', 'tsx', 'src/sandbox/main.ts'], { env: { PATH: process.env.PATH ?? '', SANDBOX_PORT: '0' }, stdio: ['ignore', 'pipe', 'pipe'] })
-// Piped, not inherited: a sandbox left behind must not hold the test runner's output open.
-sandbox.stderr.pipe(process.stderr)
-// The sandbox goes with this process, however it ends (a test runner stops it with SIGTERM).
-process.on('exit', () => { sandbox.kill() })
-for (const signal of ['SIGTERM', 'SIGINT'] as const) process.once(signal, () => process.exit(1))
-const first = await createInterface({ input: sandbox.stdout })[Symbol.asyncIterator]().next()
-const hubUrl = /listening on (http:\/\/\S+)/.exec(String(first.value))?.[1]
-if (hubUrl === undefined) throw new Error(`sandbox did not start: ${String(first.value)}`)
+const sandbox = await startSandboxProcess()
 
 const KEYS = { reader: 'soak-reader-key', writer: 'soak-writer-key', monitor: 'soak-monitor-key' }
 const dir = mkdtempSync(join(tmpdir(), 'gateway-soak-'))
@@ -64,7 +44,7 @@ writeFileSync(clientsFile, JSON.stringify([
 ]))
 
 const config = loadConfig({
-  ...sandboxEnv(hubUrl),
+  ...sandboxEnv(sandbox.url),
   CLIENTS_FILE: clientsFile,
   CACHE_TTL_SECONDS: '600',
   CACHE_STALE_IF_ERROR_SECONDS: '600',
@@ -161,8 +141,9 @@ const sockets = { opened: 0, refused: 0 }
  * and a half-sent request. Returns the end of the step.
  */
 async function sideTraffic (round: number): Promise<() => void> {
-  const opened = await Promise.all(Array.from({ length: 6 }, () => new Promise<WebSocket | undefined>(resolve => {
-    const socket = new WebSocket(`ws://${base}/v1/events`, { headers: auth(pick([KEYS.writer, KEYS.monitor])), autoPong: random() < 0.7 })
+  // Five for the writer, one past its cap of four, and one for the monitor.
+  const opened = await Promise.all(Array.from({ length: 6 }, (_, i) => new Promise<WebSocket | undefined>(resolve => {
+    const socket = new WebSocket(`ws://${base}/v1/events`, { headers: auth(i < 5 ? KEYS.writer : KEYS.monitor), autoPong: random() < 0.7 })
     socket.once('open', () => { sockets.opened++; resolve(socket) })
     socket.once('unexpected-response', (_req, res) => { sockets.refused++; res.resume(); resolve(undefined) })
     socket.once('error', () => resolve(undefined))
@@ -191,24 +172,24 @@ async function run (count: number): Promise<void> {
 }
 
 await run(1000) // warm-up: JIT, pools, the sandbox's record
-const start = await memory()
+const start = await measureMemory()
 const samples: Array<{ requests: number, heap: number, rss: number }> = [{ requests: 0, ...start }]
 const started = Date.now()
-const steps = 10
+const steps = 5
 for (let step = 1; step <= steps; step++) {
   const endStep = await sideTraffic(step)
   // The booked POSTs of the mix send events to the step's sockets, the paused ones included.
   await run(Math.round(REQUESTS / steps))
   endStep()
-  samples.push({ requests: Math.round((REQUESTS / steps) * step), ...(await memory()) })
+  samples.push({ requests: Math.round((REQUESTS / steps) * step), ...(await measureMemory()) })
 }
 const seconds = (Date.now() - started) / 1000
-const end = await memory() // its pause also lets the gateway see the last sockets go
+const end = await measureMemory() // its pause also lets the gateway see the last sockets go
 const cache = app.hub.cacheUsage()
 const eventSockets = app.events.size
 await pool.close()
 await app.close()
-sandbox.kill()
+sandbox.stop()
 rmSync(dir, { recursive: true, force: true })
 
 process.stdout.write(JSON.stringify({

@@ -1,6 +1,5 @@
-import { spawn } from 'node:child_process'
-import { once } from 'node:events'
 import { test } from 'tap'
+import { runMemoryRun } from './memory-runs.ts'
 
 /**
  * A bounded soak: test/soak-run.ts sends a fixed number of requests, valid
@@ -31,16 +30,8 @@ interface Result {
 }
 
 test(`soak: ${REQUESTS} requests, valid and hostile: memory ends where it started plus the caches, no error, no undocumented 5xx`, async (t) => {
-  const child = spawn(process.execPath, ['--expose-gc', '--import', 'tsx', 'test/soak-run.ts', String(REQUESTS)], {
-    // A clean environment: no coverage hooks of the test runner, whose counters would be in the heap measured.
-    env: { PATH: process.env.PATH ?? '' },
-    stdio: ['ignore', 'pipe', 'inherit']
-  })
-  let out = ''
-  child.stdout.on('data', (chunk: Buffer) => { out += chunk.toString() })
-  const [code] = await once(child, 'exit') as [number]
+  const { code, result } = await runMemoryRun<Result>('test/soak-run.ts', [REQUESTS])
   t.equal(code, 0, 'the run finished')
-  const result = JSON.parse(out) as Result
   const mb = (bytes: number) => `${(bytes / MiB).toFixed(1)} MiB`
   t.comment(`${REQUESTS} requests in ${result.seconds} s: ${JSON.stringify(result.statuses)}`)
   t.comment(`heap ${result.samples.map(s => mb(s.heap)).join(' → ')}; rss ${result.samples.map(s => mb(s.rss)).join(' → ')}`)
