@@ -298,6 +298,8 @@ function gatewayEnv (port: number, upstreamUrl: string, options: BenchOptions, c
     // With one URL repeated, a cache lifetime would answer the uncached runs.
     ...(options.sameUrl ? { CACHE_TTL_SECONDS: '0' } : {}),
     ...extra,
+    // One client drives every connection: the bound per client on hub calls in flight would refuse most.
+    UPSTREAM_MAX_CALLS_PER_CLIENT: '0',
     ...options.gatewayEnv
   })
 }

@@ -4,22 +4,23 @@ import { generateClientKey, hashClientKey } from '../src/auth/keys.ts'
 import { SCOPES } from '../src/auth/scopes.ts'
 
 /**
- * `npm run client-key -- --name yard-app --scopes customs:read,sp2:read [--max 600 --window "1 minute"]`
+ * `npm run client-key -- --name yard-app --scopes customs:read,sp2:read [--max 600 --window "1 minute"] [--events all]`
  * Creates a client key, prints it once, and prints the entry to add to CLIENTS_FILE
  * (which holds only the key's SHA-256). See README, Security.
  */
-const USAGE = `usage: npm run client-key -- --name <name> --scopes <scope,scope> [--max <requests>] [--window <duration>]
-scopes: ${SCOPES.join(', ')}`
+const USAGE = `usage: npm run client-key -- --name <name> --scopes <scope,scope> [--max <requests>] [--window <duration>] [--events own|all]
+scopes: ${SCOPES.join(', ')}
+events: which booked events its WebSockets receive: own (default: those of its own writes) or all`
 
 function fail (message: string): never {
   process.stderr.write(`${message}\n${USAGE}\n`)
   process.exit(1)
 }
 
-let values: { name?: string, scopes?: string, max?: string, window?: string }
+let values: { name?: string, scopes?: string, max?: string, window?: string, events?: string }
 try {
   ({ values } = parseArgs({
-    options: { name: { type: 'string' }, scopes: { type: 'string' }, max: { type: 'string' }, window: { type: 'string' } },
+    options: { name: { type: 'string' }, scopes: { type: 'string' }, max: { type: 'string' }, window: { type: 'string' }, events: { type: 'string' } },
     strict: true,
     allowPositionals: false
   }))
@@ -37,6 +38,7 @@ const entry = {
   name: values.name,
   keySha256: hashClientKey(key),
   scopes: values.scopes.split(',').map(s => s.trim()).filter(s => s !== ''),
+  ...(values.events === undefined ? {} : { events: values.events }),
   ...(Object.keys(rateLimit).length === 0 ? {} : { rateLimit })
 } as ClientEntry
 const problems = clientsFileProblems([entry])

@@ -4,8 +4,10 @@ import Fastify, { LogController, type FastifyInstance, type FastifyServerOptions
 import fp from 'fastify-plugin'
 import type { Config } from './config/load.ts'
 import { trustProxyOf } from './config/trust-proxy.ts'
+import { serializeRequest } from './logging/request-serializer.ts'
 import audit from './plugins/audit.ts'
 import auth from './plugins/auth.ts'
+import bodyDepth from './plugins/body-depth.ts'
 import clients from './plugins/clients.ts'
 import errorHandler, { clientErrorHandler, frameworkErrors } from './plugins/error-handler.ts'
 import events from './plugins/events.ts'
@@ -92,7 +94,7 @@ export function serverOptions (config: Config, logger: FastifyServerOptions['log
     return503OnClosing: false
   }
   if (logger === false || logger === true || logger === undefined || !('child' in (logger as object))) {
-    return { ...base, logger: logger === false ? false : { level: config.LOG_LEVEL, redact: redactPaths(config), ...(typeof logger === 'object' ? logger : {}) } }
+    return { ...base, logger: logger === false ? false : { level: config.LOG_LEVEL, redact: redactPaths(config), serializers: { req: serializeRequest }, ...(typeof logger === 'object' ? logger : {}) } }
   }
   return { ...base, loggerInstance: logger as FastifyServerOptions['loggerInstance'] }
 }
@@ -117,12 +119,13 @@ async function gateway (app: FastifyInstance, { config, sandbox }: AppOptions) {
   await app.register(rateLimit, { config })
   await app.register(errorHandler)
   await app.register(hardening, { config })
+  await app.register(bodyDepth)
   await app.register(auth)
   await app.register(idempotency, { config })
   await app.register(audit)
   await app.register(metrics)
   await app.register(openapi, { version: VERSION })
-  await app.register(events)
+  await app.register(events, { config })
   await app.register(hub, { config, version: VERSION })
 
   await app.register(healthRoutes, { sandbox })

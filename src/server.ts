@@ -2,6 +2,7 @@ import closeWithGrace from 'close-with-grace'
 import Fastify from 'fastify'
 import gateway, { serverOptions, type GatewayConfig } from './app.ts'
 import { ConfigError, isSandboxMode, loadConfig, loadEnvFile, unknownSettings, type Config } from './config/load.ts'
+import { plainHttpWarnings } from './config/plain-http.ts'
 import { sandboxEnv } from './config/sandbox-env.ts'
 import { SANDBOX_PLATFORM_ID, startSandbox, type Sandbox } from './sandbox/index.ts'
 
@@ -29,11 +30,16 @@ loadEnvFile()
 const config = readConfig()
 const app = Fastify({
   ...serverOptions(config, { level: config.LOG_LEVEL }),
-  // Bounded client timeouts; keep-alive above a typical load balancer's 60 s idle timeout.
-  connectionTimeout: 60_000,
-  requestTimeout: 60_000,
-  keepAliveTimeout: 72_000
+  // Bounded client timeouts (README, Configuration). Node checks the headers and
+  // request timeouts every connectionsCheckingInterval (30 s by default): every
+  // second here, so that a client sending its headers slowly is cut off near its time.
+  http: { headersTimeout: config.SERVER_HEADERS_TIMEOUT_MS, connectionsCheckingInterval: 1000 },
+  requestTimeout: config.SERVER_REQUEST_TIMEOUT_MS,
+  keepAliveTimeout: config.SERVER_KEEP_ALIVE_TIMEOUT_MS,
+  connectionTimeout: 60_000
 })
+// Past this many, Node closes a new connection at once.
+app.server.maxConnections = config.SERVER_MAX_CONNECTIONS
 
 let sandbox: Sandbox | undefined
 let gatewayConfig: GatewayConfig
@@ -54,6 +60,7 @@ if (isSandboxMode(config)) {
   // loadConfig has checked that these are set when an upstream is configured.
   gatewayConfig = config as GatewayConfig
 }
+for (const { setting, host, message } of plainHttpWarnings(gatewayConfig)) app.log.warn({ setting, host }, message)
 
 // One line per variable that looks like a setting but is none (a typo is otherwise silent).
 for (const { name, meant } of unknownSettings(process.env)) {

@@ -22,8 +22,9 @@ function contractScope (method: string, path: string): Scope | null {
 }
 
 /** For every scope, a client holding only it and one holding every other scope. */
+// The events:read-only client sees every client's events (`"events": "all"`), as a monitoring app would.
 const CLIENTS: TestClient[] = SCOPES.flatMap(scope => [
-  { name: `only-${scope.replace(':', '-')}`, key: `key-only-${scope.replace(':', '-')}`, scopes: [scope] },
+  { name: `only-${scope.replace(':', '-')}`, key: `key-only-${scope.replace(':', '-')}`, scopes: [scope], ...(scope === 'events:read' ? { events: 'all' as const } : {}) },
   { name: `all-but-${scope.replace(':', '-')}`, key: `key-all-but-${scope.replace(':', '-')}`, scopes: SCOPES.filter(s => s !== scope) }
 ])
 const only = (scope: Scope) => `Bearer key-only-${scope.replace(':', '-')}`
@@ -153,7 +154,7 @@ test('request.client names the caller and its scopes; null for an unknown key', 
   await app.inject({ url: '/health/live', headers: { authorization: only('sp2:read') } })
   await app.inject({ url: '/health/live', headers: { authorization: 'Bearer nobody' } })
   await app.inject({ url: '/health/live' })
-  t.same(seen, [{ name: 'only-sp2-read', scopes: ['sp2:read'], rateLimit: {} }, null, null])
+  t.same(seen, [{ name: 'only-sp2-read', scopes: ['sp2:read'], events: 'own', rateLimit: {} }, null, null])
 })
 
 function configFor (env: Record<string, string> = {}): GatewayConfig {
@@ -249,4 +250,21 @@ test('the WebSocket takes its key from Authorization or, for browsers, from Sec-
   t.equal(booked.statusCode, 200)
   t.equal(JSON.parse(String((await received)[0])).type, 'booking.booked', 'the authenticated socket receives events')
   byProtocol.socket?.terminate()
+})
+
+test('a subprotocol key counts on a real upgrade only: a plain GET carrying Upgrade: websocket is a plain GET', async (t) => {
+  const { app } = await build(t, { clients: CLIENTS })
+  const protocol = (key: string) => ({ upgrade: 'websocket', 'sec-websocket-protocol': `bearer, ${key}` })
+  // Without Connection: upgrade, Node serves the request as a plain GET: the key there is not a credential.
+  const events = await app.inject({ url: '/v1/events', headers: protocol('key-only-events-read') })
+  t.equal(events.statusCode, 401, 'the event route: not authenticated')
+  const lookup = await app.inject({ url: `/v1/customs/bc20/bills-of-lading?npwp=${F.taxpayer.npwp}`, headers: protocol(allBut('events:read').slice('Bearer '.length)) })
+  t.equal(lookup.statusCode, 401, 'a lookup: not authenticated')
+  for (const connection of ['keep-alive', 'close', 'upgraded']) {
+    t.equal((await app.inject({ url: '/v1/events', headers: { ...protocol('key-only-events-read'), connection } })).statusCode, 401, `Connection: ${connection}`)
+  }
+  // With it (as a real handshake sends it), the key counts: here, a handshake inject cannot finish.
+  for (const connection of ['Upgrade', 'keep-alive, Upgrade']) {
+    t.equal((await app.inject({ url: '/v1/events', headers: { ...protocol('key-only-events-read'), connection } })).statusCode, 426, `Connection: ${connection}`)
+  }
 })

@@ -67,11 +67,12 @@ test('a waiter whose deadline passes leaves the queue with UPSTREAM_TIMEOUT', as
 })
 
 test('through the gateway: large answers under a budget smaller than one of them all arrive', async (t) => {
-  const { app, sandbox } = await build(t, { env: { UPSTREAM_BODY_BUDGET_BYTES: String(300 * 1024), CACHE_TTL_SECONDS: '0' } })
+  const tokens = ['hub-token-1', 'hub-token-2', 'hub-token-3', 'hub-token-4']
+  const { app, sandbox } = await build(t, { env: { UPSTREAM_BODY_BUDGET_BYTES: String(300 * 1024), CACHE_TTL_SECONDS: '0', UPSTREAM_CREDENTIALS: 'forward' }, sandbox: { acceptedTokens: tokens } })
   const { npwp, blNo, blDate, documents } = SANDBOX_FIXTURES.benchmark.fiveHundred
   const url = `/v1/sp2/documents?npwp=${npwp}&blNo=${blNo}&blDate=${blDate}`
-  // no-cache: each is a hub call of its own, not joined to one in flight.
-  const answers = await Promise.all(Array.from({ length: 4 }, () => app.inject({ url, headers: { 'cache-control': 'no-cache' } })))
+  // Four callers with their own hub tokens: four hub calls, none joined to another (identical lookups would share one).
+  const answers = await Promise.all(tokens.map(token => app.inject({ url, headers: { 'x-upstream-authorization': token } })))
   t.same(answers.map(res => res.statusCode), [200, 200, 200, 200])
   t.same(answers.map(res => res.json<{ meta: { count: number } }>().meta.count), [documents, documents, documents, documents])
   t.equal(sandbox.count('document_sp2/host-to-host'), 4, 'four hub calls')

@@ -1,4 +1,5 @@
 import { test } from 'tap'
+import { MAX_BODY_DEPTH } from '../src/plugins/body-depth.ts'
 import { ConfigError, loadConfig } from '../src/config/load.ts'
 import { SANDBOX_FIXTURES as F } from '../src/sandbox/index.ts'
 import { build, type TestClient } from './helper.ts'
@@ -134,6 +135,28 @@ test('POST bodies: JSON only (415), bounded (413), and never polluting', async (
   t.equal(sandbox.count(), 0, 'none of it reached the hub')
   const charset = await app.inject({ method: 'POST', url: WRITES[1]!.url, payload: '{"booked":true}', headers: { ...AUTH, 'content-type': 'application/json; charset=utf-8' } })
   t.equal(charset.statusCode, 200, 'application/json with a charset is JSON')
+})
+
+test('a deeply nested body is a 400 naming the depth limit, on every route that takes a body, with or without an Idempotency-Key', async (t) => {
+  const { app, sandbox, logs } = await build(t, { clients: CLIENTS })
+  const deep = (n: number) => '['.repeat(n) + ']'.repeat(n)
+  const urls = [...WRITES.map(w => w.url)]
+  for (const url of urls) {
+    for (const payload of [deep(5000), `{"a":${'{"a":'.repeat(40)}1${'}'.repeat(41)}`, deep(33)]) {
+      for (const idem of [{}, { 'idempotency-key': `deep-${payload.length}` }]) {
+        const res = await app.inject({ method: 'POST', url, payload, headers: { ...AUTH, ...idem, 'content-type': 'application/json' } })
+        t.equal(res.statusCode, 400, `${url}: ${payload.length} bytes nested`)
+        t.same(res.json().details, [{ field: 'body', rule: `must be nested at most ${MAX_BODY_DEPTH} levels deep` }])
+      }
+    }
+  }
+  t.equal(sandbox.count(), 0, 'none of it reached the hub')
+  t.same(logs.filter(l => Number(l.level) >= 50), [], 'no error logged')
+  // 32 levels is within the limit: no body takes an array, so the schema refuses it, not the depth rule.
+  const within = await app.inject({ method: 'POST', url: WRITES[2]!.url, payload: deep(MAX_BODY_DEPTH), headers: { ...AUTH, 'idempotency-key': 'deep-ok', 'content-type': 'application/json' } })
+  t.equal(within.statusCode, 400)
+  t.notMatch(within.body, 'levels deep', 'the depth limit is not what refused it')
+  t.equal(sandbox.count(), 0)
 })
 
 test('no caller header reaches the hub: not its key, its Idempotency-Key, cookies or forwarding headers', async (t) => {

@@ -15,6 +15,7 @@ export { SANDBOX_ACCESS_TOKEN, SANDBOX_API_KEY, SANDBOX_PLATFORM_ID }
 export const RESILIENCE_OFF: Record<string, string> = {
   CACHE_TTL_SECONDS: '0',
   CACHE_STALE_IF_ERROR_SECONDS: '0',
+  CACHE_FAILURE_SECONDS: '0',
   UPSTREAM_RETRIES: '0',
   BREAKER_VOLUME_THRESHOLD: '1000000',
   PRESSURE_MAX_EVENT_LOOP_DELAY_MS: '0'
@@ -51,6 +52,7 @@ export interface TestClient {
   key: string
   scopes: Scope[]
   rateLimit?: { max?: number, timeWindow?: string }
+  events?: 'own' | 'all'
 }
 
 /** A temporary file holding this text, removed in teardown (a CLIENTS_FILE as written by hand). */
@@ -64,8 +66,8 @@ export function writeTempFile (t: TestLike, text: string): string {
 
 /** A temporary CLIENTS_FILE holding these clients, by key hash. */
 export function writeClientsFile (t: TestLike, clients: readonly TestClient[]): string {
-  return writeTempFile(t, JSON.stringify(clients.map(({ name, key, scopes, rateLimit }) =>
-    ({ name, keySha256: hashClientKey(key), scopes, ...(rateLimit === undefined ? {} : { rateLimit }) }))))
+  return writeTempFile(t, JSON.stringify(clients.map(({ name, key, scopes, rateLimit, events }) =>
+    ({ name, keySha256: hashClientKey(key), scopes, ...(rateLimit === undefined ? {} : { rateLimit }), ...(events === undefined ? {} : { events }) }))))
 }
 
 /**

@@ -160,6 +160,26 @@ test('the fingerprint ignores key order and nothing else', async (t) => {
   t.not(requestFingerprint({ id: 'A' }, undefined), requestFingerprint({ id: 'A' }, {}))
 })
 
+test('the fingerprint of any JSON value: keys sorted at every depth, no recursion', async (t) => {
+  const fc = (await import('fast-check')).default
+  // The plain recursive reading of "sorted keys", for values shallow enough to recurse.
+  const reference = (value: unknown): string => {
+    if (Array.isArray(value)) return `[${value.map(reference).join(',')}]`
+    if (value !== null && typeof value === 'object') {
+      return `{${Object.keys(value).sort().map(k => `${JSON.stringify(k)}:${reference((value as Record<string, unknown>)[k])}`).join(',')}}`
+    }
+    return JSON.stringify(value)
+  }
+  fc.assert(fc.property(fc.jsonValue({ maxDepth: 6 }), (value) => canonicalJson(value) === reference(value)), { seed: 14, numRuns: 2000 })
+  // 100,000 levels deep: the recursive form overflows the stack; this one does not.
+  let deep: unknown = 1
+  for (let i = 0; i < 100_000; i++) deep = i % 2 === 0 ? [deep] : { z: deep, a: null }
+  const text = canonicalJson(deep)
+  t.ok(text.startsWith('{"a":null,"z":[{"a":null,"z":['), 'keys sorted at depth')
+  t.ok(text.endsWith(`[1]${'}]'.repeat(49_999)}}`), 'closed at every depth')
+  t.equal(canonicalJson(JSON.parse(text)), text, 'its own output is canonical')
+})
+
 test('memory store: states, expiry by its clock, and its bound', async (t) => {
   let now = 0
   const store = createMemoryStore({ ttlMs: 1000, maxEntries: 2, now: () => now })

@@ -4,6 +4,7 @@ import { request } from 'undici'
 import gateway, { serverOptions, type GatewayConfig } from '../src/app.ts'
 import { loadConfig } from '../src/config/load.ts'
 import { SANDBOX_ACCESS_TOKEN, SANDBOX_API_KEY, SANDBOX_FIXTURES as F, SANDBOX_PLATFORM_ID, startSandbox } from '../src/sandbox/index.ts'
+import { OPERATIONS } from '../src/upstream/operations.ts'
 import { build, RESILIENCE_OFF } from './helper.ts'
 
 test('liveness and readiness answer in the envelope', async (t) => {
@@ -13,7 +14,9 @@ test('liveness and readiness answer in the envelope', async (t) => {
   t.same(live.json(), { data: { status: 'ok' }, meta: {} })
   const ready = await app.inject({ url: '/health/ready' })
   t.equal(ready.statusCode, 200)
-  t.same(ready.json(), { data: { status: 'ready', upstreams: { hub: 'closed', base: 'closed' }, sandbox: true }, meta: {} })
+  const closed = (service: string) => Object.fromEntries(OPERATIONS.filter(op => op.service === service).map(op => [op.id, 'closed']))
+  t.same(ready.json(), { data: { status: 'ready', upstreams: { hub: closed('hub'), base: closed('base') }, sandbox: true }, meta: {} }, 'every operation\'s circuit, by upstream')
+  t.equal(Object.keys(ready.json().data.upstreams.hub).length + Object.keys(ready.json().data.upstreams.base).length, OPERATIONS.length)
 })
 
 test('metrics count requests by route and status and hub calls by operation and outcome', async (t) => {

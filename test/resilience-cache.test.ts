@@ -1,4 +1,6 @@
+import { setTimeout as sleep } from 'node:timers/promises'
 import { test } from 'tap'
+import { createLookupCache, ENTRY_OVERHEAD_BYTES, keyBytes } from '../src/cache/lookup-cache.ts'
 import { SANDBOX_FIXTURES as F } from '../src/sandbox/index.ts'
 import { build } from './helper.ts'
 
@@ -128,4 +130,84 @@ test('writes are never cached', async (t) => {
   t.equal(first.headers['cache-control'], 'no-store')
   t.equal(second.statusCode, 200)
   t.equal(sandbox.count('DetilBooking/isBooked'), 2)
+})
+
+const UNKNOWN = (i: number) => `/v1/customs/bc20/bills-of-lading?npwp=${String(100_000_000_000_000 + i)}`
+
+test('the cache keeps at most CACHE_MAX_ENTRIES lookups, the least recently used going first', async (t) => {
+  const { app, sandbox } = await build(t, { env: { CACHE_TTL_SECONDS: '60', CACHE_MAX_ENTRIES: '50' } })
+  for (let i = 0; i < 80; i++) t.equal((await app.inject({ url: UNKNOWN(i) })).statusCode, 200)
+  t.equal(app.hub.cacheUsage().entries, 50)
+  t.equal((await app.inject({ url: UNKNOWN(79) })).json().meta.cached, true, 'the newest are kept')
+  t.equal((await app.inject({ url: UNKNOWN(0) })).json().meta.cached, false, 'the oldest went')
+  t.equal(sandbox.count('noblbc20'), 81)
+})
+
+test('an entry is charged its answer, its key and its bookkeeping', async (t) => {
+  const cache = createLookupCache<string>({ maxBytes: 10_000, maxEntries: 100, failureMs: 0, remember: () => false })
+  t.teardown(() => cache.close())
+  const options = { ttlMs: 60_000, staleMs: 0, refresh: false, serveStaleOn: () => false }
+  await cache.load('a key', options, async () => ({ value: 'x', bytes: 100 }))
+  t.equal(cache.bytes, 100 + keyBytes('a key') + ENTRY_OVERHEAD_BYTES)
+  t.equal(keyBytes('a key'), 10, 'two bytes a character')
+  // A budget of 10,000 holds as many entries as their full cost allows, not their answers alone.
+  for (let i = 0; i < 100; i++) await cache.load(`key ${i}`, options, async () => ({ value: 'x', bytes: 100 }))
+  t.equal(cache.size, Math.floor(10_000 / (100 + keyBytes('key 10') + ENTRY_OVERHEAD_BYTES)))
+})
+
+test('expired entries and remembered failures are swept out without being asked for again', async (t) => {
+  const cache = createLookupCache<string>({ maxBytes: 1_000_000, maxEntries: 100, failureMs: 60, remember: () => true, sweepMs: 20 })
+  t.teardown(() => cache.close())
+  for (let i = 0; i < 10; i++) await cache.load(`k${i}`, { ttlMs: 40, staleMs: 0, refresh: false, serveStaleOn: () => false }, async () => ({ value: 'x', bytes: 10 }))
+  await cache.load('failing', { ttlMs: 40, staleMs: 0, refresh: false, serveStaleOn: () => false }, async () => { throw new Error('hub down') }).catch(() => {})
+  t.equal(cache.size, 10)
+  t.equal(cache.failures, 1)
+  await new Promise(resolve => setTimeout(resolve, 150))
+  t.equal(cache.size, 0, 'entries past their time are gone')
+  t.equal(cache.bytes, 0)
+  t.equal(cache.failures, 0, 'so are failures')
+})
+
+test('a lookup the hub just failed answers that failure again for CACHE_FAILURE_SECONDS, even to no-cache, without a hub call', async (t) => {
+  const { app, sandbox } = await build(t, { env: { CACHE_TTL_SECONDS: '60', CACHE_FAILURE_SECONDS: '1' } })
+  const failing = '/v1/customs/bc261/containers?blNo=SBX-503'
+  for (const headers of [{}, {}, { 'cache-control': 'no-cache' }, { pragma: 'no-cache' }]) {
+    const res = await app.inject({ url: failing, headers })
+    t.equal(res.statusCode, 503)
+    t.equal(res.json().code, 'UPSTREAM_UNAVAILABLE')
+  }
+  t.equal(sandbox.count('kontainerbc261'), 1, 'one hub call for four requests')
+  t.equal(app.hub.cacheUsage().failures, 1)
+  await new Promise(resolve => setTimeout(resolve, 1100))
+  t.equal((await app.inject({ url: failing })).statusCode, 503)
+  t.equal(sandbox.count('kontainerbc261'), 2, 'asked again once the second passed')
+  // The hub refusing the request is not remembered: each asks the hub.
+  for (let i = 0; i < 2; i++) t.equal((await app.inject({ url: '/v1/customs/bc261/containers?blNo=SBX-404' })).statusCode, 404)
+  t.equal(sandbox.count('kontainerbc261'), 4)
+})
+
+test('a remembered failure still serves the stale answer', async (t) => {
+  const { app, sandbox } = await build(t, { env: { CACHE_TTL_SECONDS: '1', CACHE_STALE_IF_ERROR_SECONDS: '60', CACHE_FAILURE_SECONDS: '5' } })
+  t.equal((await app.inject({ url: BL })).statusCode, 200)
+  await new Promise(resolve => setTimeout(resolve, 1100))
+  sandbox.fault = '503'
+  for (let i = 0; i < 3; i++) {
+    const res = await app.inject({ url: BL })
+    t.equal(res.statusCode, 200)
+    t.equal(res.json().meta.stale, true)
+  }
+  t.equal(sandbox.count('noblbc20'), 2, 'the good answer, then one failing call')
+})
+
+test('callers asking afresh at once share one fresh hub call', async (t) => {
+  const { app, sandbox } = await build(t, { env: { CACHE_TTL_SECONDS: '60' }, sandbox: { latencyMs: 150 } })
+  const answers = await Promise.all(Array.from({ length: 20 }, () => app.inject({ url: BL, headers: { 'cache-control': 'no-cache' } })))
+  t.same(new Set(answers.map(res => res.statusCode)), new Set([200]))
+  t.equal(sandbox.count('noblbc20'), 1, 'one hub call for twenty no-cache requests')
+  // A plain lookup joins a fresh call in flight; a fresh one still does not join a plain one (above).
+  const other = `/v1/customs/bc23/bills-of-lading?npwp=${F.taxpayer.npwp}`
+  const [fresh, plain] = await Promise.all([app.inject({ url: other, headers: { 'cache-control': 'no-cache' } }), sleep(30).then(() => app.inject({ url: other }))])
+  t.equal(fresh.statusCode, 200)
+  t.equal(plain.statusCode, 200)
+  t.equal(sandbox.count('noblbc23'), 1, 'the plain lookup joined the fresh call')
 })

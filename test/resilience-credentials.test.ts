@@ -84,13 +84,38 @@ test('login mode: the token is renewed before it expires', async (t) => {
 })
 
 test('login mode: 50 concurrent callers hitting a 401 cause one login, and all succeed', async (t) => {
-  const { app, sandbox } = await build(t, { env: loginEnv() })
+  // 50 hub calls at once from one address: past UPSTREAM_MAX_CALLS_PER_CLIENT, which is not the subject here.
+  const { app, sandbox } = await build(t, { env: loginEnv({ UPSTREAM_MAX_CALLS_PER_CLIENT: '0' }) })
   t.equal((await app.inject({ url: '/v1/customs/bc261/containers?blNo=WARM' })).statusCode, 200)
   t.equal(sandbox.count('login'), 1)
   sandbox.expireTokens()
   const answers = await Promise.all(Array.from({ length: 50 }, (_, i) => app.inject({ url: `/v1/customs/bc261/containers?blNo=C${i}` })))
   t.same(answers.map(res => res.statusCode).filter(status => status !== 200), [], 'all 200')
   t.equal(sandbox.count('login'), 2, 'one new login for all of them')
+})
+
+test('login mode: a hub answering 401 forces at most one login per interval; callers in between fail at once', async (t) => {
+  const { app, sandbox } = await build(t, { env: loginEnv({ UPSTREAM_LOGIN_MIN_INTERVAL_SECONDS: '2' }) })
+  // SBX-401: the hub refuses every token for this lookup, as it would a revoked account.
+  const answers = []
+  for (let i = 0; i < 10; i++) answers.push(await app.inject({ url: '/v1/customs/bc261/containers?blNo=SBX-401' }))
+  t.same(new Set(answers.map(res => res.json().code)), new Set(['UPSTREAM_AUTH_FAILED']))
+  t.equal(sandbox.count('login'), 2, 'the first login and one forced by the 401: not one per request')
+  t.equal(sandbox.count('kontainerbc261'), 11, 'one retry with the new token, then one call each')
+  // Once the interval has passed, a 401 may force a login again.
+  await new Promise(resolve => setTimeout(resolve, 2100))
+  await app.inject({ url: '/v1/customs/bc261/containers?blNo=SBX-401' })
+  t.equal(sandbox.count('login'), 3)
+  // Other lookups keep working on the token the hub accepts.
+  t.equal((await app.inject({ url: BL })).statusCode, 200)
+  t.equal(sandbox.count('login'), 3)
+})
+
+test('login mode: a failing login is not retried by every request', async (t) => {
+  const { app, sandbox } = await build(t, { env: loginEnv({ UPSTREAM_LOGIN_BODY: JSON.stringify({ username: 'x', password: 'wrong' }) }) })
+  for (let i = 0; i < 10; i++) t.equal((await app.inject({ url: BL })).json().code, 'UPSTREAM_AUTH_FAILED')
+  t.equal(sandbox.count('login'), 1, 'one login within the interval (30 s by default)')
+  t.equal(sandbox.count('noblbc20'), 0)
 })
 
 test('login mode: a refused login is UPSTREAM_AUTH_FAILED', async (t) => {

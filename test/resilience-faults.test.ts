@@ -94,25 +94,95 @@ test('retry delays: exponential with jitter, capped, honouring retry-after withi
   t.equal(retryDelay(policy, 0, { retryAfter: '7' }, () => 0.5), undefined, 'a longer wait than allowed is not retried')
 })
 
-test('the circuit opens after repeated failures, answers fast while open, and closes after a probe', async (t) => {
+const circuitOf = async (app: Awaited<ReturnType<typeof build>>['app'], upstream: 'hub' | 'base', operation: string): Promise<string> =>
+  (await app.inject({ url: '/health/ready' })).json().data.upstreams[upstream][operation]
+
+test('the circuit of an operation opens after repeated failures, answers fast while open, and closes after a probe', async (t) => {
   const { app, sandbox } = await build(t, {
     env: { ...RESILIENT, UPSTREAM_RETRIES: '0', BREAKER_VOLUME_THRESHOLD: '3', BREAKER_ERROR_PERCENTAGE: '50', BREAKER_RESET_MS: '800' }
   })
   for (let i = 0; i < 3; i++) t.equal((await app.inject({ url: CONTAINERS('SBX-500') })).statusCode, 502)
-  t.equal((await app.inject({ url: '/health/ready' })).json().data.upstreams.hub, 'open')
+  t.equal(await circuitOf(app, 'hub', 'kontainerbc261'), 'open')
+  t.equal(await circuitOf(app, 'hub', 'noblbc20'), 'closed', 'the other operations\' circuits stay closed')
+  t.equal(await circuitOf(app, 'base', 'DetilBooking/isBooked'), 'closed')
 
   sandbox.reset()
-  const [open, ms] = await timed(() => app.inject({ url: BL }))
+  const [open, ms] = await timed(() => app.inject({ url: CONTAINERS('HEALTHY1') }))
   t.equal(open.statusCode, 503, `open circuit answered in ${ms} ms`)
   t.equal(open.json().code, 'UPSTREAM_UNAVAILABLE')
   t.match(open.headers['retry-after'], /^[1-9]\d*$/)
   t.equal(sandbox.count(), 0, 'the hub was not called')
+  t.equal((await app.inject({ url: BL })).statusCode, 200, 'another operation is answered meanwhile')
 
   await new Promise(resolve => setTimeout(resolve, 900))
-  const probe = await app.inject({ url: BL })
+  const probe = await app.inject({ url: CONTAINERS('HEALTHY1') })
   t.equal(probe.statusCode, 200, 'the half-open probe went through')
-  t.equal((await app.inject({ url: '/health/ready' })).json().data.upstreams.hub, 'closed')
-  t.equal((await app.inject({ url: BL })).statusCode, 200)
+  t.equal(await circuitOf(app, 'hub', 'kontainerbc261'), 'closed')
+  t.equal((await app.inject({ url: CONTAINERS('HEALTHY2') })).statusCode, 200)
+})
+
+test('a retried call counts once toward the circuit', async (t) => {
+  // Three calls of three attempts each: nine failed attempts, three failed calls.
+  const { app, sandbox } = await build(t, { env: { ...RESILIENT, BREAKER_VOLUME_THRESHOLD: '4', BREAKER_ERROR_PERCENTAGE: '50' } })
+  for (let i = 0; i < 3; i++) t.equal((await app.inject({ url: CONTAINERS('SBX-503') })).statusCode, 503)
+  t.equal(sandbox.count('kontainerbc261'), 9, 'each call was retried twice')
+  t.equal(await circuitOf(app, 'hub', 'kontainerbc261'), 'closed', 'three calls are under the volume of four')
+  t.equal((await app.inject({ url: CONTAINERS('SBX-503') })).statusCode, 503)
+  t.equal(await circuitOf(app, 'hub', 'kontainerbc261'), 'open', 'the fourth failed call opens it')
+})
+
+test('an answer the gateway cannot read does not open the circuit: the hub is up', async (t) => {
+  const { app } = await build(t, { env: { ...RESILIENT, BREAKER_VOLUME_THRESHOLD: '3' } })
+  for (const fault of ['MALFORMED', 'TRUNCATED', 'SHAPE', 'MALFORMED', 'HTML', 'NOKEY']) {
+    t.equal((await app.inject({ url: CONTAINERS(`SBX-${fault}`) })).json().code, 'UPSTREAM_BAD_RESPONSE', fault)
+  }
+  t.equal(await circuitOf(app, 'hub', 'kontainerbc261'), 'closed')
+})
+
+test('a read client hammering a failing lookup cannot make another client\'s write, or a healthy lookup, fail', async (t) => {
+  const reader = { authorization: 'Bearer key-reader' }
+  const writer = { authorization: 'Bearer key-writer' }
+  // The defaults, but for short timers: the breaker, retries, failures remembered.
+  const { app, sandbox } = await build(t, {
+    clients: [{ name: 'reader', key: 'key-reader', scopes: ['customs:read'] }, { name: 'writer', key: 'key-writer', scopes: ['customs:read', 'bookings:write'] }],
+    env: { CACHE_TTL_SECONDS: '30', CACHE_STALE_IF_ERROR_SECONDS: '300', CACHE_FAILURE_SECONDS: '5', UPSTREAM_RETRIES: '2', UPSTREAM_RETRY_BASE_MS: '10', BREAKER_VOLUME_THRESHOLD: '5', BREAKER_ERROR_PERCENTAGE: '50' }
+  })
+  // 60 requests for lookups the hub fails (one retried on 503, one a plain 500), half of them with no-cache, 20 at a time.
+  for (let round = 0; round < 3; round++) {
+    const answers = await Promise.all(Array.from({ length: 20 }, (_, i) => app.inject({
+      url: CONTAINERS(i % 2 === 0 ? 'SBX-503' : 'SBX-500'),
+      headers: { ...reader, ...(i % 4 < 2 ? { 'cache-control': 'no-cache' } : {}) }
+    })))
+    t.same([...new Set(answers.map(res => `${res.statusCode} ${String(res.json().code)}`))].sort(), ['502 UPSTREAM_UNAVAILABLE', '503 UPSTREAM_UNAVAILABLE'], `round ${round + 1}: the reader gets its failures`)
+  }
+  t.ok(sandbox.count('kontainerbc261') <= 4, `${sandbox.count('kontainerbc261')} hub calls for 60 requests: each failing lookup asked once, then remembered`)
+  t.equal(await circuitOf(app, 'hub', 'kontainerbc261'), 'closed')
+
+  const write = await app.inject({ method: 'POST', url: `/v1/bookings/${F.bookingRequestId}/booked`, payload: { booked: true }, headers: writer })
+  t.equal(write.statusCode, 200, 'the other client\'s write goes through')
+  t.equal((await app.inject({ url: CONTAINERS('HEALTHY1'), headers: writer })).statusCode, 200, 'a healthy lookup of the same operation too')
+  t.equal((await app.inject({ url: BL, headers: writer })).statusCode, 200, 'and of another')
+})
+
+test('one client may have UPSTREAM_MAX_CALLS_PER_CLIENT hub calls in flight; the next is 429, others are not held up', async (t) => {
+  const { app, sandbox } = await build(t, {
+    clients: [{ name: 'greedy', key: 'key-greedy', scopes: ['customs:read'] }, { name: 'other', key: 'key-other', scopes: ['customs:read'] }],
+    env: { UPSTREAM_MAX_CALLS_PER_CLIENT: '4', CACHE_TTL_SECONDS: '30' },
+    sandbox: { latencyMs: 300 }
+  })
+  const greedy = { authorization: 'Bearer key-greedy' }
+  const slow = Promise.all(Array.from({ length: 6 }, (_, i) => app.inject({ url: CONTAINERS(`SLOWBL${i}`), headers: greedy })))
+  await new Promise(resolve => setTimeout(resolve, 50))
+  const other = await app.inject({ url: CONTAINERS('OTHERBL'), headers: { authorization: 'Bearer key-other' } })
+  t.equal(other.statusCode, 200, 'another client is not counted with it')
+  const answers = await slow
+  t.same(answers.map(res => res.statusCode).sort(), [200, 200, 200, 200, 429, 429])
+  const refused = answers.find(res => res.statusCode === 429)!
+  t.equal(refused.json().code, 'RATE_LIMITED')
+  t.equal(refused.headers['retry-after'], '1')
+  t.equal(sandbox.count('kontainerbc261'), 5, 'the refused calls never reached the hub')
+  // Once they are answered, the places are free again; a cached answer needs none.
+  t.same((await Promise.all(Array.from({ length: 4 }, (_, i) => app.inject({ url: CONTAINERS(`SLOWBL${i}`), headers: greedy })))).map(res => res.statusCode), [200, 200, 200, 200])
 })
 
 test('the circuit keeps counts, not every call\'s latency, and takes no snapshots', async (t) => {
@@ -139,7 +209,7 @@ test('the circuit keeps counts, not every call\'s latency, and takes no snapshot
 test('the hub refusing requests (4xx) does not open the circuit', async (t) => {
   const { app } = await build(t, { env: { ...RESILIENT, BREAKER_VOLUME_THRESHOLD: '3' } })
   for (let i = 0; i < 6; i++) t.equal((await app.inject({ url: CONTAINERS('SBX-404') })).statusCode, 404)
-  t.equal((await app.inject({ url: '/health/ready' })).json().data.upstreams.hub, 'closed')
+  t.equal(await circuitOf(app, 'hub', 'kontainerbc261'), 'closed')
 })
 
 test('a hub body over the limit is cut off and memory stays flat', async (t) => {

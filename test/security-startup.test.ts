@@ -81,10 +81,36 @@ test('on the sandbox with a CLIENTS_FILE made by the key command, keys are requi
 })
 
 test('the key command refuses bad arguments', async (t) => {
-  for (const args of [['--name', 'yard-app'], ['--name', 'bad name', '--scopes', 'customs:read'], ['--name', 'x', '--scopes', 'customs:write'], ['--name', 'x', '--scopes', 'customs:read', '--window', 'soon'], ['--nope']]) {
+  for (const args of [['--name', 'yard-app'], ['--name', 'bad name', '--scopes', 'customs:read'], ['--name', 'x', '--scopes', 'customs:write'], ['--name', 'x', '--scopes', 'customs:read', '--window', 'soon'], ['--name', 'x', '--scopes', 'events:read', '--events', 'everyone'], ['--nope']]) {
     const { code, stderr, stdout } = await output(run(['scripts/client-key.ts', ...args], {}))
     t.equal(code, 1, args.join(' '))
     t.match(stderr, /usage: npm run client-key/)
     t.notMatch(stdout, /cgw_/, 'no key printed')
   }
+})
+
+test('a hub over plain http:// to another machine is a warning at start-up; loopback is not', async (t) => {
+  const file = writeTempFile(t, JSON.stringify([{ name: 'yard-app', keySha256: hashClientKey('k'), scopes: ['customs:read'] }]))
+  const child = run(['src/server.ts'], { ...UPSTREAM, UPSTREAM_HUB_URL: 'http://10.255.255.1:8080', UPSTREAM_BASE_URL: 'https://base.example', CLIENTS_FILE: file })
+  t.teardown(() => { child.kill('SIGKILL') })
+  const { seen } = await firstLines(child)
+  const warnings = seen.filter(line => line.level === 40)
+  t.match(warnings, [{ setting: 'UPSTREAM_HUB_URL', host: '10.255.255.1:8080', msg: /plain http:\/\/ to 10\.255\.255\.1:8080: the hub's credentials cross the network unencrypted/ }])
+  t.equal(warnings.length, 1, 'https:// is not warned about')
+
+  const { plainHttpWarnings } = await import('../src/config/plain-http.ts')
+  const { loadConfig } = await import('../src/config/load.ts')
+  const hubs = (hub: string, base = hub) => plainHttpWarnings(loadConfig({ UPSTREAM_HUB_URL: hub, UPSTREAM_BASE_URL: base, UPSTREAM_API_KEY: 'k', UPSTREAM_ACCESS_TOKEN: 't', PLATFORM_ID: 'p' })).map(w => w.setting)
+  for (const loopback of ['http://127.0.0.1:4010', 'http://localhost:4010', 'http://[::1]:4010', 'http://127.8.9.10', 'http://[::ffff:127.0.0.1]:80']) t.same(hubs(loopback), [], loopback)
+  t.same(hubs('http://hub.example.go.id', 'https://base.example.go.id'), ['UPSTREAM_HUB_URL'])
+  t.same(hubs('http://192.168.1.10', 'http://localhost.example.com'), ['UPSTREAM_HUB_URL', 'UPSTREAM_BASE_URL'], 'a name that only starts like localhost is not loopback')
+  t.same(plainHttpWarnings(loadConfig({ UPSTREAM_HUB_URL: 'https://h', UPSTREAM_BASE_URL: 'https://b', UPSTREAM_API_KEY: 'k', PLATFORM_ID: 'p', UPSTREAM_CREDENTIALS: 'login', UPSTREAM_LOGIN_URL: 'http://login.example/auth', UPSTREAM_LOGIN_BODY: '{}' })).map(w => w.setting), ['UPSTREAM_LOGIN_URL'])
+})
+
+test('the key command writes an entry allowed to see every booked event', async (t) => {
+  const made = await output(run(['scripts/client-key.ts', '--name', 'ops-monitor', '--scopes', 'events:read', '--events', 'all'], {}))
+  t.equal(made.code, 0, made.stderr)
+  const entry = JSON.parse(/^ {2}(\{.*\})$/m.exec(made.stdout)?.[1] ?? '{}') as Record<string, unknown>
+  t.match(entry, { name: 'ops-monitor', scopes: ['events:read'], events: 'all' })
+  t.same(clientsFileProblems([entry]), [])
 })

@@ -1,6 +1,8 @@
 import { test } from 'tap'
+import { loadConfig } from '../src/config/load.ts'
 import { SANDBOX_FIXTURES as F } from '../src/sandbox/index.ts'
 import { CONTAINER_ROUTES } from '../src/upstream/operations.ts'
+import { buildPath, resolveOperations } from '../src/upstream/resolve.ts'
 import { build, SANDBOX_ACCESS_TOKEN, SANDBOX_API_KEY } from './helper.ts'
 
 const sp2Query = `npwp=${F.sp2.npwp}&blNo=${F.sp2.blNo}&blDate=${F.sp2.blDate}`
@@ -77,14 +79,48 @@ test('path placement puts parameters in path segments, each encoded', async (t) 
   t.equal(res.statusCode, 200)
   t.equal(sandbox.requests.at(-1)?.path, `/V1/HUB/INT/AUTH/BC20ByNoPib/${F.declaration.npwp}/${F.declaration.pibNo}`)
 
-  const slash = await app.inject({ url: '/v1/customs/bc261/containers?blNo=AB%2F12' })
-  t.equal(slash.statusCode, 200)
-  t.equal(sandbox.requests.at(-1)?.path, '/V1/HUB/INT/AUTH/kontainerbc261/AB%2F12', 'a slash in a value stays inside its segment')
-  t.equal(sandbox.requests.at(-1)?.params.noBl, 'AB/12')
+  const dotted = await app.inject({ url: '/v1/customs/bc261/containers?blNo=AB.12-3' })
+  t.equal(dotted.statusCode, 200)
+  t.equal(sandbox.requests.at(-1)?.path, '/V1/HUB/INT/AUTH/kontainerbc261/AB.12-3')
 
   const booked = await app.inject({ method: 'POST', url: `/v1/bookings/${F.bookingRequestId}/booked`, payload: { booked: true } })
   t.equal(booked.statusCode, 200)
   t.equal(sandbox.requests.at(-1)?.query.idRequestBooking, F.bookingRequestId, 'idRequestBooking stays in the query (interface.md 4.9)')
+})
+
+test('path placement: a value holding / (or a dot segment) never becomes a hub path segment', async (t) => {
+  const { app, sandbox } = await build(t, { env: { UPSTREAM_PARAM_PLACEMENT: 'path' } })
+  const urls = [
+    '/v1/customs/bc261/containers?blNo=A/../../X',
+    '/v1/customs/bc261/containers?blNo=A%2F..%2F..%2FX',
+    '/v1/customs/bc261/containers?blNo=AB%2F12',
+    '/v1/customs/bc23/containers?blNo=A/..&blDate=2024-02-01',
+    '/v1/customs/bc20/declarations?blNo=MEDU/123',
+    `/v1/sp2/documents?npwp=${F.sp2.npwp}&blNo=A/../X&blDate=${F.sp2.blDate}`
+  ]
+  for (const url of urls) {
+    const res = await app.inject({ url })
+    t.equal(res.statusCode, 400, url)
+    t.equal(res.json().code, 'VALIDATION_FAILED')
+    t.same(res.json().details?.map((d: { field: string }) => d.field), ['query.blNo'], `${url}: names blNo`)
+  }
+  t.equal(sandbox.count(), 0, 'nothing reached the hub')
+
+  // The same values stay allowed in the query string, where a / is only a character.
+  const query = await build(t)
+  const res = await query.app.inject({ url: '/v1/customs/bc261/containers?blNo=AB%2F12' })
+  t.equal(res.statusCode, 200)
+  t.equal(query.sandbox.requests.at(-1)?.query.noBl, 'AB/12')
+})
+
+test('buildPath refuses a path segment holding / or \\ or a dot segment, whatever the route let through', async (t) => {
+  const config = loadConfig({ UPSTREAM_PARAM_PLACEMENT: 'path' })
+  const op = resolveOperations(config).get('kontainerbc261')!
+  for (const blNo of ['A/../../X', '..', '.', 'A\\..\\X', '/']) {
+    t.throws(() => buildPath(op, { blNo }, 'path', ''), { code: 'VALIDATION_FAILED', details: [{ field: 'blNo' }] }, JSON.stringify(blNo))
+  }
+  t.equal(buildPath(op, { blNo: 'A..B' }, 'path', ''), '/V1/HUB/INT/AUTH/kontainerbc261/A..B')
+  t.equal(buildPath(op, { blNo: 'A/../X' }, 'query', ''), '/V1/HUB/INT/AUTH/kontainerbc261/?noBl=A%2F..%2FX', 'in the query string it is only a value')
 })
 
 test('production prefixes, a custom path segment and a custom date format', async (t) => {

@@ -22,6 +22,10 @@ const CASES: Array<{ name: string, method?: 'GET' | 'POST', url: string, payload
   { name: 'impossible date', url: `/v1/sp2/documents?${qs({ ...good, containerNo: undefined, blDate: '2024-02-30' })}`, field: 'query.blDate' },
   { name: 'compact date', url: `/v1/sp2/documents?${qs({ ...good, containerNo: undefined, blDate: '20240217' })}`, field: 'query.blDate' },
   { name: 'month 13', url: '/v1/customs/bc25/containers?blDate=2024-13-01', field: 'query.blDate' },
+  { name: 'year 0000', url: '/v1/customs/bc25/containers?blDate=0000-01-01', field: 'query.blDate' },
+  { name: 'year 1899', url: `/v1/sp2/documents?${qs({ ...good, containerNo: undefined, blDate: '1899-12-31' })}`, field: 'query.blDate' },
+  { name: 'year 2101', url: '/v1/customs/bc27/containers?blDate=2101-01-01', field: 'query.blDate' },
+  { name: 'year 9999', url: '/v1/customs/bc20/containers?blDate=9999-12-31', field: 'query.blDate' },
   { name: 'container check digit wrong', url: `/v1/sp2/containers?${qs({ ...good, containerNo: 'TCLU6470802' })}`, field: 'query.containerNo' },
   { name: 'container number malformed', url: `/v1/sp2/containers?${qs({ ...good, containerNo: 'TCL6470801' })}`, field: 'query.containerNo' },
   { name: 'BL number with traversal', url: '/v1/customs/bc28/containers?blNo=../../etc/passwd', field: 'query.blNo' },
@@ -86,4 +90,15 @@ test('unknown routes answer the error envelope', async (t) => {
   t.equal(body.error, 'Not Found')
   t.match(body.message, /\/v1\/nothing-here/)
   t.notMatch(body.message, /x=1/)
+})
+
+test('blDate: the years 1900 to 2100 are accepted, the rule says so', async (t) => {
+  const { app } = await build(t)
+  for (const blDate of ['1900-01-01', '1999-12-31', '2024-02-29', '2100-12-31']) {
+    t.equal((await app.inject({ url: `/v1/customs/bc25/containers?blDate=${blDate}` })).statusCode, 200, blDate)
+  }
+  const res = await app.inject({ url: '/v1/customs/bc25/containers?blDate=0000-01-01' })
+  t.same(res.json().details, [{ field: 'query.blDate', rule: 'must be a real calendar date written YYYY-MM-DD, in the years 1900 to 2100' }])
+  // The sandbox's magic dates fall inside the range, so faults can still be asked for through the gateway.
+  t.equal((await app.inject({ url: '/v1/customs/bc25/containers?blDate=1950-01-13' })).statusCode, 503, 'SBX 503 as a date')
 })

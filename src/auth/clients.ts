@@ -12,6 +12,7 @@ export const ClientEntrySchema = Type.Object({
   name: Type.String({ pattern: '^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$', description: 'Who the client is, as audit lines and rate limits name it: 1-64 of letters, digits and `. _ -`' }),
   keySha256: Type.String({ pattern: '^[0-9a-fA-F]{64}$', description: 'Hex SHA-256 of the client key (`npm run client-key` prints it); the key itself is never stored' }),
   scopes: Type.Array(Type.Enum(SCOPES), { uniqueItems: true, description: 'What the client may call' }),
+  events: Type.Optional(Type.Enum(['own', 'all'], { description: 'Which booked events the client\'s WebSockets receive: `own` (default) those of the writes it made itself, `all` every client\'s' })),
   rateLimit: Type.Optional(Type.Object({
     max: Type.Optional(Type.Integer({ minimum: 1, maximum: 1_000_000, description: 'Requests per window (default RATE_LIMIT_MAX)' })),
     timeWindow: Type.Optional(Type.String({ pattern: DURATION_PATTERN, description: 'The window, e.g. `1 minute` (default RATE_LIMIT_WINDOW)' }))
@@ -24,6 +25,8 @@ export type ClientEntry = Static<typeof ClientEntrySchema>
 export interface AuthenticatedClient {
   readonly name: string
   readonly scopes: readonly Scope[]
+  /** Which booked events its WebSockets receive (plugins/events.ts). */
+  readonly events: 'own' | 'all'
   readonly rateLimit: { readonly max?: number, readonly timeWindowMs?: number }
 }
 
@@ -104,6 +107,7 @@ export function createClientRegistry (entries: readonly ClientEntry[]): ClientRe
     client: Object.freeze({
       name: entry.name,
       scopes: Object.freeze([...entry.scopes]),
+      events: entry.events ?? 'own',
       rateLimit: Object.freeze({
         ...(entry.rateLimit?.max === undefined ? {} : { max: entry.rateLimit.max }),
         ...(entry.rateLimit?.timeWindow === undefined ? {} : { timeWindowMs: parseDuration(entry.rateLimit.timeWindow) })
@@ -128,8 +132,18 @@ const MAX_KEY_LENGTH = 512
 const BEARER = /^Bearer +([\x21-\x7e]{1,512}) *$/i
 
 /**
+ * A real WebSocket upgrade, as Node's HTTP server takes one: `Upgrade:
+ * websocket` and `upgrade` among the `Connection` tokens. Without the second,
+ * Node serves the request as a plain GET.
+ */
+export function isWebSocketUpgrade (headers: IncomingHttpHeaders): boolean {
+  return headers.upgrade?.toLowerCase() === 'websocket' &&
+    (headers.connection ?? '').split(',').some(token => token.trim().toLowerCase() === 'upgrade')
+}
+
+/**
  * The client key a request presents: `Authorization: Bearer <key>`, or, on a
- * WebSocket upgrade only (browsers cannot set headers there),
+ * real WebSocket upgrade only (browsers cannot set headers there),
  * `Sec-WebSocket-Protocol: bearer, <key>`. Never the query string: URLs are
  * logged. Undefined when none is presented; '' when one is presented but
  * malformed (it then matches no client).
@@ -138,7 +152,7 @@ export function presentedKey (headers: IncomingHttpHeaders): string | undefined 
   const authorization = headers.authorization
   if (authorization !== undefined) return BEARER.exec(authorization)?.[1] ?? ''
   const protocols = headers['sec-websocket-protocol']
-  if (typeof protocols === 'string' && headers.upgrade?.toLowerCase() === 'websocket') {
+  if (typeof protocols === 'string' && isWebSocketUpgrade(headers)) {
     const offered = protocols.split(',').map(p => p.trim())
     const at = offered.indexOf('bearer')
     if (at === -1) return undefined

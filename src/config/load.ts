@@ -135,6 +135,9 @@ export function loadConfig (env: Record<string, string | undefined>): Config {
         problems.push('UPSTREAM_LOGIN_BODY: must be valid JSON')
       }
     }
+    if (config.SERVER_HEADERS_TIMEOUT_MS > config.SERVER_REQUEST_TIMEOUT_MS) {
+      problems.push(`SERVER_HEADERS_TIMEOUT_MS: must be at most SERVER_REQUEST_TIMEOUT_MS (${config.SERVER_REQUEST_TIMEOUT_MS})`)
+    }
     if (config.UPSTREAM_ACCESS_TOKEN !== undefined && config.UPSTREAM_ACCESS_TOKEN_FILE !== undefined) {
       problems.push('UPSTREAM_ACCESS_TOKEN_FILE: set either it or UPSTREAM_ACCESS_TOKEN, not both')
     }

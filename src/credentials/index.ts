@@ -20,6 +20,7 @@ export function createCredentials (config: GatewayConfig, log: FastifyBaseLogger
         expiresField: config.UPSTREAM_LOGIN_EXPIRES_FIELD,
         scheme: config.UPSTREAM_LOGIN_TOKEN_SCHEME,
         renewBeforeMs: config.UPSTREAM_LOGIN_RENEW_BEFORE_SECONDS * 1000,
+        minIntervalMs: config.UPSTREAM_LOGIN_MIN_INTERVAL_SECONDS * 1000,
         timeoutMs: config.UPSTREAM_HEADERS_TIMEOUT_MS,
         log
       })

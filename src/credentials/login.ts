@@ -13,6 +13,11 @@ export interface LoginOptions {
   /** `Bearer`, or empty for the token alone. */
   scheme: string
   renewBeforeMs: number
+  /**
+   * At most one login per this interval that is not due to the token's
+   * lifetime: one forced by a hub 401, or one after a failed login.
+   */
+  minIntervalMs: number
   timeoutMs: number
   log: FastifyBaseLogger
 }
@@ -32,12 +37,18 @@ function pick (value: unknown, path: string): unknown {
  * The gateway logs in itself (interface.md 5: the login operation is not
  * published, so its address, body and answer fields are configuration).
  * The token is cached and renewed before it expires; concurrent callers
- * share one login; a 401 from the hub forces one new login.
+ * share one login; a 401 from the hub forces one new login, at most one per
+ * `minIntervalMs`: a hub that keeps answering 401 (or a login that keeps
+ * failing) must not turn every request into a login, which would be a fast
+ * way to lock the gateway's hub account. Callers in between get the hub's
+ * 401 (UPSTREAM_AUTH_FAILED) at once.
  */
 export function loginCredentials (options: LoginOptions): Credentials {
   const agent = new Agent({ connect: { timeout: options.timeoutMs }, headersTimeout: options.timeoutMs, bodyTimeout: options.timeoutMs })
   let session: Session | undefined
   let pending: Promise<Session> | undefined
+  let forcedAt = -Infinity
+  let failed: { at: number, error: unknown } | undefined
 
   async function login (): Promise<Session> {
     let response
@@ -74,11 +85,13 @@ export function loginCredentials (options: LoginOptions): Credentials {
 
   function shared (): Promise<Session> {
     pending ??= login().then(
-      (fresh) => { session = fresh; pending = undefined; return fresh },
-      (error: unknown) => { pending = undefined; throw error }
+      (fresh) => { session = fresh; pending = undefined; failed = undefined; return fresh },
+      (error: unknown) => { pending = undefined; failed = { at: Date.now(), error }; throw error }
     )
     return pending
   }
+
+  const tooSoon = (at: number): boolean => Date.now() - at < options.minIntervalMs
 
   return {
     mode: 'login',
@@ -90,12 +103,18 @@ export function loginCredentials (options: LoginOptions): Credentials {
         shared().catch((error: unknown) => options.log.warn({ err: error }, 'hub token renewal failed'))
         return session.authorization
       }
+      // A login just failed: its error again, rather than another login so soon.
+      if (pending === undefined && failed !== undefined && tooSoon(failed.at)) throw failed.error
       return (await shared()).authorization
     },
     identity: () => 'login',
     async refresh (used) {
       if (session !== undefined && session.authorization !== used) return true
-      session = undefined
+      if (pending === undefined) {
+        if (tooSoon(forcedAt)) return false
+        forcedAt = Date.now()
+        session = undefined
+      }
       await shared()
       return true
     },

@@ -1,6 +1,6 @@
 import type { RouteOptions } from 'fastify'
 
-type HookName = 'onRequest' | 'preHandler' | 'onSend' | 'onResponse' | 'onError'
+type HookName = 'onRequest' | 'preValidation' | 'preHandler' | 'onSend' | 'onResponse' | 'onError'
 
 /**
  * Adds a hook to one route from an `onRoute` hook, after the route's own:

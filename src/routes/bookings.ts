@@ -53,7 +53,7 @@ export default async function bookingRoutes (fastify: FastifyInstance) {
       tags: ['bookings'],
       summary: 'Send a booked notification',
       operationId: 'postBookingBooked',
-      description: 'Tells the hub a booking request is booked. On success every client connected to `GET /v1/events` receives the notification, a `BookedEvent` whose `data` describes the booking as this answer does: `bookingRequestId`, `booked` and `note`, the same names and values.',
+      description: 'Tells the hub a booking request is booked. On success the notification goes to `GET /v1/events`, a `BookedEvent` whose `data` describes the booking as this answer does: `bookingRequestId`, `booked` and `note`, the same names and values. It reaches this client\'s own sockets, and those of clients allowed to see every event.',
       params: bookingParams,
       body: BookedBodySchema,
       response: { 200: recordEnvelope('BookedAnswer', 'The booked notification, as the hub accepted it: the `data` of the event it causes, and the hub\'s message'), ...WRITE_ERRORS }
@@ -75,6 +75,7 @@ export default async function bookingRoutes (fastify: FastifyInstance) {
       type: 'booking.booked',
       occurredAt: new Date().toISOString(),
       requestId: request.id,
+      client: request.client?.name ?? null,
       data: booking
     })
     reply.header('cache-control', 'no-store')

@@ -20,13 +20,20 @@ export default async function eventRoutes (app: FastifyInstance) {
         'each connected client receives one JSON text message, a `BookedEvent` (see the schemas):\n\n' +
         '```json\n' + JSON.stringify(BOOKED_EVENT_EXAMPLE) + '\n```\n\n' +
         'Its `data` is the booking as the booked POST answers it: the same names and forms. ' +
-        'Messages from clients are ignored. On shutdown the gateway closes sockets with code 1001. A plain HTTP GET answers 426.',
+        'Messages from clients are ignored. On shutdown the gateway closes sockets with code 1001. A plain HTTP GET answers 426.\n\n' +
+        '**Who sees which event:** a client sees the events of the booked POSTs it made itself, unless its client entry allows it every event; ' +
+        'without client authentication (the sandbox without clients) every socket sees every event.\n\n' +
+        '**Limits:** a client may hold a few sockets at once (8 by default; past that 429 RATE_LIMITED before the upgrade), and the gateway a bounded number in all (503 OVERLOADED). ' +
+        'The gateway pings every socket and ends one that did not answer the previous ping; a socket that does not read its messages is closed with 1008; ' +
+        'an upgrade past the limits that slipped through is closed with 1013.',
       response: {
         101: Type.Null({ description: 'Switching Protocols: the WebSocket stream begins' }),
-        ...errorResponses([426])
+        ...errorResponses([426, 503])
       }
     },
+    // After the scope check (onRequest): the limits count the authenticated client.
+    preValidation: async (request) => { app.events.admit(request) },
     handler: async () => { throw gatewayError('UPGRADE_REQUIRED') },
-    wsHandler: (socket) => { app.events.add(socket) }
+    wsHandler: (socket, request) => { app.events.add(socket, request) }
   })
 }

@@ -1,14 +1,24 @@
 import type { FastifyInstance } from 'fastify'
 import { dataEnvelope, errorResponses } from '../schemas/envelope.ts'
 import { Type } from '../schemas/typebox.ts'
+import { OPERATIONS, type Operation } from '../upstream/operations.ts'
 
 const LiveSchema = dataEnvelope(Type.Object({ status: Type.Literal('ok', { description: 'The process is up' }) }, { additionalProperties: false }), 'Liveness')
+const CIRCUIT_STATES = ['closed', 'open', 'half-open'] as const
+
+/** The circuits of one upstream: one per operation sent there. */
+function circuitsOf (service: 'hub' | 'base', address: string) {
+  const ops = (OPERATIONS as readonly Operation[]).filter(op => op.service === service)
+  return Type.Object(Object.fromEntries(ops.map(op => [op.id, Type.Enum(CIRCUIT_STATES, { description: `Circuit of \`${op.id}\`: open while the gateway answers it with UPSTREAM_UNAVAILABLE at once` })])),
+    { additionalProperties: false, description: `Circuit state per operation of ${address}` })
+}
+
 const ReadySchema = dataEnvelope(Type.Object({
   status: Type.Literal('ready', { description: 'Serving' }),
   upstreams: Type.Object({
-    hub: Type.Enum(['closed', 'open', 'half-open'], { description: 'Circuit of the hub\'s lookup address: open while the gateway answers UPSTREAM_UNAVAILABLE at once' }),
-    base: Type.Enum(['closed', 'open', 'half-open'], { description: 'Circuit of the hub\'s SP2 and booking address' })
-  }, { additionalProperties: false, description: 'Circuit breaker state per upstream address' }),
+    hub: circuitsOf('hub', 'the hub\'s lookup address'),
+    base: circuitsOf('base', 'the hub\'s SP2 and booking address')
+  }, { additionalProperties: false, description: 'Circuit breaker state per upstream address and operation' }),
   sandbox: Type.Boolean({ description: 'True when the gateway fronts its built-in sandbox' })
 }, { additionalProperties: false }), 'Readiness')
 
@@ -34,11 +44,13 @@ export default async function healthRoutes (app: FastifyInstance, { sandbox }: {
       tags: ['operations'],
       summary: 'Readiness',
       operationId: 'getHealthReady',
-      description: 'Ready once configuration is loaded and every plugin started; 503 SHUTTING_DOWN while closing. An open circuit does not make the gateway unready: it still answers, fast, from cache or with UPSTREAM_UNAVAILABLE.',
+      description: 'Ready once configuration is loaded and every plugin started; 503 SHUTTING_DOWN while closing. Shows the circuit of every hub operation. An open circuit does not make the gateway unready: it still answers, fast, from cache or with UPSTREAM_UNAVAILABLE.',
       response: { 200: ReadySchema, ...errorResponses([503], { codes: ['SHUTTING_DOWN'] }) }
     }
   }, async () => {
-    return { data: { status: 'ready' as const, upstreams: app.hub.breakers(), sandbox }, meta: {} }
+    const upstreams: Record<'hub' | 'base', Record<string, string>> = { hub: {}, base: {} }
+    for (const { upstream, operation, state } of app.hub.circuits()) upstreams[upstream][operation] = state
+    return { data: { status: 'ready' as const, upstreams, sandbox }, meta: {} }
   })
 
   app.get('/metrics', {

@@ -26,6 +26,7 @@ export function registerLookup (app: FastifyInstance, route: LookupRoute) {
   const inPath = new Set(route.pathParams ?? [])
   const isList = op.response.type !== 'record'
   const itemId = op.response.item.id
+  const placement = app.config.UPSTREAM_PARAM_PLACEMENT
   app.get(route.url, {
     config: { hubOperations: [op.id as OperationId] },
     schema: {
@@ -33,8 +34,8 @@ export function registerLookup (app: FastifyInstance, route: LookupRoute) {
       summary: route.summary,
       description: route.description,
       operationId: operationId(route.url),
-      ...(inPath.size > 0 ? { params: paramsObject(op.params.filter(p => inPath.has(p.name)), route.examples) } : {}),
-      querystring: paramsObject(op.params.filter(p => !inPath.has(p.name)), route.examples),
+      ...(inPath.size > 0 ? { params: paramsObject(op.params.filter(p => inPath.has(p.name)), { examples: route.examples, placement }) } : {}),
+      querystring: paramsObject(op.params.filter(p => !inPath.has(p.name)), { examples: route.examples, placement }),
       response: {
         200: isList ? lookupListEnvelope(itemId, `The ${itemId} items`) : lookupRecordEnvelope(itemId, `The ${itemId}`),
         ...errorResponses(UPSTREAM_STATUSES)

@@ -20,7 +20,7 @@ const SourceSchema = Type.Object({
   count: Type.Optional(Type.Integer({ minimum: 0, description: 'Entries from this source' })),
   code: Type.Optional(Type.String({ description: 'Error code of a failed source' })),
   message: Type.Optional(Type.String({ description: 'Error message of a failed source' })),
-  upstreamMessage: Type.Optional(Type.String({ description: 'The hub\'s own message, when it sent one' }))
+  upstreamMessage: Type.Optional(Type.String({ description: 'The hub\'s own message, when it answered a 4xx with one' }))
 }, { additionalProperties: false })
 
 const ResponseSchema = Type.Object({

@@ -1,5 +1,5 @@
 import {
-  DEFAULT_API_KEY_HEADER, DEFAULT_HOST, DEFAULT_PATH_SEGMENT, DEFAULT_SLOW_MS,
+  DEFAULT_API_KEY_HEADER, DEFAULT_HOST, DEFAULT_PATH_SEGMENT, DEFAULT_RECORD_LIMIT, DEFAULT_SLOW_MS,
   SANDBOX_ACCESS_TOKEN, SANDBOX_API_KEY, SANDBOX_PLATFORM_ID
 } from './constants.ts'
 import type { FaultName } from './magic.ts'
@@ -21,6 +21,8 @@ export interface SandboxConfig {
   /** Accepted Authorization values; mutable (rotation, login). */
   tokens: TokenBook
   loginTokenTtlMs: number
+  /** Requests kept in the record. */
+  recordLimit: number
   /** A fault applied to every hub operation while set. */
   fault?: FaultName
 }
@@ -46,6 +48,7 @@ export function resolveOptions (options: SandboxOptions = {}): SandboxConfig {
     jitterMs: nonNegative(options.jitterMs, 0, 'jitterMs'),
     slowMs: nonNegative(options.slowMs, DEFAULT_SLOW_MS, 'slowMs'),
     tokens: createTokenBook([options.accessToken ?? SANDBOX_ACCESS_TOKEN, ...(options.acceptedTokens ?? [])]),
-    loginTokenTtlMs: nonNegative(options.loginTokenTtlMs, 300_000, 'loginTokenTtlMs')
+    loginTokenTtlMs: nonNegative(options.loginTokenTtlMs, 300_000, 'loginTokenTtlMs'),
+    recordLimit: nonNegative(options.recordLimit, DEFAULT_RECORD_LIMIT, 'recordLimit')
   }
 }

@@ -8,3 +8,5 @@ export const DEFAULT_HOST = '127.0.0.1'
 export const DEFAULT_API_KEY_HEADER = 'customs-api-key'
 export const DEFAULT_PATH_SEGMENT = 'HUB'
 export const DEFAULT_SLOW_MS = 3000
+/** Requests kept in the record (the newest); counts cover every request. */
+export const DEFAULT_RECORD_LIMIT = 1000

@@ -35,17 +35,20 @@ const BY_CODE = new Map<string, FaultName>(FAULTS.map((f) => [f.code, f.name]))
 
 // The forms fit the parameters a caller can steer: free text (BL, PIB and
 // booking numbers), NPWPs, SP2 UUIDs and YYYYMMDD dates (for the lookups that
-// take only tglBl), the date form being year 1000 + code, 1 January.
+// take only tglBl). The date form is a real date in the years 1900-1999
+// (a gateway may refuse implausible years): `19`, the code's first two
+// digits, January, and the day `1` + its last digit (503: 1950-01-13).
 const TEXT_FORM = /^SBX-([A-Z0-9]+)$/i
 const NPWP_FORM = /^990000000000(\d{3})$/
 const UUID_FORM = /^00000000-0000-4000-8000-000000000(\d{3})$/
-const DATE_FORM = /^1(\d{3})0101$/
+const DATE_FORM = /^19(\d{2})011(\d)$/
 
 /** The fault a single value names, if any. */
 export function faultOf (value: string): FaultName | undefined {
   const text = TEXT_FORM.exec(value)
   if (text?.[1] !== undefined) return BY_NAME.get(text[1].toUpperCase())
-  const code = NPWP_FORM.exec(value)?.[1] ?? UUID_FORM.exec(value)?.[1] ?? DATE_FORM.exec(value)?.[1]
+  const date = DATE_FORM.exec(value)
+  const code = NPWP_FORM.exec(value)?.[1] ?? UUID_FORM.exec(value)?.[1] ?? (date === null ? undefined : `${date[1]}${date[2]}`)
   return code === undefined ? undefined : BY_CODE.get(code)
 }
 
@@ -54,8 +57,8 @@ export type MagicForm = 'text' | 'npwp' | 'uuid' | 'date'
 /**
  * The magic value for a fault in one form: text `SBX-<NAME>` (BL, PIB and
  * booking numbers), npwp `990000000000<code>`, uuid
- * `00000000-0000-4000-8000-000000000<code>` (SP2 ids), date `1<code>0101`
- * (YYYYMMDD parameters).
+ * `00000000-0000-4000-8000-000000000<code>` (SP2 ids), date
+ * `19<first two digits>011<last digit>` (YYYYMMDD parameters: 503 is `19500113`).
  */
 export function magicValue (fault: FaultName, form: MagicForm = 'text'): string {
   const code = FAULTS.find((f) => f.name === fault)?.code ?? ''
@@ -63,7 +66,7 @@ export function magicValue (fault: FaultName, form: MagicForm = 'text'): string 
     case 'text': return `SBX-${fault}`
     case 'npwp': return `990000000000${code}`
     case 'uuid': return `00000000-0000-4000-8000-000000000${code}`
-    case 'date': return `1${code}0101`
+    case 'date': return `19${code.slice(0, 2)}011${code.slice(2)}`
   }
 }
 

@@ -104,7 +104,18 @@ function login (method: string, body: ReturnType<typeof parseBody>, config: Sand
 export async function startSandbox (options?: SandboxOptions): Promise<Sandbox> {
   const config = resolveOptions(options)
   const dataset = createDataset(config.pathSegment)
+  // The newest requests (a ring: the oldest is dropped once full) and counts of all of them.
   const requests: RecordedRequest[] = []
+  const counts = new Map<string, number>()
+  let total = 0
+  const record = (request: RecordedRequest): void => {
+    total++
+    counts.set(request.operation, (counts.get(request.operation) ?? 0) + 1)
+    if (config.recordLimit === 0) return
+    // shift() on a packed array is a cheap left trim in V8, not a copy.
+    if (requests.length >= config.recordLimit) requests.shift()
+    requests.push(request)
+  }
   const sockets = new Set<Socket>()
   const timers = new Set<NodeJS.Timeout>()
   const jitter = createRng('sandbox-latency')
@@ -127,7 +138,7 @@ export async function startSandbox (options?: SandboxOptions): Promise<Sandbox> 
       decision = { ...decision, answer: message(413, 'Payload Too Large'), extraDelayMs: 0 }
     }
 
-    requests.push({
+    record({
       operation: decision.operation,
       method: req.method ?? 'GET',
       path,
@@ -178,10 +189,12 @@ export async function startSandbox (options?: SandboxOptions): Promise<Sandbox> 
     expireTokens: () => config.tokens.expireAll(),
     url: urlOf(config.host, address.port),
     requests,
-    count: (operation) => operation === undefined
-      ? requests.length
-      : requests.filter((r) => r.operation === operation).length,
-    reset: () => { requests.length = 0 },
+    count: (operation) => operation === undefined ? total : counts.get(operation) ?? 0,
+    reset: () => {
+      requests.length = 0
+      counts.clear()
+      total = 0
+    },
     close: () => {
       closing ??= new Promise<void>((resolve) => {
         for (const timer of timers) clearTimeout(timer)

@@ -25,6 +25,8 @@ export interface SandboxOptions {
   acceptedTokens?: string[]
   /** Lifetime of tokens issued by the login operation, default 300000 (5 min). */
   loginTokenTtlMs?: number
+  /** How many of the newest requests `requests` keeps, default 1000 (counts cover them all). */
+  recordLimit?: number
 }
 
 export interface RecordedRequest {
@@ -47,11 +49,14 @@ export interface RecordedRequest {
 export interface Sandbox {
   /** Base address, e.g. http://127.0.0.1:40123; serves as both {hub_url} and {base_url}. */
   url: string
-  /** Every request received, in order. */
+  /**
+   * The newest requests received (at most `recordLimit`), oldest first: a
+   * bounded ring, so that a long-running sandbox does not grow.
+   */
   requests: RecordedRequest[]
-  /** Number of requests received, for one operation when given. */
+  /** Number of requests received since start or `reset()`, for one operation when given (not bounded by the ring). */
   count (operation?: string): number
-  /** Forgets the recorded requests. */
+  /** Forgets the recorded requests and the counts. */
   reset (): void
   /** A fault applied to every hub operation while set (see magic.ts), e.g. '503' or 'HANG'. */
   fault: FaultName | undefined

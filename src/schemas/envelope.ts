@@ -11,7 +11,7 @@ export const ErrorEnvelopeSchema = Type.Object({
   error: Type.String({ description: 'HTTP reason phrase' }),
   message: Type.String({ description: 'A human sentence' }),
   requestId: Type.String({ description: 'Id of this request (also the `x-request-id` header); quote it when reporting a problem' }),
-  upstreamMessage: Type.Optional(Type.String({ description: 'The hub\'s own message, as it wrote it, when it sent one' })),
+  upstreamMessage: Type.Optional(Type.String({ description: 'The hub\'s own message, as it wrote it, when it refused the request (a 4xx) with one: at most 500 characters, the gateway\'s credentials scrubbed out' })),
   details: Type.Optional(Type.Array(Type.Object({
     field: Type.String({ description: 'Where the problem is: the part of the request (`path`, `query`, `body`, `header`), then the field, e.g. `query.npwp`, `path.sp2Id`, `body.price`, `header.idempotency-key`; `body` alone for the body as a whole' }),
     rule: Type.String({ description: 'The rule the value breaks, worded from the schema, e.g. `must be a number`, `is required`, `is given twice; give it once`' })

@@ -21,8 +21,27 @@ function patterned (pattern: string, rule: string): FormatDefinition & { pattern
 }
 
 export const BL_NO = patterned('^[A-Za-z0-9][A-Za-z0-9./-]{0,34}$', '1 to 35 characters: letters, digits, and . / - (starting with a letter or digit)')
+/**
+ * A BL number where the hub takes its parameters in its path
+ * (UPSTREAM_PARAM_PLACEMENT=path): no `/`, which, sent as %2F, would let a hub
+ * or a proxy that decodes %2F read `A/../../X` as another address.
+ */
+export const BL_NO_SEGMENT = patterned('^[A-Za-z0-9][A-Za-z0-9.-]{0,34}$', '1 to 35 characters: letters, digits, . and - (starting with a letter or digit; no /, since the hub takes it as a path segment)')
 export const PIB_NO = patterned('^[A-Za-z0-9][A-Za-z0-9-]{0,29}$', '1 to 30 characters: letters, digits and - (starting with a letter or digit)')
 export const BOOKING_REQUEST_ID = patterned('^[A-Za-z0-9][A-Za-z0-9._:-]{0,63}$', '1 to 64 characters: letters, digits and . _ : - (starting with a letter or digit)')
+/** The years a BL date may have: `0000-01-01` is a calendar date too, but no bill of lading's. */
+export const BL_DATE_YEARS = { first: 1900, last: 2100 }
+export const BL_DATE_PATTERN = '^(19[0-9]{2}|20[0-9]{2}|2100)-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])$'
+const BL_DATE = new RegExp(BL_DATE_PATTERN)
+
+/** A real calendar date, `YYYY-MM-DD`, in BL_DATE_YEARS. */
+export function isBlDate (value: string): boolean {
+  if (!BL_DATE.test(value)) return false
+  const [year, month, day] = value.split('-').map(Number) as [number, number, number]
+  const date = new Date(Date.UTC(year, month - 1, day))
+  return date.getUTCMonth() === month - 1 && date.getUTCDate() === day
+}
+
 export const IDEMPOTENCY_KEY = patterned('^[\\x21-\\x7E]{1,255}$', '1 to 255 visible ASCII characters, e.g. a UUID')
 
 export const FORMATS = {
@@ -30,6 +49,8 @@ export const FORMATS = {
   npwp: { rule: 'a taxpayer number of 15 or 16 digits (dots and dashes are allowed and ignored)', validate: isNpwp },
   iso6346: { rule: 'an ISO 6346 container number: 4 letters, 7 digits, with a valid check digit', validate: isContainerNo },
   'bl-no': BL_NO,
+  'bl-no-segment': BL_NO_SEGMENT,
+  'bl-date': { rule: `a real calendar date written YYYY-MM-DD, in the years ${BL_DATE_YEARS.first} to ${BL_DATE_YEARS.last}`, validate: isBlDate },
   'pib-no': PIB_NO,
   'booking-request-id': BOOKING_REQUEST_ID,
   'idempotency-key': IDEMPOTENCY_KEY,

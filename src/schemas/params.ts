@@ -1,6 +1,6 @@
 import type { ParamKind } from '../upstream/operations.ts'
 import { EXAMPLES } from './examples.ts'
-import { BL_NO, BOOKING_REQUEST_ID, PIB_NO } from './formats.ts'
+import { BL_DATE_PATTERN, BL_DATE_YEARS, BL_NO, BL_NO_SEGMENT, BOOKING_REQUEST_ID, PIB_NO } from './formats.ts'
 import { Type, type TSchema, type TString } from './typebox.ts'
 
 /**
@@ -12,19 +12,32 @@ import { Type, type TSchema, type TString } from './typebox.ts'
 export const PARAM_SCHEMAS: Record<ParamKind | 'sp2Id', TString> = {
   npwp: Type.String({ format: 'npwp', maxLength: 24, description: 'Taxpayer number (NPWP): 15 or 16 digits; dots and dashes are accepted and stripped', examples: [EXAMPLES.npwp] }),
   blNo: Type.String({ format: 'bl-no', pattern: BL_NO.pattern, description: 'Bill of lading number: 1-35 characters, letters, digits and `. / -`', examples: [EXAMPLES.blNo] }),
-  blDate: Type.String({ format: 'date', description: 'Bill of lading date, `YYYY-MM-DD`: the `blDate` of the bill of lading lists, the day in the hub\'s calendar', examples: [EXAMPLES.blDate] }),
+  blDate: Type.String({ format: 'bl-date', pattern: BL_DATE_PATTERN, description: `Bill of lading date, \`YYYY-MM-DD\`, in the years ${BL_DATE_YEARS.first} to ${BL_DATE_YEARS.last}: the \`blDate\` of the bill of lading lists, the day in the hub's calendar`, examples: [EXAMPLES.blDate] }),
   containerNo: Type.String({ format: 'iso6346', pattern: '^[A-Za-z]{4}[0-9]{7}$', description: 'Container number (ISO 6346: 4 letters, 7 digits, valid check digit; case-insensitive)', examples: [EXAMPLES.containerNo] }),
   pibNo: Type.String({ format: 'pib-no', pattern: PIB_NO.pattern, description: 'PIB (import declaration) number', examples: [EXAMPLES.pibNo] }),
   bookingRequestId: Type.String({ format: 'booking-request-id', pattern: BOOKING_REQUEST_ID.pattern, description: 'Booking request code (from the hub\'s API-01)', examples: [EXAMPLES.bookingRequestId] }),
   sp2Id: Type.String({ format: 'uuid', description: 'SP2 document id (UUID)', examples: [EXAMPLES.sp2Id] })
 }
 
+/** The schemas that replace PARAM_SCHEMAS's where a value becomes a segment of the hub's path. */
+const PATH_SEGMENT_SCHEMAS: Partial<Record<ParamKind, TString>> = {
+  blNo: Type.String({ format: 'bl-no-segment', pattern: BL_NO_SEGMENT.pattern, description: 'Bill of lading number: 1-35 characters, letters, digits and `. -`', examples: [EXAMPLES.blNo] })
+}
+
+export interface ParamsObjectOptions {
+  /** Example values by parameter name (the route's own, where the kind's would not answer). */
+  examples?: Record<string, string>
+  /** Where the hub takes the parameters: in `path` placement, the values that become path segments get their path-safe rule. */
+  placement?: 'query' | 'path'
+}
+
 /** The querystring or params object of a route, from the parameters its operation takes. */
-export function paramsObject (params: ReadonlyArray<{ name: string, kind: ParamKind }>, examples: Record<string, string> = {}): TSchema {
+export function paramsObject (params: ReadonlyArray<{ name: string, kind: ParamKind, alwaysQuery?: boolean }>, { examples = {}, placement = 'query' }: ParamsObjectOptions = {}): TSchema {
   const properties: Record<string, TSchema> = {}
   for (const p of params) {
+    const schema = (placement === 'path' && p.alwaysQuery !== true ? PATH_SEGMENT_SCHEMAS[p.kind] : undefined) ?? PARAM_SCHEMAS[p.kind]
     const example = examples[p.name]
-    properties[p.name] = example === undefined ? PARAM_SCHEMAS[p.kind] : { ...PARAM_SCHEMAS[p.kind], examples: [example] }
+    properties[p.name] = example === undefined ? schema : { ...schema, examples: [example] }
   }
   return Type.Object(properties, { additionalProperties: false })
 }

@@ -17,8 +17,13 @@ export interface Breaker {
   shutdown (): void
 }
 
-/** Hub trouble opens the circuit; the hub refusing a request (4xx) does not. */
-const FAILURES = new Set(['UPSTREAM_UNAVAILABLE', 'UPSTREAM_TIMEOUT', 'UPSTREAM_BAD_RESPONSE'])
+/**
+ * What counts as the hub being down: unavailable (refused, reset, 5xx, 429)
+ * or too slow. Not the hub refusing a request (4xx), and not an answer the
+ * gateway cannot read (UPSTREAM_BAD_RESPONSE): a hub that answers is up, and
+ * one odd document must not close an operation for everyone.
+ */
+const FAILURES = new Set(['UPSTREAM_UNAVAILABLE', 'UPSTREAM_TIMEOUT'])
 
 /**
  * opossum's options for one upstream. Its latency percentiles and periodic
@@ -45,9 +50,11 @@ export function opossumOptions (name: string, options: BreakerOptions): CircuitB
 }
 
 /**
- * One circuit breaker per upstream address (opossum). After enough failures
- * in the window it opens, and calls fail fast with a `retry-after` until the
- * reset time passes; then one probe (half-open) closes or reopens it.
+ * One circuit breaker (opossum); the hub client keeps one per upstream
+ * address and operation, and runs each whole call (its retries included)
+ * through it once. After enough failures in the window it opens, and calls
+ * fail fast with a `retry-after` until the reset time passes; then one probe
+ * (half-open) closes or reopens it.
  */
 export function createBreaker (name: string, options: BreakerOptions): Breaker {
   const breaker = new CircuitBreaker(async (action: () => Promise<unknown>) => action(), opossumOptions(name, options))

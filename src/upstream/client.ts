@@ -9,6 +9,7 @@ import { ShapeError } from '../mapping/normalize.ts'
 import type { Transcoded } from '../mapping/transcode.ts'
 import { envelopeAround, FRESH_FRAME } from '../schemas/envelope.ts'
 import { extract } from './extract.ts'
+import { hubMessage } from './hub-message.ts'
 import { oneTurnEach } from './turns.ts'
 import { byteBudget } from './budget.ts'
 import { outcomeOf, retryAfterSeconds, statusFailure, transportFailure, type Outcome } from './failures.ts'
@@ -20,8 +21,12 @@ import { createTranscodePool, threadSetup, transcodeThreads } from './transcode-
 
 export interface CallInput {
   operation: OperationId
-  /** The caller's request: the hub's status is noted on it; forward mode reads its token. */
-  request?: Caller & { upstreamStatus?: number }
+  /**
+   * The caller's request: the hub's status is noted on it; forward mode reads
+   * its token; its client (or, without authentication, its address) is who
+   * the bound on hub calls in flight counts.
+   */
+  request?: Caller & { upstreamStatus?: number, client?: { name: string } | null, ip?: string }
   /** Validated gateway parameter values, by gateway name. */
   params?: Readonly<Record<string, string>>
   /** JSON body for POST operations, already in the hub's field names. */
@@ -76,8 +81,25 @@ function envelopeOf (fetched: Fetched, cached: boolean, stale: boolean): Buffer 
     fetched.body = body
     fetched.cached = true
     fetched.json = json
+    own(fetched)
   }
   return body
+}
+
+/**
+ * Makes a kept answer hold memory of its own size. A small Buffer is a slice
+ * of a shared 8 KiB pool, which it keeps alive whole: thousands of small
+ * cached answers would hold thousands of pools, mostly garbage, that the
+ * cache's budget would not see.
+ */
+function own (fetched: Fetched): void {
+  const { body, json } = fetched
+  if (body.byteOffset === 0 && body.buffer.byteLength === body.length) return
+  const copy = Buffer.allocUnsafeSlow(body.length)
+  body.copy(copy)
+  const at = json.byteOffset - body.byteOffset
+  fetched.body = copy
+  fetched.json = copy.subarray(at, at + json.length)
 }
 
 function resultOf (fetched: Fetched, cache?: CallResult['cache']): CallResult {
@@ -98,16 +120,42 @@ function resultOf (fetched: Fetched, cache?: CallResult['cache']): CallResult {
 }
 
 /**
- * What an answer costs the cache: its encoded JSON (about the size of the
- * hub's body) and the bookkeeping around it.
+ * What a cached answer costs beyond its envelope's bytes: the Fetched record,
+ * the two Buffer views (envelope and JSON) and the ArrayBuffer, about 390
+ * bytes of heap (measured with --expose-gc over 100,000 entries, see
+ * docs/resilience.md), and the ArrayBuffer's native backing store, which
+ * the heap does not show (70 to 160 bytes in RSS). An entry holds one
+ * envelope: its first cache hit replaces the fresh one (envelopeOf), which is
+ * one byte longer and is the one charged.
  */
-const CACHE_OVERHEAD_BYTES = 256
+const ANSWER_OVERHEAD_BYTES = 512
+
+/**
+ * Failures the cache remembers for a moment (CACHE_FAILURE_SECONDS): the hub
+ * unavailable, too slow or unreadable, as a hub call found it; not an open
+ * circuit (no hub call was made, and its retry-after changes), nor the hub
+ * refusing the request (4xx).
+ */
+function isHubTrouble (error: unknown): boolean {
+  const { code, cause } = error as { code?: string, cause?: { code?: string } }
+  if (cause?.code === 'EOPENBREAKER') return false
+  return code === 'UPSTREAM_UNAVAILABLE' || code === 'UPSTREAM_TIMEOUT' || code === 'UPSTREAM_BAD_RESPONSE'
+}
+
+/** One circuit: an operation of one upstream (`hub` is {hub_url}, `base` is {base_url}). */
+export interface Circuit {
+  upstream: 'hub' | 'base'
+  operation: OperationId
+  state: BreakerState
+}
 
 export interface HubClient {
   operations: OperationMap
   call (input: CallInput): Promise<CallResult>
-  /** Circuit state per upstream address name. */
-  breakers (): Record<'hub' | 'base', BreakerState>
+  /** The state of every circuit: one per upstream and operation (a gauge can read them). */
+  circuits (): Circuit[]
+  /** What the lookup cache holds: entries, the bytes charged for them, failures remembered. */
+  cacheUsage (): { entries: number, bytes: number, failures: number }
   close (): Promise<void>
 }
 
@@ -121,7 +169,7 @@ export interface HubClientOptions {
   onSlowPath?: (operation: OperationId) => void
 }
 
-interface Upstream { pool: Pool, basePath: string, breaker: Breaker }
+interface Upstream { pool: Pool, basePath: string }
 
 type Body = Dispatcher.ResponseData['body']
 interface Chunks { chunks: Buffer[], size: number }
@@ -129,7 +177,8 @@ interface Chunks { chunks: Buffer[], size: number }
 /** Bodies up to this size are joined in one reused buffer (see contiguous); larger ones get their own. */
 const SCRATCH_KEEP_BYTES = 4 * 1024 * 1024
 
-const MESSAGE_LIMIT = 500
+/** Error bodies read for their message at most; a larger one loses its message. */
+const ERROR_BODY_LIMIT = 64 * 1024
 
 /** Answers from this size on are transcoded on a thread (transcode-pool.ts), or else read one per turn of the event loop (see oneTurnEach). */
 const LARGE_ANSWER_BYTES = 256 * 1024
@@ -137,13 +186,27 @@ const LARGE_ANSWER_BYTES = 256 * 1024
 export function createHubClient ({ config, credentials, userAgent, observe, onSlowPath }: HubClientOptions): HubClient {
   const operations = resolveOperations(config)
   const pools = new Map<string, Pool>()
-  const breakers = new Map<string, Breaker>()
-  const cache = createLookupCache<Fetched>(config.CACHE_MAX_BYTES)
+  // Hub calls in flight per caller (UPSTREAM_MAX_CALLS_PER_CLIENT).
+  const inFlight = new Map<string, number>()
+  const cache = createLookupCache<Fetched>({
+    maxBytes: config.CACHE_MAX_BYTES,
+    maxEntries: config.CACHE_MAX_ENTRIES,
+    failureMs: config.CACHE_FAILURE_SECONDS * 1000,
+    remember: isHubTrouble
+  })
   const policy: RetryPolicy = { retries: config.UPSTREAM_RETRIES, baseMs: config.UPSTREAM_RETRY_BASE_MS, maxMs: config.UPSTREAM_RETRY_MAX_MS }
   const upstreams = {
     hub: upstreamFor(config.UPSTREAM_HUB_URL),
     base: upstreamFor(config.UPSTREAM_BASE_URL)
   }
+  // One circuit per upstream address and operation: a lookup the hub keeps failing
+  // opens its own circuit, not the writes' (nor the other lookups').
+  const breakers = new Map<OperationId, Breaker>([...operations.values()].map(op => [op.id, createBreaker(`${op.service} ${op.id}`, {
+    errorThresholdPercentage: config.BREAKER_ERROR_PERCENTAGE,
+    volumeThreshold: config.BREAKER_VOLUME_THRESHOLD,
+    rollingCountTimeout: config.BREAKER_WINDOW_MS,
+    resetTimeout: config.BREAKER_RESET_MS
+  })]))
   const largeAnswers = oneTurnEach()
   const largeBodies = config.UPSTREAM_BODY_BUDGET_BYTES > 0 ? byteBudget(config.UPSTREAM_BODY_BUDGET_BYTES) : undefined
   const keyHeader = config.UPSTREAM_API_KEY_HEADER.toLowerCase()
@@ -168,17 +231,7 @@ export function createHubClient ({ config, credentials, userAgent, observe, onSl
       })
       pools.set(url.origin, pool)
     }
-    let breaker = breakers.get(url.origin)
-    if (breaker === undefined) {
-      breaker = createBreaker(url.origin, {
-        errorThresholdPercentage: config.BREAKER_ERROR_PERCENTAGE,
-        volumeThreshold: config.BREAKER_VOLUME_THRESHOLD,
-        rollingCountTimeout: config.BREAKER_WINDOW_MS,
-        resetTimeout: config.BREAKER_RESET_MS
-      })
-      breakers.set(url.origin, breaker)
-    }
-    return { pool, basePath: url.pathname.replace(/\/+$/, ''), breaker }
+    return { pool, basePath: url.pathname.replace(/\/+$/, '') }
   }
 
   function headersFor (op: ResolvedOperation, requestId: string, hasBody: boolean, authorization: string): Record<string, string> {
@@ -191,20 +244,6 @@ export function createHubClient ({ config, credentials, userAgent, observe, onSl
     return headers
   }
 
-  /** The hub's own `message`, bounded, with our secrets scrubbed in case it echoes them. */
-  function messageOf (text: string, secrets: string[]): string | undefined {
-    let message: unknown
-    try {
-      message = (JSON.parse(text) as { message?: unknown } | null)?.message
-    } catch {
-      return undefined
-    }
-    if (typeof message !== 'string' || message === '') return undefined
-    let out = message.slice(0, MESSAGE_LIMIT)
-    for (const secret of secrets) if (secret !== '') out = out.replaceAll(secret, '[redacted]')
-    return out
-  }
-
   /** Stops reading a body we refuse; the connection is dropped rather than drained. */
   function discard (body: Body): void {
     body.on('error', () => {})
@@ -212,19 +251,19 @@ export function createHubClient ({ config, credentials, userAgent, observe, onSl
   }
 
   /** The body as it arrived, in chunks (see contiguous). */
-  async function readChunks (body: Body, declared: string | string[] | undefined): Promise<Chunks> {
-    if (typeof declared === 'string' && Number(declared) > maxBytes) {
+  async function readChunks (body: Body, declared: string | string[] | undefined, limit = maxBytes): Promise<Chunks> {
+    if (typeof declared === 'string' && Number(declared) > limit) {
       discard(body)
-      throw gatewayError('UPSTREAM_BAD_RESPONSE', { cause: new Error(`declared body of ${declared} bytes exceeds ${maxBytes}`) })
+      throw gatewayError('UPSTREAM_BAD_RESPONSE', { cause: new Error(`declared body of ${declared} bytes exceeds ${limit}`) })
     }
     const chunks: Buffer[] = []
     let size = 0
     try {
       for await (const chunk of body) {
         size += chunk.length
-        if (size > maxBytes) {
+        if (size > limit) {
           discard(body)
-          throw gatewayError('UPSTREAM_BAD_RESPONSE', { cause: new Error(`body exceeds ${maxBytes} bytes`) })
+          throw gatewayError('UPSTREAM_BAD_RESPONSE', { cause: new Error(`body exceeds ${limit} bytes`) })
         }
         chunks.push(chunk)
       }
@@ -256,13 +295,18 @@ export function createHubClient ({ config, credentials, userAgent, observe, onSl
     const { statusCode, headers, body } = response
     if (statusCode < 200 || statusCode >= 300) {
       let text = ''
-      try {
-        const { chunks, size } = await readChunks(body, headers['content-length'])
-        text = Buffer.concat(chunks, size).toString('utf8')
-      } catch {
-        // The status already decides; an unreadable error body only loses its message.
+      if (statusCode >= 400 && statusCode < 500) {
+        try {
+          const { chunks, size } = await readChunks(body, headers['content-length'], ERROR_BODY_LIMIT)
+          text = Buffer.concat(chunks, size).toString('utf8')
+        } catch {
+          // The status already decides; an unreadable error body only loses its message.
+        }
+      } else {
+        // Only a 4xx's message is passed on (hub-message.ts): read the rest past, keeping the connection.
+        await body.dump({ limit: ERROR_BODY_LIMIT }).catch(() => {})
       }
-      throw statusFailure(statusCode, messageOf(text, [config.UPSTREAM_API_KEY, authorization]), retryAfterSeconds(headers['retry-after']))
+      throw statusFailure(statusCode, hubMessage(statusCode, text, [config.UPSTREAM_API_KEY, authorization]), retryAfterSeconds(headers['retry-after']))
     }
     // A large body waits for room in the budget before it is read (backpressure to the hub, not memory).
     const declared = Number(headers['content-length'])
@@ -351,12 +395,19 @@ export function createHubClient ({ config, credentials, userAgent, observe, onSl
     return { json, count, upstreamStatus: statusCode, body, cached: false }
   }
 
-  /** Attempts through the circuit breaker; GET lookups retry by the policy, within the deadline. */
+  /**
+   * One call through its circuit breaker: the breaker judges the whole call,
+   * so a call retried three times counts once. GET lookups retry by the
+   * policy, within the deadline.
+   */
   async function attempt (op: ResolvedOperation, input: CallInput, path: string, authorization: string, deadline: number, signal: AbortSignal): Promise<Fetched> {
-    const { breaker } = upstreams[op.service]
+    return breakers.get(op.id)!.run(() => retried(op, input, path, authorization, deadline, signal))
+  }
+
+  async function retried (op: ResolvedOperation, input: CallInput, path: string, authorization: string, deadline: number, signal: AbortSignal): Promise<Fetched> {
     for (let n = 0; ; n++) {
       try {
-        return await breaker.run(() => send(op, input, path, authorization, signal))
+        return await send(op, input, path, authorization, signal)
       } catch (error) {
         if (op.method !== 'GET' || n >= policy.retries || !isRetryable(error)) throw error
         const delay = retryDelay(policy, n, error)
@@ -380,25 +431,60 @@ export function createHubClient ({ config, credentials, userAgent, observe, onSl
     }
   }
 
-  async function execute (op: ResolvedOperation, input: CallInput): Promise<CallResult> {
-    const { basePath } = upstreams[op.service]
-    const path = buildPath(op, input.params ?? {}, config.UPSTREAM_PARAM_PLACEMENT, basePath)
+  /** The cache key of a lookup: whose data it is, so forwarded tokens never share answers, and the hub address. */
+  function cacheKey (input: CallInput, path: string): string {
+    return `${credentials.identity(input.request)} ${path}`
+  }
+
+  /**
+   * A place among the caller's hub calls in flight, or RATE_LIMITED when it
+   * has UPSTREAM_MAX_CALLS_PER_CLIENT of them already: one caller cannot
+   * take every connection to the hub. A lookup that starts no hub call (the
+   * cache answers it, or it joins one in flight) needs none. Returns the
+   * release.
+   */
+  function admit (op: ResolvedOperation, input: CallInput, path: string): () => void {
+    const limit = config.UPSTREAM_MAX_CALLS_PER_CLIENT
+    const request = input.request
+    const caller = request?.client?.name ?? request?.ip
+    if (limit === 0 || caller === undefined) return () => {}
+    if (op.method === 'GET' && !cache.wouldCall(cacheKey(input, path), input.fresh === true)) return () => {}
+    const who = request?.client != null ? `client ${caller}` : `address ${caller}`
+    const count = inFlight.get(who) ?? 0
+    if (count >= limit) {
+      input.log.info({ operation: op.id, inFlight: count }, 'caller has too many hub calls in flight')
+      throw gatewayError('RATE_LIMITED', { retryAfter: '1' })
+    }
+    inFlight.set(who, count + 1)
+    let released = false
+    return () => {
+      if (released) return
+      released = true
+      const left = (inFlight.get(who) ?? 1) - 1
+      if (left === 0) inFlight.delete(who)
+      else inFlight.set(who, left)
+    }
+  }
+
+  async function execute (op: ResolvedOperation, input: CallInput, path: string): Promise<CallResult> {
     // The deadline starts with the hub call: a cache hit sets no timer.
     const run = () => authorized(op, input, path, Date.now() + config.UPSTREAM_DEADLINE_MS, AbortSignal.timeout(config.UPSTREAM_DEADLINE_MS))
     if (op.method !== 'GET') {
       return resultOf(await run())
     }
-    // The key holds whose data it is, so forwarded tokens never share answers.
-    const key = `${credentials.identity(input.request)} ${path}`
+    const key = cacheKey(input, path)
     const ttlMs = op.cacheTtlSeconds * 1000
+    const staleMs = config.CACHE_STALE_IF_ERROR_SECONDS * 1000
     const lookup = await cache.load(key, {
       ttlMs,
-      staleMs: config.CACHE_STALE_IF_ERROR_SECONDS * 1000,
+      staleMs,
       refresh: input.fresh === true,
       serveStaleOn: (error) => ['UPSTREAM_UNAVAILABLE', 'UPSTREAM_TIMEOUT'].includes((error as { code?: string }).code ?? '')
     }, async () => {
       const fetched = await run()
-      return { value: fetched, bytes: fetched.json.length + CACHE_OVERHEAD_BYTES }
+      // Only an answer the cache keeps needs memory of its own.
+      if (ttlMs > 0 || staleMs > 0) own(fetched)
+      return { value: fetched, bytes: fetched.body.length + ANSWER_OVERHEAD_BYTES }
     })
     const { value, fetchedAt } = lookup.entry
     if (lookup.stale) input.log.warn({ operation: op.id, ageSeconds: Math.round((Date.now() - fetchedAt) / 1000) }, 'hub failed: serving a stale answer')
@@ -410,9 +496,12 @@ export function createHubClient ({ config, credentials, userAgent, observe, onSl
     async call (input) {
       const op = operations.get(input.operation)
       if (op === undefined) throw new Error(`unknown operation ${input.operation}`)
+      // A value that cannot be placed is the caller's error, not a hub call that failed.
+      const path = buildPath(op, input.params ?? {}, config.UPSTREAM_PARAM_PLACEMENT, upstreams[op.service].basePath)
+      const release = admit(op, input, path)
       const started = process.hrtime.bigint()
       try {
-        const result = await execute(op, input)
+        const result = await execute(op, input, path)
         if (input.request !== undefined) input.request.upstreamStatus = result.upstreamStatus
         observe?.(op.id, result.cache?.cached === true ? (result.cache.stale ? 'stale' : 'cached') : 'ok', Number(process.hrtime.bigint() - started) / 1e9)
         return result
@@ -423,12 +512,18 @@ export function createHubClient ({ config, credentials, userAgent, observe, onSl
         observe?.(op.id, outcome, Number(process.hrtime.bigint() - started) / 1e9)
         input.log.warn({ operation: op.id, outcome, err: (error as { cause?: unknown }).cause ?? error }, 'upstream call failed')
         throw error
+      } finally {
+        release()
       }
     },
-    breakers () {
-      return { hub: upstreams.hub.breaker.state, base: upstreams.base.breaker.state }
+    circuits () {
+      return [...breakers].map(([operation, breaker]) => ({ upstream: operations.get(operation)!.service, operation, state: breaker.state }))
+    },
+    cacheUsage () {
+      return { entries: cache.size, bytes: cache.bytes, failures: cache.failures }
     },
     async close () {
+      cache.close()
       for (const breaker of breakers.values()) breaker.shutdown()
       await credentials.close()
       // Let calls in flight finish, but never wait on a hung hub longer than a moment.

@@ -1,5 +1,6 @@
 import type { Config } from '../config/load.ts'
 import { ConfigError } from '../config/load.ts'
+import { gatewayError } from '../errors.ts'
 import { toCompactDate } from '../domain/dates.ts'
 import { normalizeNpwp } from '../domain/identifiers.ts'
 import { compileNormalizer, type Normalizer } from '../mapping/normalize.ts'
@@ -87,10 +88,16 @@ export function toUpstreamValue (kind: ParamKind, value: string, dateFormat: Res
   }
 }
 
+/** Values that must never become a path segment: a `/` or `\` in them, or a dot segment. */
+const UNSAFE_SEGMENT = /[/\\]|^\.{1,2}$/
+
 /**
  * The path and query of one call. Parameters go in the query string, or as
  * path segments in the order interface.md lists them (4.10.1 leaves the
- * placement open); either way each value is encoded on its own.
+ * placement open); either way each value is encoded on its own. A value
+ * that would be a path segment holding `/` or `\` (sent as %2F, which a hub
+ * or a proxy before it may decode) or a dot segment is refused here too, in
+ * case a route let one through: the route schemas refuse them first.
  */
 export function buildPath (op: ResolvedOperation, values: Readonly<Record<string, string>>, placement: Config['UPSTREAM_PARAM_PLACEMENT'], basePath: string): string {
   const query = new URLSearchParams()
@@ -99,8 +106,15 @@ export function buildPath (op: ResolvedOperation, values: Readonly<Record<string
     const value = values[param.name]
     if (value === undefined) continue
     const upstream = toUpstreamValue(param.kind, value, op.dateFormat)
-    if (placement === 'path' && param.alwaysQuery !== true) segments.push(encodeURIComponent(upstream))
-    else query.append(param.upstream, upstream)
+    if (placement === 'path' && param.alwaysQuery !== true) {
+      if (UNSAFE_SEGMENT.test(upstream)) {
+        const rule = 'must not hold / or \\ or be . or .. (it is sent to the hub as a path segment)'
+        throw gatewayError('VALIDATION_FAILED', { details: [{ field: param.name, rule }] }, `${param.name} ${rule}`)
+      }
+      segments.push(encodeURIComponent(upstream))
+    } else {
+      query.append(param.upstream, upstream)
+    }
   }
   let path = basePath + op.address
   if (segments.length > 0) path += segments.join('/')

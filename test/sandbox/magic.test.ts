@@ -25,7 +25,7 @@ const CODES: Record<string, string> = {
 
 const npwpForm = (code: string): string => `990000000000${code}`
 const uuidForm = (code: string): string => `00000000-0000-4000-8000-000000000${code}`
-const dateForm = (code: string): string => `1${code}0101`
+const dateForm = (code: string): string => `19${code.slice(0, 2)}011${code.slice(2)}`
 
 /** One request per way of carrying a magic value, for a fault of this name and code. */
 function carriers (sb: Sandbox, name: string, code: string): Array<[string, () => ReturnType<typeof get>]> {
@@ -229,7 +229,8 @@ t.test('magicValue builds the documented forms, and each form triggers its fault
   t.equal(magicValue('500'), 'SBX-500')
   t.equal(magicValue('TRUNCATED', 'npwp'), '990000000000906')
   t.equal(magicValue('503', 'uuid'), '00000000-0000-4000-8000-000000000503')
-  t.equal(magicValue('SLOW', 'date'), '10010101')
+  t.equal(magicValue('SLOW', 'date'), '19000111')
+  t.equal(magicValue('503', 'date'), '19500113')
   t.equal(FAULTS.length, 20)
   t.equal(new Set(FAULTS.map((f) => f.code)).size, 20, 'codes are distinct')
   const sb = await sandbox(t)

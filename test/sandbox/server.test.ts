@@ -79,6 +79,23 @@ t.test('requests are recorded in order with operation, params, headers and body;
   t.equal(sb.count('noblbc23'), 1)
 })
 
+t.test('the record is a bounded ring of the newest requests; counts cover every request', async (t) => {
+  const sb = await sandbox(t, { recordLimit: 5 })
+  for (let i = 0; i < 12; i++) await get(sb, i % 3 === 0 ? `${LOOKUP}/noblbc16/${F.taxpayer.npwp}` : `${LOOKUP}/noblbc20/${F.taxpayer.npwp}`)
+  t.equal(sb.requests.length, 5, 'only the newest five are kept')
+  t.same(sb.requests.map(r => r.operation), ['noblbc20', 'noblbc20', 'noblbc16', 'noblbc20', 'noblbc20'], 'requests 8 to 12, in order')
+  t.ok(sb.requests.every((r, i, all) => i === 0 || r.at >= (all[i - 1]?.at ?? 0)), 'oldest first')
+  t.equal(sb.count(), 12, 'count() covers every request')
+  t.equal(sb.count('noblbc16'), 4)
+  t.equal(sb.count('noblbc20'), 8)
+
+  // The default keeps 1,000: a long-running sandbox does not grow with its traffic.
+  const plain = await sandbox(t)
+  await Promise.all(Array.from({ length: 1100 }, () => get(plain, `${LOOKUP}/noblbc20/${F.taxpayer.npwp}`)))
+  t.equal(plain.requests.length, 1000)
+  t.equal(plain.count('noblbc20'), 1100)
+})
+
 t.test('two sandboxes serve identical bodies', async (t) => {
   const a = await sandbox(t)
   const b = await sandbox(t)

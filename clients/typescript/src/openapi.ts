@@ -34,7 +34,7 @@ export interface paths {
         };
         /**
          * Readiness
-         * @description Ready once configuration is loaded and every plugin started; 503 SHUTTING_DOWN while closing. An open circuit does not make the gateway unready: it still answers, fast, from cache or with UPSTREAM_UNAVAILABLE.
+         * @description Ready once configuration is loaded and every plugin started; 503 SHUTTING_DOWN while closing. Shows the circuit of every hub operation. An open circuit does not make the gateway unready: it still answers, fast, from cache or with UPSTREAM_UNAVAILABLE.
          */
         get: operations["getHealthReady"];
         put?: never;
@@ -520,7 +520,7 @@ export interface paths {
         put?: never;
         /**
          * Send a booked notification
-         * @description Tells the hub a booking request is booked. On success every client connected to `GET /v1/events` receives the notification, a `BookedEvent` whose `data` describes the booking as this answer does: `bookingRequestId`, `booked` and `note`, the same names and values.
+         * @description Tells the hub a booking request is booked. On success the notification goes to `GET /v1/events`, a `BookedEvent` whose `data` describes the booking as this answer does: `bookingRequestId`, `booked` and `note`, the same names and values. It reaches this client's own sockets, and those of clients allowed to see every event.
          *
          *     **Scope:** `bookings:write` (send `Authorization: Bearer <client key>`). Without a known key: 401 UNAUTHORIZED; without the scope: 403 FORBIDDEN; over the client's rate limit: 429 RATE_LIMITED.
          *
@@ -549,6 +549,10 @@ export interface paths {
          *     ```
          *
          *     Its `data` is the booking as the booked POST answers it: the same names and forms. Messages from clients are ignored. On shutdown the gateway closes sockets with code 1001. A plain HTTP GET answers 426.
+         *
+         *     **Who sees which event:** a client sees the events of the booked POSTs it made itself, unless its client entry allows it every event; without client authentication (the sandbox without clients) every socket sees every event.
+         *
+         *     **Limits:** a client may hold a few sockets at once (8 by default; past that 429 RATE_LIMITED before the upgrade), and the gateway a bounded number in all (503 OVERLOADED). The gateway pings every socket and ends one that did not answer the previous ping; a socket that does not read its messages is closed with 1008; an upgrade past the limits that slipped through is closed with 1013.
          *
          *     **Scope:** `events:read` (send `Authorization: Bearer <client key>`, or from a browser offer the subprotocols `bearer` and the key (`new WebSocket(url, ['bearer', key])`)). Without a known key: 401 UNAUTHORIZED; without the scope: 403 FORBIDDEN; over the client's rate limit: 429 RATE_LIMITED.
          */
@@ -583,7 +587,7 @@ export interface components {
             message: string;
             /** @description Id of this request (also the `x-request-id` header); quote it when reporting a problem */
             requestId: string;
-            /** @description The hub's own message, as it wrote it, when it sent one */
+            /** @description The hub's own message, as it wrote it, when it refused the request (a 4xx) with one: at most 500 characters, the gateway's credentials scrubbed out */
             upstreamMessage?: string;
             /** @description Validation problems (VALIDATION_FAILED): one per field and rule, path, query, body and headers together, at most 20 */
             details?: {
@@ -1152,8 +1156,30 @@ export interface operations {
                      *       "data": {
                      *         "status": "ready",
                      *         "upstreams": {
-                     *           "hub": "closed",
-                     *           "base": "closed"
+                     *           "hub": {
+                     *             "noblbc16": "closed",
+                     *             "noblbc20": "closed",
+                     *             "noblbc23": "closed",
+                     *             "BC20ByNoPib": "closed",
+                     *             "BC20ByNoBL": "closed",
+                     *             "kontainerbc20": "closed",
+                     *             "kontainerbc23": "closed",
+                     *             "kontainerbc25": "closed",
+                     *             "kontainerbc261": "closed",
+                     *             "kontainerbc262": "closed",
+                     *             "kontainerbc27": "closed",
+                     *             "kontainerbc28": "closed",
+                     *             "kontainerbc30": "closed",
+                     *             "kontainersp3b": "closed",
+                     *             "kontainerPPFTZ": "closed"
+                     *           },
+                     *           "base": {
+                     *             "document_sp2_container/cargo_owner": "closed",
+                     *             "document_sp2/host-to-host": "closed",
+                     *             "document_sp2/final": "closed",
+                     *             "DetilBooking": "closed",
+                     *             "DetilBooking/isBooked": "closed"
+                     *           }
                      *         },
                      *         "sandbox": true
                      *       },
@@ -1167,18 +1193,114 @@ export interface operations {
                              * @enum {string}
                              */
                             status: "ready";
-                            /** @description Circuit breaker state per upstream address */
+                            /** @description Circuit breaker state per upstream address and operation */
                             upstreams: {
-                                /**
-                                 * @description Circuit of the hub's lookup address: open while the gateway answers UPSTREAM_UNAVAILABLE at once
-                                 * @enum {unknown}
-                                 */
-                                hub: "closed" | "open" | "half-open";
-                                /**
-                                 * @description Circuit of the hub's SP2 and booking address
-                                 * @enum {unknown}
-                                 */
-                                base: "closed" | "open" | "half-open";
+                                /** @description Circuit state per operation of the hub's lookup address */
+                                hub: {
+                                    /**
+                                     * @description Circuit of `noblbc16`: open while the gateway answers it with UPSTREAM_UNAVAILABLE at once
+                                     * @enum {unknown}
+                                     */
+                                    noblbc16: "closed" | "open" | "half-open";
+                                    /**
+                                     * @description Circuit of `noblbc20`: open while the gateway answers it with UPSTREAM_UNAVAILABLE at once
+                                     * @enum {unknown}
+                                     */
+                                    noblbc20: "closed" | "open" | "half-open";
+                                    /**
+                                     * @description Circuit of `noblbc23`: open while the gateway answers it with UPSTREAM_UNAVAILABLE at once
+                                     * @enum {unknown}
+                                     */
+                                    noblbc23: "closed" | "open" | "half-open";
+                                    /**
+                                     * @description Circuit of `BC20ByNoPib`: open while the gateway answers it with UPSTREAM_UNAVAILABLE at once
+                                     * @enum {unknown}
+                                     */
+                                    BC20ByNoPib: "closed" | "open" | "half-open";
+                                    /**
+                                     * @description Circuit of `BC20ByNoBL`: open while the gateway answers it with UPSTREAM_UNAVAILABLE at once
+                                     * @enum {unknown}
+                                     */
+                                    BC20ByNoBL: "closed" | "open" | "half-open";
+                                    /**
+                                     * @description Circuit of `kontainerbc20`: open while the gateway answers it with UPSTREAM_UNAVAILABLE at once
+                                     * @enum {unknown}
+                                     */
+                                    kontainerbc20: "closed" | "open" | "half-open";
+                                    /**
+                                     * @description Circuit of `kontainerbc23`: open while the gateway answers it with UPSTREAM_UNAVAILABLE at once
+                                     * @enum {unknown}
+                                     */
+                                    kontainerbc23: "closed" | "open" | "half-open";
+                                    /**
+                                     * @description Circuit of `kontainerbc25`: open while the gateway answers it with UPSTREAM_UNAVAILABLE at once
+                                     * @enum {unknown}
+                                     */
+                                    kontainerbc25: "closed" | "open" | "half-open";
+                                    /**
+                                     * @description Circuit of `kontainerbc261`: open while the gateway answers it with UPSTREAM_UNAVAILABLE at once
+                                     * @enum {unknown}
+                                     */
+                                    kontainerbc261: "closed" | "open" | "half-open";
+                                    /**
+                                     * @description Circuit of `kontainerbc262`: open while the gateway answers it with UPSTREAM_UNAVAILABLE at once
+                                     * @enum {unknown}
+                                     */
+                                    kontainerbc262: "closed" | "open" | "half-open";
+                                    /**
+                                     * @description Circuit of `kontainerbc27`: open while the gateway answers it with UPSTREAM_UNAVAILABLE at once
+                                     * @enum {unknown}
+                                     */
+                                    kontainerbc27: "closed" | "open" | "half-open";
+                                    /**
+                                     * @description Circuit of `kontainerbc28`: open while the gateway answers it with UPSTREAM_UNAVAILABLE at once
+                                     * @enum {unknown}
+                                     */
+                                    kontainerbc28: "closed" | "open" | "half-open";
+                                    /**
+                                     * @description Circuit of `kontainerbc30`: open while the gateway answers it with UPSTREAM_UNAVAILABLE at once
+                                     * @enum {unknown}
+                                     */
+                                    kontainerbc30: "closed" | "open" | "half-open";
+                                    /**
+                                     * @description Circuit of `kontainersp3b`: open while the gateway answers it with UPSTREAM_UNAVAILABLE at once
+                                     * @enum {unknown}
+                                     */
+                                    kontainersp3b: "closed" | "open" | "half-open";
+                                    /**
+                                     * @description Circuit of `kontainerPPFTZ`: open while the gateway answers it with UPSTREAM_UNAVAILABLE at once
+                                     * @enum {unknown}
+                                     */
+                                    kontainerPPFTZ: "closed" | "open" | "half-open";
+                                };
+                                /** @description Circuit state per operation of the hub's SP2 and booking address */
+                                base: {
+                                    /**
+                                     * @description Circuit of `document_sp2_container/cargo_owner`: open while the gateway answers it with UPSTREAM_UNAVAILABLE at once
+                                     * @enum {unknown}
+                                     */
+                                    "document_sp2_container/cargo_owner": "closed" | "open" | "half-open";
+                                    /**
+                                     * @description Circuit of `document_sp2/host-to-host`: open while the gateway answers it with UPSTREAM_UNAVAILABLE at once
+                                     * @enum {unknown}
+                                     */
+                                    "document_sp2/host-to-host": "closed" | "open" | "half-open";
+                                    /**
+                                     * @description Circuit of `document_sp2/final`: open while the gateway answers it with UPSTREAM_UNAVAILABLE at once
+                                     * @enum {unknown}
+                                     */
+                                    "document_sp2/final": "closed" | "open" | "half-open";
+                                    /**
+                                     * @description Circuit of `DetilBooking`: open while the gateway answers it with UPSTREAM_UNAVAILABLE at once
+                                     * @enum {unknown}
+                                     */
+                                    DetilBooking: "closed" | "open" | "half-open";
+                                    /**
+                                     * @description Circuit of `DetilBooking/isBooked`: open while the gateway answers it with UPSTREAM_UNAVAILABLE at once
+                                     * @enum {unknown}
+                                     */
+                                    "DetilBooking/isBooked": "closed" | "open" | "half-open";
+                                };
                             };
                             /** @description True when the gateway fronts its built-in sandbox */
                             sandbox: boolean;
@@ -2004,7 +2126,7 @@ export interface operations {
         parameters: {
             query: {
                 /**
-                 * @description Bill of lading date, `YYYY-MM-DD`: the `blDate` of the bill of lading lists, the day in the hub's calendar
+                 * @description Bill of lading date, `YYYY-MM-DD`, in the years 1900 to 2100: the `blDate` of the bill of lading lists, the day in the hub's calendar
                  * @example 2024-02-17
                  */
                 blDate: string;
@@ -2174,7 +2296,7 @@ export interface operations {
                  */
                 blNo: string;
                 /**
-                 * @description Bill of lading date, `YYYY-MM-DD`: the `blDate` of the bill of lading lists, the day in the hub's calendar
+                 * @description Bill of lading date, `YYYY-MM-DD`, in the years 1900 to 2100: the `blDate` of the bill of lading lists, the day in the hub's calendar
                  * @example 2024-02-01
                  */
                 blDate: string;
@@ -2339,7 +2461,7 @@ export interface operations {
         parameters: {
             query: {
                 /**
-                 * @description Bill of lading date, `YYYY-MM-DD`: the `blDate` of the bill of lading lists, the day in the hub's calendar
+                 * @description Bill of lading date, `YYYY-MM-DD`, in the years 1900 to 2100: the `blDate` of the bill of lading lists, the day in the hub's calendar
                  * @example 2024-04-17
                  */
                 blDate: string;
@@ -2799,7 +2921,7 @@ export interface operations {
         parameters: {
             query: {
                 /**
-                 * @description Bill of lading date, `YYYY-MM-DD`: the `blDate` of the bill of lading lists, the day in the hub's calendar
+                 * @description Bill of lading date, `YYYY-MM-DD`, in the years 1900 to 2100: the `blDate` of the bill of lading lists, the day in the hub's calendar
                  * @example 2024-01-18
                  */
                 blDate: string;
@@ -3113,7 +3235,7 @@ export interface operations {
                  */
                 blNo: string;
                 /**
-                 * @description Bill of lading date, `YYYY-MM-DD`: the `blDate` of the bill of lading lists, the day in the hub's calendar
+                 * @description Bill of lading date, `YYYY-MM-DD`, in the years 1900 to 2100: the `blDate` of the bill of lading lists, the day in the hub's calendar
                  * @example 2024-02-04
                  */
                 blDate: string;
@@ -3262,7 +3384,7 @@ export interface operations {
                  */
                 blNo: string;
                 /**
-                 * @description Bill of lading date, `YYYY-MM-DD`: the `blDate` of the bill of lading lists, the day in the hub's calendar
+                 * @description Bill of lading date, `YYYY-MM-DD`, in the years 1900 to 2100: the `blDate` of the bill of lading lists, the day in the hub's calendar
                  * @example 2024-04-21
                  */
                 blDate: string;
@@ -3411,7 +3533,7 @@ export interface operations {
                  */
                 blNo: string;
                 /**
-                 * @description Bill of lading date, `YYYY-MM-DD`: the `blDate` of the bill of lading lists, the day in the hub's calendar
+                 * @description Bill of lading date, `YYYY-MM-DD`, in the years 1900 to 2100: the `blDate` of the bill of lading lists, the day in the hub's calendar
                  * @example 2024-05-13
                  */
                 blDate: string;
@@ -3697,7 +3819,7 @@ export interface operations {
                                 code?: string;
                                 /** @description Error message of a failed source */
                                 message?: string;
-                                /** @description The hub's own message, when it sent one */
+                                /** @description The hub's own message, when it answered a 4xx with one */
                                 upstreamMessage?: string;
                             }[];
                         };
@@ -3810,7 +3932,7 @@ export interface operations {
                  */
                 blNo: string;
                 /**
-                 * @description Bill of lading date, `YYYY-MM-DD`: the `blDate` of the bill of lading lists, the day in the hub's calendar
+                 * @description Bill of lading date, `YYYY-MM-DD`, in the years 1900 to 2100: the `blDate` of the bill of lading lists, the day in the hub's calendar
                  * @example 2024-02-17
                  */
                 blDate: string;
@@ -4187,7 +4309,7 @@ export interface operations {
         parameters: {
             query: {
                 /**
-                 * @description Bill of lading date, `YYYY-MM-DD`: the `blDate` of the bill of lading lists, the day in the hub's calendar
+                 * @description Bill of lading date, `YYYY-MM-DD`, in the years 1900 to 2100: the `blDate` of the bill of lading lists, the day in the hub's calendar
                  * @example 2024-02-17
                  */
                 blDate: string;
@@ -4892,6 +5014,15 @@ export interface operations {
             };
             /** @description Too many requests (RATE_LIMITED) */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The hub is unavailable or rate limited the gateway (UPSTREAM_UNAVAILABLE), or the gateway is overloaded (OVERLOADED) or closing (SHUTTING_DOWN); see `retry-after` */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -1,0 +1,27 @@
+import tap, { test } from 'tap'
+import { runMemoryRun } from './memory-runs.ts'
+
+/**
+ * The cache's budget is its memory: 200,000 distinct lookups through the
+ * real gateway on the sandbox (each an empty list, the cheapest answer, so
+ * the most entries a budget holds), then a full GC: what stays in the heap
+ * and in ArrayBuffers is within CACHE_MAX_BYTES plus a small fixed overhead.
+ * In a process of its own, for --expose-gc and an exact baseline.
+ */
+const LOOKUPS = 200_000
+const BUDGET = 8 * 1024 * 1024
+/** What the gateway may keep beyond its cache's budget after all that: the Map's table, pools, JIT code. */
+const FIXED = 2 * 1024 * 1024
+
+// 200,000 requests take 30 to 60 s on two shared cores, more beside other test files: more than the usual 120 s.
+tap.setTimeout(300_000)
+
+test(`${LOOKUPS} distinct lookups: the memory retained after a full GC stays within CACHE_MAX_BYTES plus a fixed overhead`, async (t) => {
+  const { code, result } = await runMemoryRun<{ seconds: number, retainedBytes: number, entries: number, bytes: number, errors: number }>('test/cache-memory-run.ts', [LOOKUPS, BUDGET])
+  t.equal(code, 0, 'the run finished')
+  t.comment(`${LOOKUPS} lookups in ${result.seconds} s; ${result.entries} entries charged ${result.bytes} bytes; ${result.retainedBytes} bytes retained`)
+  t.ok(result.retainedBytes <= BUDGET + FIXED, `retained ${(result.retainedBytes / 2 ** 20).toFixed(1)} MiB, within the ${BUDGET / 2 ** 20} MiB budget + ${FIXED / 2 ** 20} MiB`)
+  t.ok(result.bytes <= BUDGET, 'the charged bytes within the budget')
+  t.ok(result.entries > 1000, `the cache was in use (${result.entries} entries)`)
+  t.equal(result.errors, 0, 'no error logged')
+})
