@@ -41,7 +41,7 @@ export default async function bookingRoutes (fastify: FastifyInstance) {
     const { bookingRequestId } = request.params
     const offer = request.body
     const body = toUpstreamOffer(bookingRequestId, offer, PLATFORM_ID, UPSTREAM_TIMEZONE)
-    const { data } = await app.hub.call({ operation: 'DetilBooking', body, requestId: request.id, log: request.log, request })
+    const { data } = await app.hub.call(request, { operation: 'DetilBooking', body })
     reply.header('cache-control', 'no-store')
     const facts = { bookingRequestId, serviceOrderId: offer.serviceOrderId, price: offer.price, offeredAt: toIsoDateTime(body.waktuPenawaran, UPSTREAM_TIMEZONE) }
     return { data: writeAnswer(facts, data), meta: {} }
@@ -61,14 +61,7 @@ export default async function bookingRoutes (fastify: FastifyInstance) {
   }, async (request, reply) => {
     const { bookingRequestId } = request.params
     const { booked, note = '' } = request.body
-    const { data } = await app.hub.call({
-      operation: 'DetilBooking/isBooked',
-      params: { bookingRequestId },
-      body: toUpstreamBooked(booked, note),
-      requestId: request.id,
-      log: request.log,
-      request
-    })
+    const { data } = await app.hub.call(request, { operation: 'DetilBooking/isBooked', params: { bookingRequestId }, body: toUpstreamBooked(booked, note) })
     // The answer and the event describe the booking alike: the same names and forms.
     const booking = { bookingRequestId, booked, note }
     app.events.publish({

@@ -43,7 +43,7 @@ export function registerLookup (app: FastifyInstance, route: LookupRoute) {
     }
   }, async (request, reply) => {
     const params = { ...(request.params as Record<string, string>), ...(request.query as Record<string, string>) }
-    const result = await app.hub.call({ operation: op.id as OperationId, params, requestId: request.id, log: request.log, request, fresh: wantsFresh(request) })
+    const result = await app.hub.call(request, { operation: op.id as OperationId, params, fresh: wantsFresh(request) })
     const meta = setCacheHeaders(reply, [result.cache])
     // The data is already our JSON (transcoded from the hub's bytes, or
     // normalized and serialized once per hub answer), and the envelope around

@@ -46,7 +46,7 @@ export default async function sp2Routes (app: FastifyInstance) {
     }
   }, async (request, reply) => {
     const { sp2Id } = request.params
-    const { data } = await app.hub.call({ operation: 'document_sp2/final', body: toUpstreamFinalization(sp2Id), requestId: request.id, log: request.log, request })
+    const { data } = await app.hub.call(request, { operation: 'document_sp2/final', body: toUpstreamFinalization(sp2Id) })
     reply.header('cache-control', 'no-store')
     const finished = (data as { finished?: unknown }).finished
     return { data: writeAnswer({ sp2Id, finished: typeof finished === 'boolean' ? finished : true }, data), meta: {} }

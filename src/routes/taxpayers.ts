@@ -54,7 +54,7 @@ export default async function taxpayerRoutes (app: FastifyInstance) {
     const { npwp } = request.params as { npwp: string }
     const fresh = wantsFresh(request)
     const settled = await Promise.allSettled(BL_LIST_ROUTES.map(route =>
-      app.hub.call({ operation: route.operation, params: { npwp }, requestId: request.id, log: request.log, request, fresh })))
+      app.hub.call(request, { operation: route.operation, params: { npwp }, fresh })))
 
     const data: Array<Record<string, unknown>> = []
     const sources = settled.map((result, i) => {

@@ -19,22 +19,36 @@ import { buildPath, resolveOperations, type OperationMap, type ResolvedOperation
 import { isRetryable, retryDelay, type RetryPolicy } from './retry.ts'
 import { createTranscodePool, threadSetup, transcodeThreads } from './transcode-pool.ts'
 
+/**
+ * What the hub client reads of the caller's request (a FastifyRequest is
+ * one): its id (sent on as `x-request-id`) and logger; the hub's status is
+ * noted on it; forward mode reads its token; its client (or, without
+ * authentication, its address) is who the bound on hub calls in flight counts.
+ */
+export interface HubCaller extends Caller {
+  readonly id: string
+  readonly log: FastifyBaseLogger
+  upstreamStatus?: number
+  readonly client?: { name: string } | null
+  readonly ip?: string
+}
+
+/** One call a route asks of the hub. */
 export interface CallInput {
   operation: OperationId
-  /**
-   * The caller's request: the hub's status is noted on it; forward mode reads
-   * its token; its client (or, without authentication, its address) is who
-   * the bound on hub calls in flight counts.
-   */
-  request?: Caller & { upstreamStatus?: number, client?: { name: string } | null, ip?: string }
   /** Validated gateway parameter values, by gateway name. */
   params?: Readonly<Record<string, string>>
   /** JSON body for POST operations, already in the hub's field names. */
   body?: unknown
-  requestId: string
-  log: FastifyBaseLogger
   /** The caller sent `cache-control: no-cache`: ask the hub afresh. */
   fresh?: boolean
+}
+
+/** A call with its caller, as the layers below `call` pass it on. */
+interface Call extends CallInput {
+  request: HubCaller
+  requestId: string
+  log: FastifyBaseLogger
 }
 
 export interface CallResult {
@@ -151,7 +165,7 @@ export interface Circuit {
 
 export interface HubClient {
   operations: OperationMap
-  call (input: CallInput): Promise<CallResult>
+  call (caller: HubCaller, input: CallInput): Promise<CallResult>
   /** The state of every circuit: one per upstream and operation (a gauge can read them). */
   circuits (): Circuit[]
   /** What the lookup cache holds: entries, the bytes charged for them, failures remembered. */
@@ -275,7 +289,7 @@ export function createHubClient ({ config, credentials, userAgent, observe, onSl
   }
 
   /** One HTTP exchange with the hub. */
-  async function send (op: ResolvedOperation, input: CallInput, path: string, authorization: string, signal: AbortSignal): Promise<Fetched> {
+  async function send (op: ResolvedOperation, input: Call, path: string, authorization: string, signal: AbortSignal): Promise<Fetched> {
     const { pool } = upstreams[op.service]
     const hasBody = input.body !== undefined
     let response: Awaited<ReturnType<Pool['request']>>
@@ -400,11 +414,11 @@ export function createHubClient ({ config, credentials, userAgent, observe, onSl
    * so a call retried three times counts once. GET lookups retry by the
    * policy, within the deadline.
    */
-  async function attempt (op: ResolvedOperation, input: CallInput, path: string, authorization: string, deadline: number, signal: AbortSignal): Promise<Fetched> {
+  async function attempt (op: ResolvedOperation, input: Call, path: string, authorization: string, deadline: number, signal: AbortSignal): Promise<Fetched> {
     return breakers.get(op.id)!.run(() => retried(op, input, path, authorization, deadline, signal))
   }
 
-  async function retried (op: ResolvedOperation, input: CallInput, path: string, authorization: string, deadline: number, signal: AbortSignal): Promise<Fetched> {
+  async function retried (op: ResolvedOperation, input: Call, path: string, authorization: string, deadline: number, signal: AbortSignal): Promise<Fetched> {
     for (let n = 0; ; n++) {
       try {
         return await send(op, input, path, authorization, signal)
@@ -419,7 +433,7 @@ export function createHubClient ({ config, credentials, userAgent, observe, onSl
   }
 
   /** With the current token; a 401 gets one new token (login, a rotated file) and one more try. */
-  async function authorized (op: ResolvedOperation, input: CallInput, path: string, deadline: number, signal: AbortSignal): Promise<Fetched> {
+  async function authorized (op: ResolvedOperation, input: Call, path: string, deadline: number, signal: AbortSignal): Promise<Fetched> {
     const authorization = op.headers.includes('authorization') ? await credentials.authorization(input.request) : ''
     try {
       return await attempt(op, input, path, authorization, deadline, signal)
@@ -432,7 +446,7 @@ export function createHubClient ({ config, credentials, userAgent, observe, onSl
   }
 
   /** The cache key of a lookup: whose data it is, so forwarded tokens never share answers, and the hub address. */
-  function cacheKey (input: CallInput, path: string): string {
+  function cacheKey (input: Call, path: string): string {
     return `${credentials.identity(input.request)} ${path}`
   }
 
@@ -443,7 +457,7 @@ export function createHubClient ({ config, credentials, userAgent, observe, onSl
    * cache answers it, or it joins one in flight) needs none. Returns the
    * release.
    */
-  function admit (op: ResolvedOperation, input: CallInput, path: string): () => void {
+  function admit (op: ResolvedOperation, input: Call, path: string): () => void {
     const limit = config.UPSTREAM_MAX_CALLS_PER_CLIENT
     const request = input.request
     const caller = request?.client?.name ?? request?.ip
@@ -466,7 +480,7 @@ export function createHubClient ({ config, credentials, userAgent, observe, onSl
     }
   }
 
-  async function execute (op: ResolvedOperation, input: CallInput, path: string): Promise<CallResult> {
+  async function execute (op: ResolvedOperation, input: Call, path: string): Promise<CallResult> {
     // The deadline starts with the hub call: a cache hit sets no timer.
     const run = () => authorized(op, input, path, Date.now() + config.UPSTREAM_DEADLINE_MS, AbortSignal.timeout(config.UPSTREAM_DEADLINE_MS))
     if (op.method !== 'GET') {
@@ -493,7 +507,8 @@ export function createHubClient ({ config, credentials, userAgent, observe, onSl
 
   return {
     operations,
-    async call (input) {
+    async call (caller, callInput) {
+      const input: Call = { ...callInput, request: caller, requestId: caller.id, log: caller.log }
       const op = operations.get(input.operation)
       if (op === undefined) throw new Error(`unknown operation ${input.operation}`)
       // A value that cannot be placed is the caller's error, not a hub call that failed.
@@ -502,13 +517,13 @@ export function createHubClient ({ config, credentials, userAgent, observe, onSl
       const started = process.hrtime.bigint()
       try {
         const result = await execute(op, input, path)
-        if (input.request !== undefined) input.request.upstreamStatus = result.upstreamStatus
+        input.request.upstreamStatus = result.upstreamStatus
         observe?.(op.id, result.cache?.cached === true ? (result.cache.stale ? 'stale' : 'cached') : 'ok', Number(process.hrtime.bigint() - started) / 1e9)
         return result
       } catch (error) {
         const outcome = outcomeOf(error)
         const status = (error as { upstreamStatus?: number }).upstreamStatus
-        if (input.request !== undefined && status !== undefined) input.request.upstreamStatus = status
+        if (status !== undefined) input.request.upstreamStatus = status
         observe?.(op.id, outcome, Number(process.hrtime.bigint() - started) / 1e9)
         input.log.warn({ operation: op.id, outcome, err: (error as { cause?: unknown }).cause ?? error }, 'upstream call failed')
         throw error
