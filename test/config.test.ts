@@ -121,3 +121,22 @@ test('.env.example lists every variable with its default', async (t) => {
   const env = Object.fromEntries(text.split('\n').filter(l => /^[A-Z_]+=/.test(l)).map(l => [l.slice(0, l.indexOf('=')), l.slice(l.indexOf('=') + 1)]))
   t.doesNotThrow(() => loadConfig(env))
 })
+
+test('the Redis settings: redis:// or rediss:// with credentials, a safe key prefix, a bounded command timeout', async (t) => {
+  const config = loadConfig({})
+  t.equal(config.REDIS_URL, undefined, 'unset by default: state in memory')
+  t.equal(config.REDIS_KEY_PREFIX, 'cgw:')
+  t.equal(config.REDIS_COMMAND_TIMEOUT_MS, 500)
+  for (const good of ['redis://localhost', 'REDIS://redis:6379', 'rediss://gateway:s%40cret@redis.internal:6380/2', 'redis://:pw@[::1]:6379', 'redis://gateway:pw@10.0.0.5']) {
+    t.same(problemsOf({ REDIS_URL: good }), [], good)
+  }
+  const password = 'hunter2-hunter2'
+  for (const bad of [`http://gateway:${password}@redis`, `redis://gateway:${password}@`, `redis://gateway:${password}@redis/cache`, `redis://gateway:${password}@redis:6379/0?tls=1`, `redis://gateway:p@${password}@redis`]) {
+    const problems = problemsOf({ REDIS_URL: bad })
+    t.match(problems, [/^REDIS_URL: must match pattern/], `refused: ${bad.replace(password, '…')}`)
+    t.notMatch(problems.join('\n'), password, 'the error line does not repeat the password')
+  }
+  for (const bad of ['cgw*', 'a b', 'x'.repeat(65)]) t.match(problemsOf({ REDIS_KEY_PREFIX: bad }), [/^REDIS_KEY_PREFIX: must match pattern/], JSON.stringify(bad))
+  t.same(problemsOf({ REDIS_COMMAND_TIMEOUT_MS: '9' }), ['REDIS_COMMAND_TIMEOUT_MS: must be >= 10'])
+  t.same(problemsOf({ REDIS_COMMAND_TIMEOUT_MS: '10001' }), ['REDIS_COMMAND_TIMEOUT_MS: must be <= 10000'])
+})

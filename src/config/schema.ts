@@ -1,6 +1,13 @@
 import { Type, type Static } from '../schemas/typebox.ts'
 import { DURATION_PATTERN } from './duration.ts'
 
+/**
+ * redis:// or rediss:// (TLS; the scheme in any case), an optional
+ * user:password@ (reserved characters percent-encoded), a host name, an
+ * IPv4 or a bracketed IPv6 address, an optional port and an optional /db.
+ */
+const REDIS_URL_PATTERN = '^[Rr][Ee][Dd][Ii][Ss][Ss]?://([^\\s/?#@]*@)?([A-Za-z0-9.-]+|\\[[0-9A-Fa-f:.]+\\])(:[0-9]{1,5})?(/[0-9]{1,2})?$'
+
 const Milliseconds = (description: string, defaultValue: number) =>
   Type.Integer({ minimum: 1, maximum: 600_000, default: defaultValue, description })
 
@@ -83,7 +90,12 @@ export const ConfigSchema = Type.Object({
   EVENTS_MAX_PER_CLIENT: Type.Integer({ minimum: 1, maximum: 100_000, default: 8, description: 'WebSockets on GET /v1/events one client (one address without authentication) may hold; more are refused with 429 RATE_LIMITED before the upgrade' }),
   EVENTS_PING_INTERVAL_MS: Milliseconds('How often each WebSocket is pinged; one that has not answered the previous ping is ended', 30000),
   EVENTS_MAX_BUFFERED_BYTES: Type.Integer({ minimum: 1024, default: 1024 * 1024, description: 'Bytes of events that may wait for a WebSocket that does not read them; past this it is closed with 1008' }),
-  CORS_ORIGINS: Type.Optional(Type.String({ pattern: '^https?://[A-Za-z0-9.-]+(:[0-9]{1,5})?( *, *https?://[A-Za-z0-9.-]+(:[0-9]{1,5})?)*$', description: 'Comma-separated origins allowed to call from a browser; unset: no CORS headers' }))
+  CORS_ORIGINS: Type.Optional(Type.String({ pattern: '^https?://[A-Za-z0-9.-]+(:[0-9]{1,5})?( *, *https?://[A-Za-z0-9.-]+(:[0-9]{1,5})?)*$', description: 'Comma-separated origins allowed to call from a browser; unset: no CORS headers' })),
+  // Shared state for several replicas (docs/redis.md). Checked here so that a
+  // deployment can be validated against them; the gateway does not use them yet.
+  REDIS_URL: Type.Optional(Type.String({ pattern: REDIS_URL_PATTERN, description: 'Shared state for several replicas: the Redis that holds idempotent write answers, rate-limit counters, the shared lookup cache tier, the booked-event fan-out and the hub session (login mode). redis:// or rediss:// (TLS), with user:password@ (percent-encoded) and /db when needed. Unset: all state in memory, for one instance' })),
+  REDIS_KEY_PREFIX: Type.String({ pattern: '^[A-Za-z0-9:._-]{1,64}$', default: 'cgw:', description: 'Shared state for several replicas: prefix of every Redis key and channel the gateway writes, 1-64 of letters, digits and : . _ -; give each gateway that shares one Redis (another environment, another hub account) its own' }),
+  REDIS_COMMAND_TIMEOUT_MS: Type.Integer({ minimum: 10, maximum: 10_000, default: 500, description: 'Shared state for several replicas: the longest a request waits on one Redis command; past it the command fails and that use degrades as docs/resilience.md describes (10 to 10000)' })
 }, { additionalProperties: false })
 
 export type RawConfig = Static<typeof ConfigSchema>

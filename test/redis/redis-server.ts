@@ -28,6 +28,8 @@ export interface RedisServerOptions {
   user?: { name: string, password: string, rules?: string[] }
   /** TLS only (rediss://), with this certificate and key (PEM files). */
   tls?: { certFile: string, keyFile: string }
+  /** Further redis-server options, such as `--aclfile <file>`. */
+  args?: string[]
 }
 
 const STARTUP_MS = 5000
@@ -57,6 +59,7 @@ export async function startRedisServer (t: TestLike, options: RedisServerOptions
   if (options.user !== undefined) {
     args.push('--user', 'default', 'off', '--user', options.user.name, 'on', `>${options.user.password}`, ...(options.user.rules ?? ['~*', '&*', '+@all']))
   }
+  args.push(...options.args ?? [])
   let child: ChildProcess | undefined
 
   async function start (): Promise<void> {

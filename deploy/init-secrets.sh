@@ -1,0 +1,54 @@
+#!/bin/sh
+# Creates the secret files that deploy/compose.yaml mounts, each only where it
+# is missing, in deploy/secrets/ (or in SECRETS_DIR):
+#
+#   gateway.env       REDIS_URL with a new random password; a line for UPSTREAM_API_KEY
+#   redis-users.acl   Redis users: `gateway` with the SHA-256 of that password and
+#                     only the keys, channels and commands it needs (docs/redis.md);
+#                     `default` may PING (the health check) and nothing else
+#   hub-access-token  empty: write the hub's access token into it
+#   clients.json      []: add the entries `npm run client-key` prints (README, Security)
+#
+# The directory is 0700: other users of the host cannot read the files. The
+# files themselves are 0644 because Compose mounts them as they are, and the
+# containers' users (node, uid 1000; redis, uid 999) must read them.
+set -eu
+
+dir=${SECRETS_DIR:-$(dirname "$0")/secrets}
+prefix=${REDIS_KEY_PREFIX:-cgw:}
+mkdir -p "$dir"
+chmod 700 "$dir"
+
+if [ -e "$dir/gateway.env" ] && [ -e "$dir/redis-users.acl" ]; then
+  echo "kept $dir/gateway.env and $dir/redis-users.acl"
+elif [ -e "$dir/gateway.env" ] || [ -e "$dir/redis-users.acl" ]; then
+  echo "init-secrets: one of $dir/gateway.env and $dir/redis-users.acl exists without the other; they share the Redis password: remove the one left and run again" >&2
+  exit 1
+else
+  # 32 random bytes in hex: nothing in it needs percent-encoding in a URL.
+  password=$(od -An -N32 -tx1 /dev/urandom | tr -d ' \n')
+  hash=$(printf %s "$password" | sha256sum | cut -d ' ' -f 1)
+  umask 022
+  cat > "$dir/redis-users.acl" <<ACL
+user default on nopass resetkeys resetchannels -@all +ping
+user gateway on #$hash resetkeys ~$prefix* resetchannels &$prefix* -@all +@connection +info +get +set +del +incr +pexpire +pttl +scan +eval +evalsha +publish +subscribe +unsubscribe
+ACL
+  cat > "$dir/gateway.env" <<ENV
+# Read by the gateway from /app/.env at start-up (deploy/compose.yaml mounts it there).
+REDIS_URL=redis://gateway:$password@redis:6379
+# The hub's API key (not needed by the demo, compose.demo.yaml):
+# UPSTREAM_API_KEY=
+ENV
+  echo "wrote $dir/gateway.env and $dir/redis-users.acl (a new Redis password)"
+fi
+
+umask 022
+if [ ! -e "$dir/hub-access-token" ]; then
+  : > "$dir/hub-access-token"
+  echo "wrote $dir/hub-access-token (empty: write the hub's access token into it)"
+fi
+if [ ! -e "$dir/clients.json" ]; then
+  echo '[]' > "$dir/clients.json"
+  echo "wrote $dir/clients.json (no client yet: add the entries npm run client-key prints)"
+fi
+chmod 644 "$dir/gateway.env" "$dir/redis-users.acl" "$dir/hub-access-token" "$dir/clients.json"
