@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs'
 import Fastify, { LogController, type FastifyInstance, type FastifyServerOptions } from 'fastify'
 import fp from 'fastify-plugin'
 import type { Config } from './config/load.ts'
+import type { GatewayConfig } from './config/resolve.ts'
 import { trustProxyOf } from './config/trust-proxy.ts'
 import { serializeRequest } from './logging/request-serializer.ts'
 import audit from './plugins/audit.ts'
@@ -26,14 +27,6 @@ import healthRoutes from './routes/health.ts'
 import sp2Routes from './routes/sp2.ts'
 import taxpayerRoutes from './routes/taxpayers.ts'
 import { REQUEST_AJV_OPTIONS, requestValidatorFactory } from './schemas/validators.ts'
-
-/** Configuration once the upstream is known: either configured, or the built-in sandbox's. */
-export type GatewayConfig = Config & {
-  UPSTREAM_HUB_URL: string
-  UPSTREAM_BASE_URL: string
-  UPSTREAM_API_KEY: string
-  PLATFORM_ID: string
-}
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -104,7 +97,7 @@ export function serverOptions (config: Config, logger: FastifyServerOptions['log
  * infrastructure, upstream client, routes. It never listens.
  */
 async function gateway (app: FastifyInstance, { config, sandbox }: AppOptions) {
-  app.decorate('config', config)
+  app.decorate<GatewayConfig>('config', config)
   app.addHook('onRequest', (request, reply, done) => {
     reply.header('x-request-id', request.id)
     done()

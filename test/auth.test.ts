@@ -1,9 +1,10 @@
 import { once } from 'node:events'
 import { test } from 'tap'
 import WebSocket from 'ws'
-import { buildApp, serverOptions, type GatewayConfig } from '../src/app.ts'
+import { buildApp, serverOptions } from '../src/app.ts'
 import { SCOPES, type Scope } from '../src/auth/scopes.ts'
-import { ConfigError, loadConfig } from '../src/config/load.ts'
+import { ConfigError } from '../src/config/load.ts'
+import { resolveConfig, type GatewayConfig } from '../src/config/resolve.ts'
 import { SANDBOX_FIXTURES as F } from '../src/sandbox/index.ts'
 import Fastify from 'fastify'
 import gateway from '../src/app.ts'
@@ -158,7 +159,7 @@ test('request.client names the caller and its scopes; null for an unknown key', 
 })
 
 function configFor (env: Record<string, string> = {}): GatewayConfig {
-  return loadConfig({ UPSTREAM_HUB_URL: 'http://127.0.0.1:9', UPSTREAM_BASE_URL: 'http://127.0.0.1:9', UPSTREAM_API_KEY: 'k', UPSTREAM_ACCESS_TOKEN: 't', PLATFORM_ID: 'p', LOG_LEVEL: 'silent', ...env }) as GatewayConfig
+  return resolveConfig({ UPSTREAM_HUB_URL: 'http://127.0.0.1:9', UPSTREAM_BASE_URL: 'http://127.0.0.1:9', UPSTREAM_API_KEY: 'k', UPSTREAM_ACCESS_TOKEN: 't', PLATFORM_ID: 'p', LOG_LEVEL: 'silent', ...env })
 }
 
 async function startUpProblems (config: GatewayConfig, sandbox = false): Promise<string[]> {

@@ -3,12 +3,12 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { Writable } from 'node:stream'
 import type { FastifyInstance } from 'fastify'
-import { buildApp, type GatewayConfig } from '../src/app.ts'
+import { buildApp } from '../src/app.ts'
 import { hashClientKey } from '../src/auth/keys.ts'
 import type { Scope } from '../src/auth/scopes.ts'
 import { ConfigError, loadConfig } from '../src/config/load.ts'
-import { sandboxEnv } from '../src/config/sandbox-env.ts'
-import { SANDBOX_ACCESS_TOKEN, SANDBOX_API_KEY, SANDBOX_PLATFORM_ID, startSandbox, type Sandbox, type SandboxOptions } from '../src/sandbox/index.ts'
+import { resolveConfig, type GatewayConfig } from '../src/config/resolve.ts'
+import { SANDBOX_ACCESS_TOKEN, SANDBOX_API_KEY, SANDBOX_PLATFORM_ID, sandboxEnv, startSandbox, type Sandbox, type SandboxOptions } from '../src/sandbox/index.ts'
 
 export { SANDBOX_ACCESS_TOKEN, SANDBOX_API_KEY, SANDBOX_PLATFORM_ID }
 
@@ -76,7 +76,7 @@ export function writeClientsFile (t: TestLike, clients: readonly TestClient[]): 
  */
 export async function build (t: TestLike, options: BuildOptions = {}): Promise<Built> {
   const sandbox = await startSandbox({ ...options.sandbox })
-  const config = loadConfig({
+  const config = resolveConfig({
     ...sandboxEnv(sandbox.url),
     LOG_LEVEL: 'debug',
     // One hub call per request, as in v1: tests of caching, retries, the breaker
@@ -84,7 +84,7 @@ export async function build (t: TestLike, options: BuildOptions = {}): Promise<B
     ...RESILIENCE_OFF,
     ...(options.clients === undefined ? {} : { CLIENTS_FILE: writeClientsFile(t, options.clients) }),
     ...(typeof options.env === 'function' ? options.env(sandbox) : options.env)
-  }) as GatewayConfig
+  })
   const rawLogs: string[] = []
   const logs: Array<Record<string, unknown>> = []
   const stream = new Writable({

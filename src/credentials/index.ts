@@ -1,5 +1,5 @@
 import type { FastifyBaseLogger } from 'fastify'
-import type { GatewayConfig } from '../app.ts'
+import type { GatewayConfig } from '../config/resolve.ts'
 import { forwardCredentials } from './forward.ts'
 import { loginCredentials } from './login.ts'
 import { staticCredentials } from './static.ts'
@@ -14,8 +14,8 @@ export function createCredentials (config: GatewayConfig, log: FastifyBaseLogger
       return forwardCredentials()
     case 'login':
       return loginCredentials({
-        url: config.UPSTREAM_LOGIN_URL as string,
-        body: config.UPSTREAM_LOGIN_BODY as string,
+        url: config.UPSTREAM_LOGIN_URL,
+        body: config.UPSTREAM_LOGIN_BODY,
         tokenField: config.UPSTREAM_LOGIN_TOKEN_FIELD,
         expiresField: config.UPSTREAM_LOGIN_EXPIRES_FIELD,
         scheme: config.UPSTREAM_LOGIN_TOKEN_SCHEME,

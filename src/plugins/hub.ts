@@ -1,6 +1,6 @@
 import fp from 'fastify-plugin'
 import type { FastifyInstance } from 'fastify'
-import type { GatewayConfig } from '../app.ts'
+import type { GatewayConfig } from '../config/resolve.ts'
 import { createCredentials } from '../credentials/index.ts'
 import { createHubClient, type HubClient } from '../upstream/client.ts'
 

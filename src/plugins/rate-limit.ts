@@ -1,7 +1,7 @@
 import fp from 'fastify-plugin'
 import rateLimit, { normalizeIP } from '@fastify/rate-limit'
 import type { FastifyInstance } from 'fastify'
-import type { GatewayConfig } from '../app.ts'
+import type { GatewayConfig } from '../config/resolve.ts'
 import { accessFor } from '../auth/scopes.ts'
 import { parseDuration } from '../config/duration.ts'
 import { gatewayError } from '../errors.ts'

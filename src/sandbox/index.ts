@@ -2,6 +2,7 @@ export { SANDBOX_ACCESS_TOKEN, SANDBOX_API_KEY, SANDBOX_PLATFORM_ID } from './co
 export { SANDBOX_FIXTURES } from './data.ts'
 export type { BlFixture, ContainerListFixture, SandboxFixtures, TaxpayerFixture } from './data.ts'
 export { FAULTS, magicValue } from './magic.ts'
+export { sandboxEnv } from './gateway-env.ts'
 export type { FaultName, MagicForm } from './magic.ts'
 export { startSandbox } from './server.ts'
 export type { RecordedRequest, Sandbox, SandboxOptions } from './types.ts'
