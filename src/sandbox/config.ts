@@ -2,7 +2,7 @@ import {
   DEFAULT_API_KEY_HEADER, DEFAULT_HOST, DEFAULT_PATH_SEGMENT, DEFAULT_RECORD_LIMIT, DEFAULT_SLOW_MS,
   SANDBOX_ACCESS_TOKEN, SANDBOX_API_KEY, SANDBOX_PLATFORM_ID
 } from './constants.ts'
-import type { FaultName } from './magic.ts'
+import type { FaultName } from './faults.ts'
 import { createTokenBook, type TokenBook } from './tokens.ts'
 import type { SandboxOptions } from './types.ts'
 

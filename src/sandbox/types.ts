@@ -1,4 +1,4 @@
-import type { FaultName } from './magic.ts'
+import type { FaultName } from './faults.ts'
 
 export interface SandboxOptions {
   /** Listen address, default 127.0.0.1. */
@@ -58,7 +58,7 @@ export interface Sandbox {
   count (operation?: string): number
   /** Forgets the recorded requests and the counts. */
   reset (): void
-  /** A fault applied to every hub operation while set (see magic.ts), e.g. '503' or 'HANG'. */
+  /** A fault applied to every hub operation while set (see faults.ts), e.g. '503' or 'HANG'. */
   fault: FaultName | undefined
   /** Replaces the static access token (secret rotation). */
   setAccessToken (token: string): void
