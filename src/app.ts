@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto'
 import { readFileSync } from 'node:fs'
 import Fastify, { LogController, type FastifyInstance, type FastifyServerOptions } from 'fastify'
 import fp from 'fastify-plugin'
+import { systemClock, type Clock } from './clock.ts'
 import type { Config } from './config/load.ts'
 import type { GatewayConfig } from './config/resolve.ts'
 import { trustProxyOf } from './config/trust-proxy.ts'
@@ -20,6 +21,7 @@ import pressure from './plugins/pressure.ts'
 import metrics from './plugins/metrics.ts'
 import openapi from './plugins/swagger.ts'
 import rateLimit from './plugins/rate-limit.ts'
+import state from './plugins/state.ts'
 import bookingRoutes from './routes/bookings.ts'
 import customsRoutes from './routes/customs.ts'
 import eventRoutes from './routes/events.ts'
@@ -42,6 +44,8 @@ export interface AppOptions {
   config: GatewayConfig
   /** True when the upstream is the built-in sandbox. */
   sandbox: boolean
+  /** What keeps time for TTLs, windows and renewals (default: the system clock; tests move their own). */
+  clock?: Clock
 }
 
 export const VERSION: string = (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }).version
@@ -96,7 +100,7 @@ export function serverOptions (config: Config, logger: FastifyServerOptions['log
  * The gateway as a plugin, registered in a readable order: config,
  * infrastructure, upstream client, routes. It never listens.
  */
-async function gateway (app: FastifyInstance, { config, sandbox }: AppOptions) {
+async function gateway (app: FastifyInstance, { config, sandbox, clock = systemClock }: AppOptions) {
   app.decorate<GatewayConfig>('config', config)
   app.addHook('onRequest', (request, reply, done) => {
     reply.header('x-request-id', request.id)
@@ -106,6 +110,8 @@ async function gateway (app: FastifyInstance, { config, sandbox }: AppOptions) {
   // Cheapest refusals first: closing, then load shedding.
   await app.register(lifecycle)
   await app.register(pressure, { config })
+  // The state the plugins below keep their counts, answers, events and hub session in.
+  await app.register(state, { config, clock })
   // Then who is calling (CLIENTS_FILE), the rate limiter keyed on it (which the
   // not-found handler of errorHandler uses), and the scope checks.
   await app.register(clients, { config, sandbox })
@@ -114,12 +120,12 @@ async function gateway (app: FastifyInstance, { config, sandbox }: AppOptions) {
   await app.register(hardening, { config })
   await app.register(bodyDepth)
   await app.register(auth)
-  await app.register(idempotency, { config })
+  await app.register(idempotency)
   await app.register(audit)
   await app.register(metrics)
   await app.register(openapi, { version: VERSION })
   await app.register(events, { config })
-  await app.register(hub, { config, version: VERSION })
+  await app.register(hub, { config, version: VERSION, clock })
 
   await app.register(healthRoutes, { sandbox })
   await app.register(customsRoutes)

@@ -3,7 +3,7 @@ import { setTimeout as sleep } from 'node:timers/promises'
 import { test } from 'tap'
 import WebSocket from 'ws'
 import { canonicalJson, requestFingerprint } from '../src/idempotency/fingerprint.ts'
-import { createMemoryStore } from '../src/idempotency/store.ts'
+import { createMemoryIdempotencyStore } from '../src/state/memory/idempotency.ts'
 import { SANDBOX_FIXTURES as F } from '../src/sandbox/index.ts'
 import { IDEMPOTENCY_KEY } from '../src/schemas/formats.ts'
 import { build, type TestClient } from './helper.ts'
@@ -102,7 +102,7 @@ test('a failed write releases its key: a retry with it reaches the hub again', a
   const both = await Promise.all([0, 1].map(() => app.inject({ method: 'POST', url: failing, payload: { booked: true }, headers: { ...YARD, 'idempotency-key': 'fails-together' } })))
   t.same(both.map(a => a.statusCode), [502, 502])
   t.equal(sandbox.count(), 2, 'one after the other')
-  t.equal(await app.idempotency.size(), 0, 'nothing is kept of failures')
+  t.equal(await app.state.idempotency.size(), 0, 'nothing is kept of failures')
 })
 
 test('Idempotency-Key must be 1-255 visible ASCII characters', async (t) => {
@@ -182,7 +182,7 @@ test('the fingerprint of any JSON value: keys sorted at every depth, no recursio
 
 test('memory store: states, expiry by its clock, and its bound', async (t) => {
   let now = 0
-  const store = createMemoryStore({ ttlMs: 1000, maxEntries: 2, now: () => now })
+  const store = createMemoryIdempotencyStore({ ttlMs: 1000, maxEntries: 2, clock: () => now })
   const response = (body: string) => ({ statusCode: 200, headers: {}, body })
 
   t.same(await store.begin('a', 'f1'), { state: 'acquired' })
@@ -208,7 +208,7 @@ test('memory store: states, expiry by its clock, and its bound', async (t) => {
   t.same(await store.begin('k1', 'f'), { state: 'acquired' })
   t.equal((await store.begin('k3', 'f')).state, 'completed')
 
-  const inFlight = createMemoryStore({ ttlMs: 1000, maxEntries: 1 })
+  const inFlight = createMemoryIdempotencyStore({ ttlMs: 1000, maxEntries: 1 })
   await inFlight.begin('busy', 'f')
   await inFlight.begin('done-1', 'f')
   await inFlight.complete('done-1', response('1'))

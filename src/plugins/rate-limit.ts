@@ -13,7 +13,8 @@ import { gatewayError } from '../errors.ts'
  * otherwise. Health, metrics and docs are not limited (see auth/scopes.ts);
  * unknown routes are (the not-found handler in plugins/error-handler.ts).
  * The 429 is our RATE_LIMITED error, rendered by the one error handler, with
- * `retry-after` and the `x-ratelimit-*` headers the plugin sets.
+ * `retry-after` and the `x-ratelimit-*` headers the plugin sets. The counts
+ * are kept in the state's rate-limit store (state/).
  */
 async function rateLimits (app: FastifyInstance, { config }: { config: GatewayConfig }) {
   const windowMs = parseDuration(config.RATE_LIMIT_WINDOW) ?? 60_000
@@ -32,9 +33,9 @@ async function rateLimits (app: FastifyInstance, { config }: { config: GatewayCo
     max: (request) => request.client?.rateLimit.max ?? config.RATE_LIMIT_MAX,
     timeWindow: (request) => request.client?.rateLimit.timeWindowMs ?? windowMs,
     keyGenerator: (request) => request.client === null ? `address:${normalizeIP(request.ip)}` : `client:${request.client.name}`,
-    cache: 10_000,
+    store: app.state.rateLimitStore,
     errorResponseBuilder: (_request, context) => gatewayError('RATE_LIMITED', { retryAfter: String(Math.max(1, Math.ceil(context.ttl / 1000))) })
   })
 }
 
-export default fp(rateLimits, { name: 'rate-limit', dependencies: ['clients'] })
+export default fp(rateLimits, { name: 'rate-limit', dependencies: ['clients', 'state'] })

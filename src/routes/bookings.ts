@@ -64,7 +64,7 @@ export default async function bookingRoutes (fastify: FastifyInstance) {
     const { data } = await app.hub.call(request, { operation: 'DetilBooking/isBooked', params: { bookingRequestId }, body: toUpstreamBooked(booked, note) })
     // The answer and the event describe the booking alike: the same names and forms.
     const booking = { bookingRequestId, booked, note }
-    app.events.publish({
+    await app.events.publish({
       type: 'booking.booked',
       occurredAt: new Date().toISOString(),
       requestId: request.id,
