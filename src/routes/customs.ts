@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify'
-import { BL_LIST_ROUTES, CONTAINER_ROUTES } from '../upstream/operations.ts'
+import { BL_LIST_ROUTES, CONTAINER_ROUTES } from './document-types.ts'
 import { CONTAINER_EXAMPLES } from '../schemas/examples.ts'
 import { registerLookup } from './lookup-route.ts'
 

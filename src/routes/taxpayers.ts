@@ -3,7 +3,7 @@ import { gatewayError, isGatewayError } from '../errors.ts'
 import { errorResponses, UPSTREAM_STATUSES } from '../schemas/envelope.ts'
 import { paramsObject } from '../schemas/params.ts'
 import { Type } from '../schemas/typebox.ts'
-import { BL_LIST_ROUTES } from '../upstream/operations.ts'
+import { BL_LIST_ROUTES } from './document-types.ts'
 import { setCacheHeaders, wantsFresh } from './cache-headers.ts'
 
 const DOCUMENT_TYPES = BL_LIST_ROUTES.map(r => r.type)
