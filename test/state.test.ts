@@ -31,7 +31,8 @@ test('createState: the memory implementations, with the configured idempotency b
   t.equal((await state.idempotency.begin('k', 'f')).state, 'completed', 'within IDEMPOTENCY_TTL_SECONDS, by the clock given')
   now += 1
   t.equal((await state.idempotency.begin('k', 'f')).state, 'acquired', 'forgotten once the clock passes it')
-  t.equal(typeof new state.rateLimitStore({}).incr, 'function')
+  const RateLimitStore = state.rateLimitStore
+  t.equal(typeof new RateLimitStore({}).incr, 'function')
   const seen: string[] = []
   state.events.subscribe(e => seen.push(e.requestId))
   await state.events.publish(event('a'))
