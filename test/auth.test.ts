@@ -212,7 +212,7 @@ test('start-up: a /v1 route without an access rule cannot be registered', async 
   const app = Fastify(serverOptions(configFor()))
   t.teardown(() => app.close())
   await app.register(gateway, { config: configFor(), sandbox: true })
-  t.throws(() => app.get('/v1/customs-new-thing', async () => ({})), /GET \/v1\/customs-new-thing has no access rule: add it to src\/auth\/scopes\.ts/)
+  t.throws(() => app.get('/v1/customs-new-thing', async () => ({})), /GET \/v1\/customs-new-thing has no access rule: declare the scope it needs in its options, config\.scope/)
   t.throws(() => app.post('/v1/customs/bc20/bills-of-lading', async () => ({})), /no access rule/, 'a POST under a GET-only prefix is not covered')
   t.doesNotThrow(() => app.get('/internal/thing', async () => ({})), 'outside /v1 a route is public')
 })

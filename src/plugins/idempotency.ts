@@ -41,7 +41,7 @@ const kClaim = Symbol('idempotency claim')
 type Claimed = FastifyRequest & { [kClaim]?: Claim }
 
 /**
- * Idempotent writes (the routes with `write` in auth/scopes.ts). The key is
+ * Idempotent writes (the routes declaring `config.write`). The key is
  * scoped to the client, the method, the route and the caller's key; the
  * request is fingerprinted by its path parameters and validated body. Only
  * 2xx answers are kept: a failed write releases its key so that the caller
@@ -55,7 +55,7 @@ async function idempotency (app: FastifyInstance) {
 
   // The write routes get the header, the replay documentation and the hooks; lookups nothing.
   app.addHook('onRoute', (route: RouteOptions) => {
-    if (route.config?.access?.write === undefined) return
+    if (route.config?.write === undefined) return
     addRouteHook(route, 'preHandler', claim)
     addRouteHook(route, 'onSend', settle)
     addRouteHook(route, 'onResponse', release)

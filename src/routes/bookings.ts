@@ -27,7 +27,7 @@ export default async function bookingRoutes (fastify: FastifyInstance) {
   const { PLATFORM_ID, UPSTREAM_TIMEZONE } = app.config
 
   app.post('/v1/bookings/:bookingRequestId/offers', {
-    config: { hubOperations: ['DetilBooking'] },
+    config: { scope: 'bookings:write', write: { operation: 'DetilBooking', idParam: 'bookingRequestId' }, hubOperations: ['DetilBooking'] },
     schema: {
       tags: ['bookings'],
       summary: 'Post a price offer',
@@ -48,7 +48,7 @@ export default async function bookingRoutes (fastify: FastifyInstance) {
   })
 
   app.post('/v1/bookings/:bookingRequestId/booked', {
-    config: { hubOperations: ['DetilBooking/isBooked'] },
+    config: { scope: 'bookings:write', write: { operation: 'DetilBooking/isBooked', idParam: 'bookingRequestId' }, hubOperations: ['DetilBooking/isBooked'] },
     schema: {
       tags: ['bookings'],
       summary: 'Send a booked notification',

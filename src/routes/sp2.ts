@@ -14,6 +14,7 @@ export const FinalizationBodySchema = Type.Object({}, { additionalProperties: fa
 export default async function sp2Routes (app: FastifyInstance) {
   registerLookup(app, {
     url: '/v1/sp2/documents',
+    scope: 'sp2:read',
     operation: 'document_sp2/host-to-host',
     tag: 'sp2',
     summary: 'SP2 documents of a cargo owner',
@@ -22,6 +23,7 @@ export default async function sp2Routes (app: FastifyInstance) {
 
   registerLookup(app, {
     url: '/v1/sp2/containers',
+    scope: 'sp2:read',
     operation: 'document_sp2_container/cargo_owner',
     tag: 'sp2',
     summary: 'Containers of a cargo owner\'s SP2 document',
@@ -29,7 +31,7 @@ export default async function sp2Routes (app: FastifyInstance) {
   })
 
   app.withTypeProvider<TypeBoxTypeProvider>().post('/v1/sp2/documents/:sp2Id/finalization', {
-    config: { hubOperations: ['document_sp2/final'] },
+    config: { scope: 'sp2:finalize', write: { operation: 'document_sp2/final', idParam: 'sp2Id' }, hubOperations: ['document_sp2/final'] },
     schema: {
       tags: ['sp2'],
       summary: 'Finalize an SP2 document',

@@ -39,7 +39,7 @@ export default async function taxpayerRoutes (app: FastifyInstance) {
   app.addSchema(TaxpayerBillOfLadingSchema)
 
   app.get('/v1/taxpayers/:npwp/bills-of-lading', {
-    config: { hubOperations: BL_LIST_ROUTES.map(r => r.operation) },
+    config: { scope: 'customs:read', hubOperations: BL_LIST_ROUTES.map(r => r.operation) },
     schema: {
       tags: ['taxpayers'],
       summary: 'All bills of lading of a taxpayer',
