@@ -7,7 +7,7 @@ import { ALL_RESOURCES } from '../mapping/resources.ts'
 import ANSWER_EXAMPLES from '../schemas/answer-examples.json' with { type: 'json' }
 import { ErrorEnvelopeSchema, withErrorExamples } from '../schemas/envelope.ts'
 import { errorEnvelope, errorExampleComponents, errorExamples } from '../schemas/error-examples.ts'
-import { resourceSchema } from '../schemas/resources.ts'
+import { resourceSchema } from '../schemas/resource-schemas.ts'
 
 /**
  * What the gateway answered each operation on the sandbox, by operationId and
