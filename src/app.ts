@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto'
 import { readFileSync } from 'node:fs'
 import Fastify, { LogController, type FastifyInstance, type FastifyServerOptions } from 'fastify'
 import fp from 'fastify-plugin'
+import type { LoggerOptions } from 'pino'
 import { systemClock, type Clock } from './clock.ts'
 import type { Config } from './config/load.ts'
 import type { GatewayConfig } from './config/resolve.ts'
@@ -67,7 +68,21 @@ export function redactPaths (config: Config): string[] {
   ]
 }
 
-/** Fastify's own options for the gateway: request ids, validation, logging. */
+/**
+ * The gateway's pino options: the level, the secrets redacted whatever the
+ * level, and the request serializer. (Fastify adds its own `res` and `err`
+ * serializers to the logger it is given or makes.)
+ */
+export function loggerOptions (config: Config): LoggerOptions {
+  return { level: config.LOG_LEVEL, redact: redactPaths(config), serializers: { req: serializeRequest } }
+}
+
+/**
+ * Fastify's own options for the gateway: request ids, validation, logging.
+ * `logger` is a logger (server.ts makes it with pino), or options over
+ * loggerOptions' from which Fastify makes one (tests: a stream and a level),
+ * or false.
+ */
 export function serverOptions (config: Config, logger: FastifyServerOptions['logger'] | FastifyServerOptions['loggerInstance'] = false): FastifyServerOptions {
   const base: FastifyServerOptions = {
     requestIdHeader: false,
@@ -91,7 +106,7 @@ export function serverOptions (config: Config, logger: FastifyServerOptions['log
     return503OnClosing: false
   }
   if (logger === false || logger === true || logger === undefined || !('child' in (logger as object))) {
-    return { ...base, logger: logger === false ? false : { level: config.LOG_LEVEL, redact: redactPaths(config), serializers: { req: serializeRequest }, ...(typeof logger === 'object' ? logger : {}) } }
+    return { ...base, logger: logger === false ? false : { ...loggerOptions(config), ...(typeof logger === 'object' ? logger : {}) } }
   }
   return { ...base, loggerInstance: logger as FastifyServerOptions['loggerInstance'] }
 }

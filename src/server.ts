@@ -1,12 +1,13 @@
 import closeWithGrace from 'close-with-grace'
 import Fastify from 'fastify'
-import gateway, { serverOptions } from './app.ts'
+import pino from 'pino'
+import gateway, { loggerOptions, serverOptions } from './app.ts'
 import { ConfigError, isSandboxMode, loadConfig, loadEnvFile, unknownSettings } from './config/load.ts'
 import { plainHttpWarnings } from './config/plain-http.ts'
 import { resolveConfig } from './config/resolve.ts'
 import { SANDBOX_PLATFORM_ID, sandboxEnv, startSandbox, type Sandbox } from './sandbox/index.ts'
 
-/** The process: configuration, logger, the sandbox when no hub is configured, listen, graceful close. */
+/** The process: configuration, the logger (pino), the sandbox when no hub is configured, listen, graceful close. */
 
 /** `read()`, or the process ends with one `config error:` line per problem. */
 function orExit<T> (read: () => T): T {
@@ -24,8 +25,10 @@ function orExit<T> (read: () => T): T {
 loadEnvFile()
 // Read once to know where the hub is (and to build the logger); resolved below, with the sandbox's settings when it is the sandbox.
 const config = orExit(() => loadConfig(process.env))
+// JSON lines on stdout, secrets redacted (app.ts loggerOptions).
+const logger = pino(loggerOptions(config))
 const app = Fastify({
-  ...serverOptions(config, { level: config.LOG_LEVEL }),
+  ...serverOptions(config, logger),
   // Bounded client timeouts (README, Configuration). Node checks the headers and
   // request timeouts every connectionsCheckingInterval (30 s by default): every
   // second here, so that a client sending its headers slowly is cut off near its time.
