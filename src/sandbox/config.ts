@@ -47,7 +47,7 @@ export function resolveOptions (options: SandboxOptions = {}): SandboxConfig {
     latencyMs: nonNegative(options.latencyMs, 0, 'latencyMs'),
     jitterMs: nonNegative(options.jitterMs, 0, 'jitterMs'),
     slowMs: nonNegative(options.slowMs, DEFAULT_SLOW_MS, 'slowMs'),
-    tokens: createTokenBook([options.accessToken ?? SANDBOX_ACCESS_TOKEN, ...(options.acceptedTokens ?? [])]),
+    tokens: createTokenBook([options.accessToken ?? SANDBOX_ACCESS_TOKEN, ...(options.acceptedTokens ?? [])], options.now),
     loginTokenTtlMs: nonNegative(options.loginTokenTtlMs, 300_000, 'loginTokenTtlMs'),
     recordLimit: nonNegative(options.recordLimit, DEFAULT_RECORD_LIMIT, 'recordLimit')
   }

@@ -25,6 +25,8 @@ export interface SandboxOptions {
   acceptedTokens?: string[]
   /** Lifetime of tokens issued by the login operation, default 300000 (5 min). */
   loginTokenTtlMs?: number
+  /** The time (ms since the epoch) by which issued tokens expire, default Date.now; a test can move it. */
+  now?: () => number
   /** How many of the newest requests `requests` keeps, default 1000 (counts cover them all). */
   recordLimit?: number
 }
