@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises'
 import { createServer } from 'node:http'
 import { test } from 'tap'
-import { prepareBodies } from '../bench/bodies.ts'
+import { prepareBodies } from './fixtures/hub-bodies.ts'
 import { ConfigError, loadConfig } from '../src/config/load.ts'
 import { sandboxEnv } from '../src/sandbox/index.ts'
 import { SANDBOX_FIXTURES } from '../src/sandbox/index.ts'
