@@ -3,9 +3,9 @@ import { mkdir, writeFile } from 'node:fs/promises'
 import { fileURLToPath } from 'node:url'
 import { createGatewayClient } from '../clients/typescript/src/index.ts'
 import { startPageServer } from '../examples/web/page-server.ts'
-import { buildApp, type GatewayConfig } from '../src/app.ts'
-import { loadConfig } from '../src/config/load.ts'
-import { sandboxEnv } from '../src/config/sandbox-env.ts'
+import { buildApp } from '../src/app.ts'
+import { resolveConfig } from '../src/config/resolve.ts'
+import { sandboxEnv } from '../src/sandbox/index.ts'
 import { SANDBOX_FIXTURES as F, startSandbox } from '../src/sandbox/index.ts'
 import { launchChromium } from '../test/client/chromium.ts'
 
@@ -21,7 +21,7 @@ const OUT = new URL('docs/images/example-web.png', ROOT)
 if (spawnSync('npm', ['run', 'build:client'], { cwd: ROOT, stdio: 'inherit' }).status !== 0) process.exit(1)
 const site = await startPageServer()
 const sandbox = await startSandbox()
-const config = loadConfig({ ...sandboxEnv(sandbox.url), LOG_LEVEL: 'silent', CORS_ORIGINS: site.origin }) as GatewayConfig
+const config = resolveConfig({ ...sandboxEnv(sandbox.url), LOG_LEVEL: 'silent', CORS_ORIGINS: site.origin })
 const app = await buildApp({ config, sandbox: true }, false)
 // Port 3000, as `npm run example` shows it, when it is free.
 await app.listen({ host: '127.0.0.1', port: 3000 }).catch(async () => await app.listen({ host: '127.0.0.1', port: 0 }))

@@ -2,7 +2,10 @@ import { randomUUID } from 'node:crypto'
 import { readFileSync } from 'node:fs'
 import Fastify, { LogController, type FastifyInstance, type FastifyServerOptions } from 'fastify'
 import fp from 'fastify-plugin'
+import type { LoggerOptions } from 'pino'
+import { systemClock, type Clock } from './clock.ts'
 import type { Config } from './config/load.ts'
+import type { GatewayConfig } from './config/resolve.ts'
 import { trustProxyOf } from './config/trust-proxy.ts'
 import { serializeRequest } from './logging/request-serializer.ts'
 import audit from './plugins/audit.ts'
@@ -19,6 +22,7 @@ import pressure from './plugins/pressure.ts'
 import metrics from './plugins/metrics.ts'
 import openapi from './plugins/swagger.ts'
 import rateLimit from './plugins/rate-limit.ts'
+import state from './plugins/state.ts'
 import bookingRoutes from './routes/bookings.ts'
 import customsRoutes from './routes/customs.ts'
 import eventRoutes from './routes/events.ts'
@@ -26,14 +30,6 @@ import healthRoutes from './routes/health.ts'
 import sp2Routes from './routes/sp2.ts'
 import taxpayerRoutes from './routes/taxpayers.ts'
 import { REQUEST_AJV_OPTIONS, requestValidatorFactory } from './schemas/validators.ts'
-
-/** Configuration once the upstream is known: either configured, or the built-in sandbox's. */
-export type GatewayConfig = Config & {
-  UPSTREAM_HUB_URL: string
-  UPSTREAM_BASE_URL: string
-  UPSTREAM_API_KEY: string
-  PLATFORM_ID: string
-}
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -49,6 +45,8 @@ export interface AppOptions {
   config: GatewayConfig
   /** True when the upstream is the built-in sandbox. */
   sandbox: boolean
+  /** What keeps time for TTLs, windows and renewals (default: the system clock; tests move their own). */
+  clock?: Clock
 }
 
 export const VERSION: string = (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }).version
@@ -70,7 +68,21 @@ export function redactPaths (config: Config): string[] {
   ]
 }
 
-/** Fastify's own options for the gateway: request ids, validation, logging. */
+/**
+ * The gateway's pino options: the level, the secrets redacted whatever the
+ * level, and the request serializer. (Fastify adds its own `res` and `err`
+ * serializers to the logger it is given or makes.)
+ */
+export function loggerOptions (config: Config): LoggerOptions {
+  return { level: config.LOG_LEVEL, redact: redactPaths(config), serializers: { req: serializeRequest } }
+}
+
+/**
+ * Fastify's own options for the gateway: request ids, validation, logging.
+ * `logger` is a logger (server.ts makes it with pino), or options over
+ * loggerOptions' from which Fastify makes one (tests: a stream and a level),
+ * or false.
+ */
 export function serverOptions (config: Config, logger: FastifyServerOptions['logger'] | FastifyServerOptions['loggerInstance'] = false): FastifyServerOptions {
   const base: FastifyServerOptions = {
     requestIdHeader: false,
@@ -94,7 +106,7 @@ export function serverOptions (config: Config, logger: FastifyServerOptions['log
     return503OnClosing: false
   }
   if (logger === false || logger === true || logger === undefined || !('child' in (logger as object))) {
-    return { ...base, logger: logger === false ? false : { level: config.LOG_LEVEL, redact: redactPaths(config), serializers: { req: serializeRequest }, ...(typeof logger === 'object' ? logger : {}) } }
+    return { ...base, logger: logger === false ? false : { ...loggerOptions(config), ...(typeof logger === 'object' ? logger : {}) } }
   }
   return { ...base, loggerInstance: logger as FastifyServerOptions['loggerInstance'] }
 }
@@ -103,8 +115,8 @@ export function serverOptions (config: Config, logger: FastifyServerOptions['log
  * The gateway as a plugin, registered in a readable order: config,
  * infrastructure, upstream client, routes. It never listens.
  */
-async function gateway (app: FastifyInstance, { config, sandbox }: AppOptions) {
-  app.decorate('config', config)
+async function gateway (app: FastifyInstance, { config, sandbox, clock = systemClock }: AppOptions) {
+  app.decorate<GatewayConfig>('config', config)
   app.addHook('onRequest', (request, reply, done) => {
     reply.header('x-request-id', request.id)
     done()
@@ -113,6 +125,8 @@ async function gateway (app: FastifyInstance, { config, sandbox }: AppOptions) {
   // Cheapest refusals first: closing, then load shedding.
   await app.register(lifecycle)
   await app.register(pressure, { config })
+  // The state the plugins below keep their counts, answers, events and hub session in.
+  await app.register(state, { config, clock })
   // Then who is calling (CLIENTS_FILE), the rate limiter keyed on it (which the
   // not-found handler of errorHandler uses), and the scope checks.
   await app.register(clients, { config, sandbox })
@@ -121,12 +135,12 @@ async function gateway (app: FastifyInstance, { config, sandbox }: AppOptions) {
   await app.register(hardening, { config })
   await app.register(bodyDepth)
   await app.register(auth)
-  await app.register(idempotency, { config })
+  await app.register(idempotency)
   await app.register(audit)
   await app.register(metrics)
   await app.register(openapi, { version: VERSION })
   await app.register(events, { config })
-  await app.register(hub, { config, version: VERSION })
+  await app.register(hub, { config, version: VERSION, clock })
 
   await app.register(healthRoutes, { sandbox })
   await app.register(customsRoutes)

@@ -1,10 +1,9 @@
 import Fastify, { type FastifyInstance, type InjectOptions, type RouteOptions } from 'fastify'
-import gateway, { serverOptions, type GatewayConfig } from './app.ts'
-import { loadConfig } from './config/load.ts'
-import { sandboxEnv } from './config/sandbox-env.ts'
+import gateway, { serverOptions } from './app.ts'
+import { resolveConfig } from './config/resolve.ts'
 import { renderGlossary } from './mapping/glossary.ts'
 import type { AnswerExamples } from './plugins/swagger.ts'
-import { SANDBOX_ACCESS_TOKEN, SANDBOX_API_KEY, SANDBOX_PLATFORM_ID, startSandbox } from './sandbox/index.ts'
+import { SANDBOX_ACCESS_TOKEN, SANDBOX_API_KEY, SANDBOX_PLATFORM_ID, sandboxEnv, startSandbox } from './sandbox/index.ts'
 import { EXAMPLE_REQUEST_ID } from './schemas/error-examples.ts'
 import { renderHubOperations, type RouteOperations } from './upstream/operations-doc.ts'
 
@@ -46,7 +45,7 @@ async function withGateway<T> (env: Record<string, string>, fn: (gateway: Gatewa
     platformId: env.PLATFORM_ID ?? SANDBOX_PLATFORM_ID
   })
   try {
-    const config = loadConfig({ ...sandboxEnv(sandbox.url), LOG_LEVEL: 'silent', ...env }) as GatewayConfig
+    const config = resolveConfig({ ...sandboxEnv(sandbox.url), LOG_LEVEL: 'silent', ...env })
     // buildApp, with the routes collected as they are registered.
     const app = Fastify(serverOptions(config, false))
     const routes: RouteOptions[] = []

@@ -1,22 +1,18 @@
 import closeWithGrace from 'close-with-grace'
 import Fastify from 'fastify'
-import gateway, { serverOptions, type GatewayConfig } from './app.ts'
-import { ConfigError, isSandboxMode, loadConfig, loadEnvFile, unknownSettings, type Config } from './config/load.ts'
+import pino from 'pino'
+import gateway, { loggerOptions, serverOptions } from './app.ts'
+import { ConfigError, isSandboxMode, loadConfig, loadEnvFile, unknownSettings } from './config/load.ts'
 import { plainHttpWarnings } from './config/plain-http.ts'
-import { sandboxEnv } from './config/sandbox-env.ts'
-import { SANDBOX_PLATFORM_ID, startSandbox, type Sandbox } from './sandbox/index.ts'
+import { resolveConfig } from './config/resolve.ts'
+import { SANDBOX_PLATFORM_ID, sandboxEnv, startSandbox, type Sandbox } from './sandbox/index.ts'
 
-/** The process: configuration, logger, the sandbox when no hub is configured, listen, graceful close. */
+/** The process: configuration, the logger (pino), the sandbox when no hub is configured, listen, graceful close. */
 
-/**
- * The validated configuration: the environment's non-empty settings over
- * `defaults` (the sandbox's, in sandbox mode). Problems end the process with
- * one `config error:` line each.
- */
-function readConfig (defaults: Record<string, string> = {}, ignore: readonly string[] = []): Config {
-  const given = Object.fromEntries(Object.entries(process.env).filter(([name, value]) => value !== undefined && value.trim() !== '' && !ignore.includes(name)))
+/** `read()`, or the process ends with one `config error:` line per problem. */
+function orExit<T> (read: () => T): T {
   try {
-    return loadConfig({ ...defaults, ...given })
+    return read()
   } catch (error) {
     if (error instanceof ConfigError) {
       for (const problem of error.problems) process.stderr.write(`config error: ${problem}\n`)
@@ -27,9 +23,12 @@ function readConfig (defaults: Record<string, string> = {}, ignore: readonly str
 }
 
 loadEnvFile()
-const config = readConfig()
+// Read once to know where the hub is (and to build the logger); resolved below, with the sandbox's settings when it is the sandbox.
+const config = orExit(() => loadConfig(process.env))
+// JSON lines on stdout, secrets redacted (app.ts loggerOptions).
+const logger = pino(loggerOptions(config))
 const app = Fastify({
-  ...serverOptions(config, { level: config.LOG_LEVEL }),
+  ...serverOptions(config, logger),
   // Bounded client timeouts (README, Configuration). Node checks the headers and
   // request timeouts every connectionsCheckingInterval (30 s by default): every
   // second here, so that a client sending its headers slowly is cut off near its time.
@@ -42,7 +41,6 @@ const app = Fastify({
 app.server.maxConnections = config.SERVER_MAX_CONNECTIONS
 
 let sandbox: Sandbox | undefined
-let gatewayConfig: GatewayConfig
 if (isSandboxMode(config)) {
   sandbox = await startSandbox({ apiKeyHeader: config.UPSTREAM_API_KEY_HEADER, pathSegment: config.UPSTREAM_PATH_SEGMENT, platformId: config.PLATFORM_ID ?? SANDBOX_PLATFORM_ID })
   // One first line: the sandbox, and whether callers must authenticate (README, Security).
@@ -50,16 +48,8 @@ if (isSandboxMode(config)) {
   app.log.warn({ sandbox: sandbox.url, authentication: authOff ? 'off' : 'on' },
     `no upstream configured: fronting the built-in sandbox at ${sandbox.url}` +
     (authOff ? '; client authentication is OFF (no CLIENTS_FILE): any caller may call every route' : ''))
-  // The sandbox's own settings under whatever the environment sets (a token
-  // file replaces the sandbox's token rather than conflicting with it).
-  const defaults = sandboxEnv(sandbox.url)
-  if (config.UPSTREAM_ACCESS_TOKEN_FILE !== undefined) delete defaults.UPSTREAM_ACCESS_TOKEN
-  // SANDBOX was read above; beside the sandbox's own hub addresses it would be a contradiction.
-  gatewayConfig = readConfig(defaults, ['SANDBOX']) as GatewayConfig
-} else {
-  // loadConfig has checked that these are set when an upstream is configured.
-  gatewayConfig = config as GatewayConfig
 }
+const gatewayConfig = orExit(() => resolveConfig(process.env, sandbox === undefined ? {} : { sandbox: sandboxEnv(sandbox.url) }))
 for (const { setting, host, message } of plainHttpWarnings(gatewayConfig)) app.log.warn({ setting, host }, message)
 
 // One line per variable that looks like a setting but is none (a typo is otherwise silent).

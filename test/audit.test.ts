@@ -1,8 +1,7 @@
 import { request as httpRequest } from 'node:http'
-import { setTimeout as sleep } from 'node:timers/promises'
 import { test } from 'tap'
 import { SANDBOX_FIXTURES as F } from '../src/sandbox/index.ts'
-import { build, type TestClient } from './helper.ts'
+import { build, until, type TestClient } from './helper.ts'
 
 const KEY = 'key-yard-secret-4c1d'
 const CLIENTS: TestClient[] = [{ name: 'yard-app', key: KEY, scopes: ['bookings:write', 'sp2:finalize', 'customs:read'] }]
@@ -67,9 +66,10 @@ test('a caller hanging up while its write is at the hub still leaves the audit l
   const req = httpRequest({ port, host: '127.0.0.1', method: 'POST', path: `/v1/bookings/${F.bookingRequestId}/booked`, headers: { ...YARD, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), 'x-request-id': 'hung-up' } })
   req.on('error', () => {})
   req.end(body)
-  await sleep(100)
+  // Hung up while the hub (300 ms latency) has the write, and the line is written once the hub answers.
+  await until(() => sandbox.count() === 1)
   req.destroy()
-  await sleep(600)
+  await until(() => auditLines(logs).length > 0)
   t.equal(sandbox.count(), 1, 'the write reached the hub')
   t.match(auditLines(logs), [{ requestId: 'hung-up', client: 'yard-app', upstreamStatus: 200, statusCode: 200, aborted: true }])
 })

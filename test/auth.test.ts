@@ -1,9 +1,10 @@
 import { once } from 'node:events'
 import { test } from 'tap'
 import WebSocket from 'ws'
-import { buildApp, serverOptions, type GatewayConfig } from '../src/app.ts'
+import { buildApp, serverOptions } from '../src/app.ts'
 import { SCOPES, type Scope } from '../src/auth/scopes.ts'
-import { ConfigError, loadConfig } from '../src/config/load.ts'
+import { ConfigError } from '../src/config/load.ts'
+import { resolveConfig, type GatewayConfig } from '../src/config/resolve.ts'
 import { SANDBOX_FIXTURES as F } from '../src/sandbox/index.ts'
 import Fastify from 'fastify'
 import gateway from '../src/app.ts'
@@ -158,7 +159,7 @@ test('request.client names the caller and its scopes; null for an unknown key', 
 })
 
 function configFor (env: Record<string, string> = {}): GatewayConfig {
-  return loadConfig({ UPSTREAM_HUB_URL: 'http://127.0.0.1:9', UPSTREAM_BASE_URL: 'http://127.0.0.1:9', UPSTREAM_API_KEY: 'k', UPSTREAM_ACCESS_TOKEN: 't', PLATFORM_ID: 'p', LOG_LEVEL: 'silent', ...env }) as GatewayConfig
+  return resolveConfig({ UPSTREAM_HUB_URL: 'http://127.0.0.1:9', UPSTREAM_BASE_URL: 'http://127.0.0.1:9', UPSTREAM_API_KEY: 'k', UPSTREAM_ACCESS_TOKEN: 't', PLATFORM_ID: 'p', LOG_LEVEL: 'silent', ...env })
 }
 
 async function startUpProblems (config: GatewayConfig, sandbox = false): Promise<string[]> {
@@ -211,7 +212,7 @@ test('start-up: a /v1 route without an access rule cannot be registered', async 
   const app = Fastify(serverOptions(configFor()))
   t.teardown(() => app.close())
   await app.register(gateway, { config: configFor(), sandbox: true })
-  t.throws(() => app.get('/v1/customs-new-thing', async () => ({})), /GET \/v1\/customs-new-thing has no access rule: add it to src\/auth\/scopes\.ts/)
+  t.throws(() => app.get('/v1/customs-new-thing', async () => ({})), /GET \/v1\/customs-new-thing has no access rule: declare the scope it needs in its options, config\.scope/)
   t.throws(() => app.post('/v1/customs/bc20/bills-of-lading', async () => ({})), /no access rule/, 'a POST under a GET-only prefix is not covered')
   t.doesNotThrow(() => app.get('/internal/thing', async () => ({})), 'outside /v1 a route is public')
 })

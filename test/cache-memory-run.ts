@@ -1,15 +1,15 @@
 // Run by test/cache-memory.test.ts in a process of its own, with --expose-gc:
 // fills the gateway's lookup cache through the real gateway on the sandbox
 // with distinct lookups and prints what stayed in memory after a full GC.
-import { buildApp, type GatewayConfig } from '../src/app.ts'
-import { loadConfig } from '../src/config/load.ts'
-import { sandboxEnv } from '../src/config/sandbox-env.ts'
+import { buildApp } from '../src/app.ts'
+import { resolveConfig } from '../src/config/resolve.ts'
+import { sandboxEnv } from '../src/sandbox/index.ts'
 import { measureMemory, startSandboxProcess } from './memory-runs.ts'
 
 const [lookups = 200_000, maxBytes = 8 * 1024 * 1024, maxEntries = 100_000] = process.argv.slice(2).map(Number)
 const sandbox = await startSandboxProcess()
 let errors = 0
-const config = loadConfig({
+const config = resolveConfig({
   ...sandboxEnv(sandbox.url),
   CACHE_TTL_SECONDS: '600',
   CACHE_STALE_IF_ERROR_SECONDS: '0',
@@ -21,7 +21,7 @@ const config = loadConfig({
   PRESSURE_MAX_EVENT_LOOP_DELAY_MS: '0',
   // The warm-up's lookups are not cached, so that the baseline holds no entries.
   UPSTREAM_OPERATIONS: JSON.stringify({ noblbc16: { cacheTtlSeconds: 0 } })
-}) as GatewayConfig
+})
 const app = await buildApp({ config, sandbox: true }, { level: 'warn', stream: { write: (text: string) => { if (/"level":(50|60)/.test(text)) errors++ } } })
 
 async function run (count: number, url: (i: number) => string): Promise<void> {

@@ -2,7 +2,8 @@ import { spawn } from 'node:child_process'
 import { once } from 'node:events'
 import { createInterface } from 'node:readline'
 import { test } from 'tap'
-import { isSandboxMode, loadConfig } from '../src/config/load.ts'
+import { ConfigError, isSandboxMode, loadConfig } from '../src/config/load.ts'
+import { resolveConfig } from '../src/config/resolve.ts'
 import { configProblems as problemsOf } from './helper.ts'
 
 test('defaults: the contract\'s values, sandbox mode', async (t) => {
@@ -51,6 +52,24 @@ test('an upstream needs both addresses and its credentials', async (t) => {
   t.same(problemsOf({ UPSTREAM_HUB_URL: 'https://hub.example', UPSTREAM_BASE_URL: 'https://base.example' }).map(p => p.split(':')[0]),
     ['UPSTREAM_API_KEY', 'PLATFORM_ID', 'UPSTREAM_ACCESS_TOKEN'])
   t.match(problemsOf({ UPSTREAM_HUB_URL: 'ftp://hub', UPSTREAM_BASE_URL: 'https://b' }), [/^UPSTREAM_HUB_URL/])
+})
+
+test('resolveConfig: the sandbox\'s settings under the environment\'s, narrowed to what the gateway runs with', async (t) => {
+  const sandbox = { UPSTREAM_HUB_URL: 'http://127.0.0.1:4010', UPSTREAM_BASE_URL: 'http://127.0.0.1:4010', UPSTREAM_API_KEY: 'sandbox-key', UPSTREAM_ACCESS_TOKEN: 'sandbox-token', PLATFORM_ID: 'SBX', UPSTREAM_LOGIN_URL: 'http://127.0.0.1:4010/auth/login', UPSTREAM_LOGIN_BODY: '{"username":"u"}' }
+  const config = resolveConfig({ PLATFORM_ID: 'MINE', UPSTREAM_API_KEY: ' ', SANDBOX: 'true' }, { sandbox })
+  t.equal(config.UPSTREAM_HUB_URL, sandbox.UPSTREAM_HUB_URL, 'the sandbox\'s address')
+  t.equal(config.PLATFORM_ID, 'MINE', 'a setting of the environment wins')
+  t.equal(config.UPSTREAM_API_KEY, 'sandbox-key', 'an empty one does not')
+  t.equal(config.SANDBOX, undefined, 'SANDBOX, read already, is not held against the sandbox\'s own addresses')
+  t.equal(config.UPSTREAM_ACCESS_TOKEN, 'sandbox-token')
+  const fromFile = resolveConfig({ UPSTREAM_ACCESS_TOKEN_FILE: '/run/secrets/token' }, { sandbox })
+  t.equal(fromFile.UPSTREAM_ACCESS_TOKEN, undefined, 'a token file replaces the sandbox\'s token instead of conflicting with it')
+  const login = resolveConfig({ UPSTREAM_CREDENTIALS: 'login' }, { sandbox })
+  t.equal(login.UPSTREAM_CREDENTIALS === 'login' ? login.UPSTREAM_LOGIN_URL : undefined, sandbox.UPSTREAM_LOGIN_URL, 'login mode has its login address')
+  const configured = resolveConfig({ ...sandbox, UPSTREAM_HUB_URL: 'https://hub.example.co.id' }, { sandbox: { UPSTREAM_HUB_URL: 'http://ignored' } })
+  t.equal(configured.UPSTREAM_HUB_URL, 'https://hub.example.co.id', 'a configured hub: the sandbox\'s settings are not used')
+  t.throws(() => resolveConfig({}), new ConfigError(['UPSTREAM_HUB_URL: is required (no hub is configured and no built-in sandbox was started)', 'UPSTREAM_BASE_URL: is required (no hub is configured and no built-in sandbox was started)', 'UPSTREAM_API_KEY: is required (no hub is configured and no built-in sandbox was started)', 'PLATFORM_ID: is required (no hub is configured and no built-in sandbox was started)']), 'no hub and no sandbox: refused, not half a configuration')
+  t.throws(() => resolveConfig({ SANDBOX: 'maybe' }, { sandbox }), ConfigError, 'the environment is checked before the sandbox\'s settings are used')
 })
 
 test('operation overrides are checked against the operations table', async (t) => {

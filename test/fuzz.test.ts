@@ -5,7 +5,7 @@ import { test } from 'tap'
 import { SCOPES } from '../src/auth/scopes.ts'
 import { errors } from '../src/errors.ts'
 import { SANDBOX_FIXTURES as F } from '../src/sandbox/index.ts'
-import { CONTAINER_ROUTES } from '../src/upstream/operations.ts'
+import { CONTAINER_ROUTES } from '../src/routes/document-types.ts'
 import { build } from './helper.ts'
 
 /**

@@ -3,12 +3,13 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { Writable } from 'node:stream'
 import type { FastifyInstance } from 'fastify'
-import { buildApp, type GatewayConfig } from '../src/app.ts'
+import { buildApp } from '../src/app.ts'
+import type { Clock } from '../src/clock.ts'
 import { hashClientKey } from '../src/auth/keys.ts'
 import type { Scope } from '../src/auth/scopes.ts'
 import { ConfigError, loadConfig } from '../src/config/load.ts'
-import { sandboxEnv } from '../src/config/sandbox-env.ts'
-import { SANDBOX_ACCESS_TOKEN, SANDBOX_API_KEY, SANDBOX_PLATFORM_ID, startSandbox, type Sandbox, type SandboxOptions } from '../src/sandbox/index.ts'
+import { resolveConfig, type GatewayConfig } from '../src/config/resolve.ts'
+import { SANDBOX_ACCESS_TOKEN, SANDBOX_API_KEY, SANDBOX_PLATFORM_ID, sandboxEnv, startSandbox, type Sandbox, type SandboxOptions } from '../src/sandbox/index.ts'
 
 export { SANDBOX_ACCESS_TOKEN, SANDBOX_API_KEY, SANDBOX_PLATFORM_ID }
 
@@ -44,6 +45,8 @@ export interface BuildOptions {
   sandboxMode?: boolean
   /** The captured logger's level (default debug). */
   logLevel?: string
+  /** The gateway's clock (TTLs, windows, renewals); see manualClock. */
+  clock?: Clock
 }
 
 /** A client of the test's CLIENTS_FILE, with its key in clear. */
@@ -76,7 +79,7 @@ export function writeClientsFile (t: TestLike, clients: readonly TestClient[]): 
  */
 export async function build (t: TestLike, options: BuildOptions = {}): Promise<Built> {
   const sandbox = await startSandbox({ ...options.sandbox })
-  const config = loadConfig({
+  const config = resolveConfig({
     ...sandboxEnv(sandbox.url),
     LOG_LEVEL: 'debug',
     // One hub call per request, as in v1: tests of caching, retries, the breaker
@@ -84,7 +87,7 @@ export async function build (t: TestLike, options: BuildOptions = {}): Promise<B
     ...RESILIENCE_OFF,
     ...(options.clients === undefined ? {} : { CLIENTS_FILE: writeClientsFile(t, options.clients) }),
     ...(typeof options.env === 'function' ? options.env(sandbox) : options.env)
-  }) as GatewayConfig
+  })
   const rawLogs: string[] = []
   const logs: Array<Record<string, unknown>> = []
   const stream = new Writable({
@@ -97,7 +100,7 @@ export async function build (t: TestLike, options: BuildOptions = {}): Promise<B
       callback()
     }
   })
-  const app = await buildApp({ config, sandbox: options.sandboxMode ?? true }, { level: options.logLevel ?? 'debug', stream })
+  const app = await buildApp({ config, sandbox: options.sandboxMode ?? true, ...(options.clock === undefined ? {} : { clock: options.clock }) }, { level: options.logLevel ?? 'debug', stream })
   t.teardown(async () => {
     await app.close()
     await sandbox.close()
@@ -114,4 +117,28 @@ export function configProblems (env: Record<string, string>): string[] {
     throw error
   }
   return []
+}
+
+/** A clock that stands still until the test moves it: what a TTL or a window is measured by, without waiting for it. */
+export interface ManualClock {
+  readonly now: Clock
+  advance (ms: number): void
+}
+
+export function manualClock (start = Date.now()): ManualClock {
+  let at = start
+  return { now: () => at, advance: (ms) => { at += ms } }
+}
+
+/**
+ * Resolves once `condition()` holds, checking every few milliseconds;
+ * rejects after `timeoutMs`. For what happens in the background (a renewal,
+ * a log line), instead of sleeping a guessed while.
+ */
+export async function until (condition: () => boolean, timeoutMs = 5000): Promise<void> {
+  const deadline = Date.now() + timeoutMs
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error(`not so within ${timeoutMs} ms`)
+    await new Promise(resolve => setTimeout(resolve, 5))
+  }
 }

@@ -1,12 +1,11 @@
 import { once } from 'node:events'
-import { setTimeout as sleep } from 'node:timers/promises'
 import { test } from 'tap'
 import WebSocket from 'ws'
 import { canonicalJson, requestFingerprint } from '../src/idempotency/fingerprint.ts'
-import { createMemoryStore } from '../src/idempotency/store.ts'
+import { createMemoryIdempotencyStore } from '../src/state/memory/idempotency.ts'
 import { SANDBOX_FIXTURES as F } from '../src/sandbox/index.ts'
 import { IDEMPOTENCY_KEY } from '../src/schemas/formats.ts'
-import { build, type TestClient } from './helper.ts'
+import { build, manualClock, until, type TestClient } from './helper.ts'
 
 const CLIENTS: TestClient[] = [
   { name: 'yard-app', key: 'key-yard', scopes: ['bookings:write', 'sp2:finalize', 'events:read'] },
@@ -102,7 +101,7 @@ test('a failed write releases its key: a retry with it reaches the hub again', a
   const both = await Promise.all([0, 1].map(() => app.inject({ method: 'POST', url: failing, payload: { booked: true }, headers: { ...YARD, 'idempotency-key': 'fails-together' } })))
   t.same(both.map(a => a.statusCode), [502, 502])
   t.equal(sandbox.count(), 2, 'one after the other')
-  t.equal(await app.idempotency.size(), 0, 'nothing is kept of failures')
+  t.equal(await app.state.idempotency.size(), 0, 'nothing is kept of failures')
 })
 
 test('Idempotency-Key must be 1-255 visible ASCII characters', async (t) => {
@@ -131,22 +130,25 @@ test('a finalization is idempotent too, and a booked replay publishes no second 
   const socket = new WebSocket(`ws://127.0.0.1:${port}/v1/events`, { headers: YARD })
   t.teardown(() => socket.terminate())
   await once(socket, 'open')
-  const messages: unknown[] = []
-  socket.on('message', m => messages.push(m))
+  const messages: Array<{ data: { note: string } }> = []
+  socket.on('message', m => messages.push(JSON.parse(String(m)) as { data: { note: string } }))
   for (let i = 0; i < 3; i++) {
     const res = await app.inject({ method: 'POST', url: BOOKED, payload: { booked: true, note: 'once' }, headers: { ...YARD, 'idempotency-key': 'booked-1' } })
     t.equal(res.statusCode, 200)
   }
-  await sleep(200)
-  t.equal(messages.length, 1, 'one event for one booking')
+  // A later booking as a barrier: its event comes after any the replays could have sent on this socket.
+  t.equal((await app.inject({ method: 'POST', url: BOOKED, payload: { booked: true, note: 'later' }, headers: YARD })).statusCode, 200)
+  await until(() => messages.some(m => m.data.note === 'later'))
+  t.equal(messages.filter(m => m.data.note === 'once').length, 1, 'one event for one booking')
 })
 
 test('after the window, a key is forgotten', async (t) => {
-  const { app, sandbox } = await build(t, { clients: CLIENTS, env: { IDEMPOTENCY_TTL_SECONDS: '1' } })
+  const clock = manualClock()
+  const { app, sandbox } = await build(t, { clients: CLIENTS, env: { IDEMPOTENCY_TTL_SECONDS: '1' }, clock: clock.now })
   const send = () => app.inject({ method: 'POST', url: OFFERS, payload: offer, headers: { ...YARD, 'idempotency-key': 'short' } })
   await send()
   t.equal((await send()).headers['idempotent-replayed'], 'true')
-  await sleep(1100)
+  clock.advance(1000)
   const later = await send()
   t.equal(later.headers['idempotent-replayed'], undefined)
   t.equal(sandbox.count(), 2)
@@ -182,7 +184,7 @@ test('the fingerprint of any JSON value: keys sorted at every depth, no recursio
 
 test('memory store: states, expiry by its clock, and its bound', async (t) => {
   let now = 0
-  const store = createMemoryStore({ ttlMs: 1000, maxEntries: 2, now: () => now })
+  const store = createMemoryIdempotencyStore({ ttlMs: 1000, maxEntries: 2, clock: () => now })
   const response = (body: string) => ({ statusCode: 200, headers: {}, body })
 
   t.same(await store.begin('a', 'f1'), { state: 'acquired' })
@@ -208,7 +210,7 @@ test('memory store: states, expiry by its clock, and its bound', async (t) => {
   t.same(await store.begin('k1', 'f'), { state: 'acquired' })
   t.equal((await store.begin('k3', 'f')).state, 'completed')
 
-  const inFlight = createMemoryStore({ ttlMs: 1000, maxEntries: 1 })
+  const inFlight = createMemoryIdempotencyStore({ ttlMs: 1000, maxEntries: 1 })
   await inFlight.begin('busy', 'f')
   await inFlight.begin('done-1', 'f')
   await inFlight.complete('done-1', response('1'))

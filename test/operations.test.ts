@@ -1,8 +1,8 @@
 import { test } from 'tap'
 import Fastify from 'fastify'
 import { request } from 'undici'
-import gateway, { serverOptions, type GatewayConfig } from '../src/app.ts'
-import { loadConfig } from '../src/config/load.ts'
+import gateway, { serverOptions } from '../src/app.ts'
+import { resolveConfig } from '../src/config/resolve.ts'
 import { SANDBOX_ACCESS_TOKEN, SANDBOX_API_KEY, SANDBOX_FIXTURES as F, SANDBOX_PLATFORM_ID, startSandbox } from '../src/sandbox/index.ts'
 import { OPERATIONS } from '../src/upstream/operations.ts'
 import { build, RESILIENCE_OFF } from './helper.ts'
@@ -42,7 +42,7 @@ test('metrics count requests by route and status and hub calls by operation and 
 test('while closing, readiness and other routes answer SHUTTING_DOWN; connections close after their answer', async (t) => {
   const sandbox = await startSandbox()
   t.teardown(() => sandbox.close())
-  const config = loadConfig({ ...RESILIENCE_OFF, UPSTREAM_HUB_URL: sandbox.url, UPSTREAM_BASE_URL: sandbox.url, UPSTREAM_API_KEY: SANDBOX_API_KEY, UPSTREAM_ACCESS_TOKEN: SANDBOX_ACCESS_TOKEN, PLATFORM_ID: SANDBOX_PLATFORM_ID }) as GatewayConfig
+  const config = resolveConfig({ ...RESILIENCE_OFF, UPSTREAM_HUB_URL: sandbox.url, UPSTREAM_BASE_URL: sandbox.url, UPSTREAM_API_KEY: SANDBOX_API_KEY, UPSTREAM_ACCESS_TOKEN: SANDBOX_ACCESS_TOKEN, PLATFORM_ID: SANDBOX_PLATFORM_ID })
   const app = Fastify(serverOptions(config))
   await app.register(gateway, { config, sandbox: true })
   // Registered after the gateway's own: it holds the app in its closing phase,

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { test } from 'tap'
 import { SANDBOX_FIXTURES as F, SANDBOX_PASSWORD } from '../src/sandbox/index.ts'
-import { build } from './helper.ts'
+import { build, manualClock, until } from './helper.ts'
 
 const BL = `/v1/customs/bc20/bills-of-lading?npwp=${F.taxpayer.npwp}`
 
@@ -64,17 +64,20 @@ test('login mode: the gateway logs in once, uses the token, and never logs it', 
 })
 
 test('login mode: the token is renewed before it expires', async (t) => {
+  // One clock for the gateway and the hub's tokens.
+  const clock = manualClock()
   const { app, sandbox } = await build(t, {
     env: loginEnv({ UPSTREAM_LOGIN_RENEW_BEFORE_SECONDS: '1' }),
-    sandbox: { loginTokenTtlMs: 2000 }
+    sandbox: { loginTokenTtlMs: 2000, now: clock.now },
+    clock: clock.now
   })
   t.equal((await app.inject({ url: '/v1/customs/bc261/containers?blNo=A1' })).statusCode, 200)
   t.equal(sandbox.count('login'), 1)
-  await new Promise(resolve => setTimeout(resolve, 1200)) // inside the renewal window
+  clock.advance(1200) // inside the renewal window
   t.equal((await app.inject({ url: '/v1/customs/bc261/containers?blNo=A2' })).statusCode, 200)
-  await new Promise(resolve => setTimeout(resolve, 100))
+  await until(() => sandbox.count('login') === 2, 1000) // the renewal runs in the background
   t.equal(sandbox.count('login'), 2, 'renewed')
-  await new Promise(resolve => setTimeout(resolve, 1000)) // the first token has expired now
+  clock.advance(1000) // the first token has expired now
   t.equal((await app.inject({ url: '/v1/customs/bc261/containers?blNo=A3' })).statusCode, 200)
   const calls = sandbox.requests.filter(r => r.operation === 'kontainerbc261')
   const first = calls[0]?.headers.authorization
@@ -95,7 +98,8 @@ test('login mode: 50 concurrent callers hitting a 401 cause one login, and all s
 })
 
 test('login mode: a hub answering 401 forces at most one login per interval; callers in between fail at once', async (t) => {
-  const { app, sandbox } = await build(t, { env: loginEnv({ UPSTREAM_LOGIN_MIN_INTERVAL_SECONDS: '2' }) })
+  const clock = manualClock()
+  const { app, sandbox } = await build(t, { env: loginEnv({ UPSTREAM_LOGIN_MIN_INTERVAL_SECONDS: '2' }), clock: clock.now })
   // SBX-401: the hub refuses every token for this lookup, as it would a revoked account.
   const answers = []
   for (let i = 0; i < 10; i++) answers.push(await app.inject({ url: '/v1/customs/bc261/containers?blNo=SBX-401' }))
@@ -103,7 +107,7 @@ test('login mode: a hub answering 401 forces at most one login per interval; cal
   t.equal(sandbox.count('login'), 2, 'the first login and one forced by the 401: not one per request')
   t.equal(sandbox.count('kontainerbc261'), 11, 'one retry with the new token, then one call each')
   // Once the interval has passed, a 401 may force a login again.
-  await new Promise(resolve => setTimeout(resolve, 2100))
+  clock.advance(2000)
   await app.inject({ url: '/v1/customs/bc261/containers?blNo=SBX-401' })
   t.equal(sandbox.count('login'), 3)
   // Other lookups keep working on the token the hub accepts.

@@ -1,6 +1,6 @@
 import { test } from 'tap'
 import { SANDBOX_FIXTURES as F } from '../src/sandbox/index.ts'
-import { CONTAINER_ROUTES } from '../src/upstream/operations.ts'
+import { CONTAINER_ROUTES } from '../src/routes/document-types.ts'
 import { build } from './helper.ts'
 
 const ISO_DATE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?\+07:00$/

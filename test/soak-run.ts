@@ -9,10 +9,10 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { Pool } from 'undici'
 import WebSocket from 'ws'
-import { buildApp, type GatewayConfig } from '../src/app.ts'
+import { buildApp } from '../src/app.ts'
 import { hashClientKey } from '../src/auth/keys.ts'
-import { loadConfig } from '../src/config/load.ts'
-import { sandboxEnv } from '../src/config/sandbox-env.ts'
+import { resolveConfig } from '../src/config/resolve.ts'
+import { sandboxEnv } from '../src/sandbox/index.ts'
 import { SANDBOX_FIXTURES as F } from '../src/sandbox/index.ts'
 import { measureMemory, startSandboxProcess } from './memory-runs.ts'
 
@@ -43,7 +43,7 @@ writeFileSync(clientsFile, JSON.stringify([
   { name: 'monitor', keySha256: hashClientKey(KEYS.monitor), scopes: ['events:read'], events: 'all' }
 ]))
 
-const config = loadConfig({
+const config = resolveConfig({
   ...sandboxEnv(sandbox.url),
   CLIENTS_FILE: clientsFile,
   CACHE_TTL_SECONDS: '600',
@@ -59,7 +59,7 @@ const config = loadConfig({
   EVENTS_MAX_BUFFERED_BYTES: String(64 * 1024),
   RATE_LIMIT_MAX: '1000000',
   PRESSURE_MAX_EVENT_LOOP_DELAY_MS: '0'
-}) as GatewayConfig
+})
 // Warnings are counted, errors kept: the run's own bookkeeping must not grow the heap it measures.
 const logged = { warn: 0, errors: [] as string[] }
 const app = await buildApp({ config, sandbox: true }, {

@@ -1,7 +1,7 @@
 import { test } from 'tap'
 import { loadConfig } from '../src/config/load.ts'
 import { SANDBOX_FIXTURES as F } from '../src/sandbox/index.ts'
-import { CONTAINER_ROUTES } from '../src/upstream/operations.ts'
+import { CONTAINER_ROUTES } from '../src/routes/document-types.ts'
 import { buildPath, resolveOperations } from '../src/upstream/resolve.ts'
 import { build, SANDBOX_ACCESS_TOKEN, SANDBOX_API_KEY } from './helper.ts'
 

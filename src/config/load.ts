@@ -90,57 +90,57 @@ export function loadConfig (env: Record<string, string | undefined>): Config {
     const path = error.instancePath.replace(/^\//, '').replaceAll('/', '.')
     problems.push(`${path || 'configuration'}: ${error.message}${describeAllowed(error.params)}`)
   }
-  const config = value as Config
-  if (problems.length === 0) {
-    for (const name of ['UPSTREAM_HUB_URL', 'UPSTREAM_BASE_URL'] as const) {
-      const url = config[name]
-      if (url !== undefined && !URL.canParse(url)) problems.push(`${name}: must be an absolute http(s) URL`)
+  // Value.Check narrows the type; Value.Errors above said why when it fails.
+  if (problems.length > 0 || !Value.Check(ConfigSchema, value)) throw new ConfigError(problems)
+  const config: Config = value
+  for (const name of ['UPSTREAM_HUB_URL', 'UPSTREAM_BASE_URL'] as const) {
+    const url = config[name]
+    if (url !== undefined && !URL.canParse(url)) problems.push(`${name}: must be an absolute http(s) URL`)
+  }
+  const hub = config.UPSTREAM_HUB_URL !== undefined
+  const base = config.UPSTREAM_BASE_URL !== undefined
+  if (hub !== base) {
+    problems.push(`${hub ? 'UPSTREAM_BASE_URL' : 'UPSTREAM_HUB_URL'}: must be set together with ${hub ? 'UPSTREAM_HUB_URL' : 'UPSTREAM_BASE_URL'} (leave both unset for the built-in sandbox)`)
+  }
+  // A production container whose settings failed to mount must not serve seeded data with authentication off.
+  if (!hub && !base) {
+    if (config.SANDBOX === false) {
+      problems.push('UPSTREAM_HUB_URL: is required with SANDBOX=false (set UPSTREAM_HUB_URL and UPSTREAM_BASE_URL)')
+    } else if (config.SANDBOX !== true && env.NODE_ENV === 'production') {
+      problems.push('UPSTREAM_HUB_URL: is required with NODE_ENV=production (set UPSTREAM_HUB_URL and UPSTREAM_BASE_URL, or SANDBOX=true to serve the built-in sandbox\'s seeded data)')
     }
-    const hub = config.UPSTREAM_HUB_URL !== undefined
-    const base = config.UPSTREAM_BASE_URL !== undefined
-    if (hub !== base) {
-      problems.push(`${hub ? 'UPSTREAM_BASE_URL' : 'UPSTREAM_HUB_URL'}: must be set together with ${hub ? 'UPSTREAM_HUB_URL' : 'UPSTREAM_BASE_URL'} (leave both unset for the built-in sandbox)`)
+  } else if (config.SANDBOX === true) {
+    problems.push('SANDBOX: true fronts the built-in sandbox, which excludes UPSTREAM_HUB_URL and UPSTREAM_BASE_URL (unset one or the other)')
+  }
+  if (config.TRUST_PROXY !== undefined) {
+    const problem = trustProxyProblem(config.TRUST_PROXY)
+    if (problem !== undefined) problems.push(problem)
+  }
+  if (hub && base) {
+    for (const name of ['UPSTREAM_API_KEY', 'PLATFORM_ID'] as const) {
+      if (config[name] === undefined) problems.push(`${name}: is required when an upstream is configured`)
     }
-    // A production container whose settings failed to mount must not serve seeded data with authentication off.
-    if (!hub && !base) {
-      if (config.SANDBOX === false) {
-        problems.push('UPSTREAM_HUB_URL: is required with SANDBOX=false (set UPSTREAM_HUB_URL and UPSTREAM_BASE_URL)')
-      } else if (config.SANDBOX !== true && env.NODE_ENV === 'production') {
-        problems.push('UPSTREAM_HUB_URL: is required with NODE_ENV=production (set UPSTREAM_HUB_URL and UPSTREAM_BASE_URL, or SANDBOX=true to serve the built-in sandbox\'s seeded data)')
-      }
-    } else if (config.SANDBOX === true) {
-      problems.push('SANDBOX: true fronts the built-in sandbox, which excludes UPSTREAM_HUB_URL and UPSTREAM_BASE_URL (unset one or the other)')
+    if (config.UPSTREAM_CREDENTIALS === 'static' && config.UPSTREAM_ACCESS_TOKEN === undefined && config.UPSTREAM_ACCESS_TOKEN_FILE === undefined) {
+      problems.push('UPSTREAM_ACCESS_TOKEN: is required when an upstream is configured (or UPSTREAM_ACCESS_TOKEN_FILE, or UPSTREAM_CREDENTIALS=login|forward)')
     }
-    if (config.TRUST_PROXY !== undefined) {
-      const problem = trustProxyProblem(config.TRUST_PROXY)
-      if (problem !== undefined) problems.push(problem)
-    }
-    if (hub && base) {
-      for (const name of ['UPSTREAM_API_KEY', 'PLATFORM_ID'] as const) {
-        if (config[name] === undefined) problems.push(`${name}: is required when an upstream is configured`)
-      }
-      if (config.UPSTREAM_CREDENTIALS === 'static' && config.UPSTREAM_ACCESS_TOKEN === undefined && config.UPSTREAM_ACCESS_TOKEN_FILE === undefined) {
-        problems.push('UPSTREAM_ACCESS_TOKEN: is required when an upstream is configured (or UPSTREAM_ACCESS_TOKEN_FILE, or UPSTREAM_CREDENTIALS=login|forward)')
-      }
-      if (config.UPSTREAM_CREDENTIALS === 'login') {
-        for (const name of ['UPSTREAM_LOGIN_URL', 'UPSTREAM_LOGIN_BODY'] as const) {
-          if (config[name] === undefined) problems.push(`${name}: is required when UPSTREAM_CREDENTIALS=login`)
-        }
-      }
-    }
-    if (config.UPSTREAM_LOGIN_BODY !== undefined) {
-      try {
-        JSON.parse(config.UPSTREAM_LOGIN_BODY)
-      } catch {
-        problems.push('UPSTREAM_LOGIN_BODY: must be valid JSON')
+    if (config.UPSTREAM_CREDENTIALS === 'login') {
+      for (const name of ['UPSTREAM_LOGIN_URL', 'UPSTREAM_LOGIN_BODY'] as const) {
+        if (config[name] === undefined) problems.push(`${name}: is required when UPSTREAM_CREDENTIALS=login`)
       }
     }
-    if (config.SERVER_HEADERS_TIMEOUT_MS > config.SERVER_REQUEST_TIMEOUT_MS) {
-      problems.push(`SERVER_HEADERS_TIMEOUT_MS: must be at most SERVER_REQUEST_TIMEOUT_MS (${config.SERVER_REQUEST_TIMEOUT_MS})`)
+  }
+  if (config.UPSTREAM_LOGIN_BODY !== undefined) {
+    try {
+      JSON.parse(config.UPSTREAM_LOGIN_BODY)
+    } catch {
+      problems.push('UPSTREAM_LOGIN_BODY: must be valid JSON')
     }
-    if (config.UPSTREAM_ACCESS_TOKEN !== undefined && config.UPSTREAM_ACCESS_TOKEN_FILE !== undefined) {
-      problems.push('UPSTREAM_ACCESS_TOKEN_FILE: set either it or UPSTREAM_ACCESS_TOKEN, not both')
-    }
+  }
+  if (config.SERVER_HEADERS_TIMEOUT_MS > config.SERVER_REQUEST_TIMEOUT_MS) {
+    problems.push(`SERVER_HEADERS_TIMEOUT_MS: must be at most SERVER_REQUEST_TIMEOUT_MS (${config.SERVER_REQUEST_TIMEOUT_MS})`)
+  }
+  if (config.UPSTREAM_ACCESS_TOKEN !== undefined && config.UPSTREAM_ACCESS_TOKEN_FILE !== undefined) {
+    problems.push('UPSTREAM_ACCESS_TOKEN_FILE: set either it or UPSTREAM_ACCESS_TOKEN, not both')
   }
   if (problems.length > 0) throw new ConfigError(problems)
   return config

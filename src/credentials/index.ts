@@ -1,5 +1,7 @@
 import type { FastifyBaseLogger } from 'fastify'
-import type { GatewayConfig } from '../app.ts'
+import type { Clock } from '../clock.ts'
+import type { GatewayConfig } from '../config/resolve.ts'
+import type { TokenStore } from '../state/types.ts'
 import { forwardCredentials } from './forward.ts'
 import { loginCredentials } from './login.ts'
 import { staticCredentials } from './static.ts'
@@ -8,26 +10,36 @@ import type { Credentials } from './types.ts'
 export type { Caller, Credentials } from './types.ts'
 export { FORWARD_HEADER } from './forward.ts'
 
-export function createCredentials (config: GatewayConfig, log: FastifyBaseLogger): Credentials {
+export interface CredentialsDeps {
+  log: FastifyBaseLogger
+  /** Holds the hub session in login mode (state/). */
+  tokens: TokenStore
+  clock: Clock
+}
+
+export function createCredentials (config: GatewayConfig, { log, tokens, clock }: CredentialsDeps): Credentials {
   switch (config.UPSTREAM_CREDENTIALS) {
     case 'forward':
       return forwardCredentials()
     case 'login':
       return loginCredentials({
-        url: config.UPSTREAM_LOGIN_URL as string,
-        body: config.UPSTREAM_LOGIN_BODY as string,
+        url: config.UPSTREAM_LOGIN_URL,
+        body: config.UPSTREAM_LOGIN_BODY,
         tokenField: config.UPSTREAM_LOGIN_TOKEN_FIELD,
         expiresField: config.UPSTREAM_LOGIN_EXPIRES_FIELD,
         scheme: config.UPSTREAM_LOGIN_TOKEN_SCHEME,
         renewBeforeMs: config.UPSTREAM_LOGIN_RENEW_BEFORE_SECONDS * 1000,
         minIntervalMs: config.UPSTREAM_LOGIN_MIN_INTERVAL_SECONDS * 1000,
         timeoutMs: config.UPSTREAM_HEADERS_TIMEOUT_MS,
-        log
+        log,
+        tokens,
+        clock
       })
     default:
       return staticCredentials({
         ...(config.UPSTREAM_ACCESS_TOKEN === undefined ? {} : { token: config.UPSTREAM_ACCESS_TOKEN }),
-        ...(config.UPSTREAM_ACCESS_TOKEN_FILE === undefined ? {} : { file: config.UPSTREAM_ACCESS_TOKEN_FILE })
+        ...(config.UPSTREAM_ACCESS_TOKEN_FILE === undefined ? {} : { file: config.UPSTREAM_ACCESS_TOKEN_FILE }),
+        clock
       })
   }
 }

@@ -1,6 +1,8 @@
 import type { FastifyBaseLogger } from 'fastify'
 import { Agent, request } from 'undici'
+import { systemClock, type Clock } from '../clock.ts'
 import { gatewayError } from '../errors.ts'
+import type { HubSession, TokenStore } from '../state/types.ts'
 import { retryAfterSeconds, statusFailure, transportFailure } from '../upstream/failures.ts'
 import type { Credentials } from './types.ts'
 
@@ -20,9 +22,10 @@ export interface LoginOptions {
   minIntervalMs: number
   timeoutMs: number
   log: FastifyBaseLogger
+  /** Where the session is held, and who logs in when several ask at once (state/). */
+  tokens: TokenStore
+  clock?: Clock
 }
-
-interface Session { authorization: string, expiresAt: number }
 
 function pick (value: unknown, path: string): unknown {
   let out = value
@@ -41,16 +44,20 @@ function pick (value: unknown, path: string): unknown {
  * `minIntervalMs`: a hub that keeps answering 401 (or a login that keeps
  * failing) must not turn every request into a login, which would be a fast
  * way to lock the gateway's hub account. Callers in between get the hub's
- * 401 (UPSTREAM_AUTH_FAILED) at once.
+ * 401 (UPSTREAM_AUTH_FAILED) at once. The token store holds the session and
+ * makes the login: it renews a session only while it is the one refused, so
+ * that a session another holder already replaced is used without a login.
  */
 export function loginCredentials (options: LoginOptions): Credentials {
+  const { tokens, clock = systemClock } = options
   const agent = new Agent({ connect: { timeout: options.timeoutMs }, headersTimeout: options.timeoutMs, bodyTimeout: options.timeoutMs })
-  let session: Session | undefined
-  let pending: Promise<Session> | undefined
+  // The session in use here: the store is asked only when it must be renewed.
+  let session: HubSession | undefined
+  let pending: Promise<HubSession> | undefined
   let forcedAt = -Infinity
   let failed: { at: number, error: unknown } | undefined
 
-  async function login (): Promise<Session> {
+  async function login (): Promise<HubSession> {
     let response
     try {
       response = await request(options.url, {
@@ -80,42 +87,43 @@ export function loginCredentials (options: LoginOptions): Credentials {
     }
     const lifetimeMs = Number.isFinite(expiresIn) && expiresIn > 0 ? expiresIn * 1000 : 5 * 60_000
     options.log.info({ expiresInSeconds: Math.round(lifetimeMs / 1000) }, 'logged in to the hub')
-    return { authorization: options.scheme === '' ? token : `${options.scheme} ${token}`, expiresAt: Date.now() + lifetimeMs }
+    return { authorization: options.scheme === '' ? token : `${options.scheme} ${token}`, expiresAt: clock() + lifetimeMs }
   }
 
-  function shared (): Promise<Session> {
-    pending ??= login().then(
+  /** A session in place of `rejected` (the one refused or due for renewal; undefined for the first). */
+  function shared (rejected: string | undefined): Promise<HubSession> {
+    pending ??= tokens.renew(rejected, login).then(
       (fresh) => { session = fresh; pending = undefined; failed = undefined; return fresh },
-      (error: unknown) => { pending = undefined; failed = { at: Date.now(), error }; throw error }
+      (error: unknown) => { pending = undefined; failed = { at: clock(), error }; throw error }
     )
     return pending
   }
 
-  const tooSoon = (at: number): boolean => Date.now() - at < options.minIntervalMs
+  const tooSoon = (at: number): boolean => clock() - at < options.minIntervalMs
 
   return {
     mode: 'login',
     async authorization () {
-      const now = Date.now()
+      const now = clock()
       if (session !== undefined && now < session.expiresAt - options.renewBeforeMs) return session.authorization
       // Still valid but due for renewal: renew in the background, use it meanwhile.
       if (session !== undefined && now < session.expiresAt) {
-        shared().catch((error: unknown) => options.log.warn({ err: error }, 'hub token renewal failed'))
+        shared(session.authorization).catch((error: unknown) => options.log.warn({ err: error }, 'hub token renewal failed'))
         return session.authorization
       }
       // A login just failed: its error again, rather than another login so soon.
       if (pending === undefined && failed !== undefined && tooSoon(failed.at)) throw failed.error
-      return (await shared()).authorization
+      return (await shared(session?.authorization)).authorization
     },
     identity: () => 'login',
     async refresh (used) {
       if (session !== undefined && session.authorization !== used) return true
       if (pending === undefined) {
         if (tooSoon(forcedAt)) return false
-        forcedAt = Date.now()
+        forcedAt = clock()
         session = undefined
       }
-      await shared()
+      await shared(used)
       return true
     },
     async close () {

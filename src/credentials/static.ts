@@ -1,4 +1,5 @@
 import { readFile, stat } from 'node:fs/promises'
+import { systemClock, type Clock } from '../clock.ts'
 import type { Credentials } from './types.ts'
 
 /** How often, at most, the token file is looked at (a stat per second). */
@@ -10,8 +11,8 @@ const CHECK_INTERVAL_MS = 1000
  * place). The file is checked lazily on use, at most once a second, so no
  * timer or watcher is left running.
  */
-export function staticCredentials (options: { token?: string, file?: string }): Credentials {
-  const { file } = options
+export function staticCredentials (options: { token?: string, file?: string, clock?: Clock }): Credentials {
+  const { file, clock = systemClock } = options
   let token = options.token ?? ''
   let mtimeMs = -1
   let checkedAt = 0
@@ -19,7 +20,7 @@ export function staticCredentials (options: { token?: string, file?: string }): 
 
   async function reload (force: boolean): Promise<void> {
     if (file === undefined) return
-    const now = Date.now()
+    const now = clock()
     if (!force && now - checkedAt < CHECK_INTERVAL_MS) return
     checkedAt = now
     reading ??= (async () => {

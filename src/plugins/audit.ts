@@ -9,7 +9,7 @@ const kAudit = Symbol('audit')
 type Audited = FastifyRequest & { [kAudit]?: Audit }
 
 /**
- * One JSON log line per write (the routes with `write` in auth/scopes.ts),
+ * One JSON log line per write (the routes declaring `config.write`),
  * whatever its outcome, refused ones included (contract.md 3b):
  * `{ audit: true, client, operation, bookingRequestId | sp2Id, upstreamStatus,
  * requestId, replayed, statusCode }`. Never a body, a key or a header.
@@ -24,7 +24,7 @@ async function audit (app: FastifyInstance) {
   const log: FastifyBaseLogger = QUIETER_THAN_INFO.has(level) ? app.log.child({}, { level: 'info' }) : app.log
 
   function write (request: Audited, state: Audit) {
-    const route = request.routeOptions.config.access?.write
+    const route = request.routeOptions.config.write
     if (route === undefined || state.written) return
     state.written = true
     const id = (request.params as Record<string, unknown> | undefined)?.[route.idParam]
@@ -48,7 +48,7 @@ async function audit (app: FastifyInstance) {
 
   // The hooks go on the write routes only: lookups pay nothing for auditing.
   app.addHook('onRoute', (route: RouteOptions) => {
-    if (route.config?.access?.write === undefined) return
+    if (route.config?.write === undefined) return
     // The hub client notes its status on the request; an error carrying one is noted too.
     addRouteHook(route, 'onError', async (request: Audited, _reply: FastifyReply, error: unknown) => {
       const status = (error as { upstreamStatus?: unknown }).upstreamStatus

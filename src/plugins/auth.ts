@@ -1,16 +1,9 @@
 import fp from 'fastify-plugin'
 import type { FastifyInstance, FastifyRequest, FastifyReply, FastifySchema, onRequestAsyncHookHandler, RouteOptions } from 'fastify'
 import { presentedKey } from '../auth/clients.ts'
-import { accessFor, needsRule, SECURITY_SCHEME, type RouteAccess, type Scope } from '../auth/scopes.ts'
+import { needsScope, SECURITY_SCHEME, type Scope } from '../auth/scopes.ts'
 import { gatewayError } from '../errors.ts'
 import { errorResponses } from '../schemas/envelope.ts'
-
-declare module 'fastify' {
-  interface FastifyContextConfig {
-    /** The route's entry of auth/scopes.ts: its scope, whether it is limited, whether it is a write. */
-    access?: RouteAccess
-  }
-}
 
 const REALM = 'Bearer realm="customs-gateway"'
 
@@ -29,12 +22,13 @@ function withScope (schema: FastifySchema | undefined, scope: Scope, url: string
 }
 
 /**
- * Caller authentication and scopes. Every route is looked up in the access
- * table (auth/scopes.ts) as it is registered: a /v1 route without a rule
- * stops start-up; a route with a scope gets the scope check, the OpenAPI
- * security requirement and its 401/403/429 answers. The check runs in
- * onRequest after the rate limiter (registered before this plugin), so that
- * callers guessing keys are limited too, and before the body is read.
+ * Caller authentication and scopes. Every route declares the scope it needs
+ * in its options (`config.scope`, routes/route-config.ts), read here as it is
+ * registered: a /v1 route without one stops start-up; a route with a scope
+ * gets the scope check, the OpenAPI security requirement and its 401/403/429
+ * answers. The check runs in onRequest after the rate limiter (registered
+ * before this plugin), so that callers guessing keys are limited too, and
+ * before the body is read.
  */
 async function auth (app: FastifyInstance) {
   const enabled = app.clients !== null
@@ -56,20 +50,17 @@ async function auth (app: FastifyInstance) {
   }
 
   app.addHook('onRoute', (route: RouteOptions) => {
-    const methods = [route.method].flat()
-    const rules = methods.map(method => accessFor(method, route.url))
-    const access = rules[0]
-    if (access === undefined || rules.some(rule => rule !== access)) {
-      if (needsRule(route.url)) {
-        throw new Error(`${methods.join(',')} ${route.url} has no access rule: add it to src/auth/scopes.ts (every /v1 route needs a scope)`)
+    const scope = route.config?.scope
+    if (scope === undefined) {
+      if (needsScope(route.url)) {
+        throw new Error(`${[route.method].flat().join(',')} ${route.url} has no access rule: declare the scope it needs in its options, config.scope (null for a public route); every /v1 route needs one`)
       }
       return
     }
-    route.config = { ...route.config, access }
-    if (access.scope === null) return
+    if (scope === null) return
     // New objects, never mutated: Fastify's automatic HEAD route shares the GET route's originals.
-    route.schema = withScope(route.schema, access.scope, route.url)
-    if (enabled) route.onRequest = [...[route.onRequest ?? []].flat(), requireScope(access.scope)]
+    route.schema = withScope(route.schema, scope, route.url)
+    if (enabled) route.onRequest = [...[route.onRequest ?? []].flat(), requireScope(scope)]
   })
 }
 

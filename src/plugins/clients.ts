@@ -1,6 +1,6 @@
 import fp from 'fastify-plugin'
 import type { FastifyInstance } from 'fastify'
-import type { GatewayConfig } from '../app.ts'
+import type { GatewayConfig } from '../config/resolve.ts'
 import { createClientRegistry, loadClientsFile, presentedKey, type AuthenticatedClient, type ClientRegistry } from '../auth/clients.ts'
 import { ConfigError } from '../config/load.ts'
 

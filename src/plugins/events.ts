@@ -1,21 +1,12 @@
+import { randomUUID } from 'node:crypto'
 import fp from 'fastify-plugin'
 import websocket from '@fastify/websocket'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import type { WebSocket } from 'ws'
-import type { GatewayConfig } from '../app.ts'
+import type { GatewayConfig } from '../config/resolve.ts'
 import { isWebSocketUpgrade, selectProtocol } from '../auth/clients.ts'
 import { gatewayError } from '../errors.ts'
-import type { BookedEvent as PublishedEvent } from '../schemas/events.ts'
-
-/**
- * A booked notification as the gateway passes it around: the message
- * subscribers receive (schemas/events.ts) and `client`, the name of the
- * client whose write it was (null without authentication). `client` decides
- * who may see the event and travels with it (so that it still does once
- * events go through a shared bus), but is not part of what subscribers
- * receive (see publicEvent).
- */
-export type BookedEvent = PublishedEvent & { client: string | null }
+import type { GatewayEvent } from '../state/types.ts'
 
 /** Who is subscribing: the authenticated client, or null when authentication is off. */
 export interface Viewer { readonly name: string, readonly events: 'own' | 'all' }
@@ -29,7 +20,13 @@ export interface EventHub {
   admit (request: FastifyRequest): void
   /** Subscribes a connected socket until it closes. */
   add (socket: WebSocket, request: FastifyRequest): void
-  publish (event: BookedEvent): void
+  /**
+   * Sends a booked notification, under a new id, through the state's event
+   * bus to every subscriber allowed to see it (see mayView). `client`
+   * decides who may see it and travels with it, but is not part of what
+   * subscribers receive (see publicEvent).
+   */
+  publish (event: Omit<GatewayEvent, 'id'>): Promise<void>
   readonly size: number
 }
 
@@ -44,21 +41,22 @@ const GOING_AWAY = 1001
 const POLICY_VIOLATION = 1008
 const TRY_AGAIN_LATER = 1013
 
-/** What a subscriber receives: the event without the internal routing fields. */
-export function publicEvent ({ type, occurredAt, requestId, data }: BookedEvent): string {
+/** What a subscriber receives (schemas/events.ts): the event without the internal fields. */
+export function publicEvent ({ type, occurredAt, requestId, data }: Pick<GatewayEvent, 'type' | 'occurredAt' | 'requestId' | 'data'>): string {
   return JSON.stringify({ type, occurredAt, requestId, data })
 }
 
 /** Whether `viewer` may see `event`: everyone without authentication; else its own writes' events, or all with `"events": "all"`. */
-export function mayView (viewer: Viewer | null, event: BookedEvent): boolean {
+export function mayView (viewer: Viewer | null, event: Pick<GatewayEvent, 'client'>): boolean {
   return viewer === null || viewer.events === 'all' || viewer.name === event.client
 }
 
 interface Subscriber { viewer: Viewer | null, who: string, alive: boolean }
 
 /**
- * In-process fan-out of booked notifications to WebSocket clients
- * (interface.md 6: a socket consumer receives the API-04 JSON), bounded:
+ * Booked notifications to WebSocket clients (interface.md 6: a socket
+ * consumer receives the API-04 JSON): what the state's event bus delivers
+ * goes to this process's sockets. Bounded:
  * sockets in all and per client, a ping every EVENTS_PING_INTERVAL_MS (a
  * socket that has not answered the previous one is ended), and a
  * subscriber that does not read its messages is closed (1008) once
@@ -90,6 +88,22 @@ async function events (app: FastifyInstance, { config }: { config: GatewayConfig
   }, config.EVENTS_PING_INTERVAL_MS)
   pinger.unref()
 
+  function deliver (event: GatewayEvent) {
+    const payload = publicEvent(event)
+    const size = Buffer.byteLength(payload)
+    for (const [socket, { viewer }] of subscribers) {
+      if (socket.readyState !== socket.OPEN || !mayView(viewer, event)) continue
+      if (socket.bufferedAmount + size > config.EVENTS_MAX_BUFFERED_BYTES) {
+        // A subscriber that does not read would hold every message in memory.
+        socket.close(POLICY_VIOLATION, 'too slow: messages are not being read')
+        continue
+      }
+      socket.send(payload)
+    }
+  }
+  const bus = app.state.events
+  const unsubscribe = bus.subscribe(deliver)
+
   await app.register(websocket, {
     // Browsers cannot set Authorization on a WebSocket: they offer the subprotocols
     // `bearer` and their key (auth/clients.ts reads it); the handshake agrees on `bearer`
@@ -97,6 +111,7 @@ async function events (app: FastifyInstance, { config }: { config: GatewayConfig
     options: { maxPayload: 4096, handleProtocols: selectProtocol },
     preClose (done) {
       clearInterval(pinger)
+      unsubscribe()
       for (const socket of subscribers.keys()) socket.close(GOING_AWAY, 'gateway shutting down')
       this.websocketServer.close(() => done())
     }
@@ -127,21 +142,9 @@ async function events (app: FastifyInstance, { config }: { config: GatewayConfig
         else perCaller.set(who, left)
       })
     },
-    publish (event) {
-      const payload = publicEvent(event)
-      const size = Buffer.byteLength(payload)
-      for (const [socket, { viewer }] of subscribers) {
-        if (socket.readyState !== socket.OPEN || !mayView(viewer, event)) continue
-        if (socket.bufferedAmount + size > config.EVENTS_MAX_BUFFERED_BYTES) {
-          // A subscriber that does not read would hold every message in memory.
-          socket.close(POLICY_VIOLATION, 'too slow: messages are not being read')
-          continue
-        }
-        socket.send(payload)
-      }
-    },
+    publish: (event) => bus.publish({ id: randomUUID(), ...event }),
     get size () { return subscribers.size }
   } satisfies EventHub)
 }
 
-export default fp(events, { name: 'events' })
+export default fp(events, { name: 'events', dependencies: ['state'] })

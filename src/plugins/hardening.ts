@@ -3,7 +3,7 @@ import cors from '@fastify/cors'
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import helmet, { type HelmetOptions } from 'helmet'
 import type { FastifyInstance } from 'fastify'
-import type { GatewayConfig } from '../app.ts'
+import type { GatewayConfig } from '../config/resolve.ts'
 import { parseJsonBody } from './json-body.ts'
 
 /** Request headers a browser may send cross-origin, and response headers it may read. */

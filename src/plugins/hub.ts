@@ -1,6 +1,7 @@
 import fp from 'fastify-plugin'
 import type { FastifyInstance } from 'fastify'
-import type { GatewayConfig } from '../app.ts'
+import type { Clock } from '../clock.ts'
+import type { GatewayConfig } from '../config/resolve.ts'
 import { createCredentials } from '../credentials/index.ts'
 import { createHubClient, type HubClient } from '../upstream/client.ts'
 
@@ -11,10 +12,10 @@ declare module 'fastify' {
 }
 
 /** The hub client: one undici pool per upstream address, closed with the app. */
-async function hub (app: FastifyInstance, { config, version }: { config: GatewayConfig, version: string }) {
+async function hub (app: FastifyInstance, { config, version, clock }: { config: GatewayConfig, version: string, clock: Clock }) {
   const client = createHubClient({
     config,
-    credentials: createCredentials(config, app.log),
+    credentials: createCredentials(config, { log: app.log, tokens: app.state.tokens, clock }),
     userAgent: `customs-gateway/${version}`,
     observe: (operation, outcome, seconds) => app.metrics.observeUpstream(operation, outcome, seconds),
     onSlowPath: (operation) => app.metrics.countSlowPath(operation)
@@ -23,4 +24,4 @@ async function hub (app: FastifyInstance, { config, version }: { config: Gateway
   app.addHook('onClose', async () => client.close())
 }
 
-export default fp(hub, { name: 'hub', dependencies: ['metrics'] })
+export default fp(hub, { name: 'hub', dependencies: ['metrics', 'state'] })

@@ -1,18 +1,14 @@
 import fp from 'fastify-plugin'
 import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from 'fastify'
-import type { GatewayConfig } from '../app.ts'
 import { gatewayError } from '../errors.ts'
 import { requestFingerprint } from '../idempotency/fingerprint.ts'
-import { createMemoryStore, type IdempotencyStore, type StoredResponse } from '../idempotency/store.ts'
+import type { StoredResponse } from '../state/types.ts'
 import { errorResponses } from '../schemas/envelope.ts'
 import { IDEMPOTENCY_KEY } from '../schemas/formats.ts'
 import { Type } from '../schemas/typebox.ts'
 import { addRouteHook } from './route-hooks.ts'
 
 declare module 'fastify' {
-  interface FastifyInstance {
-    idempotency: IdempotencyStore
-  }
   interface FastifyRequest {
     /** True when this request was answered from the idempotency store. */
     idempotentReplay: boolean
@@ -44,28 +40,22 @@ interface Claim { key: string, done: boolean }
 const kClaim = Symbol('idempotency claim')
 type Claimed = FastifyRequest & { [kClaim]?: Claim }
 
-export interface IdempotencyOptions {
-  config: GatewayConfig
-  /** Another store (shared between instances); default: in memory. */
-  store?: IdempotencyStore
-}
-
 /**
- * Idempotent writes (the routes with `write` in auth/scopes.ts). The key is
+ * Idempotent writes (the routes declaring `config.write`). The key is
  * scoped to the client, the method, the route and the caller's key; the
  * request is fingerprinted by its path parameters and validated body. Only
  * 2xx answers are kept: a failed write releases its key so that the caller
  * can retry with it. Concurrent requests with one key wait for the first and
- * replay its answer.
+ * replay its answer. The answers are kept in the state's idempotency store
+ * (state/).
  */
-async function idempotency (app: FastifyInstance, { config, store: given }: IdempotencyOptions) {
-  const store = given ?? createMemoryStore({ ttlMs: config.IDEMPOTENCY_TTL_SECONDS * 1000, maxEntries: config.IDEMPOTENCY_MAX_ENTRIES })
-  app.decorate('idempotency', store)
+async function idempotency (app: FastifyInstance) {
+  const store = app.state.idempotency
   app.decorateRequest('idempotentReplay', false)
 
   // The write routes get the header, the replay documentation and the hooks; lookups nothing.
   app.addHook('onRoute', (route: RouteOptions) => {
-    if (route.config?.access?.write === undefined) return
+    if (route.config?.write === undefined) return
     addRouteHook(route, 'preHandler', claim)
     addRouteHook(route, 'onSend', settle)
     addRouteHook(route, 'onResponse', release)
@@ -139,4 +129,4 @@ async function idempotency (app: FastifyInstance, { config, store: given }: Idem
   }
 }
 
-export default fp(idempotency, { name: 'idempotency', dependencies: ['clients', 'auth'] })
+export default fp(idempotency, { name: 'idempotency', dependencies: ['state', 'clients', 'auth'] })

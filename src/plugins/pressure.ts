@@ -1,7 +1,7 @@
 import fp from 'fastify-plugin'
 import underPressure from '@fastify/under-pressure'
 import type { FastifyInstance } from 'fastify'
-import type { GatewayConfig } from '../app.ts'
+import type { GatewayConfig } from '../config/resolve.ts'
 import { gatewayError } from '../errors.ts'
 
 /** Routes that must answer even under load: probes and scrapes. */

@@ -7,7 +7,7 @@ import { ALL_RESOURCES } from '../mapping/resources.ts'
 import ANSWER_EXAMPLES from '../schemas/answer-examples.json' with { type: 'json' }
 import { ErrorEnvelopeSchema, withErrorExamples } from '../schemas/envelope.ts'
 import { errorEnvelope, errorExampleComponents, errorExamples } from '../schemas/error-examples.ts'
-import { resourceSchema } from '../schemas/resources.ts'
+import { resourceSchema } from '../schemas/resource-schemas.ts'
 
 /**
  * What the gateway answered each operation on the sandbox, by operationId and
@@ -66,13 +66,13 @@ function withExamples (route: RouteOptions): void {
   const next: Record<string, unknown> = { ...response }
   const ok = next[200]
   if (recorded[200] !== undefined && isObject(ok)) next[200] = { ...ok, examples: [recorded[200]] }
-  const write = route.config?.access?.write !== undefined
+  const write = route.config?.write !== undefined
   const bad = next[400]
   if (isObject(bad) && isObject(recorded[400])) {
     next[400] = withErrorExamples(bad, errorExamples(400, { write, own: { VALIDATION_FAILED: recorded[400] } }))
   }
   const forbidden = next[403]
-  const scope = route.config?.access?.scope
+  const scope = route.config?.scope
   if (isObject(forbidden) && typeof scope === 'string') {
     next[403] = withErrorExamples(forbidden, errorExamples(403, { own: { FORBIDDEN: errorEnvelope({ code: 'FORBIDDEN', args: [scope], summary: '' }) } }))
   }
@@ -130,11 +130,15 @@ async function openapi (app: FastifyInstance, { version }: { version: string }) 
       buildLocalReference: (json, _baseUri, _fragment, i) => typeof json.$id === 'string' ? json.$id : `def-${i}`
     }
   })
-  await app.register(swaggerUi, {
-    routePrefix: '/docs',
-    uiConfig: { deepLinking: true, tryItOutEnabled: true, displayRequestDuration: true }
+  // Swagger UI adds its routes itself, without options of ours: they are declared public here as they are added.
+  await app.register(async function docs (ui) {
+    ui.addHook('onRoute', (route) => { route.config = { ...route.config, scope: null } })
+    await ui.register(swaggerUi, {
+      routePrefix: '/docs',
+      uiConfig: { deepLinking: true, tryItOutEnabled: true, displayRequestDuration: true }
+    })
   })
-  app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger())
+  app.get('/openapi.json', { config: { scope: null }, schema: { hide: true } }, async () => app.swagger())
 }
 
 export default fp(openapi, { name: 'openapi' })

@@ -1,11 +1,10 @@
 import type { FastifyInstance } from 'fastify'
-import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import { toIsoDateTime } from '../domain/dates.ts'
 import { toUpstreamBooked, toUpstreamOffer, writeAnswer } from '../mapping/requests.ts'
-import { errorResponses, recordEnvelope, UPSTREAM_STATUSES } from '../schemas/envelope.ts'
 import { EXAMPLES } from '../schemas/examples.ts'
 import { PARAM_SCHEMAS } from '../schemas/params.ts'
 import { Type } from '../schemas/typebox.ts'
+import { registerWrite } from './write-route.ts'
 
 export const OfferBodySchema = Type.Object({
   serviceOrderId: Type.String({ minLength: 1, maxLength: 64, description: 'Sequence number of the offer (upstream `idServiceOrder`)', examples: [EXAMPLES.serviceOrderId] }),
@@ -19,59 +18,58 @@ export const BookedBodySchema = Type.Object({
 }, { additionalProperties: false, title: 'Booked notification' })
 
 const bookingParams = Type.Object({ bookingRequestId: PARAM_SCHEMAS.bookingRequestId }, { additionalProperties: false })
-const WRITE_ERRORS = errorResponses([...UPSTREAM_STATUSES, 413, 415])
 
 /** Truck platform booking calls (contract.md 3); never retried automatically. */
-export default async function bookingRoutes (fastify: FastifyInstance) {
-  const app = fastify.withTypeProvider<TypeBoxTypeProvider>()
+export default async function bookingRoutes (app: FastifyInstance) {
   const { PLATFORM_ID, UPSTREAM_TIMEZONE } = app.config
 
-  app.post('/v1/bookings/:bookingRequestId/offers', {
-    config: { hubOperations: ['DetilBooking'] },
-    schema: {
-      tags: ['bookings'],
-      summary: 'Post a price offer',
-      operationId: 'postBookingOffer',
-      description: 'Posts a truck platform\'s price offer against a booking request. The platform id comes from configuration and the hub\'s `timestamp` is filled by the gateway.',
-      params: bookingParams,
-      body: OfferBodySchema,
-      response: { 200: recordEnvelope('OfferAnswer', 'The offer, as the hub accepted it'), ...WRITE_ERRORS }
+  registerWrite(app, {
+    url: '/v1/bookings/:bookingRequestId/offers',
+    scope: 'bookings:write',
+    operation: 'DetilBooking',
+    idParam: 'bookingRequestId',
+    tag: 'bookings',
+    summary: 'Post a price offer',
+    operationId: 'postBookingOffer',
+    description: 'Posts a truck platform\'s price offer against a booking request. The platform id comes from configuration and the hub\'s `timestamp` is filled by the gateway.',
+    params: bookingParams,
+    body: OfferBodySchema,
+    answer: { itemId: 'OfferAnswer', description: 'The offer, as the hub accepted it' },
+    async handler (request, hub) {
+      const { bookingRequestId } = request.params
+      const offer = request.body
+      const body = toUpstreamOffer(bookingRequestId, offer, PLATFORM_ID, UPSTREAM_TIMEZONE)
+      const data = await hub({ body })
+      return writeAnswer({ bookingRequestId, serviceOrderId: offer.serviceOrderId, price: offer.price, offeredAt: toIsoDateTime(body.waktuPenawaran, UPSTREAM_TIMEZONE) }, data)
     }
-  }, async (request, reply) => {
-    const { bookingRequestId } = request.params
-    const offer = request.body
-    const body = toUpstreamOffer(bookingRequestId, offer, PLATFORM_ID, UPSTREAM_TIMEZONE)
-    const { data } = await app.hub.call(request, { operation: 'DetilBooking', body })
-    reply.header('cache-control', 'no-store')
-    const facts = { bookingRequestId, serviceOrderId: offer.serviceOrderId, price: offer.price, offeredAt: toIsoDateTime(body.waktuPenawaran, UPSTREAM_TIMEZONE) }
-    return { data: writeAnswer(facts, data), meta: {} }
   })
 
-  app.post('/v1/bookings/:bookingRequestId/booked', {
-    config: { hubOperations: ['DetilBooking/isBooked'] },
-    schema: {
-      tags: ['bookings'],
-      summary: 'Send a booked notification',
-      operationId: 'postBookingBooked',
-      description: 'Tells the hub a booking request is booked. On success the notification goes to `GET /v1/events`, a `BookedEvent` whose `data` describes the booking as this answer does: `bookingRequestId`, `booked` and `note`, the same names and values. It reaches this client\'s own sockets, and those of clients allowed to see every event.',
-      params: bookingParams,
-      body: BookedBodySchema,
-      response: { 200: recordEnvelope('BookedAnswer', 'The booked notification, as the hub accepted it: the `data` of the event it causes, and the hub\'s message'), ...WRITE_ERRORS }
+  registerWrite(app, {
+    url: '/v1/bookings/:bookingRequestId/booked',
+    scope: 'bookings:write',
+    operation: 'DetilBooking/isBooked',
+    idParam: 'bookingRequestId',
+    tag: 'bookings',
+    summary: 'Send a booked notification',
+    operationId: 'postBookingBooked',
+    description: 'Tells the hub a booking request is booked. On success the notification goes to `GET /v1/events`, a `BookedEvent` whose `data` describes the booking as this answer does: `bookingRequestId`, `booked` and `note`, the same names and values. It reaches this client\'s own sockets, and those of clients allowed to see every event.',
+    params: bookingParams,
+    body: BookedBodySchema,
+    answer: { itemId: 'BookedAnswer', description: 'The booked notification, as the hub accepted it: the `data` of the event it causes, and the hub\'s message' },
+    async handler (request, hub) {
+      const { bookingRequestId } = request.params
+      const { booked, note = '' } = request.body
+      const data = await hub({ params: { bookingRequestId }, body: toUpstreamBooked(booked, note) })
+      // The answer and the event describe the booking alike: the same names and forms.
+      const booking = { bookingRequestId, booked, note }
+      await app.events.publish({
+        type: 'booking.booked',
+        occurredAt: new Date().toISOString(),
+        requestId: request.id,
+        client: request.client?.name ?? null,
+        data: booking
+      })
+      return writeAnswer(booking, data)
     }
-  }, async (request, reply) => {
-    const { bookingRequestId } = request.params
-    const { booked, note = '' } = request.body
-    const { data } = await app.hub.call(request, { operation: 'DetilBooking/isBooked', params: { bookingRequestId }, body: toUpstreamBooked(booked, note) })
-    // The answer and the event describe the booking alike: the same names and forms.
-    const booking = { bookingRequestId, booked, note }
-    app.events.publish({
-      type: 'booking.booked',
-      occurredAt: new Date().toISOString(),
-      requestId: request.id,
-      client: request.client?.name ?? null,
-      data: booking
-    })
-    reply.header('cache-control', 'no-store')
-    return { data: writeAnswer(booking, data), meta: {} }
   })
 }

@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify'
-import { BL_LIST_ROUTES, CONTAINER_ROUTES } from '../upstream/operations.ts'
+import { BL_LIST_ROUTES, CONTAINER_ROUTES } from './document-types.ts'
 import { CONTAINER_EXAMPLES } from '../schemas/examples.ts'
 import { registerLookup } from './lookup-route.ts'
 
@@ -8,6 +8,7 @@ export default async function customsRoutes (app: FastifyInstance) {
   for (const route of BL_LIST_ROUTES) {
     registerLookup(app, {
       url: `/v1/customs/${route.type}/bills-of-lading`,
+      scope: 'customs:read',
       operation: route.operation,
       tag: 'customs',
       summary: `${route.label} bills of lading of a taxpayer`,
@@ -17,6 +18,7 @@ export default async function customsRoutes (app: FastifyInstance) {
 
   registerLookup(app, {
     url: '/v1/customs/bc20/declarations/:pibNo',
+    scope: 'customs:read',
     operation: 'BC20ByNoPib',
     pathParams: ['pibNo'],
     tag: 'customs',
@@ -26,6 +28,7 @@ export default async function customsRoutes (app: FastifyInstance) {
 
   registerLookup(app, {
     url: '/v1/customs/bc20/declarations',
+    scope: 'customs:read',
     operation: 'BC20ByNoBL',
     tag: 'customs',
     summary: 'BC 2.0 declarations by bill of lading',
@@ -35,6 +38,7 @@ export default async function customsRoutes (app: FastifyInstance) {
   for (const route of CONTAINER_ROUTES) {
     registerLookup(app, {
       url: `/v1/customs/${route.type}/containers`,
+      scope: 'customs:read',
       operation: route.operation,
       tag: 'customs',
       summary: `Containers of a ${route.label} document`,

@@ -10,6 +10,7 @@ export default async function eventRoutes (app: FastifyInstance) {
   app.route({
     method: 'GET',
     url: '/v1/events',
+    config: { scope: 'events:read' },
     schema: {
       tags: ['events'],
       summary: 'Booked notifications (WebSocket)',

@@ -33,13 +33,15 @@ const METRICS_EXAMPLE = [
   ''
 ].join('\n')
 
-/** Liveness, readiness and Prometheus metrics; no credentials needed. */
+/** Liveness, readiness and Prometheus metrics; public: no credentials needed, never rate limited. */
 export default async function healthRoutes (app: FastifyInstance, { sandbox }: { sandbox: boolean }) {
   app.get('/health/live', {
+    config: { scope: null },
     schema: { tags: ['operations'], summary: 'Liveness', operationId: 'getHealthLive', description: 'The process is up and its event loop turns.', response: { 200: LiveSchema } }
   }, async () => ({ data: { status: 'ok' as const }, meta: {} }))
 
   app.get('/health/ready', {
+    config: { scope: null },
     schema: {
       tags: ['operations'],
       summary: 'Readiness',
@@ -54,6 +56,7 @@ export default async function healthRoutes (app: FastifyInstance, { sandbox }: {
   })
 
   app.get('/metrics', {
+    config: { scope: null },
     schema: {
       tags: ['operations'],
       summary: 'Prometheus metrics',

@@ -3,7 +3,7 @@ import { gatewayError, isGatewayError } from '../errors.ts'
 import { errorResponses, UPSTREAM_STATUSES } from '../schemas/envelope.ts'
 import { paramsObject } from '../schemas/params.ts'
 import { Type } from '../schemas/typebox.ts'
-import { BL_LIST_ROUTES } from '../upstream/operations.ts'
+import { BL_LIST_ROUTES } from './document-types.ts'
 import { setCacheHeaders, wantsFresh } from './cache-headers.ts'
 
 const DOCUMENT_TYPES = BL_LIST_ROUTES.map(r => r.type)
@@ -39,7 +39,7 @@ export default async function taxpayerRoutes (app: FastifyInstance) {
   app.addSchema(TaxpayerBillOfLadingSchema)
 
   app.get('/v1/taxpayers/:npwp/bills-of-lading', {
-    config: { hubOperations: BL_LIST_ROUTES.map(r => r.operation) },
+    config: { scope: 'customs:read', hubOperations: BL_LIST_ROUTES.map(r => r.operation) },
     schema: {
       tags: ['taxpayers'],
       summary: 'All bills of lading of a taxpayer',

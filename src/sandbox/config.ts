@@ -2,7 +2,7 @@ import {
   DEFAULT_API_KEY_HEADER, DEFAULT_HOST, DEFAULT_PATH_SEGMENT, DEFAULT_RECORD_LIMIT, DEFAULT_SLOW_MS,
   SANDBOX_ACCESS_TOKEN, SANDBOX_API_KEY, SANDBOX_PLATFORM_ID
 } from './constants.ts'
-import type { FaultName } from './magic.ts'
+import type { FaultName } from './faults.ts'
 import { createTokenBook, type TokenBook } from './tokens.ts'
 import type { SandboxOptions } from './types.ts'
 
@@ -47,7 +47,7 @@ export function resolveOptions (options: SandboxOptions = {}): SandboxConfig {
     latencyMs: nonNegative(options.latencyMs, 0, 'latencyMs'),
     jitterMs: nonNegative(options.jitterMs, 0, 'jitterMs'),
     slowMs: nonNegative(options.slowMs, DEFAULT_SLOW_MS, 'slowMs'),
-    tokens: createTokenBook([options.accessToken ?? SANDBOX_ACCESS_TOKEN, ...(options.acceptedTokens ?? [])]),
+    tokens: createTokenBook([options.accessToken ?? SANDBOX_ACCESS_TOKEN, ...(options.acceptedTokens ?? [])], options.now),
     loginTokenTtlMs: nonNegative(options.loginTokenTtlMs, 300_000, 'loginTokenTtlMs'),
     recordLimit: nonNegative(options.recordLimit, DEFAULT_RECORD_LIMIT, 'recordLimit')
   }

@@ -19,7 +19,7 @@ export interface TokenBook {
   expireAll (): void
 }
 
-export function createTokenBook (staticTokens: string[]): TokenBook {
+export function createTokenBook (staticTokens: string[], now: () => number = Date.now): TokenBook {
   const issued = new Map<string, number>()
   const book: TokenBook = {
     staticTokens: new Set(staticTokens),
@@ -29,7 +29,7 @@ export function createTokenBook (staticTokens: string[]): TokenBook {
       const token = header.startsWith('Bearer ') ? header.slice(7) : header
       const expiresAt = issued.get(token)
       if (expiresAt === undefined) return false
-      if (expiresAt <= Date.now()) {
+      if (expiresAt <= now()) {
         issued.delete(token)
         return false
       }
@@ -37,7 +37,7 @@ export function createTokenBook (staticTokens: string[]): TokenBook {
     },
     issue (ttlMs) {
       const token = `sbx-session-${randomBytes(12).toString('hex')}`
-      issued.set(token, Date.now() + ttlMs)
+      issued.set(token, now() + ttlMs)
       return token
     },
     expireAll () {

@@ -1,4 +1,4 @@
-import type { FaultName } from './magic.ts'
+import type { FaultName } from './faults.ts'
 
 export interface SandboxOptions {
   /** Listen address, default 127.0.0.1. */
@@ -25,6 +25,8 @@ export interface SandboxOptions {
   acceptedTokens?: string[]
   /** Lifetime of tokens issued by the login operation, default 300000 (5 min). */
   loginTokenTtlMs?: number
+  /** The time (ms since the epoch) by which issued tokens expire, default Date.now; a test can move it. */
+  now?: () => number
   /** How many of the newest requests `requests` keeps, default 1000 (counts cover them all). */
   recordLimit?: number
 }
@@ -58,7 +60,7 @@ export interface Sandbox {
   count (operation?: string): number
   /** Forgets the recorded requests and the counts. */
   reset (): void
-  /** A fault applied to every hub operation while set (see magic.ts), e.g. '503' or 'HANG'. */
+  /** A fault applied to every hub operation while set (see faults.ts), e.g. '503' or 'HANG'. */
   fault: FaultName | undefined
   /** Replaces the static access token (secret rotation). */
   setAccessToken (token: string): void

@@ -1,11 +1,11 @@
 /**
  * The gateway's shared state, behind one interface per kind of state: held in
- * this process's memory for one instance, or in Redis (state/redis/) so that
- * several replicas keep the promises one instance keeps. See docs/redis.md.
+ * this process's memory for one instance (state/memory/), or in Redis
+ * (state/redis/) so that several replicas keep the promises one instance
+ * keeps. createState (state/index.ts) picks the implementations, in one
+ * place; the plugins speak only these interfaces. See docs/redis.md.
  */
-import type { BeginResult, IdempotencyStore, StoredResponse } from '../idempotency/store.ts'
-
-export type { BeginResult, IdempotencyStore, StoredResponse }
+import type { FastifyRateLimitStore } from '@fastify/rate-limit'
 
 /** Redis health as the gateway reports it (/health/ready data, a metric). */
 export type StoreHealth = 'up' | 'down'
@@ -34,10 +34,55 @@ export interface SharedLookupTier {
   set (key: string, entry: SharedLookupEntry): Promise<void>
 }
 
-// 2. Idempotency: IdempotencyStore of src/idempotency/store.ts. A shared store's begin() rejects
-//    with an error whose `code` is 'STATE_UNAVAILABLE' (state/errors.ts) when it cannot answer.
+// 2. Idempotency: where idempotent writes remember their answers (plugins/idempotency.ts).
+//    A shared store's begin() is an atomic "set if absent", and `in-flight` is answered by
+//    waiting until the key completes or is released; when it cannot answer, begin() rejects
+//    with an error whose `code` is 'STATE_UNAVAILABLE' (state/errors.ts).
 
-// 3. Rate limits: @fastify/rate-limit's `store` option (state/redis/rate-limit-store.ts).
+/** A 2xx answer as it was sent, replayed byte for byte. */
+export interface StoredResponse {
+  statusCode: number
+  /** The headers worth replaying (content-type, cache-control). */
+  headers: Record<string, string>
+  body: string
+  /** The hub's status for the original call, for audit lines of replays. */
+  upstreamStatus?: number
+}
+
+export type BeginResult =
+  /** The caller owns the key: do the work, then `complete` or `release`. */
+  | { state: 'acquired' }
+  /** Answered before with the same request: replay it. */
+  | { state: 'completed', response: StoredResponse }
+  /** The key was used with a different request. */
+  | { state: 'mismatch' }
+  /** The same request is being answered right now: wait, then `begin` again. */
+  | { state: 'in-flight', settled: Promise<void> }
+
+export interface IdempotencyStore {
+  /** Claims `key` for a request with this fingerprint, or says why not. */
+  begin (key: string, fingerprint: string): Promise<BeginResult>
+  /** Keeps the answer of an acquired key for the store's lifetime (TTL). */
+  complete (key: string, response: StoredResponse): Promise<void>
+  /** Forgets an acquired key (the request failed): the caller may retry with it. */
+  release (key: string): Promise<void>
+  /** Keys held, in flight or completed. */
+  size (): Promise<number>
+}
+
+// 3. Rate limits: @fastify/rate-limit counts in a store of its `store` option, a class it
+//    instantiates with its settings (and whose child() it calls for a route's own limit).
+
+/** What the plugin calls back with: the count in the window and the time left of it (ms). */
+export type RateLimitCallback = (error: Error | null, result?: { current: number, ttl: number }) => void
+
+/** A store as the plugin uses it: its types leave out `read`, which it calls for `{ increment: false }`. */
+export interface RateLimitStore extends FastifyRateLimitStore {
+  read (key: string, callback: RateLimitCallback, timeWindow: number, max: number): void
+}
+
+/** The `store` option: the plugin passes its merged settings (`continueExceeding`, `exponentialBackoff`, ...). */
+export type RateLimitStoreClass = new (params: object) => RateLimitStore
 
 // 4. Events (/v1/events fan-out).
 export interface GatewayEvent {
@@ -79,4 +124,17 @@ export interface TokenStore {
    * replicas at once gives ONE login.
    */
   renew (rejected: string | undefined, login: () => Promise<HubSession>): Promise<HubSession>
+}
+
+/**
+ * The gateway's state, as createState chose it. (The lookup cache keeps its
+ * own in-process tier in front of the shared one: see SharedLookupTier.)
+ */
+export interface GatewayState {
+  idempotency: IdempotencyStore
+  rateLimitStore: RateLimitStoreClass
+  events: EventBus
+  tokens: TokenStore
+  /** Ends what the state holds open (subscriptions, connections); called when the app closes. */
+  close (): Promise<void>
 }

@@ -215,27 +215,3 @@ export const OPERATIONS = [
 ] as const satisfies readonly Operation[]
 
 export type OperationId = typeof OPERATIONS[number]['id']
-
-/**
- * The container routes (contract.md 3): route segment to operation.
- * One route per customs document type.
- */
-export const CONTAINER_ROUTES = [
-  { type: 'bc20', label: 'BC 2.0', operation: 'kontainerbc20' },
-  { type: 'bc23', label: 'BC 2.3', operation: 'kontainerbc23' },
-  { type: 'bc25', label: 'BC 2.5', operation: 'kontainerbc25' },
-  { type: 'bc261', label: 'BC 2.6.1', operation: 'kontainerbc261' },
-  { type: 'bc262', label: 'BC 2.6.2', operation: 'kontainerbc262' },
-  { type: 'bc27', label: 'BC 2.7', operation: 'kontainerbc27' },
-  { type: 'bc28', label: 'BC 2.8', operation: 'kontainerbc28' },
-  { type: 'bc30', label: 'BC 3.0', operation: 'kontainerbc30' },
-  { type: 'sp3b', label: 'SP3B', operation: 'kontainersp3b' },
-  { type: 'ppftz', label: 'PPFTZ', operation: 'kontainerPPFTZ' }
-] as const satisfies ReadonlyArray<{ type: string, label: string, operation: OperationId }>
-
-/** The BL list routes (contract.md 3) and the document type each item is tagged with. */
-export const BL_LIST_ROUTES = [
-  { type: 'bc16', label: 'BC 1.6', operation: 'noblbc16' },
-  { type: 'bc20', label: 'BC 2.0', operation: 'noblbc20' },
-  { type: 'bc23', label: 'BC 2.3', operation: 'noblbc23' }
-] as const satisfies ReadonlyArray<{ type: string, label: string, operation: OperationId }>

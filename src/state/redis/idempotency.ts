@@ -1,6 +1,6 @@
 import { createHash, randomUUID } from 'node:crypto'
 import { setTimeout as sleep } from 'node:timers/promises'
-import type { IdempotencyStore, StoredResponse } from '../../idempotency/store.ts'
+import type { IdempotencyStore, StoredResponse } from '../types.ts'
 import { StateUnavailableError } from '../errors.ts'
 import { redisReason, type RedisConnection } from './connection.ts'
 import { parseVersioned } from './versioned.ts'

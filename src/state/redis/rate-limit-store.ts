@@ -1,6 +1,6 @@
-import type { FastifyRateLimitStore } from '@fastify/rate-limit'
 import LocalStore from '@fastify/rate-limit/store/LocalStore.js'
 import RedisStore from '@fastify/rate-limit/store/RedisStore.js'
+import type { RateLimitCallback as Callback, RateLimitStore, RateLimitStoreClass } from '../types.ts'
 import { redisReason, type RedisConnection } from './connection.ts'
 
 /**
@@ -15,13 +15,6 @@ interface StoreParams {
   continueExceeding?: boolean
   exponentialBackoff?: boolean
   cache?: number
-}
-
-type Callback = (error: Error | null, result?: { current: number, ttl: number }) => void
-
-/** A store as the plugin uses it: its types leave out `read`, which it calls for `{ increment: false }`. */
-export interface RateLimitStore extends FastifyRateLimitStore {
-  read (key: string, callback: Callback, timeWindow: number, max: number): void
 }
 
 /**
@@ -41,7 +34,7 @@ export interface RedisRateLimitStoreOptions {
   cache?: number
 }
 
-export function createRedisRateLimitStore (connection: RedisConnection, options: RedisRateLimitStoreOptions = {}): new (params: object) => RateLimitStore {
+export function createRedisRateLimitStore (connection: RedisConnection, options: RedisRateLimitStoreOptions = {}): RateLimitStoreClass {
   const { client, log } = connection
   // One flag for all routes' stores: the fallback is logged once per outage.
   let local = false

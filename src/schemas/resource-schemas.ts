@@ -1,6 +1,9 @@
 import { Type, type TSchema } from './typebox.ts'
 import { isArrayKind, isResource, namesOf, type FieldSpec, type ResourceSpec, type ScalarKind } from '../mapping/resource.ts'
 
+// The JSON Schema of each resource of mapping/resources.ts, as the OpenAPI
+// document's components show it (registered by plugins/swagger.ts).
+
 const SCALAR: Record<ScalarKind, { type?: string, format?: string }> = {
   string: { type: 'string' },
   text: { type: 'string' },

@@ -1,5 +1,5 @@
 // @fastify/rate-limit 11 ships its two stores without type declarations;
-// these describe what state/redis/rate-limit-store.ts uses of them, with the
+// these describe what state/memory/ and state/redis/ use of them, with the
 // callback as the plugin's FastifyRateLimitStore declares it (on an error the
 // stores pass `null` as the result).
 
