@@ -1,6 +1,6 @@
 import { test } from 'tap'
 import { camelCaseDeep, compileNormalizer, ShapeError } from '../src/mapping/normalize.ts'
-import { camelCase } from '../src/mapping/resource.ts'
+import { camelCase } from '../src/mapping/resource-spec.ts'
 import { Sp2Container, Sp2Document } from '../src/mapping/resources.ts'
 
 test('generic camelCase of unknown keys', async (t) => {

@@ -1,5 +1,5 @@
 import { toIsoDate, toIsoDateTime } from '../domain/dates.ts'
-import { camelCase, isArrayKind, isResource, namesOf, type FieldSpec, type ResourceSpec, type ScalarKind } from './resource.ts'
+import { camelCase, isArrayKind, isResource, namesOf, type FieldSpec, type ResourceSpec, type ScalarKind } from './resource-spec.ts'
 
 /** The hub answered a value that does not fit interface.md; `path` names it. */
 export class ShapeError extends Error {

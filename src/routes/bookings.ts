@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import { toIsoDateTime } from '../domain/dates.ts'
-import { toUpstreamBooked, toUpstreamOffer, writeAnswer } from '../mapping/requests.ts'
+import { toUpstreamBooked, toUpstreamOffer, writeAnswer } from '../mapping/request-bodies.ts'
 import { errorResponses, recordEnvelope, UPSTREAM_STATUSES } from '../schemas/envelope.ts'
 import { EXAMPLES } from '../schemas/examples.ts'
 import { PARAM_SCHEMAS } from '../schemas/params.ts'

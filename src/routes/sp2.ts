@@ -3,7 +3,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import { errorResponses, recordEnvelope, UPSTREAM_STATUSES } from '../schemas/envelope.ts'
 import { PARAM_SCHEMAS } from '../schemas/params.ts'
 import { Type } from '../schemas/typebox.ts'
-import { toUpstreamFinalization, writeAnswer } from '../mapping/requests.ts'
+import { toUpstreamFinalization, writeAnswer } from '../mapping/request-bodies.ts'
 import { OPTIONAL_BODY } from '../plugins/swagger.ts'
 import { registerLookup } from './lookup-route.ts'
 

@@ -1,5 +1,5 @@
 import { Type, type TSchema } from './typebox.ts'
-import { isArrayKind, isResource, namesOf, type FieldSpec, type ResourceSpec, type ScalarKind } from '../mapping/resource.ts'
+import { isArrayKind, isResource, namesOf, type FieldSpec, type ResourceSpec, type ScalarKind } from '../mapping/resource-spec.ts'
 
 const SCALAR: Record<ScalarKind, { type?: string, format?: string }> = {
   string: { type: 'string' },

@@ -7,7 +7,7 @@ import { move, transferableSymbol, valueSymbol } from 'piscina'
 import type { Transcoder } from '../mapping/transcode.ts'
 import { FRESH_FRAME } from '../schemas/envelope-bytes.ts'
 import { OPERATIONS } from './operations.ts'
-import { transcoderOf } from './transcoders.ts'
+import { transcoderOf } from './operation-transcoder.ts'
 
 /** What the main thread tells each thread at start: the inputs of transcoderOf. */
 export interface ThreadSetup {

@@ -1,6 +1,6 @@
 import type { FastifyBaseLogger } from 'fastify'
 import { ShapeError } from '../mapping/normalize.ts'
-import type { ResolvedOperation } from './resolve.ts'
+import type { ResolvedOperation } from './resolve-operations.ts'
 
 /**
  * The reference path from a parsed hub answer to our data: the list or

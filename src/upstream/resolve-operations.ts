@@ -5,7 +5,7 @@ import { toCompactDate } from '../domain/dates.ts'
 import { normalizeNpwp } from '../domain/identifiers.ts'
 import { compileNormalizer, type Normalizer } from '../mapping/normalize.ts'
 import type { Transcoder } from '../mapping/transcode.ts'
-import { transcoderOf } from './transcoders.ts'
+import { transcoderOf } from './operation-transcoder.ts'
 import { OPERATIONS, type Area, type CredentialHeader, type Operation, type OperationId, type OperationParam, type ParamKind, type ResponseShape } from './operations.ts'
 
 /** An operation with the configuration applied and its normalizer compiled, once at start-up. */
