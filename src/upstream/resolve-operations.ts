@@ -4,7 +4,7 @@ import { gatewayError } from '../errors.ts'
 import { toCompactDate } from '../domain/dates.ts'
 import { normalizeNpwp } from '../domain/identifiers.ts'
 import { compileNormalizer, type Normalizer } from '../mapping/normalize.ts'
-import type { Transcoder } from '../mapping/transcode.ts'
+import type { Transcoder } from '../mapping/transcode/index.ts'
 import { transcoderOf } from './operation-transcoder.ts'
 import { OPERATIONS, type Area, type CredentialHeader, type Operation, type OperationId, type OperationParam, type ParamKind, type ResponseShape } from './operations.ts'
 
@@ -28,7 +28,7 @@ export interface ResolvedOperation {
   cacheTtlSeconds: number
   /** The reference path: applied to the parsed answer when the transcoder gives up. */
   normalize: Normalizer
-  /** The fast path: the hub's bytes to ours in one pass (mapping/transcode.ts). */
+  /** The fast path: the hub's bytes to ours in one pass (mapping/transcode/). */
   transcode: Transcoder
 }
 

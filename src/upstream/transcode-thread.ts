@@ -4,7 +4,7 @@
 // there; the result is moved back, with the body's buffer for the next
 // answer. Nothing is copied across.
 import { move, transferableSymbol, valueSymbol } from 'piscina'
-import type { Transcoder } from '../mapping/transcode.ts'
+import type { Transcoder } from '../mapping/transcode/index.ts'
 import { FRESH_FRAME } from '../schemas/envelope-bytes.ts'
 import { OPERATIONS } from './operations.ts'
 import { transcoderOf } from './operation-transcoder.ts'

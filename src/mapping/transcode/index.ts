@@ -1,7 +1,7 @@
 import { isUtf8 } from 'node:buffer'
-import { toIsoDate, toIsoDateTime } from '../domain/dates.ts'
-import { cachedCamelCase } from './normalize.ts'
-import { isArrayKind, isResource, namesOf, type FieldSpec, type ResourceSpec } from './resource-spec.ts'
+import { toIsoDate, toIsoDateTime } from '../../domain/dates.ts'
+import { cachedCamelCase } from '../normalize.ts'
+import { isArrayKind, isResource, namesOf, type FieldSpec, type ResourceSpec } from '../resource-spec.ts'
 
 /**
  * The fast path from the hub's JSON bytes to ours, compiled once per
