@@ -1,5 +1,5 @@
 import type { FastifyBaseLogger } from 'fastify'
-import { ShapeError } from '../mapping/normalize.ts'
+import { ShapeError } from '../mapping/shape-error.ts'
 import type { ResolvedOperation } from './resolve-operations.ts'
 
 /**

@@ -1,6 +1,6 @@
 import { isUtf8 } from 'node:buffer'
 import { toIsoDate, toIsoDateTime } from '../../domain/dates.ts'
-import { cachedCamelCase } from '../normalize.ts'
+import { cachedCamelCase } from '../fields.ts'
 import { isArrayKind, isResource, namesOf, type FieldSpec, type ResourceSpec } from '../resource-spec.ts'
 
 /**
