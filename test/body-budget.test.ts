@@ -1,6 +1,6 @@
 import { test } from 'tap'
 import { SANDBOX_FIXTURES } from '../src/sandbox/index.ts'
-import { byteBudget } from '../src/upstream/budget.ts'
+import { byteBudget } from '../src/upstream/body-budget.ts'
 import { build } from './helper.ts'
 
 const never = new AbortController().signal

@@ -73,7 +73,7 @@ test('resolveConfig: the sandbox\'s settings under the environment\'s, narrowed 
 })
 
 test('operation overrides are checked against the operations table', async (t) => {
-  const { resolveOperations } = await import('../src/upstream/resolve.ts')
+  const { resolveOperations } = await import('../src/upstream/resolve-operations.ts')
   const base = { UPSTREAM_HUB_URL: 'http://h', UPSTREAM_BASE_URL: 'http://b', UPSTREAM_API_KEY: 'k', UPSTREAM_ACCESS_TOKEN: 't', PLATFORM_ID: 'p' }
   t.throws(() => resolveOperations(loadConfig({ ...base, UPSTREAM_OPERATIONS: '{"nope":{}}' })), { message: /unknown operation "nope"/ })
   t.throws(() => resolveOperations(loadConfig({ ...base, UPSTREAM_OPERATIONS: '{"noblbc20":{"paramNames":{"x":"y"}}}' })), { message: /unknown parameter "x"/ })

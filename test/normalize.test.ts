@@ -1,6 +1,8 @@
 import { test } from 'tap'
-import { camelCaseDeep, compileNormalizer, ShapeError } from '../src/mapping/normalize.ts'
-import { camelCase } from '../src/mapping/resource.ts'
+import { camelCaseDeep } from '../src/mapping/fields.ts'
+import { compileNormalizer } from '../src/mapping/normalize.ts'
+import { ShapeError } from '../src/mapping/shape-error.ts'
+import { camelCase } from '../src/mapping/resource-spec.ts'
 import { Sp2Container, Sp2Document } from '../src/mapping/resources.ts'
 
 test('generic camelCase of unknown keys', async (t) => {

@@ -3,7 +3,7 @@ import { setFlagsFromString } from 'node:v8'
 import { runInNewContext } from 'node:vm'
 import { test } from 'tap'
 import { SANDBOX_FIXTURES as F } from '../src/sandbox/index.ts'
-import { retryDelay } from '../src/upstream/retry.ts'
+import { retryDelay } from '../src/upstream/policies/retry.ts'
 import { build } from './helper.ts'
 
 const BL = `/v1/customs/bc20/bills-of-lading?npwp=${F.taxpayer.npwp}`
@@ -187,7 +187,7 @@ test('one client may have UPSTREAM_MAX_CALLS_PER_CLIENT hub calls in flight; the
 
 test('the circuit keeps counts, not every call\'s latency, and takes no snapshots', async (t) => {
   // With opossum's defaults each failure sorted every latency of the window (3.7 ms with 25,000 calls in it).
-  const { opossumOptions } = await import('../src/upstream/breaker.ts')
+  const { opossumOptions } = await import('../src/upstream/policies/breaker.ts')
   const { default: CircuitBreaker } = await import('opossum')
   const breaker = new CircuitBreaker(async (fail: boolean) => {
     if (fail) throw Object.assign(new Error('hub down'), { code: 'UPSTREAM_UNAVAILABLE' })

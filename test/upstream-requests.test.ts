@@ -2,7 +2,7 @@ import { test } from 'tap'
 import { loadConfig } from '../src/config/load.ts'
 import { SANDBOX_FIXTURES as F } from '../src/sandbox/index.ts'
 import { CONTAINER_ROUTES } from '../src/routes/document-types.ts'
-import { buildPath, resolveOperations } from '../src/upstream/resolve.ts'
+import { buildPath, resolveOperations } from '../src/upstream/resolve-operations.ts'
 import { build, SANDBOX_ACCESS_TOKEN, SANDBOX_API_KEY } from './helper.ts'
 
 const sp2Query = `npwp=${F.sp2.npwp}&blNo=${F.sp2.blNo}&blDate=${F.sp2.blDate}`

@@ -2,7 +2,7 @@ import { ConfigSchema } from '../config/schema.ts'
 import { toCompactDate, toIsoDate, toIsoDateTime } from '../domain/dates.ts'
 import { PARAM_SCHEMAS } from '../schemas/params.ts'
 import { OPERATIONS, type Operation, type OperationId, type ParamKind } from '../upstream/operations.ts'
-import { camelCase, isArrayKind, isResource, namesOf, type FieldSpec, type ResourceSpec, type ScalarKind } from './resource.ts'
+import { camelCase, isArrayKind, isResource, namesOf, type FieldSpec, type ResourceSpec, type ScalarKind } from './resource-spec.ts'
 import { ALL_RESOURCES } from './resources.ts'
 
 /**
@@ -43,7 +43,7 @@ export interface RequestBody {
 }
 
 /**
- * The request bodies of `mapping/requests.ts`, as data. A test checks that
+ * The request bodies of `mapping/request-bodies.ts`, as data. A test checks that
  * these are exactly the keys `toUpstreamOffer`, `toUpstreamBooked` and
  * `toUpstreamFinalization` produce.
  */
@@ -80,7 +80,7 @@ export const REQUEST_BODIES: readonly RequestBody[] = [
   }
 ]
 
-/** How each kind of request parameter is sent to the hub (upstream/resolve.ts `toUpstreamValue`). */
+/** How each kind of request parameter is sent to the hub (upstream/resolve-operations.ts `toUpstreamValue`). */
 const PARAM_CONVERSIONS: Record<ParamKind, string> = {
   npwp: 'dots and dashes stripped (15 or 16 digits)',
   blNo: 'as is',

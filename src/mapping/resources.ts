@@ -1,4 +1,4 @@
-import type { FieldSpec, ResourceSpec } from './resource.ts'
+import type { FieldSpec, ResourceSpec } from './resource-spec.ts'
 
 // interface.md 2.9
 export const BlEntry: ResourceSpec = {

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify'
 import { toIsoDateTime } from '../domain/dates.ts'
-import { toUpstreamBooked, toUpstreamOffer, writeAnswer } from '../mapping/requests.ts'
+import { toUpstreamBooked, toUpstreamOffer, writeAnswer } from '../mapping/request-bodies.ts'
 import { EXAMPLES } from '../schemas/examples.ts'
 import { PARAM_SCHEMAS } from '../schemas/params.ts'
 import { Type } from '../schemas/typebox.ts'

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify'
 import { PARAM_SCHEMAS } from '../schemas/params.ts'
 import { Type } from '../schemas/typebox.ts'
-import { toUpstreamFinalization, writeAnswer } from '../mapping/requests.ts'
+import { toUpstreamFinalization, writeAnswer } from '../mapping/request-bodies.ts'
 import { OPTIONAL_BODY } from '../plugins/swagger.ts'
 import { registerLookup } from './lookup-route.ts'
 import { registerWrite } from './write-route.ts'

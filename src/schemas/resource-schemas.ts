@@ -1,5 +1,5 @@
 import { Type, type TSchema } from './typebox.ts'
-import { isArrayKind, isResource, namesOf, type FieldSpec, type ResourceSpec, type ScalarKind } from '../mapping/resource.ts'
+import { isArrayKind, isResource, namesOf, type FieldSpec, type ResourceSpec, type ScalarKind } from '../mapping/resource-spec.ts'
 
 // The JSON Schema of each resource of mapping/resources.ts, as the OpenAPI
 // document's components show it (registered by plugins/swagger.ts).

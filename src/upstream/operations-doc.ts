@@ -1,6 +1,6 @@
 import { ConfigSchema } from '../config/schema.ts'
 import { OPERATIONS, type Operation, type OperationId } from './operations.ts'
-import { areaPrefix } from './resolve.ts'
+import { areaPrefix } from './resolve-operations.ts'
 
 /**
  * docs/hub-operations.md, for operators: which hub operation answers each

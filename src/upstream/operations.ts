@@ -1,4 +1,4 @@
-import type { ResourceSpec } from '../mapping/resource.ts'
+import type { ResourceSpec } from '../mapping/resource-spec.ts'
 import { Bc20Declaration, BlEntry, BookedAnswer, CargoOwnerContainer, CustomsContainer, FinalizationAnswer, OfferAnswer, Sp2Document } from '../mapping/resources.ts'
 
 /**

@@ -9,8 +9,8 @@
 import { availableParallelism } from 'node:os'
 import { Piscina } from 'piscina'
 import type { Config } from '../config/load.ts'
-import type { Transcoded } from '../mapping/transcode.ts'
-import type { OperationMap } from './resolve.ts'
+import type { Transcoded } from '../mapping/transcode/index.ts'
+import type { OperationMap } from './resolve-operations.ts'
 import type { ThreadSetup, TranscodeResult, TranscodeTask } from './transcode-thread.ts'
 
 export interface TranscodePool {

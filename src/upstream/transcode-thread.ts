@@ -4,10 +4,10 @@
 // there; the result is moved back, with the body's buffer for the next
 // answer. Nothing is copied across.
 import { move, transferableSymbol, valueSymbol } from 'piscina'
-import type { Transcoder } from '../mapping/transcode.ts'
+import type { Transcoder } from '../mapping/transcode/index.ts'
 import { FRESH_FRAME } from '../schemas/envelope-bytes.ts'
 import { OPERATIONS } from './operations.ts'
-import { transcoderOf } from './transcoders.ts'
+import { transcoderOf } from './operation-transcoder.ts'
 
 /** What the main thread tells each thread at start: the inputs of transcoderOf. */
 export interface ThreadSetup {

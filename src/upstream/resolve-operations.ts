@@ -4,8 +4,8 @@ import { gatewayError } from '../errors.ts'
 import { toCompactDate } from '../domain/dates.ts'
 import { normalizeNpwp } from '../domain/identifiers.ts'
 import { compileNormalizer, type Normalizer } from '../mapping/normalize.ts'
-import type { Transcoder } from '../mapping/transcode.ts'
-import { transcoderOf } from './transcoders.ts'
+import type { Transcoder } from '../mapping/transcode/index.ts'
+import { transcoderOf } from './operation-transcoder.ts'
 import { OPERATIONS, type Area, type CredentialHeader, type Operation, type OperationId, type OperationParam, type ParamKind, type ResponseShape } from './operations.ts'
 
 /** An operation with the configuration applied and its normalizer compiled, once at start-up. */
@@ -28,7 +28,7 @@ export interface ResolvedOperation {
   cacheTtlSeconds: number
   /** The reference path: applied to the parsed answer when the transcoder gives up. */
   normalize: Normalizer
-  /** The fast path: the hub's bytes to ours in one pass (mapping/transcode.ts). */
+  /** The fast path: the hub's bytes to ours in one pass (mapping/transcode/). */
   transcode: Transcoder
 }
 

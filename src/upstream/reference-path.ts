@@ -1,12 +1,12 @@
 import type { FastifyBaseLogger } from 'fastify'
-import { ShapeError } from '../mapping/normalize.ts'
-import type { ResolvedOperation } from './resolve.ts'
+import { ShapeError } from '../mapping/shape-error.ts'
+import type { ResolvedOperation } from './resolve-operations.ts'
 
 /**
  * The reference path from a parsed hub answer to our data: the list or
  * record where interface.md puts it (or, on key drift, where it unambiguously
  * is), each record through the operation's compiled normalizer. It is what
- * the byte transcoder (mapping/transcode.ts) must agree with, and what reads
+ * the byte transcoder (mapping/transcode/) must agree with, and what reads
  * the answers the transcoder gives up on. Throws ShapeError naming the path.
  */
 export function extract (op: ResolvedOperation, parsed: unknown, log: Pick<FastifyBaseLogger, 'warn'>): Record<string, unknown> | Array<Record<string, unknown>> {

@@ -1,5 +1,5 @@
 import CircuitBreaker from 'opossum'
-import { gatewayError } from '../errors.ts'
+import { gatewayError } from '../../errors.ts'
 
 export type BreakerState = 'closed' | 'open' | 'half-open'
 

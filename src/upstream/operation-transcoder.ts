@@ -1,4 +1,4 @@
-import { compileTranscoder, type Transcoder } from '../mapping/transcode.ts'
+import { compileTranscoder, type Transcoder } from '../mapping/transcode/index.ts'
 import type { Operation } from './operations.ts'
 
 /**

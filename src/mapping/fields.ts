@@ -1,0 +1,120 @@
+import { toIsoDate, toIsoDateTime } from '../domain/dates.ts'
+import { camelCase, type FieldSpec, type ScalarKind } from './resource-spec.ts'
+import { ShapeError } from './shape-error.ts'
+
+/**
+ * Each kind of field, once: how the hub's value of a field becomes ours.
+ * The normalizer (normalize.ts) applies these rules to parsed answers. The
+ * byte transcoder (transcode/) applies them to every value its byte
+ * shortcuts do not take, and asks them at compile time what null and the
+ * empty string become; its shortcuts are held to these rules, byte for
+ * byte, by test/transcode.test.ts.
+ */
+
+/** One value of the hub's to ours; throws a ShapeError (path '') for a value that does not fit. */
+export type Convert = (value: unknown) => unknown
+
+/** A scalar field's rules: its value under its name and, for a date-with-time field, its date-time under the second name. */
+export interface FieldRules {
+  convert: Convert
+  second: Convert | undefined
+}
+
+const KEY_CACHE_LIMIT = 10_000
+const keyCache = new Map<string, string>()
+
+/** camelCase for unknown keys, memoized: the same few keys recur in every item. */
+export function cachedCamelCase (key: string): string {
+  let out = keyCache.get(key)
+  if (out === undefined) {
+    out = camelCase(key)
+    if (keyCache.size < KEY_CACHE_LIMIT) keyCache.set(key, out)
+  }
+  return out
+}
+
+/** Unknown content (the `json` kind): kept, with keys camelCased all the way down. */
+export function camelCaseDeep (value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(camelCaseDeep)
+  if (value !== null && typeof value === 'object') {
+    const out: Record<string, unknown> = {}
+    for (const key in value) out[cachedCamelCase(key)] = camelCaseDeep((value as Record<string, unknown>)[key])
+    return out
+  }
+  return value
+}
+
+/** The rule of one kind of scalar field; `offset` is the hub's UTC offset (`+07:00`). */
+export function kindRule (kind: ScalarKind, offset: string): Convert {
+  switch (kind) {
+    case 'string':
+      return (v) => {
+        if (typeof v === 'string') return v
+        if (typeof v === 'number') return String(v)
+        throw new ShapeError('', 'a string')
+      }
+    case 'text':
+      return (v) => {
+        if (typeof v === 'string' || typeof v === 'number') return String(v)
+        throw new ShapeError('', 'a string')
+      }
+    case 'integer':
+    case 'number':
+      // Number text: a number, or a string holding one.
+      return (v) => {
+        const n = typeof v === 'string' && v.trim() !== '' ? Number(v) : v
+        if (typeof n === 'number' && Number.isFinite(n) && (kind === 'number' || Number.isInteger(n))) return n
+        throw new ShapeError('', `a${kind === 'integer' ? 'n integer' : ' number'}`)
+      }
+    case 'flag':
+      return (v) => {
+        if (v === 1 || v === '1' || v === true) return true
+        if (v === 0 || v === '0' || v === false) return false
+        throw new ShapeError('', 'a 0/1 flag')
+      }
+    case 'date':
+    case 'date-with-time':
+      return (v) => {
+        if (typeof v === 'string') return toIsoDate(v)
+        throw new ShapeError('', kind === 'date' ? 'a date string' : 'a date-time string')
+      }
+    case 'datetime':
+      return (v) => {
+        if (typeof v === 'string') return toIsoDateTime(v, offset)
+        throw new ShapeError('', 'a date-time string')
+      }
+    case 'json':
+      return v => camelCaseDeep(v)
+  }
+}
+
+/**
+ * Whether the hub's `value` is our null: null on a nullable field, and the
+ * empty string where the spec says so (interface.md 2.6: gate_pass); an
+ * empty string is null only on a nullable field.
+ */
+export function isNull (field: FieldSpec, value: unknown): boolean {
+  return field.nullable === true && (value === null || (field.emptyAsNull === true && value === ''))
+}
+
+/** `convert`, with the field's null (isNull) in front of it. */
+export function orNull (field: FieldSpec, convert: Convert): Convert {
+  if (field.nullable !== true) return convert
+  return (v) => isNull(field, v) ? null : convert(v)
+}
+
+/**
+ * A scalar field's rules; undefined for a record or a list, whose structure
+ * the normalizer and the transcoder walk themselves. A `date-with-time`
+ * field (`bl_date` `2024-04-23 03:20:00.0`) is the pair: its day
+ * (`2024-04-23`) under its name, its date-time
+ * (`2024-04-23T03:20:00.0+07:00`) under its second name.
+ */
+export function fieldRules (field: FieldSpec, offset: string): FieldRules | undefined {
+  const { kind } = field
+  if (typeof kind !== 'string') return undefined
+  return {
+    convert: orNull(field, kindRule(kind, offset)),
+    second: kind === 'date-with-time' ? orNull(field, kindRule('datetime', offset)) : undefined
+  }
+}

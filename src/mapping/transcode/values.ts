@@ -1,0 +1,291 @@
+import { DATE, DATE_WITH_TIME, DATETIME, FLAG, INTEGER, JSON_ARRAY, JSON_CONTENT, NUMBER, RECORD, RECORD_ARRAY, STRING, type Field, type Plan } from './plan.ts'
+import { COLON, FALSE, GIVE_UP, MINUS, NINE, NOT_PLAIN, OPEN_BRACKET, PLAIN_DECIMAL, PLAIN_INTEGER, QUOTE, Reader, TRUE, ZERO } from './reader.ts'
+
+/**
+ * The values of the fields a spec names. Each kind has byte shortcuts for
+ * the forms the hub usually sends (a string passed through still escaped, a
+ * number already in its shortest form, a 0/1 flag, the usual date shapes
+ * rewritten in words); any other value is decoded and converted by its
+ * field's rules (fields.ts), the very conversion the normalizer makes, and a
+ * value the rules refuse gives up, for the reference path to report. The
+ * document's structure (records, lists, unknown content) is document.ts's.
+ */
+export abstract class Values extends Reader {
+  readonly offset: Buffer
+  /** The offset and the closing quote, as little-endian words (dateFast). */
+  readonly offsetWords: Int32Array
+
+  constructor (offset: Buffer, offsetWords: Int32Array) {
+    super()
+    this.offset = offset
+    this.offsetWords = offsetWords
+  }
+
+  /** Content the specs do not describe (document.ts). */
+  abstract json (depth: number): void
+  /** A record of `plan`'s resource (document.ts). */
+  abstract record (plan: Plan, depth: number): void
+  /** A list of them; returns how many (document.ts). */
+  abstract items (plan: Plan, depth: number): number
+  /** Moves past one value, validated, writing nothing (document.ts). */
+  abstract skip (depth: number): void
+
+  value (field: Field, depth: number): void {
+    const c = this.peek()
+    if (c === 0x6e) { // null
+      this.literal()
+      if (field.nullOut === undefined) throw GIVE_UP
+      this.bytes(field.nullOut)
+      return
+    }
+    switch (field.kind) {
+      case STRING: {
+        const start = this.p
+        if (c === QUOTE) {
+          if (field.emptyOut !== undefined && this.src[start + 1] === QUOTE) {
+            this.p = start + 2
+            this.bytes(field.emptyOut)
+          } else {
+            this.copyString()
+          }
+          return
+        }
+        if (c !== MINUS && (c < ZERO || c > NINE)) break
+        if (this.scanNumber() === NOT_PLAIN) {
+          this.p = start
+          break
+        }
+        this.byte(QUOTE)
+        this.copy(start, this.p)
+        this.byte(QUOTE)
+        return
+      }
+      case INTEGER:
+      case NUMBER: {
+        const start = this.p
+        if (c === QUOTE) {
+          const close = this.scanString()
+          const first = this.src[start + 1]!
+          if (!this.escaped && (first === MINUS || (first >= ZERO && first <= NINE))) {
+            // A number sent as a string, usually in its shortest form: its digits pass through.
+            this.p = start + 1
+            const plain = this.scanNumber()
+            const whole = this.p === close
+            this.p = close + 1
+            if (whole && (plain === PLAIN_INTEGER || (plain === PLAIN_DECIMAL && field.kind === NUMBER))) {
+              this.copy(start + 1, close)
+              return
+            }
+          }
+          this.ruled(field, this.stringValue(start, close))
+          return
+        }
+        if (c === MINUS || (c >= ZERO && c <= NINE)) {
+          const plain = this.scanNumber()
+          if (plain === PLAIN_INTEGER || (plain === PLAIN_DECIMAL && field.kind === NUMBER)) {
+            this.copy(start, this.p)
+            return
+          }
+          this.p = start
+        }
+        break
+      }
+      case FLAG: {
+        const start = this.p
+        if (c === QUOTE) {
+          const d = this.src[start + 1]
+          if ((d === 0x31 || d === ZERO) && this.src[start + 2] === QUOTE) {
+            this.p = start + 3
+            this.bytes(d === 0x31 ? TRUE : FALSE)
+            return
+          }
+        } else if (c === 0x31 || c === ZERO) {
+          this.scanNumber()
+          if (this.p === start + 1) {
+            this.bytes(c === 0x31 ? TRUE : FALSE)
+            return
+          }
+          this.p = start
+        } else if (c === 0x74 || c === 0x66) { // true, false
+          this.bytes(this.literal())
+          return
+        }
+        break
+      }
+      case DATE:
+      case DATETIME: {
+        if (c !== QUOTE) break
+        if (this.dateFast(field.kind)) return
+        const start = this.p
+        const close = this.scanString()
+        if (field.emptyOut !== undefined && close === start + 1) {
+          this.bytes(field.emptyOut)
+          return
+        }
+        if (field.kind === DATETIME && !this.escaped && this.fractionFast(start + 1, close)) return
+        this.ruled(field, this.stringValue(start, close))
+        return
+      }
+      case DATE_WITH_TIME: {
+        if (c !== QUOTE) break
+        const start = this.p
+        const close = this.scanString()
+        if (field.emptyOut !== undefined && close === start + 1) {
+          this.bytes(field.emptyOut)
+          return
+        }
+        if (!this.escaped && this.dateWithTimeFast(start + 1, close, field.second!)) return
+        this.ruled(field, this.stringValue(start, close))
+        return
+      }
+      case JSON_CONTENT:
+        this.json(depth + 1)
+        return
+      case RECORD:
+        this.record(field.record!, depth + 1)
+        return
+      case RECORD_ARRAY: {
+        if (c !== OPEN_BRACKET) throw GIVE_UP
+        this.items(field.record!, depth + 1)
+        return
+      }
+      case JSON_ARRAY:
+        if (c !== OPEN_BRACKET) throw GIVE_UP
+        this.json(depth + 1)
+        return
+    }
+    // A value none of the shortcuts takes: the rules decide.
+    const start = this.p
+    this.skip(depth + 1)
+    this.ruled(field, JSON.parse(this.src.toString('utf8', start, this.p)))
+  }
+
+  /**
+   * The hub's value (decoded) as its field's rules convert it (fields.ts),
+   * written as JSON; under the second name too for a date-with-time field.
+   * A value they refuse gives up: the reference path reports it.
+   */
+  ruled (field: Field, value: unknown): void {
+    const rules = field.rules
+    if (rules === undefined) throw GIVE_UP
+    let first: string
+    let second: string | undefined
+    try {
+      first = JSON.stringify(rules.convert(value))
+      if (rules.second !== undefined) second = JSON.stringify(rules.second(value))
+    } catch {
+      throw GIVE_UP
+    }
+    this.text(first)
+    if (second !== undefined) {
+      this.bytes(field.second!)
+      this.text(second)
+    }
+  }
+
+  /**
+   * At a date's opening quote: the usual compact shapes (`YYYY-MM-DD` for a
+   * date, `YYYY-MM-DD HH:MM:SS` for a date-time) read and written in words,
+   * byte for byte what toIsoDate / toIsoDateTime make of them. False,
+   * moving nothing: take the general path.
+   */
+  dateFast (kind: number): boolean {
+    const src = this.src
+    const sv = this.sv
+    const p = this.p
+    const close = kind === DATE ? p + 11 : p + 20
+    if (close >= this.end || src[close] !== QUOTE) return false
+    // The characters between the quotes: printable ASCII, no quote or backslash.
+    for (let i = p + 1, last = close - 4; ; i += 4) {
+      if (i > last) i = last
+      const w = sv.getInt32(i, true)
+      const q = w ^ 0x22222222
+      const b = w ^ 0x5c5c5c5c
+      if ((((q - 0x01010101) & ~q) | ((b - 0x01010101) & ~b) | ((w - 0x20202020) & ~w) | w) & 0x80808080) return false
+      if (i === last) break
+    }
+    // The separators toIsoDate / toIsoDateTime look at, and only those.
+    if (kind === DATE) {
+      if (src[p + 5] !== MINUS || src[p + 8] !== MINUS) return false
+      if (this.o + 12 > this.out.length) this.grow(12)
+      const ov = this.ov
+      const o = this.o
+      ov.setInt32(o, sv.getInt32(p, true), true)
+      ov.setInt32(o + 4, sv.getInt32(p + 4, true), true)
+      ov.setInt32(o + 8, sv.getInt32(p + 8, true), true)
+      this.o = o + 12
+    } else {
+      if (src[p + 5] !== MINUS || src[p + 11] !== 0x20 || src[p + 14] !== COLON || src[p + 17] !== COLON) return false
+      const tail = this.offsetWords
+      const n = 20 + tail.length * 4
+      if (this.o + n > this.out.length) this.grow(n)
+      const ov = this.ov
+      const o = this.o
+      ov.setInt32(o, sv.getInt32(p, true), true)
+      ov.setInt32(o + 4, sv.getInt32(p + 4, true), true)
+      ov.setInt32(o + 8, sv.getInt32(p + 8, true), true)
+      this.out[o + 11] = 0x54 // T in place of the space
+      ov.setInt32(o + 12, sv.getInt32(p + 12, true), true)
+      ov.setInt32(o + 16, sv.getInt32(p + 16, true), true)
+      for (let k = 0; k < tail.length; k++) ov.setInt32(o + 20 + 4 * k, tail[k]!, true)
+      this.o = o + 20 + this.offset.length + 1
+    }
+    this.p = close + 1
+    return true
+  }
+
+  /**
+   * A date-time with a fraction, `YYYY-MM-DD HH:MM:SS.S` (dateFast takes the
+   * shapes of fixed length), byte for byte what toIsoDateTime makes of it,
+   * from the string between `from` and `to` (validated, without escapes).
+   * False: take the general path.
+   */
+  fractionFast (from: number, to: number): boolean {
+    const src = this.src
+    // Byte positions are character positions only in ASCII.
+    for (let i = from, last = Math.min(to, from + 19); i < last; i++) if (src[i]! >= 0x80) return false
+    if (to - from <= 19 || src[from + 4] !== MINUS || src[from + 10] !== 0x20 || src[from + 13] !== COLON || src[from + 16] !== COLON || src[from + 19] !== 0x2e) return false
+    this.dateTimeOut(from, to)
+    return true
+  }
+
+  /** `"YYYY-MM-DDTHH:MM:SS[.S]<offset>"` from the checked `YYYY-MM-DD HH:MM:SS[.S]` between `from` and `to`. */
+  dateTimeOut (from: number, to: number): void {
+    this.copy(from - 1, from + 10)
+    this.byte(0x54) // T
+    this.copy(from + 11, to)
+    this.bytes(this.offset)
+    this.byte(QUOTE)
+  }
+
+  /**
+   * The usual `YYYY-MM-DD HH:MM:SS` or `YYYY-MM-DD HH:MM:SS.S` of a
+   * date-with-time field, between `from` and `to` (validated, without
+   * escapes), written as its date, `second` and its date-time: byte for byte
+   * what toIsoDate and toIsoDateTime make of it. Only digits where digits
+   * belong (toIsoDate checks them; a date-time of other characters keeps its
+   * own text there). False: take the general path.
+   */
+  dateWithTimeFast (from: number, to: number, second: Buffer): boolean {
+    const src = this.src
+    const n = to - from
+    if (n !== 19 && !(n >= 21 && src[from + 19] === 0x2e)) return false
+    for (let i = 0; i < n; i++) {
+      const c = src[from + i]!
+      if (i === 4 || i === 7) {
+        if (c !== MINUS) return false
+      } else if (i === 10) {
+        if (c !== 0x20) return false
+      } else if (i === 13 || i === 16) {
+        if (c !== COLON) return false
+      } else if (i !== 19 && (c < ZERO || c > NINE)) {
+        return false
+      }
+    }
+    this.copy(from - 1, from + 10)
+    this.byte(QUOTE)
+    this.bytes(second)
+    this.dateTimeOut(from, to)
+    return true
+  }
+}
