@@ -11,12 +11,12 @@
  *   transport (transport.ts)                   pool, send, read under the budget, failure mapping
  *   decoder (decode.ts)                        transcoder fast path, threads, reference path
  */
-import type { FastifyBaseLogger } from 'fastify'
 import type { Clock } from '../clock.ts'
 import type { Config } from '../config/load.ts'
-import type { Caller, Credentials } from '../credentials/index.ts'
+import type { Credentials } from '../credentials/index.ts'
 import type { SharedLookupTier } from '../state/types.ts'
 import { resultOf, type CallResult, type Fetched } from './answer.ts'
+import type { CallInput, HubCaller } from './call.ts'
 import { createDecoder, LARGE_ANSWER_BYTES } from './decode.ts'
 import { outcomeOf, type Outcome } from './failures.ts'
 import type { OperationId } from './operations.ts'
@@ -30,32 +30,8 @@ import { buildPath, resolveOperations, type OperationMap, type ResolvedOperation
 import { createTransport } from './transport.ts'
 
 export type { CallResult } from './answer.ts'
+export type { CallInput, HubCaller } from './call.ts'
 export type { Circuit } from './policies/breaker.ts'
-
-/**
- * What the hub client reads of the caller's request (a FastifyRequest is
- * one): its id (sent on as `x-request-id`) and logger; the hub's status is
- * noted on it; forward mode reads its token; its client (or, without
- * authentication, its address) is who the bound on hub calls in flight counts.
- */
-export interface HubCaller extends Caller {
-  readonly id: string
-  readonly log: FastifyBaseLogger
-  upstreamStatus?: number
-  readonly client?: { name: string } | null
-  readonly ip?: string
-}
-
-/** One call a route asks of the hub. */
-export interface CallInput {
-  operation: OperationId
-  /** Validated gateway parameter values, by gateway name. */
-  params?: Readonly<Record<string, string>>
-  /** JSON body for POST operations, already in the hub's field names. */
-  body?: unknown
-  /** The caller sent `cache-control: no-cache`: ask the hub afresh. */
-  fresh?: boolean
-}
 
 export interface HubClient {
   operations: OperationMap
@@ -84,7 +60,7 @@ export interface HubClientOptions {
 export function createHubClient ({ config, credentials, userAgent, observe, onSlowPath, lookupTier, clock }: HubClientOptions): HubClient {
   const operations = resolveOperations(config)
   const share = createCallerShare(config.UPSTREAM_MAX_CALLS_PER_CLIENT)
-  const cache = createCachePolicy({ config, credentials, tier: lookupTier, ...(clock === undefined ? {} : { clock }) })
+  const cache = createCachePolicy({ config, credentials, tier: lookupTier, clock })
   const breakers = createBreakers(operations, {
     errorThresholdPercentage: config.BREAKER_ERROR_PERCENTAGE,
     volumeThreshold: config.BREAKER_VOLUME_THRESHOLD,

@@ -223,7 +223,7 @@ export interface CachePolicyOptions {
   credentials: Pick<Credentials, 'identity'>
   /** The tier the replicas share, behind this one's memory; none for a single instance. */
   tier?: SharedLookupTier | undefined
-  clock?: Clock
+  clock?: Clock | undefined
 }
 
 export interface CachePolicy {
