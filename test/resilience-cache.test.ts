@@ -1,6 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises'
 import { test } from 'tap'
-import { createLookupCache, ENTRY_OVERHEAD_BYTES, keyBytes } from '../src/cache/lookup-cache.ts'
+import { ENTRY_OVERHEAD_BYTES, keyBytes } from '../src/state/memory/lookup-cache.ts'
+import { createLookupCache } from '../src/upstream/policies/cache.ts'
 import { SANDBOX_FIXTURES as F } from '../src/sandbox/index.ts'
 import { build } from './helper.ts'
 

@@ -18,7 +18,8 @@ async function hub (app: FastifyInstance, { config, version, clock }: { config: 
     credentials: createCredentials(config, { log: app.log, tokens: app.state.tokens, clock }),
     userAgent: `customs-gateway/${version}`,
     observe: (operation, outcome, seconds) => app.metrics.observeUpstream(operation, outcome, seconds),
-    onSlowPath: (operation) => app.metrics.countSlowPath(operation)
+    onSlowPath: (operation) => app.metrics.countSlowPath(operation),
+    clock
   })
   app.decorate('hub', client)
   app.addHook('onClose', async () => client.close())

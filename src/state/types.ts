@@ -10,7 +10,41 @@ import type { FastifyRateLimitStore } from '@fastify/rate-limit'
 /** Redis health as the gateway reports it (/health/ready data, a metric). */
 export type StoreHealth = 'up' | 'down'
 
-// 1. Lookup cache: a shared tier behind each replica's memory LRU (which stays in front and
+// 1. Lookup cache. Each replica keeps recent answers in its own memory (a LookupStore: an LRU
+//    under a byte budget, read synchronously so that identical concurrent lookups coalesce
+//    in-process); the coalescing, stale-if-error and failure memory around it are the hub
+//    client's cache policy (upstream/policies/cache.ts).
+
+/** One answer as a replica's own memory keeps it. */
+export interface LookupEntry<T> {
+  value: T
+  /** The value's size in bytes; the store adds what keeping it costs (its key, its bookkeeping). */
+  bytes: number
+  /** When the hub answered (ms epoch). */
+  fetchedAt: number
+  /** Fresh until (ms epoch). */
+  expiresAt: number
+  /** May be served on a hub failure until (ms epoch); dropped after. */
+  staleUntil: number
+}
+
+export interface LookupStore<T> {
+  /** The entry, marked as the most recently used. */
+  get (key: string): LookupEntry<T> | undefined
+  /** The entry, leaving its place in the order as it is. */
+  peek (key: string): LookupEntry<T> | undefined
+  /** Keeps the entry in place of any other under its key; one larger than the whole budget, or already past its stale time, is not kept. */
+  set (key: string, entry: LookupEntry<T>): void
+  delete (key: string): void
+  readonly size: number
+  /** Bytes charged for the entries held. */
+  readonly bytes: number
+  clear (): void
+  /** Stops its timers. */
+  close (): void
+}
+
+//    A shared tier behind each replica's memory LRU (which stays in front and
 //    keeps coalescing identical concurrent lookups in-process). A value is our JSON of one hub
 //    answer (the `data` member, already transcoded) plus what the envelope needs.
 export interface SharedLookupEntry {

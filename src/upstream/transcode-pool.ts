@@ -1,7 +1,7 @@
 // Transcoding on worker threads (piscina), so that the main thread goes on
 // answering other requests while a large answer is rewritten on another core.
 //
-// Only large answers (256 KiB or more, LARGE_ANSWER_BYTES in client.ts) go to
+// Only large answers (256 KiB or more, LARGE_ANSWER_BYTES in decode.ts) go to
 // a thread: for a 54 KB list, moving the bytes there and back costs about
 // what transcoding them does (measured: no gain, and a worse p99). The body
 // is copied once into a buffer of the pool's, which is moved (not copied) to

@@ -1,5 +1,7 @@
 import CircuitBreaker from 'opossum'
 import { gatewayError } from '../../errors.ts'
+import type { OperationId } from '../operations.ts'
+import type { OperationMap, ResolvedOperation } from '../resolve-operations.ts'
 
 export type BreakerState = 'closed' | 'open' | 'half-open'
 
@@ -80,6 +82,36 @@ export function createBreaker (name: string, options: BreakerOptions): Breaker {
     },
     shutdown () {
       breaker.shutdown()
+    }
+  }
+}
+
+/** One circuit: an operation of one upstream (`hub` is {hub_url}, `base` is {base_url}). */
+export interface Circuit {
+  upstream: 'hub' | 'base'
+  operation: OperationId
+  state: BreakerState
+}
+
+export interface Breakers {
+  /** Runs the whole call (its retries included) through the operation's circuit, so that it counts once. */
+  run<T> (op: ResolvedOperation, action: () => Promise<T>): Promise<T>
+  /** The state of every circuit (a gauge can read them). */
+  circuits (): Circuit[]
+  shutdown (): void
+}
+
+/**
+ * One circuit per upstream address and operation: a lookup the hub keeps
+ * failing opens its own circuit, not the writes' (nor the other lookups').
+ */
+export function createBreakers (operations: OperationMap, options: BreakerOptions): Breakers {
+  const breakers = new Map<OperationId, Breaker>([...operations.values()].map(op => [op.id, createBreaker(`${op.service} ${op.id}`, options)]))
+  return {
+    run: (op, action) => breakers.get(op.id)!.run(action),
+    circuits: () => [...breakers].map(([operation, breaker]) => ({ upstream: operations.get(operation)!.service, operation, state: breaker.state })),
+    shutdown () {
+      for (const breaker of breakers.values()) breaker.shutdown()
     }
   }
 }

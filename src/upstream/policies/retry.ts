@@ -3,6 +3,10 @@
  * connections and hub 502/503/504, with exponential backoff and full jitter,
  * honouring the hub's `retry-after`, never past the request's deadline.
  */
+import { setTimeout as sleep } from 'node:timers/promises'
+import type { FastifyBaseLogger } from 'fastify'
+import { gatewayError } from '../../errors.ts'
+import type { Deadline } from './deadline.ts'
 
 const RETRY_STATUSES = new Set([502, 503, 504])
 const RETRY_TRANSPORT = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'UND_ERR_SOCKET', 'UND_ERR_CLOSED'])
@@ -33,4 +37,29 @@ export function retryDelay (policy: RetryPolicy, attempt: number, error: unknown
   const asked = retryAfter * 1000
   if (asked > policy.maxMs) return undefined
   return Math.round(Math.max(asked, backoff))
+}
+
+/**
+ * `send`, retried by the policy while the error allows and the next try
+ * would start before `deadline` (ms); a GET lookup only. The wait ends with
+ * UPSTREAM_TIMEOUT when `signal` (the deadline's) aborts it.
+ */
+export async function withRetries<T> (
+  policy: RetryPolicy,
+  op: { id: string, method: string },
+  deadline: Deadline,
+  log: FastifyBaseLogger,
+  send: () => Promise<T>
+): Promise<T> {
+  for (let n = 0; ; n++) {
+    try {
+      return await send()
+    } catch (error) {
+      if (op.method !== 'GET' || n >= policy.retries || !isRetryable(error)) throw error
+      const delay = retryDelay(policy, n, error)
+      if (delay === undefined || Date.now() + delay >= deadline.at) throw error
+      log.warn({ operation: op.id, retry: n + 1, delayMs: delay, upstreamStatus: (error as { upstreamStatus?: number }).upstreamStatus }, 'retrying hub call')
+      await sleep(delay, undefined, { signal: deadline.signal }).catch(() => { throw gatewayError('UPSTREAM_TIMEOUT') })
+    }
+  }
 }

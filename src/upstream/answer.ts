@@ -1,0 +1,99 @@
+/**
+ * A hub answer as the gateway keeps and sends it: our JSON of `data`, framed
+ * once in the lookup envelope, shared by every response made from it.
+ */
+import { envelopeAround } from '../schemas/envelope.ts'
+import type { Transcoded } from '../mapping/transcode/index.ts'
+
+export interface CallResult {
+  /**
+   * Our JSON of the answer, UTF-8: the `data` member, encoded once per hub
+   * answer and shared by every response made from it (coalesced and cached
+   * ones): large SP2 lists are not serialized again for each caller.
+   */
+  json: Buffer
+  /** Items of a list operation; undefined for a record. */
+  count: number | undefined
+  /** The same answer as objects, parsed from `json` on demand (for routes that merge or reshape it). */
+  readonly data: Record<string, unknown> | Array<Record<string, unknown>>
+  upstreamStatus: number
+  /** GET lookups: how the answer relates to the cache. */
+  cache?: { cached: boolean, stale: boolean, ageSeconds: number, ttlSeconds: number }
+  /**
+   * The whole lookup response, `{"data":...,"meta":{...}}`, as bytes. The
+   * answer is copied into it once per hub call, and once more at its first
+   * cache hit; every other response with the same meta sends the same bytes.
+   */
+  envelope (meta: { cached: boolean, stale: boolean }): Buffer
+}
+
+export interface Fetched {
+  /** Our JSON: a view into `body`. */
+  json: Buffer
+  count: number | undefined
+  upstreamStatus: number
+  /** The envelope of this answer for `meta.cached` = `cached` (not stale): first the fresh one, from the first cache hit on the cached one. */
+  body: Buffer
+  cached: boolean
+}
+
+export function fetchedOf ({ json, count, framed }: Transcoded, upstreamStatus: number): Fetched {
+  return { json, count, upstreamStatus, body: framed, cached: false }
+}
+
+function envelopeOf (fetched: Fetched, cached: boolean, stale: boolean): Buffer {
+  if (!stale && cached === fetched.cached) return fetched.body
+  const { body, json } = envelopeAround(fetched.json, { count: fetched.count, cached, stale })
+  if (cached && !stale) {
+    // Every later hit sends this one: keep it instead of the fresh one (the answer stays in memory once).
+    fetched.body = body
+    fetched.cached = true
+    fetched.json = json
+    own(fetched)
+  }
+  return body
+}
+
+/**
+ * Makes a kept answer hold memory of its own size. A small Buffer is a slice
+ * of a shared 8 KiB pool, which it keeps alive whole: thousands of small
+ * cached answers would hold thousands of pools, mostly garbage, that the
+ * cache's budget would not see.
+ */
+export function own (fetched: Fetched): void {
+  const { body, json } = fetched
+  if (body.byteOffset === 0 && body.buffer.byteLength === body.length) return
+  const copy = Buffer.allocUnsafeSlow(body.length)
+  body.copy(copy)
+  const at = json.byteOffset - body.byteOffset
+  fetched.body = copy
+  fetched.json = copy.subarray(at, at + json.length)
+}
+
+export function resultOf (fetched: Fetched, cache?: CallResult['cache']): CallResult {
+  let data: CallResult['data'] | undefined
+  return {
+    get json () {
+      return fetched.json
+    },
+    count: fetched.count,
+    get data () {
+      data ??= JSON.parse(fetched.json.toString('utf8')) as CallResult['data']
+      return data
+    },
+    upstreamStatus: fetched.upstreamStatus,
+    ...(cache === undefined ? {} : { cache }),
+    envelope: ({ cached, stale }) => envelopeOf(fetched, cached, stale)
+  }
+}
+
+/**
+ * What a cached answer costs beyond its envelope's bytes: the Fetched record,
+ * the two Buffer views (envelope and JSON) and the ArrayBuffer, about 390
+ * bytes of heap (measured with --expose-gc over 100,000 entries, see
+ * docs/resilience.md), and the ArrayBuffer's native backing store, which
+ * the heap does not show (70 to 160 bytes in RSS). An entry holds one
+ * envelope: its first cache hit replaces the fresh one (envelopeOf), which is
+ * one byte longer and is the one charged.
+ */
+export const ANSWER_OVERHEAD_BYTES = 512

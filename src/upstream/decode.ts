@@ -1,0 +1,123 @@
+/**
+ * The decoder: a 2xx answer's bytes into our JSON, framed in the fresh
+ * envelope. The transcoder's fast path first (on a thread for a large
+ * answer), the reference path (parse, normalize, report exactly what is
+ * wrong) where the transcoder gives up.
+ */
+import type { FastifyBaseLogger } from 'fastify'
+import type { Config } from '../config/load.ts'
+import { gatewayError } from '../errors.ts'
+import { ShapeError } from '../mapping/shape-error.ts'
+import type { Transcoded } from '../mapping/transcode/index.ts'
+import { envelopeAround, FRESH_FRAME } from '../schemas/envelope.ts'
+import { fetchedOf, type CallResult, type Fetched } from './answer.ts'
+import { oneTurnEach } from './one-turn-each.ts'
+import { extract } from './reference-path.ts'
+import type { OperationMap, ResolvedOperation } from './resolve-operations.ts'
+import { createTranscodePool, threadSetup, transcodeThreads } from './transcode-pool.ts'
+
+/** Answers from this size on are transcoded on a thread (transcode-pool.ts), or else read one per turn of the event loop (see oneTurnEach). */
+export const LARGE_ANSWER_BYTES = 256 * 1024
+
+/** Bodies up to this size are joined in one reused buffer (see contiguous); larger ones get their own. */
+const SCRATCH_KEEP_BYTES = 4 * 1024 * 1024
+
+export interface DecoderOptions {
+  operations: OperationMap
+  config: Pick<Config, 'TRANSCODE_THREADS' | 'UPSTREAM_TIMEZONE'>
+  /** Called when a 2xx answer is read by the reference path (the transcoder gave up). */
+  onSlowPath?: ((operation: ResolvedOperation['id']) => void) | undefined
+}
+
+export interface Decoder {
+  /** Our answer of a 2xx body, as it arrived in chunks; `signal` is the call's deadline. */
+  decode (op: ResolvedOperation, chunks: readonly Buffer[], size: number, statusCode: number, signal: AbortSignal, log: FastifyBaseLogger): Fetched | Promise<Fetched>
+  /** Ends the threads (after the calls in flight, which may be waiting on one). */
+  close (): Promise<void>
+}
+
+export function createDecoder ({ operations, config, onSlowPath }: DecoderOptions): Decoder {
+  const largeAnswers = oneTurnEach()
+  const threads = transcodeThreads(config.TRANSCODE_THREADS)
+  const transcoding = threads === 0
+    ? undefined
+    : createTranscodePool(threads, threadSetup(operations, config.UPSTREAM_TIMEZONE))
+  let scratch: Buffer = Buffer.allocUnsafeSlow(64 * 1024)
+
+  /**
+   * The body in one buffer, valid until the next call: several chunks are
+   * copied into a buffer reused by every answer (decodeBytes reads it at
+   * once and keeps nothing of it), rather than a new one per answer.
+   */
+  function contiguous (chunks: readonly Buffer[], size: number): Buffer {
+    if (chunks.length === 1) return chunks[0] as Buffer
+    if (size > SCRATCH_KEEP_BYTES) return Buffer.concat(chunks, size)
+    if (scratch.length < size) scratch = Buffer.allocUnsafeSlow(Math.max(size, scratch.length * 2))
+    let at = 0
+    for (const chunk of chunks) at += chunk.copy(scratch, at)
+    return scratch.subarray(0, size)
+  }
+
+  /**
+   * The answer transcoded on a thread, framed in the fresh envelope, or the
+   * body where the transcoder gave up; undefined where the thread failed, so
+   * that the main thread does the whole work instead.
+   */
+  async function onThread (op: ResolvedOperation, chunks: readonly Buffer[], size: number, signal: AbortSignal, log: FastifyBaseLogger): Promise<Transcoded | { gaveUp: Buffer } | undefined> {
+    try {
+      return await transcoding!.run(op.id, chunks, size, signal)
+    } catch (error) {
+      // Waited past the deadline for a free thread.
+      if (signal.aborted) throw gatewayError('UPSTREAM_TIMEOUT')
+      log.error({ operation: op.id, err: error }, 'transcoding thread failed: reading the answer on the main thread')
+      return undefined
+    }
+  }
+
+  /** Our JSON of a 2xx answer's bytes, framed in the fresh envelope. */
+  function decodeBytes (op: ResolvedOperation, bytes: Buffer, statusCode: number, log: FastifyBaseLogger, fastTried = false): Fetched {
+    // The fast path; it gives up on anything but a well-formed answer of the documented shape.
+    const fast = fastTried ? undefined : op.transcode(bytes, FRESH_FRAME)
+    if (fast !== undefined) return fetchedOf(fast, statusCode)
+    // The reference path: parse, normalize, and report exactly what is wrong.
+    onSlowPath?.(op.id)
+    const text = bytes.toString('utf8')
+    let parsed: unknown
+    if (text.trim() === '' && op.method === 'POST') {
+      parsed = {}
+    } else {
+      try {
+        parsed = JSON.parse(text)
+      } catch (error) {
+        throw gatewayError('UPSTREAM_BAD_RESPONSE', { cause: error })
+      }
+    }
+    let data: CallResult['data']
+    try {
+      data = extract(op, parsed, log)
+    } catch (error) {
+      if (error instanceof ShapeError) throw gatewayError('UPSTREAM_BAD_RESPONSE', { cause: error })
+      throw error
+    }
+    const count = Array.isArray(data) ? data.length : undefined
+    const { body, json } = envelopeAround(Buffer.from(JSON.stringify(data)), { count, cached: false })
+    return { json, count, upstreamStatus: statusCode, body, cached: false }
+  }
+
+  return {
+    decode (op, chunks, size, statusCode, signal, log) {
+      if (size < LARGE_ANSWER_BYTES) return decodeBytes(op, contiguous(chunks, size), statusCode, log)
+      return (async () => {
+        const fast = transcoding === undefined ? undefined : await onThread(op, chunks, size, signal, log)
+        if (fast !== undefined && !('gaveUp' in fast)) return fetchedOf(fast, statusCode)
+        return largeAnswers.run(() => {
+          // Waited past the deadline for its turn: not worth the work any more.
+          if (signal.aborted) throw gatewayError('UPSTREAM_TIMEOUT')
+          // Given up on by a thread's transcoder: the reference path reads the body it sent back.
+          return fast === undefined ? decodeBytes(op, contiguous(chunks, size), statusCode, log) : decodeBytes(op, fast.gaveUp, statusCode, log, true)
+        })
+      })()
+    },
+    close: async () => transcoding?.close()
+  }
+}

@@ -1,0 +1,25 @@
+/**
+ * The hub's authorization for a call: the current token, and on a 401 one
+ * new token (a login, a rotated file) and one more try.
+ */
+import type { FastifyBaseLogger } from 'fastify'
+import type { Caller, Credentials } from '../../credentials/index.ts'
+import type { ResolvedOperation } from '../resolve-operations.ts'
+
+export async function withAuthorization<T> (
+  credentials: Credentials,
+  op: ResolvedOperation,
+  caller: Caller,
+  log: FastifyBaseLogger,
+  attempt: (authorization: string) => Promise<T>
+): Promise<T> {
+  const authorization = op.headers.includes('authorization') ? await credentials.authorization(caller) : ''
+  try {
+    return await attempt(authorization)
+  } catch (error) {
+    const status = (error as { upstreamStatus?: number }).upstreamStatus
+    if (status !== 401 || authorization === '' || !(await credentials.refresh(authorization))) throw error
+    log.info({ operation: op.id }, 'hub refused the token: retrying once with a new one')
+    return attempt(await credentials.authorization(caller))
+  }
+}

@@ -1,0 +1,186 @@
+/**
+ * The transport: one undici pool per upstream address, one HTTP exchange
+ * with the hub, its body read under the size limit and the body budget, and
+ * every failure on the way mapped to the contract's error (failures.ts).
+ * What the body means is the decoder's business (decode.ts).
+ */
+import { Pool, type Dispatcher } from 'undici'
+import type { Config } from '../config/load.ts'
+import { gatewayError } from '../errors.ts'
+import { byteBudget } from './body-budget.ts'
+import { retryAfterSeconds, statusFailure, transportFailure } from './failures.ts'
+import { hubMessage } from './hub-message.ts'
+import type { ResolvedOperation } from './resolve-operations.ts'
+
+export type TransportConfig = Pick<Config,
+  'UPSTREAM_MAX_CONNECTIONS' | 'UPSTREAM_CONNECT_TIMEOUT_MS' | 'UPSTREAM_HEADERS_TIMEOUT_MS' | 'UPSTREAM_BODY_TIMEOUT_MS' |
+  'UPSTREAM_BODY_BUDGET_BYTES' | 'UPSTREAM_MAX_RESPONSE_BYTES' | 'UPSTREAM_API_KEY_HEADER'> &
+  { UPSTREAM_HUB_URL: string, UPSTREAM_BASE_URL: string, UPSTREAM_API_KEY: string }
+
+export interface TransportOptions {
+  config: TransportConfig
+  userAgent: string
+  /** Bodies declared this large or larger wait for room in UPSTREAM_BODY_BUDGET_BYTES before they are read. */
+  budgetFromBytes: number
+}
+
+/** What one exchange sends. */
+export interface Exchange {
+  path: string
+  requestId: string
+  /** The hub's authorization, for operations that send one. */
+  authorization: string
+  /** JSON body of a POST, in the hub's field names. */
+  body?: unknown
+  signal: AbortSignal
+}
+
+/** Reads a 2xx answer's body, as it arrived in chunks, into what the caller wants of it; runs inside the body budget. */
+export type ReadBody<T> = (chunks: readonly Buffer[], size: number, statusCode: number) => T | Promise<T>
+
+export interface Transport {
+  /** The path prefix of an upstream address ({hub_url} or {base_url}). */
+  basePath (service: ResolvedOperation['service']): string
+  /** One HTTP exchange: a 2xx answer's body goes to `read`; any other status, or trouble on the way, throws the contract's error. */
+  exchange<T> (op: ResolvedOperation, exchange: Exchange, read: ReadBody<T>): Promise<T>
+  /** Lets exchanges in flight finish, but never waits on a hung hub longer than a moment. */
+  close (): Promise<void>
+}
+
+type Body = Dispatcher.ResponseData['body']
+
+/** Error bodies read for their message at most; a larger one loses its message. */
+const ERROR_BODY_LIMIT = 64 * 1024
+
+/** Stops reading a body we refuse; the connection is dropped rather than drained. */
+function discard (body: Body): void {
+  body.on('error', () => {})
+  body.destroy()
+}
+
+/** The body as it arrived, in chunks, refused past `limit` bytes. */
+async function readChunks (body: Body, declared: string | string[] | undefined, limit: number): Promise<{ chunks: Buffer[], size: number }> {
+  if (typeof declared === 'string' && Number(declared) > limit) {
+    discard(body)
+    throw gatewayError('UPSTREAM_BAD_RESPONSE', { cause: new Error(`declared body of ${declared} bytes exceeds ${limit}`) })
+  }
+  const chunks: Buffer[] = []
+  let size = 0
+  try {
+    for await (const chunk of body) {
+      size += chunk.length
+      if (size > limit) {
+        discard(body)
+        throw gatewayError('UPSTREAM_BAD_RESPONSE', { cause: new Error(`body exceeds ${limit} bytes`) })
+      }
+      chunks.push(chunk)
+    }
+  } catch (error) {
+    if ((error as { code?: string }).code === 'UPSTREAM_BAD_RESPONSE') throw error
+    throw transportFailure(error, 'body')
+  }
+  return { chunks, size }
+}
+
+export function createTransport ({ config, userAgent, budgetFromBytes }: TransportOptions): Transport {
+  const pools = new Map<string, Pool>()
+  const keyHeader = config.UPSTREAM_API_KEY_HEADER.toLowerCase()
+  const maxBytes = config.UPSTREAM_MAX_RESPONSE_BYTES
+  const largeBodies = config.UPSTREAM_BODY_BUDGET_BYTES > 0 ? byteBudget(config.UPSTREAM_BODY_BUDGET_BYTES) : undefined
+
+  // One pool per upstream address (origin): hub and base share one when they are the same host.
+  function upstreamFor (address: string): { pool: Pool, basePath: string } {
+    const url = new URL(address)
+    let pool = pools.get(url.origin)
+    if (pool === undefined) {
+      pool = new Pool(url.origin, {
+        connections: config.UPSTREAM_MAX_CONNECTIONS,
+        connect: { timeout: config.UPSTREAM_CONNECT_TIMEOUT_MS },
+        headersTimeout: config.UPSTREAM_HEADERS_TIMEOUT_MS,
+        bodyTimeout: config.UPSTREAM_BODY_TIMEOUT_MS,
+        keepAliveTimeout: 10_000
+      })
+      pools.set(url.origin, pool)
+    }
+    return { pool, basePath: url.pathname.replace(/\/+$/, '') }
+  }
+  const upstreams = { hub: upstreamFor(config.UPSTREAM_HUB_URL), base: upstreamFor(config.UPSTREAM_BASE_URL) }
+
+  function headersFor (op: ResolvedOperation, requestId: string, hasBody: boolean, authorization: string): Record<string, string> {
+    const headers: Record<string, string> = { accept: 'application/json', 'user-agent': userAgent, 'x-request-id': requestId }
+    if (hasBody) headers['content-type'] = 'application/json'
+    for (const header of op.headers) {
+      if (header === 'apiKey') headers[keyHeader] = config.UPSTREAM_API_KEY
+      else headers.authorization = authorization
+    }
+    return headers
+  }
+
+  return {
+    basePath: (service) => upstreams[service].basePath,
+
+    async exchange (op, { path, requestId, authorization, body: payload, signal }, read) {
+      const hasBody = payload !== undefined
+      let response: Dispatcher.ResponseData
+      try {
+        response = await upstreams[op.service].pool.request({
+          method: op.method,
+          path,
+          headers: headersFor(op, requestId, hasBody, authorization),
+          body: hasBody ? JSON.stringify(payload) : null,
+          signal,
+          ...(op.headersTimeout === undefined ? {} : { headersTimeout: op.headersTimeout }),
+          ...(op.bodyTimeout === undefined ? {} : { bodyTimeout: op.bodyTimeout })
+        })
+      } catch (error) {
+        throw transportFailure(error, 'headers')
+      }
+      const { statusCode, headers, body } = response
+      if (statusCode < 200 || statusCode >= 300) {
+        let text = ''
+        if (statusCode >= 400 && statusCode < 500) {
+          try {
+            const { chunks, size } = await readChunks(body, headers['content-length'], ERROR_BODY_LIMIT)
+            text = Buffer.concat(chunks, size).toString('utf8')
+          } catch {
+            // The status already decides; an unreadable error body only loses its message.
+          }
+        } else {
+          // Only a 4xx's message is passed on (hub-message.ts): read the rest past, keeping the connection.
+          await body.dump({ limit: ERROR_BODY_LIMIT }).catch(() => {})
+        }
+        throw statusFailure(statusCode, hubMessage(statusCode, text, [config.UPSTREAM_API_KEY, authorization]), retryAfterSeconds(headers['retry-after']))
+      }
+      // A large body waits for room in the budget before it is read (backpressure to the hub, not memory).
+      const declared = Number(headers['content-length'])
+      let release: (() => void) | undefined
+      if (largeBodies !== undefined && declared >= budgetFromBytes && declared <= maxBytes) {
+        try {
+          release = await largeBodies.acquire(declared, signal)
+        } catch (error) {
+          discard(body)
+          throw error
+        }
+      }
+      try {
+        const { chunks, size } = await readChunks(body, headers['content-length'], maxBytes)
+        return await read(chunks, size, statusCode)
+      } finally {
+        release?.()
+      }
+    },
+
+    async close () {
+      await Promise.all([...pools.values()].map(async pool => {
+        const timer = setTimeout(() => { pool.destroy().catch(() => {}) }, 1000)
+        try {
+          await pool.close()
+        } catch {
+          // destroyed while closing
+        } finally {
+          clearTimeout(timer)
+        }
+      }))
+    }
+  }
+}
