@@ -24,9 +24,9 @@ const ReadySchema = dataEnvelope(Type.Object({
 
 /** A few lines of what GET /metrics answers (its numbers change with every request). */
 const METRICS_EXAMPLE = [
-  '# HELP gateway_http_requests_total Requests answered, by route and status',
+  '# HELP gateway_http_requests_total Requests answered, by method, route template and status code',
   '# TYPE gateway_http_requests_total counter',
-  'gateway_http_requests_total{method="GET",route="/v1/customs/bc20/bills-of-lading",status="200"} 42',
+  'gateway_http_requests_total{method="GET",route="/v1/customs/bc20/bills-of-lading",status_code="200"} 42',
   '# HELP gateway_upstream_requests_total Hub calls, by operation and outcome',
   '# TYPE gateway_upstream_requests_total counter',
   'gateway_upstream_requests_total{operation="noblbc20",outcome="ok"} 40',
@@ -55,6 +55,8 @@ export default async function healthRoutes (app: FastifyInstance, { sandbox }: {
     return { data: { status: 'ready' as const, upstreams, sandbox }, meta: {} }
   })
 
+  // With METRICS_PORT, /metrics is served on its own listener (server.ts), not here.
+  if (app.config.METRICS_PORT !== undefined) return
   app.get('/metrics', {
     config: { scope: null },
     schema: {
