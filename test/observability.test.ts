@@ -155,3 +155,35 @@ test('every metric the alerts and the dashboard use is one the gateway exposes (
   t.match(text, /gateway_http_requests_total\{method="GET",route="\/v1\/customs\/bc20\/bills-of-lading",status_code="200"\} 1/)
   t.match(text, /gateway_upstream_circuit_state\{upstream="hub",operation="noblbc20",state="open"\} 0/)
 })
+
+test('the gateway counts what the dashboard shows: limits per client, replays, cache results, circuits, logins', async (t) => {
+  const key = 'cgw_METRICStestKEYmetricsTESTkeyMETRICStest1234'
+  const { app } = await build(t, {
+    clients: [{ name: 'yard-app', key, scopes: ['customs:read', 'bookings:write'], rateLimit: { max: 4, timeWindow: '1 minute' } }],
+    env: { CACHE_TTL_SECONDS: '30', UPSTREAM_CREDENTIALS: 'login', UPSTREAM_ACCESS_TOKEN: '', BREAKER_VOLUME_THRESHOLD: '1' }
+  })
+  const headers = { authorization: `Bearer ${key}` }
+  const lookup = `/v1/customs/bc20/bills-of-lading?npwp=${F.taxpayer.npwp}`
+  t.equal((await app.inject({ url: lookup, headers })).statusCode, 200)
+  t.equal((await app.inject({ url: lookup, headers })).statusCode, 200, 'from the cache')
+  const booked = { method: 'POST' as const, url: '/v1/bookings/BKG-20240301-0001/booked', payload: { booked: true }, headers: { ...headers, 'idempotency-key': 'metrics-1' } }
+  t.equal((await app.inject(booked)).statusCode, 200)
+  t.equal((await app.inject(booked)).headers['idempotent-replayed'], 'true')
+  t.equal((await app.inject({ url: lookup, headers })).statusCode, 429, 'over its limit')
+  t.equal((await app.inject({ url: '/v1/customs/bc20/bills-of-lading?npwp=012345678901000', headers: { authorization: 'Bearer wrong' } })).statusCode, 401)
+
+  const text = (await app.inject({ url: '/metrics' })).body
+  t.match(text, /gateway_rate_limited_total\{client="yard-app"\} 1/, 'per client, by name')
+  t.match(text, /gateway_idempotency_replays_total\{route="\/v1\/bookings\/:bookingRequestId\/booked"\} 1/)
+  t.match(text, /gateway_idempotency_entries 1/)
+  t.match(text, /gateway_cache_lookups_total\{operation="noblbc20",result="miss"\} 1/)
+  t.match(text, /gateway_cache_lookups_total\{operation="noblbc20",result="hit"\} 1/)
+  t.notMatch(text, /gateway_cache_lookups_total\{operation="DetilBooking/, 'writes are not cache lookups')
+  t.match(text, /gateway_cache_entries 1/)
+  t.match(text, /gateway_cache_bytes [1-9]\d*/)
+  t.match(text, /gateway_hub_logins_total\{outcome="ok"\} 1/)
+  t.match(text, /gateway_upstream_circuit_state\{upstream="base",operation="DetilBooking\/isBooked",state="closed"\} 1/)
+  t.match(text, /gateway_events_connections 0/)
+  t.match(text, /gateway_events_connections_limit 1000/)
+  t.notMatch(text, new RegExp(`${F.taxpayer.npwp}|${key}|metrics-1|BKG-20240301-0001`), 'no request value in any label')
+})
