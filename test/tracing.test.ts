@@ -171,16 +171,36 @@ test('spans of a lookup with retries and of a write reach an OTLP/HTTP (JSON) re
   t.equal(httpCalls(taxpayer).length, 3, 'one HTTP client span per hub call: the three BL lists')
   t.ok(httpCalls(taxpayer).every(s => s.attrs['http.response.status_code'] === 200 && s.attrs['url.query'] === 'npwp=REDACTED'), 'hub status; query values redacted')
 
+  // Each hub call is a span with its operation, cache result, circuit state and the hub's status.
+  const hubCalls = (root: OtlpSpan) => under(root).filter(s => /^hub \S+$/.test(s.name))
+  t.same(hubCalls(taxpayer).map(s => s.attrs['gateway.hub.operation']).sort(), ['noblbc16', 'noblbc20', 'noblbc23'])
+  t.ok(hubCalls(taxpayer).every(s => s.attrs['gateway.hub.cache'] === 'miss' && s.attrs['gateway.hub.circuit'] === 'closed' && s.attrs['gateway.hub.status_code'] === 200 && s.attrs['gateway.hub.upstream'] === 'hub'), 'cache, circuit, status, upstream')
+  for (const call of hubCalls(taxpayer)) {
+    const [attempt] = spans.filter(s => s.parentSpanId === call.spanId)
+    t.equal(attempt?.attrs['gateway.hub.attempt'], 1)
+    t.equal(spans.find(s => s.parentSpanId === attempt?.spanId)?.kind, 3, 'the HTTP exchange under its attempt')
+    t.equal(spans.find(s => s.parentSpanId === attempt?.spanId)?.attrs['url.path'], `/V1/HUB/INT/AUTH/${String(call.attrs['gateway.hub.operation'])}/`, 'the operation\'s address')
+  }
+
   const retried = requestSpan('/v1/customs/bc261/containers')!
   t.equal(retried.attrs['http.response.status_code'], 502)
   const attempts = httpCalls(retried)
   t.equal(attempts.length, 3, 'the call and its two retries, each its own span')
   t.ok(attempts.every(s => s.attrs['http.response.status_code'] === 502), 'the hub\'s status on each')
+  const [failedCall] = hubCalls(retried)
+  t.equal(failedCall?.attrs['gateway.hub.outcome'], 'unavailable')
+  t.equal(failedCall?.attrs['gateway.hub.status_code'], 502)
+  const attemptSpans = spans.filter(s => s.parentSpanId === failedCall?.spanId)
+  t.same(attemptSpans.map(s => s.attrs['gateway.hub.attempt']).sort(), [1, 2, 3], 'attempts 1 to 3, each a span')
+  t.ok(attemptSpans.every(s => s.attrs['gateway.hub.status_code'] === 502 && spans.some(h => h.parentSpanId === s.spanId && h.kind === 3)), 'each with the hub\'s status and its HTTP exchange')
 
   const booked = requestSpan('/v1/bookings/:bookingRequestId/booked')!
   t.equal(booked.attrs['http.response.status_code'], 200)
   t.equal(httpCalls(booked).length, 1, 'the write: one hub call, never retried')
   t.equal(httpCalls(booked)[0]!.attrs['http.request.method'], 'POST')
+  t.equal(hubCalls(booked)[0]?.attrs['gateway.hub.operation'], 'DetilBooking/isBooked')
+  t.equal(hubCalls(booked)[0]?.attrs['gateway.hub.cache'], undefined, 'a write has no cache result')
+  t.equal(httpCalls(booked)[0]!.attrs['url.query'], 'idRequestBooking=REDACTED')
 
   // Logs and traces join: the request's lines carry its trace and span ids.
   const lines = server.logs.filter(l => l.traceId === taxpayer.traceId && l.spanId === taxpayer.spanId)
@@ -206,6 +226,8 @@ test('with UPSTREAM_TRACE_PROPAGATION the hub receives traceparent of the hub ca
     OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url,
     OTEL_EXPORTER_OTLP_PROTOCOL: 'http/protobuf',
     UPSTREAM_TRACE_PROPAGATION: 'true',
+    // Values as path segments: the HTTP span's address must still not hold them.
+    UPSTREAM_PARAM_PLACEMENT: 'path',
     METRICS_PORT: '0'
   })
   const lookup = await request(`${server.base}/v1/customs/bc20/bills-of-lading?npwp=${F.taxpayer.npwp}`, { headers: { ...auth, traceparent: `00-${CALLER_TRACE}-${CALLER_SPAN}-01` } })
@@ -219,7 +241,8 @@ test('with UPSTREAM_TRACE_PROPAGATION the hub receives traceparent of the hub ca
   t.ok(receiver.bodies.every(b => b.type === 'application/x-protobuf'), 'protobuf')
   const bytes = Buffer.concat(receiver.bodies.map(b => b.body))
   t.ok(bytes.includes('GET /v1/customs/bc20/bills-of-lading'), 'the request span, by its route')
-  t.notOk(bytes.includes(F.taxpayer.npwp), 'no NPWP')
+  t.notOk(bytes.includes(F.taxpayer.npwp), 'no NPWP, though it was a path segment of the hub address')
+  t.ok(bytes.includes('/V1/HUB/INT/AUTH/noblbc20/{npwp}'), 'the address template instead')
 
   // METRICS_PORT: /metrics on its own listener, not on the API's.
   t.ok(server.metrics, 'the metrics address is logged')

@@ -15,8 +15,9 @@ import { byteBudget } from './body-budget.ts'
 import { outcomeOf, retryAfterSeconds, statusFailure, transportFailure, type Outcome } from './failures.ts'
 import type { OperationId } from './operations.ts'
 import { createBreaker, type Breaker, type BreakerState } from './policies/breaker.ts'
-import { buildPath, resolveOperations, type OperationMap, type ResolvedOperation } from './resolve-operations.ts'
+import { addressTemplate, buildPath, resolveOperations, type OperationMap, type ResolvedOperation } from './resolve-operations.ts'
 import { isRetryable, retryDelay, type RetryPolicy } from './policies/retry.ts'
+import { inAttemptSpan, inCallSpan } from './spans.ts'
 import { createTranscodePool, threadSetup, transcodeThreads } from './transcode-pool.ts'
 
 /**
@@ -221,6 +222,8 @@ export function createHubClient ({ config, credentials, userAgent, observe, onSl
     rollingCountTimeout: config.BREAKER_WINDOW_MS,
     resetTimeout: config.BREAKER_RESET_MS
   })]))
+  // Each operation's address without its values, for the spans of its calls.
+  const templates = new Map([...operations.values()].map(op => [op.id, addressTemplate(op, config.UPSTREAM_PARAM_PLACEMENT, upstreams[op.service].basePath)]))
   const largeAnswers = oneTurnEach()
   const largeBodies = config.UPSTREAM_BODY_BUDGET_BYTES > 0 ? byteBudget(config.UPSTREAM_BODY_BUDGET_BYTES) : undefined
   const keyHeader = config.UPSTREAM_API_KEY_HEADER.toLowerCase()
@@ -421,7 +424,7 @@ export function createHubClient ({ config, credentials, userAgent, observe, onSl
   async function retried (op: ResolvedOperation, input: Call, path: string, authorization: string, deadline: number, signal: AbortSignal): Promise<Fetched> {
     for (let n = 0; ; n++) {
       try {
-        return await send(op, input, path, authorization, signal)
+        return await inAttemptSpan(op, n + 1, templates.get(op.id)!, () => send(op, input, path, authorization, signal))
       } catch (error) {
         if (op.method !== 'GET' || n >= policy.retries || !isRetryable(error)) throw error
         const delay = retryDelay(policy, n, error)
@@ -516,7 +519,8 @@ export function createHubClient ({ config, credentials, userAgent, observe, onSl
       const release = admit(op, input, path)
       const started = process.hrtime.bigint()
       try {
-        const result = await execute(op, input, path)
+        const result = await inCallSpan(op, breakers.get(op.id)!.state, () => execute(op, input, path),
+          ({ cache }): Record<string, string> => cache === undefined ? {} : { 'gateway.hub.cache': cache.stale ? 'stale' : cache.cached ? 'hit' : 'miss' })
         input.request.upstreamStatus = result.upstreamStatus
         observe?.(op.id, result.cache?.cached === true ? (result.cache.stale ? 'stale' : 'cached') : 'ok', Number(process.hrtime.bigint() - started) / 1e9)
         return result
