@@ -2,7 +2,9 @@ import { readFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { test } from 'tap'
 import { parse as parseYaml } from 'yaml'
+import { request } from 'undici'
 import { SANDBOX_FIXTURES as F } from '../src/sandbox/index.ts'
+import { startMetricsServer } from '../src/telemetry/metrics-server.ts'
 import { build } from './helper.ts'
 import { startRedisServer } from './redis/redis-server.ts'
 
@@ -186,4 +188,31 @@ test('the gateway counts what the dashboard shows: limits per client, replays, c
   t.match(text, /gateway_events_connections 0/)
   t.match(text, /gateway_events_connections_limit 1000/)
   t.notMatch(text, new RegExp(`${F.taxpayer.npwp}|${key}|metrics-1|BKG-20240301-0001`), 'no request value in any label')
+})
+
+test('the metrics listener (METRICS_PORT) answers GET /metrics and nothing else', async (t) => {
+  const { app } = await build(t, { env: { METRICS_PORT: '0' } })
+  t.equal((await app.inject({ url: '/metrics' })).statusCode, 404, 'not on the API')
+  const server = await startMetricsServer(app.metrics.registry, { host: '127.0.0.1', port: 0 })
+  t.teardown(() => server.close())
+  const ok = await request(`${server.url}/metrics`)
+  t.equal(ok.statusCode, 200)
+  t.match(ok.headers['content-type'], /^text\/plain/)
+  t.match(await ok.body.text(), /# TYPE gateway_http_requests_total counter/)
+  const head = await request(`${server.url}/metrics`, { method: 'HEAD' })
+  t.equal(head.statusCode, 200)
+  await head.body.dump()
+  const other = await request(`${server.url}/health/ready`)
+  t.equal(other.statusCode, 404)
+  await other.body.dump()
+  const post = await request(`${server.url}/metrics`, { method: 'POST', body: 'x' })
+  t.equal(post.statusCode, 405)
+  t.equal(post.headers.allow, 'GET, HEAD')
+  await post.body.dump()
+})
+
+test('METRICS_PORT must differ from PORT', async (t) => {
+  const { loadConfig, ConfigError } = await import('../src/config/load.ts')
+  t.throws(() => loadConfig({ PORT: '3000', METRICS_PORT: '3000' }), new ConfigError(['METRICS_PORT: must differ from PORT (3000); leave it unset to serve /metrics on the API port']))
+  t.equal(loadConfig({ METRICS_PORT: '9464' }).METRICS_PORT, 9464)
 })

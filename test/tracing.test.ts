@@ -5,6 +5,8 @@ import type { AddressInfo } from 'node:net'
 import { createInterface } from 'node:readline'
 import { test } from 'tap'
 import { request } from 'undici'
+import { ConfigError } from '../src/config/load.ts'
+import { tracingSettings } from '../src/config/tracing.ts'
 import { SANDBOX_ACCESS_TOKEN, SANDBOX_API_KEY, SANDBOX_FIXTURES as F, SANDBOX_PLATFORM_ID, startSandbox, type Sandbox } from '../src/sandbox/index.ts'
 import { writeClientsFile, type TestClient } from './helper.ts'
 
@@ -13,6 +15,9 @@ import { writeClientsFile, type TestClient } from './helper.ts'
 // SDK sends: the spans are read as a tracing backend would read them.
 
 interface TestLike { teardown (fn: () => unknown): void }
+
+/** The server processes write their coverage where this one does (c8). */
+const COVERAGE: Record<string, string> = process.env.NODE_V8_COVERAGE === undefined ? {} : { NODE_V8_COVERAGE: process.env.NODE_V8_COVERAGE }
 
 const CLIENT: TestClient = { name: 'yard-app', key: 'cgw_TRACINGtestKEYtracingTESTkeyTRACINGtest12', scopes: ['customs:read', 'sp2:read', 'bookings:write'] }
 const SERVICE_ORDER = 'SO-TRACE-SECRET-77'
@@ -42,6 +47,7 @@ async function startServer (t: TestLike, sandbox: Sandbox, env: Record<string, s
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
     env: {
       PATH: process.env.PATH ?? '',
+      ...COVERAGE,
       PORT: '0',
       HOST: '127.0.0.1',
       PRESSURE_MAX_EVENT_LOOP_DELAY_MS: '0',
@@ -268,7 +274,7 @@ test('without OTEL_* settings no part of the SDK is loaded', async (t) => {
     'process.exit(0)'
   ].join('\n')
   const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
-    env: { PATH: process.env.PATH ?? '', PRESSURE_MAX_EVENT_LOOP_DELAY_MS: '0' },
+    env: { PATH: process.env.PATH ?? '', ...COVERAGE, PRESSURE_MAX_EVENT_LOOP_DELAY_MS: '0' },
     stdio: ['ignore', 'pipe', 'inherit']
   })
   t.teardown(() => { child.kill('SIGKILL') })
@@ -279,4 +285,29 @@ test('without OTEL_* settings no part of the SDK is loaded', async (t) => {
   }
   t.ok((seen?.modules ?? 0) > 100, `the gateway's modules were seen (${seen?.modules})`)
   t.same(seen?.otel, [], 'no module of the OpenTelemetry SDK or its instrumentations')
+})
+
+test('OTEL_* decide whether tracing is on; values the SDK would replace by a default stop start-up', async (t) => {
+  const on = (env: Record<string, string>) => tracingSettings(env).enabled
+  t.equal(on({}), false, 'nothing set: off')
+  t.equal(on({ OTEL_SERVICE_NAME: 'x', OTEL_RESOURCE_ATTRIBUTES: 'a=b' }), false, 'naming the service alone exports nothing')
+  t.equal(on({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318' }), true)
+  t.equal(on({ OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'http://collector:4318/v1/traces' }), true)
+  t.equal(on({ OTEL_TRACES_EXPORTER: 'console' }), true)
+  t.equal(on({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318', OTEL_TRACES_EXPORTER: 'none' }), false)
+  t.equal(on({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318', OTEL_SDK_DISABLED: 'true' }), false)
+  const problems = (env: Record<string, string>) => {
+    try {
+      tracingSettings(env)
+      return []
+    } catch (error) {
+      if (error instanceof ConfigError) return error.problems
+      throw error
+    }
+  }
+  t.same(problems({ OTEL_TRACES_EXPORTER: 'jaeger' }), ['OTEL_TRACES_EXPORTER: jaeger is not supported: otlp, console, none'])
+  t.same(problems({ OTEL_EXPORTER_OTLP_PROTOCOL: 'http' }), ['OTEL_EXPORTER_OTLP_PROTOCOL: must be one of http/protobuf, http/json, grpc'])
+  t.same(problems({ OTEL_TRACES_SAMPLER: 'sometimes' }), ['OTEL_TRACES_SAMPLER: must be one of always_on, always_off, traceidratio, parentbased_always_on, parentbased_always_off, parentbased_traceidratio'])
+  t.same(problems({ OTEL_TRACES_SAMPLER: 'traceidratio', OTEL_TRACES_SAMPLER_ARG: '10' }), ['OTEL_TRACES_SAMPLER_ARG: must be a number from 0 to 1 (the share of traces kept)'])
+  t.same(problems({ OTEL_SDK_DISABLED: 'yes' }), ['OTEL_SDK_DISABLED: must be true or false'])
 })
