@@ -63,7 +63,7 @@ export default async function healthRoutes (app: FastifyInstance, { sandbox }: {
       tags: ['operations'],
       summary: 'Prometheus metrics',
       operationId: 'getMetrics',
-      description: 'Prometheus text format: requests by route template and status code, hub calls by operation and outcome, latency histograms, circuit states, the lookup cache, idempotency keys and replays, event sockets, rate-limited requests per client, hub logins, hub answers read by the slow path (gateway_upstream_slow_path_total), process metrics. Not served here when METRICS_PORT gives it a listener of its own.',
+      description: 'Prometheus text format: requests by route template and status code, hub calls by operation and outcome, latency histograms, circuit states, the lookup cache, idempotency keys and replays, event sockets, rate-limited requests per client, hub logins, hub answers read by the slow path (gateway_upstream_slow_path_total), process metrics. Not served here when the deployment serves metrics on a separate port.',
       response: {
         200: { description: 'Prometheus text exposition', content: { 'text/plain': { schema: Type.String({ examples: [METRICS_EXAMPLE] }) } } },
         ...errorResponses([500])
