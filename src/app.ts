@@ -51,6 +51,9 @@ export interface AppOptions {
 
 export const VERSION: string = (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }).version
 
+/** The request id's name in log lines. */
+export const REQUEST_ID_LOG_LABEL = 'requestId'
+
 /** contract.md 2: a caller's id is kept when it is at most 128 of `A-Za-z0-9-_.:`. */
 const SANE_REQUEST_ID = /^[A-Za-z0-9\-_.:]{1,128}$/
 
@@ -81,12 +84,13 @@ export function loggerOptions (config: Config): LoggerOptions {
  * Fastify's own options for the gateway: request ids, validation, logging.
  * `logger` is a logger (server.ts makes it with pino), or options over
  * loggerOptions' from which Fastify makes one (tests: a stream and a level),
- * or false.
+ * or false. `logController` replaces Fastify's request logging (tracing's).
  */
-export function serverOptions (config: Config, logger: FastifyServerOptions['logger'] | FastifyServerOptions['loggerInstance'] = false): FastifyServerOptions {
+export function serverOptions (config: Config, logger: FastifyServerOptions['logger'] | FastifyServerOptions['loggerInstance'] = false, logController?: LogController): FastifyServerOptions {
   const base: FastifyServerOptions = {
     requestIdHeader: false,
-    logController: new LogController({ requestIdLogLabel: 'requestId' }),
+    // Tracing brings its own (telemetry/tracing.ts): the same lines, with the trace ids.
+    logController: logController ?? new LogController({ requestIdLogLabel: REQUEST_ID_LOG_LABEL }),
     genReqId: (req) => requestIdOf(req.headers['x-request-id']),
     bodyLimit: 64 * 1024,
     // A body with `__proto__` or `constructor.prototype` keys is refused (400), never parsed.
@@ -127,6 +131,8 @@ async function gateway (app: FastifyInstance, { config, sandbox, clock = systemC
   await app.register(pressure, { config })
   // The state the plugins below keep their counts, answers, events and hub session in.
   await app.register(state, { config, clock })
+  // Metrics early: the plugins below count into them.
+  await app.register(metrics, { config })
   // Then who is calling (CLIENTS_FILE), the rate limiter keyed on it (which the
   // not-found handler of errorHandler uses), and the scope checks.
   await app.register(clients, { config, sandbox })
@@ -137,7 +143,6 @@ async function gateway (app: FastifyInstance, { config, sandbox, clock = systemC
   await app.register(auth)
   await app.register(idempotency)
   await app.register(audit)
-  await app.register(metrics)
   await app.register(openapi, { version: VERSION })
   await app.register(events, { config })
   await app.register(hub, { config, version: VERSION, clock })

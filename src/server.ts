@@ -1,11 +1,13 @@
 import closeWithGrace from 'close-with-grace'
 import Fastify from 'fastify'
 import pino from 'pino'
-import gateway, { loggerOptions, serverOptions } from './app.ts'
+import gateway, { loggerOptions, REQUEST_ID_LOG_LABEL, serverOptions, VERSION } from './app.ts'
 import { ConfigError, isSandboxMode, loadConfig, loadEnvFile, unknownSettings } from './config/load.ts'
 import { plainHttpWarnings } from './config/plain-http.ts'
 import { resolveConfig } from './config/resolve.ts'
+import { tracingSettings } from './config/tracing.ts'
 import { SANDBOX_PLATFORM_ID, sandboxEnv, startSandbox, type Sandbox } from './sandbox/index.ts'
+import { startMetricsServer, type MetricsServer } from './telemetry/metrics-server.ts'
 
 /** The process: configuration, the logger (pino), the sandbox when no hub is configured, listen, graceful close. */
 
@@ -25,10 +27,14 @@ function orExit<T> (read: () => T): T {
 loadEnvFile()
 // Read once to know where the hub is (and to build the logger); resolved below, with the sandbox's settings when it is the sandbox.
 const config = orExit(() => loadConfig(process.env))
+// Tracing only when the OTEL_* variables ask for it: otherwise the SDK is never loaded.
+const tracing = orExit(() => tracingSettings(process.env)).enabled
+  ? (await import('./telemetry/tracing.ts')).startTracing({ serviceVersion: VERSION, propagateUpstream: config.UPSTREAM_TRACE_PROPAGATION, requestIdLogLabel: REQUEST_ID_LOG_LABEL })
+  : undefined
 // JSON lines on stdout, secrets redacted (app.ts loggerOptions).
 const logger = pino(loggerOptions(config))
 const app = Fastify({
-  ...serverOptions(config, logger),
+  ...serverOptions(config, logger, tracing?.logController),
   // Bounded client timeouts (README, Configuration). Node checks the headers and
   // request timeouts every connectionsCheckingInterval (30 s by default): every
   // second here, so that a client sending its headers slowly is cut off near its time.
@@ -58,6 +64,8 @@ for (const { name, meant } of unknownSettings(process.env)) {
 }
 
 try {
+  // Before the gateway's plugins and routes, which it must see to trace them.
+  if (tracing !== undefined) await app.register(tracing.plugin)
   await app.register(gateway, { config: gatewayConfig, sandbox: sandbox !== undefined })
 } catch (error) {
   // Problems only the gateway can see (CLIENTS_FILE missing or invalid): the same lines as loadConfig's.
@@ -69,11 +77,15 @@ try {
   throw error
 }
 
+let metricsServer: MetricsServer | undefined
 closeWithGrace({ delay: config.SHUTDOWN_GRACE_MS }, async ({ signal, err }) => {
   if (err !== undefined) app.log.error({ err }, 'closing after an uncaught error')
   else app.log.info({ signal }, 'closing')
   await app.close()
+  await metricsServer?.close()
   await sandbox?.close()
+  // Last: the spans of the requests that just finished are sent.
+  await tracing?.shutdown()
 })
 
 try {
@@ -81,6 +93,11 @@ try {
   // Where to start: a wildcard listen address is not one a browser can open.
   const docs = `${address.replace(/\/\/(0\.0\.0\.0|\[::\])(?=:)/, '//localhost')}/docs`
   app.log.info({ docs }, `API documentation (Swagger UI): ${docs}`)
+  if (config.METRICS_PORT !== undefined) {
+    metricsServer = await startMetricsServer(app.metrics.registry, { host: config.HOST, port: config.METRICS_PORT })
+    app.log.info({ metrics: `${metricsServer.url}/metrics` }, `Prometheus metrics at ${metricsServer.url}/metrics`)
+  }
+  if (tracing !== undefined) app.log.info({ propagateUpstream: config.UPSTREAM_TRACE_PROPAGATION }, 'tracing on (OpenTelemetry, OTEL_* settings)')
 } catch (error) {
   app.log.fatal({ err: error }, 'could not listen')
   await sandbox?.close()

@@ -139,6 +139,9 @@ export function loadConfig (env: Record<string, string | undefined>): Config {
   if (config.SERVER_HEADERS_TIMEOUT_MS > config.SERVER_REQUEST_TIMEOUT_MS) {
     problems.push(`SERVER_HEADERS_TIMEOUT_MS: must be at most SERVER_REQUEST_TIMEOUT_MS (${config.SERVER_REQUEST_TIMEOUT_MS})`)
   }
+  if (config.METRICS_PORT !== undefined && config.METRICS_PORT !== 0 && config.METRICS_PORT === config.PORT) {
+    problems.push(`METRICS_PORT: must differ from PORT (${config.PORT}); leave it unset to serve /metrics on the API port`)
+  }
   if (config.UPSTREAM_ACCESS_TOKEN !== undefined && config.UPSTREAM_ACCESS_TOKEN_FILE !== undefined) {
     problems.push('UPSTREAM_ACCESS_TOKEN_FILE: set either it or UPSTREAM_ACCESS_TOKEN, not both')
   }

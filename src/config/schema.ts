@@ -79,6 +79,8 @@ export const ConfigSchema = Type.Object({
   PRESSURE_MAX_RSS_BYTES: Type.Integer({ minimum: 0, default: 0, description: 'Resident memory above which requests get 503 OVERLOADED (0 disables)' }),
   UPSTREAM_OPERATIONS: Type.Record(Type.String(), OperationOverrideSchema, { default: {}, description: 'JSON: per-operation overrides keyed by upstream operation name' }),
   PLATFORM_ID: Type.Optional(Type.String({ minLength: 1, maxLength: 64, description: 'idPlatform sent with offers (default: the sandbox platform)' })),
+  UPSTREAM_TRACE_PROPAGATION: Type.Boolean({ default: false, description: 'true: with tracing on (OTEL_*), the hub receives a W3C traceparent (and tracestate) for each hub call, so that its own traces join the gateway\'s; false: nothing of the trace leaves for the hub' }),
+  METRICS_PORT: Type.Optional(Type.Integer({ minimum: 0, maximum: 65535, description: 'Serve GET /metrics on this port (on HOST) instead of the API port, so that it need not be exposed with the API; 0: a free port. Unset: /metrics on the API port' })),
   LOG_LEVEL: Type.Enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], { default: 'info', description: 'pino log level' }),
   CLIENTS_FILE: Type.Optional(Type.String({ minLength: 1, description: 'JSON file of the clients allowed to call (README, Security); required when an upstream is configured. Unset in sandbox mode: authentication off' })),
   RATE_LIMIT_MAX: Type.Integer({ minimum: 1, maximum: 1_000_000, default: 600, description: 'Requests per window per client (per address when unauthenticated), unless the clients file says otherwise' }),

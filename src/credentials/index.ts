@@ -15,9 +15,11 @@ export interface CredentialsDeps {
   /** Holds the hub session in login mode (state/). */
   tokens: TokenStore
   clock: Clock
+  /** Called after each login (login mode), for metrics. */
+  onLogin?: (outcome: 'ok' | 'failed') => void
 }
 
-export function createCredentials (config: GatewayConfig, { log, tokens, clock }: CredentialsDeps): Credentials {
+export function createCredentials (config: GatewayConfig, { log, tokens, clock, onLogin }: CredentialsDeps): Credentials {
   switch (config.UPSTREAM_CREDENTIALS) {
     case 'forward':
       return forwardCredentials()
@@ -33,7 +35,8 @@ export function createCredentials (config: GatewayConfig, { log, tokens, clock }
         timeoutMs: config.UPSTREAM_HEADERS_TIMEOUT_MS,
         log,
         tokens,
-        clock
+        clock,
+        ...(onLogin === undefined ? {} : { onLogin })
       })
     default:
       return staticCredentials({

@@ -25,6 +25,8 @@ export interface LoginOptions {
   /** Where the session is held, and who logs in when several ask at once (state/). */
   tokens: TokenStore
   clock?: Clock
+  /** Called after each login this process makes, with how it went (metrics). */
+  onLogin?: (outcome: 'ok' | 'failed') => void
 }
 
 function pick (value: unknown, path: string): unknown {
@@ -90,9 +92,20 @@ export function loginCredentials (options: LoginOptions): Credentials {
     return { authorization: options.scheme === '' ? token : `${options.scheme} ${token}`, expiresAt: clock() + lifetimeMs }
   }
 
+  async function counted (): Promise<HubSession> {
+    try {
+      const session = await login()
+      options.onLogin?.('ok')
+      return session
+    } catch (error) {
+      options.onLogin?.('failed')
+      throw error
+    }
+  }
+
   /** A session in place of `rejected` (the one refused or due for renewal; undefined for the first). */
   function shared (rejected: string | undefined): Promise<HubSession> {
-    pending ??= tokens.renew(rejected, login).then(
+    pending ??= tokens.renew(rejected, counted).then(
       (fresh) => { session = fresh; pending = undefined; failed = undefined; return fresh },
       (error: unknown) => { pending = undefined; failed = { at: clock(), error }; throw error }
     )

@@ -96,6 +96,7 @@ async function events (app: FastifyInstance, { config }: { config: GatewayConfig
       if (socket.bufferedAmount + size > config.EVENTS_MAX_BUFFERED_BYTES) {
         // A subscriber that does not read would hold every message in memory.
         socket.close(POLICY_VIOLATION, 'too slow: messages are not being read')
+        app.metrics.countDroppedSubscriber()
         continue
       }
       socket.send(payload)
@@ -147,4 +148,4 @@ async function events (app: FastifyInstance, { config }: { config: GatewayConfig
   } satisfies EventHub)
 }
 
-export default fp(events, { name: 'events', dependencies: ['state'] })
+export default fp(events, { name: 'events', dependencies: ['state', 'metrics'] })

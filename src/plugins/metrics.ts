@@ -1,6 +1,7 @@
 import fp from 'fastify-plugin'
 import type { FastifyInstance } from 'fastify'
-import { collectDefaultMetrics, Counter, Histogram, Registry } from 'prom-client'
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client'
+import type { GatewayConfig } from '../config/resolve.ts'
 import type { Outcome } from '../upstream/failures.ts'
 
 export interface Metrics {
@@ -8,6 +9,10 @@ export interface Metrics {
   observeUpstream (operation: string, outcome: Outcome, seconds: number): void
   /** A 2xx hub answer took the reference path: the transcoder gave up on it. */
   countSlowPath (operation: string): void
+  /** An event subscriber was closed for not reading its messages (EVENTS_MAX_BUFFERED_BYTES). */
+  countDroppedSubscriber (): void
+  /** A login to the hub (UPSTREAM_CREDENTIALS=login), by how it went. */
+  countLogin (outcome: 'ok' | 'failed'): void
 }
 
 declare module 'fastify' {
@@ -18,40 +23,143 @@ declare module 'fastify' {
 
 const BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30]
 
+/** Circuit states as label values (Prometheus label values by convention: `half_open`). */
+const CIRCUIT_STATES = { closed: 'closed', open: 'open', 'half-open': 'half_open' } as const
+
 /**
  * Prometheus metrics (prom-client), one registry per app instance so that
- * several apps in one process (tests) never share counters.
+ * several apps in one process (tests) never share counters. Names and labels
+ * follow Prometheus's conventions; every label value comes from a bounded
+ * set (route templates, operations, outcomes, status codes, client names of
+ * CLIENTS_FILE), never from a request's values. docs/operations.md lists
+ * them all, with the alerts and the dashboard built on them.
+ *
+ * The gauges of other parts (circuits, cache, idempotency store, event
+ * sockets) are read when Prometheus scrapes, from the decorators those
+ * parts register after this plugin.
  */
-async function metrics (app: FastifyInstance) {
+async function metrics (app: FastifyInstance, { config }: { config: GatewayConfig }) {
   const registry = new Registry()
   collectDefaultMetrics({ register: registry })
-  const requests = new Counter({ name: 'gateway_http_requests_total', help: 'Requests answered, by route and status', labelNames: ['method', 'route', 'status'], registers: [registry] })
-  const requestSeconds = new Histogram({ name: 'gateway_http_request_duration_seconds', help: 'Request latency, by route', labelNames: ['method', 'route'], buckets: BUCKETS, registers: [registry] })
-  const upstreamCalls = new Counter({ name: 'gateway_upstream_requests_total', help: 'Hub calls, by operation and outcome', labelNames: ['operation', 'outcome'], registers: [registry] })
-  const upstreamSeconds = new Histogram({ name: 'gateway_upstream_request_duration_seconds', help: 'Hub call latency, by operation and outcome', labelNames: ['operation', 'outcome'], buckets: BUCKETS, registers: [registry] })
+  const registers = [registry]
+  const requests = new Counter({ name: 'gateway_http_requests_total', help: 'Requests answered, by method, route template and status code', labelNames: ['method', 'route', 'status_code'], registers })
+  const requestSeconds = new Histogram({ name: 'gateway_http_request_duration_seconds', help: 'Request latency, by method and route template', labelNames: ['method', 'route'], buckets: BUCKETS, registers })
+  const rateLimited = new Counter({
+    name: 'gateway_rate_limited_total',
+    help: 'Requests refused with 429 RATE_LIMITED (requests per window, hub calls in flight, event sockets), by client name (`anonymous` without authentication)',
+    labelNames: ['client'],
+    registers
+  })
+  const upstreamCalls = new Counter({ name: 'gateway_upstream_requests_total', help: 'Hub calls, by operation and outcome (cached and stale: answered by the lookup cache)', labelNames: ['operation', 'outcome'], registers })
+  const upstreamSeconds = new Histogram({ name: 'gateway_upstream_request_duration_seconds', help: 'Hub call latency, by operation and outcome', labelNames: ['operation', 'outcome'], buckets: BUCKETS, registers })
   const slowPath = new Counter({
     name: 'gateway_upstream_slow_path_total',
     help: 'Successful hub answers the byte transcoder gave up on (unusual shape, escapes, drift, bad values) and the parse-and-normalize path read instead, by operation',
     labelNames: ['operation'],
-    registers: [registry]
+    registers
   })
+  const cacheLookups = new Counter({
+    name: 'gateway_cache_lookups_total',
+    help: 'GET lookups by how the lookup cache answered them: hit (a fresh answer, or one joined in flight), stale (an old answer served because the hub failed), miss (a hub call)',
+    labelNames: ['operation', 'result'],
+    registers
+  })
+  const logins = new Counter({ name: 'gateway_hub_logins_total', help: 'Logins to the hub (UPSTREAM_CREDENTIALS=login), by outcome', labelNames: ['outcome'], registers })
+  const replays = new Counter({ name: 'gateway_idempotency_replays_total', help: 'Writes answered again from the idempotency store (Idempotency-Key), by route template', labelNames: ['route'], registers })
+  const dropped = new Counter({ name: 'gateway_events_dropped_total', help: 'Event sockets closed (1008) because their reader fell EVENTS_MAX_BUFFERED_BYTES behind', registers })
+
+  registry.registerMetric(new Gauge({
+    registers: [],
+    name: 'gateway_upstream_circuit_state',
+    help: 'Circuit breaker state per upstream address (hub, base) and operation: 1 for the state it is in, 0 for the others',
+    labelNames: ['upstream', 'operation', 'state'],
+    collect () {
+      if (!app.hasDecorator('hub')) return
+      for (const { upstream, operation, state } of app.hub.circuits()) {
+        for (const [name, label] of Object.entries(CIRCUIT_STATES)) this.set({ upstream, operation, state: label }, name === state ? 1 : 0)
+      }
+    }
+  }))
+  const cacheGauge = (name: string, help: string, read: (usage: { entries: number, bytes: number, failures: number }) => number) => new Gauge({
+    name,
+    help,
+    registers,
+    collect () {
+      if (app.hasDecorator('hub')) this.set(read(app.hub.cacheUsage()))
+    }
+  })
+  cacheGauge('gateway_cache_entries', 'Lookups held in the lookup cache', usage => usage.entries)
+  cacheGauge('gateway_cache_bytes', 'Memory charged to the lookup cache\'s entries, in bytes (budget: CACHE_MAX_BYTES)', usage => usage.bytes)
+  cacheGauge('gateway_cache_failures', 'Hub failures the lookup cache remembers for CACHE_FAILURE_SECONDS', usage => usage.failures)
+  registry.registerMetric(new Gauge({
+    registers: [],
+    name: 'gateway_cache_max_bytes',
+    help: 'The lookup cache\'s memory budget, in bytes (CACHE_MAX_BYTES)',
+    collect () { this.set(config.CACHE_MAX_BYTES) }
+  }))
+  registry.registerMetric(new Gauge({
+    registers: [],
+    name: 'gateway_idempotency_entries',
+    help: 'Idempotency keys held (in flight or answered); with Redis, those of every replica',
+    async collect () {
+      if (!app.hasDecorator('state')) return
+      try {
+        this.set(await app.state.idempotency.size())
+      } catch {
+        // Redis unreachable: the last value stands, and the Redis gauge says why.
+      }
+    }
+  }))
+  registry.registerMetric(new Gauge({
+    registers: [],
+    name: 'gateway_events_connections',
+    help: 'Event sockets (GET /v1/events) open on this instance',
+    collect () {
+      if (app.hasDecorator('events')) this.set(app.events.size)
+    }
+  }))
+  registry.registerMetric(new Gauge({
+    registers: [],
+    name: 'gateway_events_connections_limit',
+    help: 'Event sockets this instance holds at most (EVENTS_MAX_CONNECTIONS)',
+    collect () { this.set(config.EVENTS_MAX_CONNECTIONS) }
+  }))
+
+  // The GET operations (lookups, which the cache answers), once the hub client is there.
+  let getOperations: Set<string> | undefined
+  const lookups = (): Set<string> => {
+    getOperations ??= new Set([...app.hub.operations.values()].filter(op => op.method === 'GET').map(op => op.id))
+    return getOperations
+  }
 
   app.decorate('metrics', {
     registry,
     observeUpstream (operation, outcome, seconds) {
       upstreamCalls.inc({ operation, outcome })
       upstreamSeconds.observe({ operation, outcome }, seconds)
+      if (lookups().has(operation)) {
+        cacheLookups.inc({ operation, result: outcome === 'cached' ? 'hit' : outcome === 'stale' ? 'stale' : 'miss' })
+      }
     },
     countSlowPath (operation) {
       slowPath.inc({ operation })
+    },
+    countDroppedSubscriber () {
+      dropped.inc()
+    },
+    countLogin (outcome) {
+      logins.inc({ outcome })
     }
   } satisfies Metrics)
 
   app.addHook('onResponse', async (request, reply) => {
     // Unmatched URLs share one label so that scanners cannot grow the series.
     const route = request.routeOptions.url ?? 'unmatched'
-    requests.inc({ method: request.method, route, status: reply.statusCode })
+    requests.inc({ method: request.method, route, status_code: reply.statusCode })
     requestSeconds.observe({ method: request.method, route }, reply.elapsedTime / 1000)
+    // Every 429 the gateway answers is RATE_LIMITED (contract.md 2).
+    if (reply.statusCode === 429) rateLimited.inc({ client: request.client?.name ?? 'anonymous' })
+    if (request.idempotentReplay) replays.inc({ route })
   })
 }
 

@@ -24,9 +24,9 @@ const ReadySchema = dataEnvelope(Type.Object({
 
 /** A few lines of what GET /metrics answers (its numbers change with every request). */
 const METRICS_EXAMPLE = [
-  '# HELP gateway_http_requests_total Requests answered, by route and status',
+  '# HELP gateway_http_requests_total Requests answered, by method, route template and status code',
   '# TYPE gateway_http_requests_total counter',
-  'gateway_http_requests_total{method="GET",route="/v1/customs/bc20/bills-of-lading",status="200"} 42',
+  'gateway_http_requests_total{method="GET",route="/v1/customs/bc20/bills-of-lading",status_code="200"} 42',
   '# HELP gateway_upstream_requests_total Hub calls, by operation and outcome',
   '# TYPE gateway_upstream_requests_total counter',
   'gateway_upstream_requests_total{operation="noblbc20",outcome="ok"} 40',
@@ -55,13 +55,15 @@ export default async function healthRoutes (app: FastifyInstance, { sandbox }: {
     return { data: { status: 'ready' as const, upstreams, sandbox }, meta: {} }
   })
 
+  // With METRICS_PORT, /metrics is served on its own listener (server.ts), not here.
+  if (app.config.METRICS_PORT !== undefined) return
   app.get('/metrics', {
     config: { scope: null },
     schema: {
       tags: ['operations'],
       summary: 'Prometheus metrics',
       operationId: 'getMetrics',
-      description: 'Prometheus text format: requests by route and status, hub calls by operation and outcome, latency histograms, hub answers read by the slow path (gateway_upstream_slow_path_total), process metrics.',
+      description: 'Prometheus text format: requests by route template and status code, hub calls by operation and outcome, latency histograms, circuit states, the lookup cache, idempotency keys and replays, event sockets, rate-limited requests per client, hub logins, hub answers read by the slow path (gateway_upstream_slow_path_total), process metrics. Not served here when the deployment serves metrics on a separate port.',
       response: {
         200: { description: 'Prometheus text exposition', content: { 'text/plain': { schema: Type.String({ examples: [METRICS_EXAMPLE] }) } } },
         ...errorResponses([500])

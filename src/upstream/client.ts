@@ -7,7 +7,7 @@
  *   deadline (policies/deadline.ts)            UPSTREAM_DEADLINE_MS for the whole hub call
  *   credentials (policies/credentials.ts)      the hub's token; a 401 gets one new one
  *   breaker (policies/breaker.ts)              one circuit per upstream and operation
- *   retry (policies/retry.ts)                  GET lookups, within the deadline
+ *   retry (policies/retry.ts)                  GET lookups, within the deadline; a span per attempt
  *   transport (transport.ts)                   pool, send, read under the budget, failure mapping
  *   decoder (decode.ts)                        transcoder fast path, threads, reference path
  */
@@ -26,7 +26,8 @@ import { createCallerShare } from './policies/caller-share.ts'
 import { withAuthorization } from './policies/credentials.ts'
 import { startDeadline } from './policies/deadline.ts'
 import { withRetries } from './policies/retry.ts'
-import { buildPath, resolveOperations, type OperationMap, type ResolvedOperation } from './resolve-operations.ts'
+import { addressTemplate, buildPath, resolveOperations, type OperationMap, type ResolvedOperation } from './resolve-operations.ts'
+import { inAttemptSpan, inCallSpan } from './spans.ts'
 import { createTransport } from './transport.ts'
 
 export type { CallResult } from './answer.ts'
@@ -70,6 +71,8 @@ export function createHubClient ({ config, credentials, userAgent, observe, onSl
   const retries = { retries: config.UPSTREAM_RETRIES, baseMs: config.UPSTREAM_RETRY_BASE_MS, maxMs: config.UPSTREAM_RETRY_MAX_MS }
   const transport = createTransport({ config, userAgent, budgetFromBytes: LARGE_ANSWER_BYTES })
   const decoder = createDecoder({ operations, config, onSlowPath })
+  // Each operation's address without its values, for the spans of its calls.
+  const templates = new Map([...operations.values()].map(op => [op.id, addressTemplate(op, config.UPSTREAM_PARAM_PLACEMENT, transport.basePath(op.service))]))
 
   /** One hub call: the layers below the cache, outermost first. */
   function fetch (op: ResolvedOperation, caller: HubCaller, input: CallInput, path: string): Promise<Fetched> {
@@ -77,9 +80,9 @@ export function createHubClient ({ config, credentials, userAgent, observe, onSl
     const { log } = caller
     return withAuthorization(credentials, op, caller, log, (authorization) =>
       breakers.run(op, () =>
-        withRetries(retries, op, deadline, log, () =>
+        withRetries(retries, op, deadline, log, (attempt) => inAttemptSpan(op, attempt, templates.get(op.id)!, () =>
           transport.exchange(op, { path, requestId: caller.id, authorization, body: input.body, signal: deadline.signal }, (chunks, size, status) =>
-            decoder.decode(op, chunks, size, status, deadline.signal, log)))))
+            decoder.decode(op, chunks, size, status, deadline.signal, log))))))
   }
 
   return {
@@ -94,9 +97,11 @@ export function createHubClient ({ config, credentials, userAgent, observe, onSl
       const release = share.admit(op, caller, log, () => op.method !== 'GET' || cache.wouldCall(cache.key(caller, path), fresh))
       const started = process.hrtime.bigint()
       try {
-        const result = op.method === 'GET'
+        // The call's span (spans.ts): a no-op that records nothing while tracing is off.
+        const result = await inCallSpan(op, breakers.state(op), async () => op.method === 'GET'
           ? await cache.lookup(op, cache.key(caller, path), fresh, log, () => fetch(op, caller, input, path))
-          : resultOf(await fetch(op, caller, input, path))
+          : resultOf(await fetch(op, caller, input, path)),
+        ({ cache }): Record<string, string> => cache === undefined ? {} : { 'gateway.hub.cache': cache.stale ? 'stale' : cache.cached ? 'hit' : 'miss' })
         caller.upstreamStatus = result.upstreamStatus
         observe?.(op.id, result.cache?.cached === true ? (result.cache.stale ? 'stale' : 'cached') : 'ok', Number(process.hrtime.bigint() - started) / 1e9)
         return result

@@ -99,6 +99,16 @@ const UNSAFE_SEGMENT = /[/\\]|^\.{1,2}$/
  * or a proxy before it may decode) or a dot segment is refused here too, in
  * case a route let one through: the route schemas refuse them first.
  */
+/**
+ * The address of an operation without its values, as buildPath places them:
+ * `{name}` for a path segment, the query left out. For traces, where the
+ * address must not carry a taxpayer's number.
+ */
+export function addressTemplate (op: ResolvedOperation, placement: Config['UPSTREAM_PARAM_PLACEMENT'], basePath: string): string {
+  const segments = placement === 'path' ? op.params.filter(param => param.alwaysQuery !== true).map(param => `{${param.upstream}}`) : []
+  return basePath + op.address + segments.join('/')
+}
+
 export function buildPath (op: ResolvedOperation, values: Readonly<Record<string, string>>, placement: Config['UPSTREAM_PARAM_PLACEMENT'], basePath: string): string {
   const query = new URLSearchParams()
   const segments: string[] = []

@@ -54,7 +54,7 @@ export interface paths {
         };
         /**
          * Prometheus metrics
-         * @description Prometheus text format: requests by route and status, hub calls by operation and outcome, latency histograms, hub answers read by the slow path (gateway_upstream_slow_path_total), process metrics.
+         * @description Prometheus text format: requests by route template and status code, hub calls by operation and outcome, latency histograms, circuit states, the lookup cache, idempotency keys and replays, event sockets, rate-limited requests per client, hub logins, hub answers read by the slow path (gateway_upstream_slow_path_total), process metrics. Not served here when the deployment serves metrics on a separate port.
          */
         get: operations["getMetrics"];
         put?: never;

@@ -96,6 +96,8 @@ export interface Circuit {
 export interface Breakers {
   /** Runs the whole call (its retries included) through the operation's circuit, so that it counts once. */
   run<T> (op: ResolvedOperation, action: () => Promise<T>): Promise<T>
+  /** The state of the operation's circuit (a span records it). */
+  state (op: ResolvedOperation): BreakerState
   /** The state of every circuit (a gauge can read them). */
   circuits (): Circuit[]
   shutdown (): void
@@ -109,6 +111,7 @@ export function createBreakers (operations: OperationMap, options: BreakerOption
   const breakers = new Map<OperationId, Breaker>([...operations.values()].map(op => [op.id, createBreaker(`${op.service} ${op.id}`, options)]))
   return {
     run: (op, action) => breakers.get(op.id)!.run(action),
+    state: (op) => breakers.get(op.id)!.state,
     circuits: () => [...breakers].map(([operation, breaker]) => ({ upstream: operations.get(operation)!.service, operation, state: breaker.state })),
     shutdown () {
       for (const breaker of breakers.values()) breaker.shutdown()

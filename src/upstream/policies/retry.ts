@@ -40,7 +40,7 @@ export function retryDelay (policy: RetryPolicy, attempt: number, error: unknown
 }
 
 /**
- * `send`, retried by the policy while the error allows and the next try
+ * `send` (given its attempt number, from 1), retried by the policy while the error allows and the next try
  * would start before `deadline` (ms); a GET lookup only. The wait ends with
  * UPSTREAM_TIMEOUT when `signal` (the deadline's) aborts it.
  */
@@ -49,11 +49,11 @@ export async function withRetries<T> (
   op: { id: string, method: string },
   deadline: Deadline,
   log: FastifyBaseLogger,
-  send: () => Promise<T>
+  send: (attempt: number) => Promise<T>
 ): Promise<T> {
   for (let n = 0; ; n++) {
     try {
-      return await send()
+      return await send(n + 1)
     } catch (error) {
       if (op.method !== 'GET' || n >= policy.retries || !isRetryable(error)) throw error
       const delay = retryDelay(policy, n, error)
