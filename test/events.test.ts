@@ -165,7 +165,7 @@ test('a client sees the events of its own writes; one allowed "events": "all" se
 })
 
 test('the event carries its client internally, and the filter reads it from there', async (t) => {
-  const event = { type: 'booking.booked' as const, occurredAt: '2024-03-01T00:00:00.000Z', requestId: 'r', client: 'yard-a', data: { bookingRequestId: 'B', booked: true, note: '' } }
+  const event = { id: 'c0ffee00-0000-4000-8000-000000000001', type: 'booking.booked' as const, occurredAt: '2024-03-01T00:00:00.000Z', requestId: 'r', client: 'yard-a', data: { bookingRequestId: 'B', booked: true, note: '' } }
   t.ok(mayView({ name: 'yard-a', events: 'own' }, event))
   t.notOk(mayView({ name: 'yard-b', events: 'own' }, event))
   t.ok(mayView({ name: 'yard-b', events: 'all' }, event))

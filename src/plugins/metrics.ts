@@ -1,6 +1,6 @@
 import fp from 'fastify-plugin'
 import type { FastifyInstance } from 'fastify'
-import { collectDefaultMetrics, Counter, Histogram, Registry } from 'prom-client'
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client'
 import type { Outcome } from '../upstream/failures.ts'
 
 export interface Metrics {
@@ -36,6 +36,12 @@ async function metrics (app: FastifyInstance) {
     registers: [registry]
   })
 
+  // Only with REDIS_URL set: read when scraped.
+  const redis = app.state.redis
+  if (redis !== undefined) {
+    registry.registerMetric(new Gauge({ name: 'gateway_redis_up', help: 'Whether the Redis the replicas share answers (1) or not (0)', registers: [], collect () { this.set(redis.health() === 'up' ? 1 : 0) } }))
+  }
+
   app.decorate('metrics', {
     registry,
     observeUpstream (operation, outcome, seconds) {
@@ -55,4 +61,4 @@ async function metrics (app: FastifyInstance) {
   })
 }
 
-export default fp(metrics, { name: 'metrics' })
+export default fp(metrics, { name: 'metrics', dependencies: ['state'] })
