@@ -161,7 +161,7 @@ test('a client sees the events of its own writes; one allowed "events": "all" se
   t.same(notes(a), ['yard-a'], 'A sees its own booking only')
   t.same(notes(b), ['yard-b'], 'B sees its own booking only')
   t.same(notes(monitor), ['yard-a', 'yard-b'], 'the monitor sees both')
-  t.same(Object.keys(received.get(monitor)![0]!).sort(), ['data', 'occurredAt', 'requestId', 'type'], 'the posting client is not in the payload')
+  t.same(Object.keys(received.get(monitor)![0]!).sort(), ['data', 'id', 'occurredAt', 'requestId', 'type'], 'the posting client is not in the payload')
 })
 
 test('the event carries its client internally, and the filter reads it from there', async (t) => {
