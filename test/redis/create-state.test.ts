@@ -1,7 +1,9 @@
+import { Writable } from 'node:stream'
 import { test } from 'tap'
 import { buildApp } from '../../src/app.ts'
 import { resolveConfig } from '../../src/config/resolve.ts'
 import { sandboxEnv, startSandbox } from '../../src/sandbox/index.ts'
+import { SANDBOX_FIXTURES as F } from '../../src/sandbox/index.ts'
 import { connect, startRedisServer, until } from './redis-server.ts'
 
 // The gateway with REDIS_URL: one connection set per process (commands and
@@ -54,4 +56,35 @@ test('a gateway whose Redis is down starts all the same, reports it, and uses it
   await redis.start()
   await until(async () => (await app.inject({ url: '/health/ready' })).json().data.redis === 'up', 10_000, 'redis up')
   t.match((await app.inject({ url: '/metrics' })).body, /^gateway_redis_up 1$/m)
+})
+
+test('the Redis password reaches no log line and no answer, Redis up or down', async (t) => {
+  const password = 'redis-pass-5c0d9e'
+  const redis = await startRedisServer(t, { user: { name: 'gateway', password } })
+  const sandbox = await startSandbox()
+  t.teardown(() => sandbox.close())
+  const lines: string[] = []
+  const stream = new Writable({ write (chunk: Buffer, _encoding, done) { lines.push(chunk.toString()); done() } })
+  const app = await buildApp({ config: resolveConfig({ ...sandboxEnv(sandbox.url), REDIS_URL: redis.url, LOG_LEVEL: 'debug' }), sandbox: true }, { level: 'debug', stream })
+  t.teardown(() => app.close())
+  t.equal(app.state.redis?.health(), 'up', 'connected with the credentials')
+  app.log.info({ config: app.config }, 'a line that logs the configuration')
+
+  const answers: string[] = []
+  const write = async () => app.inject({ method: 'POST', url: `/v1/bookings/${F.bookingRequestId}/booked`, payload: { booked: true }, headers: { 'idempotency-key': `k-${answers.length}` } })
+  const first = await write()
+  t.equal(first.statusCode, 200)
+  answers.push(first.body)
+  await redis.stop()
+  await until(() => app.state.redis?.health() === 'down', 5000, 'redis down')
+  const refused = await write()
+  t.equal(refused.statusCode, 503)
+  answers.push(refused.body, JSON.stringify(refused.headers))
+  for (const url of ['/health/ready', '/metrics']) answers.push((await app.inject({ url })).body)
+  // Reconnection attempts fail meanwhile, and are logged at debug level.
+  await new Promise(resolve => setTimeout(resolve, 300))
+
+  t.ok(lines.some(line => line.includes('redis down')), 'the outage is logged')
+  for (const text of [...lines, ...answers]) t.notOk(text.includes(password), 'no password')
+  t.ok(lines.some(line => line.includes('[Redacted]')), 'the configuration line has it redacted')
 })
