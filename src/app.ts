@@ -67,7 +67,7 @@ export function redactPaths (config: Config): string[] {
   const headers = ['authorization', 'x-upstream-authorization', 'sec-websocket-protocol', config.UPSTREAM_API_KEY_HEADER.toLowerCase()]
   return [
     ...headers.flatMap(h => [`req.headers["${h}"]`, `res.headers["${h}"]`, `headers["${h}"]`]),
-    'config.UPSTREAM_API_KEY', 'config.UPSTREAM_ACCESS_TOKEN'
+    'config.UPSTREAM_API_KEY', 'config.UPSTREAM_ACCESS_TOKEN', 'config.REDIS_URL'
   ]
 }
 

@@ -24,6 +24,7 @@ export const errors = {
   UPSTREAM_UNAVAILABLE: createError('UPSTREAM_UNAVAILABLE', 'The customs hub did not answer', 502),
   UPSTREAM_TIMEOUT: createError('UPSTREAM_TIMEOUT', 'The customs hub did not answer in time', 504),
   UPSTREAM_BAD_RESPONSE: createError('UPSTREAM_BAD_RESPONSE', 'The customs hub sent a response the gateway cannot read', 502),
+  IDEMPOTENCY_UNAVAILABLE: createError('IDEMPOTENCY_UNAVAILABLE', 'The gateway cannot check this Idempotency-Key right now, so nothing was sent to the hub; retry shortly with the same key', 503),
   OVERLOADED: createError('OVERLOADED', 'The gateway is overloaded; retry shortly', 503),
   SHUTTING_DOWN: createError('SHUTTING_DOWN', 'The gateway is shutting down; retry on another instance', 503),
   INTERNAL: createError('INTERNAL', 'Something went wrong in the gateway', 500)

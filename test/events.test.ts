@@ -161,11 +161,11 @@ test('a client sees the events of its own writes; one allowed "events": "all" se
   t.same(notes(a), ['yard-a'], 'A sees its own booking only')
   t.same(notes(b), ['yard-b'], 'B sees its own booking only')
   t.same(notes(monitor), ['yard-a', 'yard-b'], 'the monitor sees both')
-  t.same(Object.keys(received.get(monitor)![0]!).sort(), ['data', 'occurredAt', 'requestId', 'type'], 'the posting client is not in the payload')
+  t.same(Object.keys(received.get(monitor)![0]!).sort(), ['data', 'id', 'occurredAt', 'requestId', 'type'], 'the posting client is not in the payload')
 })
 
 test('the event carries its client internally, and the filter reads it from there', async (t) => {
-  const event = { type: 'booking.booked' as const, occurredAt: '2024-03-01T00:00:00.000Z', requestId: 'r', client: 'yard-a', data: { bookingRequestId: 'B', booked: true, note: '' } }
+  const event = { id: 'c0ffee00-0000-4000-8000-000000000001', type: 'booking.booked' as const, occurredAt: '2024-03-01T00:00:00.000Z', requestId: 'r', client: 'yard-a', data: { bookingRequestId: 'B', booked: true, note: '' } }
   t.ok(mayView({ name: 'yard-a', events: 'own' }, event))
   t.notOk(mayView({ name: 'yard-b', events: 'own' }, event))
   t.ok(mayView({ name: 'yard-b', events: 'all' }, event))

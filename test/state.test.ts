@@ -21,9 +21,12 @@ function logger () {
   return { log, lines }
 }
 
+/** The settings createState reads besides the idempotency bounds, as the config defaults them, without REDIS_URL. */
+const MEMORY = { REDIS_KEY_PREFIX: 'cgw:', REDIS_COMMAND_TIMEOUT_MS: 500, UPSTREAM_DEADLINE_MS: 15000, UPSTREAM_HEADERS_TIMEOUT_MS: 10000 }
+
 test('createState: the memory implementations, with the configured idempotency bounds and the clock given', async (t) => {
   let now = 1_000_000
-  const state = createState({ IDEMPOTENCY_TTL_SECONDS: 2, IDEMPOTENCY_MAX_ENTRIES: 10 }, { clock: () => now, log: logger().log })
+  const state = createState({ ...MEMORY, IDEMPOTENCY_TTL_SECONDS: 2, IDEMPOTENCY_MAX_ENTRIES: 10 }, { clock: () => now, log: logger().log })
   t.teardown(() => state.close())
   t.same(await state.idempotency.begin('k', 'f'), { state: 'acquired' })
   await state.idempotency.complete('k', { statusCode: 200, headers: {}, body: '{}' })

@@ -42,8 +42,8 @@ const POLICY_VIOLATION = 1008
 const TRY_AGAIN_LATER = 1013
 
 /** What a subscriber receives (schemas/events.ts): the event without the internal fields. */
-export function publicEvent ({ type, occurredAt, requestId, data }: Pick<GatewayEvent, 'type' | 'occurredAt' | 'requestId' | 'data'>): string {
-  return JSON.stringify({ type, occurredAt, requestId, data })
+export function publicEvent ({ id, type, occurredAt, requestId, data }: Pick<GatewayEvent, 'id' | 'type' | 'occurredAt' | 'requestId' | 'data'>): string {
+  return JSON.stringify({ id, type, occurredAt, requestId, data })
 }
 
 /** Whether `viewer` may see `event`: everyone without authentication; else its own writes' events, or all with `"events": "all"`. */

@@ -19,6 +19,8 @@ async function hub (app: FastifyInstance, { config, version, clock }: { config: 
     userAgent: `customs-gateway/${version}`,
     observe: (operation, outcome, seconds) => app.metrics.observeUpstream(operation, outcome, seconds),
     onSlowPath: (operation) => app.metrics.countSlowPath(operation),
+    // With REDIS_URL, the replicas' shared tier behind this process's memory cache.
+    lookupTier: app.state.lookupTier,
     clock
   })
   app.decorate('hub', client)

@@ -2,6 +2,7 @@ import fp from 'fastify-plugin'
 import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from 'fastify'
 import { gatewayError } from '../errors.ts'
 import { requestFingerprint } from '../idempotency/fingerprint.ts'
+import { isStateUnavailable } from '../state/errors.ts'
 import type { StoredResponse } from '../state/types.ts'
 import { errorResponses } from '../schemas/envelope.ts'
 import { IDEMPOTENCY_KEY } from '../schemas/formats.ts'
@@ -20,6 +21,12 @@ export const REPLAYED_HEADER = 'idempotent-replayed'
 
 /** The headers of an answer worth replaying along with its body. */
 const REPLAYED_HEADERS = ['content-type', 'cache-control']
+
+/**
+ * retry-after of IDEMPOTENCY_UNAVAILABLE: the shared store (Redis) is
+ * reconnected to at most every 2 s and checked every second (state/redis/connection.ts).
+ */
+const UNAVAILABLE_RETRY_AFTER = '2'
 
 // No example value: Swagger UI would fill it into every "Try it out", and one key
 // shared by every user makes the second user's different offer a 422 for a day.
@@ -47,7 +54,8 @@ type Claimed = FastifyRequest & { [kClaim]?: Claim }
  * 2xx answers are kept: a failed write releases its key so that the caller
  * can retry with it. Concurrent requests with one key wait for the first and
  * replay its answer. The answers are kept in the state's idempotency store
- * (state/).
+ * (state/); when a shared store cannot answer, a write with a key is
+ * refused (503 IDEMPOTENCY_UNAVAILABLE) and one without a key goes on.
  */
 async function idempotency (app: FastifyInstance) {
   const store = app.state.idempotency
@@ -71,7 +79,8 @@ async function idempotency (app: FastifyInstance) {
             response: {
               ...response,
               200: { ...ok, headers: { [REPLAYED_HEADER]: { type: 'string', enum: ['true'], description: 'Present on a replay of an earlier answer (Idempotency-Key)' } } },
-              422: { ...errorResponses([422], { write: true })[422], description: 'The hub rejected the request (UPSTREAM_REJECTED), or the Idempotency-Key was used with a different request (IDEMPOTENCY_KEY_REUSED)' }
+              422: { ...errorResponses([422], { write: true })[422], description: 'The hub rejected the request (UPSTREAM_REJECTED), or the Idempotency-Key was used with a different request (IDEMPOTENCY_KEY_REUSED)' },
+              503: errorResponses([503], { write: true })[503]
             }
           })
     }
@@ -84,6 +93,20 @@ async function idempotency (app: FastifyInstance) {
     return reply.code(response.statusCode).header(REPLAYED_HEADER, 'true').send(response.body)
   }
 
+  /**
+   * A store that cannot answer (Redis down or too slow) cannot tell a retry
+   * from a new write: the request is refused and nothing reaches the hub,
+   * since sending it could book twice.
+   */
+  async function begin (key: string, fingerprint: string) {
+    try {
+      return await store.begin(key, fingerprint)
+    } catch (error) {
+      if (isStateUnavailable(error)) throw gatewayError('IDEMPOTENCY_UNAVAILABLE', { retryAfter: UNAVAILABLE_RETRY_AFTER, cause: error })
+      throw error
+    }
+  }
+
   // After validation: invalid requests never claim a key.
   async function claim (request: Claimed, reply: FastifyReply) {
     const callerKey = request.headers[IDEMPOTENCY_HEADER]
@@ -91,7 +114,7 @@ async function idempotency (app: FastifyInstance) {
     const key = [request.client?.name ?? '', request.method, request.routeOptions.url, callerKey].join('\n')
     const fingerprint = requestFingerprint(request.params, request.body)
     for (;;) {
-      const begun = await store.begin(key, fingerprint)
+      const begun = await begin(key, fingerprint)
       if (begun.state === 'acquired') {
         request[kClaim] = { key, done: false }
         return

@@ -132,6 +132,12 @@ async function metrics (app: FastifyInstance, { config }: { config: GatewayConfi
     return getOperations
   }
 
+  // Only with REDIS_URL set: read when scraped.
+  const redis = app.state.redis
+  if (redis !== undefined) {
+    registry.registerMetric(new Gauge({ name: 'gateway_redis_up', help: 'Whether the Redis the replicas share answers (1) or not (0)', registers: [], collect () { this.set(redis.health() === 'up' ? 1 : 0) } }))
+  }
+
   app.decorate('metrics', {
     registry,
     observeUpstream (operation, outcome, seconds) {
@@ -163,4 +169,4 @@ async function metrics (app: FastifyInstance, { config }: { config: GatewayConfi
   })
 }
 
-export default fp(metrics, { name: 'metrics' })
+export default fp(metrics, { name: 'metrics', dependencies: ['state'] })

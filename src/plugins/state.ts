@@ -12,11 +12,22 @@ declare module 'fastify' {
   }
 }
 
+/**
+ * How long start-up waits for Redis (REDIS_URL set) before going on without
+ * it: long enough for a reachable Redis to answer, so that the first writes
+ * are not refused; short, because a Redis outage must not keep replicas from
+ * starting (they degrade as docs/resilience.md says, and recover by themselves).
+ */
+const REDIS_STARTUP_WAIT_MS = 3000
+
 /** The state, as createState chooses it from configuration, closed with the app. */
 async function state (app: FastifyInstance, { config, clock }: { config: GatewayConfig, clock: Clock }) {
   const chosen = createState(config, { clock, log: app.log })
   app.decorate('state', chosen)
   app.addHook('onClose', async () => chosen.close())
+  if (chosen.redis !== undefined && !await chosen.redis.whenUp(REDIS_STARTUP_WAIT_MS)) {
+    app.log.warn(`redis: not reachable within ${REDIS_STARTUP_WAIT_MS} ms of start-up; serving without it until it answers (docs/resilience.md)`)
+  }
 }
 
 export default fp(state, { name: 'state' })

@@ -19,7 +19,8 @@ const ReadySchema = dataEnvelope(Type.Object({
     hub: circuitsOf('hub', 'the hub\'s lookup address'),
     base: circuitsOf('base', 'the hub\'s SP2 and booking address')
   }, { additionalProperties: false, description: 'Circuit breaker state per upstream address and operation' }),
-  sandbox: Type.Boolean({ description: 'True when the gateway fronts its built-in sandbox' })
+  sandbox: Type.Boolean({ description: 'True when the gateway fronts its built-in sandbox' }),
+  redis: Type.Optional(Type.Enum(['up', 'down'], { description: 'Present when the gateway runs as replicas sharing a Redis: whether that Redis answers. `down` does not make the gateway unready: each use of it degrades instead (writes with an Idempotency-Key are refused with 503 IDEMPOTENCY_UNAVAILABLE), and the gateway reconnects by itself' }))
 }, { additionalProperties: false }), 'Readiness')
 
 /** A few lines of what GET /metrics answers (its numbers change with every request). */
@@ -46,13 +47,14 @@ export default async function healthRoutes (app: FastifyInstance, { sandbox }: {
       tags: ['operations'],
       summary: 'Readiness',
       operationId: 'getHealthReady',
-      description: 'Ready once configuration is loaded and every plugin started; 503 SHUTTING_DOWN while closing. Shows the circuit of every hub operation. An open circuit does not make the gateway unready: it still answers, fast, from cache or with UPSTREAM_UNAVAILABLE.',
+      description: 'Ready once configuration is loaded and every plugin started; 503 SHUTTING_DOWN while closing. Shows the circuit of every hub operation. An open circuit does not make the gateway unready: it still answers, fast, from cache or with UPSTREAM_UNAVAILABLE. Nor does an outage of the Redis that replicas share: `data.redis` reports it.',
       response: { 200: ReadySchema, ...errorResponses([503], { codes: ['SHUTTING_DOWN'] }) }
     }
   }, async () => {
     const upstreams: Record<'hub' | 'base', Record<string, string>> = { hub: {}, base: {} }
     for (const { upstream, operation, state } of app.hub.circuits()) upstreams[upstream][operation] = state
-    return { data: { status: 'ready' as const, upstreams, sandbox }, meta: {} }
+    const redis = app.state.redis?.health()
+    return { data: { status: 'ready' as const, upstreams, sandbox, ...(redis === undefined ? {} : { redis }) }, meta: {} }
   })
 
   // With METRICS_PORT, /metrics is served on its own listener (server.ts), not here.

@@ -30,14 +30,14 @@ const STATUS_TEXT: Record<number, string> = {
   429: 'Too many requests (RATE_LIMITED)',
   500: 'A gateway bug (INTERNAL)',
   502: 'The hub failed: UPSTREAM_UNAVAILABLE, UPSTREAM_AUTH_FAILED or UPSTREAM_BAD_RESPONSE',
-  503: 'The hub is unavailable or rate limited the gateway (UPSTREAM_UNAVAILABLE), or the gateway is overloaded (OVERLOADED) or closing (SHUTTING_DOWN); see `retry-after`',
+  503: 'The hub is unavailable or rate limited the gateway (UPSTREAM_UNAVAILABLE), or the gateway is overloaded (OVERLOADED) or closing (SHUTTING_DOWN), or (a write with an Idempotency-Key) cannot reach its shared idempotency store (IDEMPOTENCY_UNAVAILABLE); see `retry-after`',
   504: 'The hub did not answer in time (UPSTREAM_TIMEOUT)'
 }
 
 export const UPSTREAM_STATUSES = [400, 404, 422, 500, 502, 503, 504] as const
 
 export interface ErrorResponseOptions {
-  /** A write route (its 422 may be IDEMPOTENCY_KEY_REUSED). */
+  /** A write route (its 422 may be IDEMPOTENCY_KEY_REUSED, its 503 IDEMPOTENCY_UNAVAILABLE). */
   write?: boolean
   /** The codes the route answers these statuses with, where fewer than the usual. */
   codes?: readonly ErrorCode[]

@@ -46,6 +46,7 @@ const BY_STATUS: Record<number, ErrorExample[]> = {
   503: [
     { code: 'UPSTREAM_UNAVAILABLE', extras: { statusCode: 503 }, summary: 'The hub is unavailable or limits the gateway, or its circuit is open (see retry-after)' },
     { code: 'OVERLOADED', summary: 'The gateway sheds load (retry-after: 5)' },
+    { code: 'IDEMPOTENCY_UNAVAILABLE', summary: 'A write with an Idempotency-Key while the shared store is unreachable: nothing sent to the hub (retry-after: 2)' },
     { code: 'SHUTTING_DOWN', summary: 'The gateway is closing (retry-after: 1)' }
   ],
   504: [{ code: 'UPSTREAM_TIMEOUT', summary: 'The hub did not answer in time' }]
@@ -66,7 +67,7 @@ export function errorEnvelope (example: ErrorExample): Record<string, unknown> {
 }
 
 export interface ExampleOptions {
-  /** A write route: its 422 may be IDEMPOTENCY_KEY_REUSED too. */
+  /** A write route: its 422 may be IDEMPOTENCY_KEY_REUSED too, its 503 IDEMPOTENCY_UNAVAILABLE. */
   write?: boolean
   /** Only these codes (a route that answers a status with fewer of them). */
   codes?: readonly ErrorCode[]
@@ -96,7 +97,7 @@ export function errorExampleComponents (): Record<string, { summary: string, val
 export function errorExamples (status: number, { write = false, codes, own = {} }: ExampleOptions = {}): Record<string, NamedExample> {
   const out: Record<string, NamedExample> = {}
   for (const example of BY_STATUS[status] ?? []) {
-    if (example.code === 'IDEMPOTENCY_KEY_REUSED' && !write) continue
+    if ((example.code === 'IDEMPOTENCY_KEY_REUSED' || example.code === 'IDEMPOTENCY_UNAVAILABLE') && !write) continue
     if (codes !== undefined && !codes.includes(example.code)) continue
     const value = own[example.code] ?? (example.perRoute === true ? errorEnvelope(example) : undefined)
     out[example.code] = value === undefined ? { $ref: `#/components/examples/${componentName(status, example.code)}` } : { summary: example.summary, value }

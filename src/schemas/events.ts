@@ -1,7 +1,7 @@
 import { Type, type Static } from './typebox.ts'
 
 /** One message as an example: the document shows it, and typed clients see it. */
-export const BOOKED_EVENT_EXAMPLE = { type: 'booking.booked', occurredAt: '2024-03-01T01:15:00.000Z', requestId: '5b0b7c1e-0d5f-4b8e-9a51-2f4f1d3c9e01', data: { bookingRequestId: 'BKG-20240301-0001', booked: true, note: 'Truck B 1234 XYZ, pickup 08:00' } }
+export const BOOKED_EVENT_EXAMPLE = { id: '0f8a3c52-7d1e-4b6a-9c2f-5e4d3b2a1908', type: 'booking.booked', occurredAt: '2024-03-01T01:15:00.000Z', requestId: '5b0b7c1e-0d5f-4b8e-9a51-2f4f1d3c9e01', data: { bookingRequestId: 'BKG-20240301-0001', booked: true, note: 'Truck B 1234 XYZ, pickup 08:00' } }
 
 /**
  * The message a client of GET /v1/events receives, in the document's
@@ -11,6 +11,7 @@ export const BOOKED_EVENT_EXAMPLE = { type: 'booking.booked', occurredAt: '2024-
  * message.
  */
 export const BookedEventSchema = Type.Object({
+  id: Type.String({ format: 'uuid', description: 'The event\'s own id (a UUID), the same on every socket of every gateway replica that delivers it: a client that listens on more than one socket can drop a message whose id it has already seen' }),
   type: Type.Literal('booking.booked', { description: 'What happened: a booking request was booked (or un-booked, `data.booked` false)' }),
   occurredAt: Type.String({ format: 'date-time', description: 'When the gateway sent the notification, ISO 8601 in UTC' }),
   requestId: Type.String({ description: 'The id of the booked POST that caused it (its `x-request-id`)' }),

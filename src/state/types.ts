@@ -169,6 +169,17 @@ export interface GatewayState {
   rateLimitStore: RateLimitStoreClass
   events: EventBus
   tokens: TokenStore
+  /**
+   * The shared tier of the lookup cache, behind each replica's memory tier;
+   * undefined when the state is in memory (the memory tier is all there is).
+   */
+  lookupTier?: SharedLookupTier
+  /** Present when the state is in Redis: its health, for /health/ready and the gateway_redis_up gauge. */
+  redis?: {
+    health (): StoreHealth
+    /** Resolves true as soon as Redis is up, false when timeoutMs passed first. */
+    whenUp (timeoutMs: number): Promise<boolean>
+  }
   /** Ends what the state holds open (subscriptions, connections); called when the app closes. */
   close (): Promise<void>
 }

@@ -34,7 +34,7 @@ export interface paths {
         };
         /**
          * Readiness
-         * @description Ready once configuration is loaded and every plugin started; 503 SHUTTING_DOWN while closing. Shows the circuit of every hub operation. An open circuit does not make the gateway unready: it still answers, fast, from cache or with UPSTREAM_UNAVAILABLE.
+         * @description Ready once configuration is loaded and every plugin started; 503 SHUTTING_DOWN while closing. Shows the circuit of every hub operation. An open circuit does not make the gateway unready: it still answers, fast, from cache or with UPSTREAM_UNAVAILABLE. Nor does an outage of the Redis that replicas share: `data.redis` reports it.
          */
         get: operations["getHealthReady"];
         put?: never;
@@ -545,7 +545,7 @@ export interface paths {
          * @description Upgrade to a WebSocket (`Upgrade: websocket`). After every successful `POST /v1/bookings/{bookingRequestId}/booked` each connected client receives one JSON text message, a `BookedEvent` (see the schemas):
          *
          *     ```json
-         *     {"type":"booking.booked","occurredAt":"2024-03-01T01:15:00.000Z","requestId":"5b0b7c1e-0d5f-4b8e-9a51-2f4f1d3c9e01","data":{"bookingRequestId":"BKG-20240301-0001","booked":true,"note":"Truck B 1234 XYZ, pickup 08:00"}}
+         *     {"id":"0f8a3c52-7d1e-4b6a-9c2f-5e4d3b2a1908","type":"booking.booked","occurredAt":"2024-03-01T01:15:00.000Z","requestId":"5b0b7c1e-0d5f-4b8e-9a51-2f4f1d3c9e01","data":{"bookingRequestId":"BKG-20240301-0001","booked":true,"note":"Truck B 1234 XYZ, pickup 08:00"}}
          *     ```
          *
          *     Its `data` is the booking as the booked POST answers it: the same names and forms. Messages from clients are ignored. On shutdown the gateway closes sockets with code 1001. A plain HTTP GET answers 426.
@@ -580,7 +580,7 @@ export interface components {
              * @description Stable error code: what went wrong, for programs (the README lists when each is answered)
              * @enum {unknown}
              */
-            code: "VALIDATION_FAILED" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "HEADERS_TOO_LARGE" | "UPGRADE_REQUIRED" | "RATE_LIMITED" | "IDEMPOTENCY_KEY_REUSED" | "UPSTREAM_REJECTED" | "UPSTREAM_NOT_FOUND" | "UPSTREAM_AUTH_FAILED" | "UPSTREAM_UNAVAILABLE" | "UPSTREAM_TIMEOUT" | "UPSTREAM_BAD_RESPONSE" | "OVERLOADED" | "SHUTTING_DOWN" | "INTERNAL";
+            code: "VALIDATION_FAILED" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "HEADERS_TOO_LARGE" | "UPGRADE_REQUIRED" | "RATE_LIMITED" | "IDEMPOTENCY_KEY_REUSED" | "UPSTREAM_REJECTED" | "UPSTREAM_NOT_FOUND" | "UPSTREAM_AUTH_FAILED" | "UPSTREAM_UNAVAILABLE" | "UPSTREAM_TIMEOUT" | "UPSTREAM_BAD_RESPONSE" | "IDEMPOTENCY_UNAVAILABLE" | "OVERLOADED" | "SHUTTING_DOWN" | "INTERNAL";
             /** @description HTTP reason phrase */
             error: string;
             /** @description A human sentence */
@@ -1056,6 +1056,7 @@ export interface components {
          * Booked notification (WebSocket message)
          * @description One JSON text message of `GET /v1/events`, sent after every successful booked POST
          * @example {
+         *       "id": "0f8a3c52-7d1e-4b6a-9c2f-5e4d3b2a1908",
          *       "type": "booking.booked",
          *       "occurredAt": "2024-03-01T01:15:00.000Z",
          *       "requestId": "5b0b7c1e-0d5f-4b8e-9a51-2f4f1d3c9e01",
@@ -1067,6 +1068,11 @@ export interface components {
          *     }
          */
         BookedEvent: {
+            /**
+             * Format: uuid
+             * @description The event's own id (a UUID), the same on every socket of every gateway replica that delivers it: a client that listens on more than one socket can drop a message whose id it has already seen
+             */
+            id: string;
             /**
              * @description What happened: a booking request was booked (or un-booked, `data.booked` false)
              * @enum {string}
@@ -1304,13 +1310,18 @@ export interface operations {
                             };
                             /** @description True when the gateway fronts its built-in sandbox */
                             sandbox: boolean;
+                            /**
+                             * @description Present when the gateway runs as replicas sharing a Redis: whether that Redis answers. `down` does not make the gateway unready: each use of it degrades instead (writes with an Idempotency-Key are refused with 503 IDEMPOTENCY_UNAVAILABLE), and the gateway reconnects by itself
+                             * @enum {unknown}
+                             */
+                            redis?: "up" | "down";
                         };
                         /** @description Response metadata */
                         meta: Record<string, never>;
                     };
                 };
             };
-            /** @description The hub is unavailable or rate limited the gateway (UPSTREAM_UNAVAILABLE), or the gateway is overloaded (OVERLOADED) or closing (SHUTTING_DOWN); see `retry-after` */
+            /** @description The hub is unavailable or rate limited the gateway (UPSTREAM_UNAVAILABLE), or the gateway is overloaded (OVERLOADED) or closing (SHUTTING_DOWN), or (a write with an Idempotency-Key) cannot reach its shared idempotency store (IDEMPOTENCY_UNAVAILABLE); see `retry-after` */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -1477,7 +1488,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The hub is unavailable or rate limited the gateway (UPSTREAM_UNAVAILABLE), or the gateway is overloaded (OVERLOADED) or closing (SHUTTING_DOWN); see `retry-after` */
+            /** @description The hub is unavailable or rate limited the gateway (UPSTREAM_UNAVAILABLE), or the gateway is overloaded (OVERLOADED) or closing (SHUTTING_DOWN), or (a write with an Idempotency-Key) cannot reach its shared idempotency store (IDEMPOTENCY_UNAVAILABLE); see `retry-after` */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -1629,7 +1640,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The hub is unavailable or rate limited the gateway (UPSTREAM_UNAVAILABLE), or the gateway is overloaded (OVERLOADED) or closing (SHUTTING_DOWN); see `retry-after` */
+            /** @description The hub is unavailable or rate limited the gateway (UPSTREAM_UNAVAILABLE), or the gateway is overloaded (OVERLOADED) or closing (SHUTTING_DOWN), or (a write with an Idempotency-Key) cannot reach its shared idempotency store (IDEMPOTENCY_UNAVAILABLE); see `retry-after` */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -1776,7 +1787,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The hub is unavailable or rate limited the gateway (UPSTREAM_UNAVAILABLE), or the gateway is overloaded (OVERLOADED) or closing (SHUTTING_DOWN); see `retry-after` */
+            /** @description The hub is unavailable or rate limited the gateway (UPSTREAM_UNAVAILABLE), or the gateway is overloaded (OVERLOADED) or closing (SHUTTING_DOWN), or (a write with an Idempotency-Key) cannot reach its shared idempotency store (IDEMPOTENCY_UNAVAILABLE); see `retry-after` */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -1931,7 +1942,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The hub is unavailable or rate limited the gateway (UPSTREAM_UNAVAILABLE), or the gateway is overloaded (OVERLOADED) or closing (SHUTTING_DOWN); see `retry-after` */
+            /** @description The hub is unavailable or rate limited the gateway (UPSTREAM_UNAVAILABLE), or the gateway is overloaded (OVERLOADED) or closing (SHUTTING_DOWN), or (a write with an Idempotency-Key) cannot reach its shared idempotency store (IDEMPOTENCY_UNAVAILABLE); see `retry-after` */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -2102,7 +2113,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The hub is unavailable or rate limited the gateway (UPSTREAM_UNAVAILABLE), or the gateway is overloaded (OVERLOADED) or closing (SHUTTING_DOWN); see `retry-after` */
+            /** @description The hub is unavailable or rate limited the gateway (UPSTREAM_UNAVAILABLE), or the gateway is overloaded (OVERLOADED) or closing (SHUTTING_DOWN), or (a write with an Idempotency-Key) cannot reach its shared idempotency store (IDEMPOTENCY_UNAVAILABLE); see `retry-after` */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -2267,7 +2278,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The hub is unavailable or rate limited the gateway (UPSTREAM_UNAVAILABLE), or the gateway is overloaded (OVERLOADED) or closing (SHUTTING_DOWN); see `retry-after` */
+            /** @description The hub is unavailable or rate limited the gateway (UPSTREAM_UNAVAILABLE), or the gateway is overloaded (OVERLOADED) or closing (SHUTTING_DOWN), or (a write with an Idempotency-Key) cannot reach its shared idempotency store (IDEMPOTENCY_UNAVAILABLE); see `retry-after` */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -2437,7 +2448,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The hub is unavailable or rate limited the gateway (UPSTREAM_UNAVAILABLE), or the gateway is overloaded (OVERLOADED) or closing (SHUTTING_DOWN); see `retry-after` */
+            /** @description The hub is unavailable or rate limited the gateway (UPSTREAM_UNAVAILABLE), or the gateway is overloaded (OVERLOADED) or closing (SHUTTING_DOWN), or (a write with an Idempotency-Key) cannot reach its shared idempotency store (IDEMPOTENCY_UNAVAILABLE); see `retry-after` */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -2588,7 +2599,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The hub is unavailable or rate limited the gateway (UPSTREAM_UNAVAILABLE), or the gateway is overloaded (OVERLOADED) or closing (SHUTTING_DOWN); see `retry-after` */
+            /** @description The hub is unavailable or rate limited the gateway (UPSTREAM_UNAVAILABLE), or the gateway is overloaded (OVERLOADED) or closing (SHUTTING_DOWN), or (a write with an Idempotency-Key) cannot reach its shared idempotency store (IDEMPOTENCY_UNAVAILABLE); see `retry-after` */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -2753,7 +2764,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The hub is unavailable or rate limited the gateway (UPSTREAM_UNAVAILABLE), or the gateway is overloaded (OVERLOADED) or closing (SHUTTING_DOWN); see `retry-after` */
+            /** @description The hub is unavailable or rate limited the gateway (UPSTREAM_UNAVAILABLE), or the gateway is overloaded (OVERLOADED) or closing (SHUTTING_DOWN), or (a write with an Idempotency-Key) cannot reach its shared idempotency store (IDEMPOTENCY_UNAVAILABLE); see `retry-after` */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -2897,7 +2908,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The hub is unavailable or rate limited the gateway (UPSTREAM_UNAVAILABLE), or the gateway is overloaded (OVERLOADED) or closing (SHUTTING_DOWN); see `retry-after` */
+            /** @description The hub is unavailable or rate limited the gateway (UPSTREAM_UNAVAILABLE), or the gateway is overloaded (OVERLOADED) or closing (SHUTTING_DOWN), or (a write with an Idempotency-Key) cannot reach its shared idempotency store (IDEMPOTENCY_UNAVAILABLE); see `retry-after` */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -3048,7 +3059,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The hub is unavailable or rate limited the gateway (UPSTREAM_UNAVAILABLE), or the gateway is overloaded (OVERLOADED) or closing (SHUTTING_DOWN); see `retry-after` */
+            /** @description The hub is unavailable or rate limited the gateway (UPSTREAM_UNAVAILABLE), or the gateway is overloaded (OVERLOADED) or closing (SHUTTING_DOWN), or (a write with an Idempotency-Key) cannot reach its shared idempotency store (IDEMPOTENCY_UNAVAILABLE); see `retry-after` */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -3206,7 +3217,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The hub is unavailable or rate limited the gateway (UPSTREAM_UNAVAILABLE), or the gateway is overloaded (OVERLOADED) or closing (SHUTTING_DOWN); see `retry-after` */
+            /** @description The hub is unavailable or rate limited the gateway (UPSTREAM_UNAVAILABLE), or the gateway is overloaded (OVERLOADED) or closing (SHUTTING_DOWN), or (a write with an Idempotency-Key) cannot reach its shared idempotency store (IDEMPOTENCY_UNAVAILABLE); see `retry-after` */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -3355,7 +3366,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The hub is unavailable or rate limited the gateway (UPSTREAM_UNAVAILABLE), or the gateway is overloaded (OVERLOADED) or closing (SHUTTING_DOWN); see `retry-after` */
+            /** @description The hub is unavailable or rate limited the gateway (UPSTREAM_UNAVAILABLE), or the gateway is overloaded (OVERLOADED) or closing (SHUTTING_DOWN), or (a write with an Idempotency-Key) cannot reach its shared idempotency store (IDEMPOTENCY_UNAVAILABLE); see `retry-after` */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -3504,7 +3515,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The hub is unavailable or rate limited the gateway (UPSTREAM_UNAVAILABLE), or the gateway is overloaded (OVERLOADED) or closing (SHUTTING_DOWN); see `retry-after` */
+            /** @description The hub is unavailable or rate limited the gateway (UPSTREAM_UNAVAILABLE), or the gateway is overloaded (OVERLOADED) or closing (SHUTTING_DOWN), or (a write with an Idempotency-Key) cannot reach its shared idempotency store (IDEMPOTENCY_UNAVAILABLE); see `retry-after` */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -3674,7 +3685,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The hub is unavailable or rate limited the gateway (UPSTREAM_UNAVAILABLE), or the gateway is overloaded (OVERLOADED) or closing (SHUTTING_DOWN); see `retry-after` */
+            /** @description The hub is unavailable or rate limited the gateway (UPSTREAM_UNAVAILABLE), or the gateway is overloaded (OVERLOADED) or closing (SHUTTING_DOWN), or (a write with an Idempotency-Key) cannot reach its shared idempotency store (IDEMPOTENCY_UNAVAILABLE); see `retry-after` */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -3898,7 +3909,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The hub is unavailable or rate limited the gateway (UPSTREAM_UNAVAILABLE), or the gateway is overloaded (OVERLOADED) or closing (SHUTTING_DOWN); see `retry-after` */
+            /** @description The hub is unavailable or rate limited the gateway (UPSTREAM_UNAVAILABLE), or the gateway is overloaded (OVERLOADED) or closing (SHUTTING_DOWN), or (a write with an Idempotency-Key) cannot reach its shared idempotency store (IDEMPOTENCY_UNAVAILABLE); see `retry-after` */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -4285,7 +4296,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The hub is unavailable or rate limited the gateway (UPSTREAM_UNAVAILABLE), or the gateway is overloaded (OVERLOADED) or closing (SHUTTING_DOWN); see `retry-after` */
+            /** @description The hub is unavailable or rate limited the gateway (UPSTREAM_UNAVAILABLE), or the gateway is overloaded (OVERLOADED) or closing (SHUTTING_DOWN), or (a write with an Idempotency-Key) cannot reach its shared idempotency store (IDEMPOTENCY_UNAVAILABLE); see `retry-after` */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -4445,7 +4456,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The hub is unavailable or rate limited the gateway (UPSTREAM_UNAVAILABLE), or the gateway is overloaded (OVERLOADED) or closing (SHUTTING_DOWN); see `retry-after` */
+            /** @description The hub is unavailable or rate limited the gateway (UPSTREAM_UNAVAILABLE), or the gateway is overloaded (OVERLOADED) or closing (SHUTTING_DOWN), or (a write with an Idempotency-Key) cannot reach its shared idempotency store (IDEMPOTENCY_UNAVAILABLE); see `retry-after` */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -4604,7 +4615,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The hub is unavailable or rate limited the gateway (UPSTREAM_UNAVAILABLE), or the gateway is overloaded (OVERLOADED) or closing (SHUTTING_DOWN); see `retry-after` */
+            /** @description The hub is unavailable or rate limited the gateway (UPSTREAM_UNAVAILABLE), or the gateway is overloaded (OVERLOADED) or closing (SHUTTING_DOWN), or (a write with an Idempotency-Key) cannot reach its shared idempotency store (IDEMPOTENCY_UNAVAILABLE); see `retry-after` */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -4780,7 +4791,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The hub is unavailable or rate limited the gateway (UPSTREAM_UNAVAILABLE), or the gateway is overloaded (OVERLOADED) or closing (SHUTTING_DOWN); see `retry-after` */
+            /** @description The hub is unavailable or rate limited the gateway (UPSTREAM_UNAVAILABLE), or the gateway is overloaded (OVERLOADED) or closing (SHUTTING_DOWN), or (a write with an Idempotency-Key) cannot reach its shared idempotency store (IDEMPOTENCY_UNAVAILABLE); see `retry-after` */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -4949,7 +4960,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The hub is unavailable or rate limited the gateway (UPSTREAM_UNAVAILABLE), or the gateway is overloaded (OVERLOADED) or closing (SHUTTING_DOWN); see `retry-after` */
+            /** @description The hub is unavailable or rate limited the gateway (UPSTREAM_UNAVAILABLE), or the gateway is overloaded (OVERLOADED) or closing (SHUTTING_DOWN), or (a write with an Idempotency-Key) cannot reach its shared idempotency store (IDEMPOTENCY_UNAVAILABLE); see `retry-after` */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -5021,7 +5032,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The hub is unavailable or rate limited the gateway (UPSTREAM_UNAVAILABLE), or the gateway is overloaded (OVERLOADED) or closing (SHUTTING_DOWN); see `retry-after` */
+            /** @description The hub is unavailable or rate limited the gateway (UPSTREAM_UNAVAILABLE), or the gateway is overloaded (OVERLOADED) or closing (SHUTTING_DOWN), or (a write with an Idempotency-Key) cannot reach its shared idempotency store (IDEMPOTENCY_UNAVAILABLE); see `retry-after` */
             503: {
                 headers: {
                     [name: string]: unknown;
