@@ -200,6 +200,8 @@ test('each check fails when the deployment drifts from the gateway', async (t) =
     ['kubernetes: a value the gateway refuses', kubernetesConfigProblems(changed(o, objects => { find(objects, 'ConfigMap').data.UPSTREAM_ENV = 'prod' }), dockerfile)],
     ['kubernetes: containerPort not the gateway\'s', kubernetesPortProblems(changed(o, objects => { container(objects).ports[0].containerPort = 8080 }), dockerfile)],
     ['kubernetes: PORT moved, the manifests not', kubernetesPortProblems(changed(o, objects => { find(objects, 'ConfigMap').data.PORT = '8080' }), dockerfile)],
+    ['kubernetes: METRICS_PORT moved, its containerPort not', kubernetesPortProblems(changed(o, objects => { find(objects, 'ConfigMap').data.METRICS_PORT = '9100' }), dockerfile)],
+    ['kubernetes: ingress to a port the gateway does not serve', kubernetesPortProblems(changed(o, objects => { find(objects, 'NetworkPolicy').spec.ingress[1].ports[0].port = 9100 }), dockerfile)],
     ['kubernetes: the Service targeting another port', kubernetesPortProblems(changed(o, objects => { find(objects, 'Service').spec.ports[0].targetPort = 8080 }), dockerfile)],
     ['kubernetes: a readiness probe on a route the gateway lacks', kubernetesProbeProblems(changed(o, objects => { container(objects).readinessProbe.httpGet.path = '/healthz' }), hasRoute)],
     ['kubernetes: readiness probing liveness', kubernetesProbeProblems(changed(o, objects => { container(objects).readinessProbe.httpGet.path = '/health/live' }), hasRoute)],

@@ -388,9 +388,13 @@ export function kubernetesPortProblems (objects: KubeObject[], dockerfile: strin
   const problems = imagePortProblems(dockerfile)
   for (const { object, labels, pod } of workloads(objects)) {
     for (const container of pod.containers) {
-      const listen = Number(podEnv(objects, dockerfile, container).PORT)
+      const env = podEnv(objects, dockerfile, container)
+      const listen = Number(env.PORT)
+      // METRICS_PORT: /metrics on a listener of its own, declared beside the API port.
+      const metrics = env.METRICS_PORT === undefined || env.METRICS_PORT === '' ? undefined : Number(env.METRICS_PORT)
       const declared = (container.ports ?? []).map(p => p.containerPort)
-      if (declared.join() !== String(listen)) problems.push(`${name(object)} ${container.name}: containerPort ${declared.join(', ')}, but the gateway listens on ${listen}`)
+      const listening = metrics === undefined ? [listen] : [listen, metrics]
+      if (declared.join() !== listening.join()) problems.push(`${name(object)} ${container.name}: containerPort ${declared.join(', ')}, but the gateway listens on ${listening.join(', ')}`)
       for (const [kind, probe] of [['readinessProbe', container.readinessProbe], ['livenessProbe', container.livenessProbe], ['startupProbe', container.startupProbe]] as const) {
         if (probe?.httpGet !== undefined && portNumber(container, probe.httpGet.port) !== listen) problems.push(`${name(object)} ${container.name}: ${kind} on port ${probe.httpGet.port}, not ${listen}`)
       }
@@ -401,7 +405,10 @@ export function kubernetesPortProblems (objects: KubeObject[], dockerfile: strin
       }
       for (const policy of byKind(objects, 'NetworkPolicy').filter(p => selects(((p.spec as Json).podSelector as { matchLabels?: Record<string, string> }).matchLabels, labels))) {
         for (const rule of ((policy.spec as Json).ingress ?? []) as Array<{ ports?: Array<{ port?: number | string }> }>) {
-          for (const port of rule.ports ?? [{}]) if (portNumber(container, port.port) !== listen) problems.push(`${name(policy)}: ingress to port ${port.port ?? 'any'}, not the API port ${listen}`)
+          for (const port of rule.ports ?? [{}]) {
+            const number = portNumber(container, port.port)
+            if (number !== listen && (metrics === undefined || number !== metrics)) problems.push(`${name(policy)}: ingress to port ${port.port ?? 'any'}, neither the API port ${listen} nor METRICS_PORT`)
+          }
         }
       }
     }
