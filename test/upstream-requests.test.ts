@@ -1,8 +1,9 @@
+import fc from 'fast-check'
 import { test } from 'tap'
 import { loadConfig } from '../src/config/load.ts'
 import { SANDBOX_FIXTURES as F } from '../src/sandbox/index.ts'
 import { CONTAINER_ROUTES } from '../src/routes/document-types.ts'
-import { buildPath, resolveOperations } from '../src/upstream/resolve-operations.ts'
+import { buildPath, formEncode, resolveOperations } from '../src/upstream/resolve-operations.ts'
 import { build, SANDBOX_ACCESS_TOKEN, SANDBOX_API_KEY } from './helper.ts'
 
 const sp2Query = `npwp=${F.sp2.npwp}&blNo=${F.sp2.blNo}&blDate=${F.sp2.blDate}`
@@ -144,4 +145,13 @@ test('development prefixes by default', async (t) => {
   t.equal(sandbox.requests.at(-1)?.path, '/HUB-DEV/document_sp2/host-to-host/')
   await app.inject({ method: 'POST', url: `/v1/bookings/${F.bookingRequestId}/offers`, payload: offer })
   t.equal(sandbox.requests.at(-1)?.path, '/HUB-DEV/DetilBooking/')
+})
+
+test('query components are encoded byte for byte as URLSearchParams encodes them', async (t) => {
+  const viaUrlSearchParams = (value: string) => new URLSearchParams([['k', value]]).toString().slice(2)
+  for (const value of ['012345678901000', 'COSUJKT8501994', '20240616', 'a b', "!'()~*", 'é/ü?&=#%+', '\ud800x', 'x\udc00', '']) {
+    t.equal(formEncode(value), viaUrlSearchParams(value), JSON.stringify(value))
+  }
+  fc.assert(fc.property(fc.string({ unit: fc.oneof(fc.constantFrom('\ud800', '\udfff', ' ', '~'), fc.string({ unit: 'binary', maxLength: 1 })) }), (value) => formEncode(value) === viaUrlSearchParams(value)), { numRuns: 2000 })
+  t.pass('2,000 arbitrary strings, lone surrogates included')
 })

@@ -1,4 +1,4 @@
-import { createHash, timingSafeEqual } from 'node:crypto'
+import { hash, timingSafeEqual } from 'node:crypto'
 import { readFileSync } from 'node:fs'
 import type { IncomingHttpHeaders } from 'node:http'
 import { Value } from 'typebox/value'
@@ -117,7 +117,7 @@ export function createClientRegistry (entries: readonly ClientEntry[]): ClientRe
   return {
     size: clients.length,
     authenticate (key) {
-      const presented = createHash('sha256').update(key, 'utf8').digest()
+      const presented = hash('sha256', key, 'buffer')
       let found: AuthenticatedClient | null = null
       for (const { hash, client } of clients) {
         if (timingSafeEqual(presented, hash) && found === null) found = client
