@@ -92,14 +92,6 @@ export function toUpstreamValue (kind: ParamKind, value: string, dateFormat: Res
 const UNSAFE_SEGMENT = /[/\\]|^\.{1,2}$/
 
 /**
- * The path and query of one call. Parameters go in the query string, or as
- * path segments in the order interface.md lists them (4.10.1 leaves the
- * placement open); either way each value is encoded on its own. A value
- * that would be a path segment holding `/` or `\` (sent as %2F, which a hub
- * or a proxy before it may decode) or a dot segment is refused here too, in
- * case a route let one through: the route schemas refuse them first.
- */
-/**
  * The address of an operation without its values, as buildPath places them:
  * `{name}` for a path segment, the query left out. For traces, where the
  * address must not carry a taxpayer's number.
@@ -109,6 +101,14 @@ export function addressTemplate (op: ResolvedOperation, placement: Config['UPSTR
   return basePath + op.address + segments.join('/')
 }
 
+/**
+ * The path and query of one call. Parameters go in the query string, or as
+ * path segments in the order interface.md lists them (4.10.1 leaves the
+ * placement open); either way each value is encoded on its own. A value
+ * that would be a path segment holding `/` or `\` (sent as %2F, which a hub
+ * or a proxy before it may decode) or a dot segment is refused here too, in
+ * case a route let one through: the route schemas refuse them first.
+ */
 export function buildPath (op: ResolvedOperation, values: Readonly<Record<string, string>>, placement: Config['UPSTREAM_PARAM_PLACEMENT'], basePath: string): string {
   let search = ''
   const segments: string[] = []
