@@ -2,26 +2,26 @@ import tap, { test } from 'tap'
 import { runMemoryRun } from './memory-runs.ts'
 
 /**
- * The cache's budget is its memory: 50,000 distinct lookups through the real
+ * The cache's budget is its memory: 25,000 distinct lookups through the real
  * gateway on the sandbox (each an empty list, the cheapest answer, so the
- * most entries a budget holds: about 10,000 for 8 MiB, so the cache is
+ * most entries a budget holds: about 5,000 for 4 MiB, so the cache is
  * filled and evicted five times over), then a full GC: what stays in the
  * heap and in ArrayBuffers is within CACHE_MAX_BYTES plus a small fixed
  * overhead. In a process of its own, for --expose-gc and an exact baseline.
  * More by hand: `node --expose-gc --import tsx test/cache-memory-run.ts 200000`.
  */
-const LOOKUPS = 50_000
-const BUDGET = 8 * 1024 * 1024
+const LOOKUPS = 25_000
+const BUDGET = 4 * 1024 * 1024
 /**
  * What the gateway may keep beyond its cache's budget after all that: the
  * Map's table, pools, the code and feedback V8 keeps for the route the
  * warm-up (another route) did not run. Measured over runs: 7.3 to 10.7 MiB
- * retained in all for the 8 MiB budget, so 4 MiB. What this guards against
- * is far above it: without eviction the 50,000 entries would hold about 40 MiB.
+ * retained in all for an 8 MiB budget, so 4 MiB. What this guards against
+ * is far above it: without eviction the 25,000 entries would hold about 20 MiB.
  */
 const FIXED = 4 * 1024 * 1024
 
-// 50,000 requests take 15 to 25 s on two shared cores, more beside other test files.
+// 25,000 requests take 8 to 12 s on two shared cores, more beside other test files.
 tap.setTimeout(180_000)
 
 test(`${LOOKUPS} distinct lookups: the memory retained after a full GC stays within CACHE_MAX_BYTES plus a fixed overhead`, async (t) => {

@@ -12,6 +12,7 @@ import { runMemoryRun } from './memory-runs.ts'
  */
 const REQUESTS = 20_000
 const MiB = 1024 * 1024
+const RSS_ALLOWANCE = 160 * MiB
 
 interface Sample { heap: number, rss: number }
 interface Result {
@@ -41,9 +42,16 @@ test(`soak: ${REQUESTS} requests, valid and hostile: memory ends where it starte
   const grown = result.end.heap - result.start.heap
   t.ok(grown <= caches + 2 * MiB, `heap and ArrayBuffers grew ${mb(grown)}: within the caches (${mb(caches)}) + 2 MiB`)
   t.ok(result.cache.bytes <= result.cacheMaxBytes, `the cache holds ${mb(result.cache.bytes)} in ${result.cache.entries} entries`)
-  // RSS does not shrink after a GC, but it stops growing: the second half adds little.
-  const half = result.samples[Math.floor(result.samples.length / 2)]!
-  t.ok(result.end.rss - half.rss <= 32 * MiB, `rss grew ${mb(result.end.rss - half.rss)} in the second half (${mb(half.rss)} → ${mb(result.end.rss)})`)
+  // RSS is not the heap: memory the allocator got back from freed native
+  // buffers is kept, not returned, so RSS climbs for the first 40,000 or so
+  // requests and then stays flat (measured over 100,000: +170 MiB by 20,000,
+  // +193 MiB at 40,000 and at 100,000). The steps of one 20,000 run are not
+  // monotonic (+18, +8, +9, +19, +21 MiB on CI), so what is bounded is the
+  // whole run's growth: 64 to 99 MiB measured, 160 allowed. A native leak
+  // of more than 8 KB a request (a read buffer kept per request would be 64)
+  // fails it; the heap check above is the exact one.
+  const rssGrown = result.end.rss - result.start.rss
+  t.ok(rssGrown <= RSS_ALLOWANCE, `rss grew ${mb(rssGrown)} (${mb(result.start.rss)} → ${mb(result.end.rss)}), within ${mb(RSS_ALLOWANCE)}`)
 
   t.same(result.errorLines, [], 'no error log line')
   t.same(result.unexpected, [], 'every error in the envelope, and no 5xx but the documented ones (UPSTREAM_*, OVERLOADED)')
