@@ -30,6 +30,7 @@ import healthRoutes from './routes/health.ts'
 import sp2Routes from './routes/sp2.ts'
 import taxpayerRoutes from './routes/taxpayers.ts'
 import { REQUEST_AJV_OPTIONS, requestValidatorFactory } from './schemas/validators.ts'
+import { sharedSerializerFactory } from './schemas/serializers.ts'
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -102,7 +103,8 @@ export function serverOptions (config: Config, logger: FastifyServerOptions['log
     clientErrorHandler,
     // Unknown fields refused, every problem reported; bodies validated without type coercion.
     ajv: REQUEST_AJV_OPTIONS,
-    schemaController: { compilersFactory: { buildValidator: requestValidatorFactory() } },
+    // Response serializers compiled once per distinct schema, not per route and status (schemas/serializers.ts).
+    schemaController: { compilersFactory: { buildValidator: requestValidatorFactory(), buildSerializer: sharedSerializerFactory() } },
     routerOptions: { maxParamLength: 200 },
     // Which X-Forwarded-For to believe (TRUST_PROXY): request.ip, per-address limits and logs follow it.
     trustProxy: trustProxyOf(config.TRUST_PROXY),

@@ -26,7 +26,7 @@ const MEMORY = { REDIS_KEY_PREFIX: 'cgw:', REDIS_COMMAND_TIMEOUT_MS: 500, UPSTRE
 
 test('createState: the memory implementations, with the configured idempotency bounds and the clock given', async (t) => {
   let now = 1_000_000
-  const state = createState({ ...MEMORY, IDEMPOTENCY_TTL_SECONDS: 2, IDEMPOTENCY_MAX_ENTRIES: 10 }, { clock: () => now, log: logger().log })
+  const state = await createState({ ...MEMORY, IDEMPOTENCY_TTL_SECONDS: 2, IDEMPOTENCY_MAX_ENTRIES: 10 }, { clock: () => now, log: logger().log })
   t.teardown(() => state.close())
   t.same(await state.idempotency.begin('k', 'f'), { state: 'acquired' })
   await state.idempotency.complete('k', { statusCode: 200, headers: {}, body: '{}' })

@@ -261,7 +261,7 @@ test('with UPSTREAM_TRACE_PROPAGATION the hub receives traceparent of the hub ca
   await server.stop()
 })
 
-test('without OTEL_* settings no part of the SDK is loaded', async (t) => {
+test('without OTEL_* settings no part of the SDK is loaded, and without REDIS_URL no Redis client', async (t) => {
   // Every module the process as server.ts starts resolves, recorded from inside that process.
   const script = [
     "const { registerHooks } = await import('node:module')",
@@ -270,7 +270,7 @@ test('without OTEL_* settings no part of the SDK is loaded', async (t) => {
     "process.env.PORT = '0'; process.env.HOST = '127.0.0.1'",
     "await import('./src/server.ts')",
     "await fetch('http://127.0.0.1:' + 0).catch(() => {})",
-    'console.log(JSON.stringify({ modules: loaded.length, otel: loaded.filter(url => /@opentelemetry\\/(?!api\\/)|@fastify\\/otel/.test(url)) }))',
+    'console.log(JSON.stringify({ modules: loaded.length, otel: loaded.filter(url => /@opentelemetry\\/(?!api\\/)|@fastify\\/otel/.test(url)), redis: loaded.filter(url => /ioredis|state\\/redis\\//.test(url)) }))',
     'process.exit(0)'
   ].join('\n')
   const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
@@ -278,13 +278,15 @@ test('without OTEL_* settings no part of the SDK is loaded', async (t) => {
     stdio: ['ignore', 'pipe', 'inherit']
   })
   t.teardown(() => { child.kill('SIGKILL') })
-  let seen: { modules: number, otel: string[] } | undefined
+  let seen: { modules: number, otel: string[], redis: string[] } | undefined
   for await (const line of createInterface({ input: child.stdout })) {
-    const entry = JSON.parse(line) as { modules?: number, otel?: string[] }
-    if (entry.otel !== undefined) seen = { modules: entry.modules ?? 0, otel: entry.otel }
+    const entry = JSON.parse(line) as { modules?: number, otel?: string[], redis?: string[] }
+    if (entry.otel !== undefined) seen = { modules: entry.modules ?? 0, otel: entry.otel, redis: entry.redis ?? [] }
   }
   t.ok((seen?.modules ?? 0) > 100, `the gateway's modules were seen (${seen?.modules})`)
   t.same(seen?.otel, [], 'no module of the OpenTelemetry SDK or its instrumentations')
+  // ioredis and its command table are 1-2 MB of heap (state/index.ts loads them only with REDIS_URL).
+  t.same(seen?.redis, [], 'no module of ioredis or of the Redis state')
 })
 
 test('OTEL_* decide whether tracing is on; values the SDK would replace by a default stop start-up', async (t) => {

@@ -22,7 +22,7 @@ const REDIS_STARTUP_WAIT_MS = 3000
 
 /** The state, as createState chooses it from configuration, closed with the app. */
 async function state (app: FastifyInstance, { config, clock }: { config: GatewayConfig, clock: Clock }) {
-  const chosen = createState(config, { clock, log: app.log })
+  const chosen = await createState(config, { clock, log: app.log })
   app.decorate('state', chosen)
   app.addHook('onClose', async () => chosen.close())
   if (chosen.redis !== undefined && !await chosen.redis.whenUp(REDIS_STARTUP_WAIT_MS)) {

@@ -1,0 +1,60 @@
+/**
+ * The gateway's state in Redis, shared by every replica, over one connection
+ * set per process (docs/redis.md), closed with the state. Loaded by
+ * createState (state/index.ts) only when REDIS_URL is set.
+ */
+import type { FastifyBaseLogger } from 'fastify'
+import type { Clock } from '../../clock.ts'
+import type { Config } from '../../config/load.ts'
+import type { GatewayState } from '../types.ts'
+import { createRedisConnection } from './connection.ts'
+import { createRedisEventBus } from './event-bus.ts'
+import { createRedisIdempotencyStore } from './idempotency.ts'
+import { createRedisLookupTier } from './lookup-tier.ts'
+import { createRedisRateLimitStore } from './rate-limit-store.ts'
+import { createRedisTokenStore } from './token-store.ts'
+
+/**
+ * Lookup answers larger than this are not put in Redis (each replica's memory
+ * tier still keeps them): one such value would hold the command connection,
+ * which every request shares, for longer than a lookup saves.
+ */
+const SHARED_LOOKUP_MAX_BYTES = 4 * 1024 * 1024
+
+/**
+ * What an idempotency claim outlives the request deadline by: the time the
+ * gateway needs around the hub call (validation, the answer's encoding) and
+ * clocks a little apart. A replica that dies mid-write holds the key this
+ * long at most.
+ */
+const CLAIM_MARGIN_MS = 5000
+
+/** The settings the Redis state reads. */
+type RedisStateConfig = Pick<Config, 'IDEMPOTENCY_TTL_SECONDS' | 'REDIS_KEY_PREFIX' | 'REDIS_COMMAND_TIMEOUT_MS' | 'UPSTREAM_DEADLINE_MS' | 'UPSTREAM_HEADERS_TIMEOUT_MS'> & { REDIS_URL: string }
+
+export function createRedisState (config: RedisStateConfig, { clock, log, rateLimitKeys }: { clock: Clock, log: FastifyBaseLogger, rateLimitKeys: number }): GatewayState {
+  const connection = createRedisConnection({
+    url: config.REDIS_URL,
+    keyPrefix: config.REDIS_KEY_PREFIX,
+    commandTimeoutMs: config.REDIS_COMMAND_TIMEOUT_MS,
+    log: log.child({ component: 'redis' })
+  })
+  const events = createRedisEventBus({ connection })
+  return {
+    idempotency: createRedisIdempotencyStore({
+      connection,
+      ttlMs: config.IDEMPOTENCY_TTL_SECONDS * 1000,
+      claimTtlMs: config.UPSTREAM_DEADLINE_MS + CLAIM_MARGIN_MS
+    }),
+    rateLimitStore: createRedisRateLimitStore(connection, { cache: rateLimitKeys }),
+    events,
+    // A login gets the headers timeout for each of its connect, headers and body (credentials/login.ts).
+    tokens: createRedisTokenStore({ connection, lockTtlMs: 3 * config.UPSTREAM_HEADERS_TIMEOUT_MS + 1000, now: clock }),
+    lookupTier: createRedisLookupTier({ connection, maxEntryBytes: SHARED_LOOKUP_MAX_BYTES, now: clock }),
+    redis: { health: () => connection.health(), whenUp: (timeoutMs) => connection.whenUp(timeoutMs) },
+    async close () {
+      await events.close()
+      await connection.close()
+    }
+  }
+}
