@@ -1,6 +1,7 @@
 import { createServer } from 'node:net'
 import { setFlagsFromString } from 'node:v8'
 import { runInNewContext } from 'node:vm'
+import type { FastifyInstance } from 'fastify'
 import { test } from 'tap'
 import { SANDBOX_FIXTURES as F } from '../src/sandbox/index.ts'
 import { retryDelay } from '../src/upstream/policies/retry.ts'
@@ -231,6 +232,54 @@ test('a hub body over the limit is cut off and memory stays flat', async (t) => 
   const grown = (process.memoryUsage().heapUsed - before) / 1024 / 1024
   // 40 whole bodies of ~1.4 MB, kept, would be over 50 MB.
   t.ok(grown < 10, `retained heap grew ${grown.toFixed(1)} MB over 40 oversized answers`)
+})
+
+/** Holds the event loop, as a long synchronous task or collection does. */
+function blockLoop (ms: number): void {
+  const until = performance.now() + ms
+  while (performance.now() < until) { /* busy */ }
+}
+
+/** Resolves just after the load-shedding sampler has read (and reset) its window. */
+async function sampled (app: FastifyInstance): Promise<void> {
+  const { heapUsed, rssBytes } = app.memoryUsage()
+  for (;;) {
+    await new Promise(resolve => setImmediate(resolve))
+    const now = app.memoryUsage()
+    if (now.heapUsed !== heapUsed || now.rssBytes !== rssBytes) return
+  }
+}
+
+test('a single pause shorter than PRESSURE_MAX_EVENT_LOOP_DELAY_MS sheds nothing', async (t) => {
+  // A pause of 300 ms (a start-up's compilation, a long collection) under a
+  // threshold of 500. It once read as "no sample in the window: Infinity", and
+  // shed the next requests, whenever it began right after the sampler's reading
+  // and outlasted its 100 ms window; each round below begins it there.
+  const { app, sandbox } = await build(t, { env: { PRESSURE_MAX_EVENT_LOOP_DELAY_MS: '500' } })
+  const statuses: number[] = []
+  for (let round = 0; round < 6; round++) {
+    await sampled(app)
+    blockLoop(300)
+    await new Promise(resolve => setTimeout(resolve, 2)) // the samplers' timers run first
+    statuses.push((await app.inject({ url: BL })).statusCode)
+  }
+  t.same(statuses, Array(6).fill(200), 'every lookup right after a pause answered')
+  t.equal(sandbox.count(), 6)
+})
+
+test('a loop that stays behind for longer than PRESSURE_MAX_EVENT_LOOP_DELAY_MS sheds, and recovers when it catches up', async (t) => {
+  const { app, sandbox } = await build(t, { env: { PRESSURE_MAX_EVENT_LOOP_DELAY_MS: '200' } })
+  // Sustained lag: the loop turns only every 300 ms, over several windows.
+  const lag = setInterval(() => blockLoop(300), 0)
+  t.teardown(() => clearInterval(lag))
+  await new Promise(resolve => setTimeout(resolve, 900))
+  const shed = await app.inject({ url: BL })
+  clearInterval(lag)
+  t.equal(shed.statusCode, 503)
+  t.equal(shed.json().code, 'OVERLOADED')
+  t.equal(sandbox.count(), 0, 'nothing reached the hub')
+  await new Promise(resolve => setTimeout(resolve, 600)) // two windows of a free loop
+  t.equal((await app.inject({ url: BL })).statusCode, 200, 'answers again once the loop keeps up')
 })
 
 test('load shedding answers 503 OVERLOADED with retry-after; liveness still answers', async (t) => {

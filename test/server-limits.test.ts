@@ -6,7 +6,7 @@ import { test } from 'tap'
 /** The real process (src/server.ts) on the sandbox, with its connection limits set small. */
 async function startServer (t: { teardown (fn: () => unknown): void }, env: Record<string, string>): Promise<{ host: string, port: number }> {
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
-    env: { PATH: process.env.PATH ?? '', PORT: '0', HOST: '127.0.0.1', PRESSURE_MAX_EVENT_LOOP_DELAY_MS: '0', ...env },
+    env: { PATH: process.env.PATH ?? '', PORT: '0', HOST: '127.0.0.1', ...env },
     stdio: ['ignore', 'pipe', 'pipe']
   })
   t.teardown(() => { child.kill('SIGKILL') })

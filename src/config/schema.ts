@@ -74,7 +74,7 @@ export const ConfigSchema = Type.Object({
   SERVER_REQUEST_TIMEOUT_MS: Milliseconds('Time a client has to send its whole request (headers and body); then 408 and the connection closed. At least SERVER_HEADERS_TIMEOUT_MS', 30000),
   SERVER_KEEP_ALIVE_TIMEOUT_MS: Milliseconds('How long an idle keep-alive connection is kept; above the idle timeout of the load balancer in front (AWS ALB: 60 s), so that the gateway never closes a connection the balancer is about to reuse', 72000),
   SHUTDOWN_GRACE_MS: Milliseconds('On SIGTERM, how long requests in flight may take before the process exits anyway', 10000),
-  PRESSURE_MAX_EVENT_LOOP_DELAY_MS: Type.Integer({ minimum: 0, default: 1000, description: 'Event-loop delay above which requests get 503 OVERLOADED (0 disables)' }),
+  PRESSURE_MAX_EVENT_LOOP_DELAY_MS: Type.Integer({ minimum: 0, default: 1000, description: 'Event-loop delay above which requests get 503 OVERLOADED (0 disables): the mean over a window as long as this; a window without a turn of the loop counts as over' }),
   PRESSURE_MAX_HEAP_USED_BYTES: Type.Integer({ minimum: 0, default: 0, description: 'Heap use above which requests get 503 OVERLOADED (0 disables)' }),
   PRESSURE_MAX_RSS_BYTES: Type.Integer({ minimum: 0, default: 0, description: 'Resident memory above which requests get 503 OVERLOADED (0 disables)' }),
   UPSTREAM_OPERATIONS: Type.Record(Type.String(), OperationOverrideSchema, { default: {}, description: 'JSON: per-operation overrides keyed by upstream operation name' }),
