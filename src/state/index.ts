@@ -18,6 +18,7 @@ export interface StateDeps {
 export type StateConfig = Pick<Config,
   | 'IDEMPOTENCY_TTL_SECONDS' | 'IDEMPOTENCY_MAX_ENTRIES'
   | 'REDIS_URL' | 'REDIS_KEY_PREFIX' | 'REDIS_COMMAND_TIMEOUT_MS'
+  | 'REDIS_SENTINELS' | 'REDIS_SENTINEL_MASTER_NAME' | 'REDIS_SENTINEL_USERNAME' | 'REDIS_SENTINEL_PASSWORD_FILE' | 'REDIS_REPLICA_ACK_TIMEOUT_MS'
   | 'UPSTREAM_DEADLINE_MS' | 'UPSTREAM_HEADERS_TIMEOUT_MS'>
 
 /** Rate-limit keys (clients and addresses) this process counts at most; the least recently seen go first. */

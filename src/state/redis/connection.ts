@@ -1,8 +1,9 @@
+import { randomUUID } from 'node:crypto'
 import type { ConnectionOptions } from 'node:tls'
 import type { FastifyBaseLogger } from 'fastify'
 import { Redis, type RedisOptions } from 'ioredis'
 import type { StoreHealth } from '../types.ts'
-import { GuardedConnector } from './connector.ts'
+import { GuardedConnector, GuardedSentinelConnector } from './connector.ts'
 import { SCRIPTS } from './scripts.ts'
 
 export interface RedisConnectionOptions {
@@ -19,6 +20,20 @@ export interface RedisConnectionOptions {
   reconnectMaxDelayMs?: number
   /** TLS settings for `rediss://` beyond Node's defaults, such as the `ca` of a private authority. */
   tls?: ConnectionOptions
+  /**
+   * The master is found through these Sentinels (REDIS_SENTINELS) and
+   * followed across failovers; the URL then gives only the user, password,
+   * database and scheme (TLS, for the master and the Sentinels alike).
+   */
+  sentinels?: RedisSentinels
+}
+
+export interface RedisSentinels {
+  addresses: Array<{ host: string, port: number }>
+  /** The master's name in the Sentinels' configuration. */
+  masterName: string
+  username?: string
+  password?: string
 }
 
 /** One process's connections to Redis, shared by all the stores. */
@@ -36,8 +51,12 @@ export interface RedisConnection {
   readonly keyPrefix: string
   readonly commandTimeoutMs: number
   readonly log: FastifyBaseLogger
-  /** Whether the command connection is connected and answering. */
+  /** Whether the command connection is connected and answering, and whether Redis takes writes. */
   health (): StoreHealth
+  /** Replicas of the master in sync as of the last health check (online, acknowledging within a few seconds); 0 when unknown. */
+  replicas (): number
+  /** Reports a failed command: a refusal to write (OOM, READONLY, MISCONF) turns health to `refusing-writes` at once. */
+  noteError (error: unknown): void
   /** Called on every change of health(); returns the unsubscribe function. */
   onHealthChange (listener: (health: StoreHealth) => void): () => void
   /** Resolves true as soon as health() is up, false when timeoutMs passed first. */
@@ -59,6 +78,28 @@ export function redisReason (error: unknown): string {
 /** Consecutive failed health checks after which a connection that looks open is dropped and reopened. */
 const STALE_AFTER_FAILED_CHECKS = 3
 
+/** What the health check writes (with the prefix), so that a Redis refusing writes shows. */
+const HEALTH_KEY = 'health'
+/** A replica that has not acknowledged for longer than this is not counted in sync (Redis's own lag, seconds). */
+const REPLICA_MAX_LAG_S = 3
+
+/** Redis's answers to a write it will not take: out of memory (noeviction), a replica, no disk for its append-only file, too few replicas. */
+const WRITE_REFUSED = /^(OOM|READONLY|MISCONF|NOREPLICAS|NOTWRITABLE)\b/
+
+export function isWriteRefused (error: unknown): boolean {
+  return error instanceof Error && WRITE_REFUSED.test(error.message)
+}
+
+/** Replicas in sync in an `INFO replication` text: `slaveN:...,state=online,...,lag=L` with L small. */
+export function replicasInSync (info: string): number {
+  let count = 0
+  for (const match of info.matchAll(/^slave\d+:(.*)$/gm)) {
+    const fields = Object.fromEntries((match[1] ?? '').split(',').map(pair => pair.split('=') as [string, string]))
+    if (fields.state === 'online' && Number(fields.lag) <= REPLICA_MAX_LAG_S) count++
+  }
+  return count
+}
+
 /**
  * Exponential backoff from 50 ms, capped, with jitter so that replicas do not
  * reconnect in step; never gives up (a number is always returned).
@@ -78,8 +119,10 @@ function backoff (maxDelayMs: number) {
  * live one, so that the stores stop trying it until it answers again.
  */
 export function createRedisConnection (options: RedisConnectionOptions): RedisConnection {
-  const { keyPrefix, commandTimeoutMs, log } = options
+  const { keyPrefix, commandTimeoutMs, log, sentinels } = options
   const url = parseUrl(options.url)
+  const retryStrategy = backoff(options.reconnectMaxDelayMs ?? 2000)
+  const tls = url.protocol === 'rediss:' ? { ...options.tls } : undefined
   const redisOptions: RedisOptions = {
     keyPrefix,
     commandTimeout: commandTimeoutMs,
@@ -87,26 +130,30 @@ export function createRedisConnection (options: RedisConnectionOptions): RedisCo
     enableOfflineQueue: false,
     maxRetriesPerRequest: 0,
     autoResendUnfulfilledCommands: false,
-    retryStrategy: backoff(options.reconnectMaxDelayMs ?? 2000),
+    retryStrategy,
     // RESP2: everything the gateway uses, and the subscriber behaviour ioredis has had for years.
     protocol: 2,
     // The scheme decides, whatever its case (ioredis itself only recognises lower-case `rediss://`).
-    ...(url.protocol === 'rediss:' ? { tls: { ...options.tls } } : {}),
+    ...(tls === undefined ? {} : { tls }),
     scripts: SCRIPTS,
-    Connector: GuardedConnector
+    Connector: GuardedConnector,
+    ...(sentinels === undefined ? {} : sentinelOptions(sentinels, { tls, commandTimeoutMs, retryStrategy }))
   }
   const client = new Redis(options.url, redisOptions)
   let subscriber: Redis | undefined
   let closed = false
   let current: StoreHealth = 'down'
   let lastError: string | undefined
+  let inSync = 0
+  const replicaId = randomUUID()
   const listeners = new Set<(health: StoreHealth) => void>()
 
   function setHealth (next: StoreHealth, reason?: string) {
     if (next === current) return
     current = next
     if (next === 'up') log.info('redis up')
-    else log.warn({ reason: reason ?? lastError }, 'redis down')
+    else if (next === 'down') log.warn({ reason: reason ?? lastError }, 'redis down')
+    else log.warn({ reason: reason ?? lastError }, 'redis refusing writes')
     for (const listener of listeners) listener(next)
   }
 
@@ -125,32 +172,54 @@ export function createRedisConnection (options: RedisConnectionOptions): RedisCo
   watch(client, 'commands')
 
   // A connection that stays open but stopped answering (a frozen server, a
-  // half-open TCP connection) shows in failed PINGs only.
+  // half-open TCP connection) shows in failed checks only.
   const failedChecks = new Map<Redis, number>()
   let checking = false
-  async function check (connection: Redis): Promise<boolean> {
-    if (connection.status !== 'ready') return false
+  function failed (connection: Redis, error: unknown) {
+    lastError = redisReason(error)
+    const count = (failedChecks.get(connection) ?? 0) + 1
+    failedChecks.set(connection, count)
+    if (count >= STALE_AFTER_FAILED_CHECKS && !closed) {
+      failedChecks.set(connection, 0)
+      log.warn({ reason: lastError }, 'redis connection not answering: reconnecting')
+      connection.disconnect(true)
+    }
+  }
+  // The command connection: a write (a full or read-only Redis answers PING but refuses it), and the replicas in sync.
+  async function checkCommands (): Promise<StoreHealth> {
+    if (client.status !== 'ready') return 'down'
+    try {
+      const [written, info] = await Promise.all([
+        client.set(HEALTH_KEY, replicaId, 'PX', 10_000).then(() => undefined, (error: unknown) => {
+          if (isWriteRefused(error)) return error
+          throw error
+        }),
+        client.info('replication')
+      ])
+      failedChecks.set(client, 0)
+      inSync = replicasInSync(info)
+      if (written === undefined) return 'up'
+      lastError = redisReason(written)
+      return 'refusing-writes'
+    } catch (error) {
+      failed(client, error)
+      return 'down'
+    }
+  }
+  async function checkSubscriber (connection: Redis): Promise<void> {
+    if (connection.status !== 'ready') return
     try {
       await connection.ping()
       failedChecks.set(connection, 0)
-      return true
     } catch (error) {
-      lastError = redisReason(error)
-      const failed = (failedChecks.get(connection) ?? 0) + 1
-      failedChecks.set(connection, failed)
-      if (failed >= STALE_AFTER_FAILED_CHECKS && !closed) {
-        failedChecks.set(connection, 0)
-        log.warn({ reason: lastError }, 'redis connection not answering: reconnecting')
-        connection.disconnect(true)
-      }
-      return false
+      failed(connection, error)
     }
   }
   const timer = setInterval(() => {
     if (checking || closed) return
     checking = true
-    Promise.all([check(client), subscriber === undefined ? true : check(subscriber)])
-      .then(([up]) => setHealth(up ? 'up' : 'down'))
+    Promise.all([checkCommands(), subscriber === undefined ? undefined : checkSubscriber(subscriber)])
+      .then(([health]) => setHealth(health))
       .finally(() => { checking = false })
   }, options.healthCheckIntervalMs ?? 1000)
   timer.unref()
@@ -172,6 +241,10 @@ export function createRedisConnection (options: RedisConnectionOptions): RedisCo
     commandTimeoutMs,
     log,
     health: () => (closed ? 'down' : current),
+    replicas: () => (current === 'up' ? inSync : 0),
+    noteError (error) {
+      if (!closed && current === 'up' && isWriteRefused(error)) setHealth('refusing-writes', redisReason(error))
+    },
     onHealthChange (listener) {
       listeners.add(listener)
       return () => { listeners.delete(listener) }
@@ -198,6 +271,35 @@ export function createRedisConnection (options: RedisConnectionOptions): RedisCo
       await Promise.all([end(client, commandTimeoutMs), subscriber === undefined ? undefined : end(subscriber, commandTimeoutMs)])
       log.info('redis connections closed')
     }
+  }
+}
+
+/** ioredis's `reconnectOnError`: 1 (reconnect, the command fails) for a server that turned out to be a replica. */
+export function reconnectOnReadOnly (error: Error): 1 | false {
+  return error.message.startsWith('READONLY') ? 1 : false
+}
+
+/**
+ * ioredis's own Sentinel support: the master is asked of the Sentinels, its
+ * role checked on every connection, and the connection dropped when a
+ * Sentinel announces a failover (`+switch-master`) or the server turns out
+ * to be a replica (READONLY: a failover the announcement did not reach us
+ * for); reconnecting asks the Sentinels again.
+ */
+function sentinelOptions (sentinels: RedisSentinels, { tls, commandTimeoutMs, retryStrategy }: { tls: ConnectionOptions | undefined, commandTimeoutMs: number, retryStrategy: (attempt: number) => number }): RedisOptions {
+  return {
+    sentinels: sentinels.addresses,
+    name: sentinels.masterName,
+    role: 'master',
+    ...(sentinels.username === undefined ? {} : { sentinelUsername: sentinels.username }),
+    ...(sentinels.password === undefined ? {} : { sentinelPassword: sentinels.password }),
+    ...(tls === undefined ? {} : { enableTLSForSentinelMode: true, sentinelTLS: tls }),
+    sentinelCommandTimeout: commandTimeoutMs,
+    sentinelRetryStrategy: retryStrategy,
+    sentinelReconnectStrategy: retryStrategy,
+    failoverDetector: true,
+    reconnectOnError: reconnectOnReadOnly,
+    Connector: GuardedSentinelConnector
   }
 }
 

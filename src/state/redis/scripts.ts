@@ -20,14 +20,15 @@ export const SCRIPTS = {
 if redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then return {1} end
 return {0, redis.call('GET', KEYS[1]), redis.call('PTTL', KEYS[1])}`
   },
-  // Replaces the caller's own claim (ARGV[1]) with its answer (ARGV[2], PX ARGV[3]).
-  // An absent key is written too: the claim expired or Redis lost it, and the answer
-  // exists all the same. A key claimed by someone else is left alone.
+  // Replaces the caller's own claim (ARGV[1]) with its outcome (ARGV[2], PX ARGV[3]).
+  // An absent key is written too: Redis lost the claim, and the outcome exists all
+  // the same. Writing the same outcome again (a retry after a lost reply) succeeds.
+  // A key claimed by someone else is left alone.
   stateSettle: {
     numberOfKeys: 1,
     lua: `
 local current = redis.call('GET', KEYS[1])
-if current == ARGV[1] or current == false then
+if current == ARGV[1] or current == false or current == ARGV[2] then
   redis.call('SET', KEYS[1], ARGV[2], 'PX', ARGV[3])
   return 1
 end
