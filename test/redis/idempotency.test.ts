@@ -271,10 +271,10 @@ test('keys are hashed, and size() counts the keys held, in flight or completed, 
   t.match(keys, [/^test:idempotency:[\w-]{43}$/, /^test:idempotency:[\w-]{43}$/])
 })
 
-test('with a replica in sync, a claim is used only once the replica holds it too (WAIT 1); a replica that stops acknowledging refuses claims, then is no longer waited for', async (t) => {
+test('with a replica in sync, a claim is used only once the replica holds it too (WAIT); a replica that stops acknowledging refuses claims, then is no longer waited for', async (t) => {
   const master = await startRedisServer(t)
   const replica = await startRedisServer(t, { args: ['--replicaof', '127.0.0.1', String(master.port)] })
-  const connection = await connect(t, master)
+  const connection = await connect(t, master, { replicaMemoryMs: 1000 })
   const store = createRedisIdempotencyStore({ connection, ttlMs: 60_000, claimTtlMs: 5000, replicaAckTimeoutMs: 100 })
   const onReplica = new Redis(replica.url)
   t.teardown(() => onReplica.disconnect())
@@ -286,14 +286,32 @@ test('with a replica in sync, a claim is used only once the replica holds it too
   replica.pause()
   const started = performance.now()
   const refused = await store.begin(`${KEY}-2`, 'fp').catch((error: unknown) => error)
-  t.match(refused, { code: 'STATE_UNAVAILABLE', message: 'the idempotency claim did not reach a Redis replica in time' }, 'refused: a failover could lose it')
+  t.match(refused, { code: 'STATE_UNAVAILABLE', message: 'the idempotency claim did not reach the Redis replicas in time' }, 'refused: a failover could lose it')
   t.ok(performance.now() - started < 250, `after the ack timeout (${Math.round(performance.now() - started)} ms)`)
   const masterClient = new Redis(master.url)
   t.teardown(() => masterClient.disconnect())
   await until(async () => await masterClient.exists(`test:${idempotencyKey(`${KEY}-2`)}`) === 0, 2000, 'the unacknowledged claim is freed')
 
-  await until(() => connection.replicas() === 0, 10_000, 'a replica that has not acknowledged for seconds is no longer counted')
+  await until(() => connection.replicas() === 0, 10_000, 'a replica that has not acknowledged for seconds is no longer counted, once it has been gone replicaMemoryMs')
   t.same(await store.begin(`${KEY}-3`, 'fp'), { state: 'acquired' }, 'then claims go on without it')
   replica.resume()
   await until(() => connection.replicas() === 1, 10_000, 'counted again once it catches up')
+})
+
+test('a replica that left the master is still waited for a while: a claim only the remaining replicas hold is refused', async (t) => {
+  // What a Sentinel failover looks like from the old master: the promoted replica stops taking its writes first.
+  const master = await startRedisServer(t)
+  const replicas = [await startRedisServer(t, { args: ['--replicaof', '127.0.0.1', String(master.port)] }), await startRedisServer(t, { args: ['--replicaof', '127.0.0.1', String(master.port)] })]
+  const connection = await connect(t, master, { replicaMemoryMs: 60_000 })
+  const store = createRedisIdempotencyStore({ connection, ttlMs: 60_000, claimTtlMs: 5000, replicaAckTimeoutMs: 100 })
+  await until(() => connection.replicas() === 2, 10_000, 'both replicas in sync')
+  const promoted = new Redis(replicas[0]!.url)
+  t.teardown(() => promoted.disconnect())
+  await promoted.call('REPLICAOF', 'NO', 'ONE')
+  const direct = new Redis(master.url)
+  t.teardown(() => direct.disconnect())
+  await until(async () => (await direct.info('replication')).includes('connected_slaves:1'), 5000, 'the master sees one replica left')
+  await new Promise(resolve => setTimeout(resolve, 300)) // a health check or more since
+  t.equal(connection.replicas(), 2, 'still counted')
+  await t.rejects(store.begin(KEY, 'fp'), { code: 'STATE_UNAVAILABLE' }, 'the remaining replica alone does not make a claim safe')
 })

@@ -18,6 +18,8 @@ export interface RedisConnectionOptions {
   healthCheckIntervalMs?: number
   /** The longest wait between two reconnection attempts (default 2000 ms); they never stop. */
   reconnectMaxDelayMs?: number
+  /** How long a replica that left the master still counts in replicas() (default 5000 ms; see there). */
+  replicaMemoryMs?: number
   /** TLS settings for `rediss://` beyond Node's defaults, such as the `ca` of a private authority. */
   tls?: ConnectionOptions
   /**
@@ -53,7 +55,14 @@ export interface RedisConnection {
   readonly log: FastifyBaseLogger
   /** Whether the command connection is connected and answering, and whether Redis takes writes. */
   health (): StoreHealth
-  /** Replicas of the master in sync as of the last health check (online, acknowledging within a few seconds); 0 when unknown. */
+  /**
+   * Replicas of the master in sync (online, acknowledging within a few
+   * seconds), as the health checks found them: the most seen over the last
+   * replicaMemoryMs on this connection, so that a replica that just left
+   * (promoted by a Sentinel while this connection still holds the old master)
+   * is still waited for, and a write acknowledged by the others only is
+   * refused. 0 when unknown; counted afresh after each reconnection.
+   */
   replicas (): number
   /** Reports a failed command: a refusal to write (OOM, READONLY, MISCONF) turns health to `refusing-writes` at once. */
   noteError (error: unknown): void
@@ -144,7 +153,9 @@ export function createRedisConnection (options: RedisConnectionOptions): RedisCo
   let closed = false
   let current: StoreHealth = 'down'
   let lastError: string | undefined
+  const replicaMemoryMs = options.replicaMemoryMs ?? 5000
   let inSync = 0
+  let inSyncSince = 0
   const replicaId = randomUUID()
   const listeners = new Set<(health: StoreHealth) => void>()
 
@@ -165,7 +176,13 @@ export function createRedisConnection (options: RedisConnectionOptions): RedisCo
       log.debug({ connection: name, reason: error.message }, 'redis connection error')
     })
     if (name === 'commands') {
-      connection.on('ready', () => setHealth('up'))
+      connection.on('ready', () => {
+        // What went wrong before this connection is no reason for a later outage;
+        // its server's replicas are its own (after a failover, another master's).
+        lastError = undefined
+        inSync = 0
+        setHealth('up')
+      })
       connection.on('close', () => setHealth('down', lastError ?? 'connection closed'))
     }
   }
@@ -197,7 +214,11 @@ export function createRedisConnection (options: RedisConnectionOptions): RedisCo
         client.info('replication')
       ])
       failedChecks.set(client, 0)
-      inSync = replicasInSync(info)
+      const count = replicasInSync(info)
+      if (count >= inSync || Date.now() - inSyncSince > replicaMemoryMs) {
+        inSync = count
+        inSyncSince = Date.now()
+      }
       if (written === undefined) return 'up'
       lastError = redisReason(written)
       return 'refusing-writes'

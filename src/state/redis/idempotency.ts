@@ -18,9 +18,9 @@ export interface RedisIdempotencyOptions {
   /** The longest one `in-flight` answer's `settled` waits before the caller asks again (default claimTtlMs). */
   waitMs?: number
   /**
-   * While the master has replicas in sync, a claim is used only once one of
-   * them holds it too (WAIT 1), waited for this long at most; otherwise the
-   * write is refused (STATE_UNAVAILABLE). 0: never wait (default).
+   * While the master has replicas in sync, a claim is used only once every
+   * one of them holds it too (WAIT n), waited for this long at most;
+   * otherwise the write is refused (STATE_UNAVAILABLE). 0: never wait (default).
    */
   replicaAckTimeoutMs?: number
 }
@@ -193,11 +193,14 @@ export function createRedisIdempotencyStore (options: RedisIdempotencyOptions): 
         throw unavailable(error)
       }
       if (reply[0] === 1) {
-        if (ackTimeoutMs > 0 && connection.replicas() > 0) {
-          const acked = await client.wait(1, ackTimeoutMs).catch(() => 0)
-          if (acked < 1) {
+        // Every replica, not one: a Sentinel may promote any of them, and one that is
+        // being promoted has already stopped taking this master's writes.
+        const replicas = ackTimeoutMs > 0 ? connection.replicas() : 0
+        if (replicas > 0) {
+          const acked = await client.wait(replicas, ackTimeoutMs).catch(() => 0)
+          if (acked < replicas) {
             discard(key, claim)
-            throw unavailable(new Error(`no replica acknowledged within ${ackTimeoutMs} ms`), 'the idempotency claim did not reach a Redis replica in time')
+            throw unavailable(new Error(`${acked} of ${replicas} replicas acknowledged within ${ackTimeoutMs} ms`), 'the idempotency claim did not reach the Redis replicas in time')
           }
         }
         claims.set(callerKey, claim)
