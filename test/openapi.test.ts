@@ -9,13 +9,14 @@ import t from 'tap'
 import ruleset from '../.spectral.mjs'
 import { ConfigSchema } from '../src/config/schema.ts'
 import { errors } from '../src/errors.ts'
-import { glossaryRows, renderGlossary, REQUEST_BODIES, responseKeyRows } from '../src/mapping/glossary.ts'
 import { toUpstreamBooked, toUpstreamFinalization, toUpstreamOffer } from '../src/mapping/request-bodies.ts'
-import { isArrayKind, isResource } from '../src/mapping/resource-spec.ts'
-import { ALL_RESOURCES } from '../src/mapping/resources.ts'
-import { ANSWER_EXAMPLES_PATH, generateAnswerExamples, generateDocument, generateHubOperations, GLOSSARY_PATH, HUB_OPERATIONS_PATH, OPENAPI_PATH, renderDocument } from '../src/openapi-document.ts'
+import { glossaryRows, renderGlossary, REQUEST_BODIES, responseKeyRows } from '../scripts/docs/glossary.ts'
+import { ANSWER_EXAMPLES_PATH, generateAnswerExamples, generateDocument, generateHubOperations, GLOSSARY_PATH, HUB_OPERATIONS_PATH, OPENAPI_PATH, renderDocument } from '../scripts/docs/openapi-document.ts'
+import { OPERATIONS } from '../src/catalogue/operations.ts'
+import { isArrayKind, isResource } from '../src/catalogue/resource-spec.ts'
+import { ALL_RESOURCES } from '../src/catalogue/resources.ts'
+import type { HubOperation } from '../src/catalogue/types.ts'
 import { requestFormats } from '../src/schemas/formats.ts'
-import { OPERATIONS, type Operation } from '../src/upstream/operations.ts'
 import { build, SANDBOX_ACCESS_TOKEN, SANDBOX_API_KEY } from './helper.ts'
 
 // The parsers package re-exports through tslib, which Node's CommonJS
@@ -404,7 +405,7 @@ t.test('the glossary maps every upstream name', async (t) => {
   })
 
   t.test('every parameter of every operation', async (t) => {
-    for (const op of OPERATIONS as readonly Operation[]) {
+    for (const op of OPERATIONS as readonly HubOperation[]) {
       for (const param of op.params) {
         const row = rows.find(r => r.upstream === param.upstream && r.gateway === param.name && r.where.includes(`\`${op.id}\``))
         t.ok(row, `${op.id}: ${param.upstream} → ${param.name}`)
@@ -428,11 +429,11 @@ t.test('the glossary maps every upstream name', async (t) => {
   })
 
   t.test('the response key of every keyed list', async (t) => {
-    const keyed = (OPERATIONS as readonly Operation[]).filter(op => op.response.type === 'keyed-list')
+    const keyed = (OPERATIONS as readonly HubOperation[]).filter(op => op.response.type === 'keyed-list')
     t.equal(responseKeyRows().length, keyed.length)
     for (const op of keyed) {
       if (op.response.type !== 'keyed-list') continue
-      t.ok(text.includes(`| \`${op.id}\` | ${op.section} | \`${op.response.key}\` | \`data\` |`), `${op.id} answers under ${op.response.key}`)
+      t.ok(text.includes(`| \`${op.id}\` | \`${op.response.key}\` | \`data\` |`), `${op.id} answers under ${op.response.key}`)
     }
   })
 

@@ -395,7 +395,7 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/v1/taxpayers/{npwp}/bills-of-lading": {
+    "/v1/sp2/containers": {
         parameters: {
             query?: never;
             header?: never;
@@ -403,12 +403,12 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * All bills of lading of a taxpayer
-         * @description Asks the BC 1.6, BC 2.0 and BC 2.3 lists at once and merges them, each entry tagged with its `documentType`. A source that fails is reported in `meta.sources` (and `meta.complete` is false) while the others are returned; only when every source fails is the answer an error (that of the first source).
+         * Containers of a cargo owner's SP2 document
+         * @description The SP2 container records of one container of a cargo owner's bill of lading.
          *
-         *     **Scope:** `customs:read` (send `Authorization: Bearer <client key>`). Without a known key: 401 UNAUTHORIZED; without the scope: 403 FORBIDDEN; over the client's rate limit: 429 RATE_LIMITED.
+         *     **Scope:** `sp2:read` (send `Authorization: Bearer <client key>`). Without a known key: 401 UNAUTHORIZED; without the scope: 403 FORBIDDEN; over the client's rate limit: 429 RATE_LIMITED.
          */
-        get: operations["getTaxpayerBillsOfLading"];
+        get: operations["getSp2Containers"];
         put?: never;
         post?: never;
         delete?: never;
@@ -439,7 +439,7 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/v1/sp2/containers": {
+    "/v1/taxpayers/{npwp}/bills-of-lading": {
         parameters: {
             query?: never;
             header?: never;
@@ -447,12 +447,12 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Containers of a cargo owner's SP2 document
-         * @description The SP2 container records of one container of a cargo owner's bill of lading.
+         * All bills of lading of a taxpayer
+         * @description Asks the BC 1.6, BC 2.0 and BC 2.3 lists at once and merges them, each entry tagged with its `documentType`. A source that fails is reported in `meta.sources` (and `meta.complete` is false) while the others are returned; only when every source fails is the answer an error (that of the first source).
          *
-         *     **Scope:** `sp2:read` (send `Authorization: Bearer <client key>`). Without a known key: 401 UNAUTHORIZED; without the scope: 403 FORBIDDEN; over the client's rate limit: 429 RATE_LIMITED.
+         *     **Scope:** `customs:read` (send `Authorization: Bearer <client key>`). Without a known key: 401 UNAUTHORIZED; without the scope: 403 FORBIDDEN; over the client's rate limit: 429 RATE_LIMITED.
          */
-        get: operations["getSp2Containers"];
+        get: operations["getTaxpayerBillsOfLading"];
         put?: never;
         post?: never;
         delete?: never;
@@ -3705,22 +3705,37 @@ export interface operations {
             };
         };
     };
-    getTaxpayerBillsOfLading: {
+    getSp2Containers: {
         parameters: {
-            query?: never;
-            header?: never;
-            path: {
+            query: {
+                /**
+                 * @description Bill of lading date, `YYYY-MM-DD`, in the years 1900 to 2100: the `blDate` of the bill of lading lists, the day in the hub's calendar
+                 * @example 2024-02-17
+                 */
+                blDate: string;
+                /**
+                 * @description Container number (ISO 6346: 4 letters, 7 digits, valid check digit; case-insensitive)
+                 * @example TCLU6470801
+                 */
+                containerNo: string;
                 /**
                  * @description Taxpayer number (NPWP): 15 or 16 digits; dots and dashes are accepted and stripped
                  * @example 01.234.567.8-901.000
                  */
                 npwp: string;
+                /**
+                 * @description Bill of lading number: 1-35 characters, letters, digits and `. / -`
+                 * @example COSUMKS9061740
+                 */
+                blNo: string;
             };
+            header?: never;
+            path?: never;
             cookie?: never;
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description The CargoOwnerContainer items */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -3730,109 +3745,30 @@ export interface operations {
                      * @example {
                      *       "data": [
                      *         {
-                     *           "blNo": "OOLUSUB1282443",
-                     *           "documentType": "bc16",
-                     *           "blDate": "2024-04-23",
-                     *           "blDateTime": "2024-04-23T11:12:00.0+07:00"
-                     *         },
-                     *         {
-                     *           "blNo": "CMDUSUB9785135",
-                     *           "documentType": "bc16",
-                     *           "blDate": "2024-05-06",
-                     *           "blDateTime": "2024-05-06T01:10:00.0+07:00"
-                     *         },
-                     *         {
-                     *           "blNo": "COSUMKS9061740",
-                     *           "documentType": "bc20",
-                     *           "blDate": "2024-02-17",
-                     *           "blDateTime": "2024-02-17T12:37:00.0+07:00"
-                     *         },
-                     *         {
-                     *           "blNo": "CMDUMKS1456801",
-                     *           "documentType": "bc20",
-                     *           "blDate": "2024-01-13",
-                     *           "blDateTime": "2024-01-13T04:12:00.0+07:00"
-                     *         },
-                     *         {
-                     *           "blNo": "EGLVBLW5323101",
-                     *           "documentType": "bc20",
-                     *           "blDate": "2024-05-09",
-                     *           "blDateTime": "2024-05-09T03:15:00.0+07:00"
-                     *         },
-                     *         {
-                     *           "blNo": "MEDUSUB5040963",
-                     *           "documentType": "bc23",
-                     *           "blDate": "2024-02-01",
-                     *           "blDateTime": "2024-02-01T16:05:00.0+07:00"
-                     *         },
-                     *         {
-                     *           "blNo": "EGLVSRG7216700",
-                     *           "documentType": "bc23",
-                     *           "blDate": "2024-01-17",
-                     *           "blDateTime": "2024-01-17T08:10:00.0+07:00"
+                     *           "sp2ContainerId": 300001,
+                     *           "containerNo": "TCLU6470801",
+                     *           "containerSize": "40",
+                     *           "isoSizeTypeCode": "45R1",
+                     *           "gatePass": null,
+                     *           "sp2Id": "b574cfab-cbef-4bd7-891b-49ff41d85755"
                      *         }
                      *       ],
                      *       "meta": {
-                     *         "count": 7,
-                     *         "cached": false,
-                     *         "complete": true,
-                     *         "sources": [
-                     *           {
-                     *             "documentType": "bc16",
-                     *             "operation": "noblbc16",
-                     *             "status": "ok",
-                     *             "count": 2
-                     *           },
-                     *           {
-                     *             "documentType": "bc20",
-                     *             "operation": "noblbc20",
-                     *             "status": "ok",
-                     *             "count": 3
-                     *           },
-                     *           {
-                     *             "documentType": "bc23",
-                     *             "operation": "noblbc23",
-                     *             "status": "ok",
-                     *             "count": 2
-                     *           }
-                     *         ]
+                     *         "count": 1,
+                     *         "cached": false
                      *       }
                      *     }
                      */
                     "application/json": {
-                        data: components["schemas"]["TaxpayerBillOfLading"][];
+                        data: components["schemas"]["CargoOwnerContainer"][];
+                        /** @description Response metadata */
                         meta: {
                             /** @description Number of items in `data` */
                             count: number;
-                            /** @description True when every source was answered from the gateway's cache */
+                            /** @description True when answered from the gateway's cache rather than a hub call made for this request */
                             cached: boolean;
-                            /** @description True when a source's hub call failed and a stale cached answer was used */
+                            /** @description True when the hub failed and a cached answer past its lifetime was served instead */
                             stale?: boolean;
-                            /** @description False when a source failed and its entries are missing */
-                            complete: boolean;
-                            /** @description One entry per BL list asked, in order */
-                            sources: {
-                                /**
-                                 * @description Customs document type
-                                 * @enum {unknown}
-                                 */
-                                documentType: "bc16" | "bc20" | "bc23";
-                                /** @description The hub operation asked */
-                                operation: string;
-                                /**
-                                 * @description Whether this source answered
-                                 * @enum {unknown}
-                                 */
-                                status: "ok" | "failed";
-                                /** @description Entries from this source */
-                                count?: number;
-                                /** @description Error code of a failed source */
-                                code?: string;
-                                /** @description Error message of a failed source */
-                                message?: string;
-                                /** @description The hub's own message, when it answered a 4xx with one */
-                                upstreamMessage?: string;
-                            }[];
                         };
                     };
                 };
@@ -4316,37 +4252,22 @@ export interface operations {
             };
         };
     };
-    getSp2Containers: {
+    getTaxpayerBillsOfLading: {
         parameters: {
-            query: {
-                /**
-                 * @description Bill of lading date, `YYYY-MM-DD`, in the years 1900 to 2100: the `blDate` of the bill of lading lists, the day in the hub's calendar
-                 * @example 2024-02-17
-                 */
-                blDate: string;
-                /**
-                 * @description Container number (ISO 6346: 4 letters, 7 digits, valid check digit; case-insensitive)
-                 * @example TCLU6470801
-                 */
-                containerNo: string;
+            query?: never;
+            header?: never;
+            path: {
                 /**
                  * @description Taxpayer number (NPWP): 15 or 16 digits; dots and dashes are accepted and stripped
                  * @example 01.234.567.8-901.000
                  */
                 npwp: string;
-                /**
-                 * @description Bill of lading number: 1-35 characters, letters, digits and `. / -`
-                 * @example COSUMKS9061740
-                 */
-                blNo: string;
             };
-            header?: never;
-            path?: never;
             cookie?: never;
         };
         requestBody?: never;
         responses: {
-            /** @description The CargoOwnerContainer items */
+            /** @description Default Response */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -4356,30 +4277,109 @@ export interface operations {
                      * @example {
                      *       "data": [
                      *         {
-                     *           "sp2ContainerId": 300001,
-                     *           "containerNo": "TCLU6470801",
-                     *           "containerSize": "40",
-                     *           "isoSizeTypeCode": "45R1",
-                     *           "gatePass": null,
-                     *           "sp2Id": "b574cfab-cbef-4bd7-891b-49ff41d85755"
+                     *           "blNo": "OOLUSUB1282443",
+                     *           "documentType": "bc16",
+                     *           "blDate": "2024-04-23",
+                     *           "blDateTime": "2024-04-23T11:12:00.0+07:00"
+                     *         },
+                     *         {
+                     *           "blNo": "CMDUSUB9785135",
+                     *           "documentType": "bc16",
+                     *           "blDate": "2024-05-06",
+                     *           "blDateTime": "2024-05-06T01:10:00.0+07:00"
+                     *         },
+                     *         {
+                     *           "blNo": "COSUMKS9061740",
+                     *           "documentType": "bc20",
+                     *           "blDate": "2024-02-17",
+                     *           "blDateTime": "2024-02-17T12:37:00.0+07:00"
+                     *         },
+                     *         {
+                     *           "blNo": "CMDUMKS1456801",
+                     *           "documentType": "bc20",
+                     *           "blDate": "2024-01-13",
+                     *           "blDateTime": "2024-01-13T04:12:00.0+07:00"
+                     *         },
+                     *         {
+                     *           "blNo": "EGLVBLW5323101",
+                     *           "documentType": "bc20",
+                     *           "blDate": "2024-05-09",
+                     *           "blDateTime": "2024-05-09T03:15:00.0+07:00"
+                     *         },
+                     *         {
+                     *           "blNo": "MEDUSUB5040963",
+                     *           "documentType": "bc23",
+                     *           "blDate": "2024-02-01",
+                     *           "blDateTime": "2024-02-01T16:05:00.0+07:00"
+                     *         },
+                     *         {
+                     *           "blNo": "EGLVSRG7216700",
+                     *           "documentType": "bc23",
+                     *           "blDate": "2024-01-17",
+                     *           "blDateTime": "2024-01-17T08:10:00.0+07:00"
                      *         }
                      *       ],
                      *       "meta": {
-                     *         "count": 1,
-                     *         "cached": false
+                     *         "count": 7,
+                     *         "cached": false,
+                     *         "complete": true,
+                     *         "sources": [
+                     *           {
+                     *             "documentType": "bc16",
+                     *             "operation": "noblbc16",
+                     *             "status": "ok",
+                     *             "count": 2
+                     *           },
+                     *           {
+                     *             "documentType": "bc20",
+                     *             "operation": "noblbc20",
+                     *             "status": "ok",
+                     *             "count": 3
+                     *           },
+                     *           {
+                     *             "documentType": "bc23",
+                     *             "operation": "noblbc23",
+                     *             "status": "ok",
+                     *             "count": 2
+                     *           }
+                     *         ]
                      *       }
                      *     }
                      */
                     "application/json": {
-                        data: components["schemas"]["CargoOwnerContainer"][];
-                        /** @description Response metadata */
+                        data: components["schemas"]["TaxpayerBillOfLading"][];
                         meta: {
                             /** @description Number of items in `data` */
                             count: number;
-                            /** @description True when answered from the gateway's cache rather than a hub call made for this request */
+                            /** @description True when every source was answered from the gateway's cache */
                             cached: boolean;
-                            /** @description True when the hub failed and a cached answer past its lifetime was served instead */
+                            /** @description True when a source's hub call failed and a stale cached answer was used */
                             stale?: boolean;
+                            /** @description False when a source failed and its entries are missing */
+                            complete: boolean;
+                            /** @description One entry per BL list asked, in order */
+                            sources: {
+                                /**
+                                 * @description Customs document type
+                                 * @enum {unknown}
+                                 */
+                                documentType: "bc16" | "bc20" | "bc23";
+                                /** @description The hub operation asked */
+                                operation: string;
+                                /**
+                                 * @description Whether this source answered
+                                 * @enum {unknown}
+                                 */
+                                status: "ok" | "failed";
+                                /** @description Entries from this source */
+                                count?: number;
+                                /** @description Error code of a failed source */
+                                code?: string;
+                                /** @description Error message of a failed source */
+                                message?: string;
+                                /** @description The hub's own message, when it answered a 4xx with one */
+                                upstreamMessage?: string;
+                            }[];
                         };
                     };
                 };
