@@ -52,7 +52,7 @@ const sleep = (ms: number) => new Promise(resolve => setTimeout(resolve, ms).unr
  * reader sees is the order of the ids it resumes from.
  *
  * An event published while Redis does not answer waits in a queue of this
- * replica (at most maxEntries; past that the oldest are dropped and counted),
+ * replica (at most maxEntries - 1; past that the oldest are dropped and counted),
  * appended in order once Redis answers again, after an `events.lost` entry
  * when some were dropped. A replica that stops with events still queued logs
  * how many were lost (error level).
@@ -124,8 +124,8 @@ export function createRedisEventLog ({ connection, clock, windowMs, maxEntries, 
       const [last] = await reader.xrevrange(EVENTS_KEY, '+', '-', 'COUNT', 1)
       return last?.[0] ?? FIRST_POSITION
     }
-    if (readFrom === FIRST_POSITION || await reader.eventsSince(EVENTS_KEY, readFrom, 0) !== null) return readFrom
-    if (await reader.eventsSince(EVENTS_KEY, FIRST_POSITION, 0) !== null) {
+    if (readFrom === FIRST_POSITION || await reader.eventsSince(EVENTS_KEY, readFrom, 1) !== null) return readFrom
+    if (await reader.eventsSince(EVENTS_KEY, FIRST_POSITION, 1) !== null) {
       log.warn('events: the stream is new (Redis restarted without its data); reading it from its start')
       return FIRST_POSITION
     }
@@ -182,7 +182,8 @@ export function createRedisEventLog ({ connection, clock, windowMs, maxEntries, 
         return
       }
       queue.push(event)
-      if (queue.length > maxEntries) {
+      // One place fewer than the window: with the events.lost entry in front, all of them fit in it.
+      if (queue.length > Math.max(1, maxEntries - 1)) {
         queue.shift()
         dropped++
       }

@@ -57,7 +57,7 @@ local id = redis.call('XADD', KEYS[1], 'MAXLEN', ARGV[1], '*', 'v', ARGV[4], 'e'
 redis.call('XTRIM', KEYS[1], 'MINID', ARGV[2])
 return id`
   },
-  // The entries after the id ARGV[1] (at most ARGV[2]), or nil when the log no longer
+  // The entries after the id ARGV[1] (at most ARGV[2], at least 1: COUNT 0 answers nil), or nil when the log no longer
   // holds that position: the id itself must still be there, or be 0-0 in a log that
   // never dropped an entry (a new log, after a restart without persistence, has
   // entries-added == length too, but no reader of the old one holds 0-0 but by never
