@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import { gatewayError } from '../errors.ts'
-import { dataEnvelope, errorResponses } from '../schemas/envelope.ts'
+import { errorResponses } from '../schemas/envelope.ts'
 import { BOOKED_EVENT_EXAMPLE, BookedEventSchema, STREAM_RELOAD_EXAMPLE, StreamPositionSchema, StreamReloadSchema } from '../schemas/events.ts'
 import { Type } from '../schemas/typebox.ts'
 import { EVENT_ID_PATTERN } from '../state/event-ids.ts'
@@ -57,7 +57,7 @@ export default async function eventRoutes (app: FastifyInstance) {
         '```json\n' + JSON.stringify(BOOKED_EVENT_EXAMPLE) + '\n```\n\n' +
         'Its `data` is the booking as the booked POST answers it: the same names and forms. Its `id` is its position in the gateway\'s event log (`<ms>-<seq>`, ordered, the same on every replica). ' +
         'Messages from clients are ignored. On shutdown the gateway closes sockets with code 1001. A plain HTTP GET answers 426.\n\n' +
-        '**Resuming:** connect with `?lastEventId=<the last id seen>` to get first what was sent while the socket was closed (kept for a window: EVENTS_REPLAY_SECONDS, EVENTS_REPLAY_MAX), then what follows; `?lastEventId=now` to start from now. ' +
+        '**Resuming:** connect with `?lastEventId=<the last id seen>` to get first what was sent while the socket was closed (the gateway keeps the last events for a window of minutes), then what follows; `?lastEventId=now` to start from now. ' +
         'With `lastEventId`, two more messages may come: `StreamPosition` (`{"type":"stream.position","id"}`, on connection and with the heartbeats, when the log moved on without an event for this client: resume from it) and `StreamReload` ' +
         '(`' + JSON.stringify(STREAM_RELOAD_EXAMPLE) + '`: the id is older than the window, or events were lost; reload what the page shows, and resume from its `id`). Without `lastEventId`, booked events only, as before.\n\n' +
         '**Who sees which event:** a client sees the events of the booked POSTs it made itself, unless its client entry allows it every event; ' +
@@ -70,7 +70,8 @@ export default async function eventRoutes (app: FastifyInstance) {
       }, { additionalProperties: false }),
       response: {
         101: Type.Null({ description: 'Switching Protocols: the WebSocket stream begins' }),
-        ...errorResponses([400, 426, 503])
+        ...errorResponses([400], { codes: ['VALIDATION_FAILED'] }),
+        ...errorResponses([426, 503])
       }
     },
     // After the scope check (onRequest): the limits count the authenticated client.
@@ -107,9 +108,9 @@ export default async function eventRoutes (app: FastifyInstance) {
       description: 'The events of `GET /v1/events` as `text/event-stream`, for `EventSource`. Each is an SSE event of type `booking.booked` whose `id` is the event id and whose `data` is the `BookedEvent` JSON:\n\n' +
         '```\nid: ' + BOOKED_EVENT_EXAMPLE.id + '\nevent: booking.booked\ndata: ' + JSON.stringify(BOOKED_EVENT_EXAMPLE) + '\n```\n\n' +
         'Listen with `source.addEventListener(\'booking.booked\', ...)` (not `onmessage`: the events are typed). ' +
-        '**Resuming:** EventSource sends `Last-Event-ID` by itself when it reconnects, and gets first what it missed (within the window: EVENTS_REPLAY_SECONDS, EVENTS_REPLAY_MAX); a new EventSource passes `?lastEventId=`. ' +
+        '**Resuming:** EventSource sends `Last-Event-ID` by itself when it reconnects, and gets first what it missed (within the window the gateway keeps); a new EventSource passes `?lastEventId=`. ' +
         'When the id is older than the window, or events were lost, a `stream.reload` event (`StreamReload`) says so: reload what the page shows. Lines `id: <id>` without data move the position on when others\' events pass (EventSource dispatches nothing for them). ' +
-        '**Heartbeats:** a comment line (`: heartbeat`) every EVENTS_PING_INTERVAL_MS, so that proxies keep an idle stream open.\n\n' +
+        '**Heartbeats:** a comment line (`: heartbeat`) every 30 seconds (by default), so that proxies keep an idle stream open.\n\n' +
         '**Authentication:** `Authorization: Bearer <key>`; EventSource, which cannot send headers, gets a ticket from `POST /v1/events/tickets` and opens `?ticket=<ticket>`. A ticket is single-use: after an error, get a new one and open a new EventSource with `lastEventId`. ' +
         'The same scope, per-client visibility and limits as the WebSocket route (sockets and streams count together); a stream that does not read its events is closed, and resumes when it reconnects.',
       querystring: StreamQuerySchema,
@@ -119,7 +120,9 @@ export default async function eventRoutes (app: FastifyInstance) {
           description: 'The event stream: `booking.booked` and `stream.reload` events, `id:` lines and heartbeat comments, until the client or the gateway closes it',
           content: { 'text/event-stream': { schema: Type.String({ examples: [`id: ${BOOKED_EVENT_EXAMPLE.id}\nevent: booking.booked\ndata: ${JSON.stringify(BOOKED_EVENT_EXAMPLE)}\n\n`] }) } }
         },
-        ...errorResponses([400, 503], { codes: ['OVERLOADED', 'EVENTS_UNAVAILABLE', 'SHUTTING_DOWN'] })
+        ...errorResponses([400], { codes: ['VALIDATION_FAILED'] }),
+        ...errorResponses([500]),
+        ...errorResponses([503], { codes: ['OVERLOADED', 'EVENTS_UNAVAILABLE', 'SHUTTING_DOWN'] })
       }
     },
     onRequest: redeemTicket,
@@ -138,9 +141,14 @@ export default async function eventRoutes (app: FastifyInstance) {
       summary: 'A ticket for an event stream (EventSource)',
       operationId: 'postEventStreamTicket',
       description: 'A single-use ticket that opens `GET /v1/events/stream?ticket=<ticket>` as this client, for `EventSource`, which cannot send the key in a header. ' +
-        'It expires after EVENTS_TICKET_SECONDS (60 s by default) and works on every replica. No body.',
+        'It expires after a minute (by default) and works on every replica. No body.',
       response: {
-        200: dataEnvelope(Type.Ref('EventStreamTicket'), 'The ticket'),
+        200: Type.Object({ data: Type.Ref('EventStreamTicket'), meta: Type.Object({}, { additionalProperties: false, description: 'Response metadata' }) }, {
+          additionalProperties: false,
+          description: 'The ticket',
+          examples: [{ data: { ticket: 'Yq3xk1c2mJ0pQwR8sT4uV6wX9zA0bC2dE4fG6hI8jK0', expiresAt: '2024-03-01T01:16:00.000Z' }, meta: {} }]
+        }),
+        ...errorResponses([500]),
         ...errorResponses([503], { codes: ['OVERLOADED', 'EVENTS_UNAVAILABLE', 'SHUTTING_DOWN'] })
       }
     },

@@ -43,7 +43,7 @@ export const StreamReloadSchema = Type.Object({
   type: Type.Literal('stream.reload', { description: 'The reader may have missed events: reload what it shows from the API' }),
   id: EventIdSchema('Where the stream goes on from: the position to resume from next time'),
   reason: Type.Enum(['expired', 'lost', 'unavailable'], {
-    description: '`expired`: the id resumed from is older than the window the gateway keeps (EVENTS_REPLAY_SECONDS, EVENTS_REPLAY_MAX), or from a log since lost (a restart); ' +
+    description: '`expired`: the id resumed from is older than the window the gateway keeps, or from a log since lost (a restart); ' +
       '`lost`: events were lost here (published while the shared store was unreachable, past what a replica holds); `unavailable`: the log could not be read right now'
   }),
   lost: Type.Optional(Type.Integer({ minimum: 0, description: 'With `lost`: how many (0: unknown)' }))

@@ -550,7 +550,7 @@ export interface paths {
          *
          *     Its `data` is the booking as the booked POST answers it: the same names and forms. Its `id` is its position in the gateway's event log (`<ms>-<seq>`, ordered, the same on every replica). Messages from clients are ignored. On shutdown the gateway closes sockets with code 1001. A plain HTTP GET answers 426.
          *
-         *     **Resuming:** connect with `?lastEventId=<the last id seen>` to get first what was sent while the socket was closed (kept for a window: EVENTS_REPLAY_SECONDS, EVENTS_REPLAY_MAX), then what follows; `?lastEventId=now` to start from now. With `lastEventId`, two more messages may come: `StreamPosition` (`{"type":"stream.position","id"}`, on connection and with the heartbeats, when the log moved on without an event for this client: resume from it) and `StreamReload` (`{"type":"stream.reload","id":"1709255712345-0","reason":"expired"}`: the id is older than the window, or events were lost; reload what the page shows, and resume from its `id`). Without `lastEventId`, booked events only, as before.
+         *     **Resuming:** connect with `?lastEventId=<the last id seen>` to get first what was sent while the socket was closed (the gateway keeps the last events for a window of minutes), then what follows; `?lastEventId=now` to start from now. With `lastEventId`, two more messages may come: `StreamPosition` (`{"type":"stream.position","id"}`, on connection and with the heartbeats, when the log moved on without an event for this client: resume from it) and `StreamReload` (`{"type":"stream.reload","id":"1709255712345-0","reason":"expired"}`: the id is older than the window, or events were lost; reload what the page shows, and resume from its `id`). Without `lastEventId`, booked events only, as before.
          *
          *     **Who sees which event:** a client sees the events of the booked POSTs it made itself, unless its client entry allows it every event; without client authentication (the sandbox without clients) every socket sees every event.
          *
@@ -584,7 +584,7 @@ export interface paths {
          *     data: {"id":"1709255700000-0","type":"booking.booked","occurredAt":"2024-03-01T01:15:00.000Z","requestId":"5b0b7c1e-0d5f-4b8e-9a51-2f4f1d3c9e01","data":{"bookingRequestId":"BKG-20240301-0001","booked":true,"note":"Truck B 1234 XYZ, pickup 08:00"}}
          *     ```
          *
-         *     Listen with `source.addEventListener('booking.booked', ...)` (not `onmessage`: the events are typed). **Resuming:** EventSource sends `Last-Event-ID` by itself when it reconnects, and gets first what it missed (within the window: EVENTS_REPLAY_SECONDS, EVENTS_REPLAY_MAX); a new EventSource passes `?lastEventId=`. When the id is older than the window, or events were lost, a `stream.reload` event (`StreamReload`) says so: reload what the page shows. Lines `id: <id>` without data move the position on when others' events pass (EventSource dispatches nothing for them). **Heartbeats:** a comment line (`: heartbeat`) every EVENTS_PING_INTERVAL_MS, so that proxies keep an idle stream open.
+         *     Listen with `source.addEventListener('booking.booked', ...)` (not `onmessage`: the events are typed). **Resuming:** EventSource sends `Last-Event-ID` by itself when it reconnects, and gets first what it missed (within the window the gateway keeps); a new EventSource passes `?lastEventId=`. When the id is older than the window, or events were lost, a `stream.reload` event (`StreamReload`) says so: reload what the page shows. Lines `id: <id>` without data move the position on when others' events pass (EventSource dispatches nothing for them). **Heartbeats:** a comment line (`: heartbeat`) every 30 seconds (by default), so that proxies keep an idle stream open.
          *
          *     **Authentication:** `Authorization: Bearer <key>`; EventSource, which cannot send headers, gets a ticket from `POST /v1/events/tickets` and opens `?ticket=<ticket>`. A ticket is single-use: after an error, get a new one and open a new EventSource with `lastEventId`. The same scope, per-client visibility and limits as the WebSocket route (sockets and streams count together); a stream that does not read its events is closed, and resumes when it reconnects.
          *
@@ -610,7 +610,7 @@ export interface paths {
         put?: never;
         /**
          * A ticket for an event stream (EventSource)
-         * @description A single-use ticket that opens `GET /v1/events/stream?ticket=<ticket>` as this client, for `EventSource`, which cannot send the key in a header. It expires after EVENTS_TICKET_SECONDS (60 s by default) and works on every replica. No body.
+         * @description A single-use ticket that opens `GET /v1/events/stream?ticket=<ticket>` as this client, for `EventSource`, which cannot send the key in a header. It expires after a minute (by default) and works on every replica. No body.
          *
          *     **Scope:** `events:read` (send `Authorization: Bearer <client key>`). Without a known key: 401 UNAUTHORIZED; without the scope: 403 FORBIDDEN; over the client's rate limit: 429 RATE_LIMITED.
          */
@@ -1172,7 +1172,7 @@ export interface components {
              */
             id: string;
             /**
-             * @description `expired`: the id resumed from is older than the window the gateway keeps (EVENTS_REPLAY_SECONDS, EVENTS_REPLAY_MAX), or from a log since lost (a restart); `lost`: events were lost here (published while the shared store was unreachable, past what a replica holds); `unavailable`: the log could not be read right now
+             * @description `expired`: the id resumed from is older than the window the gateway keeps, or from a log since lost (a restart); `lost`: events were lost here (published while the shared store was unreachable, past what a replica holds); `unavailable`: the log could not be read right now
              * @enum {unknown}
              */
             reason: "expired" | "lost" | "unavailable";
@@ -5240,6 +5240,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description A gateway bug (INTERNAL) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description The hub is unavailable or rate limited the gateway (UPSTREAM_UNAVAILABLE), or the gateway is overloaded (OVERLOADED) or closing (SHUTTING_DOWN), or (a write with an Idempotency-Key) cannot reach its shared idempotency store (IDEMPOTENCY_UNAVAILABLE); see `retry-after` */
             503: {
                 headers: {
@@ -5269,8 +5278,8 @@ export interface operations {
                     /**
                      * @example {
                      *       "data": {
-                     *         "ticket": "w-nWwPW9cdmwrenILbLljPhvSq_dLb61P7h0iPQZuzA",
-                     *         "expiresAt": "2026-11-26T10:21:39.637Z"
+                     *         "ticket": "Yq3xk1c2mJ0pQwR8sT4uV6wX9zA0bC2dE4fG6hI8jK0",
+                     *         "expiresAt": "2024-03-01T01:16:00.000Z"
                      *       },
                      *       "meta": {}
                      *     }
@@ -5302,6 +5311,15 @@ export interface operations {
             };
             /** @description Too many requests (RATE_LIMITED) */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description A gateway bug (INTERNAL) */
+            500: {
                 headers: {
                     [name: string]: unknown;
                 };
