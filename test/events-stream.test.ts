@@ -110,7 +110,7 @@ test('a WebSocket that comes back with ?lastEventId gets what it missed, only wh
 })
 
 test('a WebSocket without lastEventId gets booked events only, as the first version of the route sent them', async (t) => {
-  const { base, book, app } = await gateway(t, { EVENTS_PING_INTERVAL_MS: '50' })
+  const { base, book, app } = await gateway(t, { EVENTS_PING_INTERVAL_MS: '200' })
   const plain = await socket(t, base, WRITER_A.key)
   await book(WRITER_B, 'not mine')
   await book(WRITER_A, 'mine')
