@@ -31,7 +31,7 @@ else
   umask 022
   cat > "$dir/redis-users.acl" <<ACL
 user default on nopass resetkeys resetchannels -@all +ping
-user gateway on #$hash resetkeys ~$prefix* resetchannels &$prefix* -@all +@connection +info +get +set +del +incr +pexpire +pttl +scan +eval +evalsha +publish +subscribe +unsubscribe
+user gateway on #$hash resetkeys ~$prefix* resetchannels -@all +@connection +info +get +set +del +getdel +incr +pexpire +pttl +scan +eval +evalsha +exists +xadd +xtrim +xrange +xrevrange +xread +xinfo
 ACL
   cat > "$dir/gateway.env" <<ENV
 # Read by the gateway from /app/.env at start-up (deploy/compose.yaml mounts it there).
