@@ -7,7 +7,7 @@
 #                     only the keys, channels and commands it needs (docs/redis.md);
 #                     `default` may PING (the health check) and nothing else
 #   hub-access-token  empty: write the hub's access token into it
-#   clients.json      []: add the entries `npm run client-key` prints (README, Security)
+#   clients.json      []: add the entries `npm run client-key` prints (docs/security.md)
 #
 # The directory is 0700: other users of the host cannot read the files. The
 # files themselves are 0644 because Compose mounts them as they are, and the
