@@ -9,7 +9,7 @@ import { SCRIPTS } from './scripts.ts'
 export interface RedisConnectionOptions {
   /** `redis://` or `rediss://` (TLS), with `user:password@` when the server wants them, and `/db`. */
   url: string
-  /** Prepended to every key and channel (REDIS_KEY_PREFIX), so that several gateways can share a Redis. */
+  /** Prepended to every key (REDIS_KEY_PREFIX), so that several gateways can share a Redis. */
   keyPrefix: string
   /** No command waits longer than this: it fails instead, and the store degrades. */
   commandTimeoutMs: number
@@ -43,13 +43,12 @@ export interface RedisConnection {
   /** Commands. Keys get the prefix from ioredis (`keyPrefix`), script KEYS included. */
   readonly client: Redis
   /**
-   * The pub/sub connection (a subscribed connection runs no other command),
-   * created on first use. It does not subscribe again by itself after a
-   * reconnection: subscribe on each of its 'ready' events.
+   * A connection for blocking reads (XREAD BLOCK: a blocked connection answers
+   * nothing else), created on first use. Its commands may wait `blockMs` plus
+   * the command timeout; it is not PINGed by the health check (the PING would
+   * wait behind the read): its user reopens it when reads keep timing out.
    */
-  subscriber (): Redis
-  /** A channel name with the prefix (ioredis prefixes keys, not channels). */
-  channel (name: string): string
+  reader (blockMs: number): Redis
   readonly keyPrefix: string
   readonly commandTimeoutMs: number
   readonly log: FastifyBaseLogger
@@ -124,8 +123,9 @@ function backoff (maxDelayMs: number) {
  * once; with maxRetriesPerRequest 0 and no resending, a command in flight
  * when the connection drops fails instead of being replayed later (a claim
  * replayed after its caller gave up would block the key for nobody).
- * A periodic PING tells a frozen Redis (connected, not answering) from a
- * live one, so that the stores stop trying it until it answers again.
+ * A periodic check (a write, INFO replication) tells a frozen Redis
+ * (connected, not answering) and one refusing writes (full, a replica)
+ * from a live one, so that the stores stop trying it until it answers again.
  */
 export function createRedisConnection (options: RedisConnectionOptions): RedisConnection {
   const { keyPrefix, commandTimeoutMs, log, sentinels } = options
@@ -140,7 +140,7 @@ export function createRedisConnection (options: RedisConnectionOptions): RedisCo
     maxRetriesPerRequest: 0,
     autoResendUnfulfilledCommands: false,
     retryStrategy,
-    // RESP2: everything the gateway uses, and the subscriber behaviour ioredis has had for years.
+    // RESP2: everything the gateway uses, as ioredis 5 spoke it.
     protocol: 2,
     // The scheme decides, whatever its case (ioredis itself only recognises lower-case `rediss://`).
     ...(tls === undefined ? {} : { tls }),
@@ -149,7 +149,7 @@ export function createRedisConnection (options: RedisConnectionOptions): RedisCo
     ...(sentinels === undefined ? {} : sentinelOptions(sentinels, { tls, commandTimeoutMs, retryStrategy }))
   }
   const client = new Redis(options.url, redisOptions)
-  let subscriber: Redis | undefined
+  let reader: Redis | undefined
   let closed = false
   let current: StoreHealth = 'down'
   let lastError: string | undefined
@@ -170,7 +170,7 @@ export function createRedisConnection (options: RedisConnectionOptions): RedisCo
 
   // Every error is reported here too, reconnection attempts included: an
   // 'error' without a listener would throw. Messages name the address, never the password.
-  function watch (connection: Redis, name: 'commands' | 'subscriber') {
+  function watch (connection: Redis, name: 'commands' | 'reader') {
     connection.on('error', (error: Error) => {
       lastError = error.message
       log.debug({ connection: name, reason: error.message }, 'redis connection error')
@@ -189,21 +189,12 @@ export function createRedisConnection (options: RedisConnectionOptions): RedisCo
   watch(client, 'commands')
 
   // A connection that stays open but stopped answering (a frozen server, a
-  // half-open TCP connection) shows in failed checks only.
-  const failedChecks = new Map<Redis, number>()
+  // half-open TCP connection) shows in failed checks only; a full or
+  // read-only Redis answers PING but refuses a write, so the check writes,
+  // and reads the replicas in sync while at it.
+  let failedChecks = 0
   let checking = false
-  function failed (connection: Redis, error: unknown) {
-    lastError = redisReason(error)
-    const count = (failedChecks.get(connection) ?? 0) + 1
-    failedChecks.set(connection, count)
-    if (count >= STALE_AFTER_FAILED_CHECKS && !closed) {
-      failedChecks.set(connection, 0)
-      log.warn({ reason: lastError }, 'redis connection not answering: reconnecting')
-      connection.disconnect(true)
-    }
-  }
-  // The command connection: a write (a full or read-only Redis answers PING but refuses it), and the replicas in sync.
-  async function checkCommands (): Promise<StoreHealth> {
+  async function check (): Promise<StoreHealth> {
     if (client.status !== 'ready') return 'down'
     try {
       const [written, info] = await Promise.all([
@@ -213,7 +204,7 @@ export function createRedisConnection (options: RedisConnectionOptions): RedisCo
         }),
         client.info('replication')
       ])
-      failedChecks.set(client, 0)
+      failedChecks = 0
       const count = replicasInSync(info)
       if (count >= inSync || Date.now() - inSyncSince > replicaMemoryMs) {
         inSync = count
@@ -223,41 +214,34 @@ export function createRedisConnection (options: RedisConnectionOptions): RedisCo
       lastError = redisReason(written)
       return 'refusing-writes'
     } catch (error) {
-      failed(client, error)
+      lastError = redisReason(error)
+      failedChecks++
+      if (failedChecks >= STALE_AFTER_FAILED_CHECKS && !closed) {
+        failedChecks = 0
+        log.warn({ reason: lastError }, 'redis connection not answering: reconnecting')
+        client.disconnect(true)
+      }
       return 'down'
-    }
-  }
-  async function checkSubscriber (connection: Redis): Promise<void> {
-    if (connection.status !== 'ready') return
-    try {
-      await connection.ping()
-      failedChecks.set(connection, 0)
-    } catch (error) {
-      failed(connection, error)
     }
   }
   const timer = setInterval(() => {
     if (checking || closed) return
     checking = true
-    Promise.all([checkCommands(), subscriber === undefined ? undefined : checkSubscriber(subscriber)])
-      .then(([health]) => setHealth(health))
+    check()
+      .then(health => setHealth(health))
       .finally(() => { checking = false })
   }, options.healthCheckIntervalMs ?? 1000)
   timer.unref()
 
   return {
     client,
-    subscriber () {
-      if (subscriber === undefined) {
-        // ioredis's own resubscription after a reconnect sends SUBSCRIBE without
-        // handling its failure: an unhandled rejection, which ends the process.
-        // The users of this connection subscribe again on 'ready' themselves.
-        subscriber = client.duplicate({ autoResubscribe: false })
-        watch(subscriber, 'subscriber')
+    reader (blockMs) {
+      if (reader === undefined) {
+        reader = client.duplicate({ commandTimeout: blockMs + commandTimeoutMs })
+        watch(reader, 'reader')
       }
-      return subscriber
+      return reader
     },
-    channel: (name) => `${keyPrefix}${name}`,
     keyPrefix,
     commandTimeoutMs,
     log,
@@ -289,7 +273,7 @@ export function createRedisConnection (options: RedisConnectionOptions): RedisCo
       clearInterval(timer)
       listeners.clear()
       current = 'down'
-      await Promise.all([end(client, commandTimeoutMs), subscriber === undefined ? undefined : end(subscriber, commandTimeoutMs)])
+      await Promise.all([end(client, commandTimeoutMs), reader === undefined ? undefined : end(reader, commandTimeoutMs)])
       log.info('redis connections closed')
     }
   }

@@ -9,10 +9,11 @@ import type { Clock } from '../../clock.ts'
 import { ConfigError, sentinelAddresses, type Config } from '../../config/load.ts'
 import type { GatewayState } from '../types.ts'
 import { createRedisConnection, type RedisSentinels } from './connection.ts'
-import { createRedisEventBus } from './event-bus.ts'
+import { createRedisEventLog } from './event-log.ts'
 import { createRedisIdempotencyStore } from './idempotency.ts'
 import { createRedisLookupTier } from './lookup-tier.ts'
 import { createRedisRateLimitStore } from './rate-limit-store.ts'
+import { createRedisTicketStore } from './ticket-store.ts'
 import { createRedisTokenStore } from './token-store.ts'
 
 /**
@@ -32,6 +33,7 @@ const CLAIM_MARGIN_MS = 5000
 
 /** The settings the Redis state reads. */
 type RedisStateConfig = Pick<Config, 'IDEMPOTENCY_TTL_SECONDS' | 'REDIS_KEY_PREFIX' | 'REDIS_COMMAND_TIMEOUT_MS' | 'UPSTREAM_DEADLINE_MS' | 'UPSTREAM_HEADERS_TIMEOUT_MS' |
+  'EVENTS_REPLAY_SECONDS' | 'EVENTS_REPLAY_MAX' |
   'REDIS_SENTINELS' | 'REDIS_SENTINEL_MASTER_NAME' | 'REDIS_SENTINEL_USERNAME' | 'REDIS_SENTINEL_PASSWORD_FILE' | 'REDIS_REPLICA_ACK_TIMEOUT_MS'> & { REDIS_URL: string }
 
 /** The Sentinels to ask for the master (REDIS_SENTINELS), with their password read from its file. */
@@ -64,7 +66,7 @@ export function createRedisState (config: RedisStateConfig, { clock, log, rateLi
     log: redisLog,
     ...(sentinels === undefined ? {} : { sentinels })
   })
-  const events = createRedisEventBus({ connection })
+  const events = createRedisEventLog({ connection, clock, windowMs: config.EVENTS_REPLAY_SECONDS * 1000, maxEntries: config.EVENTS_REPLAY_MAX })
   const idempotency = createRedisIdempotencyStore({
     connection,
     ttlMs: config.IDEMPOTENCY_TTL_SECONDS * 1000,
@@ -75,6 +77,7 @@ export function createRedisState (config: RedisStateConfig, { clock, log, rateLi
     idempotency,
     rateLimitStore: createRedisRateLimitStore(connection, { cache: rateLimitKeys }),
     events,
+    tickets: createRedisTicketStore({ connection }),
     // A login gets the headers timeout for each of its connect, headers and body (credentials/login.ts).
     tokens: createRedisTokenStore({ connection, lockTtlMs: 3 * config.UPSTREAM_HEADERS_TIMEOUT_MS + 1000, now: clock }),
     lookupTier: createRedisLookupTier({ connection, maxEntryBytes: SHARED_LOOKUP_MAX_BYTES, now: clock }),
