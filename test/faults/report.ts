@@ -50,7 +50,7 @@ export function summary (result: RunResult): string {
     `hub calls per key: ${[...f.hubCallsPerKey].sort().map(([calls, n]) => `${calls}: ${n}`).join(', ')}`,
     `faults: ${[...f.faults].map(([kind, n]) => `${kind} ${n}`).join(', ')}`,
     `answers: ${[...f.answers].sort((a, b) => b[1] - a[1]).map(([name, n]) => `${name} ${n}`).join(', ')}`,
-    `events per reader: ${result.readers.map(reader => `${reader.name} ${reader.received} (missed ${reader.missed}, duplicates ${reader.duplicates})`).join(', ')}`,
+    `events per reader: ${result.readers.map(reader => `${reader.name} ${reader.received} (missed ${reader.missed}, duplicates ${reader.duplicates}, reloads ${JSON.stringify(reader.reloads)})`).join(', ')}`,
     `violations: ${result.violations.length}`
   ].join('\n')
 }
@@ -133,11 +133,12 @@ export function markdown (result: RunResult, command: string): string {
     '',
     '## Event readers',
     '',
-    table(['reader', 'sockets opened', 'events received', 'expected booked events missed', 'duplicates'], result.readers.map(reader => [reader.name, reader.opened, reader.received, reader.missed, reader.duplicates])),
+    table(['reader', 'sockets opened', 'events received', 'expected booked events missed', 'duplicates', 'told to reload'], result.readers.map(reader => [
+      reader.name, reader.opened, reader.received, reader.missed, reader.duplicates,
+      Object.entries(reader.reloads).map(([reason, n]) => `${reason} ${n}`).join(', ') || 'never'
+    ])),
     '',
-    result.resume
-      ? 'Readers resume from the last event they received: a missed or repeated event is a violation.'
-      : 'The events route does not yet replay what a reconnected reader missed: missed events are counted, not held against the run; a duplicate is a violation.',
+    `Each reader is the client's own \`subscribeEvents\` (from the start of the log: \`lastEventId: '0-0'\`), which resumes from the last event id it saw after every reconnection. Expected: every booked notification answered 2xx, ${result.writes.filter(write => write.kind === 'booked' && write.attempts.some(attempt => attempt.status === 200)).length} of them. A reader that was never told to reload must have received each exactly once; one that was told (\`stream.reload\`: the window had moved on, or events were lost) may miss some, and says so plainly.`,
     '',
     '## Settings',
     '',

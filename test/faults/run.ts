@@ -79,8 +79,6 @@ export interface RunResult {
   probes: LimitProbe[]
   hubCalls: Map<string, HubCall[]>
   readers: ReaderReport[]
-  /** Whether event readers resume (the events route replays what a reconnected reader missed). */
-  resume: boolean
   violations: Violation[]
   /** The timelines of the keys with a violation. */
   timelines: string[]
@@ -143,8 +141,7 @@ export async function runFaults ({ profile, seed, dir = join(tmpdir(), `gateway-
     const replicas: Target[] = up.gateways.map(gateway => ({ name: gateway.name, url: gateway.url, incarnation: () => gateway.process.incarnation }))
     const proxy: Target = { name: 'haproxy', url: up.haproxy.url, incarnation: () => up.haproxy.process.incarnation }
     const targets = [proxy, ...replicas]
-    const resume = false
-    const readers = startReaders(targets, readerKey, { resume })
+    const readers = startReaders(targets, readerKey)
     const writerOptions = { clientKey: writerKey, targets, maxAttempts: MAX_ATTEMPTS, attemptTimeoutMs: ATTEMPT_TIMEOUT_MS, viaProxy: 0.5, rng, now }
     const writers = startWriters(settings.writers, `w${seed}`, writerOptions)
     const context: NemesisContext = {
@@ -226,7 +223,6 @@ export async function runFaults ({ profile, seed, dir = join(tmpdir(), `gateway-
       probes: faults.flatMap(fault => fault.probe === undefined ? [] : [fault.probe]),
       hubCalls,
       readers: events.reports,
-      resume,
       violations,
       timelines
     }

@@ -22,8 +22,8 @@ test('every key, script key and channel carries the prefix', async (t) => {
   t.equal(await connection.client.stateRelease('scripted', 'claim'), 1, 'a script finds its key under the prefix')
   t.same((await raw.keys('*')).sort(), ['gw-a:health', 'gw-a:plain'])
 
-  await connection.client.eventsAppend('events:log', 10, '0-0', '{}', '1')
-  t.same((await raw.keys('gw-a:events:*')), ['gw-a:events:log'], 'the event stream too')
+  await connection.client.eventsAppend('events:log', 'events:appended:t1', 10, '0-0', '{}', '1', 60_000)
+  t.same((await raw.keys('gw-a:events:*')).sort(), ['gw-a:events:appended:t1', 'gw-a:events:log'], 'the event stream too, and the token of an append')
   const reader = connection.reader(100)
   await until(() => reader.status === 'ready', 2000, 'reader ready')
   const read = await reader.xread('COUNT', 1, 'STREAMS', 'events:log', '0-0') as Array<[string, unknown[]]>
