@@ -27,7 +27,8 @@ async function audit (app: FastifyInstance) {
     const route = request.routeOptions.config.write
     if (route === undefined || state.written) return
     state.written = true
-    const id = (request.params as Record<string, unknown> | undefined)?.[route.idParam]
+    const params = request.params
+    const id: unknown = typeof params === 'object' && params !== null ? Reflect.get(params, route.idParam) : undefined
     log.info({
       audit: true,
       client: request.client?.name ?? null,
