@@ -12,6 +12,10 @@ export default [
       }, {
         selector: "TSAsExpression[expression.object.object.name='request'][expression.object.property.name=/^(params|query|body|headers)$/]",
         message: 'Type the route from its schemas (withTypeProvider<TypeBoxTypeProvider>()) rather than casting the request'
+      }, {
+        // A duck-typed cast reads a field whatever made the error; the guards of src/errors.ts read only what an error of that kind carries.
+        selector: 'TSAsExpression[expression.type="Identifier"][expression.name=/^(error|err|reason|cause|failure)$/]',
+        message: 'Read an error through its type (isGatewayError, upstreamStatusOf, codeOf in src/errors.ts), not a cast'
       }]
     }
   }

@@ -1,4 +1,4 @@
-import { gatewayError } from '../errors.ts'
+import { codeOf, gatewayError, isGatewayError, type ErrorCode } from '../errors.ts'
 
 /**
  * Upstream failures mapped by cause, in one place (contract.md 2). Status
@@ -9,7 +9,7 @@ const TIMEOUT_CODES = new Set(['UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_HEADERS_TIMEO
 
 export type Outcome = 'ok' | 'cached' | 'stale' | 'rejected' | 'not_found' | 'auth_failed' | 'unavailable' | 'timeout' | 'bad_response'
 
-const OUTCOME_BY_CODE: Record<string, Outcome> = {
+const OUTCOME_BY_CODE: Partial<Record<ErrorCode, Outcome>> = {
   UPSTREAM_REJECTED: 'rejected',
   UPSTREAM_NOT_FOUND: 'not_found',
   UPSTREAM_AUTH_FAILED: 'auth_failed',
@@ -19,14 +19,13 @@ const OUTCOME_BY_CODE: Record<string, Outcome> = {
 }
 
 export function outcomeOf (error: unknown): Outcome {
-  const code = (error as { code?: string } | null)?.code
-  return (code !== undefined && OUTCOME_BY_CODE[code]) || 'unavailable'
+  return (isGatewayError(error) && OUTCOME_BY_CODE[error.code]) || 'unavailable'
 }
 
 /** A transport error (undici or node:net) before or while reading a response. */
 export function transportFailure (error: unknown, phase: 'headers' | 'body') {
-  const code = (error as { code?: string } | null)?.code ?? ''
-  if (TIMEOUT_CODES.has(code) || (error as Error | null)?.name === 'TimeoutError') {
+  const code = codeOf(error) ?? ''
+  if (TIMEOUT_CODES.has(code) || (error instanceof Error && error.name === 'TimeoutError')) {
     return gatewayError('UPSTREAM_TIMEOUT', { cause: error })
   }
   // A body cut short after a 2xx status is a response we cannot read.
