@@ -77,4 +77,5 @@ HEALTHCHECK --interval=30s --timeout=5s --start-period=15s --retries=3 \
 # (close-with-grace, 10 s budget; docker's default stop timeout is also 10 s).
 STOPSIGNAL SIGTERM
 # Exec form: node gets the signals itself (npm start would also rebuild via prestart).
-CMD ["node", "dist/server.js"]
+# dist/main.js checks the Node.js version (package.json engines), then loads dist/server.js.
+CMD ["node", "dist/main.js"]
