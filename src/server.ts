@@ -6,7 +6,7 @@ import { ConfigError, isSandboxMode, loadConfig, loadEnvFile, unknownSettings } 
 import { plainHttpWarnings } from './config/plain-http.ts'
 import { resolveConfig } from './config/resolve.ts'
 import { tracingSettings } from './config/tracing.ts'
-import { SANDBOX_PLATFORM_ID, sandboxEnv, startSandbox, type Sandbox } from './sandbox/index.ts'
+import type { Sandbox } from './sandbox/index.ts'
 import { startMetricsServer, type MetricsServer } from './telemetry/metrics-server.ts'
 
 /** The process: configuration, the logger (pino), the sandbox when no hub is configured, listen, graceful close. */
@@ -47,15 +47,19 @@ const app = Fastify({
 app.server.maxConnections = config.SERVER_MAX_CONNECTIONS
 
 let sandbox: Sandbox | undefined
+let sandboxSettings: Record<string, string> | undefined
 if (isSandboxMode(config)) {
+  // Loaded only here, as ioredis is only with REDIS_URL: the sandbox and its seeded data are no part of a gateway in front of a hub.
+  const { SANDBOX_PLATFORM_ID, sandboxEnv, startSandbox } = await import('./sandbox/index.ts')
   sandbox = await startSandbox({ apiKeyHeader: config.UPSTREAM_API_KEY_HEADER, pathSegment: config.UPSTREAM_PATH_SEGMENT, platformId: config.PLATFORM_ID ?? SANDBOX_PLATFORM_ID })
   // One first line: the sandbox, and whether callers must authenticate (README, Security).
   const authOff = config.CLIENTS_FILE === undefined
   app.log.warn({ sandbox: sandbox.url, authentication: authOff ? 'off' : 'on' },
     `no upstream configured: fronting the built-in sandbox at ${sandbox.url}` +
     (authOff ? '; client authentication is OFF (no CLIENTS_FILE): any caller may call every route' : ''))
+  sandboxSettings = sandboxEnv(sandbox.url)
 }
-const gatewayConfig = orExit(() => resolveConfig(process.env, sandbox === undefined ? {} : { sandbox: sandboxEnv(sandbox.url) }))
+const gatewayConfig = orExit(() => resolveConfig(process.env, sandboxSettings === undefined ? {} : { sandbox: sandboxSettings }))
 for (const { setting, host, message } of plainHttpWarnings(gatewayConfig)) app.log.warn({ setting, host }, message)
 
 // One line per variable that looks like a setting but is none (a typo is otherwise silent).
