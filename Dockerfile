@@ -51,6 +51,9 @@ LABEL org.opencontainers.image.title="customs-gateway" \
       org.opencontainers.image.revision="${VCS_REF}" \
       org.opencontainers.image.base.name="${NODE_IMAGE}"
 
+# HOST=0.0.0.0: unset, the gateway listens on loopback when no CLIENTS_FILE is
+# set (the sandbox with authentication off); in a container that is the
+# container's own loopback, which a published port does not reach.
 ENV NODE_ENV=production \
     PORT=3000 \
     HOST=0.0.0.0

@@ -263,6 +263,9 @@ log "image metadata"
 inspect () { podman image inspect --format "$1" "$IMAGE"; }
 check "image user is node (Config.User=$(inspect '{{.Config.User}}'))" test "$(inspect '{{.Config.User}}')" = node
 check "image env has NODE_ENV=production" grep -qx 'NODE_ENV=production' <<<"$(inspect '{{range .Config.Env}}{{println .}}{{end}}')"
+# Without HOST the gateway listens on loopback when no CLIENTS_FILE is set:
+# a container's own loopback, which a published port does not reach.
+check "image env has HOST=0.0.0.0" grep -qx 'HOST=0.0.0.0' <<<"$(inspect '{{range .Config.Env}}{{println .}}{{end}}')"
 check "image exposes 3000/tcp" grep -q '3000/tcp' <<<"$(inspect '{{.Config.ExposedPorts}}')"
 check "image CMD is exec-form node dist/main.js" test "$(inspect '{{json .Config.Cmd}}')" = '["node","dist/main.js"]'
 check "image has a HEALTHCHECK" grep -q 'health/live' <<<"$(inspect '{{json .Healthcheck}}' 2>/dev/null || true)$(inspect '{{json .Config.Healthcheck}}' 2>/dev/null || true)"

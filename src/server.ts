@@ -2,6 +2,7 @@ import closeWithGrace from 'close-with-grace'
 import Fastify from 'fastify'
 import pino from 'pino'
 import gateway, { loggerOptions, REQUEST_ID_LOG_LABEL, serverOptions, VERSION } from './app.ts'
+import { listenHost, LOOPBACK_ADVICE } from './config/listen.ts'
 import { ConfigError, isSandboxMode, loadConfig, loadEnvFile } from './config/load.ts'
 import { plainHttpWarnings } from './config/plain-http.ts'
 import { resolveConfig } from './config/resolve.ts'
@@ -93,13 +94,16 @@ closeWithGrace({ delay: config.SHUTDOWN_GRACE_MS }, async ({ signal, err }) => {
   await tracing?.shutdown()
 })
 
+// Unset HOST: loopback while authentication is off (config/listen.ts).
+const listen = listenHost(config)
 try {
-  const address = await app.listen({ port: config.PORT, host: config.HOST })
+  const address = await app.listen({ port: config.PORT, host: listen.host })
+  if (listen.loopbackByDefault) app.log.info({ host: listen.host }, LOOPBACK_ADVICE)
   // Where to start: a wildcard listen address is not one a browser can open.
   const docs = `${address.replace(/\/\/(0\.0\.0\.0|\[::\])(?=:)/, '//localhost')}/docs`
   app.log.info({ docs }, `API documentation (Swagger UI): ${docs}`)
   if (config.METRICS_PORT !== undefined) {
-    metricsServer = await startMetricsServer(app.metrics.registry, { host: config.HOST, port: config.METRICS_PORT })
+    metricsServer = await startMetricsServer(app.metrics.registry, { host: listen.host, port: config.METRICS_PORT })
     app.log.info({ metrics: `${metricsServer.url}/metrics` }, `Prometheus metrics at ${metricsServer.url}/metrics`)
   }
   if (tracing !== undefined) app.log.info({ propagateUpstream: config.UPSTREAM_TRACE_PROPAGATION }, 'tracing on (OpenTelemetry, OTEL_* settings)')

@@ -10,7 +10,7 @@ import { configProblems as problemsOf } from './helper.ts'
 test('defaults: the contract\'s values, sandbox mode', async (t) => {
   const config = loadConfig({})
   t.equal(config.PORT, 3000)
-  t.equal(config.HOST, '0.0.0.0')
+  t.equal(config.HOST, undefined, 'HOST unset: config/listen.ts decides')
   t.equal(config.UPSTREAM_API_KEY_HEADER, 'customs-api-key')
   t.equal(config.UPSTREAM_PATH_SEGMENT, 'HUB')
   t.equal(config.UPSTREAM_ENV, 'development')

@@ -178,6 +178,7 @@ test('each check fails when the deployment drifts from the gateway', async (t) =
     ['compose: the demo without SANDBOX', composeConfigProblems(changed(d, c => { delete (c.demo.services['gateway-2'] as Record<string, any>).environment.SANDBOX }))],
     ['compose: the demo sending the hub key to the sandbox', composeConfigProblems(changed(d, c => { delete (c.demo.services['gateway-1'] as Record<string, any>).environment.UPSTREAM_API_KEY }))],
     ['compose: the Dockerfile exposing another port', composePortProblems(changed(d, c => { c.dockerfile = c.dockerfile.replace('EXPOSE 3000', 'EXPOSE 8080') }))],
+    ['compose: the image without HOST=0.0.0.0 (loopback in the container)', composePortProblems(changed(d, c => { c.dockerfile = c.dockerfile.replace(/^\s*HOST=0\.0\.0\.0$/m, '') }))],
     ['compose: HAProxy on another port', composePortProblems(changed(d, c => { c.haproxy = parseHaproxy(text('deploy/haproxy.cfg').replace('gateway-2:3000', 'gateway-2:8080')) }))],
     ['compose: a third replica HAProxy does not know', composePortProblems(changed(d, c => { c.compose.services['gateway-3'] = structuredClone(gateway1(c)) }))],
     ['compose: stop_grace_period not above SHUTDOWN_GRACE_MS', composeShutdownProblems(changed(d, c => { gateway1(c).stop_grace_period = '10s' }))],

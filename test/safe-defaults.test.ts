@@ -2,6 +2,8 @@ import { spawn } from 'node:child_process'
 import { once } from 'node:events'
 import { createInterface } from 'node:readline'
 import { test } from 'tap'
+import { listenHost, LOOPBACK_ADVICE } from '../src/config/listen.ts'
+import { loadConfig } from '../src/config/load.ts'
 import { SETTING_PREFIXES, unknownSettings } from '../src/config/unknown-settings.ts'
 import { ConfigSchema } from '../src/config/schema.ts'
 import { SANDBOX_FIXTURES as F } from '../src/sandbox/index.ts'
@@ -150,4 +152,24 @@ test('per-address limits and logged addresses follow TRUST_PROXY', async (t) => 
     t.ok(logged.includes('203.0.113.7') && logged.includes('198.51.100.8'), `the callers' addresses are logged (${[...new Set(logged)].join(', ')})`)
     t.notOk(logged.includes(PROXY), 'not the proxy\'s')
   }
+})
+
+test('HOST unset: every interface when callers authenticate, loopback while authentication is off', async (t) => {
+  t.same(listenHost(loadConfig({})), { host: '127.0.0.1', loopbackByDefault: true }, 'no CLIENTS_FILE: loopback')
+  t.same(listenHost(loadConfig({ CLIENTS_FILE: '/run/secrets/clients.json' })), { host: '0.0.0.0', loopbackByDefault: false }, 'with a CLIENTS_FILE: every interface, as before')
+  t.same(listenHost(loadConfig({ HOST: '0.0.0.0' })), { host: '0.0.0.0', loopbackByDefault: false }, 'HOST set: as set, authentication or not')
+  t.same(listenHost(loadConfig({ HOST: '::1', CLIENTS_FILE: '/c.json' })), { host: '::1', loopbackByDefault: false })
+
+  // The process: the sandbox without keys and without HOST.
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
+    env: { PATH: process.env.PATH ?? '', PORT: '0', PRESSURE_MAX_EVENT_LOOP_DELAY_MS: '0' },
+    stdio: ['ignore', 'pipe', 'pipe']
+  })
+  t.teardown(() => { child.kill('SIGKILL') })
+  const seen = await linesUntilDocs(child)
+  const listening = seen.map(l => String(l.msg)).filter(msg => msg.startsWith('Server listening at'))
+  t.equal(listening.length, 1, `one address: ${listening.join('; ')}`)
+  t.match(listening[0], /^Server listening at http:\/\/127\.0\.0\.1:\d+$/, 'loopback')
+  t.ok(seen.some(l => l.msg === LOOPBACK_ADVICE && l.host === '127.0.0.1'), 'and how to offer it to other machines')
+  t.match(LOOPBACK_ADVICE, /HOST=0\.0\.0\.0 together with a CLIENTS_FILE/)
 })

@@ -1,3 +1,4 @@
+import { ANY_HOST } from '../../src/config/listen.ts'
 import { ConfigError, isSandboxMode, loadConfig, type Config } from '../../src/config/load.ts'
 import { ConfigSchema } from '../../src/config/schema.ts'
 import type { ComposeFile, ComposeService } from './compose.ts'
@@ -85,11 +86,17 @@ export function imageOf (dockerfile: string): { env: Env, exposed: number[] } {
   return { env, exposed }
 }
 
-/** The port the gateway listens on in the image: EXPOSE and PORT must agree. */
+/**
+ * The port the gateway listens on in the image: EXPOSE and PORT must agree;
+ * and on every interface (HOST=0.0.0.0), whatever CLIENTS_FILE says: unset,
+ * HOST is loopback without one (config/listen.ts), a container's own
+ * loopback, which a published port does not reach.
+ */
 export function imagePortProblems (dockerfile: string): string[] {
   const { env, exposed } = imageOf(dockerfile)
   if (exposed.length !== 1) return [`Dockerfile: EXPOSE names ${exposed.length} ports, not one`]
   if (String(exposed[0]) !== env.PORT) return [`Dockerfile: EXPOSE ${exposed[0]} but ENV PORT=${env.PORT}`]
+  if (env.HOST !== ANY_HOST) return [`Dockerfile: ENV HOST=${env.HOST ?? '(unset)'}, not ${ANY_HOST}: a container without CLIENTS_FILE (docker run -e SANDBOX=true) would listen on its own loopback`]
   return []
 }
 
