@@ -1,6 +1,6 @@
 import { spawnSync } from 'node:child_process'
 import { createHash } from 'node:crypto'
-import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs'
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -8,8 +8,9 @@ import { Redis } from 'ioredis'
 import { test } from 'tap'
 import { loadConfig } from '../src/config/load.ts'
 import { ConfigSchema } from '../src/config/schema.ts'
+import { FUNCTION_LIBRARY } from '../src/state/redis/functions.ts'
 import {
-  balancerCheckProblems, balancerTimeoutProblems, composeConfigProblems, composeEnvNameProblems, composeHardeningProblems,
+  balancerCheckProblems, balancerTimeoutProblems, composeConfigProblems, composeEnvNameProblems, composeFunctionsProblems, composeHardeningProblems,
   composePortProblems, composeRedisProblems, composeSecretProblems, composeShutdownProblems, kubernetesConfigProblems,
   kubernetesEnvNameProblems, kubernetesHardeningProblems, kubernetesNetworkProblems, kubernetesPortProblems,
   kubernetesProbeProblems, kubernetesSecretProblems, kubernetesShutdownProblems, type ComposeDeployment
@@ -19,7 +20,7 @@ import { parseHaproxy, readHaproxy } from './deploy/haproxy.ts'
 import { schemaProblems, unknownFieldProblems } from './deploy/kubernetes-schema.ts'
 import { render, type KubeObject } from './deploy/kustomize.ts'
 import { build } from './helper.ts'
-import { startRedisServer } from './redis/redis-server.ts'
+import { redisUserRules, startRedisServer } from './redis/redis-server.ts'
 
 /**
  * deploy/: the Compose stack and the Kubernetes manifests, checked without a
@@ -33,6 +34,12 @@ import { startRedisServer } from './redis/redis-server.ts'
 const ROOT = fileURLToPath(new URL('..', import.meta.url))
 const path = (...parts: string[]) => join(ROOT, ...parts)
 const text = (...parts: string[]) => readFileSync(path(...parts), 'utf8')
+
+/** `node src/redis-functions.ts …` (dist/redis-functions.js in the image), its coverage joining the suite's. */
+function redisFunctions (...args: string[]) {
+  const coverage = process.env.NODE_V8_COVERAGE === undefined ? {} : { NODE_V8_COVERAGE: process.env.NODE_V8_COVERAGE }
+  return spawnSync(process.execPath, ['--import', 'tsx', 'src/redis-functions.ts', ...args], { cwd: ROOT, encoding: 'utf8', env: { PATH: process.env.PATH ?? '', ...coverage } })
+}
 
 /** Runs deploy/init-secrets.sh into a new directory, removed in teardown. */
 function initSecrets (t: { teardown (fn: () => void): void }, env: Record<string, string> = {}): { dir: string, status: number | null, output: string } {
@@ -136,6 +143,7 @@ test('the deployments cannot drift from the gateway: settings, ports, routes, ti
     'balancer health check': balancerCheckProblems(d, hasRoute),
     secrets: composeSecretProblems(d),
     redis: composeRedisProblems(d),
+    'redis functions': composeFunctionsProblems(d),
     hardening: composeHardeningProblems(d)
   }
   for (const [check, problems] of Object.entries(compose)) t.same(problems, [], `compose: ${check}`)
@@ -197,6 +205,9 @@ test('each check fails when the deployment drifts from the gateway', async (t) =
     ['compose: Redis password on the command line', composeSecretProblems(changed(d, c => { (c.compose.services.redis?.command ?? []).push('--requirepass', 'pw') }))],
     ['compose: Redis without appendonly', composeRedisProblems(changed(d, c => { const command = c.compose.services.redis?.command ?? []; command[command.indexOf('--appendonly') + 1] = 'no' }))],
     ['compose: a writable replica', composeHardeningProblems(changed(d, c => { delete gateway1(c).read_only }))],
+    ['compose: a replica not waiting for the Redis functions', composeFunctionsProblems(changed(d, c => { delete gateway1(c).depends_on['redis-functions'] }))],
+    ['compose: the functions loader without its secret', composeFunctionsProblems(changed(d, c => { (c.compose.services['redis-functions'] as Record<string, any>).secrets = [] }))],
+    ['compose: no functions loader', composeFunctionsProblems(changed(d, c => { delete c.compose.services['redis-functions'] }))],
     ['kubernetes: a setting the gateway does not have', kubernetesEnvNameProblems(changed(o, objects => { find(objects, 'ConfigMap').data.CACHE_TTL = '5' }))],
     ['kubernetes: a value the gateway refuses', kubernetesConfigProblems(changed(o, objects => { find(objects, 'ConfigMap').data.UPSTREAM_ENV = 'prod' }), dockerfile)],
     ['kubernetes: containerPort not the gateway\'s', kubernetesPortProblems(changed(o, objects => { container(objects).ports[0].containerPort = 8080 }), dockerfile)],
@@ -232,7 +243,7 @@ test('deploy/init-secrets.sh: one Redis password for Redis and the gateway, a le
   const { dir, status, output } = initSecrets(t)
   t.equal(status, 0, 'the script succeeds', { output })
   t.equal(statSync(dir).mode & 0o777, 0o700, 'the directory is the owner\'s alone')
-  for (const file of ['gateway.env', 'redis-users.acl', 'hub-access-token', 'clients.json']) {
+  for (const file of ['gateway.env', 'redis-users.acl', 'redis-functions-url', 'hub-access-token', 'clients.json']) {
     t.equal(statSync(join(dir, file)).mode & 0o777, 0o644, `${file}: readable by the containers' users`)
   }
   const env = readEnvLines(readFileSync(join(dir, 'gateway.env'), 'utf8'))
@@ -245,6 +256,19 @@ test('deploy/init-secrets.sh: one Redis password for Redis and the gateway, a le
   t.notOk(acl.includes(url.password), 'and never the password itself')
   const prefix = String((ConfigSchema.properties.REDIS_KEY_PREFIX as { default?: unknown }).default)
   t.ok(acl.includes(` ~${prefix}* `) && acl.includes(` &${prefix}* `), `keys and channels limited to REDIS_KEY_PREFIX (${prefix})`)
+  const functionsUrl = new URL(readFileSync(join(dir, 'redis-functions-url'), 'utf8').trim())
+  t.equal(`${functionsUrl.protocol}//${functionsUrl.username}@${functionsUrl.host}`, 'redis://functions@redis:6379', 'the loader\'s URL: the functions user')
+  t.ok(functionsUrl.password.length === 64 && functionsUrl.password !== url.password, 'with a password of its own')
+  t.ok(acl.includes(`#${createHash('sha256').update(functionsUrl.password).digest('hex')}`), 'hashed in the ACL file')
+  // Each user's rules are deploy/redis-users.rules' (which test/redis/acl.test.ts runs the gateway under).
+  const rules = redisUserRules(prefix)
+  const lines = acl.trim().split('\n')
+  t.same(lines.map(line => line.split(' ')[1]), ['default', 'gateway', 'functions'], 'three users')
+  for (const line of lines) {
+    const [, user, , password, ...rest] = line.split(' ')
+    t.equal(rest.join(' '), rules[user ?? ''], `${user}: the rules of deploy/redis-users.rules`)
+    t.match(password, user === 'default' ? /^nopass$/ : /^#[0-9a-f]{64}$/, user === 'default' ? 'default: no password' : `${user}: a password's SHA-256`)
+  }
   t.same(JSON.parse(readFileSync(join(dir, 'clients.json'), 'utf8')), [], 'no client until one is added')
 
   const before = readFileSync(join(dir, 'gateway.env'), 'utf8')
@@ -252,8 +276,8 @@ test('deploy/init-secrets.sh: one Redis password for Redis and the gateway, a le
   t.equal(readFileSync(join(dir, 'gateway.env'), 'utf8'), before, 'keeps what exists')
   rmSync(join(dir, 'redis-users.acl'))
   const half = runInit(dir)
-  t.equal(half.status, 1, 'one of the pair missing: refused')
-  t.match(half.output, /exists without the other/)
+  t.equal(half.status, 1, 'one of the three missing: refused')
+  t.match(half.output, /exist without the others/)
   t.notOk(existsSync(join(dir, 'redis-users.acl')), 'and nothing written')
 
   const other = initSecrets(t, { REDIS_KEY_PREFIX: 'prod:cgw:' })
@@ -277,4 +301,41 @@ test('the ACL file init-secrets.sh writes, loaded by a real redis-server: the ga
   t.equal(await anonymous.ping(), 'PONG', 'the health check\'s PING needs no password')
   await t.rejects(anonymous.get('cgw:deploy-check'), /NOPERM/, 'but nothing else does')
   await t.rejects(anonymous.call('AUTH', 'gateway', 'not-the-password'), /WRONGPASS/, 'another password is refused')
+
+  // The one-shot loader of compose.yaml, with the secret file it mounts (the host moved to this server).
+  const functionsUrl = new URL(readFileSync(join(dir, 'redis-functions-url'), 'utf8').trim())
+  functionsUrl.host = `127.0.0.1:${server.port}`
+  const urlFile = join(dir, 'redis-functions-url.local')
+  writeFileSync(urlFile, `${functionsUrl.href}\n`)
+  const loader = () => redisFunctions('--load', urlFile)
+  const first = loader()
+  t.equal(first.status, 0, first.stderr)
+  t.equal(first.stdout, `loaded the gateway's Redis function library ${FUNCTION_LIBRARY.name}\n`)
+  t.equal(loader().stdout, `already loaded: the gateway's Redis function library ${FUNCTION_LIBRARY.name}\n`, 'a second up leaves it as it is')
+  t.notMatch(`${first.stdout}${first.stderr}`, functionsUrl.password, 'the password is not printed')
+  t.same(await gateway.call('FCALL', `${FUNCTION_LIBRARY.name}_stateClaim`, 1, 'cgw:claimed', 'v', 1000), [1], 'the gateway calls its functions')
+  await t.rejects(gateway.call('FUNCTION', 'LOAD', FUNCTION_LIBRARY.code), /NOPERM/, 'but may not load any')
+  const wrong = join(dir, 'wrong-url')
+  writeFileSync(wrong, `redis://gateway:${url.password}@127.0.0.1:${server.port}\n`)
+  const refused = redisFunctions('--load', wrong)
+  t.equal(refused.status, 1, 'the gateway\'s own URL cannot load it')
+  t.match(refused.stderr, /^redis-functions: could not load the function library customs_gateway_[0-9a-f]{12}: NOPERM/)
+  t.notMatch(refused.stderr, url.password)
+})
+
+test('redis-functions prints the library for an administrator\'s redis-cli, and says how it is used', async (t) => {
+  const printed = redisFunctions()
+  t.equal(printed.status, 0)
+  t.equal(printed.stdout, FUNCTION_LIBRARY.code, 'the library, as FUNCTION LOAD takes it')
+  t.match(printed.stdout, new RegExp(`^#!lua name=${FUNCTION_LIBRARY.name}\n`))
+  const wrong = redisFunctions('--reload')
+  t.equal(wrong.status, 1)
+  t.equal(wrong.stderr, 'redis-functions: usage: redis-functions [--load FILE]   (FILE: a redis:// URL of a user allowed FUNCTION LOAD)\n')
+  const missing = redisFunctions('--load', '/nonexistent/redis-url')
+  t.equal(missing.stderr, 'redis-functions: cannot read /nonexistent/redis-url: ENOENT\n')
+  const dir = mkdtempSync(join(tmpdir(), 'gateway-functions-'))
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }))
+  writeFileSync(join(dir, 'url'), 'http://functions:secret@redis:6379\n')
+  const notRedis = redisFunctions('--load', join(dir, 'url'))
+  t.equal(notRedis.stderr, `redis-functions: ${join(dir, 'url')} does not hold a redis:// or rediss:// URL\n`, 'the URL itself is not printed')
 })

@@ -103,9 +103,9 @@ export function imagePortProblems (dockerfile: string): string[] {
 // ---------------------------------------------------------------------------
 // Compose
 
-/** The services built from the repository's Dockerfile: the gateway replicas. */
+/** The services built from the repository's Dockerfile that run the image's command: the gateway replicas. */
 export function gatewayServices (compose: ComposeFile): Array<[string, ComposeService]> {
-  return Object.entries(compose.services).filter(([, service]) => service.build !== undefined)
+  return Object.entries(compose.services).filter(([, service]) => service.build !== undefined && service.command === undefined)
 }
 
 function serviceEnv (service: ComposeService | undefined): Env {
@@ -274,6 +274,27 @@ export function composeSecretProblems (d: ComposeDeployment): string[] {
     }
   }
   if ((d.gatewayEnv.REDIS_URL ?? '') === '') problems.push('deploy/init-secrets.sh: gateway.env holds no REDIS_URL')
+  return problems
+}
+
+/**
+ * The gateway's Redis function library is loaded before the replicas start,
+ * by a one-shot service of the same image with the loading user's URL as a
+ * secret; the replicas wait for it to finish.
+ */
+export function composeFunctionsProblems (d: ComposeDeployment): string[] {
+  const loaders = Object.entries(d.compose.services).filter(([, service]) => service.build !== undefined && (service.command ?? [])[1] === 'dist/redis-functions.js')
+  if (loaders.length !== 1) return [`compose.yaml: ${loaders.length} services run dist/redis-functions.js, not one`]
+  const [[loader, service]] = loaders as [[string, ComposeService]]
+  const problems: string[] = []
+  const command = service.command ?? []
+  const file = command[command.indexOf('--load') + 1]
+  if (!command.includes('--load') || ![...secretTargets(service).values()].includes(file ?? '')) problems.push(`compose.yaml ${loader}: does not --load from a mounted secret`)
+  if (service.restart !== 'no') problems.push(`compose.yaml ${loader}: restart is not "no" (it runs once)`)
+  for (const [name, replica] of gatewayServices(d.compose)) {
+    const condition = ((replica.depends_on ?? {}) as Record<string, { condition?: string }>)[loader]?.condition
+    if (condition !== 'service_completed_successfully') problems.push(`compose.yaml ${name}: does not wait for ${loader} to complete (depends_on condition service_completed_successfully)`)
+  }
   return problems
 }
 

@@ -16,9 +16,9 @@ test('every key, script key and channel carries the prefix', async (t) => {
   t.teardown(() => raw.disconnect())
 
   await connection.client.set('plain', '1')
-  await connection.client.stateClaim('scripted', 'claim', 10_000)
+  await connection.scripts.stateClaim('scripted', 'claim', 10_000)
   t.same((await raw.keys('*')).sort(), ['gw-a:plain', 'gw-a:scripted'], 'keys written through the connection')
-  t.equal(await connection.client.stateRelease('scripted', 'claim'), 1, 'a script finds its key under the prefix')
+  t.equal(await connection.scripts.stateRelease('scripted', 'claim'), 1, 'a script finds its key under the prefix')
   t.same(await raw.keys('*'), ['gw-a:plain'])
 
   t.equal(connection.channel('events'), 'gw-a:events')

@@ -3,7 +3,7 @@ import type { FastifyBaseLogger } from 'fastify'
 import { Redis, type RedisOptions } from 'ioredis'
 import type { StoreHealth } from '../types.ts'
 import { GuardedConnector } from './connector.ts'
-import { SCRIPTS } from './scripts.ts'
+import { createGatewayScripts, type GatewayScripts } from './functions.ts'
 
 export interface RedisConnectionOptions {
   /** `redis://` or `rediss://` (TLS), with `user:password@` when the server wants them, and `/db`. */
@@ -23,8 +23,10 @@ export interface RedisConnectionOptions {
 
 /** One process's connections to Redis, shared by all the stores. */
 export interface RedisConnection {
-  /** Commands. Keys get the prefix from ioredis (`keyPrefix`), script KEYS included. */
+  /** Commands. Keys get the prefix from ioredis (`keyPrefix`), the keys of FCALL included. */
   readonly client: Redis
+  /** The stores' Lua, as calls of the gateway's Redis functions (functions.ts). */
+  readonly scripts: GatewayScripts
   /**
    * The pub/sub connection (a subscribed connection runs no other command),
    * created on first use. It does not subscribe again by itself after a
@@ -92,10 +94,12 @@ export function createRedisConnection (options: RedisConnectionOptions): RedisCo
     protocol: 2,
     // The scheme decides, whatever its case (ioredis itself only recognises lower-case `rediss://`).
     ...(url.protocol === 'rediss:' ? { tls: { ...options.tls } } : {}),
-    scripts: SCRIPTS,
+    // No CLIENT SETINFO on connect: the gateway's Redis user may run no CLIENT command (docs/redis.md).
+    disableClientInfo: true,
     Connector: GuardedConnector
   }
   const client = new Redis(options.url, redisOptions)
+  const scripts = createGatewayScripts(client, log)
   let subscriber: Redis | undefined
   let closed = false
   let current: StoreHealth = 'down'
@@ -118,7 +122,11 @@ export function createRedisConnection (options: RedisConnectionOptions): RedisCo
       log.debug({ connection: name, reason: error.message }, 'redis connection error')
     })
     if (name === 'commands') {
-      connection.on('ready', () => setHealth('up'))
+      connection.on('ready', () => {
+        setHealth('up')
+        // The function library, loaded when missing (and this user may), or the log says how.
+        scripts.ensure().catch(() => {})
+      })
       connection.on('close', () => setHealth('down', lastError ?? 'connection closed'))
     }
   }
@@ -157,6 +165,7 @@ export function createRedisConnection (options: RedisConnectionOptions): RedisCo
 
   return {
     client,
+    scripts,
     subscriber () {
       if (subscriber === undefined) {
         // ioredis's own resubscription after a reconnect sends SUBSCRIBE without

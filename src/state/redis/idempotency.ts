@@ -60,7 +60,7 @@ function unavailable (error: unknown): StateUnavailableError {
 export function createRedisIdempotencyStore (options: RedisIdempotencyOptions): IdempotencyStore {
   const { connection, ttlMs, claimTtlMs } = options
   const waitMs = options.waitMs ?? claimTtlMs
-  const { client, log } = connection
+  const { client, scripts, log } = connection
   const claims = new Map<string, Claim>()
 
   /** Resolves when the claim `held` no longer holds the key, or after waitMs, or when Redis fails. */
@@ -119,7 +119,7 @@ export function createRedisIdempotencyStore (options: RedisIdempotencyOptions): 
       }
       let reply
       try {
-        reply = await client.stateClaim(key, claim.value, claimTtlMs)
+        reply = await scripts.stateClaim(key, claim.value, claimTtlMs)
       } catch (error) {
         throw unavailable(error)
       }
@@ -141,14 +141,14 @@ export function createRedisIdempotencyStore (options: RedisIdempotencyOptions): 
       claims.delete(callerKey)
       const value = JSON.stringify({ v: VERSION, state: 'completed', fingerprint: claim.fingerprint, response })
       const key = idempotencyKey(callerKey)
-      await settle('complete', claim, () => client.stateSettle(key, claim.value, value, ttlMs))
+      await settle('complete', claim, () => scripts.stateSettle(key, claim.value, value, ttlMs))
     },
     async release (callerKey) {
       const claim = claims.get(callerKey)
       if (claim === undefined) return
       claims.delete(callerKey)
       const key = idempotencyKey(callerKey)
-      await settle('release', claim, () => client.stateRelease(key, claim.value))
+      await settle('release', claim, () => scripts.stateRelease(key, claim.value))
     },
     async size () {
       // SCAN patterns get no key prefix from ioredis: it is added here.
