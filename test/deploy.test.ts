@@ -11,7 +11,7 @@ import { ConfigSchema } from '../src/config/schema.ts'
 import { FUNCTION_LIBRARY } from '../src/state/redis/functions.ts'
 import {
   balancerCheckProblems, balancerTimeoutProblems, composeConfigProblems, composeEnvNameProblems, composeFunctionsProblems, composeHardeningProblems,
-  composePortProblems, composeRedisProblems, composeSecretProblems, composeShutdownProblems, kubernetesConfigProblems,
+  composeMetricsProblems, composePortProblems, composeRedisProblems, composeSecretProblems, composeShutdownProblems, kubernetesConfigProblems,
   kubernetesEnvNameProblems, kubernetesHardeningProblems, kubernetesNetworkProblems, kubernetesPortProblems,
   kubernetesProbeProblems, kubernetesSecretProblems, kubernetesShutdownProblems, type ComposeDeployment
 } from './deploy/checks.ts'
@@ -144,6 +144,7 @@ test('the deployments cannot drift from the gateway: settings, ports, routes, ti
     secrets: composeSecretProblems(d),
     redis: composeRedisProblems(d),
     'redis functions': composeFunctionsProblems(d),
+    'metrics off the balancer': composeMetricsProblems(d),
     hardening: composeHardeningProblems(d)
   }
   for (const [check, problems] of Object.entries(compose)) t.same(problems, [], `compose: ${check}`)
@@ -205,6 +206,8 @@ test('each check fails when the deployment drifts from the gateway', async (t) =
     ['compose: Redis password on the command line', composeSecretProblems(changed(d, c => { (c.compose.services.redis?.command ?? []).push('--requirepass', 'pw') }))],
     ['compose: Redis without appendonly', composeRedisProblems(changed(d, c => { const command = c.compose.services.redis?.command ?? []; command[command.indexOf('--appendonly') + 1] = 'no' }))],
     ['compose: a writable replica', composeHardeningProblems(changed(d, c => { delete gateway1(c).read_only }))],
+    ['compose: /metrics on the API port (no METRICS_PORT)', composeMetricsProblems(changed(d, c => { delete gateway1(c).environment.METRICS_PORT }))],
+    ['compose: HAProxy forwarding to METRICS_PORT', composeMetricsProblems(changed(d, c => { c.haproxy = parseHaproxy(text('deploy/haproxy.cfg').replace('gateway-2:3000', 'gateway-2:9464')) }))],
     ['compose: a replica not waiting for the Redis functions', composeFunctionsProblems(changed(d, c => { delete gateway1(c).depends_on['redis-functions'] }))],
     ['compose: the functions loader without its secret', composeFunctionsProblems(changed(d, c => { (c.compose.services['redis-functions'] as Record<string, any>).secrets = [] }))],
     ['compose: no functions loader', composeFunctionsProblems(changed(d, c => { delete c.compose.services['redis-functions'] }))],

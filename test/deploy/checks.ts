@@ -278,6 +278,30 @@ export function composeSecretProblems (d: ComposeDeployment): string[] {
 }
 
 /**
+ * /metrics off the balancer: every replica serves it on METRICS_PORT, a
+ * listener of its own that HAProxy does not forward to, so that the API port
+ * answers it 404.
+ */
+export function composeMetricsProblems (d: ComposeDeployment): string[] {
+  const problems: string[] = []
+  const balanced = backends(d.haproxy).flatMap(backend => servers(backend).map(server => ({ backend: backend.name, server })))
+  for (const [name, service] of gatewayServices(d.compose)) {
+    const env = replicaEnv(d, name)
+    const metrics = env.METRICS_PORT ?? ''
+    if (metrics === '' || metrics === '0') {
+      problems.push(`compose.yaml ${name}: no METRICS_PORT: /metrics is served on the API port, through HAProxy, to anyone`)
+      continue
+    }
+    if (metrics === env.PORT) problems.push(`compose.yaml ${name}: METRICS_PORT is the API port ${env.PORT}`)
+    if (!(service.expose ?? []).map(String).includes(metrics)) problems.push(`compose.yaml ${name}: does not expose METRICS_PORT ${metrics}`)
+    for (const { backend, server } of balanced.filter(({ server }) => server.host === name && String(server.port) === metrics)) {
+      problems.push(`haproxy.cfg ${backend}: server ${server.name} forwards to METRICS_PORT ${metrics}`)
+    }
+  }
+  return problems
+}
+
+/**
  * The gateway's Redis function library is loaded before the replicas start,
  * by a one-shot service of the same image with the loading user's URL as a
  * secret; the replicas wait for it to finish.
