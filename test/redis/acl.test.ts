@@ -159,6 +159,15 @@ test('where the library is missing, the gateway\'s user cannot load it: the log 
   t.same(await idempotency.begin('k', 'fp'), { state: 'acquired' }, 'loaded by the functions user: works without a restart')
 })
 
+test('a /db in REDIS_URL under these rules: the refused SELECT is logged as an error, not only at debug level', async (t) => {
+  const server = await aclServer(t)
+  await loadFunctionLibrary(functionsUser(t, server))
+  const logs: Array<Record<string, unknown>> = []
+  await connect(t, server, { logs, url: `${server.url}/2` })
+  await until(() => logs.some(line => line.level === 50), 3000, 'the error line')
+  t.match(logs.find(line => line.level === 50), { reason: /NOPERM.*'select'/, msg: /leave the \/db off REDIS_URL/ })
+})
+
 test('a Redis that lets the gateway load its library (no ACL): it loads it itself, once', async (t) => {
   const server = await startRedisServer(t)
   const logs: Array<Record<string, unknown>> = []

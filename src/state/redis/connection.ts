@@ -119,7 +119,10 @@ export function createRedisConnection (options: RedisConnectionOptions): RedisCo
   function watch (connection: Redis, name: 'commands' | 'subscriber') {
     connection.on('error', (error: Error) => {
       lastError = error.message
-      log.debug({ connection: name, reason: error.message }, 'redis connection error')
+      // A set-up command the user may not run (SELECT of a /db under the
+      // gateway's ACL): ioredis goes on without it, on database 0.
+      if (error.message.startsWith('NOPERM')) log.error({ connection: name, reason: error.message }, 'redis refused a command of the connection\'s set-up: with the gateway\'s ACL, leave the /db off REDIS_URL (docs/redis.md)')
+      else log.debug({ connection: name, reason: error.message }, 'redis connection error')
     })
     if (name === 'commands') {
       connection.on('ready', () => {
