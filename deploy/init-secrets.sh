@@ -11,7 +11,7 @@
 #   redis-functions-url  the `functions` user's redis:// URL, with its own password,
 #                     for the one-shot loader of deploy/compose.yaml
 #   hub-access-token  empty: write the hub's access token into it
-#   clients.json      []: add the entries `npm run client-key` prints (README, Security)
+#   clients.json      []: add the entries `npm run client-key` prints (docs/security.md)
 #
 # The directory is 0700: other users of the host cannot read the files. The
 # files themselves are 0644 because Compose mounts them as they are, and the

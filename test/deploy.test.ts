@@ -258,7 +258,9 @@ test('deploy/init-secrets.sh: one Redis password for Redis and the gateway, a le
   t.ok(acl.includes(`#${createHash('sha256').update(url.password).digest('hex')}`), 'Redis holds the password\'s SHA-256, not the password')
   t.notOk(acl.includes(url.password), 'and never the password itself')
   const prefix = String((ConfigSchema.properties.REDIS_KEY_PREFIX as { default?: unknown }).default)
-  t.ok(acl.includes(` ~${prefix}* `) && acl.includes(` &${prefix}* `), `keys and channels limited to REDIS_KEY_PREFIX (${prefix})`)
+  // The gateway uses no pub/sub channel since events moved to a stream: its user gets none.
+  const gatewayUser = acl.split('\n').find(line => line.startsWith('user gateway ')) ?? ''
+  t.ok(gatewayUser.includes(` ~${prefix}* `) && gatewayUser.includes(' resetchannels ') && !gatewayUser.includes(' &'), `keys limited to REDIS_KEY_PREFIX (${prefix}), no channel`)
   const functionsUrl = new URL(readFileSync(join(dir, 'redis-functions-url'), 'utf8').trim())
   t.equal(`${functionsUrl.protocol}//${functionsUrl.username}@${functionsUrl.host}`, 'redis://functions@redis:6379', 'the loader\'s URL: the functions user')
   t.ok(functionsUrl.password.length === 64 && functionsUrl.password !== url.password, 'with a password of its own')

@@ -1,14 +1,14 @@
-import { randomUUID } from 'node:crypto'
 import { Redis } from 'ioredis'
 import { test } from 'tap'
 import { SANDBOX_FIXTURES as F } from '../../src/sandbox/index.ts'
-import { createRedisEventBus } from '../../src/state/redis/event-bus.ts'
+import { createRedisEventLog } from '../../src/state/redis/event-log.ts'
 import { FUNCTION_LIBRARY, LOAD_HINT, loadFunctionLibrary } from '../../src/state/redis/functions.ts'
 import { createRedisIdempotencyStore } from '../../src/state/redis/idempotency.ts'
 import { createRedisLookupTier } from '../../src/state/redis/lookup-tier.ts'
 import { createRedisRateLimitStore } from '../../src/state/redis/rate-limit-store.ts'
+import { createRedisTicketStore } from '../../src/state/redis/ticket-store.ts'
 import { createRedisTokenStore } from '../../src/state/redis/token-store.ts'
-import type { GatewayEvent } from '../../src/state/types.ts'
+import type { LogEntry } from '../../src/state/types.ts'
 import { build } from '../helper.ts'
 import { connect, redisUserRules, startRedisServer, until, type RedisServer } from './redis-server.ts'
 
@@ -43,7 +43,7 @@ function functionsUser (t: TestLike, server: RedisServer): Redis {
 
 test('deploy/redis-users.rules: the gateway\'s user has FCALL and no command that runs arbitrary Lua or reaches beyond its prefix', async (t) => {
   const gateway = RULES.gateway ?? ''
-  t.match(gateway, /^resetkeys ~test:\* resetchannels &test:\* -@all /, 'its keys and channels only, nothing unless listed')
+  t.match(gateway, /^resetkeys ~test:\* resetchannels -@all /, 'its keys only, no channel, nothing unless listed')
   t.ok(gateway.includes(' +fcall'), 'FCALL of loaded functions')
   for (const command of ['eval', 'evalsha', 'script', 'function', 'client', 'select', 'keys', 'flushall', 'flushdb', 'config', 'debug', '@connection', '@all', '@admin', '@dangerous', '@scripting']) {
     t.notOk(gateway.split(' ').includes(`+${command}`) || gateway.includes(` +${command}|`), `no +${command}`)
@@ -77,15 +77,20 @@ test('every store works for the gateway\'s user, once the functions user has loa
   t.equal(await count(), 1, 'rate limits')
   t.equal(await count(), 2, 'counted in Redis')
 
-  const [ea, eb] = [a, b].map(connection => createRedisEventBus({ connection }))
+  const [ea, eb] = [a, b].map(connection => createRedisEventLog({ connection, clock: Date.now, windowMs: 60_000, maxEntries: 10, blockMs: 100 }))
   t.teardown(() => Promise.all([ea?.close(), eb?.close()]))
-  const received: GatewayEvent[] = []
+  const received: LogEntry[] = []
   eb?.subscribe(event => received.push(event))
   await until(async () => {
-    await ea?.publish({ id: randomUUID(), type: 'booking.booked', occurredAt: new Date().toISOString(), requestId: 'r', client: null, data: {} })
+    await ea?.publish({ type: 'booking.booked', occurredAt: new Date().toISOString(), requestId: 'r', client: null, data: {} })
     return received.length > 0
   }, 3000, 'an event from A on B')
-  t.pass('events')
+  t.same(await eb?.since(received[0]!.id), { state: 'replayed', entries: received.slice(1) }, 'events, and their replay')
+  t.equal((await eb?.since('0-0'))?.state, 'replayed')
+
+  const tickets = createRedisTicketStore({ connection: a })
+  await tickets.issue('ticket', 'yard', 1000)
+  t.same(await createRedisTicketStore({ connection: b }).redeem('ticket'), { client: 'yard' }, 'tickets')
 
   const tokens = createRedisTokenStore({ connection: a, lockTtlMs: 2000 })
   const session = await tokens.renew(undefined, async () => ({ authorization: 'Bearer t', expiresAt: Date.now() + 60_000 }))
@@ -105,7 +110,7 @@ test('what the gateway\'s user is refused: CLIENT, SELECT, any Lua, FUNCTION, KE
     ['FUNCTION', 'LOAD', "#!lua name=loop\nredis.register_function('loop', function() while true do end end)"], ['FUNCTION', 'DELETE', FUNCTION_LIBRARY.name], ['FUNCTION', 'FLUSH'], ['FUNCTION', 'KILL'], ['FUNCTION', 'LIST'],
     ['KEYS', '*'], ['FLUSHALL'], ['FLUSHDB'], ['CONFIG', 'GET', '*'], ['CONFIG', 'SET', 'maxmemory', '1'], ['DEBUG', 'SLEEP', 0],
     ['SHUTDOWN'], ['MONITOR'], ['ACL', 'LIST'], ['SWAPDB', 0, 1], ['MOVE', 'test:k', 1], ['BGSAVE'],
-    ['GET', 'other:key'], ['SET', 'other:key', '1'], ['PUBLISH', 'other:events', 'x']
+    ['GET', 'other:key'], ['SET', 'other:key', '1'], ['PUBLISH', 'test:events', 'x'], ['XINFO', 'GROUPS', 'test:events:log']
   ]
   for (const [command, ...args] of refused) {
     await t.rejects(raw.call(command, ...args), /NOPERM/, `${command} ${args.join(' ')}`.trim())

@@ -40,7 +40,7 @@ const SOURCES = { ...SCRIPTS, ...rateLimitScripts() }
 export type ScriptName = keyof typeof SOURCES
 
 /** Functions that write nothing: flagged so, they still run when Redis is out of memory. */
-const READ_ONLY = new Set<ScriptName>(['rateLimitRead'])
+const READ_ONLY = new Set<ScriptName>(['rateLimitRead', 'eventsSince'])
 
 export interface FunctionLibrary {
   /** `customs_gateway_` and the first 12 hex digits of the code's SHA-256. */
@@ -94,6 +94,10 @@ export interface GatewayScripts {
   stateSettle (key: string, expected: string, value: string, ttlMs: number): Promise<number>
   stateLoginLock (sessionKey: string, lockKey: string, rejected: string, lock: string, lockTtlMs: number): Promise<LoginLockReply>
   stateRelease (key: string, expected: string): Promise<number>
+  /** Appends an event to the log stream, trimmed to the window; its id. */
+  eventsAppend (key: string, maxEntries: number, minId: string, event: string, version: string): Promise<string>
+  /** The entries after `id`, or null when the stream no longer holds that position. */
+  eventsSince (key: string, id: string, count: number): Promise<Array<[string, string[]]> | null>
   /** @fastify/rate-limit's counting script: `[current, ttl]`. */
   rateLimit (key: string, timeWindow: number, max: number, continueExceeding: boolean, exponentialBackoff: boolean): Promise<[number, number]>
   rateLimitRead (key: string): Promise<[number, number]>
@@ -152,6 +156,8 @@ export function createGatewayScripts (client: Redis, log: FastifyBaseLogger, lib
     stateSettle: async (key, expected, value, ttlMs) => await call('stateSettle', [key], [expected, value, ttlMs]) as number,
     stateLoginLock: async (sessionKey, lockKey, rejected, lock, lockTtlMs) => await call('stateLoginLock', [sessionKey, lockKey], [rejected, lock, lockTtlMs]) as LoginLockReply,
     stateRelease: async (key, expected) => await call('stateRelease', [key], [expected]) as number,
+    eventsAppend: async (key, maxEntries, minId, event, version) => await call('eventsAppend', [key], [maxEntries, minId, event, version]) as string,
+    eventsSince: async (key, id, count) => await call('eventsSince', [key], [id, count]) as Array<[string, string[]]> | null,
     rateLimit: async (key, timeWindow, max, continueExceeding, exponentialBackoff) =>
       await call('rateLimit', [key], [timeWindow, max, String(continueExceeding), String(exponentialBackoff)]) as [number, number],
     rateLimitRead: async (key) => await call('rateLimitRead', [key], []) as [number, number],
