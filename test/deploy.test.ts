@@ -19,7 +19,7 @@ import { composeSchemaProblems, interpolate, readCompose, readEnvLines, type Com
 import { parseHaproxy, readHaproxy } from './deploy/haproxy.ts'
 import { schemaProblems, unknownFieldProblems } from './deploy/kubernetes-schema.ts'
 import { render, type KubeObject } from './deploy/kustomize.ts'
-import { build } from './helper.ts'
+import { build, configProblems } from './helper.ts'
 import { redisUserRules, startRedisServer } from './redis/redis-server.ts'
 
 /**
@@ -91,6 +91,11 @@ test('the Compose files are valid against the Compose Specification', async (t) 
   t.same(composeSchemaProblems(d.compose), [], 'compose.yaml, with deploy/hub.env.example')
   t.same(composeSchemaProblems(interpolate(readCompose(path('deploy/compose.yaml')), {})), [], 'compose.yaml, with no variable set')
   t.same(composeSchemaProblems(d.demo), [], 'compose.demo.yaml')
+  const sentinel = interpolate(readCompose(path('deploy/compose.sentinel.yaml')), {}) as ComposeFile
+  t.same(composeSchemaProblems(sentinel), [], 'compose.sentinel.yaml')
+  const sentinelEnv = (sentinel.services['gateway-1'] as { environment?: Record<string, string> }).environment ?? {}
+  t.same(configProblems({ REDIS_URL: 'redis://gateway:pw@mymaster', ...sentinelEnv }).filter(problem => !problem.startsWith('REDIS_SENTINEL_PASSWORD_FILE')), [], 'its gateway settings load')
+  t.ok(Object.keys(sentinelEnv).includes('REDIS_SENTINELS'), 'the replicas find the master through the Sentinels')
   t.ok(Object.keys(d.compose.services).includes('haproxy') && Object.keys(d.compose.services).includes('redis'), 'a balancer and a Redis beside the replicas')
   t.same(Object.keys(d.demo.services).sort(), ['gateway-1', 'gateway-2'], 'the demo changes the replicas only')
   const broken = structuredClone(d.compose)
@@ -268,12 +273,13 @@ test('deploy/init-secrets.sh: one Redis password for Redis and the gateway, a le
   // Each user's rules are deploy/redis-users.rules' (which test/redis/acl.test.ts runs the gateway under).
   const rules = redisUserRules(prefix)
   const lines = acl.trim().split('\n')
-  t.same(lines.map(line => line.split(' ')[1]), ['default', 'gateway', 'functions'], 'three users')
+  t.same(lines.map(line => line.split(' ')[1]), ['default', 'gateway', 'functions', 'replica', 'sentinel'], 'the users; replica and sentinel for deploy/compose.sentinel.yaml')
   for (const line of lines) {
     const [, user, , password, ...rest] = line.split(' ')
     t.equal(rest.join(' '), rules[user ?? ''], `${user}: the rules of deploy/redis-users.rules`)
     t.match(password, user === 'default' ? /^nopass$/ : /^#[0-9a-f]{64}$/, user === 'default' ? 'default: no password' : `${user}: a password's SHA-256`)
   }
+  t.match(acl, /^user replica on #[0-9a-f]{64} resetkeys resetchannels -@all \+psync \+replconf \+ping$/m, 'the replication user (compose.sentinel.yaml) may replicate and nothing else')
   t.same(JSON.parse(readFileSync(join(dir, 'clients.json'), 'utf8')), [], 'no client until one is added')
 
   const before = readFileSync(join(dir, 'gateway.env'), 'utf8')
@@ -335,7 +341,7 @@ test('redis-functions prints the library for an administrator\'s redis-cli, and 
   t.match(printed.stdout, new RegExp(`^#!lua name=${FUNCTION_LIBRARY.name}\n`))
   const wrong = redisFunctions('--reload')
   t.equal(wrong.status, 1)
-  t.equal(wrong.stderr, 'redis-functions: usage: redis-functions [--load FILE]   (FILE: a redis:// URL of a user allowed FUNCTION LOAD)\n')
+  t.equal(wrong.stderr, 'redis-functions: usage: redis-functions [--load FILE]   (FILE: a redis:// URL of a user allowed FUNCTION LIST and LOAD)\n')
   const missing = redisFunctions('--load', '/nonexistent/redis-url')
   t.equal(missing.stderr, 'redis-functions: cannot read /nonexistent/redis-url: ENOENT\n')
   const dir = mkdtempSync(join(tmpdir(), 'gateway-functions-'))

@@ -113,9 +113,9 @@ test('promtool finds syntax and type errors, and the metric names are read from 
 test('the alert rules file passes promtool check rules, and every alert says how urgent it is', async (t) => {
   const { ok, output } = promtoolCheckRules(ALERTS_FILE)
   t.ok(ok, output)
-  t.match(output, /SUCCESS: 8 rules found/)
+  t.match(output, /SUCCESS: 9 rules found/)
   const rules = alertRules()
-  t.same(rules.map(r => r.alert).sort(), ['GatewayCircuitOpen', 'GatewayEventSocketsNearLimit', 'GatewayHubAuthFailed', 'GatewayHubDrift', 'GatewayHubErrorRatio', 'GatewayLatencyHigh', 'GatewayOverloaded', 'GatewayRedisDown'])
+  t.same(rules.map(r => r.alert).sort(), ['GatewayCircuitOpen', 'GatewayEventSocketsNearLimit', 'GatewayHubAuthFailed', 'GatewayHubDrift', 'GatewayHubErrorRatio', 'GatewayIdempotencyUnsettled', 'GatewayLatencyHigh', 'GatewayOverloaded', 'GatewayRedisDown'])
   t.same(rules.filter(r => typeof r.labels?.severity !== 'string').map(r => r.alert), [], 'labels.severity on every alert (docs/operations.md pages or warns by it)')
 })
 

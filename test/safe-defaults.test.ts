@@ -99,13 +99,14 @@ test('did you mean: the one setting within a few edits, over names without case 
   t.same(unknownSettings({ HOSTS: 'x', PORTS: 'x', HOSTNAME: 'h', PATH: '/bin', NODE_OPTIONS: '', SANDBOX_PORT: '1', KUBERNETES_PORT: 'tcp://10.0.0.1:443' }), [], 'short or distant names without a gateway prefix are someone else\'s')
 })
 
-test('in production a variable close to REDIS_URL, REDIS_KEY_PREFIX, CLIENTS_FILE or a hub setting stops start-up', async (t) => {
+test('in production a variable close to REDIS_URL, REDIS_KEY_PREFIX, REDIS_SENTINELS, CLIENTS_FILE or a hub setting stops start-up', async (t) => {
   const production = { NODE_ENV: 'production', SANDBOX: 'true' }
-  const refusal = (name: string, setting: string) => `${name}: is no setting; did you mean ${setting}? With NODE_ENV=production a misspelt REDIS_URL, REDIS_KEY_PREFIX, CLIENTS_FILE or hub setting (UPSTREAM_*) stops start-up rather than run without it: rename or remove ${name}`
+  const refusal = (name: string, setting: string) => `${name}: is no setting; did you mean ${setting}? With NODE_ENV=production a misspelt setting of the shared state (REDIS_URL, REDIS_KEY_PREFIX, REDIS_SENTINELS), of the callers (CLIENTS_FILE) or of the hub (UPSTREAM_*) stops start-up rather than run without it: rename or remove ${name}`
   t.same(problemsOf({ ...production, REDIS_UR: 'redis://redis:6379' }), [refusal('REDIS_UR', 'REDIS_URL')])
   t.same(problemsOf({ ...production, redis_url: 'redis://redis:6379' }), [refusal('redis_url', 'REDIS_URL')], 'in any case')
   t.same(problemsOf({ ...production, REDIS_KEY_PREFX: 'prod:' }), [refusal('REDIS_KEY_PREFX', 'REDIS_KEY_PREFIX')])
   t.same(problemsOf({ ...production, CLIENT_FILE: '/run/secrets/clients.json' }), [refusal('CLIENT_FILE', 'CLIENTS_FILE')])
+  t.same(problemsOf({ ...production, REDIS_SENTINEL: 'sentinel-1:26379' }), [refusal('REDIS_SENTINEL', 'REDIS_SENTINELS')])
   t.same(problemsOf({ ...HUB, NODE_ENV: 'production', UPSTREAM_TIMEZON: '+08:00' }), [refusal('UPSTREAM_TIMEZON', 'UPSTREAM_TIMEZONE')])
   t.same(problemsOf({ ...production, CACHE_TTL: '5', CORS_ORIGIN: 'http://x', REDIS_HOST: 'redis' }), [], 'other typos are warnings only')
   t.same(problemsOf({ REDIS_UR: 'redis://redis:6379' }), [], 'outside production a warning only')

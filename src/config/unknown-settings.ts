@@ -96,13 +96,14 @@ export function unknownSettings (env: Record<string, string | undefined>): Array
 
 /**
  * Settings whose typo must not let a production process start: without
- * REDIS_URL (or with another REDIS_KEY_PREFIX than its siblings) a replica
- * keeps its own state and the idempotency promise no longer holds across
- * replicas; without CLIENTS_FILE or a hub setting it would serve otherwise
- * than configured.
+ * REDIS_URL, its Sentinels, or with another REDIS_KEY_PREFIX than its
+ * siblings, a replica keeps its own state and the idempotency promise no
+ * longer holds across replicas; without CLIENTS_FILE or a hub setting it
+ * would serve otherwise than configured.
  */
+const GUARDED = new Set(['REDIS_URL', 'REDIS_KEY_PREFIX', 'REDIS_SENTINELS', 'REDIS_SENTINEL_MASTER_NAME', 'CLIENTS_FILE'])
 function guarded (setting: string): boolean {
-  return setting === 'REDIS_URL' || setting === 'REDIS_KEY_PREFIX' || setting === 'CLIENTS_FILE' || setting.startsWith('UPSTREAM_')
+  return GUARDED.has(setting) || setting.startsWith('UPSTREAM_')
 }
 
 /** With NODE_ENV=production: one problem per variable close to a guarded setting. */
@@ -110,5 +111,5 @@ export function misspeltSettingProblems (env: Record<string, string | undefined>
   if (env.NODE_ENV !== 'production') return []
   return unknownSettings(env)
     .filter(({ meant }) => meant !== undefined && guarded(meant))
-    .map(({ name, meant }) => `${name}: is no setting; did you mean ${meant}? With NODE_ENV=production a misspelt REDIS_URL, REDIS_KEY_PREFIX, CLIENTS_FILE or hub setting (UPSTREAM_*) stops start-up rather than run without it: rename or remove ${name}`)
+    .map(({ name, meant }) => `${name}: is no setting; did you mean ${meant}? With NODE_ENV=production a misspelt setting of the shared state (REDIS_URL, REDIS_KEY_PREFIX, REDIS_SENTINELS), of the callers (CLIENTS_FILE) or of the hub (UPSTREAM_*) stops start-up rather than run without it: rename or remove ${name}`)
 }

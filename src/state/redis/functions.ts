@@ -94,8 +94,8 @@ export interface GatewayScripts {
   stateSettle (key: string, expected: string, value: string, ttlMs: number): Promise<number>
   stateLoginLock (sessionKey: string, lockKey: string, rejected: string, lock: string, lockTtlMs: number): Promise<LoginLockReply>
   stateRelease (key: string, expected: string): Promise<number>
-  /** Appends an event to the log stream, trimmed to the window; its id. */
-  eventsAppend (key: string, maxEntries: number, minId: string, event: string, version: string): Promise<string>
+  /** Appends an event to the log stream, trimmed to the window, once per token (tokenKey); its id. */
+  eventsAppend (key: string, tokenKey: string, maxEntries: number, minId: string, event: string, version: string, tokenTtlMs: number): Promise<string>
   /** The entries after `id`, or null when the stream no longer holds that position. */
   eventsSince (key: string, id: string, count: number): Promise<Array<[string, string[]]> | null>
   /** @fastify/rate-limit's counting script: `[current, ttl]`. */
@@ -156,7 +156,7 @@ export function createGatewayScripts (client: Redis, log: FastifyBaseLogger, lib
     stateSettle: async (key, expected, value, ttlMs) => await call('stateSettle', [key], [expected, value, ttlMs]) as number,
     stateLoginLock: async (sessionKey, lockKey, rejected, lock, lockTtlMs) => await call('stateLoginLock', [sessionKey, lockKey], [rejected, lock, lockTtlMs]) as LoginLockReply,
     stateRelease: async (key, expected) => await call('stateRelease', [key], [expected]) as number,
-    eventsAppend: async (key, maxEntries, minId, event, version) => await call('eventsAppend', [key], [maxEntries, minId, event, version]) as string,
+    eventsAppend: async (key, tokenKey, maxEntries, minId, event, version, tokenTtlMs) => await call('eventsAppend', [key, tokenKey], [maxEntries, minId, event, version, tokenTtlMs]) as string,
     eventsSince: async (key, id, count) => await call('eventsSince', [key], [id, count]) as Array<[string, string[]]> | null,
     rateLimit: async (key, timeWindow, max, continueExceeding, exponentialBackoff) =>
       await call('rateLimit', [key], [timeWindow, max, String(continueExceeding), String(exponentialBackoff)]) as [number, number],
