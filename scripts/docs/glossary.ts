@@ -55,7 +55,8 @@ const PARAM_CONVERSIONS: Record<ParamKind, string> = {
   blDate: '`YYYY-MM-DD` → `YYYYMMDD` (per-operation `dateFormat` setting)',
   containerNo: 'upper-cased',
   pibNo: 'as is',
-  bookingRequestId: 'as is'
+  bookingRequestId: 'as is',
+  sp2Id: 'as is'
 }
 
 const SCALAR_CONVERSIONS = {

@@ -9,7 +9,7 @@ import { Type, type TSchema, type TString } from './typebox.ts'
  * (schemas/formats.ts); a pattern beside a format is the same rule, written
  * for clients that check input themselves.
  */
-export const PARAM_SCHEMAS: Record<ParamKind | 'sp2Id', TString> = {
+export const PARAM_SCHEMAS: Record<ParamKind, TString> = {
   npwp: Type.String({ format: 'npwp', maxLength: 24, description: 'Taxpayer number (NPWP): 15 or 16 digits; dots and dashes are accepted and stripped', examples: [EXAMPLES.npwp] }),
   blNo: Type.String({ format: 'bl-no', pattern: BL_NO.pattern, description: 'Bill of lading number: 1-35 characters, letters, digits and `. / -`', examples: [EXAMPLES.blNo] }),
   blDate: Type.String({ format: 'bl-date', pattern: BL_DATE_PATTERN, description: `Bill of lading date, \`YYYY-MM-DD\`, in the years ${BL_DATE_YEARS.first} to ${BL_DATE_YEARS.last}: the \`blDate\` of the bill of lading lists, the day in the hub's calendar`, examples: [EXAMPLES.blDate] }),
