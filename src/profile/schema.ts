@@ -123,7 +123,7 @@ function profileSchema<O extends TSchema> (operations: O) {
     tokenScheme: Type.Optional(Type.String({ pattern: '^[A-Za-z0-9-]*$', maxLength: 32, description: 'The scheme put before an access token the gateway got by logging in (`Bearer`); empty: the token alone' })),
     stringValues: Type.Optional(Type.Boolean({ description: 'true: the hub sends numbers and flags as strings (the gateway reads them per the item spec either way, and counts them)' })),
     login: Type.Optional(Type.Object({
-      path: Type.Optional(Type.String({ pattern: PREFIX, maxLength: 200, description: 'The login\'s address path under {base_url} (used when UPSTREAM_LOGIN_URL is not set)' })),
+      path: Type.Optional(Type.String({ pattern: PREFIX, maxLength: 200, description: 'The login\'s address path under {base_url}: a POST of the username and password' })),
       refreshPath: Type.Optional(Type.String({ pattern: PREFIX, maxLength: 200, description: 'The renewal\'s address path under {base_url}: a POST carrying the refresh token as the access token' })),
       tokenField: Type.Optional(FieldPath('Where the access token is in the login\'s answer')),
       expiresField: Type.Optional(FieldPath('Where its lifetime in seconds is')),
