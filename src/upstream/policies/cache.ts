@@ -12,6 +12,7 @@
  * from the cache, which `meta.cached` and the `age` header need.
  */
 import type { FastifyBaseLogger } from 'fastify'
+import { gatewayError, isGatewayError } from '../../errors.ts'
 import { systemClock, type Clock } from '../../clock.ts'
 import type { Config } from '../../config/load.ts'
 import type { Caller, Credentials } from '../../credentials/index.ts'
@@ -58,6 +59,13 @@ export interface LookupCacheOptions<T> {
   failureMs: number
   /** Which failures are remembered so. */
   remember: (error: unknown) => boolean
+  /**
+   * The error answered for a remembered failure, given the time until the
+   * hub is asked again and the failure's age (ms): the policy's adds
+   * `retry-after`. Also what the failing call itself answers once
+   * remembered. Default: the failure as it was.
+   */
+  replay?: (error: unknown, retryInMs: number, ageMs: number) => unknown
   /** How often entries past their stale time, and remembered failures past theirs, are swept out (ms). */
   sweepMs?: number
   /** Where the entries are kept (default: this process's memory, createMemoryLookupStore). */
@@ -87,25 +95,28 @@ export const MAX_REMEMBERED_FAILURES = 1000
 
 const SWEEP_MS = 10_000
 
-interface Failure { error: unknown, until: number }
+interface Failure { error: unknown, at: number, until: number }
 interface Settled<T> { entry: LookupEntry<T>, shared: boolean }
 
 export function createLookupCache<T> (options: LookupCacheOptions<T>): LookupCache<T> {
-  const { failureMs, remember, clock = systemClock, sweepMs = SWEEP_MS } = options
+  const { failureMs, remember, clock = systemClock, sweepMs = SWEEP_MS, replay = (error: unknown) => error } = options
   const store = options.store ?? createMemoryLookupStore<T>({ maxBytes: options.maxBytes, maxEntries: options.maxEntries, sweepMs, clock })
   const failures = new Map<string, Failure>()
   // Calls in flight: any (a plain lookup joins the newest), and those begun by a caller asking afresh.
   const inflight = new Map<string, Promise<Settled<T>>>()
   const inflightFresh = new Map<string, Promise<Settled<T>>>()
 
-  function fail (key: string, error: unknown): void {
-    if (failureMs <= 0 || !remember(error)) return
+  /** Remembers a failure (when it is one to remember); what its callers are answered. */
+  function fail (key: string, error: unknown): unknown {
+    if (failureMs <= 0 || !remember(error)) return error
     failures.delete(key)
-    failures.set(key, { error, until: clock() + failureMs })
+    const at = clock()
+    failures.set(key, { error, at, until: at + failureMs })
     if (failures.size > MAX_REMEMBERED_FAILURES) {
       const oldest = failures.keys().next().value
       if (oldest !== undefined) failures.delete(oldest)
     }
+    return replay(error, failureMs, 0)
   }
 
   // Failures past their time; otherwise only a lookup of the same key would drop them.
@@ -142,8 +153,9 @@ export function createLookupCache<T> (options: LookupCacheOptions<T>): LookupCac
       const failed = failures.get(key)
       if (failed !== undefined) {
         if (now < failed.until) {
-          if (load.serveStaleOn(failed.error)) return fallback(key, failed.error)
-          throw failed.error
+          const error = replay(failed.error, failed.until - now, now - failed.at)
+          if (load.serveStaleOn(failed.error)) return fallback(key, error)
+          throw error
         }
         failures.delete(key)
       }
@@ -164,8 +176,7 @@ export function createLookupCache<T> (options: LookupCacheOptions<T>): LookupCac
           store.set(key, entry)
           return { entry, shared: shared !== undefined }
         }, (error: unknown) => {
-          fail(key, error)
-          throw error
+          throw fail(key, error)
         })
         join(key, pending, inflight)
         if (load.refresh) join(key, pending, inflightFresh)
@@ -212,6 +223,27 @@ function isHubTrouble (error: unknown): boolean {
   return code === 'UPSTREAM_UNAVAILABLE' || code === 'UPSTREAM_TIMEOUT' || code === 'UPSTREAM_BAD_RESPONSE'
 }
 
+/**
+ * A remembered failure as it is answered (contract.md 2: every 503 says
+ * when to come back): with `retry-after`, the seconds until the gateway asks
+ * the hub again, or what is left of the hub's own `retry-after` if that is
+ * longer. A copy: the remembered failure itself is answered again later.
+ */
+export function withRetryAfter (error: unknown, retryInMs: number, ageMs: number): unknown {
+  if (!isGatewayError(error)) return error
+  const hub = Number(error.retryAfter)
+  const seconds = Math.max(1, Math.ceil(retryInMs / 1000), Number.isFinite(hub) ? Math.ceil(hub - ageMs / 1000) : 0)
+  const copy = gatewayError(error.code, {
+    statusCode: error.statusCode,
+    retryAfter: String(seconds),
+    ...(error.upstreamStatus === undefined ? {} : { upstreamStatus: error.upstreamStatus }),
+    ...(error.upstreamMessage === undefined ? {} : { upstreamMessage: error.upstreamMessage }),
+    ...(error.cause === undefined ? {} : { cause: error.cause })
+  })
+  copy.message = error.message
+  return copy
+}
+
 /** Failures a stale answer may stand in for. */
 function isHubDown (error: unknown): boolean {
   const code = (error as { code?: string }).code
@@ -252,6 +284,7 @@ export function createCachePolicy ({ config, credentials, tier, clock = systemCl
     maxEntries: config.CACHE_MAX_ENTRIES,
     failureMs: config.CACHE_FAILURE_SECONDS * 1000,
     remember: isHubTrouble,
+    replay: withRetryAfter,
     clock
   })
   const staleMs = config.CACHE_STALE_IF_ERROR_SECONDS * 1000
