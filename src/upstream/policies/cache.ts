@@ -9,7 +9,13 @@
  * names): that library has no byte budget (its memory store counts entries,
  * and SP2 answers run from 2 KB to 1.4 MB), no stale-if-error (its `stale` is
  * stale-while-revalidate), and cannot tell a caller whether its answer came
- * from the cache, which `meta.cached` and the `age` header need.
+ * from the cache, which `meta.cached` and the `age` header need. The store
+ * is lru-cache (budget, TTL, clock); its `fetch` de-duplication is not used,
+ * for what it cannot say: a `no-cache` caller must not join a call begun for
+ * a plain lookup (its `forceRefresh` joins any fetch in flight), a stale
+ * answer may stand in for some failures only (its `allowStaleOnFetchRejection`
+ * is for all or none), a failure is remembered and answered again without a
+ * call, and a joined call is `meta.cached` when it began before the caller.
  */
 import type { FastifyBaseLogger } from 'fastify'
 import { gatewayError, isGatewayError } from '../../errors.ts'
