@@ -292,6 +292,17 @@ test('headers the gateway forwards: a hostile x-request-id is replaced, never se
   t.match(refused.json().details, [{ field: 'header.idempotency-key', rule: /found U\+0085 \(a control character\)/ }])
 })
 
+test('the caller\'s hub token (forward mode) with a control or format character is refused before any hub call', async (t) => {
+  const { app, sandbox } = await build(t, { env: { UPSTREAM_CREDENTIALS: 'forward', UPSTREAM_ACCESS_TOKEN: '' } })
+  const url = `/v1/customs/bc20/bills-of-lading?npwp=${F.taxpayer.npwp}`
+  for (const { kind, text } of HOSTILE.filter(h => !/[\ud800-\udfff]/.test(h.text))) {
+    const res = await app.inject({ url, headers: { 'x-upstream-authorization': `Bearer tok${text}en` } })
+    t.equal(res.statusCode, 401, kind)
+    t.match(res.json().details, [{ field: 'header.x-upstream-authorization' }], kind)
+  }
+  t.equal(sandbox.count(), 0)
+})
+
 test('raw bytes on the wire: a control or format character in the request line or a header is refused, nothing sent', async (t) => {
   const { app, sandbox } = await build(t)
   await app.listen({ port: 0, host: '127.0.0.1' })

@@ -1,8 +1,9 @@
 import { setTimeout as sleep } from 'node:timers/promises'
 import { test } from 'tap'
 import { ENTRY_OVERHEAD_BYTES, keyBytes } from '../src/state/memory/lookup-cache.ts'
-import { createLookupCache } from '../src/upstream/policies/cache.ts'
+import { createLookupCache, withRetryAfter } from '../src/upstream/policies/cache.ts'
 import { SANDBOX_FIXTURES as F } from '../src/sandbox/index.ts'
+import { gatewayError } from '../src/errors.ts'
 import { build, manualClock } from './helper.ts'
 
 const BL = `/v1/customs/bc20/bills-of-lading?npwp=${F.taxpayer.npwp}`
@@ -217,6 +218,13 @@ test('a remembered failure says when the gateway asks the hub again: retry-after
   const again = await app.inject({ url: limited })
   t.same([again.statusCode, again.headers['retry-after']], [503, '4'], 'what is left of the hub\'s 7 s, longer than the 2 s of memory left')
   t.equal(sandbox.count('kontainerbc261'), 3)
+})
+
+test('withRetryAfter: a copy of a gateway error with the seconds, never less than 1; other errors as they are', async (t) => {
+  const plain = new Error('not ours')
+  t.equal(withRetryAfter(plain, 5000, 0), plain)
+  const copy = withRetryAfter(gatewayError('UPSTREAM_TIMEOUT', { upstreamStatus: 504, upstreamMessage: 'slow' }), 10, 0) as ReturnType<typeof gatewayError>
+  t.match(copy, { code: 'UPSTREAM_TIMEOUT', statusCode: 504, retryAfter: '1', upstreamStatus: 504, upstreamMessage: 'slow', message: 'The customs hub did not answer in time' })
 })
 
 test('a remembered failure still serves the stale answer', async (t) => {
