@@ -62,7 +62,7 @@ export function textProblem (value: string): string | undefined {
   return found === undefined ? undefined : `must not contain ${REFUSED_CHARACTERS}: found ${found.name} (${found.kind}) at character ${found.at}`
 }
 
-/** `text` with the refused characters written as escapes (`\u202E`), for echoing a name a caller sent. */
+/** `text` with the refused characters written as escapes (`\u{202E}`), for echoing a name a caller sent. */
 export function printable (text: string): string {
   return text.replace(new RegExp(REFUSED.source, 'gu'), c => `\\u{${(c.codePointAt(0) ?? 0).toString(16).toUpperCase()}}`)
 }
