@@ -180,9 +180,12 @@ test('every text input of every route refuses 38 kinds of control, format and su
   t.ok(inputs.some(i => i.in === 'body' && i.name === 'serviceOrderId') && inputs.some(i => i.in === 'body' && i.name === 'note') && inputs.some(i => i.in === 'header'), 'body, path, query and header inputs are all in the table')
 
   // Each route's valid request reaches the hub: the refusals below are the hostile value's doing.
+  // (The event routes call no hub: a WebSocket, a stream with its ticket; their inputs are in the table all the same.)
+  const events = new Set(Object.entries(app.swagger().paths as Json).flatMap(([path, ops]) =>
+    Object.entries(ops as Json).filter(([, op]) => (op.tags ?? []).includes('events')).map(([method]) => `${method.toUpperCase()} ${path}`)))
   let expected = 0
   for (const [route, request] of valid) {
-    if (!inputs.some(i => i.route === route)) continue
+    if (!inputs.some(i => i.route === route) || events.has(route)) continue
     const res = await app.inject(request())
     t.equal(res.statusCode, 200, `${route}: the valid request is answered (${res.body.slice(0, 200)})`)
     expected++

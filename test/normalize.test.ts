@@ -1,10 +1,9 @@
 import { test } from 'tap'
 import { compileNormalizer } from '../src/mapping/normalize.ts'
 import { ShapeError } from '../src/mapping/shape-error.ts'
-import { camelCase } from '../src/mapping/resource-spec.ts'
-import { ALL_RESOURCES, Bc20Declaration, BookedAnswer, OfferAnswer, Sp2Container, Sp2Document } from '../src/mapping/resources.ts'
+import { camelCase, namesOf } from '../src/catalogue/resource-spec.ts'
+import { ALL_RESOURCES, Bc20Declaration, BookedAnswer, OfferAnswer, Sp2Container, Sp2Document } from '../src/catalogue/resources.ts'
 import { cachedCamelCase, camelCaseDeep, spellingsOf } from '../src/mapping/fields.ts'
-import { namesOf } from '../src/mapping/resource-spec.ts'
 
 test('generic camelCase of unknown keys', async (t) => {
   t.equal(camelCase('id_document_sp2'), 'idDocumentSp2')

@@ -8,6 +8,9 @@ import { DURATION_PATTERN } from './duration.ts'
  */
 const REDIS_URL_PATTERN = '^[Rr][Ee][Dd][Ii][Ss][Ss]?://([^\\s/?#@]*@)?([A-Za-z0-9.-]+|\\[[0-9A-Fa-f:.]+\\])(:[0-9]{1,5})?(/[0-9]{1,2})?$'
 
+/** host:port of each Sentinel (a name, an IPv4 or a bracketed IPv6 address), comma-separated. */
+const SENTINELS_PATTERN = '^\\s*([A-Za-z0-9.-]+|\\[[0-9A-Fa-f:.]+\\]):[0-9]{1,5}(\\s*,\\s*([A-Za-z0-9.-]+|\\[[0-9A-Fa-f:.]+\\]):[0-9]{1,5})*\\s*$'
+
 const Milliseconds = (description: string, defaultValue: number) =>
   Type.Integer({ minimum: 1, maximum: 600_000, default: defaultValue, description })
 
@@ -30,22 +33,22 @@ export const ConfigSchema = Type.Object({
   PORT: Type.Integer({ minimum: 0, maximum: 65535, default: 3000, description: 'Listen port' }),
   HOST: Type.String({ minLength: 1, default: '0.0.0.0', description: 'Listen address' }),
   SANDBOX: Type.Optional(Type.Boolean({ description: 'true: front the built-in sandbox hub, also with NODE_ENV=production; false: never. Unset: the sandbox when no hub is configured, except with NODE_ENV=production (start-up refuses)' })),
-  UPSTREAM_HUB_URL: Type.Optional(Type.String({ format: 'uri', pattern: '^https?://', description: '{hub_url}: lookups. Unset together with UPSTREAM_BASE_URL: built-in sandbox' })),
-  UPSTREAM_BASE_URL: Type.Optional(Type.String({ format: 'uri', pattern: '^https?://', description: '{base_url}: SP2 and booking' })),
+  UPSTREAM_HUB_URL: Type.Optional(Type.String({ format: 'uri', pattern: '^https?://', description: 'The hub\'s lookup address ({hub_url}, docs/hub.md). Unset together with UPSTREAM_BASE_URL: built-in sandbox', examples: ['https://hub.example.go.id'] })),
+  UPSTREAM_BASE_URL: Type.Optional(Type.String({ format: 'uri', pattern: '^https?://', description: 'The hub\'s SP2 and booking address ({base_url}, docs/hub.md)', examples: ['https://base.example.go.id'] })),
   UPSTREAM_API_KEY: Type.Optional(Type.String({ minLength: 1, description: 'Value of the API key header (default: the sandbox key)' })),
   UPSTREAM_API_KEY_HEADER: Type.String({ pattern: '^[A-Za-z0-9!#$%&\'*+.^_`|~-]+$', default: 'customs-api-key', description: 'Name of the API key header' }),
   UPSTREAM_ACCESS_TOKEN: Type.Optional(Type.String({ minLength: 1, description: 'Sent verbatim as the Authorization header (default: the sandbox token)' })),
-  UPSTREAM_PATH_SEGMENT: Type.String({ pattern: '^[A-Za-z0-9_-]+$', default: 'HUB', description: 'The path segment written HUB in interface.md' }),
-  UPSTREAM_ENV: Type.Enum(['production', 'development'], { default: 'development', description: 'Booking and SP2 address prefixes (interface.md 9)' }),
+  UPSTREAM_PATH_SEGMENT: Type.String({ pattern: '^[A-Za-z0-9_-]+$', default: 'HUB', description: 'The path segment that names the hub in its addresses (written HUB in docs/hub.md); the development prefix is this segment plus -DEV' }),
+  UPSTREAM_ENV: Type.Enum(['production', 'development'], { default: 'development', description: 'Booking and SP2 address prefixes: production under /V3/HUB/, development under /HUB-DEV/ (docs/hub.md, Addresses and versions)' }),
   UPSTREAM_TIMEZONE: Type.String({ pattern: '^[+-](0\\d|1[0-4]):[0-5]\\d$', default: '+07:00', description: 'UTC offset of upstream local times' }),
-  UPSTREAM_PARAM_PLACEMENT: Type.Enum(['query', 'path'], { default: 'query', description: 'Where upstream parameters go (interface.md 4.10.1)' }),
+  UPSTREAM_PARAM_PLACEMENT: Type.Enum(['query', 'path'], { default: 'query', description: 'Where hub parameters go: the query string, or path segments in the operation\'s order (the hub\'s document leaves it open: docs/hub.md, Open points)' }),
   UPSTREAM_CONNECT_TIMEOUT_MS: Milliseconds('Upstream TCP/TLS connect timeout', 3000),
   UPSTREAM_HEADERS_TIMEOUT_MS: Milliseconds('Time allowed until upstream response headers', 10000),
   UPSTREAM_BODY_TIMEOUT_MS: Milliseconds('Time allowed between upstream body chunks', 10000),
   UPSTREAM_MAX_CONNECTIONS: Type.Integer({ minimum: 1, maximum: 1024, default: 64, description: 'Connections per upstream address' }),
-  UPSTREAM_MAX_RESPONSE_BYTES: Type.Integer({ minimum: 1024, default: 16 * 1024 * 1024, description: 'Largest upstream body read' }),
+  UPSTREAM_MAX_RESPONSE_BYTES: Type.Integer({ minimum: 1024, default: 16 * 1024 * 1024, description: 'Largest upstream body read; a larger answer is UPSTREAM_BAD_RESPONSE' }),
   UPSTREAM_BODY_BUDGET_BYTES: Type.Integer({ minimum: 0, default: 16 * 1024 * 1024, description: 'Bytes of large upstream bodies (256 KiB or more, with a content-length) read or waiting to be decoded at once; the others wait in their sockets (0: no limit)' }),
-  TRANSCODE_THREADS: Type.String({ pattern: '^(auto|[0-9]|1[0-6])$', default: '0', description: 'Worker threads that rewrite hub answers of 256 KiB or more: 0 to 16, or auto (one per core beyond the first, at most 4); 0: all on the main thread. More throughput for large SP2 lists where cores are free, at about 90 MB more peak memory (docs/performance.md)' }),
+  TRANSCODE_THREADS: Type.String({ pattern: '^(auto|[0-9]|1[0-6])$', default: '0', description: 'Worker threads that rewrite hub answers of 256 KiB or more: 0 to 16, or auto (one per core beyond the first, at most 4); 0: all on the main thread. More throughput for large SP2 lists where cores are free, at about 90 MB more peak memory (docs/performance.md); leave 0 in a container given one CPU' }),
   UPSTREAM_DEADLINE_MS: Milliseconds('Overall time a request may spend on the hub, retries included', 15000),
   UPSTREAM_RETRIES: Type.Integer({ minimum: 0, maximum: 10, default: 2, description: 'Retries of a GET lookup on refused/reset connections and 502/503/504; POSTs are never retried' }),
   UPSTREAM_RETRY_BASE_MS: Milliseconds('First retry delay; doubles each retry, with full jitter', 100),
@@ -61,9 +64,9 @@ export const ConfigSchema = Type.Object({
   CACHE_MAX_ENTRIES: Type.Integer({ minimum: 1, maximum: 10_000_000, default: 100_000, description: 'Lookups kept in the cache at most, whatever their size; the least recently used go first' }),
   CACHE_FAILURE_SECONDS: Type.Integer({ minimum: 0, maximum: 3600, default: 5, description: 'How long a lookup the hub just failed (unavailable, timeout, unreadable answer) answers that failure again, or a stale answer, without a hub call, even to cache-control: no-cache; 0 disables' }),
   UPSTREAM_CREDENTIALS: Type.Enum(['static', 'login', 'forward'], { default: 'static', description: 'How the gateway gets the hub token: static (UPSTREAM_ACCESS_TOKEN or UPSTREAM_ACCESS_TOKEN_FILE), login (the gateway logs in), forward (the caller\'s x-upstream-authorization)' }),
-  UPSTREAM_ACCESS_TOKEN_FILE: Type.Optional(Type.String({ minLength: 1, description: 'File holding the token (static mode); re-read when it changes, for secret rotation' })),
-  UPSTREAM_LOGIN_URL: Type.Optional(Type.String({ pattern: '^https?://', description: 'Address of the hub\'s login operation (login mode)' })),
-  UPSTREAM_LOGIN_BODY: Type.Optional(Type.String({ minLength: 2, description: 'JSON body POSTed to the login address (login mode); holds the credentials' })),
+  UPSTREAM_ACCESS_TOKEN_FILE: Type.Optional(Type.String({ minLength: 1, description: 'File holding the token (static mode); re-read when it changes, for secret rotation', examples: ['/run/secrets/hub-access-token'] })),
+  UPSTREAM_LOGIN_URL: Type.Optional(Type.String({ pattern: '^https?://', description: 'Address of the hub\'s login operation (login mode)', examples: ['https://base.example.go.id/auth/login'] })),
+  UPSTREAM_LOGIN_BODY: Type.Optional(Type.String({ minLength: 2, description: 'JSON body POSTed to the login address (login mode); holds the credentials', examples: ['{"username":"...","password":"..."}'] })),
   UPSTREAM_LOGIN_TOKEN_FIELD: Type.String({ minLength: 1, default: 'access_token', description: 'Dotted path of the token in the login answer' }),
   UPSTREAM_LOGIN_EXPIRES_FIELD: Type.String({ minLength: 1, default: 'expires_in', description: 'Dotted path of the token lifetime in seconds in the login answer' }),
   UPSTREAM_LOGIN_TOKEN_SCHEME: Type.String({ pattern: '^[A-Za-z0-9-]*$', default: 'Bearer', description: 'Authorization scheme put before the token (login mode); empty: the token alone' }),
@@ -78,26 +81,35 @@ export const ConfigSchema = Type.Object({
   PRESSURE_MAX_HEAP_USED_BYTES: Type.Integer({ minimum: 0, default: 0, description: 'Heap use above which requests get 503 OVERLOADED (0 disables)' }),
   PRESSURE_MAX_RSS_BYTES: Type.Integer({ minimum: 0, default: 0, description: 'Resident memory above which requests get 503 OVERLOADED (0 disables)' }),
   UPSTREAM_OPERATIONS: Type.Record(Type.String(), OperationOverrideSchema, { default: {}, description: 'JSON: per-operation overrides keyed by upstream operation name' }),
-  PLATFORM_ID: Type.Optional(Type.String({ minLength: 1, maxLength: 64, description: 'idPlatform sent with offers (default: the sandbox platform)' })),
+  PLATFORM_ID: Type.Optional(Type.String({ minLength: 1, maxLength: 64, description: 'idPlatform sent with offers (default: the sandbox platform, PLTSBX01)' })),
   UPSTREAM_TRACE_PROPAGATION: Type.Boolean({ default: false, description: 'true: with tracing on (OTEL_*), the hub receives a W3C traceparent (and tracestate) for each hub call, so that its own traces join the gateway\'s; false: nothing of the trace leaves for the hub' }),
-  METRICS_PORT: Type.Optional(Type.Integer({ minimum: 0, maximum: 65535, description: 'Serve GET /metrics on this port (on HOST) instead of the API port, so that it need not be exposed with the API; 0: a free port. Unset: /metrics on the API port' })),
+  METRICS_PORT: Type.Optional(Type.Integer({ minimum: 0, maximum: 65535, description: 'Serve GET /metrics on this port (on HOST) instead of the API port, so that it need not be exposed with the API; 0: a free port. Unset: /metrics on the API port', examples: [9464] })),
   LOG_LEVEL: Type.Enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], { default: 'info', description: 'pino log level' }),
-  CLIENTS_FILE: Type.Optional(Type.String({ minLength: 1, description: 'JSON file of the clients allowed to call (README, Security); required when an upstream is configured. Unset in sandbox mode: authentication off' })),
+  CLIENTS_FILE: Type.Optional(Type.String({ minLength: 1, description: 'JSON file of the clients allowed to call (docs/security.md); required when an upstream is configured. Unset in sandbox mode: authentication off', examples: ['/etc/customs-gateway/clients.json'] })),
   RATE_LIMIT_MAX: Type.Integer({ minimum: 1, maximum: 1_000_000, default: 600, description: 'Requests per window per client (per address when unauthenticated), unless the clients file says otherwise' }),
   RATE_LIMIT_WINDOW: Type.String({ pattern: DURATION_PATTERN, default: '1 minute', description: 'Rate limit window, e.g. 1 minute, 30 s, 1 hour' }),
-  TRUST_PROXY: Type.Optional(Type.String({ minLength: 1, description: 'The proxies whose X-Forwarded-For is believed, for per-address limits and logged addresses: comma-separated addresses or CIDRs (or loopback, linklocal, uniquelocal), or a hop count (trusts that many proxies whatever their address: only where the gateway is reachable through them alone). Unset: none, the peer address is the caller\'s' })),
+  TRUST_PROXY: Type.Optional(Type.String({ minLength: 1, description: 'The proxies whose X-Forwarded-For is believed, for per-address limits and logged addresses: comma-separated addresses or CIDRs (or loopback, linklocal, uniquelocal), or a hop count (trusts that many proxies whatever their address: only where the gateway is reachable through them alone). Unset: none, the peer address is the caller\'s', examples: ['10.0.0.0/8'] })),
   IDEMPOTENCY_TTL_SECONDS: Type.Integer({ minimum: 1, maximum: 7 * 86400, default: 86400, description: 'How long a write answered under an Idempotency-Key is replayed' }),
   IDEMPOTENCY_MAX_ENTRIES: Type.Integer({ minimum: 1, maximum: 1_000_000, default: 10000, description: 'Idempotency keys remembered at most; the oldest are forgotten first' }),
   EVENTS_MAX_CONNECTIONS: Type.Integer({ minimum: 1, maximum: 1_000_000, default: 1000, description: 'WebSockets on GET /v1/events at most, in all; more are refused with 503 OVERLOADED before the upgrade' }),
   EVENTS_MAX_PER_CLIENT: Type.Integer({ minimum: 1, maximum: 100_000, default: 8, description: 'WebSockets on GET /v1/events one client (one address without authentication) may hold; more are refused with 429 RATE_LIMITED before the upgrade' }),
-  EVENTS_PING_INTERVAL_MS: Milliseconds('How often each WebSocket is pinged; one that has not answered the previous ping is ended', 30000),
-  EVENTS_MAX_BUFFERED_BYTES: Type.Integer({ minimum: 1024, default: 1024 * 1024, description: 'Bytes of events that may wait for a WebSocket that does not read them; past this it is closed with 1008' }),
-  CORS_ORIGINS: Type.Optional(Type.String({ pattern: '^https?://[A-Za-z0-9.-]+(:[0-9]{1,5})?( *, *https?://[A-Za-z0-9.-]+(:[0-9]{1,5})?)*$', description: 'Comma-separated origins allowed to call from a browser; unset: no CORS headers' })),
+  EVENTS_PING_INTERVAL_MS: Milliseconds('How often each WebSocket is pinged (one that has not answered the previous ping is ended) and each event stream (SSE) gets a heartbeat comment, so that proxies keep idle ones open; both are also told the latest position then', 30000),
+  EVENTS_MAX_BUFFERED_BYTES: Type.Integer({ minimum: 1024, default: 1024 * 1024, description: 'Bytes of events that may wait for a WebSocket or event stream that does not read them; past this it is closed (WebSocket: 1008), and its reader resumes from its last id when it reconnects' }),
+  EVENTS_REPLAY_SECONDS: Type.Integer({ minimum: 1, maximum: 86400, default: 300, description: 'How long events are kept for readers that resume (Last-Event-ID, lastEventId): a reader that comes back within this window gets what it missed; later, it is told to reload (docs/events.md)' }),
+  EVENTS_REPLAY_MAX: Type.Integer({ minimum: 1, maximum: 1_000_000, default: 10_000, description: 'Events kept for resuming readers at most, whatever their age (the oldest go first); also how many a replica holds while Redis does not answer, past which the oldest are lost and readers told so' }),
+  EVENTS_TICKET_SECONDS: Type.Integer({ minimum: 1, maximum: 3600, default: 60, description: 'How long a ticket of POST /v1/events/tickets may be used (once) to open GET /v1/events/stream, for EventSource, which cannot send the key in a header' }),
+  CORS_ORIGINS: Type.Optional(Type.String({ pattern: '^https?://[A-Za-z0-9.-]+(:[0-9]{1,5})?( *, *https?://[A-Za-z0-9.-]+(:[0-9]{1,5})?)*$', description: 'Comma-separated origins allowed to call from a browser (no wildcard); unset: no CORS headers', examples: ['https://yard.example.co.id,https://ops.example.co.id'] })),
   // Shared state for several replicas (docs/redis.md). Checked here so that a
   // deployment can be validated against them; the gateway does not use them yet.
-  REDIS_URL: Type.Optional(Type.String({ pattern: REDIS_URL_PATTERN, description: 'Shared state for several replicas: the Redis that holds idempotent write answers, rate-limit counters, the shared lookup cache tier, the booked-event fan-out and the hub session (login mode). redis:// or rediss:// (TLS), with user:password@ (percent-encoded) and /db when needed. Unset: all state in memory, for one instance' })),
+  REDIS_URL: Type.Optional(Type.String({ pattern: REDIS_URL_PATTERN, description: 'Shared state for several replicas: the Redis that holds idempotent write answers, rate-limit counters, the shared lookup cache tier, the booked-event fan-out and the hub session (login mode). redis:// or rediss:// (TLS), with user:password@ (percent-encoded) and /db when needed. Unset: all state in memory, for one instance', examples: ['rediss://gateway:PASSWORD@redis.example.internal:6380'] })),
   REDIS_KEY_PREFIX: Type.String({ pattern: '^[A-Za-z0-9:._-]{1,64}$', default: 'cgw:', description: 'Shared state for several replicas: prefix of every Redis key and channel the gateway writes, 1-64 of letters, digits and : . _ -; give each gateway that shares one Redis (another environment, another hub account) its own' }),
-  REDIS_COMMAND_TIMEOUT_MS: Type.Integer({ minimum: 10, maximum: 10_000, default: 500, description: 'Shared state for several replicas: the longest a request waits on one Redis command; past it the command fails and that use degrades as docs/resilience.md describes (10 to 10000)' })
+  REDIS_COMMAND_TIMEOUT_MS: Type.Integer({ minimum: 10, maximum: 10_000, default: 500, description: 'Shared state for several replicas: the longest a request waits on one Redis command; past it the command fails and that use degrades as docs/resilience.md describes (10 to 10000)' }),
+  // Redis with failover (docs/redis.md, "High availability"): kept together.
+  REDIS_SENTINELS: Type.Optional(Type.String({ pattern: SENTINELS_PATTERN, description: 'Redis high availability: comma-separated host:port of the Redis Sentinels that watch the master; the replicas ask them for the master and follow its failovers. REDIS_URL then gives only the user, password, database and scheme of the master (its host is not used, e.g. redis://gateway:PASSWORD@mymaster). Unset: REDIS_URL names the server', examples: ['sentinel-1:26379,sentinel-2:26379,sentinel-3:26379'] })),
+  REDIS_SENTINEL_MASTER_NAME: Type.String({ pattern: '^[A-Za-z0-9._-]{1,64}$', default: 'mymaster', description: 'Redis high availability: the master\'s name in the Sentinels\' configuration (`sentinel monitor <name> ...`)' }),
+  REDIS_SENTINEL_USERNAME: Type.Optional(Type.String({ pattern: '^[!-~]{1,128}$', description: 'Redis high availability: the ACL user the Sentinels want, if any', examples: ['gateway'] })),
+  REDIS_SENTINEL_PASSWORD_FILE: Type.Optional(Type.String({ minLength: 1, description: 'Redis high availability: a file holding the Sentinels\' password (`requirepass` of the Sentinels), read at start-up; unset: the Sentinels want none', examples: ['/run/secrets/redis-sentinel-password'] })),
+  REDIS_REPLICA_ACK_TIMEOUT_MS: Type.Integer({ minimum: 0, maximum: 5000, default: 100, description: 'Redis high availability: while the master has replicas in sync, a write with an Idempotency-Key goes to the hub only once a replica holds its claim too (WAIT 1), waited for this long at most; otherwise it is refused with 503 IDEMPOTENCY_UNAVAILABLE, so that a failover cannot lose a claim whose write reached the hub. Below REDIS_COMMAND_TIMEOUT_MS; 0: never wait' })
 }, { additionalProperties: false })
 
 export type RawConfig = Static<typeof ConfigSchema>

@@ -1,14 +1,14 @@
 import type { FastifyInstance } from 'fastify'
 import { dataEnvelope, errorResponses } from '../schemas/envelope.ts'
 import { Type } from '../schemas/typebox.ts'
-import { OPERATIONS, type Operation } from '../upstream/operations.ts'
+import { OPERATIONS } from '../catalogue/operations.ts'
 
 const LiveSchema = dataEnvelope(Type.Object({ status: Type.Literal('ok', { description: 'The process is up' }) }, { additionalProperties: false }), 'Liveness')
 const CIRCUIT_STATES = ['closed', 'open', 'half-open'] as const
 
 /** The circuits of one upstream: one per operation sent there. */
 function circuitsOf (service: 'hub' | 'base', address: string) {
-  const ops = (OPERATIONS as readonly Operation[]).filter(op => op.service === service)
+  const ops = OPERATIONS.filter(op => op.service === service)
   return Type.Object(Object.fromEntries(ops.map(op => [op.id, Type.Enum(CIRCUIT_STATES, { description: `Circuit of \`${op.id}\`: open while the gateway answers it with UPSTREAM_UNAVAILABLE at once` })])),
     { additionalProperties: false, description: `Circuit state per operation of ${address}` })
 }
@@ -20,7 +20,7 @@ const ReadySchema = dataEnvelope(Type.Object({
     base: circuitsOf('base', 'the hub\'s SP2 and booking address')
   }, { additionalProperties: false, description: 'Circuit breaker state per upstream address and operation' }),
   sandbox: Type.Boolean({ description: 'True when the gateway fronts its built-in sandbox' }),
-  redis: Type.Optional(Type.Enum(['up', 'down'], { description: 'Present when the gateway runs as replicas sharing a Redis: whether that Redis answers. `down` does not make the gateway unready: each use of it degrades instead (writes with an Idempotency-Key are refused with 503 IDEMPOTENCY_UNAVAILABLE), and the gateway reconnects by itself' }))
+  redis: Type.Optional(Type.Enum(['up', 'down', 'refusing-writes'], { description: 'Present when the gateway runs as replicas sharing a Redis: whether that Redis answers (`up`, `down`), or answers but refuses to store anything (`refusing-writes`: out of memory under noeviction, a replica left behind by a failover). Neither makes the gateway unready: each use of Redis degrades instead (writes with an Idempotency-Key are refused with 503 IDEMPOTENCY_UNAVAILABLE), and the gateway reconnects by itself' }))
 }, { additionalProperties: false }), 'Readiness')
 
 /** A few lines of what GET /metrics answers (its numbers change with every request). */

@@ -1,5 +1,6 @@
 import type { Ajv } from 'ajv'
 import { isContainerNo, isNpwp } from '../domain/identifiers.ts'
+import { EVENT_ID_PATTERN } from '../state/event-ids.ts'
 
 /**
  * The formats of caller input, each with the rule a caller reads when a
@@ -142,6 +143,9 @@ export function inDateYears (year: number): boolean {
   return Number.isInteger(year) && year >= BL_DATE_YEARS.first && year <= BL_DATE_YEARS.last
 }
 
+/** Where an events reader resumes from: an event id (state/event-ids.ts), or `now`. */
+export const EVENT_POSITION = patterned(`^(now|${EVENT_ID_PATTERN.slice(1, -1)})$`, 'an event id (<ms>-<seq>, e.g. 1709255700000-0) or now')
+
 const UUID = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/
 
 export const IDEMPOTENCY_KEY = patterned('^[\\x21-\\x7E]{1,255}$', '1 to 255 visible ASCII characters, e.g. a UUID')
@@ -159,6 +163,9 @@ export const FORMATS = {
   uuid: { rule: 'a UUID', validate: value => UUID.test(value) },
   identifier: { rule: `an identifier: text without ${REFUSED_CHARACTERS}, neither blank nor with spaces before or after it`, validate: isIdentifier },
   text: { rule: `text without ${REFUSED_CHARACTERS}`, validate: isText },
+  'event-position': EVENT_POSITION,
+  // OpenAPI's format of a secret (shown masked, never logged: logging/request-serializer.ts); the field's pattern says more.
+  password: { rule: `a secret without ${REFUSED_CHARACTERS}`, validate: isText },
   // A standard format, held to the gateway's stricter rule in requests (answers are not validated).
   'date-time': { rule: `an ISO 8601 date-time with an offset, e.g. 2024-03-01T08:15:00+07:00: a real date and time in the years ${BL_DATE_YEARS.first} to ${BL_DATE_YEARS.last}, seconds 00 to 59 (no leap second)`, validate: isDateTime },
   // Standard formats (ajv-formats), of answers only.
