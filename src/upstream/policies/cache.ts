@@ -18,9 +18,9 @@
  * call, and a joined call is `meta.cached` when it began before the caller.
  */
 import type { FastifyBaseLogger } from 'fastify'
-import { gatewayError, isGatewayError } from '../../errors.ts'
 import { systemClock, type Clock } from '../../clock.ts'
 import type { Config } from '../../config/load.ts'
+import { codeOf, gatewayError, isGatewayError } from '../../errors.ts'
 import type { Caller, HubCredentials } from '../call.ts'
 import { envelopeAround } from '../../schemas/envelope.ts'
 import { createMemoryLookupStore } from '../../state/memory/lookup-cache.ts'
@@ -224,9 +224,7 @@ export function createLookupCache<T> (options: LookupCacheOptions<T>): LookupCac
  * refusing the request (4xx).
  */
 function isHubTrouble (error: unknown): boolean {
-  const { code, cause } = error as { code?: string, cause?: { code?: string } }
-  if (cause?.code === 'EOPENBREAKER') return false
-  return code === 'UPSTREAM_UNAVAILABLE' || code === 'UPSTREAM_TIMEOUT' || code === 'UPSTREAM_BAD_RESPONSE'
+  return isGatewayError(error, 'UPSTREAM_UNAVAILABLE', 'UPSTREAM_TIMEOUT', 'UPSTREAM_BAD_RESPONSE') && codeOf(error.cause) !== 'EOPENBREAKER'
 }
 
 /**
@@ -244,6 +242,7 @@ export function withRetryAfter (error: unknown, retryInMs: number, ageMs: number
     retryAfter: String(seconds),
     ...(error.upstreamStatus === undefined ? {} : { upstreamStatus: error.upstreamStatus }),
     ...(error.upstreamMessage === undefined ? {} : { upstreamMessage: error.upstreamMessage }),
+    ...(error.hubMayHaveActed === undefined ? {} : { hubMayHaveActed: error.hubMayHaveActed }),
     ...(error.cause === undefined ? {} : { cause: error.cause })
   })
   copy.message = error.message
@@ -252,8 +251,7 @@ export function withRetryAfter (error: unknown, retryInMs: number, ageMs: number
 
 /** Failures a stale answer may stand in for. */
 function isHubDown (error: unknown): boolean {
-  const code = (error as { code?: string }).code
-  return code === 'UPSTREAM_UNAVAILABLE' || code === 'UPSTREAM_TIMEOUT'
+  return isGatewayError(error, 'UPSTREAM_UNAVAILABLE', 'UPSTREAM_TIMEOUT')
 }
 
 export interface CachePolicyOptions {
