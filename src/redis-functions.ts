@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs'
 import { Redis } from 'ioredis'
+import { codeOf } from './errors.ts'
 import { FUNCTION_LIBRARY, loadFunctionLibrary } from './state/redis/functions.ts'
 
 /**
@@ -33,7 +34,7 @@ if (args.length === 0) {
   try {
     url = readFileSync(args[1], 'utf8').trim()
   } catch (error) {
-    fail(`cannot read ${args[1]}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`)
+    fail(`cannot read ${args[1]}: ${codeOf(error) ?? String(error)}`)
   }
   if (!/^rediss?:\/\//i.test(url)) fail(`${args[1]} does not hold a redis:// or rediss:// URL`)
   const client = new Redis(url, {
