@@ -19,6 +19,7 @@ import hardening from './plugins/hardening.ts'
 import hub from './plugins/hub.ts'
 import idempotency from './plugins/idempotency.ts'
 import lifecycle from './plugins/lifecycle.ts'
+import lingeringClose from './plugins/lingering-close.ts'
 import pressure from './plugins/pressure.ts'
 import metrics from './plugins/metrics.ts'
 import openapi from './plugins/swagger.ts'
@@ -137,6 +138,8 @@ async function gateway (app: FastifyInstance, { config, sandbox, clock = systemC
 
   // Cheapest refusals first: closing, then load shedding.
   await app.register(lifecycle)
+  // Whatever refuses a request below, the rest of its body is read and dropped, not reset.
+  await app.register(lingeringClose)
   await app.register(pressure, { config })
   // The state the plugins below keep their counts, answers, events and hub session in.
   await app.register(state, { config, clock })

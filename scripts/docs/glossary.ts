@@ -270,6 +270,7 @@ export function renderGlossary (): string {
     `- Request date-times (offers): an ISO date-time with offset becomes ${code('YYYY-MM-DD HH:MM:SS')} in the hub's local time.`,
     `- An empty ${code('gate_pass')} becomes ${code('null')}, like a null one.`,
     `- Fields the hub sends beyond those listed are kept, their keys camelCased all the way down (${code(unknownExample)} → ${code(camelCase(unknownExample))}); none is silently dropped.`,
+    `- A listed field the hub spells another way (${code('id_request_booking')}, ${code('IdRequestBooking')} or ${code('bookingRequestId')} for ${code('idRequestBooking')}: any key that camelCases to the field's hub name or to ours) is that field: renamed and converted like it, and dropped where the field is answered already (write answers always answer the request's own fields). One thing never comes back under two names.`,
     '',
     '## Resources',
     ''

@@ -47,7 +47,7 @@ async function hardening (app: FastifyInstance, { config }: { config: GatewayCon
   }
   app.removeContentTypeParser('text/plain')
   app.removeContentTypeParser('application/json')
-  app.addContentTypeParser('application/json', { parseAs: 'string' }, parseJsonBody)
+  app.addContentTypeParser('application/json', { parseAs: 'buffer' }, parseJsonBody)
 }
 
 /**

@@ -3,17 +3,16 @@ import type { FastifyInstance, FastifyRequest } from 'fastify'
 import { gatewayError } from '../errors.ts'
 import { errorResponses } from '../schemas/envelope.ts'
 import { BOOKED_EVENT_EXAMPLE, BookedEventSchema, STREAM_RELOAD_EXAMPLE, StreamPositionSchema, StreamReloadSchema } from '../schemas/events.ts'
+import { EVENT_POSITION } from '../schemas/formats.ts'
 import { Type, type TypeBoxTypeProvider } from '../schemas/typebox.ts'
-import { EVENT_ID_PATTERN } from '../state/event-ids.ts'
 import { isStateUnavailable } from '../state/errors.ts'
 
-/** Where a reader resumes from: an event id, or `now`. */
-const RESUME_PATTERN = `^(now|${EVENT_ID_PATTERN.slice(1, -1)})$`
 const TICKET_PATTERN = '^[A-Za-z0-9_-]{43}$'
 /** What a caller retries after when the shared state does not answer. */
 const UNAVAILABLE_RETRY_AFTER = '2'
 
-const resumeFrom = (description: string) => Type.String({ pattern: RESUME_PATTERN, maxLength: 31, description, examples: ['1709255700000-0'] })
+/** Where a reader resumes from: an event id, or `now` (schemas/formats.ts EVENT_POSITION). */
+const resumeFrom = (description: string) => Type.String({ format: 'event-position', pattern: EVENT_POSITION.pattern, maxLength: 31, description, examples: ['1709255700000-0'] })
 
 const StreamQuerySchema = Type.Object({
   lastEventId: Type.Optional(resumeFrom('Resume after this event id (the last one seen), for a new EventSource that cannot send `Last-Event-ID` (the header wins when both are sent); `now` or left out: from now on')),

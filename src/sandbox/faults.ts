@@ -23,7 +23,8 @@ export const FAULTS = [
   { name: 'DRIFT', code: '904' },
   { name: 'NOKEY', code: '905' },
   { name: 'TRUNCATED', code: '906' },
-  { name: 'SHAPE', code: '907' }
+  { name: 'SHAPE', code: '907' },
+  { name: 'SNAKE', code: '908' }
 ] as const
 
 export type FaultName = typeof FAULTS[number]['name']

@@ -4792,7 +4792,8 @@ export interface operations {
             content: {
                 "application/json": {
                     /**
-                     * @description Sequence number of the offer (upstream `idServiceOrder`)
+                     * Format: identifier
+                     * @description Sequence number of the offer (upstream `idServiceOrder`): 1 to 64 characters, neither blank nor with spaces before or after it; no control characters (tab and line breaks included), line or paragraph separators, format characters (bidi controls, zero-width characters, BOM) or unpaired surrogates
                      * @example SO-1
                      */
                     serviceOrderId: string;
@@ -4803,7 +4804,7 @@ export interface operations {
                     price: number;
                     /**
                      * Format: date-time
-                     * @description When the offer was made, ISO 8601 with offset; sent as the hub's local `YYYY-MM-DD HH:MM:SS` (upstream `waktuPenawaran`)
+                     * @description When the offer was made, ISO 8601 with offset; sent as the hub's local `YYYY-MM-DD HH:MM:SS` (upstream `waktuPenawaran`). A real date and time in the years 1900 to 2100, in the hub's local time too; seconds 00 to 59 (a leap second, `23:59:60`, is refused); fractions of a second are dropped
                      * @example 2024-03-01T08:15:00+07:00
                      */
                     offeredAt: string;
@@ -4982,7 +4983,8 @@ export interface operations {
                      */
                     booked: boolean;
                     /**
-                     * @description Booking note (upstream `booking_note`); empty when left out
+                     * Format: text
+                     * @description Booking note (upstream `booking_note`); empty when left out. One line of at most 500 characters: no line breaks, tabs or other control characters, line or paragraph separators, format characters (bidi controls, zero-width characters, BOM) or unpaired surrogates
                      * @example Truck B 1234 XYZ, pickup 08:00
                      */
                     note?: string;
