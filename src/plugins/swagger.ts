@@ -2,7 +2,7 @@ import fp from 'fastify-plugin'
 import swagger from '@fastify/swagger'
 import swaggerUi from '@fastify/swagger-ui'
 import type { FastifyInstance, RouteOptions } from 'fastify'
-import { SCOPE_DESCRIPTIONS, SCOPES, SECURITY_SCHEME } from '../auth/scopes.ts'
+import { SCOPE_DESCRIPTIONS, SCOPES, scopesOf, SECURITY_SCHEME } from '../auth/scopes.ts'
 import { ALL_RESOURCES } from '../catalogue/resources.ts'
 import ANSWER_EXAMPLES from '../schemas/answer-examples.json' with { type: 'json' }
 import { ErrorEnvelopeSchema, withErrorExamples } from '../schemas/envelope.ts'
@@ -20,6 +20,7 @@ export type AnswerExamples = Record<string, Partial<Record<'200' | '400', unknow
 export const TAGS = [
   { name: 'customs', description: 'Customs lookups: bills of lading, BC 2.0 declarations, containers per document type' },
   { name: 'taxpayers', description: 'Everything of one taxpayer at once' },
+  { name: 'shipments', description: 'Everything of one bill of lading at once' },
   { name: 'sp2', description: 'SP2 (delivery order release) documents' },
   { name: 'bookings', description: 'Truck platform booking calls' },
   { name: 'events', description: 'Booked notifications over WebSocket' },
@@ -73,8 +74,10 @@ function withExamples (route: RouteOptions): void {
   }
   const forbidden = next[403]
   const scope = route.config?.scope
-  if (isObject(forbidden) && typeof scope === 'string') {
-    next[403] = withErrorExamples(forbidden, errorExamples(403, { own: { FORBIDDEN: errorEnvelope({ code: 'FORBIDDEN', args: [scope], summary: '' }) } }))
+  if (isObject(forbidden) && scope != null) {
+    // A route needing several scopes: the example names the last, as a client holding the others would be told.
+    const named = scopesOf(scope).at(-1)
+    next[403] = withErrorExamples(forbidden, errorExamples(403, { own: { FORBIDDEN: errorEnvelope({ code: 'FORBIDDEN', args: [named], summary: '' }) } }))
   }
   route.schema = { ...route.schema, response: next }
 }

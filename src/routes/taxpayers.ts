@@ -1,10 +1,10 @@
 import type { FastifyInstance } from 'fastify'
 import { operationsOf } from '../catalogue/operations.ts'
-import { gatewayError, isGatewayError } from '../errors.ts'
 import { errorResponses, UPSTREAM_STATUSES } from '../schemas/envelope.ts'
 import { paramsObject } from '../schemas/params.ts'
 import { Type } from '../schemas/typebox.ts'
 import { setCacheHeaders, wantsFresh } from './cache-headers.ts'
+import { failedSource, settleAtMost, SourceOutcomeFields } from './sources.ts'
 
 /** The BL lists of the catalogue, one per customs document type. */
 const BL_LISTS = operationsOf('bl-list')
@@ -18,11 +18,7 @@ export const TaxpayerBillOfLadingSchema = Type.Intersect([
 const SourceSchema = Type.Object({
   documentType: Type.Enum(DOCUMENT_TYPES, { description: 'Customs document type' }),
   operation: Type.String({ description: 'The hub operation asked' }),
-  status: Type.Enum(['ok', 'failed'], { description: 'Whether this source answered' }),
-  count: Type.Optional(Type.Integer({ minimum: 0, description: 'Entries from this source' })),
-  code: Type.Optional(Type.String({ description: 'Error code of a failed source' })),
-  message: Type.Optional(Type.String({ description: 'Error message of a failed source' })),
-  upstreamMessage: Type.Optional(Type.String({ description: 'The hub\'s own message, when it answered a 4xx with one' }))
+  ...SourceOutcomeFields
 }, { additionalProperties: false })
 
 const ResponseSchema = Type.Object({
@@ -55,8 +51,8 @@ export default async function taxpayerRoutes (app: FastifyInstance) {
   }, async (request, reply) => {
     const { npwp } = request.params as { npwp: string }
     const fresh = wantsFresh(request)
-    const settled = await Promise.allSettled(BL_LISTS.map(op =>
-      app.hub.call(request, { operation: op.id, params: { npwp }, fresh })))
+    const settled = await settleAtMost(BL_LISTS.map(op => () =>
+      app.hub.call(request, { operation: op.id, params: { npwp }, fresh })), app.config.UPSTREAM_MAX_CALLS_PER_CLIENT)
 
     const data: Array<Record<string, unknown>> = []
     const sources = settled.map((result, i) => {
@@ -67,14 +63,7 @@ export default async function taxpayerRoutes (app: FastifyInstance) {
         for (const item of items) data.push({ ...item, documentType: op.documentType.code })
         return { ...base, status: 'ok' as const, count: items.length }
       }
-      const error = isGatewayError(result.reason) ? result.reason : gatewayError('INTERNAL')
-      return {
-        ...base,
-        status: 'failed' as const,
-        code: error.code,
-        message: error.message,
-        ...(error.upstreamMessage === undefined ? {} : { upstreamMessage: error.upstreamMessage })
-      }
+      return { ...base, ...failedSource(result.reason) }
     })
     const failures = settled.filter(r => r.status === 'rejected')
     if (failures.length === settled.length) throw (failures[0] as PromiseRejectedResult).reason

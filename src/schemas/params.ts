@@ -1,7 +1,7 @@
 import type { ParamKind } from '../catalogue/types.ts'
 import { EXAMPLES } from './examples.ts'
 import { BL_DATE_PATTERN, BL_DATE_YEARS, BL_NO, BL_NO_SEGMENT, BOOKING_REQUEST_ID, PIB_NO } from './formats.ts'
-import { Type, type TSchema, type TString } from './typebox.ts'
+import { Type, type TObject, type TSchema, type TString } from './typebox.ts'
 
 /**
  * One schema per gateway parameter kind (contract.md 3). The format each
@@ -32,7 +32,7 @@ export interface ParamsObjectOptions {
 }
 
 /** The querystring or params object of a route, from the parameters its operation takes. */
-export function paramsObject (params: ReadonlyArray<{ name: string, kind: ParamKind, alwaysQuery?: boolean }>, { examples = {}, placement = 'query' }: ParamsObjectOptions = {}): TSchema {
+export function paramsObject (params: ReadonlyArray<{ name: string, kind: ParamKind, alwaysQuery?: boolean }>, { examples = {}, placement = 'query' }: ParamsObjectOptions = {}): TObject {
   const properties: Record<string, TSchema> = {}
   for (const p of params) {
     const schema = (placement === 'path' && p.alwaysQuery !== true ? PATH_SEGMENT_SCHEMAS[p.kind] : undefined) ?? PARAM_SCHEMAS[p.kind]

@@ -84,6 +84,16 @@ t.test('SP2 documents and containers, and a finalization', async (t) => {
   t.equal(final.error, undefined)
 })
 
+t.test('a shipment in one call: its parts typed as the single routes answer them', async (t) => {
+  const { npwp, blNo, blDate, documentIds } = F.sp2
+  const { data, error } = await client.GET('/v1/shipments/{blNo}', { params: { path: { blNo }, query: { npwp, blDate, documentType: 'bc20' } } })
+  t.equal(error, undefined)
+  t.same(data?.data.sp2Documents?.map(d => d.sp2Id), documentIds)
+  t.same(data?.data.declarations?.map(d => d.pibNo).sort(), [...F.blWithTwoDeclarations.pibNos].sort())
+  t.same(data?.data.containers?.map(c => c.containerNo), F.containers.kontainerbc20.containerNos)
+  t.same(data?.meta.sources.map(source => source.status), ['ok', 'ok', 'ok'])
+})
+
 t.test('an offer and a booked notification', async (t) => {
   const offer = await client.POST('/v1/bookings/{bookingRequestId}/offers', {
     params: { path: { bookingRequestId: F.bookingRequestId } },
