@@ -20,7 +20,7 @@ function contractScopes (method: string, path: string): Scope[] | null {
   if (path.startsWith('/v1/customs/') || path.startsWith('/v1/taxpayers/')) return ['customs:read']
   if (path.startsWith('/v1/sp2/')) return [method === 'get' ? 'sp2:read' : 'sp2:finalize']
   if (path.startsWith('/v1/bookings/')) return ['bookings:write']
-  if (path === '/v1/events') return ['events:read']
+  if (path === '/v1/events' || path.startsWith('/v1/events/')) return ['events:read']
   return null
 }
 
@@ -101,6 +101,8 @@ test('scope matrix: every route with a key holding its scope, a key lacking it, 
     }
     t.equal(sandbox.count(), before, `${s.route}: refused callers never reach the hub`)
 
+    // The event stream never ends: its allowed answer is test/events-stream.test.ts's.
+    if (s.path === '/v1/events/stream') continue
     const ok = await send(only(...scopes))
     t.equal(ok.statusCode, allowed, `${s.route}: a key with only ${scopes.join(' and ')}: ${ok.body.slice(0, 120)}`)
   }

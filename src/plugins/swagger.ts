@@ -7,6 +7,8 @@ import { ALL_RESOURCES } from '../catalogue/resources.ts'
 import ANSWER_EXAMPLES from '../schemas/answer-examples.json' with { type: 'json' }
 import { ErrorEnvelopeSchema, withErrorExamples } from '../schemas/envelope.ts'
 import { errorEnvelope, errorExampleComponents, errorExamples } from '../schemas/error-examples.ts'
+import { COMPOSED_SCHEMAS } from '../schemas/composed.ts'
+import { EVENT_SCHEMAS } from '../schemas/events.ts'
 import { resourceSchema } from '../schemas/resource-schemas.ts'
 
 /**
@@ -39,6 +41,15 @@ SP2 lookups take); where the hub sends a time of day with it, that is kept as we
 \`Time\` (\`blDateTime\`). Each field description names the hub field it comes from; the glossary of the
 repository (\`docs/glossary.md\`) maps every hub name to ours. Fields the hub adds beyond the documented ones
 are passed on with camelCased names. The examples are real answers of the built-in sandbox hub.
+
+The lookups (every GET under /v1 but the events) answer with an \`ETag\`: a strong tag of the answer's \`data\`
+(\`meta\` is not part of it). Send it back in \`If-None-Match\` and, while the data is the same, the answer is
+304 Not Modified without a body: from the gateway's cache without a call to the hub while the cached answer is
+fresh, after asking the hub otherwise. A request's \`cache-control: no-cache\` (or \`no-store\`, or
+\`Pragma: no-cache\`) always asks the hub afresh, and its fresh answer is then compared: a 304 still spares the
+body. Note that \`fetch()\` adds \`cache-control: no-cache\` to a request carrying its own \`If-None-Match\`;
+send it with \`cache: 'no-cache'\` (fetch then sends \`max-age=0\`, which the gateway does not read) to be
+answered from the cache. The typed client does so.
 
 Request bodies are taken exactly as sent, never converted (\`"price": "15"\` is a 400). A validation error lists
 every problem of the request in \`details\` (at most 20), each naming the field (\`query.npwp\`, \`body.price\`)
@@ -108,6 +119,8 @@ function optionalBodies<T extends object> (openapiObject: T): T {
 async function openapi (app: FastifyInstance, { version }: { version: string }) {
   app.addSchema(ErrorEnvelopeSchema)
   for (const spec of ALL_RESOURCES) app.addSchema(resourceSchema(spec))
+  for (const schema of COMPOSED_SCHEMAS) app.addSchema(schema)
+  for (const schema of EVENT_SCHEMAS) app.addSchema(schema)
   app.addHook('onRoute', withExamples)
 
   await app.register(swagger, {

@@ -4,6 +4,7 @@ import type { HubOperation, LookupRouteSpec } from '../catalogue/types.ts'
 import { errorResponses, lookupListEnvelope, lookupRecordEnvelope, UPSTREAM_STATUSES } from '../schemas/envelope.ts'
 import { paramsObject } from '../schemas/params.ts'
 import { setCacheHeaders, wantsFresh } from './cache-headers.ts'
+import { conditionalResponses, ConditionalHeadersSchema, notModified } from './conditional.ts'
 
 /** A catalogue entry whose route is a lookup. */
 export type LookupOperation = HubOperation & { id: OperationId, route: LookupRouteSpec }
@@ -28,8 +29,9 @@ export function registerLookup (app: FastifyInstance, op: LookupOperation) {
       operationId: operationId(route.url),
       ...(inPath.size > 0 ? { params: paramsObject(op.params.filter(p => inPath.has(p.name)), { examples: route.examples, placement }) } : {}),
       querystring: paramsObject(op.params.filter(p => !inPath.has(p.name)), { examples: route.examples, placement }),
+      headers: ConditionalHeadersSchema,
       response: {
-        200: isList ? lookupListEnvelope(itemId, `The ${itemId} items`) : lookupRecordEnvelope(itemId, `The ${itemId}`),
+        ...conditionalResponses(isList ? lookupListEnvelope(itemId, `The ${itemId} items`) : lookupRecordEnvelope(itemId, `The ${itemId}`)),
         ...errorResponses(UPSTREAM_STATUSES)
       }
     }
@@ -37,6 +39,7 @@ export function registerLookup (app: FastifyInstance, op: LookupOperation) {
     const params = { ...(request.params as Record<string, string>), ...(request.query as Record<string, string>) }
     const result = await app.hub.call(request, { operation: op.id, params, fresh: wantsFresh(request) })
     const meta = setCacheHeaders(reply, [result.cache])
+    if (notModified(request, reply, result.etag)) return reply
     // The data is already our JSON (transcoded from the hub's bytes, or
     // normalized and serialized once per hub answer), and the envelope around
     // it is written once per answer and meta: nothing is serialized here.

@@ -1,5 +1,4 @@
 import { gatewayError, isGatewayError } from '../errors.ts'
-import { Type } from '../schemas/typebox.ts'
 
 /**
  * What the routes that answer from several hub lookups at once (the
@@ -7,15 +6,6 @@ import { Type } from '../schemas/typebox.ts'
  * `meta.sources` while the others are answered, and how their calls stay
  * within the caller's share of the hub.
  */
-
-/** The fields of a `meta.sources` entry that say how a source that was asked fared. */
-export const SourceOutcomeFields = {
-  status: Type.Enum(['ok', 'failed'], { description: 'Whether this source answered' }),
-  count: Type.Optional(Type.Integer({ minimum: 0, description: 'Entries from this source' })),
-  code: Type.Optional(Type.String({ description: 'Error code of a failed source' })),
-  message: Type.Optional(Type.String({ description: 'Error message of a failed source' })),
-  upstreamMessage: Type.Optional(Type.String({ description: 'The hub\'s own message, when it answered a 4xx with one' }))
-}
 
 export interface FailedSource {
   status: 'failed'
@@ -33,6 +23,14 @@ export function failedSource (reason: unknown): FailedSource {
     message: error.message,
     ...(error.upstreamMessage === undefined ? {} : { upstreamMessage: error.upstreamMessage })
   }
+}
+
+/**
+ * What decides a source's share of a composed answer, for the answer's
+ * entity tag (upstream/entity-tag.ts, composedTag): its answer's tag, or how it failed.
+ */
+export function outcomeTag (result: PromiseSettledResult<{ readonly etag: string }>): string {
+  return result.status === 'fulfilled' ? result.value.etag : JSON.stringify(failedSource(result.reason))
 }
 
 /**

@@ -2,40 +2,17 @@ import type { FastifyInstance } from 'fastify'
 import { operationsOf } from '../catalogue/operations.ts'
 import { errorResponses, UPSTREAM_STATUSES } from '../schemas/envelope.ts'
 import { paramsObject } from '../schemas/params.ts'
-import { Type } from '../schemas/typebox.ts'
+import { TaxpayerBillsOfLadingResponseSchema } from '../schemas/composed.ts'
+import { composedTag } from '../upstream/entity-tag.ts'
 import { setCacheHeaders, wantsFresh } from './cache-headers.ts'
-import { failedSource, settleAtMost, SourceOutcomeFields } from './sources.ts'
+import { conditionalResponses, ConditionalHeadersSchema, notModified } from './conditional.ts'
+import { failedSource, outcomeTag, settleAtMost } from './sources.ts'
 
 /** The BL lists of the catalogue, one per customs document type. */
 const BL_LISTS = operationsOf('bl-list')
-const DOCUMENT_TYPES = BL_LISTS.map(op => op.documentType.code)
-
-export const TaxpayerBillOfLadingSchema = Type.Intersect([
-  Type.Ref('BillOfLading'),
-  Type.Object({ documentType: Type.Enum(DOCUMENT_TYPES, { description: 'Customs document type of the list the entry came from' }) })
-], { $id: 'TaxpayerBillOfLading', title: 'Bill of lading of a taxpayer, tagged with its document type' })
-
-const SourceSchema = Type.Object({
-  documentType: Type.Enum(DOCUMENT_TYPES, { description: 'Customs document type' }),
-  operation: Type.String({ description: 'The hub operation asked' }),
-  ...SourceOutcomeFields
-}, { additionalProperties: false })
-
-const ResponseSchema = Type.Object({
-  data: Type.Array(Type.Ref('TaxpayerBillOfLading')),
-  meta: Type.Object({
-    count: Type.Integer({ minimum: 0, description: 'Number of items in `data`' }),
-    cached: Type.Boolean({ description: 'True when every source was answered from the gateway\'s cache' }),
-    stale: Type.Optional(Type.Boolean({ description: 'True when a source\'s hub call failed and a stale cached answer was used' })),
-    complete: Type.Boolean({ description: 'False when a source failed and its entries are missing' }),
-    sources: Type.Array(SourceSchema, { description: 'One entry per BL list asked, in order' })
-  }, { additionalProperties: false })
-}, { additionalProperties: false })
 
 /** GET /v1/taxpayers/{npwp}/bills-of-lading: the three BL lists at once (contract.md 3). */
 export default async function taxpayerRoutes (app: FastifyInstance) {
-  app.addSchema(TaxpayerBillOfLadingSchema)
-
   app.get('/v1/taxpayers/:npwp/bills-of-lading', {
     config: { scope: 'customs:read', hubOperations: BL_LISTS.map(op => op.id) },
     schema: {
@@ -46,13 +23,20 @@ export default async function taxpayerRoutes (app: FastifyInstance) {
         'A source that fails is reported in `meta.sources` (and `meta.complete` is false) while the others are returned; ' +
         'only when every source fails is the answer an error (that of the first source).',
       params: paramsObject([{ name: 'npwp', kind: 'npwp' }]),
-      response: { 200: ResponseSchema, ...errorResponses(UPSTREAM_STATUSES) }
+      headers: ConditionalHeadersSchema,
+      response: { ...conditionalResponses(TaxpayerBillsOfLadingResponseSchema), ...errorResponses(UPSTREAM_STATUSES) }
     }
   }, async (request, reply) => {
     const { npwp } = request.params as { npwp: string }
     const fresh = wantsFresh(request)
     const settled = await settleAtMost(BL_LISTS.map(op => () =>
       app.hub.call(request, { operation: op.id, params: { npwp }, fresh })), app.config.UPSTREAM_MAX_CALLS_PER_CLIENT)
+
+    const failures = settled.filter(r => r.status === 'rejected')
+    if (failures.length === settled.length) throw (failures[0] as PromiseRejectedResult).reason
+    const { cached, stale } = setCacheHeaders(reply, settled.map(r => r.status === 'fulfilled' ? r.value.cache : undefined))
+    // Known before anything is merged: a 304 merges nothing.
+    if (notModified(request, reply, composedTag(settled.map(outcomeTag)))) return reply
 
     const data: Array<Record<string, unknown>> = []
     const sources = settled.map((result, i) => {
@@ -65,9 +49,6 @@ export default async function taxpayerRoutes (app: FastifyInstance) {
       }
       return { ...base, ...failedSource(result.reason) }
     })
-    const failures = settled.filter(r => r.status === 'rejected')
-    if (failures.length === settled.length) throw (failures[0] as PromiseRejectedResult).reason
-    const { cached, stale } = setCacheHeaders(reply, settled.map(r => r.status === 'fulfilled' ? r.value.cache : undefined))
     return { data, meta: { count: data.length, cached: cached && failures.length === 0, ...(stale ? { stale } : {}), complete: failures.length === 0, sources } }
   })
 }

@@ -1527,7 +1527,10 @@ export interface operations {
                  */
                 npwp: string;
             };
-            header?: never;
+            header?: {
+                /** @description The `ETag` of an answer you hold (or several, comma-separated, or `*`): when the answer's data is still the same, the answer is 304 Not Modified without a body. A fresh cached answer makes no hub call for it; with `cache-control: no-cache` the hub is asked afresh and its answer compared. */
+                "if-none-match"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -1536,6 +1539,8 @@ export interface operations {
             /** @description The BillOfLading items */
             200: {
                 headers: {
+                    /** @description Strong entity tag of the answer's `data` (`meta` is not part of it): send it back in `If-None-Match` to be answered 304 while the data is the same */
+                    etag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1572,6 +1577,15 @@ export interface operations {
                         };
                     };
                 };
+            };
+            /** @description Not Modified: the answer's data is the one `If-None-Match` named. No body; `ETag`, `cache-control` and `age` as a 200 would have them. */
+            304: {
+                headers: {
+                    /** @description Strong entity tag of the answer's `data` (`meta` is not part of it): send it back in `If-None-Match` to be answered 304 while the data is the same */
+                    etag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Invalid input (VALIDATION_FAILED) or the hub rejected it (UPSTREAM_REJECTED) */
             400: {
@@ -1674,7 +1688,10 @@ export interface operations {
                  */
                 npwp: string;
             };
-            header?: never;
+            header?: {
+                /** @description The `ETag` of an answer you hold (or several, comma-separated, or `*`): when the answer's data is still the same, the answer is 304 Not Modified without a body. A fresh cached answer makes no hub call for it; with `cache-control: no-cache` the hub is asked afresh and its answer compared. */
+                "if-none-match"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -1683,6 +1700,8 @@ export interface operations {
             /** @description The BillOfLading items */
             200: {
                 headers: {
+                    /** @description Strong entity tag of the answer's `data` (`meta` is not part of it): send it back in `If-None-Match` to be answered 304 while the data is the same */
+                    etag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1724,6 +1743,15 @@ export interface operations {
                         };
                     };
                 };
+            };
+            /** @description Not Modified: the answer's data is the one `If-None-Match` named. No body; `ETag`, `cache-control` and `age` as a 200 would have them. */
+            304: {
+                headers: {
+                    /** @description Strong entity tag of the answer's `data` (`meta` is not part of it): send it back in `If-None-Match` to be answered 304 while the data is the same */
+                    etag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Invalid input (VALIDATION_FAILED) or the hub rejected it (UPSTREAM_REJECTED) */
             400: {
@@ -1826,7 +1854,10 @@ export interface operations {
                  */
                 npwp: string;
             };
-            header?: never;
+            header?: {
+                /** @description The `ETag` of an answer you hold (or several, comma-separated, or `*`): when the answer's data is still the same, the answer is 304 Not Modified without a body. A fresh cached answer makes no hub call for it; with `cache-control: no-cache` the hub is asked afresh and its answer compared. */
+                "if-none-match"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -1835,6 +1866,8 @@ export interface operations {
             /** @description The BillOfLading items */
             200: {
                 headers: {
+                    /** @description Strong entity tag of the answer's `data` (`meta` is not part of it): send it back in `If-None-Match` to be answered 304 while the data is the same */
+                    etag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1871,6 +1904,15 @@ export interface operations {
                         };
                     };
                 };
+            };
+            /** @description Not Modified: the answer's data is the one `If-None-Match` named. No body; `ETag`, `cache-control` and `age` as a 200 would have them. */
+            304: {
+                headers: {
+                    /** @description Strong entity tag of the answer's `data` (`meta` is not part of it): send it back in `If-None-Match` to be answered 304 while the data is the same */
+                    etag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Invalid input (VALIDATION_FAILED) or the hub rejected it (UPSTREAM_REJECTED) */
             400: {
@@ -1973,7 +2015,10 @@ export interface operations {
                  */
                 npwp: string;
             };
-            header?: never;
+            header?: {
+                /** @description The `ETag` of an answer you hold (or several, comma-separated, or `*`): when the answer's data is still the same, the answer is 304 Not Modified without a body. A fresh cached answer makes no hub call for it; with `cache-control: no-cache` the hub is asked afresh and its answer compared. */
+                "if-none-match"?: string;
+            };
             path: {
                 /**
                  * @description PIB (import declaration) number
@@ -1988,6 +2033,8 @@ export interface operations {
             /** @description The Bc20Declaration */
             200: {
                 headers: {
+                    /** @description Strong entity tag of the answer's `data` (`meta` is not part of it): send it back in `If-None-Match` to be answered 304 while the data is the same */
+                    etag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2026,6 +2073,15 @@ export interface operations {
                         };
                     };
                 };
+            };
+            /** @description Not Modified: the answer's data is the one `If-None-Match` named. No body; `ETag`, `cache-control` and `age` as a 200 would have them. */
+            304: {
+                headers: {
+                    /** @description Strong entity tag of the answer's `data` (`meta` is not part of it): send it back in `If-None-Match` to be answered 304 while the data is the same */
+                    etag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Invalid input (VALIDATION_FAILED) or the hub rejected it (UPSTREAM_REJECTED) */
             400: {
@@ -2128,7 +2184,10 @@ export interface operations {
                  */
                 blNo: string;
             };
-            header?: never;
+            header?: {
+                /** @description The `ETag` of an answer you hold (or several, comma-separated, or `*`): when the answer's data is still the same, the answer is 304 Not Modified without a body. A fresh cached answer makes no hub call for it; with `cache-control: no-cache` the hub is asked afresh and its answer compared. */
+                "if-none-match"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -2137,6 +2196,8 @@ export interface operations {
             /** @description The Bc20Declaration items */
             200: {
                 headers: {
+                    /** @description Strong entity tag of the answer's `data` (`meta` is not part of it): send it back in `If-None-Match` to be answered 304 while the data is the same */
+                    etag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2197,6 +2258,15 @@ export interface operations {
                         };
                     };
                 };
+            };
+            /** @description Not Modified: the answer's data is the one `If-None-Match` named. No body; `ETag`, `cache-control` and `age` as a 200 would have them. */
+            304: {
+                headers: {
+                    /** @description Strong entity tag of the answer's `data` (`meta` is not part of it): send it back in `If-None-Match` to be answered 304 while the data is the same */
+                    etag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Invalid input (VALIDATION_FAILED) or the hub rejected it (UPSTREAM_REJECTED) */
             400: {
@@ -2299,7 +2369,10 @@ export interface operations {
                  */
                 blDate: string;
             };
-            header?: never;
+            header?: {
+                /** @description The `ETag` of an answer you hold (or several, comma-separated, or `*`): when the answer's data is still the same, the answer is 304 Not Modified without a body. A fresh cached answer makes no hub call for it; with `cache-control: no-cache` the hub is asked afresh and its answer compared. */
+                "if-none-match"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -2308,6 +2381,8 @@ export interface operations {
             /** @description The CustomsContainer items */
             200: {
                 headers: {
+                    /** @description Strong entity tag of the answer's `data` (`meta` is not part of it): send it back in `If-None-Match` to be answered 304 while the data is the same */
+                    etag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2362,6 +2437,15 @@ export interface operations {
                         };
                     };
                 };
+            };
+            /** @description Not Modified: the answer's data is the one `If-None-Match` named. No body; `ETag`, `cache-control` and `age` as a 200 would have them. */
+            304: {
+                headers: {
+                    /** @description Strong entity tag of the answer's `data` (`meta` is not part of it): send it back in `If-None-Match` to be answered 304 while the data is the same */
+                    etag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Invalid input (VALIDATION_FAILED) or the hub rejected it (UPSTREAM_REJECTED) */
             400: {
@@ -2469,7 +2553,10 @@ export interface operations {
                  */
                 blDate: string;
             };
-            header?: never;
+            header?: {
+                /** @description The `ETag` of an answer you hold (or several, comma-separated, or `*`): when the answer's data is still the same, the answer is 304 Not Modified without a body. A fresh cached answer makes no hub call for it; with `cache-control: no-cache` the hub is asked afresh and its answer compared. */
+                "if-none-match"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -2478,6 +2565,8 @@ export interface operations {
             /** @description The CustomsContainer items */
             200: {
                 headers: {
+                    /** @description Strong entity tag of the answer's `data` (`meta` is not part of it): send it back in `If-None-Match` to be answered 304 while the data is the same */
+                    etag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2532,6 +2621,15 @@ export interface operations {
                         };
                     };
                 };
+            };
+            /** @description Not Modified: the answer's data is the one `If-None-Match` named. No body; `ETag`, `cache-control` and `age` as a 200 would have them. */
+            304: {
+                headers: {
+                    /** @description Strong entity tag of the answer's `data` (`meta` is not part of it): send it back in `If-None-Match` to be answered 304 while the data is the same */
+                    etag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Invalid input (VALIDATION_FAILED) or the hub rejected it (UPSTREAM_REJECTED) */
             400: {
@@ -2634,7 +2732,10 @@ export interface operations {
                  */
                 blDate: string;
             };
-            header?: never;
+            header?: {
+                /** @description The `ETag` of an answer you hold (or several, comma-separated, or `*`): when the answer's data is still the same, the answer is 304 Not Modified without a body. A fresh cached answer makes no hub call for it; with `cache-control: no-cache` the hub is asked afresh and its answer compared. */
+                "if-none-match"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -2643,6 +2744,8 @@ export interface operations {
             /** @description The CustomsContainer items */
             200: {
                 headers: {
+                    /** @description Strong entity tag of the answer's `data` (`meta` is not part of it): send it back in `If-None-Match` to be answered 304 while the data is the same */
+                    etag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2683,6 +2786,15 @@ export interface operations {
                         };
                     };
                 };
+            };
+            /** @description Not Modified: the answer's data is the one `If-None-Match` named. No body; `ETag`, `cache-control` and `age` as a 200 would have them. */
+            304: {
+                headers: {
+                    /** @description Strong entity tag of the answer's `data` (`meta` is not part of it): send it back in `If-None-Match` to be answered 304 while the data is the same */
+                    etag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Invalid input (VALIDATION_FAILED) or the hub rejected it (UPSTREAM_REJECTED) */
             400: {
@@ -2785,7 +2897,10 @@ export interface operations {
                  */
                 blNo: string;
             };
-            header?: never;
+            header?: {
+                /** @description The `ETag` of an answer you hold (or several, comma-separated, or `*`): when the answer's data is still the same, the answer is 304 Not Modified without a body. A fresh cached answer makes no hub call for it; with `cache-control: no-cache` the hub is asked afresh and its answer compared. */
+                "if-none-match"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -2794,6 +2909,8 @@ export interface operations {
             /** @description The CustomsContainer items */
             200: {
                 headers: {
+                    /** @description Strong entity tag of the answer's `data` (`meta` is not part of it): send it back in `If-None-Match` to be answered 304 while the data is the same */
+                    etag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2848,6 +2965,15 @@ export interface operations {
                         };
                     };
                 };
+            };
+            /** @description Not Modified: the answer's data is the one `If-None-Match` named. No body; `ETag`, `cache-control` and `age` as a 200 would have them. */
+            304: {
+                headers: {
+                    /** @description Strong entity tag of the answer's `data` (`meta` is not part of it): send it back in `If-None-Match` to be answered 304 while the data is the same */
+                    etag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Invalid input (VALIDATION_FAILED) or the hub rejected it (UPSTREAM_REJECTED) */
             400: {
@@ -2950,7 +3076,10 @@ export interface operations {
                  */
                 blNo: string;
             };
-            header?: never;
+            header?: {
+                /** @description The `ETag` of an answer you hold (or several, comma-separated, or `*`): when the answer's data is still the same, the answer is 304 Not Modified without a body. A fresh cached answer makes no hub call for it; with `cache-control: no-cache` the hub is asked afresh and its answer compared. */
+                "if-none-match"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -2959,6 +3088,8 @@ export interface operations {
             /** @description The CustomsContainer items */
             200: {
                 headers: {
+                    /** @description Strong entity tag of the answer's `data` (`meta` is not part of it): send it back in `If-None-Match` to be answered 304 while the data is the same */
+                    etag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2992,6 +3123,15 @@ export interface operations {
                         };
                     };
                 };
+            };
+            /** @description Not Modified: the answer's data is the one `If-None-Match` named. No body; `ETag`, `cache-control` and `age` as a 200 would have them. */
+            304: {
+                headers: {
+                    /** @description Strong entity tag of the answer's `data` (`meta` is not part of it): send it back in `If-None-Match` to be answered 304 while the data is the same */
+                    etag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Invalid input (VALIDATION_FAILED) or the hub rejected it (UPSTREAM_REJECTED) */
             400: {
@@ -3094,7 +3234,10 @@ export interface operations {
                  */
                 blDate: string;
             };
-            header?: never;
+            header?: {
+                /** @description The `ETag` of an answer you hold (or several, comma-separated, or `*`): when the answer's data is still the same, the answer is 304 Not Modified without a body. A fresh cached answer makes no hub call for it; with `cache-control: no-cache` the hub is asked afresh and its answer compared. */
+                "if-none-match"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -3103,6 +3246,8 @@ export interface operations {
             /** @description The CustomsContainer items */
             200: {
                 headers: {
+                    /** @description Strong entity tag of the answer's `data` (`meta` is not part of it): send it back in `If-None-Match` to be answered 304 while the data is the same */
+                    etag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3143,6 +3288,15 @@ export interface operations {
                         };
                     };
                 };
+            };
+            /** @description Not Modified: the answer's data is the one `If-None-Match` named. No body; `ETag`, `cache-control` and `age` as a 200 would have them. */
+            304: {
+                headers: {
+                    /** @description Strong entity tag of the answer's `data` (`meta` is not part of it): send it back in `If-None-Match` to be answered 304 while the data is the same */
+                    etag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Invalid input (VALIDATION_FAILED) or the hub rejected it (UPSTREAM_REJECTED) */
             400: {
@@ -3245,7 +3399,10 @@ export interface operations {
                  */
                 blNo: string;
             };
-            header?: never;
+            header?: {
+                /** @description The `ETag` of an answer you hold (or several, comma-separated, or `*`): when the answer's data is still the same, the answer is 304 Not Modified without a body. A fresh cached answer makes no hub call for it; with `cache-control: no-cache` the hub is asked afresh and its answer compared. */
+                "if-none-match"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -3254,6 +3411,8 @@ export interface operations {
             /** @description The CustomsContainer items */
             200: {
                 headers: {
+                    /** @description Strong entity tag of the answer's `data` (`meta` is not part of it): send it back in `If-None-Match` to be answered 304 while the data is the same */
+                    etag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3301,6 +3460,15 @@ export interface operations {
                         };
                     };
                 };
+            };
+            /** @description Not Modified: the answer's data is the one `If-None-Match` named. No body; `ETag`, `cache-control` and `age` as a 200 would have them. */
+            304: {
+                headers: {
+                    /** @description Strong entity tag of the answer's `data` (`meta` is not part of it): send it back in `If-None-Match` to be answered 304 while the data is the same */
+                    etag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Invalid input (VALIDATION_FAILED) or the hub rejected it (UPSTREAM_REJECTED) */
             400: {
@@ -3408,7 +3576,10 @@ export interface operations {
                  */
                 blDate: string;
             };
-            header?: never;
+            header?: {
+                /** @description The `ETag` of an answer you hold (or several, comma-separated, or `*`): when the answer's data is still the same, the answer is 304 Not Modified without a body. A fresh cached answer makes no hub call for it; with `cache-control: no-cache` the hub is asked afresh and its answer compared. */
+                "if-none-match"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -3417,6 +3588,8 @@ export interface operations {
             /** @description The CustomsContainer items */
             200: {
                 headers: {
+                    /** @description Strong entity tag of the answer's `data` (`meta` is not part of it): send it back in `If-None-Match` to be answered 304 while the data is the same */
+                    etag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3450,6 +3623,15 @@ export interface operations {
                         };
                     };
                 };
+            };
+            /** @description Not Modified: the answer's data is the one `If-None-Match` named. No body; `ETag`, `cache-control` and `age` as a 200 would have them. */
+            304: {
+                headers: {
+                    /** @description Strong entity tag of the answer's `data` (`meta` is not part of it): send it back in `If-None-Match` to be answered 304 while the data is the same */
+                    etag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Invalid input (VALIDATION_FAILED) or the hub rejected it (UPSTREAM_REJECTED) */
             400: {
@@ -3557,7 +3739,10 @@ export interface operations {
                  */
                 blDate: string;
             };
-            header?: never;
+            header?: {
+                /** @description The `ETag` of an answer you hold (or several, comma-separated, or `*`): when the answer's data is still the same, the answer is 304 Not Modified without a body. A fresh cached answer makes no hub call for it; with `cache-control: no-cache` the hub is asked afresh and its answer compared. */
+                "if-none-match"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -3566,6 +3751,8 @@ export interface operations {
             /** @description The CustomsContainer items */
             200: {
                 headers: {
+                    /** @description Strong entity tag of the answer's `data` (`meta` is not part of it): send it back in `If-None-Match` to be answered 304 while the data is the same */
+                    etag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3599,6 +3786,15 @@ export interface operations {
                         };
                     };
                 };
+            };
+            /** @description Not Modified: the answer's data is the one `If-None-Match` named. No body; `ETag`, `cache-control` and `age` as a 200 would have them. */
+            304: {
+                headers: {
+                    /** @description Strong entity tag of the answer's `data` (`meta` is not part of it): send it back in `If-None-Match` to be answered 304 while the data is the same */
+                    etag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Invalid input (VALIDATION_FAILED) or the hub rejected it (UPSTREAM_REJECTED) */
             400: {
@@ -3706,7 +3902,10 @@ export interface operations {
                  */
                 blDate: string;
             };
-            header?: never;
+            header?: {
+                /** @description The `ETag` of an answer you hold (or several, comma-separated, or `*`): when the answer's data is still the same, the answer is 304 Not Modified without a body. A fresh cached answer makes no hub call for it; with `cache-control: no-cache` the hub is asked afresh and its answer compared. */
+                "if-none-match"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -3715,6 +3914,8 @@ export interface operations {
             /** @description The CustomsContainer items */
             200: {
                 headers: {
+                    /** @description Strong entity tag of the answer's `data` (`meta` is not part of it): send it back in `If-None-Match` to be answered 304 while the data is the same */
+                    etag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3769,6 +3970,15 @@ export interface operations {
                         };
                     };
                 };
+            };
+            /** @description Not Modified: the answer's data is the one `If-None-Match` named. No body; `ETag`, `cache-control` and `age` as a 200 would have them. */
+            304: {
+                headers: {
+                    /** @description Strong entity tag of the answer's `data` (`meta` is not part of it): send it back in `If-None-Match` to be answered 304 while the data is the same */
+                    etag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Invalid input (VALIDATION_FAILED) or the hub rejected it (UPSTREAM_REJECTED) */
             400: {
@@ -3886,7 +4096,10 @@ export interface operations {
                  */
                 blNo: string;
             };
-            header?: never;
+            header?: {
+                /** @description The `ETag` of an answer you hold (or several, comma-separated, or `*`): when the answer's data is still the same, the answer is 304 Not Modified without a body. A fresh cached answer makes no hub call for it; with `cache-control: no-cache` the hub is asked afresh and its answer compared. */
+                "if-none-match"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -3895,6 +4108,8 @@ export interface operations {
             /** @description The CargoOwnerContainer items */
             200: {
                 headers: {
+                    /** @description Strong entity tag of the answer's `data` (`meta` is not part of it): send it back in `If-None-Match` to be answered 304 while the data is the same */
+                    etag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3929,6 +4144,15 @@ export interface operations {
                         };
                     };
                 };
+            };
+            /** @description Not Modified: the answer's data is the one `If-None-Match` named. No body; `ETag`, `cache-control` and `age` as a 200 would have them. */
+            304: {
+                headers: {
+                    /** @description Strong entity tag of the answer's `data` (`meta` is not part of it): send it back in `If-None-Match` to be answered 304 while the data is the same */
+                    etag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Invalid input (VALIDATION_FAILED) or the hub rejected it (UPSTREAM_REJECTED) */
             400: {
@@ -4041,7 +4265,10 @@ export interface operations {
                  */
                 blDate: string;
             };
-            header?: never;
+            header?: {
+                /** @description The `ETag` of an answer you hold (or several, comma-separated, or `*`): when the answer's data is still the same, the answer is 304 Not Modified without a body. A fresh cached answer makes no hub call for it; with `cache-control: no-cache` the hub is asked afresh and its answer compared. */
+                "if-none-match"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -4050,6 +4277,8 @@ export interface operations {
             /** @description The Sp2Document items */
             200: {
                 headers: {
+                    /** @description Strong entity tag of the answer's `data` (`meta` is not part of it): send it back in `If-None-Match` to be answered 304 while the data is the same */
+                    etag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4317,6 +4546,15 @@ export interface operations {
                     };
                 };
             };
+            /** @description Not Modified: the answer's data is the one `If-None-Match` named. No body; `ETag`, `cache-control` and `age` as a 200 would have them. */
+            304: {
+                headers: {
+                    /** @description Strong entity tag of the answer's `data` (`meta` is not part of it): send it back in `If-None-Match` to be answered 304 while the data is the same */
+                    etag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /** @description Invalid input (VALIDATION_FAILED) or the hub rejected it (UPSTREAM_REJECTED) */
             400: {
                 headers: {
@@ -4412,7 +4650,10 @@ export interface operations {
     getTaxpayerBillsOfLading: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The `ETag` of an answer you hold (or several, comma-separated, or `*`): when the answer's data is still the same, the answer is 304 Not Modified without a body. A fresh cached answer makes no hub call for it; with `cache-control: no-cache` the hub is asked afresh and its answer compared. */
+                "if-none-match"?: string;
+            };
             path: {
                 /**
                  * @description Taxpayer number (NPWP): 15 or 16 digits; dots and dashes are accepted and stripped
@@ -4427,6 +4668,8 @@ export interface operations {
             /** @description Default Response */
             200: {
                 headers: {
+                    /** @description Strong entity tag of the answer's `data` (`meta` is not part of it): send it back in `If-None-Match` to be answered 304 while the data is the same */
+                    etag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4541,6 +4784,15 @@ export interface operations {
                     };
                 };
             };
+            /** @description Not Modified: the answer's data is the one `If-None-Match` named. No body; `ETag`, `cache-control` and `age` as a 200 would have them. */
+            304: {
+                headers: {
+                    /** @description Strong entity tag of the answer's `data` (`meta` is not part of it): send it back in `If-None-Match` to be answered 304 while the data is the same */
+                    etag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /** @description Invalid input (VALIDATION_FAILED) or the hub rejected it (UPSTREAM_REJECTED) */
             400: {
                 headers: {
@@ -4652,7 +4904,10 @@ export interface operations {
                  */
                 documentType: "bc16" | "bc20" | "bc23" | "bc25" | "bc261" | "bc262" | "bc27" | "bc28" | "bc30" | "sp3b" | "ppftz";
             };
-            header?: never;
+            header?: {
+                /** @description The `ETag` of an answer you hold (or several, comma-separated, or `*`): when the answer's data is still the same, the answer is 304 Not Modified without a body. A fresh cached answer makes no hub call for it; with `cache-control: no-cache` the hub is asked afresh and its answer compared. */
+                "if-none-match"?: string;
+            };
             path: {
                 /**
                  * @description Bill of lading number: 1-35 characters, letters, digits and `. / -`
@@ -4667,6 +4922,8 @@ export interface operations {
             /** @description The shipment, and how each of its sources fared */
             200: {
                 headers: {
+                    /** @description Strong entity tag of the answer's `data` (`meta` is not part of it): send it back in `If-None-Match` to be answered 304 while the data is the same */
+                    etag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5046,6 +5303,15 @@ export interface operations {
                         };
                     };
                 };
+            };
+            /** @description Not Modified: the answer's data is the one `If-None-Match` named. No body; `ETag`, `cache-control` and `age` as a 200 would have them. */
+            304: {
+                headers: {
+                    /** @description Strong entity tag of the answer's `data` (`meta` is not part of it): send it back in `If-None-Match` to be answered 304 while the data is the same */
+                    etag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Invalid input (VALIDATION_FAILED) or the hub rejected it (UPSTREAM_REJECTED) */
             400: {
