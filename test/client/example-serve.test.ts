@@ -29,13 +29,28 @@ async function hold (port = 0): Promise<{ port: number, server?: Server }> {
 
 interface Run { child: ChildProcess, output: () => string, exited: Promise<number | null> }
 
+/** Process groups of the runs still going: ended with this process, whatever ends it, so that no gateway they started outlives the test. */
+const groups = new Set<number>()
+process.once('exit', () => { for (const group of groups) try { process.kill(-group, 'SIGKILL') } catch {} })
+
 function run (args: string[]): Run {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'examples/web/serve.ts', ...args], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] })
+  // Its own process group, with the gateway it may start: the teardown can end both.
+  const child = spawn(process.execPath, ['--import', 'tsx', 'examples/web/serve.ts', ...args], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'], detached: true })
+  const group = child.pid!
+  groups.add(group)
   let text = ''
   child.stdout.on('data', (chunk: Buffer) => { text += chunk.toString() })
   child.stderr.on('data', (chunk: Buffer) => { text += chunk.toString() })
   const exited = once(child, 'exit').then(([code]) => code as number | null)
-  t.teardown(() => { if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL') })
+  t.teardown(async () => {
+    if (child.exitCode === null && child.signalCode === null) {
+      // As Ctrl-C would: it stops the gateway it started; then nothing of the group is left.
+      child.kill('SIGTERM')
+      await Promise.race([exited, new Promise(resolve => setTimeout(resolve, 5000))])
+    }
+    try { process.kill(-group, 'SIGKILL') } catch {}
+    groups.delete(group)
+  })
   return { child, output: () => text, exited }
 }
 
