@@ -30,6 +30,7 @@ import eventRoutes from './routes/events.ts'
 import healthRoutes from './routes/health.ts'
 import lookupRoutes from './routes/lookups.ts'
 import sp2Routes from './routes/sp2.ts'
+import shipmentRoutes from './routes/shipments.ts'
 import taxpayerRoutes from './routes/taxpayers.ts'
 import { REQUEST_AJV_OPTIONS, requestValidatorFactory } from './schemas/validators.ts'
 import { sharedSerializerFactory } from './schemas/serializers.ts'
@@ -163,6 +164,7 @@ async function gateway (app: FastifyInstance, { config, sandbox, clock = systemC
   await app.register(healthRoutes, { sandbox })
   await app.register(lookupRoutes)
   await app.register(taxpayerRoutes)
+  await app.register(shipmentRoutes)
   await app.register(sp2Routes)
   await app.register(bookingRoutes)
   await app.register(eventRoutes)

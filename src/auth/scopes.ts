@@ -18,6 +18,18 @@ export const SCOPE_DESCRIPTIONS: Record<Scope, string> = {
   'events:read': 'The booked notifications WebSocket'
 }
 
+/**
+ * What a route declares (`config.scope`): one scope, or several when its
+ * answer mixes data of several (GET /v1/shipments/{blNo}: customs and SP2),
+ * which a client must then hold all of.
+ */
+export type RouteScope = Scope | readonly Scope[]
+
+/** The scopes a route's declaration names, in order. */
+export function scopesOf (scope: RouteScope): readonly Scope[] {
+  return typeof scope === 'string' ? [scope] : scope
+}
+
 /** Routes under /v1 must declare a scope (null for a public one); others (health, docs, CORS preflight) need not. */
 export function needsScope (url: string): boolean {
   return url === '/v1' || url.startsWith('/v1/')

@@ -2,12 +2,11 @@ import { randomBytes } from 'node:crypto'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import { gatewayError } from '../errors.ts'
 import { errorResponses } from '../schemas/envelope.ts'
-import { BOOKED_EVENT_EXAMPLE, BookedEventSchema, STREAM_RELOAD_EXAMPLE, StreamPositionSchema, StreamReloadSchema } from '../schemas/events.ts'
+import { BOOKED_EVENT_EXAMPLE, STREAM_RELOAD_EXAMPLE, TICKET_PATTERN } from '../schemas/events.ts'
 import { EVENT_POSITION } from '../schemas/formats.ts'
 import { Type, type TypeBoxTypeProvider } from '../schemas/typebox.ts'
 import { isStateUnavailable } from '../state/errors.ts'
 
-const TICKET_PATTERN = '^[A-Za-z0-9_-]{43}$'
 /** What a caller retries after when the shared state does not answer. */
 const UNAVAILABLE_RETRY_AFTER = '2'
 
@@ -24,11 +23,6 @@ const StreamHeadersSchema = Type.Object({
   'last-event-id': Type.Optional(resumeFrom('Resume after this event id: what EventSource sends by itself when it reconnects'))
 })
 
-const TicketSchema = Type.Object({
-  ticket: Type.String({ pattern: TICKET_PATTERN, description: 'Opens one event stream: `GET /v1/events/stream?ticket=<ticket>`. Single-use; a secret until used' }),
-  expiresAt: Type.String({ format: 'date-time', description: 'When it can no longer be used, ISO 8601 in UTC' })
-}, { additionalProperties: false, $id: 'EventStreamTicket', title: 'Event-stream ticket' })
-
 /**
  * Booked notifications: GET /v1/events over WebSocket (contract.md 3), GET
  * /v1/events/stream as an event stream (SSE), and the tickets that stand for
@@ -36,10 +30,6 @@ const TicketSchema = Type.Object({
  */
 export default async function eventRoutes (fastify: FastifyInstance) {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>()
-  app.addSchema(BookedEventSchema)
-  app.addSchema(StreamReloadSchema)
-  app.addSchema(StreamPositionSchema)
-  app.addSchema(TicketSchema)
   const ticketMs = app.config.EVENTS_TICKET_SECONDS * 1000
 
   app.route({
