@@ -11,7 +11,7 @@ import gateway from '../src/app.ts'
 import { build, writeClientsFile, writeTempFile, type TestClient } from './helper.ts'
 
 /**
- * contract.md 3b, written out independently of src/auth/scopes.ts: the scopes
+ * docs/api.md 3b, written out independently of src/auth/scopes.ts: the scopes
  * each route needs (all of them), or null for the public ones. A shipment
  * answers customs and SP2 data at once: it needs the scopes of both.
  */
@@ -185,7 +185,7 @@ async function startUpProblems (config: GatewayConfig, sandbox = false): Promise
 }
 
 test('start-up: an upstream without CLIENTS_FILE is refused with a clear line', async (t) => {
-  t.same(await startUpProblems(configFor()), ['CLIENTS_FILE: is required when an upstream is configured (see README, Security)'])
+  t.same(await startUpProblems(configFor()), ['CLIENTS_FILE: is required when an upstream is configured (see docs/security.md#clients-and-keys)'])
   t.same(await startUpProblems(configFor(), true), [], 'in sandbox mode it may be left out')
 })
 

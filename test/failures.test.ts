@@ -5,7 +5,7 @@ import { build } from './helper.ts'
 
 /**
  * The failure matrix: each sandbox fault through the gateway, mapped to the
- * contract's status and code (contract.md 2). Timeouts are short here so the
+ * contract's status and code (docs/api.md#the-envelope). Timeouts are short here so the
  * hang and slow faults finish quickly.
  */
 const FAST = { UPSTREAM_HEADERS_TIMEOUT_MS: '400', UPSTREAM_BODY_TIMEOUT_MS: '400' }
@@ -49,7 +49,7 @@ for (const route of ROUTES) {
     for (const row of MATRIX) {
       // EMPTY and DRIFT are about lists; records and writes have none.
       if (['EMPTY', 'DRIFT'].includes(row.fault) && !route.name.includes('list')) continue
-      // interface.md 4.10.5: the offer answer's fields are not shown, so any object is accepted.
+      // docs/hub.md#offer-answer-and-its-credentials: the offer answer's fields are not shown, so any object is accepted.
       if (row.fault === 'NOKEY' && route.name.startsWith('write')) {
         t.equal((await app.inject(route.request(row.fault, CODES[row.fault] ?? ''))).statusCode, 200, 'NOKEY: an unspecified answer is passed on')
         continue

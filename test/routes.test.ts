@@ -159,7 +159,7 @@ test('BC 2.0 declarations by bill of lading answer a list', async (t) => {
   const body = res.json()
   t.equal(body.meta.count, F.blWithTwoDeclarations.pibNos.length)
   t.same(body.data.map((d: { pibNo: string }) => d.pibNo).sort(), [...F.blWithTwoDeclarations.pibNos].sort())
-  t.notOk('customs-api-key' in (sandbox.requests.at(-1)?.headers ?? {}), 'BC20ByNoBL sends only Authorization (interface.md 4.5)')
+  t.notOk('customs-api-key' in (sandbox.requests.at(-1)?.headers ?? {}), 'BC20ByNoBL sends only Authorization (docs/hub.md#bc-20-declarations-by-bl-number)')
 })
 
 for (const op of operationsOf('container-list')) {

@@ -60,7 +60,7 @@ const datePart = fc.tuple(fc.integer({ min: 1990, max: 2040 }), fc.integer({ min
   .map(([y, m, d]) => `${y}-${String(m).padStart(2, '0')}-${String(d).padStart(2, '0')}`)
 const timePart = fc.tuple(fc.integer({ min: 0, max: 23 }), fc.integer({ min: 0, max: 59 }), fc.integer({ min: 0, max: 59 }))
   .map(([h, m, s]) => [h, m, s].map(n => String(n).padStart(2, '0')).join(':'))
-/** The hub's four date formats (interface.md 2). */
+/** The hub's four date formats (docs/hub.md#resources). */
 const hubDate = fc.oneof(
   datePart,
   datePart.map(d => d.replaceAll('-', '')),

@@ -17,7 +17,7 @@ const containerQuery: Record<string, string> = {
   bc28: 'blNo=ABC1'
 }
 
-/** Every route, with the credential headers interface.md lists for its operation. */
+/** Every route, with the credential headers docs/hub.md lists for its operation. */
 const ROUTES: Array<{ name: string, method?: 'GET' | 'POST', url: string, payload?: object, key: boolean, token: boolean }> = [
   { name: 'noblbc16', url: `/v1/customs/bc16/bills-of-lading?npwp=${F.taxpayer.npwp}`, key: true, token: true },
   { name: 'noblbc20', url: `/v1/customs/bc20/bills-of-lading?npwp=${F.taxpayer.npwp}`, key: true, token: true },
@@ -86,7 +86,7 @@ test('path placement puts parameters in path segments, each encoded', async (t) 
 
   const booked = await app.inject({ method: 'POST', url: `/v1/bookings/${F.bookingRequestId}/booked`, payload: { booked: true } })
   t.equal(booked.statusCode, 200)
-  t.equal(sandbox.requests.at(-1)?.query.idRequestBooking, F.bookingRequestId, 'idRequestBooking stays in the query (interface.md 4.9)')
+  t.equal(sandbox.requests.at(-1)?.query.idRequestBooking, F.bookingRequestId, 'idRequestBooking stays in the query (docs/hub.md#booked-notification-api-04)')
 })
 
 test('path placement: a value holding / (or a dot segment) never becomes a hub path segment', async (t) => {

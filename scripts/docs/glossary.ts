@@ -276,7 +276,7 @@ export function renderGlossary (): string {
     ''
   ]
   for (const spec of ALL_RESOURCES) {
-    out.push(`### ${spec.id}`, '', `${spec.title}. Source: ${spec.source}.`, '')
+    out.push(`### ${spec.id}`, '', `${spec.title}. Source: ${linked(spec.source)}.`, '')
     out.push(table(['Upstream', 'Gateway', 'Kind / conversion', 'Description'],
       resourceRows(spec).map(r => [code(r.upstream), code(r.gateway), r.conversion, r.description])))
     out.push('')
@@ -312,4 +312,9 @@ export function renderGlossary (): string {
     responseKeyRows().map(r => [code(r.operation), code(r.key), code('data'), `[${code(r.item)}](#${r.item.toLowerCase()})`, r.note])))
   out.push('')
   return out.join('\n')
+}
+
+/** A spec's source with its repository references (`docs/<page>.md#<anchor>`) as links from docs/. */
+function linked (source: string): string {
+  return source.replace(/docs\/([\w-]+\.md#[\w-]+)/g, (ref, target: string) => `[${ref}](${target})`)
 }

@@ -39,7 +39,7 @@ function pick (value: unknown, path: string): unknown {
 }
 
 /**
- * The gateway logs in itself (interface.md 5: the login operation is not
+ * The gateway logs in itself (docs/hub.md#authentication: the login operation is not
  * published, so its address, body and answer fields are configuration).
  * The token is cached and renewed before it expires; concurrent callers
  * share one login; a 401 from the hub forces one new login, at most one per

@@ -95,7 +95,7 @@ function compileRecord (spec: ResourceSpec, options: Options): (value: unknown) 
       if (known.has(key)) continue
       const name = cachedCamelCase(key)
       const field = aliases.get(name)
-      // Unknown fields are kept, camelCased (contract.md 1).
+      // Unknown fields are kept, camelCased (docs/api.md#the-dialect).
       if (field === undefined) {
         out[name] = camelCaseDeep(src[key])
         continue

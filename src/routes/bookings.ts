@@ -21,7 +21,7 @@ export const BookedBodySchema = Type.Object({
 
 const bookingParams = Type.Object({ bookingRequestId: PARAM_SCHEMAS.bookingRequestId }, { additionalProperties: false })
 
-/** Truck platform booking calls (contract.md 3); never retried automatically. */
+/** Truck platform booking calls (docs/api.md#routes); never retried automatically. */
 export default async function bookingRoutes (app: FastifyInstance) {
   const { PLATFORM_ID, UPSTREAM_TIMEZONE } = app.config
 

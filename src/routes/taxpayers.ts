@@ -12,7 +12,7 @@ import { failedSource, outcomeTag, settleAtMost } from './sources.ts'
 /** The BL lists of the catalogue, one per customs document type. */
 const BL_LISTS = operationsOf('bl-list')
 
-/** GET /v1/taxpayers/{npwp}/bills-of-lading: the three BL lists at once (contract.md 3). */
+/** GET /v1/taxpayers/{npwp}/bills-of-lading: the three BL lists at once (docs/api.md#routes). */
 export default async function taxpayerRoutes (app: FastifyInstance) {
   app.withTypeProvider<TypeBoxTypeProvider>().get('/v1/taxpayers/:npwp/bills-of-lading', {
     config: { scope: 'customs:read', hubOperations: BL_LISTS.map(op => op.id) },

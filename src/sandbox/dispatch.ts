@@ -42,7 +42,7 @@ function resolveParams (operation: Operation, segments: string[], query: URLSear
   return params
 }
 
-/** 401 when a header the operation requires is missing or wrong (interface.md 5). */
+/** 401 when a header the operation requires is missing or wrong (docs/hub.md#authentication). */
 function authenticate (operation: Operation, headers: IncomingRequest['headers'], config: SandboxConfig): Answer | undefined {
   if (operation.auth.apiKey && headers[config.apiKeyHeader] !== config.apiKey) return message(401, 'Invalid API key')
   if (operation.auth.token && !config.tokens.accepts(headers.authorization)) return message(401, 'Unauthorized')

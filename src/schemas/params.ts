@@ -4,7 +4,7 @@ import { BL_DATE_PATTERN, BL_DATE_YEARS, BL_NO, BL_NO_SEGMENT, BOOKING_REQUEST_I
 import { Type, type TObject, type TString } from './typebox.ts'
 
 /**
- * One schema per gateway parameter kind (contract.md 3). The format each
+ * One schema per gateway parameter kind (docs/api.md#routes). The format each
  * names carries the rule a caller reads when a value breaks it
  * (schemas/formats.ts); a pattern beside a format is the same rule, written
  * for clients that check input themselves.

@@ -655,7 +655,7 @@ export interface components {
             /** @description HTTP status, repeated */
             statusCode: number;
             /**
-             * @description Stable error code: what went wrong, for programs (the README lists when each is answered)
+             * @description Stable error code: what went wrong, for programs (docs/api.md#errors-and-codes lists when each is answered)
              * @enum {unknown}
              */
             code: "VALIDATION_FAILED" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "HEADERS_TOO_LARGE" | "UPGRADE_REQUIRED" | "RATE_LIMITED" | "IDEMPOTENCY_KEY_REUSED" | "OUTCOME_UNKNOWN" | "UPSTREAM_REJECTED" | "UPSTREAM_NOT_FOUND" | "UPSTREAM_AUTH_FAILED" | "UPSTREAM_UNAVAILABLE" | "UPSTREAM_TIMEOUT" | "UPSTREAM_BAD_RESPONSE" | "IDEMPOTENCY_UNAVAILABLE" | "OVERLOADED" | "EVENTS_UNAVAILABLE" | "SHUTTING_DOWN" | "CLIENT_CLOSED_REQUEST" | "INTERNAL";
