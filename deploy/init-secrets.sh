@@ -7,7 +7,7 @@
 #                     only the keys, channels and commands it needs (docs/redis.md);
 #                     `default` may PING (the health check) and nothing else
 #   hub-access-token  empty: write the hub's access token into it
-#   clients.json      []: add the entries `npm run client-key` prints (README, Security)
+#   clients.json      []: add the entries `npm run client-key` prints (docs/security.md)
 #
 # The directory is 0700: other users of the host cannot read the files. The
 # files themselves are 0644 because Compose mounts them as they are, and the
@@ -31,7 +31,7 @@ else
   umask 022
   cat > "$dir/redis-users.acl" <<ACL
 user default on nopass resetkeys resetchannels -@all +ping
-user gateway on #$hash resetkeys ~$prefix* resetchannels &$prefix* -@all +@connection +info +get +set +del +incr +pexpire +pttl +scan +eval +evalsha +publish +subscribe +unsubscribe
+user gateway on #$hash resetkeys ~$prefix* resetchannels -@all +@connection +info +get +set +del +getdel +incr +pexpire +pttl +scan +eval +evalsha +exists +xadd +xtrim +xrange +xrevrange +xread +xinfo
 ACL
   cat > "$dir/gateway.env" <<ENV
 # Read by the gateway from /app/.env at start-up (deploy/compose.yaml mounts it there).

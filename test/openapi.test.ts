@@ -53,6 +53,8 @@ const CONTRACT_ROUTES = [
   'POST /v1/bookings/{bookingRequestId}/offers',
   'POST /v1/bookings/{bookingRequestId}/booked',
   'GET /v1/events',
+  'GET /v1/events/stream',
+  'POST /v1/events/tickets',
   'GET /health/live',
   'GET /health/ready',
   'GET /metrics'
@@ -60,6 +62,9 @@ const CONTRACT_ROUTES = [
 
 /** Statuses every route that calls the hub can answer (contract.md 2). */
 const HUB_ROUTE_STATUSES = ['200', '400', '404', '500', '502', '503', '504']
+
+/** The event routes: no hub call behind them (docs/events.md). */
+const EVENT_ROUTES = new Set(['GET /v1/events', 'GET /v1/events/stream', 'POST /v1/events/tickets'])
 
 /** Statuses every /v1 route can answer to its caller: no or an unknown key, a missing scope, over the limit (contract.md 3b). */
 const CALLER_STATUSES = ['401', '403', '429']
@@ -158,7 +163,7 @@ t.test('drift: the committed docs/hub-operations.md is what the code generates',
   const generated = await generateHubOperations()
   t.ok(committed === generated, `${HUB_OPERATIONS_PATH} is out of date: ${REGENERATE} (${firstDifference(committed ?? '', generated)})`)
   for (const route of CONTRACT_ROUTES.filter(r => r.startsWith('GET /v1/') || r.startsWith('POST /v1/'))) {
-    if (route === 'GET /v1/events') continue
+    if (EVENT_ROUTES.has(route)) continue
     t.ok(generated.includes(`| \`${route}\` |`), `${route} is in the operators' page`)
   }
 })
@@ -280,7 +285,7 @@ t.test('the finalization\'s body may be left out; the other writes need theirs',
 t.test('every operation shows a real answer, and every error status examples of its own codes', async (t) => {
   for (const { route, op } of operationsOf(doc)) {
     const responses = objectAt(op, 'responses')
-    const ok = objectAt(objectAt(objectAt(responses, '200'), 'content'), route === 'GET /metrics' ? 'text/plain' : 'application/json')
+    const ok = objectAt(objectAt(objectAt(responses, '200'), 'content'), route === 'GET /metrics' ? 'text/plain' : route === 'GET /v1/events/stream' ? 'text/event-stream' : 'application/json')
     if (route !== 'GET /v1/events') {
       t.ok(ok.example !== undefined || objectAt(ok, 'schema').examples !== undefined, `${route}: a 200 example`)
       t.notMatch(JSON.stringify(ok.example ?? null), /"string"|additionalProp/, `${route}: not a placeholder`)
@@ -291,7 +296,7 @@ t.test('every operation shows a real answer, and every error status examples of 
       for (const code of Object.keys(examples)) t.ok(code in errors, `${route} ${status}: ${code} is a code`)
     }
   }
-  const lists = operationsOf(doc).filter(({ route }) => route.startsWith('GET /v1/') && route !== 'GET /v1/events')
+  const lists = operationsOf(doc).filter(({ route }) => route.startsWith('GET /v1/') && !EVENT_ROUTES.has(route))
   for (const { route, op } of lists) {
     const example = objectAt(objectAt(objectAt(objectAt(op, 'responses'), '200'), 'content'), 'application/json').example
     const data = isJson(example) ? example.data : undefined
@@ -325,7 +330,7 @@ t.test('every operation is described: tags, summary, description, operationId, a
         t.match(JSON.stringify(content), /#\/components\/schemas\/ErrorEnvelope/, `${route} ${status}: the error envelope`)
       }
     }
-    if (path.startsWith('/v1/') && path !== '/v1/events') {
+    if (path.startsWith('/v1/') && !EVENT_ROUTES.has(route)) {
       for (const status of HUB_ROUTE_STATUSES) t.ok(status in responses, `${route}: declares ${status}`)
     }
     if (path.startsWith('/v1/')) {

@@ -545,20 +545,76 @@ export interface paths {
          * @description Upgrade to a WebSocket (`Upgrade: websocket`). After every successful `POST /v1/bookings/{bookingRequestId}/booked` each connected client receives one JSON text message, a `BookedEvent` (see the schemas):
          *
          *     ```json
-         *     {"id":"0f8a3c52-7d1e-4b6a-9c2f-5e4d3b2a1908","type":"booking.booked","occurredAt":"2024-03-01T01:15:00.000Z","requestId":"5b0b7c1e-0d5f-4b8e-9a51-2f4f1d3c9e01","data":{"bookingRequestId":"BKG-20240301-0001","booked":true,"note":"Truck B 1234 XYZ, pickup 08:00"}}
+         *     {"id":"1709255700000-0","type":"booking.booked","occurredAt":"2024-03-01T01:15:00.000Z","requestId":"5b0b7c1e-0d5f-4b8e-9a51-2f4f1d3c9e01","data":{"bookingRequestId":"BKG-20240301-0001","booked":true,"note":"Truck B 1234 XYZ, pickup 08:00"}}
          *     ```
          *
-         *     Its `data` is the booking as the booked POST answers it: the same names and forms. Messages from clients are ignored. On shutdown the gateway closes sockets with code 1001. A plain HTTP GET answers 426.
+         *     Its `data` is the booking as the booked POST answers it: the same names and forms. Its `id` is its position in the gateway's event log (`<ms>-<seq>`, ordered, the same on every replica). Messages from clients are ignored. On shutdown the gateway closes sockets with code 1001. A plain HTTP GET answers 426.
+         *
+         *     **Resuming:** connect with `?lastEventId=<the last id seen>` to get first what was sent while the socket was closed (the gateway keeps the last events for a window of minutes), then what follows; `?lastEventId=now` to start from now. With `lastEventId`, two more messages may come: `StreamPosition` (`{"type":"stream.position","id"}`, on connection and with the heartbeats, when the log moved on without an event for this client: resume from it) and `StreamReload` (`{"type":"stream.reload","id":"1709255712345-0","reason":"expired"}`: the id is older than the window, or events were lost; reload what the page shows, and resume from its `id`). Without `lastEventId`, booked events only, as before.
          *
          *     **Who sees which event:** a client sees the events of the booked POSTs it made itself, unless its client entry allows it every event; without client authentication (the sandbox without clients) every socket sees every event.
          *
-         *     **Limits:** a client may hold a few sockets at once (8 by default; past that 429 RATE_LIMITED before the upgrade), and the gateway a bounded number in all (503 OVERLOADED). The gateway pings every socket and ends one that did not answer the previous ping; a socket that does not read its messages is closed with 1008; an upgrade past the limits that slipped through is closed with 1013.
+         *     **Limits:** a client may hold a few sockets and streams at once (8 by default; past that 429 RATE_LIMITED before the upgrade), and the gateway a bounded number in all (503 OVERLOADED). The gateway pings every socket and ends one that did not answer the previous ping; a socket that does not read its messages is closed with 1008 (it resumes from its last id); an upgrade past the limits that slipped through is closed with 1013.
          *
          *     **Scope:** `events:read` (send `Authorization: Bearer <client key>`, or from a browser offer the subprotocols `bearer` and the key (`new WebSocket(url, ['bearer', key])`)). Without a known key: 401 UNAUTHORIZED; without the scope: 403 FORBIDDEN; over the client's rate limit: 429 RATE_LIMITED.
          */
         get: operations["getEvents"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/events/stream": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Booked notifications (event stream, SSE)
+         * @description The events of `GET /v1/events` as `text/event-stream`, for `EventSource`. Each is an SSE event of type `booking.booked` whose `id` is the event id and whose `data` is the `BookedEvent` JSON:
+         *
+         *     ```
+         *     id: 1709255700000-0
+         *     event: booking.booked
+         *     data: {"id":"1709255700000-0","type":"booking.booked","occurredAt":"2024-03-01T01:15:00.000Z","requestId":"5b0b7c1e-0d5f-4b8e-9a51-2f4f1d3c9e01","data":{"bookingRequestId":"BKG-20240301-0001","booked":true,"note":"Truck B 1234 XYZ, pickup 08:00"}}
+         *     ```
+         *
+         *     Listen with `source.addEventListener('booking.booked', ...)` (not `onmessage`: the events are typed). **Resuming:** EventSource sends `Last-Event-ID` by itself when it reconnects, and gets first what it missed (within the window the gateway keeps); a new EventSource passes `?lastEventId=`. When the id is older than the window, or events were lost, a `stream.reload` event (`StreamReload`) says so: reload what the page shows. Lines `id: <id>` without data move the position on when others' events pass (EventSource dispatches nothing for them). **Heartbeats:** a comment line (`: heartbeat`) every 30 seconds (by default), so that proxies keep an idle stream open.
+         *
+         *     **Authentication:** `Authorization: Bearer <key>`; EventSource, which cannot send headers, gets a ticket from `POST /v1/events/tickets` and opens `?ticket=<ticket>`. A ticket is single-use: after an error, get a new one and open a new EventSource with `lastEventId`. The same scope, per-client visibility and limits as the WebSocket route (sockets and streams count together); a stream that does not read its events is closed, and resumes when it reconnects.
+         *
+         *     **Scope:** `events:read` (send `Authorization: Bearer <client key>`). Without a known key: 401 UNAUTHORIZED; without the scope: 403 FORBIDDEN; over the client's rate limit: 429 RATE_LIMITED.
+         */
+        get: operations["getEventStream"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/events/tickets": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A ticket for an event stream (EventSource)
+         * @description A single-use ticket that opens `GET /v1/events/stream?ticket=<ticket>` as this client, for `EventSource`, which cannot send the key in a header. It expires after a minute (by default) and works on every replica. No body.
+         *
+         *     **Scope:** `events:read` (send `Authorization: Bearer <client key>`). Without a known key: 401 UNAUTHORIZED; without the scope: 403 FORBIDDEN; over the client's rate limit: 429 RATE_LIMITED.
+         */
+        post: operations["postEventStreamTicket"];
         delete?: never;
         options?: never;
         head?: never;
@@ -580,7 +636,7 @@ export interface components {
              * @description Stable error code: what went wrong, for programs (the README lists when each is answered)
              * @enum {unknown}
              */
-            code: "VALIDATION_FAILED" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "HEADERS_TOO_LARGE" | "UPGRADE_REQUIRED" | "RATE_LIMITED" | "IDEMPOTENCY_KEY_REUSED" | "UPSTREAM_REJECTED" | "UPSTREAM_NOT_FOUND" | "UPSTREAM_AUTH_FAILED" | "UPSTREAM_UNAVAILABLE" | "UPSTREAM_TIMEOUT" | "UPSTREAM_BAD_RESPONSE" | "IDEMPOTENCY_UNAVAILABLE" | "OVERLOADED" | "SHUTTING_DOWN" | "INTERNAL";
+            code: "VALIDATION_FAILED" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "HEADERS_TOO_LARGE" | "UPGRADE_REQUIRED" | "RATE_LIMITED" | "IDEMPOTENCY_KEY_REUSED" | "UPSTREAM_REJECTED" | "UPSTREAM_NOT_FOUND" | "UPSTREAM_AUTH_FAILED" | "UPSTREAM_UNAVAILABLE" | "UPSTREAM_TIMEOUT" | "UPSTREAM_BAD_RESPONSE" | "IDEMPOTENCY_UNAVAILABLE" | "OVERLOADED" | "EVENTS_UNAVAILABLE" | "SHUTTING_DOWN" | "INTERNAL";
             /** @description HTTP reason phrase */
             error: string;
             /** @description A human sentence */
@@ -1053,10 +1109,10 @@ export interface components {
             documentType: "bc16" | "bc20" | "bc23";
         };
         /**
-         * Booked notification (WebSocket message)
-         * @description One JSON text message of `GET /v1/events`, sent after every successful booked POST
+         * Booked notification
+         * @description One JSON text message of `GET /v1/events` (the `data` of a `booking.booked` event of `GET /v1/events/stream`), sent after every successful booked POST
          * @example {
-         *       "id": "0f8a3c52-7d1e-4b6a-9c2f-5e4d3b2a1908",
+         *       "id": "1709255700000-0",
          *       "type": "booking.booked",
          *       "occurredAt": "2024-03-01T01:15:00.000Z",
          *       "requestId": "5b0b7c1e-0d5f-4b8e-9a51-2f4f1d3c9e01",
@@ -1069,8 +1125,8 @@ export interface components {
          */
         BookedEvent: {
             /**
-             * Format: uuid
-             * @description The event's own id (a UUID), the same on every socket of every gateway replica that delivers it: a client that listens on more than one socket can drop a message whose id it has already seen
+             * @description The event's position in the gateway's event log, `<ms>-<seq>`: the same on every socket and stream of every replica that delivers it, and ordered (a later event has a greater id: compare the milliseconds, then the sequence). A reader that comes back sends the last one it saw (`lastEventId`, `Last-Event-ID`) and gets what it missed; a client can drop a message whose id is not greater than the last it saw
+             * @example 1709255700000-0
              */
             id: string;
             /**
@@ -1094,6 +1150,64 @@ export interface components {
                 /** @description Booking note, as sent (empty when left out) */
                 note: string;
             };
+        };
+        /**
+         * Reload signal
+         * @description Sent to a reader that resumes (a WebSocket with `lastEventId`, every event stream) instead of a silent gap
+         * @example {
+         *       "type": "stream.reload",
+         *       "id": "1709255712345-0",
+         *       "reason": "expired"
+         *     }
+         */
+        StreamReload: {
+            /**
+             * @description The reader may have missed events: reload what it shows from the API
+             * @enum {string}
+             */
+            type: "stream.reload";
+            /**
+             * @description Where the stream goes on from: the position to resume from next time
+             * @example 1709255700000-0
+             */
+            id: string;
+            /**
+             * @description `expired`: the id resumed from is older than the window the gateway keeps, or from a log since lost (a restart); `lost`: events were lost here (published while the shared store was unreachable, past what a replica holds); `unavailable`: the log could not be read right now
+             * @enum {unknown}
+             */
+            reason: "expired" | "lost" | "unavailable";
+            /** @description With `lost`: how many (0: unknown) */
+            lost?: number;
+        };
+        /**
+         * Position
+         * @description Sent on connection and with the heartbeats when the position moved without an event for this reader (others' events), so that it resumes from there
+         * @example {
+         *       "type": "stream.position",
+         *       "id": "1709255712345-0"
+         *     }
+         */
+        StreamPosition: {
+            /**
+             * @description Where the reader is in the log
+             * @enum {string}
+             */
+            type: "stream.position";
+            /**
+             * @description The position: every event up to it that the reader may see has been sent; resume from it
+             * @example 1709255700000-0
+             */
+            id: string;
+        };
+        /** Event-stream ticket */
+        EventStreamTicket: {
+            /** @description Opens one event stream: `GET /v1/events/stream?ticket=<ticket>`. Single-use; a secret until used */
+            ticket: string;
+            /**
+             * Format: date-time
+             * @description When it can no longer be used, ISO 8601 in UTC
+             */
+            expiresAt: string;
         };
     };
     responses: never;
@@ -4982,7 +5096,13 @@ export interface operations {
     };
     getEvents: {
         parameters: {
-            query?: never;
+            query?: {
+                /**
+                 * @description Resume after this event id (the last one seen); `now`: from now on. Either way the resume messages (`StreamPosition`, `StreamReload`) are sent
+                 * @example 1709255700000-0
+                 */
+                lastEventId?: string;
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -4995,6 +5115,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content?: never;
+            };
+            /** @description Invalid input (VALIDATION_FAILED) or the hub rejected it (UPSTREAM_REJECTED) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
             };
             /** @description Missing or unknown client credentials (UNAUTHORIZED) */
             401: {
@@ -5025,6 +5154,172 @@ export interface operations {
             };
             /** @description Too many requests (RATE_LIMITED) */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The hub is unavailable or rate limited the gateway (UPSTREAM_UNAVAILABLE), or the gateway is overloaded (OVERLOADED) or closing (SHUTTING_DOWN), or (a write with an Idempotency-Key) cannot reach its shared idempotency store (IDEMPOTENCY_UNAVAILABLE); see `retry-after` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    getEventStream: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Resume after this event id (the last one seen), for a new EventSource that cannot send `Last-Event-ID` (the header wins when both are sent); `now` or left out: from now on
+                 * @example 1709255700000-0
+                 */
+                lastEventId?: string;
+                /** @description A ticket from `POST /v1/events/tickets`, for EventSource (which cannot send headers): single-use, short-lived, never logged. Other clients send `Authorization: Bearer <key>` instead */
+                ticket?: string;
+            };
+            header?: {
+                /**
+                 * @description Resume after this event id: what EventSource sends by itself when it reconnects
+                 * @example 1709255700000-0
+                 */
+                "last-event-id"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The event stream: `booking.booked` and `stream.reload` events, `id:` lines and heartbeat comments, until the client or the gateway closes it */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/event-stream": string;
+                };
+            };
+            /** @description Invalid input (VALIDATION_FAILED) or the hub rejected it (UPSTREAM_REJECTED) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Missing or unknown client credentials (UNAUTHORIZED) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The client lacks the scope (FORBIDDEN) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Too many requests (RATE_LIMITED) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description A gateway bug (INTERNAL) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The hub is unavailable or rate limited the gateway (UPSTREAM_UNAVAILABLE), or the gateway is overloaded (OVERLOADED) or closing (SHUTTING_DOWN), or (a write with an Idempotency-Key) cannot reach its shared idempotency store (IDEMPOTENCY_UNAVAILABLE); see `retry-after` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    postEventStreamTicket: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The ticket */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "ticket": "Yq3xk1c2mJ0pQwR8sT4uV6wX9zA0bC2dE4fG6hI8jK0",
+                     *         "expiresAt": "2024-03-01T01:16:00.000Z"
+                     *       },
+                     *       "meta": {}
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["EventStreamTicket"];
+                        /** @description Response metadata */
+                        meta: Record<string, never>;
+                    };
+                };
+            };
+            /** @description Missing or unknown client credentials (UNAUTHORIZED) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The client lacks the scope (FORBIDDEN) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Too many requests (RATE_LIMITED) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description A gateway bug (INTERNAL) */
+            500: {
                 headers: {
                     [name: string]: unknown;
                 };
