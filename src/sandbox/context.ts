@@ -1,5 +1,6 @@
 import type { SandboxConfig } from './config.ts'
 import type { Dataset } from './data.ts'
+import type { ParamKind } from './operations.ts'
 
 /** The request body as read: absent, JSON, or text that is not JSON. */
 export type RequestBody =
@@ -9,7 +10,10 @@ export type RequestBody =
 
 /** What an operation handler gets: parameters already present and well-formed. */
 export interface OperationContext {
+  /** By the hub's names. */
   params: Record<string, string>
+  /** The same by what they mean; a date in either form a hub takes (`day()` reads both). */
+  values: Partial<Record<ParamKind, string>>
   body: RequestBody
   dataset: Dataset
   config: SandboxConfig
