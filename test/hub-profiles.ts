@@ -1,15 +1,15 @@
 import { readFileSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
-import { OPERATIONS } from '../../src/catalogue/operations.ts'
-import type { HubOperation } from '../../src/catalogue/types.ts'
-import { SANDBOX_ACCESS_TOKEN, SANDBOX_API_KEY } from '../../src/sandbox/index.ts'
+import { OPERATIONS } from '../src/catalogue/operations.ts'
+import type { HubOperation } from '../src/catalogue/types.ts'
+import { SANDBOX_ACCESS_TOKEN, SANDBOX_API_KEY } from '../src/sandbox/index.ts'
 
 // The tests' own reading of a hub profile: the request a hub in that profile
 // takes for an operation, built from the profile's JSON and the catalogue's
 // documented defaults (a third reading beside the gateway's and the
 // sandbox's), and where its answer keeps the data.
 
-const ROOT = new URL('../../', import.meta.url)
+const ROOT = new URL('../', import.meta.url)
 
 /** The profiles the tests play: the two shipped and one neither fits. */
 export const PROFILE_FILES = {
