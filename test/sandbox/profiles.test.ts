@@ -64,8 +64,8 @@ function checkData (t: Test, profile: ProfileJson, id: string, data: unknown): v
   const records = Array.isArray(data) ? data.filter(isRecord) : []
   if (id.startsWith('noblbc')) {
     const type = id.slice(4) as 'bc16' | 'bc20' | 'bc23'
-    t.same(records.map(r => r.bl_no), F.taxpayer[type].map(bl => bl.blNo), `${id}: the taxpayer's BLs`)
-    t.same(records.map(r => r.bl_date), F.taxpayer[type].map(bl => answered(profile, bl.blDateStamped)), `${id}: their dates as the profile answers them`)
+    t.strictSame(records.map(r => r.bl_no), F.taxpayer[type].map(bl => bl.blNo), `${id}: the taxpayer's BLs`)
+    t.strictSame(records.map(r => r.bl_date), F.taxpayer[type].map(bl => answered(profile, bl.blDateStamped)), `${id}: their dates as the profile answers them`)
   } else if (id.startsWith('kontainer')) {
     const fixture = F.containers[id as keyof typeof F.containers]
     const takesBl = paramsOf(profile, id).some(([name]) => name === 'blNo')
@@ -74,9 +74,9 @@ function checkData (t: Test, profile: ProfileJson, id: string, data: unknown): v
   } else if (id === 'BC20ByNoPib') {
     t.ok(isRecord(data) && data.no_pib === F.declaration.pibNo && data.host_bl === F.declaration.blNo, `${id}: the declaration`)
   } else if (id === 'BC20ByNoBL') {
-    t.same(records.map(r => r.no_pib).sort(), [...F.blWithTwoDeclarations.pibNos].sort(), `${id}: the BL's declarations`)
+    t.strictSame(records.map(r => r.no_pib).sort(), [...F.blWithTwoDeclarations.pibNos].sort(), `${id}: the BL's declarations`)
   } else if (id === 'document_sp2/host-to-host') {
-    t.same(records.map(r => r.id_document_sp2), F.sp2.documentIds, `${id}: the BL's SP2 documents`)
+    t.strictSame(records.map(r => r.id_document_sp2), F.sp2.documentIds, `${id}: the BL's SP2 documents`)
   } else if (id === 'document_sp2_container/cargo_owner') {
     t.ok(records.length > 0 && records.every(r => r.container_no === F.sp2.containerNo), `${id}: the container`)
   } else {
@@ -97,7 +97,7 @@ for (const name of NAMES) {
       const recorded = sb.requests.at(-1)
       t.equal(recorded?.operation, op.id)
       const dateSent = setting(profile, op.id, 'dateSent') ?? 'YYYYMMDD'
-      t.same(recorded?.values, Object.fromEntries(paramsOf(profile, op.id).map(([kind]) => {
+      t.strictSame(recorded?.values, Object.fromEntries(paramsOf(profile, op.id).map(([kind]) => {
         const value = valuesFor(op.id)[kind] ?? ''
         return [kind, kind === 'blDate' && dateSent === 'YYYYMMDD' ? value.replaceAll('-', '') : value]
       })), `${op.id}: the values recorded by what they mean`)
@@ -110,20 +110,20 @@ t.test('a parameter out of its place is refused: another order, the query string
   const sb = await played(t, 'other-hub')
   const swapped = await call(sb, 'GET', `/NLE-DEV/ceisa/v2/BC20ByNoPib/${F.declaration.npwp}/${F.declaration.pibNo}`, { headers: { key: SANDBOX_API_KEY, authentication: SANDBOX_ACCESS_TOKEN } })
   t.equal(swapped.status, 404, 'BC20ByNoPib takes the PIB first')
-  t.same(swapped.body, { error: 'Data tidak ditemukan' }, 'an operation\'s error in the profile\'s last error field')
+  t.strictSame(swapped.body, { error: 'Data tidak ditemukan' }, 'an operation\'s error in the profile\'s last error field')
   const dateFirst = await send(sb, requestFor(other, 'kontainerbc20'))
   t.equal(dateFirst.status, 200)
   const blFirst = await call(sb, 'GET', `/NLE-DEV/ceisa/v2/kontainerbc20All/${F.containers.kontainerbc20.noBl}/${iso(F.containers.kontainerbc20.tglBl)}`, { headers: { key: SANDBOX_API_KEY, authentication: SANDBOX_ACCESS_TOKEN } })
   t.equal(blFirst.status, 400)
-  t.same(blFirst.body, { error: 'Parameter tglBl harus berformat YYYY-MM-DD' })
+  t.strictSame(blFirst.body, { error: 'Parameter tglBl harus berformat YYYY-MM-DD' })
   const inQuery = await call(sb, 'GET', `/NLE-DEV/ceisa/v2/noblbc23/?npwp=${F.taxpayer.npwp}`, { headers: { key: SANDBOX_API_KEY, authentication: SANDBOX_ACCESS_TOKEN } })
   t.equal(inQuery.status, 404, 'noblbc23 takes the taxpayer in the path')
-  t.same(inQuery.body, { error: 'Not Found' })
+  t.strictSame(inQuery.body, { error: 'Not Found' })
   const inPath = await call(sb, 'GET', `/NLE-DEV/ceisa/v2/noblbc20/${F.taxpayer.npwp}`, { headers: { key: SANDBOX_API_KEY, authentication: SANDBOX_ACCESS_TOKEN } })
   t.equal(inPath.status, 404, 'noblbc20 takes it in the query string')
   const mixed = await call(sb, 'GET', `/NLE-DEV/ceisa/v2/kontainerbc30/${F.containers.kontainerbc30.noBl}`, { headers: { key: SANDBOX_API_KEY, authentication: SANDBOX_ACCESS_TOKEN } })
   t.equal(mixed.status, 400, 'kontainerbc30: the BL in the path, its date in the query string')
-  t.same(mixed.body, { error: 'Parameter tglBl wajib diisi' })
+  t.strictSame(mixed.body, { error: 'Parameter tglBl wajib diisi' })
 
   const callers = profileJson('public-callers')
   const pc = await played(t, 'public-callers')
@@ -155,11 +155,11 @@ t.test('the API key only under a name the profile gives it, each one accepted; t
   const callers = profileJson('public-callers')
   const pc = await played(t, 'public-callers')
   const lookup = requestFor(callers, 'noblbc20')
-  t.same(Object.keys(lookup.headers), ['beacukai-api-key', 'Authorization'])
+  t.strictSame(Object.keys(lookup.headers), ['beacukai-api-key', 'Authorization'])
   for (const wrong of ['customs-api-key', 'nle-api-key', 'key']) {
     const res = await send(pc, lookup, { [wrong]: SANDBOX_API_KEY, authorization: SANDBOX_ACCESS_TOKEN })
     t.equal(res.status, 403, `${wrong} is not this hub's name for it`)
-    t.same(res.body, { error: KEY_REFUSED }, 'refused as the real hub refuses a key')
+    t.strictSame(res.body, { error: KEY_REFUSED }, 'refused as the real hub refuses a key')
   }
   t.equal((await send(pc, lookup, { 'beacukai-api-key': 'sbx-other-key', authorization: SANDBOX_ACCESS_TOKEN })).status, 403, 'a wrong key under the right name')
   t.equal((await send(pc, lookup)).status, 200)
@@ -172,10 +172,10 @@ t.test('the API key only under a name the profile gives it, each one accepted; t
   const other = profileJson('other-hub')
   const oh = await played(t, 'other-hub')
   const list = requestFor(other, 'noblbc16')
-  t.same(list.headers, { key: SANDBOX_API_KEY, Authentication: SANDBOX_ACCESS_TOKEN })
+  t.strictSame(list.headers, { key: SANDBOX_API_KEY, Authentication: SANDBOX_ACCESS_TOKEN })
   const inAuthorization = await send(oh, list, { key: SANDBOX_API_KEY, authorization: SANDBOX_ACCESS_TOKEN })
   t.equal(inAuthorization.status, 401, 'the token in Authorization is no token to this hub')
-  t.same(inAuthorization.body, { fault: { text: 'Unauthorized' } }, 'a credential\'s refusal in the first error field (a dotted path)')
+  t.strictSame(inAuthorization.body, { fault: { text: 'Unauthorized' } }, 'a credential\'s refusal in the first error field (a dotted path)')
   t.equal((await send(oh, list)).status, 200)
   for (const right of ['customs-api-key', 'key']) {
     t.equal((await send(oh, requestFor(other, 'DetilBooking', { keyHeader: right }))).status, 200, `the offer takes ${right}`)
@@ -209,7 +209,7 @@ t.test('dates are taken in the form the profile sends them, and answered in the 
   const headers = requestFor(other, 'kontainerbc25').headers
   const compact = await call(oh, 'GET', `/NLE-DEV/ceisa/v2/kontainerbc25/${F.containers.kontainerbc25.tglBl}`, { headers })
   t.equal(compact.status, 400)
-  t.same(compact.body, { error: 'Parameter tglBl harus berformat YYYY-MM-DD' })
+  t.strictSame(compact.body, { error: 'Parameter tglBl harus berformat YYYY-MM-DD' })
   const pibs = await send(oh, requestFor(other, 'BC20ByNoPib'))
   const declaration = pibs.body as Record<string, string>
   for (const field of ['tgl_bl', 'tgl_pib', 'tgl_sppb']) t.match(declaration[field], /^\d{8}$/, `${field} as YYYYMMDD`)
@@ -218,7 +218,7 @@ t.test('dates are taken in the form the profile sends them, and answered in the 
   const pc = await played(t, 'public-callers')
   const dashed = await call(pc, 'GET', `/V1/NLE/INT/AUTH/kontainerbc25/${iso(F.containers.kontainerbc25.tglBl)}`, { headers: requestFor(callers, 'kontainerbc25').headers })
   t.equal(dashed.status, 400)
-  t.same(dashed.body, { message: 'Parameter tglBl harus berformat YYYYMMDD' })
+  t.strictSame(dashed.body, { message: 'Parameter tglBl harus berformat YYYYMMDD' })
   const record = (await send(pc, requestFor(callers, 'BC20ByNoPib'))).body as Record<string, string>
   for (const field of ['tgl_bl', 'tgl_pib', 'tgl_sppb']) t.match(record[field], /^\d{4}-\d{2}-\d{2}$/, `${field} as YYYY-MM-DD`)
   const sp2 = (await send(pc, requestFor(callers, 'document_sp2/host-to-host'))).body as Array<Record<string, string>>
@@ -249,17 +249,17 @@ t.test('values: every one a string and null as "null" (public callers); null as 
   const callers = profileJson('public-callers')
   const pc = await played(t, 'public-callers')
   const strings = (await send(pc, hubRequest(callers, 'document_sp2/host-to-host', values))).body
-  t.same(strings, stringified(reference, 'null'), 'the same documents, every value a string')
-  const offer = await send(pc, requestFor(callers, 'DetilBooking'))
-  t.ok(leaves(offer.body).every(v => typeof v === 'string'), 'writes answer strings too')
+  t.strictSame(strings, stringified(reference, 'null'), 'the same documents, every value a string')
+  const booked = await send(pc, requestFor(callers, 'DetilBooking/isBooked'))
+  t.strictSame(booked.body, { message: 'Booking berhasil diperbarui', idRequestBooking: F.bookingRequestId, isBooked: '1' }, 'writes answer strings too')
 
   const other = profileJson('other-hub')
   const oh = await played(t, 'other-hub')
   const answer = (await send(oh, hubRequest(other, 'document_sp2/host-to-host', values))).body as { data: unknown, result: string }
   t.equal(answer.result, 'Ok', 'a list answer carries the status member, as the profile\'s success word')
   t.notOk(leaves(answer.data).includes(null), 'no null')
-  t.same(leaves(answer.data).filter(v => v === '').length, leaves(reference).filter(v => v === null || v === '').length, 'each null an empty string')
-  t.same(leaves(answer.data).filter(v => typeof v === 'number'), leaves(reference).filter(v => typeof v === 'number'), 'numbers stay numbers')
+  t.equal(leaves(answer.data).filter(v => v === '').length, leaves(reference).filter(v => v === null || v === '').length, 'each null an empty string')
+  t.strictSame(leaves(answer.data).filter(v => typeof v === 'number'), leaves(reference).filter(v => typeof v === 'number'), 'numbers stay numbers')
 
   const big = { npwp: F.benchmark.fiveHundred.npwp, blNo: F.benchmark.fiveHundred.blNo, blDate: F.benchmark.fiveHundred.blDate }
   const first = await send(pc, hubRequest(callers, 'document_sp2/host-to-host', big))
@@ -272,14 +272,14 @@ t.test('answer keys: the profile\'s member, or the sandbox\'s own under `*`; a r
   const other = profileJson('other-hub')
   const oh = await played(t, 'other-hub')
   const keysOf = async (id: string) => Object.keys((await send(oh, requestFor(other, id))).body as object)
-  t.same(await keysOf('noblbc20'), ['data', 'result'])
-  t.same(await keysOf('document_sp2/host-to-host'), ['data', 'result'], 'an array answer under the key')
-  t.same(await keysOf('kontainersp3b'), ['Data Kontainer SP3B', 'result'], '`*`: the sandbox\'s own key, the only array')
+  t.strictSame(await keysOf('noblbc20'), ['data', 'result'])
+  t.strictSame(await keysOf('document_sp2/host-to-host'), ['data', 'result'], 'an array answer under the key')
+  t.strictSame(await keysOf('kontainersp3b'), ['Data Kontainer SP3B', 'result'], '`*`: the sandbox\'s own key, the only array')
   t.ok((await keysOf('BC20ByNoPib')).includes('no_pib'), 'the record itself')
 
   const callers = profileJson('public-callers')
   const pc = await played(t, 'public-callers')
-  t.same(Object.keys((await send(pc, requestFor(callers, 'noblbc16'))).body as object), ['Data BL BC 1.6', 'status'])
+  t.strictSame(Object.keys((await send(pc, requestFor(callers, 'noblbc16'))).body as object), ['Data BL BC 1.6', 'status'])
   t.equal(((await send(pc, requestFor(callers, 'noblbc16'))).body as { status: string }).status, 'Success.')
   t.ok(Array.isArray((await send(pc, requestFor(callers, 'document_sp2/host-to-host'))).body), 'an array answer stays one')
 
@@ -287,15 +287,15 @@ t.test('answer keys: the profile\'s member, or the sandbox\'s own under `*`; a r
   const record = await call(wrapped, 'GET', `/V1/HUB/INT/AUTH/BC20ByNoPib/?npwp=${F.declaration.npwp}&nopib=${F.declaration.pibNo}`, { headers: { 'customs-api-key': SANDBOX_API_KEY, authorization: SANDBOX_ACCESS_TOKEN } })
   t.match(record.body, { item: { no_pib: F.declaration.pibNo } }, 'a record under its operation\'s key')
   const empty = await call(wrapped, 'GET', `/V1/HUB/INT/AUTH/BC20ByNoPib/?npwp=${F.declaration.npwp}&nopib=SBX-EMPTY`, { headers: { 'customs-api-key': SANDBOX_API_KEY, authorization: SANDBOX_ACCESS_TOKEN } })
-  t.same(empty.body, { item: {} }, 'EMPTY keeps the form')
+  t.strictSame(empty.body, { item: {} }, 'EMPTY keeps the form')
   const drift = await call(wrapped, 'GET', `/V1/HUB/INT/AUTH/BC20ByNoPib/?npwp=${F.declaration.npwp}&nopib=${F.declaration.pibNo}&probe=SBX-DRIFT`, { headers: { 'customs-api-key': SANDBOX_API_KEY, authorization: SANDBOX_ACCESS_TOKEN } })
   t.match(drift.body, { data: { no_pib: F.declaration.pibNo } }, 'DRIFT moves it')
   const shape = await call(wrapped, 'GET', `/V1/HUB/INT/AUTH/BC20ByNoPib/?npwp=${F.declaration.npwp}&nopib=SBX-SHAPE`, { headers: { 'customs-api-key': SANDBOX_API_KEY, authorization: SANDBOX_ACCESS_TOKEN } })
-  t.same(shape.body, { item: 'Data tidak tersedia' })
+  t.strictSame(shape.body, { item: 'Data tidak tersedia' })
   const listDrift = await send(oh, requestFor(other, 'noblbc20', { values: { npwp: F.taxpayer.npwp } }), requestFor(other, 'noblbc20').headers)
   t.equal(listDrift.status, 200)
   const drifted = await call(oh, 'GET', `/NLE-DEV/ceisa/v2/noblbc20/?npwp=${F.taxpayer.npwp}&probe=SBX-DRIFT`, { headers: requestFor(other, 'noblbc20').headers })
-  t.same(Object.keys(drifted.body as object), ['data bl'], 'DRIFT moves a list from the profile\'s key')
+  t.strictSame(Object.keys(drifted.body as object), ['data bl'], 'DRIFT moves a list from the profile\'s key')
 })
 
 t.test('errors in the profile\'s shape: the front\'s under its first error field (403 and 500 as the real hub), an operation\'s under its last', async (t) => {
@@ -320,11 +320,11 @@ t.test('errors in the profile\'s shape: the front\'s under its first error field
     for (const [fault, status, text, field] of cases) {
       const res = await send(sb, requestFor(profile, 'noblbc16', { values: { npwp: magicValue(fault, 'npwp') } }))
       t.equal(res.status, status, `${name} ${fault}`)
-      t.same(res.body, shapes[name][field](text), `${name} ${fault}: in the ${field} error field`)
+      t.strictSame(res.body, shapes[name][field](text), `${name} ${fault}: in the ${field} error field`)
       if (fault === '429') t.equal(res.headers.get('retry-after'), '7')
     }
     const unknown = await call(sb, 'GET', '/nowhere')
-    t.same(unknown.body, shapes[name].last('Not Found'), `${name}: an unknown address`)
+    t.strictSame(unknown.body, shapes[name].last('Not Found'), `${name}: an unknown address`)
     const html = await send(sb, requestFor(profile, 'noblbc16', { values: { npwp: magicValue('503', 'npwp') } }))
     t.match(html.headers.get('content-type'), /^text\/html/, `${name}: the 503 page stays a page`)
   }
@@ -359,13 +359,13 @@ t.test('a 200 answer reporting a failure, in the profile\'s members, where a mag
         const request = hubRequest(profile, id, { ...valuesFor(id), ...values }, { body: id === 'document_sp2/final' ? { id_document_sp2: values.sp2Id } : undefined })
         const res = await send(sb, request)
         t.equal(res.status, 200, `${name} ${fault} ${id}`)
-        t.same(res.body, body, `${name} ${fault} ${id}`)
+        t.strictSame(res.body, body, `${name} ${fault} ${id}`)
       }
     }
   }
   const strings = await sandbox(t, { profile: { name: 'strings', stringValues: true, defaults: { failure: { statusCodeField: 'code' } } } })
   const res = await call(strings, 'GET', `/V1/HUB/INT/AUTH/noblbc16/?npwp=${magicValue('FAILNOTFOUND', 'npwp')}`, { headers: { 'customs-api-key': SANDBOX_API_KEY, authorization: SANDBOX_ACCESS_TOKEN } })
-  t.same(res.body, { status: 'Data tidak ditemukan', code: '404' }, 'a hub that stringifies writes the status as a string')
+  t.strictSame(res.body, { status: 'Data tidak ditemukan', code: '404' }, 'a hub that stringifies writes the status as a string')
 })
 
 t.test('documented.json plays the default sandbox for every request the documented gateway sends', async (t) => {
@@ -389,12 +389,12 @@ t.test('documented.json plays the default sandbox for every request the document
   }
   const refused = { ...requestFor(documented, 'noblbc20'), headers: { 'x-api-key': SANDBOX_API_KEY, authorization: SANDBOX_ACCESS_TOKEN } }
   const [a, b] = await Promise.all([send(plain, refused), send(profiled, refused)])
-  t.same([a.status, a.body], [401, { message: 'Invalid API key' }], 'the default sandbox keeps its 401')
-  t.same([b.status, b.body], [403, { message: KEY_REFUSED }], 'a profile refuses a key as the real hub does: 403')
+  t.strictSame([a.status, a.body], [401, { message: 'Invalid API key' }], 'the default sandbox keeps its 401')
+  t.strictSame([b.status, b.body], [403, { message: KEY_REFUSED }], 'a profile refuses a key as the real hub does: 403')
   const failing = requestFor(documented, 'noblbc20', { values: { npwp: magicValue('500', 'npwp') } })
   const [c, d] = await Promise.all([send(plain, failing), send(profiled, failing)])
-  t.same([c.status, c.body], [500, { message: 'Internal Server Error' }])
-  t.same([d.status, d.body], [500, { message: WENT_WRONG }], 'and words its 500 as the real hub does')
+  t.strictSame([c.status, c.body], [500, { message: 'Internal Server Error' }])
+  t.strictSame([d.status, d.body], [500, { message: WENT_WRONG }], 'and words its 500 as the real hub does')
 })
 
 t.test('a profile the sandbox cannot read or play is refused, each problem at its place in the file', async (t) => {
@@ -407,14 +407,14 @@ t.test('a profile the sandbox cannot read or play is refused, each problem at it
       return (error as { problems?: string[] }).problems ?? [String(error)]
     }
   }
-  t.same(await problems('/nonexistent/hub.json'), ['cannot be read (ENOENT)'])
+  t.strictSame(await problems('/nonexistent/hub.json'), ['cannot be read (ENOENT)'])
   t.match(await problems(new URL('../fixtures/hub-bodies.ts', import.meta.url).pathname), [/^is not JSON \(/])
-  t.same(await problems({ name: 'x', defaults: { dateSent: 'DDMMYYYY', nullString: [] }, operations: { kontainerbc99: {} } }), [
+  t.strictSame(await problems({ name: 'x', defaults: { dateSent: 'DDMMYYYY', nullString: [] }, operations: { kontainerbc99: {} } }), [
     '$.defaults: must NOT have additional properties ("nullString")',
     '$.defaults.dateSent: must be equal to one of the allowed values ("YYYYMMDD", "YYYY-MM-DD")',
     '$.operations: must NOT have additional properties ("kontainerbc99")'
   ])
-  t.same(await problems({
+  t.strictSame(await problems({
     name: 'x',
     operations: {
       noblbc16: { path: 'noblbc16/{noBl}' },
@@ -433,7 +433,7 @@ t.test('a profile the sandbox cannot read or play is refused, each problem at it
 })
 
 t.test('what the schema allows but the sandbox cannot play: an operation or a parameter it does not know', async (t) => {
-  t.same(playProblems({ name: 'x', operations: { kontainerbc99: {}, BC20ByNoPib: { params: { npwp: 'npwp', pibNo: 'nopib', containerNo: 'x' } } } }), [
+  t.strictSame(playProblems({ name: 'x', operations: { kontainerbc99: {}, BC20ByNoPib: { params: { npwp: 'npwp', pibNo: 'nopib', containerNo: 'x' } } } }), [
     '$.operations.kontainerbc99: the sandbox has no operation "kontainerbc99"',
     '$.operations.BC20ByNoPib.params: the sandbox\'s BC20ByNoPib does not read "containerNo" (it reads npwp, pibNo)'
   ])
@@ -444,7 +444,7 @@ t.test('a status member at a dotted path, beside the list', async (t) => {
   const res = await call(sb, 'GET', `/V1/HUB/INT/AUTH/noblbc16/?npwp=${F.taxpayer.npwp}`, { headers: { 'customs-api-key': SANDBOX_API_KEY, authorization: SANDBOX_ACCESS_TOKEN } })
   t.match(res.body, { 'Data BL BC 1.6': Array, meta: { status: 'Sukses' } })
   const failed = await call(sb, 'GET', `/V1/HUB/INT/AUTH/noblbc16/?npwp=${magicValue('FAILNOTFOUND', 'npwp')}`, { headers: { 'customs-api-key': SANDBOX_API_KEY, authorization: SANDBOX_ACCESS_TOKEN } })
-  t.same(failed.body, { meta: { status: 'Data tidak ditemukan' } })
+  t.strictSame(failed.body, { meta: { status: 'Data tidak ditemukan' } })
 })
 
 t.test('a body over the limit is refused at the login too', async (t) => {
@@ -483,5 +483,5 @@ t.test('npm run sandbox plays SANDBOX_PROFILE or --profile, and refuses one it c
   t.match(await flag.firstLine(), /playing the profile public-callers listening on http/)
 
   const bad = runMain(t, ['--profile', '/nonexistent/hub.json'], {})
-  t.same(await bad.exit(), { code: 1, stderr: 'config error: SANDBOX_PROFILE (/nonexistent/hub.json) cannot be read (ENOENT)\n' })
+  t.strictSame(await bad.exit(), { code: 1, stderr: 'config error: SANDBOX_PROFILE (/nonexistent/hub.json) cannot be read (ENOENT)\n' })
 })
