@@ -8,6 +8,7 @@ import type { Config } from './config/load.ts'
 import type { GatewayConfig } from './config/resolve.ts'
 import { trustProxyOf } from './config/trust-proxy.ts'
 import { serializeRequest } from './logging/request-serializer.ts'
+import { profileHeaderNames } from './profile/headers.ts'
 import audit from './plugins/audit.ts'
 import auth from './plugins/auth.ts'
 import bodyDepth from './plugins/body-depth.ts'
@@ -64,8 +65,8 @@ export function requestIdOf (header: string | string[] | undefined): string {
 
 /** Header paths pino must never print, whatever the log level. */
 export function redactPaths (config: Config): string[] {
-  // sec-websocket-protocol: browsers send their client key there (plugins/events.ts).
-  const headers = ['authorization', 'x-upstream-authorization', 'sec-websocket-protocol', config.UPSTREAM_API_KEY_HEADER.toLowerCase()]
+  // sec-websocket-protocol: browsers send their client key there (plugins/events.ts); and every name the hub profile gives the hub's key and token.
+  const headers = [...new Set(['authorization', 'x-upstream-authorization', 'sec-websocket-protocol', config.UPSTREAM_API_KEY_HEADER.toLowerCase(), ...profileHeaderNames(config)])]
   return [
     ...headers.flatMap(h => [`req.headers["${h}"]`, `res.headers["${h}"]`, `headers["${h}"]`]),
     'config.UPSTREAM_API_KEY', 'config.UPSTREAM_ACCESS_TOKEN', 'config.REDIS_URL'

@@ -79,8 +79,8 @@ test('operation overrides are checked against the operations table', async (t) =
   t.throws(() => resolveOperations(loadConfig({ ...base, UPSTREAM_OPERATIONS: '{"noblbc20":{"paramNames":{"x":"y"}}}' })), { message: /unknown parameter "x"/ })
   t.throws(() => resolveOperations(loadConfig({ ...base, UPSTREAM_OPERATIONS: '{"BC20ByNoPib":{"responseKey":"k"}}' })), { message: /does not answer under a key/ })
   const ops = resolveOperations(loadConfig({ ...base, UPSTREAM_OPERATIONS: '{"kontainerbc20":{"responseKey":"Data Kontainer BC20","headers":["authorization"]}}' }))
-  t.equal(ops.get('kontainerbc20')?.responseKey, 'Data Kontainer BC20')
-  t.same(ops.get('kontainerbc20')?.headers, ['authorization'])
+  t.same(ops.get('kontainerbc20')?.answer, { kind: 'key', key: 'Data Kontainer BC20' })
+  t.same([ops.get('kontainerbc20')?.sendsApiKey, ops.get('kontainerbc20')?.sendsToken], [false, true])
 })
 
 function startServer (env: Record<string, string>) {

@@ -19,9 +19,6 @@ export type Area = 'lookup' | 'sp2' | 'booking'
 /** Gateway-side parameter kinds, each with one validation schema (schemas/params.ts) and one conversion on the way to the hub. */
 export type ParamKind = 'npwp' | 'blNo' | 'blDate' | 'containerNo' | 'pibNo' | 'bookingRequestId' | 'sp2Id'
 
-/** Every parameter kind; a parameter's gateway name is its kind. */
-export const PARAM_KINDS: readonly ParamKind[] = ['npwp', 'blNo', 'blDate', 'containerNo', 'pibNo', 'bookingRequestId', 'sp2Id']
-
 export interface OperationParam {
   /** Gateway name (query or path parameter of our route). */
   name: string

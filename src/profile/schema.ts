@@ -13,12 +13,14 @@ import { Type, type Static, type TSchema } from '../schemas/typebox.ts'
 
 /** An HTTP header name (RFC 9110 token). */
 const HEADER_NAME = '^[A-Za-z0-9!#$%&\'*+.^_`|~-]+$'
-/** Characters of a path segment that need no encoding (RFC 3986 pchar, without `%`). */
-const SEGMENT_CHARS = 'A-Za-z0-9._~!$&\'()*+,;=:@-'
+/** Characters of a path segment that need no encoding (RFC 3986 pchar, without `%`); the `-` last in each class, where it is itself. */
+const SEGMENT_CHARS = 'A-Za-z0-9._~!$&\'()*+,;=:@'
 /** An address prefix: empty, or `/`-separated segments with a leading `/` and no trailing one. */
-const PREFIX = `^(/[${SEGMENT_CHARS}]+)*$`
+const PREFIX = `^(/[${SEGMENT_CHARS}-]+)*$`
 /** An address path after the prefix: segments and `{placeholders}`, no leading `/`, a trailing `/` allowed. */
-const PATH = `^([${SEGMENT_CHARS}{}]+)(/[${SEGMENT_CHARS}{}]*)*$`
+const PATH = `^([${SEGMENT_CHARS}{}-]+)(/[${SEGMENT_CHARS}{}-]*)*$`
+/** A parameter's hub name. */
+const PARAM_NAME = `^[${SEGMENT_CHARS}-]+$`
 /** A member of a JSON answer, or a dotted path to one (`item.access_token`). */
 const FIELD_PATH = '^[A-Za-z0-9_$@-]+(\\.[A-Za-z0-9_$@-]+)*$'
 
@@ -28,7 +30,7 @@ export const PATTERN_FORMS: Readonly<Record<string, string>> = {
   [PREFIX]: 'an address prefix such as /V1/NLE/INT/AUTH: segments each after a /, no / at the end (or empty)',
   [PATH]: 'an address path such as noblbc20/{npwp}: segments and {placeholders} between /, no / at the start, no ? or # (parameters without a placeholder go in the query string)',
   [FIELD_PATH]: 'a member name, or a dotted path such as item.access_token',
-  [`^[${SEGMENT_CHARS}]+$`]: 'a parameter name: letters, digits and ._~!$&\'()*+,;=:@-',
+  [PARAM_NAME]: 'a parameter name: letters, digits and ._~!$&\'()*+,;=:@-',
   '^[A-Za-z0-9._-]{1,64}$': 'a name of 1 to 64 letters, digits and ._-',
   '^[A-Za-z0-9-]*$': 'a scheme such as Bearer: letters, digits and - (or empty)'
 }
@@ -88,7 +90,7 @@ const address = {
 /** One operation's entry, with the parameters and defaults of its catalogue entry in the words. */
 function operationSchema (op: HubOperation): TSchema {
   const names = [...op.params.map(p => p.name), ...(op.alsoTakes ?? [])]
-  const params = Type.Object(Object.fromEntries(names.map(name => [name, Type.Optional(Type.String({ pattern: `^[${SEGMENT_CHARS}]+$`, maxLength: 64, description: `The hub's name of ${name}` }))])), {
+  const params = Type.Object(Object.fromEntries(names.map(name => [name, Type.Optional(Type.String({ pattern: PARAM_NAME, maxLength: 64, description: `The hub's name of ${name}` }))])), {
     additionalProperties: false,
     description: `The parameters it takes, by the gateway's name, each with the hub's: of ${names.join(', ')}. Given, it replaces the default set (${op.params.map(p => `${p.name}: ${p.upstream}`).join(', ') || 'none'}); the route then takes exactly these`
   })
@@ -121,7 +123,7 @@ function profileSchema<O extends TSchema> (operations: O) {
     tokenScheme: Type.Optional(Type.String({ pattern: '^[A-Za-z0-9-]*$', maxLength: 32, description: 'The scheme put before an access token the gateway got by logging in (`Bearer`); empty: the token alone' })),
     stringValues: Type.Optional(Type.Boolean({ description: 'true: the hub sends numbers and flags as strings (the gateway reads them per the item spec either way, and counts them)' })),
     login: Type.Optional(Type.Object({
-      path: Type.Optional(Type.String({ pattern: PREFIX, maxLength: 200, description: 'The login\'s address path under {base_url} (used when UPSTREAM_LOGIN_URL is not set)' })),
+      path: Type.Optional(Type.String({ pattern: PREFIX, maxLength: 200, description: 'The login\'s address path under {base_url}: a POST of the username and password' })),
       refreshPath: Type.Optional(Type.String({ pattern: PREFIX, maxLength: 200, description: 'The renewal\'s address path under {base_url}: a POST carrying the refresh token as the access token' })),
       tokenField: Type.Optional(FieldPath('Where the access token is in the login\'s answer')),
       expiresField: Type.Optional(FieldPath('Where its lifetime in seconds is')),

@@ -18,7 +18,8 @@ export function registerLookup (app: FastifyInstance, op: LookupOperation) {
   const inPath = new Set(route.pathParams ?? [])
   const isList = op.response.type !== 'record'
   const itemId = op.response.item.id
-  const placement = app.config.UPSTREAM_PARAM_PLACEMENT
+  // The parameters as the hub profile in force takes them: which, and which go in the hub's path.
+  const params = app.hub.operations.get(op.id)!.params
   app.get(route.url, {
     config: { scope: route.scope, hubOperations: [op.id] },
     schema: {
@@ -26,8 +27,8 @@ export function registerLookup (app: FastifyInstance, op: LookupOperation) {
       summary: route.summary,
       description: route.description,
       operationId: operationId(route.url),
-      ...(inPath.size > 0 ? { params: paramsObject(op.params.filter(p => inPath.has(p.name)), { examples: route.examples, placement }) } : {}),
-      querystring: paramsObject(op.params.filter(p => !inPath.has(p.name)), { examples: route.examples, placement }),
+      ...(inPath.size > 0 ? { params: paramsObject(params.filter(p => inPath.has(p.name)), { examples: route.examples }) } : {}),
+      querystring: paramsObject(params.filter(p => !inPath.has(p.name)), { examples: route.examples }),
       response: {
         200: isList ? lookupListEnvelope(itemId, `The ${itemId} items`) : lookupRecordEnvelope(itemId, `The ${itemId}`),
         ...errorResponses(UPSTREAM_STATUSES)

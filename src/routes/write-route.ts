@@ -53,7 +53,8 @@ export function registerWrite<P extends TSchema, B extends TSchema> (app: Fastif
     },
     ...(route.preValidation === undefined ? {} : { preValidation: route.preValidation })
   }, async (request, reply) => {
-    const data = await route.handler(request, async (sent) => (await app.hub.call(request, { operation, ...sent })).data)
+    // The route's path parameter goes along: a hub profile may place the document's id in the hub's address.
+    const data = await route.handler(request, async (sent) => (await app.hub.call(request, { operation, ...sent, params: { ...(request.params as Record<string, string>), ...sent.params } })).data)
     reply.header('cache-control', 'no-store')
     return { data, meta: {} }
   })

@@ -26,16 +26,18 @@ const PATH_SEGMENT_SCHEMAS: Partial<Record<ParamKind, TString>> = {
 
 export interface ParamsObjectOptions {
   /** Example values by parameter name (the route's own, where the kind's would not answer). */
-  examples?: Record<string, string>
-  /** Where the hub takes the parameters: in `path` placement, the values that become path segments get their path-safe rule. */
-  placement?: 'query' | 'path'
+  examples?: Readonly<Record<string, string>> | undefined
 }
 
-/** The querystring or params object of a route, from the parameters its operation takes. */
-export function paramsObject (params: ReadonlyArray<{ name: string, kind: ParamKind, alwaysQuery?: boolean }>, { examples = {}, placement = 'query' }: ParamsObjectOptions = {}): TSchema {
+/**
+ * The querystring or params object of a route, from the parameters its
+ * operation takes; a value the hub takes as a path segment (`inPath`) gets
+ * its path-safe rule.
+ */
+export function paramsObject (params: ReadonlyArray<{ name: string, kind: ParamKind, inPath?: boolean }>, { examples = {} }: ParamsObjectOptions = {}): TSchema {
   const properties: Record<string, TSchema> = {}
   for (const p of params) {
-    const schema = (placement === 'path' && p.alwaysQuery !== true ? PATH_SEGMENT_SCHEMAS[p.kind] : undefined) ?? PARAM_SCHEMAS[p.kind]
+    const schema = (p.inPath === true ? PATH_SEGMENT_SCHEMAS[p.kind] : undefined) ?? PARAM_SCHEMAS[p.kind]
     const example = examples[p.name]
     properties[p.name] = example === undefined ? schema : { ...schema, examples: [example] }
   }

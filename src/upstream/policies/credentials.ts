@@ -13,7 +13,7 @@ export async function withAuthorization<T> (
   log: FastifyBaseLogger,
   attempt: (authorization: string) => Promise<T>
 ): Promise<T> {
-  const authorization = op.headers.includes('authorization') ? await credentials.authorization(caller) : ''
+  const authorization = op.sendsToken ? await credentials.authorization(caller) : ''
   try {
     return await attempt(authorization)
   } catch (error) {
