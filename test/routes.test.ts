@@ -2,6 +2,7 @@ import { test } from 'tap'
 import { SANDBOX_FIXTURES as F } from '../src/sandbox/index.ts'
 import { build } from './helper.ts'
 import { HUBS } from './hubs.ts'
+import { driftSuite } from './suites/drift.ts'
 import { routeSuite } from './suites/routes.ts'
 
 // Every route against the sandbox without a profile, as the gateway reads the
@@ -9,6 +10,8 @@ import { routeSuite } from './suites/routes.ts'
 // profile in test/hub-profiles/), and what only the default reading shows.
 
 routeSuite(HUBS.default)
+// Without a profile, a list under another key than the document's is the only drift.
+driftSuite(HUBS.default, { kontainerbc261: { 'answer-key': 1 } })
 
 test('taxpayer route reports a failed source in meta and returns the others', async (t) => {
   // The hub rejects noblbc16 when its parameter has another name: one real failing source.

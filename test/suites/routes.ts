@@ -1,4 +1,5 @@
 import { test } from 'tap'
+import type { Test } from 'tap'
 import { operationsOf } from '../../src/catalogue/operations.ts'
 import { SANDBOX_FIXTURES as F } from '../../src/sandbox/index.ts'
 import { paramsOf } from '../hub-profiles.ts'
@@ -26,14 +27,20 @@ function keysOf (value: unknown, out: string[] = []): string[] {
   return out
 }
 
-export function routeSuite (hub: Hub): void {
+/**
+ * `known`: checks (by title) where the gateway and the sandbox read the
+ * hub's profile differently and the difference is not settled yet, with
+ * why; they run as todo, and pass when it is.
+ */
+export function routeSuite (hub: Hub, known: Record<string, string> = {}): void {
   test(`every route against the ${hub.name} hub`, async (t) => {
     const { app, sandbox } = await buildHub(t, hub)
+    const check = (name: string, fn: (t: Test) => Promise<void>) => t.test(name, known[name] === undefined ? {} : { todo: known[name] }, fn)
     t.beforeEach(() => { sandbox.reset() })
     const last = () => sandbox.requests.at(-1)
     const sp2Url = routeUrl(hub, 'document_sp2/host-to-host', { npwp: F.sp2.npwp, blNo: F.sp2.blNo, blDate: F.sp2.blDate })
 
-    t.test('the booked answer speaks the dialect: booleans and the API\'s names', async (t) => {
+    check('the booked answer speaks the dialect: booleans and the API\'s names', async (t) => {
       for (const booked of [true, false]) {
         const res = await app.inject({ method: 'POST', url: `/v1/bookings/${F.bookingRequestId}/booked`, payload: { booked } })
         t.equal(res.statusCode, 200, res.body)
@@ -42,14 +49,14 @@ export function routeSuite (hub: Hub): void {
       }
     })
 
-    t.test('no name of one meaning is another\'s: customs containerType is words, the SP2 ISO code has its own name', async (t) => {
+    check('no name of one meaning is another\'s: customs containerType is words, the SP2 ISO code has its own name', async (t) => {
       const fixture = F.containers.kontainerbc23
       const res = await app.inject({ url: routeUrl(hub, 'kontainerbc23', { blNo: fixture.noBl, blDate: iso(fixture.tglBl) }) })
       t.match(res.json().data[0].containerType, /^(DRY|HIGH CUBE|REEFER|OPEN TOP)$/)
       t.equal(res.json().data[0].isoSizeTypeCode, undefined)
     })
 
-    t.test('BL list routes answer each document type\'s list, normalized', async (t) => {
+    check('BL list routes answer each document type\'s list, normalized', async (t) => {
       for (const type of ['bc16', 'bc20', 'bc23'] as const) {
         const res = await app.inject({ url: `/v1/customs/${type}/bills-of-lading?npwp=${F.taxpayer.npwp}` })
         t.equal(res.statusCode, 200, type)
@@ -69,7 +76,7 @@ export function routeSuite (hub: Hub): void {
       }
     })
 
-    t.test('blDate has one form on every route: an item of one answer is the next request', async (t) => {
+    check('blDate has one form on every route: an item of one answer is the next request', async (t) => {
       const list = (await app.inject({ url: `/v1/customs/bc20/bills-of-lading?npwp=${F.sp2.npwp}` })).json()
       const entry = list.data.find((d: { blNo: string }) => d.blNo === F.sp2.blNo)
       t.match(entry.blDate, ISO_DATE)
@@ -87,7 +94,7 @@ export function routeSuite (hub: Hub): void {
       if (!dayOnly(hub)) t.not(new Date(item.blDateTime).toISOString().slice(0, 10), item.blDate, 'cut from the date-time in UTC it would be another day')
     })
 
-    t.test('NPWP is accepted with dots and dashes and as 16 digits', async (t) => {
+    check('NPWP is accepted with dots and dashes and as 16 digits', async (t) => {
       const printed = `${F.taxpayer.npwp.slice(0, 2)}.${F.taxpayer.npwp.slice(2, 5)}.${F.taxpayer.npwp.slice(5, 8)}.${F.taxpayer.npwp.slice(8, 9)}-${F.taxpayer.npwp.slice(9, 12)}.${F.taxpayer.npwp.slice(12)}`
       const res = await app.inject({ url: `/v1/customs/bc20/bills-of-lading?npwp=${encodeURIComponent(printed)}` })
       t.equal(res.statusCode, 200)
@@ -99,13 +106,13 @@ export function routeSuite (hub: Hub): void {
       t.equal(sixteen.json().meta.count, F.taxpayer16.bc23.length)
     })
 
-    t.test('an empty upstream list is a 200 with data []', async (t) => {
+    check('an empty upstream list is a 200 with data []', async (t) => {
       const res = await app.inject({ url: `/v1/customs/bc16/bills-of-lading?npwp=${F.taxpayerWithoutBc16.npwp}` })
       t.equal(res.statusCode, 200)
       t.same(res.json(), { data: [], meta: { count: 0, cached: false } })
     })
 
-    t.test('taxpayer route merges the three BL lists, tagged by document type', async (t) => {
+    check('taxpayer route merges the three BL lists, tagged by document type', async (t) => {
       const res = await app.inject({ url: `/v1/taxpayers/${F.taxpayer.npwp}/bills-of-lading` })
       t.equal(res.statusCode, 200)
       const body = res.json()
@@ -117,13 +124,13 @@ export function routeSuite (hub: Hub): void {
       t.same(new Set(sandbox.requests.map(r => r.operation)), new Set(['noblbc16', 'noblbc20', 'noblbc23']), 'asked all three')
     })
 
-    t.test('taxpayer route answers the error when every source fails', async (t) => {
+    check('taxpayer route answers the error when every source fails', async (t) => {
       const res = await app.inject({ url: '/v1/taxpayers/990000000000500/bills-of-lading' })
       t.equal(res.statusCode, 502)
       t.equal(res.json().code, 'UPSTREAM_UNAVAILABLE')
     })
 
-    t.test('BC 2.0 declaration by PIB number', async (t) => {
+    check('BC 2.0 declaration by PIB number', async (t) => {
       const res = await app.inject({ url: routeUrl(hub, 'BC20ByNoPib', { pibNo: F.declaration.pibNo, npwp: F.declaration.npwp }) })
       t.equal(res.statusCode, 200, res.body)
       const { data, meta } = res.json()
@@ -149,7 +156,7 @@ export function routeSuite (hub: Hub): void {
       t.type(missing.json().upstreamMessage, 'string', 'the hub\'s own message is passed on')
     })
 
-    t.test('BC 2.0 declarations by bill of lading answer a list', async (t) => {
+    check('BC 2.0 declarations by bill of lading answer a list', async (t) => {
       const res = await app.inject({ url: routeUrl(hub, 'BC20ByNoBL', { blNo: F.declaration.blNo, npwp: F.declaration.npwp, blDate: F.declaration.blDate }) })
       t.equal(res.statusCode, 200, res.body)
       const body = res.json()
@@ -160,7 +167,7 @@ export function routeSuite (hub: Hub): void {
     })
 
     for (const op of operationsOf('container-list')) {
-      t.test(`containers of ${op.documentType.code} come back under data whatever the hub's key`, async (t) => {
+      check(`containers of ${op.documentType.code} come back under data whatever the hub's key`, async (t) => {
         const fixture = F.containers[op.id]
         const blDate = iso(fixture.tglBl)
         const res = await app.inject({ url: routeUrl(hub, op.id, { blNo: fixture.noBl, blDate }) })
@@ -182,7 +189,7 @@ export function routeSuite (hub: Hub): void {
       })
     }
 
-    t.test('SP2 documents are normalized all the way down', async (t) => {
+    check('SP2 documents are normalized all the way down', async (t) => {
       const res = await app.inject({ url: sp2Url })
       t.equal(res.statusCode, 200, res.body)
       const { data, meta } = res.json()
@@ -214,7 +221,7 @@ export function routeSuite (hub: Hub): void {
       t.same(last()?.values, { npwp: F.sp2.npwp, blNo: F.sp2.blNo, blDate: sentDate(hub, 'document_sp2/host-to-host', F.sp2.blDate) })
     })
 
-    t.test('SP2 containers of a cargo owner', async (t) => {
+    check('SP2 containers of a cargo owner', async (t) => {
       const res = await app.inject({ url: routeUrl(hub, 'document_sp2_container/cargo_owner', { npwp: F.sp2.npwp, blNo: F.sp2.blNo, blDate: F.sp2.blDate, containerNo: F.sp2.containerNo.toLowerCase() }) })
       t.equal(res.statusCode, 200, res.body)
       const { data } = res.json()
@@ -224,7 +231,7 @@ export function routeSuite (hub: Hub): void {
       t.equal(last()?.values.containerNo, F.sp2.containerNo, 'sent upper-case')
     })
 
-    t.test('SP2 finalization posts the id and answers in the API\'s words', async (t) => {
+    check('SP2 finalization posts the id and answers in the API\'s words', async (t) => {
       const res = await app.inject({ method: 'POST', url: `/v1/sp2/documents/${F.sp2.sp2Id}/finalization` })
       t.equal(res.statusCode, 200, res.body)
       t.same(res.json().data, { sp2Id: F.sp2.sp2Id, finished: true, status: 'Finish', upstreamMessage: 'SP2 document finalized' }, 'booleans, our names, the hub\'s text in upstreamMessage')
@@ -236,7 +243,7 @@ export function routeSuite (hub: Hub): void {
       t.equal(missing.json().code, 'UPSTREAM_NOT_FOUND')
     })
 
-    t.test('an offer goes upstream with the platform id, local times and a timestamp', async (t) => {
+    check('an offer goes upstream with the platform id, local times and a timestamp', async (t) => {
       const res = await app.inject({
         method: 'POST',
         url: `/v1/bookings/${F.bookingRequestId}/offers`,
@@ -254,7 +261,7 @@ export function routeSuite (hub: Hub): void {
       t.match(sent.timestamp, /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/)
     })
 
-    t.test('a booked notification goes upstream as isBooked/booking_note', async (t) => {
+    check('a booked notification goes upstream as isBooked/booking_note', async (t) => {
       const res = await app.inject({
         method: 'POST',
         url: `/v1/bookings/${F.bookingRequestId}/booked`,
