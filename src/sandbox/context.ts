@@ -1,6 +1,12 @@
 import type { SandboxConfig } from './config.ts'
 import type { Dataset } from './data.ts'
-import type { ParamKind } from './operations.ts'
+
+/**
+ * What a parameter means, whatever the hub calls it: the names a hub
+ * profile's `params` uses (docs/profiles.md), and the keys of
+ * `OperationContext.values` and `RecordedRequest.values`.
+ */
+export type ParamKind = 'npwp' | 'blNo' | 'blDate' | 'pibNo' | 'containerNo' | 'sp2Id' | 'bookingRequestId'
 
 /** The request body as read: absent, JSON, or text that is not JSON. */
 export type RequestBody =

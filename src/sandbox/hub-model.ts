@@ -1,6 +1,7 @@
 import type { Answer } from './answer.ts'
 import type { ReportForm } from './fault-answers.ts'
-import type { Operation, ParamKind, Shape } from './operations.ts'
+import type { ParamKind } from './context.ts'
+import type { Operation, Shape } from './operations.ts'
 
 // How a hub addresses, authenticates and words its operations: the seam
 // between what the sandbox's operations do (handlers, faults) and the form a

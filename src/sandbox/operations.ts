@@ -1,7 +1,7 @@
 import type { Answer } from './answer.ts'
 import { postBooked, postOffer } from './booking.ts'
 import { CONTAINER_OPERATIONS } from './container-operations.ts'
-import type { OperationContext } from './context.ts'
+import type { OperationContext, ParamKind } from './context.ts'
 import { bc20ByNoBl, bc20ByNoPib, blList, containerList } from './lookups.ts'
 import { cargoOwnerContainers, finalize, hostToHost } from './sp2.ts'
 
@@ -14,13 +14,6 @@ import { cargoOwnerContainers, finalize, hostToHost } from './sp2.ts'
  * (a hub profile gives each area its own prefix).
  */
 export type Area = 'lookup' | 'sp2' | 'booking'
-
-/**
- * What a parameter means, whatever the hub calls it: the names a hub
- * profile's `params` uses (docs/profiles.md), and the keys of
- * `OperationContext.values` and `RecordedRequest.values`.
- */
-export type ParamKind = 'npwp' | 'blNo' | 'blDate' | 'pibNo' | 'containerNo' | 'sp2Id' | 'bookingRequestId'
 
 export interface ParamSpec {
   /** The hub's name. */

@@ -1,7 +1,8 @@
 import { readFile } from 'node:fs/promises'
 import type { ErrorObject, ValidateFunction } from 'ajv'
 import { OPERATIONS } from './operations.ts'
-import type { Operation, ParamKind } from './operations.ts'
+import type { ParamKind } from './context.ts'
+import type { Operation } from './operations.ts'
 
 // The sandbox's own reading of a hub profile file (docs/profiles.md): the
 // committed JSON Schema checks its form (with ajv: the same file any editor
