@@ -26,7 +26,7 @@ const ReadySchema = dataEnvelope(Type.Object({
     source: Type.String({ description: '`built-in`, or the file name of the profile' }),
     digest: Type.String({ description: 'A short hash of what the profile in force makes the gateway do: replicas with the same digest call the hub alike' })
   }, { additionalProperties: false, description: 'The hub profile in force: how the gateway addresses, authenticates and reads the hub (the start-up log shows it whole)' }),
-  redis: Type.Optional(Type.Enum(['up', 'down'], { description: 'Present when the gateway runs as replicas sharing a Redis: whether that Redis answers. `down` does not make the gateway unready: each use of it degrades instead (writes with an Idempotency-Key are refused with 503 IDEMPOTENCY_UNAVAILABLE), and the gateway reconnects by itself' }))
+  redis: Type.Optional(Type.Enum(['up', 'down', 'refusing-writes'], { description: 'Present when the gateway runs as replicas sharing a Redis: whether that Redis answers (`up`, `down`), or answers but refuses to store anything (`refusing-writes`: out of memory under noeviction, a replica left behind by a failover). Neither makes the gateway unready: each use of Redis degrades instead (writes with an Idempotency-Key are refused with 503 IDEMPOTENCY_UNAVAILABLE), and the gateway reconnects by itself' }))
 }, { additionalProperties: false }), 'Readiness')
 
 /** A few lines of what GET /metrics answers (its numbers change with every request). */

@@ -3,7 +3,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { Socket } from 'node:net'
 import { JSON_TYPE, json, message, serialize } from './answer.ts'
 import type { Answer } from './answer.ts'
-import { resolveOptions, type SandboxConfig } from './config.ts'
+import { nonNegative, resolveOptions, type SandboxConfig } from './config.ts'
 import type { RequestBody } from './context.ts'
 import { createDataset } from './data.ts'
 import { defaultModel } from './default-model.ts'
@@ -187,6 +187,8 @@ export async function startSandbox (options?: SandboxOptions): Promise<Sandbox> 
   return {
     get fault () { return config.fault },
     set fault (name) { config.fault = name },
+    get latencyMs () { return config.latencyMs },
+    set latencyMs (ms) { config.latencyMs = nonNegative(ms, 0, 'latencyMs') },
     setAccessToken: (token) => {
       config.tokens.staticTokens.delete(config.accessToken)
       config.accessToken = token
