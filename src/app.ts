@@ -49,6 +49,12 @@ export interface AppOptions {
   sandbox: boolean
   /** What keeps time for TTLs, windows and renewals (default: the system clock; tests move their own). */
   clock?: Clock
+  /**
+   * True: /openapi.json is the document of a gateway with authentication on
+   * (the committed openapi/openapi.json), even where it is off. Otherwise a
+   * sandbox without CLIENTS_FILE says in it that no key is needed.
+   */
+  productionDocument?: boolean
 }
 
 export const VERSION: string = (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }).version
@@ -122,7 +128,7 @@ export function serverOptions (config: Config, logger: FastifyServerOptions['log
  * The gateway as a plugin, registered in a readable order: config,
  * infrastructure, upstream client, routes. It never listens.
  */
-async function gateway (app: FastifyInstance, { config, sandbox, clock = systemClock }: AppOptions) {
+async function gateway (app: FastifyInstance, { config, sandbox, clock = systemClock, productionDocument = false }: AppOptions) {
   app.decorate<GatewayConfig>('config', config)
   app.addHook('onRequest', (request, reply, done) => {
     reply.header('x-request-id', request.id)
@@ -146,7 +152,8 @@ async function gateway (app: FastifyInstance, { config, sandbox, clock = systemC
   await app.register(auth)
   await app.register(idempotency)
   await app.register(audit)
-  await app.register(openapi, { version: VERSION })
+  // Swagger UI's Authorize dialog says when no key is needed (the sandbox without CLIENTS_FILE).
+  await app.register(openapi, { version: VERSION, keyless: !productionDocument && sandbox && config.CLIENTS_FILE === undefined })
   await app.register(events, { config })
   await app.register(hub, { config, version: VERSION, clock })
 

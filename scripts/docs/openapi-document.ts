@@ -53,8 +53,9 @@ async function withGateway<T> (env: Record<string, string>, fn: (gateway: Gatewa
     const app = Fastify(serverOptions(config, false))
     const routes: RouteOptions[] = []
     app.addHook('onRoute', route => { routes.push(route) })
-    // It does front a sandbox; the artefacts are the same with or without CLIENTS_FILE.
-    await app.register(gateway, { config, sandbox: true })
+    // It does front a sandbox; the artefacts are the same with or without CLIENTS_FILE,
+    // and the document is the production one (no "no key is needed" note).
+    await app.register(gateway, { config, sandbox: true, productionDocument: true })
     await app.ready()
     try {
       return await fn({ app, routes })

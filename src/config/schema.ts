@@ -31,7 +31,7 @@ export const OperationOverrideSchema = Type.Object({
 
 export const ConfigSchema = Type.Object({
   PORT: Type.Integer({ minimum: 0, maximum: 65535, default: 3000, description: 'Listen port' }),
-  HOST: Type.String({ minLength: 1, default: '0.0.0.0', description: 'Listen address' }),
+  HOST: Type.Optional(Type.String({ minLength: 1, description: 'Listen address. Unset: 0.0.0.0 (every interface) when CLIENTS_FILE is set, else 127.0.0.1: the sandbox with client authentication off is not offered to the network unless HOST says so (the container image sets 0.0.0.0)', examples: ['0.0.0.0'] })),
   SANDBOX: Type.Optional(Type.Boolean({ description: 'true: front the built-in sandbox hub, also with NODE_ENV=production; false: never. Unset: the sandbox when no hub is configured, except with NODE_ENV=production (start-up refuses)' })),
   UPSTREAM_HUB_URL: Type.Optional(Type.String({ format: 'uri', pattern: '^https?://', description: 'The hub\'s lookup address ({hub_url}, docs/hub.md). Unset together with UPSTREAM_BASE_URL: built-in sandbox', examples: ['https://hub.example.go.id'] })),
   UPSTREAM_BASE_URL: Type.Optional(Type.String({ format: 'uri', pattern: '^https?://', description: 'The hub\'s SP2 and booking address ({base_url}, docs/hub.md)', examples: ['https://base.example.go.id'] })),

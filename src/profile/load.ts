@@ -3,6 +3,7 @@ import { Value } from 'typebox/value'
 import { operationOf, OPERATIONS, type OperationId } from '../catalogue/operations.ts'
 import type { HubOperation } from '../catalogue/types.ts'
 import { ConfigError } from '../config/load.ts'
+import { codeOf } from '../errors.ts'
 import { member, schemaProblems } from './problems.ts'
 import { HubProfileSchema, HubProfileShape, PATTERN_FORMS, type HubProfile, type ProfileOperation } from './schema.ts'
 
@@ -70,7 +71,7 @@ function ruleProblems (profile: HubProfile): string[] {
         // eslint-disable-next-line no-new
         new RegExp(rule.match, 'i')
       } catch (error) {
-        problems.push(`${member(`${at}.codes`, i)}.match: is not a regular expression (${(error as Error).message})`)
+        problems.push(`${member(`${at}.codes`, i)}.match: is not a regular expression (${error instanceof Error ? error.message : String(error)})`)
       }
     }
   }
@@ -98,13 +99,13 @@ export function loadProfileFile (file: string): HubProfile {
   try {
     text = readFileSync(file, 'utf8')
   } catch (error) {
-    throw new ConfigError([`${where}: cannot be read (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`])
+    throw new ConfigError([`${where}: cannot be read (${codeOf(error) ?? (error instanceof Error ? error.message : String(error))})`])
   }
   let value: unknown
   try {
     value = JSON.parse(text)
   } catch (error) {
-    throw new ConfigError([`${where}: is not JSON (${(error as Error).message})`])
+    throw new ConfigError([`${where}: is not JSON (${error instanceof Error ? error.message : String(error)})`])
   }
   const problems = profileProblems(value)
   if (problems.length > 0 || !Value.Check(HubProfileShape, value)) throw new ConfigError(problems.map(problem => `${where} ${problem}`))

@@ -99,11 +99,11 @@ export function schemaProblems (schema: TSchema, value: unknown, forms: Readonly
   // A failed anyOf says it once, in its own words; the errors of its branches would confuse.
   const choices = errors.filter(e => e.keyword === 'anyOf').map(e => `${e.schemaPath}/anyOf/`)
   const out: string[] = []
-  for (const error of errors) {
-    if (choices.some(prefix => error.schemaPath.startsWith(prefix))) continue
-    const text = words(schema, error as { keyword: string, schemaPath: string, params: Record<string, unknown>, message: string }, forms)
+  for (const issue of errors) {
+    if (choices.some(prefix => issue.schemaPath.startsWith(prefix))) continue
+    const text = words(schema, issue as { keyword: string, schemaPath: string, params: Record<string, unknown>, message: string }, forms)
     if (text === undefined) continue
-    const line = `${jsonPath(error.instancePath)}: ${text}`
+    const line = `${jsonPath(issue.instancePath)}: ${text}`
     if (!out.includes(line)) out.push(line)
   }
   return out

@@ -3,6 +3,7 @@ import type { OperationId } from '../catalogue/operations.ts'
 import type { HubOperation, LookupRouteSpec } from '../catalogue/types.ts'
 import { errorResponses, lookupListEnvelope, lookupRecordEnvelope, UPSTREAM_STATUSES } from '../schemas/envelope.ts'
 import { paramsObject } from '../schemas/params.ts'
+import type { TypeBoxTypeProvider } from '../schemas/typebox.ts'
 import { setCacheHeaders, wantsFresh } from './cache-headers.ts'
 
 /** A catalogue entry whose route is a lookup. */
@@ -20,14 +21,15 @@ export function registerLookup (app: FastifyInstance, op: LookupOperation) {
   const itemId = op.response.item.id
   // The parameters as the hub profile in force takes them: which, and which go in the hub's path.
   const params = app.hub.operations.get(op.id)!.params
-  app.get(route.url, {
+  app.withTypeProvider<TypeBoxTypeProvider>().get(route.url, {
     config: { scope: route.scope, hubOperations: [op.id] },
     schema: {
       tags: [route.tag],
       summary: route.summary,
       description: route.description,
       operationId: operationId(route.url),
-      ...(inPath.size > 0 ? { params: paramsObject(params.filter(p => inPath.has(p.name)), { examples: route.examples }) } : {}),
+      // Always declared (empty when the path has none), so that the handler's type of it is the schema's.
+      params: paramsObject(params.filter(p => inPath.has(p.name)), { examples: route.examples }),
       querystring: paramsObject(params.filter(p => !inPath.has(p.name)), { examples: route.examples }),
       response: {
         200: isList ? lookupListEnvelope(itemId, `The ${itemId} items`) : lookupRecordEnvelope(itemId, `The ${itemId}`),
@@ -35,7 +37,7 @@ export function registerLookup (app: FastifyInstance, op: LookupOperation) {
       }
     }
   }, async (request, reply) => {
-    const params = { ...(request.params as Record<string, string>), ...(request.query as Record<string, string>) }
+    const params = { ...request.params, ...request.query }
     const result = await app.hub.call(request, { operation: op.id, params, fresh: wantsFresh(request) })
     const meta = setCacheHeaders(reply, [result.cache])
     // The data is already our JSON (transcoded from the hub's bytes, or

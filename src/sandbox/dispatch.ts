@@ -4,7 +4,7 @@ import type { SandboxConfig } from './config.ts'
 import type { OperationContext, RequestBody } from './context.ts'
 import type { Dataset } from './data.ts'
 import { applyFault } from './fault-answers.ts'
-import { detectFault, stringsOf } from './faults.ts'
+import { detectFault, stringsOf, type FaultName } from './faults.ts'
 import type { HubModel, Routed } from './hub-model.ts'
 
 export interface IncomingRequest {
@@ -26,6 +26,8 @@ export interface Decision {
   answer: Answer
   /** Delay on top of the configured latency (the SLOW fault). */
   extraDelayMs: number
+  /** The fault played, when one was (a magic value, or `Sandbox.fault`). */
+  fault?: FaultName
 }
 
 /**
@@ -64,5 +66,5 @@ export function decide (request: IncomingRequest, config: SandboxConfig, dataset
   const fault = config.fault ?? detectFault(given)
   if (fault === undefined) return decision(normal())
   const outcome = applyFault(fault, model.shape(operation), normal, config.slowMs, model.report(operation))
-  return decision(outcome.answer, outcome.extraDelayMs)
+  return { ...decision(outcome.answer, outcome.extraDelayMs), fault }
 }

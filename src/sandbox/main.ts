@@ -3,6 +3,7 @@
 import { parseArgs } from 'node:util'
 import { DEFAULT_API_KEY_HEADER, SANDBOX_ACCESS_TOKEN, SANDBOX_API_KEY, SANDBOX_PLATFORM_ID } from './constants.ts'
 import { ProfileError } from './profile-file.ts'
+import { requestLogLine } from './request-log.ts'
 import { startSandbox } from './server.ts'
 
 function numberFrom (name: string, fallback: number): number {
@@ -25,7 +26,9 @@ const sandbox = await startSandbox({
   port: numberFrom('SANDBOX_PORT', 4010),
   latencyMs: numberFrom('SANDBOX_LATENCY_MS', 0),
   jitterMs: numberFrom('SANDBOX_JITTER_MS', 0),
-  ...(profile === undefined ? {} : { profile })
+  ...(profile === undefined ? {} : { profile }),
+  // One line per request on stdout, so that hub calls can be watched and counted.
+  onRequest: (entry) => { console.log(requestLogLine(entry)) }
 }).catch((error: unknown) => {
   if (!(error instanceof ProfileError)) throw error
   for (const problem of error.problems) console.error(`config error: SANDBOX_PROFILE (${profile ?? ''}) ${problem}`)

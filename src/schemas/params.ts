@@ -1,7 +1,7 @@
 import type { ParamKind } from '../catalogue/types.ts'
 import { EXAMPLES } from './examples.ts'
 import { BL_DATE_PATTERN, BL_DATE_YEARS, BL_NO, BL_NO_SEGMENT, BOOKING_REQUEST_ID, PIB_NO } from './formats.ts'
-import { Type, type TSchema, type TString } from './typebox.ts'
+import { Type, type TObject, type TString } from './typebox.ts'
 
 /**
  * One schema per gateway parameter kind (contract.md 3). The format each
@@ -32,14 +32,15 @@ export interface ParamsObjectOptions {
 /**
  * The querystring or params object of a route, from the parameters its
  * operation takes; a value the hub takes as a path segment (`inPath`) gets
- * its path-safe rule.
+ * its path-safe rule. Their names are the catalogue's data, so the type says
+ * what holds for every one: a string.
  */
-export function paramsObject (params: ReadonlyArray<{ name: string, kind: ParamKind, inPath?: boolean }>, { examples = {} }: ParamsObjectOptions = {}): TSchema {
-  const properties: Record<string, TSchema> = {}
+export function paramsObject (params: ReadonlyArray<{ name: string, kind: ParamKind, inPath?: boolean }>, { examples = {} }: ParamsObjectOptions = {}): TObject<Record<string, TString>> {
+  const properties: Record<string, TString> = {}
   for (const p of params) {
     const schema = (p.inPath === true ? PATH_SEGMENT_SCHEMAS[p.kind] : undefined) ?? PARAM_SCHEMAS[p.kind]
     const example = examples[p.name]
-    properties[p.name] = example === undefined ? schema : { ...schema, examples: [example] }
+    properties[p.name] = example === undefined ? schema : Type.String({ ...schema, examples: [example] })
   }
   return Type.Object(properties, { additionalProperties: false })
 }

@@ -6,7 +6,7 @@
  */
 import { Pool, type Dispatcher } from 'undici'
 import type { Config } from '../config/load.ts'
-import { gatewayError } from '../errors.ts'
+import { gatewayError, isGatewayError } from '../errors.ts'
 import { byteBudget } from './body-budget.ts'
 import { retryAfterSeconds, statusFailure, transportFailure } from './failures.ts'
 import { DRIFT } from '../mapping/drift.ts'
@@ -79,7 +79,7 @@ async function readChunks (body: Body, declared: string | string[] | undefined, 
       chunks.push(chunk)
     }
   } catch (error) {
-    if ((error as { code?: string }).code === 'UPSTREAM_BAD_RESPONSE') throw error
+    if (isGatewayError(error, 'UPSTREAM_BAD_RESPONSE')) throw error
     throw transportFailure(error, 'body')
   }
   return { chunks, size }

@@ -6,6 +6,7 @@
 import { readFileSync } from 'node:fs'
 import type { FastifyBaseLogger } from 'fastify'
 import type { Clock } from '../../clock.ts'
+import { codeOf } from '../../errors.ts'
 import { ConfigError, sentinelAddresses, type Config } from '../../config/load.ts'
 import type { GatewayState } from '../types.ts'
 import { createRedisConnection, type RedisSentinels } from './connection.ts'
@@ -44,7 +45,7 @@ function sentinelsOf (config: RedisStateConfig): RedisSentinels | undefined {
     try {
       password = readFileSync(config.REDIS_SENTINEL_PASSWORD_FILE, 'utf8').trim()
     } catch (error) {
-      throw new ConfigError([`REDIS_SENTINEL_PASSWORD_FILE: cannot be read (${(error as { code?: string }).code ?? 'error'})`])
+      throw new ConfigError([`REDIS_SENTINEL_PASSWORD_FILE: cannot be read (${codeOf(error) ?? 'error'})`])
     }
     if (password === '') throw new ConfigError(['REDIS_SENTINEL_PASSWORD_FILE: the file is empty'])
   }

@@ -3,6 +3,7 @@
  * new token (a login, a rotated file) and one more try.
  */
 import type { FastifyBaseLogger } from 'fastify'
+import { upstreamStatusOf } from '../../errors.ts'
 import type { Caller, HubCredentials } from '../call.ts'
 import type { ResolvedOperation } from '../resolve-operations.ts'
 
@@ -17,7 +18,7 @@ export async function withAuthorization<T> (
   try {
     return await attempt(authorization)
   } catch (error) {
-    const status = (error as { upstreamStatus?: number }).upstreamStatus
+    const status = upstreamStatusOf(error)
     if (status !== 401 || authorization === '' || !(await credentials.refresh(authorization))) throw error
     log.info({ operation: op.id }, 'hub refused the token: retrying once with a new one')
     return attempt(await credentials.authorization(caller))
