@@ -33,6 +33,8 @@ export interface ProbeReport {
   calls: number
   maxCalls: number
   drift: boolean
+  /** Whether --discover was on. */
+  discovered: boolean
   operations: OperationReport[]
   /** Differences of the whole profile (stringValues). */
   differences: Difference[]
@@ -99,17 +101,23 @@ export function table (report: ProbeReport): string {
     ['values', 14, o => o.valueForms === undefined ? '' : [o.valueForms.numbersAsStrings > 0 ? 'num-as-str' : '', o.valueForms.nullStrings > 0 ? '"null"' : '', o.valueForms.emptyStrings > 0 ? '""' : ''].filter(Boolean).join(' ')],
     ['extra fields', 24, o => (o.extraFields ?? []).join(', ')],
     ['error fields', 18, o => (o.errorFields ?? []).join(', ')],
-    ['differs', 8, o => o.skipped !== undefined ? o.skipped : String(o.differences.length)]
+    ['differs', 8, o => o.skipped !== undefined ? '' : String(o.differences.length)]
   ]
   lines.push(columns.map(([name, width]) => cell(name, width)).join(' ').trimEnd())
   for (const o of report.operations) lines.push(columns.map(([, width, get]) => cell(get(o), width)).join(' ').trimEnd())
   const all = [...report.differences, ...report.operations.flatMap(o => o.differences)]
+  const skipped = report.operations.filter(o => o.skipped !== undefined)
+  if (skipped.length > 0) {
+    lines.push('')
+    lines.push('Not called:')
+    for (const o of skipped) lines.push(`  ${o.operation}: ${o.skipped ?? ''}`)
+  }
   lines.push('')
   if (all.length === 0 && !report.drift) lines.push('The hub answers as the profile in force says (exit 0).')
   else {
     lines.push('Differences, each with the profile setting that explains it:')
     for (const d of all) lines.push(`  ${d.setting}: ${show(d.configured)} -> ${show(d.proposed)}`)
-    for (const o of report.operations) if (o.skipped === undefined && !o.reached) lines.push(`  ${o.operation}: not reached (${o.error ?? `status ${o.status ?? '?'}`})${o.discovered ? '' : '; --discover tries the known variants'}`)
+    for (const o of report.operations) if (o.skipped === undefined && !o.reached) lines.push(`  ${o.operation}: not reached (${o.error ?? `status ${o.status ?? '?'}`})${report.discovered ? '; no variant tried answered' : '; --discover tries the known variants'}`)
     lines.push('The proposed profile: npm run probe-hub -- ... --json, member `profile` (exit 1).')
   }
   return `${lines.join('\n')}\n`

@@ -83,6 +83,7 @@ export async function runProbe (argv: readonly string[], env: Readonly<Record<st
     calls: run.calls,
     maxCalls: options.maxCalls,
     drift: isDrift(operations, whole),
+    discovered: options.discover,
     operations,
     differences: whole,
     profile
