@@ -39,10 +39,6 @@ export class HubCalls {
     return this.made
   }
 
-  get left (): number {
-    return this.maxCalls - this.made
-  }
-
   async get (url: string, headers: Readonly<Record<string, string>>): Promise<CallResult | undefined> {
     if (this.made >= this.maxCalls) return undefined
     if (this.made > 0 && this.pauseMs > 0) await sleep(this.pauseMs)

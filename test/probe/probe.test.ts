@@ -73,6 +73,31 @@ test('against the other hub, configured by default, without --discover: drift, e
   t.match(out.stdout, /noblbc20 +no +404/)
   t.match(out.stdout, /not reached \(status 404\); --discover tries the known variants/)
   onlyReads(t, sandbox, 200)
+
+  sandbox.reset()
+  const found = await runProbe([...VALUES, '--discover', '--max-calls', '40', ...OTHER_PREFIXES], sandboxEnv(sandbox.url))
+  t.equal(found.code, 1)
+  t.match(found.stdout, /noblbc16 +found +200/, 'found within 40 calls')
+  t.match(found.stdout, /operations\.noblbc16\.prefix: \/V1\/HUB\/INT\/AUTH -> \/NLE-DEV\/ceisa\/v2/)
+  t.match(found.stdout, /operations\.noblbc16\.tokenHeader: Authorization -> Authentication/)
+  t.match(found.stdout, /operations\.noblbc16\.failure: undefined -> \{"statusField":"result","successValues":\["ok"\]\}/)
+  onlyReads(t, sandbox, 40)
+})
+
+test('without a BL, the container lists take the first BL a BL list answers; the token may come from its file', async (t) => {
+  const sandbox = await sandboxIn(t, undefined)
+  const dir = mkdtempSync(join(tmpdir(), 'probe-token-'))
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }))
+  const tokenFile = join(dir, 'token')
+  writeFileSync(tokenFile, SANDBOX_ACCESS_TOKEN)
+  const { UPSTREAM_ACCESS_TOKEN: _token, ...env } = sandboxEnv(sandbox.url)
+  const out = await runProbe(['--npwp', F.taxpayer.npwp, '--pause-ms', '0', '--json'], { ...env, UPSTREAM_ACCESS_TOKEN_FILE: tokenFile })
+  const report = JSON.parse(out.stdout) as JsonReport
+  t.equal(out.code, 0)
+  const skipped = Object.fromEntries(report.operations.filter(o => o.skipped !== undefined).map(o => [o.operation, o.skipped]))
+  t.same(skipped, { BC20ByNoPib: 'needs --pib-no', 'document_sp2_container/cargo_owner': 'needs --container-no' })
+  const first = F.taxpayer.bc16[0]!
+  t.ok(sandbox.requests.some(r => r.operation === 'kontainerbc23' && r.values.blNo === first.blNo), `the BL of the BC 1.6 list (${first.blNo})`)
 })
 
 /** Every lookup route of the gateway with values that have data, under the profile's parameters. */
@@ -129,6 +154,8 @@ test('exit 2 when it cannot run: bad arguments, no hub, an unreachable hub, no t
   t.equal(usage.code, 2)
   for (const flag of ['--npwp: is required', '--bl-date', '--max-calls', '--try-prefix', '--container-no', 'usage: npm run probe-hub']) t.match(usage.stderr, flag)
   t.equal((await runProbe(['--npwp', '1', '--unknown'], {})).code, 2, 'an unknown flag')
+  const more = await runProbe(['--npwp', F.taxpayer.npwp, '--hub-url', 'ftp://x', '--pib-no', '12', '--bl-no', 'a b', '--try-token-header', 'a b'], {})
+  for (const flag of ['--hub-url', '--pib-no', '--bl-no', '--try-token-header']) t.match(more.stderr, flag)
   t.match((await runProbe(['--npwp', '123'], {})).stderr, /--npwp: must be 15 or 16 digits/)
 
   const noHub = await runProbe(['--npwp', F.taxpayer.npwp], {})
@@ -156,7 +183,7 @@ test('npm run probe-hub as a process: the settings from the environment, the exi
   let stdout = ''
   child.stdout.on('data', (chunk: Buffer) => { stdout += chunk.toString() })
   const code = await new Promise<number | null>(resolve => child.on('close', resolve))
-  t.equal(code, 0, stdout)
+  t.equal(code, 0, 'exit 0: the default hub fits the default profile')
   const report = JSON.parse(stdout) as JsonReport
   t.equal(report.operations.length, 17)
   t.notMatch(stdout, new RegExp(`${SANDBOX_API_KEY}|${SANDBOX_ACCESS_TOKEN}`), 'no credential printed')
