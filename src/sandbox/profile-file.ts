@@ -167,12 +167,14 @@ export async function readProfile (source: string | object): Promise<HubProfile>
     try {
       text = await readFile(source, 'utf8')
     } catch (error) {
-      throw new ProfileError(label, [`cannot be read (${(error as NodeJS.ErrnoException).code ?? String(error)})`])
+      // The sandbox imports nothing of the gateway, so not its codeOf: the same reading, here.
+      const code = typeof error === 'object' && error !== null && 'code' in error && typeof error.code === 'string' ? error.code : String(error)
+      throw new ProfileError(label, [`cannot be read (${code})`])
     }
     try {
       value = JSON.parse(text)
     } catch (error) {
-      throw new ProfileError(label, [`is not JSON (${(error as Error).message})`])
+      throw new ProfileError(label, [`is not JSON (${error instanceof Error ? error.message : String(error)})`])
     }
   }
   const check = await schemaCheck()
