@@ -189,8 +189,8 @@ function resolveOperation (op: HubOperation, config: Config, profile: HubProfile
   }
 }
 
-/** An operation's resolved settings as a profile's entry. */
-function entryOf (op: OperationProfile): ProfileOperation {
+/** An operation's resolved settings as a profile's entry (the probe writes its proposed profile with it). */
+export function entryOf (op: OperationProfile): ProfileOperation {
   return {
     service: op.service,
     prefix: op.prefix,

@@ -33,7 +33,11 @@ export function nonNegative (value: number | undefined, fallback: number, name: 
   return value
 }
 
-export function resolveOptions (options: SandboxOptions = {}): SandboxConfig {
+/** The options, checked; `profiled`: a hub profile is played, which names the addresses and headers itself. */
+export function resolveOptions (options: SandboxOptions = {}, profiled = false): SandboxConfig {
+  if (profiled && (options.apiKeyHeader !== undefined || options.pathSegment !== undefined)) {
+    throw new TypeError('sandbox options apiKeyHeader and pathSegment do not go with a profile: the profile names the headers and the addresses')
+  }
   const pathSegment = options.pathSegment ?? DEFAULT_PATH_SEGMENT
   if (pathSegment === '' || pathSegment.includes('/')) throw new TypeError('sandbox option pathSegment must be one non-empty path segment')
   return {

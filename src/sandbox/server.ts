@@ -6,7 +6,10 @@ import type { Answer } from './answer.ts'
 import { nonNegative, resolveOptions, type SandboxConfig } from './config.ts'
 import type { RequestBody } from './context.ts'
 import { createDataset } from './data.ts'
+import { defaultModel } from './default-model.ts'
 import { decide, type Decision } from './dispatch.ts'
+import { readProfile } from './profile-file.ts'
+import { profileModel } from './profile-model.ts'
 import { SANDBOX_LOGIN_PATH, SANDBOX_PASSWORD, SANDBOX_USERNAME } from './tokens.ts'
 import { createRng } from './prng.ts'
 import type { RecordedRequest, Sandbox, SandboxOptions } from './types.ts'
@@ -94,7 +97,7 @@ function urlOf (host: string, port: number): string {
 
 /** The modelled login operation (tokens.ts): operation 'login' in the record. */
 function login (method: string, body: ReturnType<typeof parseBody>, config: SandboxConfig): Decision {
-  const decision = (answer: Answer): Decision => ({ operation: 'login', params: {}, answer, extraDelayMs: 0 })
+  const decision = (answer: Answer): Decision => ({ operation: 'login', params: {}, values: {}, answer, extraDelayMs: 0 })
   if (method !== 'POST') return decision(message(405, 'Method Not Allowed', { allow: 'POST' }))
   const value = body.kind === 'json' ? body.value as { username?: unknown, password?: unknown } | null : null
   if (value?.username !== SANDBOX_USERNAME || value.password !== SANDBOX_PASSWORD) return decision(message(401, 'Login gagal'))
@@ -102,7 +105,9 @@ function login (method: string, body: ReturnType<typeof parseBody>, config: Sand
 }
 
 export async function startSandbox (options?: SandboxOptions): Promise<Sandbox> {
-  const config = resolveOptions(options)
+  const profile = options?.profile === undefined ? undefined : await readProfile(options.profile)
+  const config = resolveOptions(options, profile !== undefined)
+  const model = profile === undefined ? defaultModel(config) : profileModel(profile, config)
   const dataset = createDataset(config.pathSegment)
   // The newest requests (a ring: the oldest is dropped once full) and counts of all of them.
   const requests: RecordedRequest[] = []
@@ -133,8 +138,8 @@ export async function startSandbox (options?: SandboxOptions): Promise<Sandbox> 
     const body = parseBody(read.text)
     let decision = path.replace(/\/+$/, '') === SANDBOX_LOGIN_PATH
       ? login(req.method ?? 'GET', body, config)
-      : decide({ method: req.method ?? 'GET', path, query, headers: req.headers, body }, config, dataset)
-    if (read.tooLarge && decision.operation !== 'unknown') {
+      : decide({ method: req.method ?? 'GET', path, query, headers: req.headers, body, tooLarge: read.tooLarge }, config, dataset, model)
+    if (read.tooLarge && decision.operation === 'login') {
       decision = { ...decision, answer: message(413, 'Payload Too Large'), extraDelayMs: 0 }
     }
 
@@ -144,6 +149,7 @@ export async function startSandbox (options?: SandboxOptions): Promise<Sandbox> 
       path,
       query: firstValues(query),
       params: decision.params,
+      values: decision.values,
       headers: { ...req.headers },
       body: body.kind === 'json' ? body.value : body.kind === 'invalid' ? body.text : undefined,
       at
@@ -198,6 +204,7 @@ export async function startSandbox (options?: SandboxOptions): Promise<Sandbox> 
     },
     expireTokens: () => config.tokens.expireAll(),
     url: urlOf(config.host, address.port),
+    ...(profile === undefined ? {} : { profile: profile.name }),
     requests,
     count: (operation) => operation === undefined ? total : counts.get(operation) ?? 0,
     reset: () => {

@@ -100,6 +100,16 @@ function failureRules (failure: ProfileFailure | undefined): FailureRules | unde
   }
 }
 
+/** What buildPath needs of an operation. */
+export type Placement = Pick<ResolvedOperation, 'params' | 'pieces' | 'dateFormat'>
+
+/** An operation's parameters and address pieces as `profile` places them (the probe tries variants of a profile with it). */
+export function placementOf (profile: OperationProfile): Placement {
+  const placed = new Set(profile.path.split('/').map(segment => PLACEHOLDER.exec(segment)?.[1]).filter(name => name !== undefined))
+  const params = profile.params.map(p => ({ name: p.name, upstream: p.upstream, kind: p.kind, inPath: placed.has(p.upstream) }))
+  return { params, pieces: piecesOf(profile, params), dateFormat: profile.dateSent }
+}
+
 /** The pieces of `prefix/path`: literal text between the placeholders, each placeholder the index of its parameter. */
 function piecesOf (profile: OperationProfile, params: readonly ResolvedParam[]): Array<string | number> {
   const pieces: Array<string | number> = []
@@ -121,8 +131,7 @@ function piecesOf (profile: OperationProfile, params: readonly ResolvedParam[]):
 
 function resolveOne (op: HubOperation, profile: OperationProfile, config: Config): ResolvedOperation {
   const override = config.UPSTREAM_OPERATIONS[op.id] ?? {}
-  const placed = new Set(profile.path.split('/').map(segment => PLACEHOLDER.exec(segment)?.[1]).filter(name => name !== undefined))
-  const params = profile.params.map(p => ({ name: p.name, upstream: p.upstream, kind: p.kind, inPath: placed.has(p.upstream) }))
+  const { params, pieces } = placementOf(profile)
   const answer = answerOf(profile.answerKey)
   const drift = { bits: 0 }
   const tolerance: Tolerance = {
@@ -140,7 +149,7 @@ function resolveOne (op: HubOperation, profile: OperationProfile, config: Config
     service: profile.service,
     address: `${profile.prefix}/${profile.path}`,
     params,
-    pieces: piecesOf(profile, params),
+    pieces,
     sendsApiKey: profile.credentials.apiKey,
     sendsToken: profile.credentials.token,
     apiKeyHeaders: profile.apiKeyHeaders.map(name => name.toLowerCase()),
@@ -188,7 +197,7 @@ const UNSAFE_RULE = 'must not hold / or \\ or be . or .. (it is sent to the hub 
  * before it may decode) or a dot segment is refused here too, in case a
  * route let one through: the route schemas refuse them first.
  */
-export function buildPath (op: ResolvedOperation, values: Readonly<Record<string, string>>, basePath: string): string {
+export function buildPath (op: Placement, values: Readonly<Record<string, string>>, basePath: string): string {
   const { params, pieces } = op
   let path = basePath
   for (let i = 0; i < pieces.length; i++) {
