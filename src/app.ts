@@ -6,6 +6,7 @@ import type { LoggerOptions } from 'pino'
 import { systemClock, type Clock } from './clock.ts'
 import type { Config } from './config/load.ts'
 import type { GatewayConfig } from './config/resolve.ts'
+import { SECRET_SETTINGS } from './config/secret-files.ts'
 import { trustProxyOf } from './config/trust-proxy.ts'
 import { serializeRequest } from './logging/request-serializer.ts'
 import audit from './plugins/audit.ts'
@@ -68,7 +69,8 @@ export function redactPaths (config: Config): string[] {
   const headers = ['authorization', 'x-upstream-authorization', 'sec-websocket-protocol', config.UPSTREAM_API_KEY_HEADER.toLowerCase()]
   return [
     ...headers.flatMap(h => [`req.headers["${h}"]`, `res.headers["${h}"]`, `headers["${h}"]`]),
-    'config.UPSTREAM_API_KEY', 'config.UPSTREAM_ACCESS_TOKEN', 'config.REDIS_URL'
+    // Every secret setting (config/secret-files.ts), wherever the configuration is logged.
+    ...SECRET_SETTINGS.map(setting => `config.${setting}`)
   ]
 }
 

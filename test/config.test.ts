@@ -4,7 +4,7 @@ import { createInterface } from 'node:readline'
 import { test } from 'tap'
 import { ConfigError, isSandboxMode, loadConfig } from '../src/config/load.ts'
 import { resolveConfig } from '../src/config/resolve.ts'
-import { configProblems as problemsOf } from './helper.ts'
+import { configProblems as problemsOf, writeTempFile } from './helper.ts'
 
 test('defaults: the contract\'s values, sandbox mode', async (t) => {
   const config = loadConfig({})
@@ -62,7 +62,7 @@ test('resolveConfig: the sandbox\'s settings under the environment\'s, narrowed 
   t.equal(config.UPSTREAM_API_KEY, 'sandbox-key', 'an empty one does not')
   t.equal(config.SANDBOX, undefined, 'SANDBOX, read already, is not held against the sandbox\'s own addresses')
   t.equal(config.UPSTREAM_ACCESS_TOKEN, 'sandbox-token')
-  const fromFile = resolveConfig({ UPSTREAM_ACCESS_TOKEN_FILE: '/run/secrets/token' }, { sandbox })
+  const fromFile = resolveConfig({ UPSTREAM_ACCESS_TOKEN_FILE: writeTempFile(t, 'a-token\n') }, { sandbox })
   t.equal(fromFile.UPSTREAM_ACCESS_TOKEN, undefined, 'a token file replaces the sandbox\'s token instead of conflicting with it')
   const login = resolveConfig({ UPSTREAM_CREDENTIALS: 'login' }, { sandbox })
   t.equal(login.UPSTREAM_CREDENTIALS === 'login' ? login.UPSTREAM_LOGIN_URL : undefined, sandbox.UPSTREAM_LOGIN_URL, 'login mode has its login address')

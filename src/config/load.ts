@@ -1,6 +1,8 @@
 import { existsSync } from 'node:fs'
 import { Value } from 'typebox/value'
+import { applyRedisPassword, credentialProblems } from './credential-rules.ts'
 import { ConfigSchema, type RawConfig } from './schema.ts'
+import { fromFileProblem, readSecretFiles } from './secret-files.ts'
 import { trustProxyProblem } from './trust-proxy.ts'
 
 export type Config = RawConfig
@@ -62,10 +64,13 @@ export function unknownSettings (env: Record<string, string | undefined>): Array
  * empty values count as unset.
  */
 export function loadConfig (env: Record<string, string | undefined>): Config {
-  const problems: string[] = []
+  // Secrets given as files (X_FILE, config/secret-files.ts): read here, then checked as if X were set.
+  const files = readSecretFiles(env)
+  const given: Record<string, string | undefined> = { ...env, ...files.values }
+  const problems: string[] = [...files.problems]
   const input: Record<string, unknown> = {}
   for (const name of NAMES) {
-    const raw = env[name]
+    const raw = given[name]
     if (raw === undefined || raw.trim() === '') continue
     if (JSON_NAMES.has(name)) {
       try {
@@ -91,7 +96,7 @@ export function loadConfig (env: Record<string, string | undefined>): Config {
     problems.push(`${path || 'configuration'}: ${error.message}${describeAllowed(error.params)}`)
   }
   // Value.Check narrows the type; Value.Errors above said why when it fails.
-  if (problems.length > 0 || !Value.Check(ConfigSchema, value)) throw new ConfigError(problems)
+  if (problems.length > 0 || !Value.Check(ConfigSchema, value)) throw new ConfigError(problems.map(p => fromFileProblem(p, files.fromFile)))
   const config: Config = value
   for (const name of ['UPSTREAM_HUB_URL', 'UPSTREAM_BASE_URL'] as const) {
     const url = config[name]
@@ -123,29 +128,16 @@ export function loadConfig (env: Record<string, string | undefined>): Config {
     if (config.UPSTREAM_CREDENTIALS === 'static' && config.UPSTREAM_ACCESS_TOKEN === undefined && config.UPSTREAM_ACCESS_TOKEN_FILE === undefined) {
       problems.push('UPSTREAM_ACCESS_TOKEN: is required when an upstream is configured (or UPSTREAM_ACCESS_TOKEN_FILE, or UPSTREAM_CREDENTIALS=login|forward)')
     }
-    if (config.UPSTREAM_CREDENTIALS === 'login') {
-      for (const name of ['UPSTREAM_LOGIN_URL', 'UPSTREAM_LOGIN_BODY'] as const) {
-        if (config[name] === undefined) problems.push(`${name}: is required when UPSTREAM_CREDENTIALS=login`)
-      }
-    }
   }
-  if (config.UPSTREAM_LOGIN_BODY !== undefined) {
-    try {
-      JSON.parse(config.UPSTREAM_LOGIN_BODY)
-    } catch {
-      problems.push('UPSTREAM_LOGIN_BODY: must be valid JSON')
-    }
-  }
+  // Login credentials and the Redis password (config/credential-rules.ts).
+  problems.push(...credentialProblems(config, hub && base), ...applyRedisPassword(config))
   if (config.SERVER_HEADERS_TIMEOUT_MS > config.SERVER_REQUEST_TIMEOUT_MS) {
     problems.push(`SERVER_HEADERS_TIMEOUT_MS: must be at most SERVER_REQUEST_TIMEOUT_MS (${config.SERVER_REQUEST_TIMEOUT_MS})`)
   }
   if (config.METRICS_PORT !== undefined && config.METRICS_PORT !== 0 && config.METRICS_PORT === config.PORT) {
     problems.push(`METRICS_PORT: must differ from PORT (${config.PORT}); leave it unset to serve /metrics on the API port`)
   }
-  if (config.UPSTREAM_ACCESS_TOKEN !== undefined && config.UPSTREAM_ACCESS_TOKEN_FILE !== undefined) {
-    problems.push('UPSTREAM_ACCESS_TOKEN_FILE: set either it or UPSTREAM_ACCESS_TOKEN, not both')
-  }
-  if (problems.length > 0) throw new ConfigError(problems)
+  if (problems.length > 0) throw new ConfigError(problems.map(p => fromFileProblem(p, files.fromFile)))
   return config
 }
 

@@ -63,12 +63,22 @@ export const ConfigSchema = Type.Object({
   UPSTREAM_CREDENTIALS: Type.Enum(['static', 'login', 'forward'], { default: 'static', description: 'How the gateway gets the hub token: static (UPSTREAM_ACCESS_TOKEN or UPSTREAM_ACCESS_TOKEN_FILE), login (the gateway logs in), forward (the caller\'s x-upstream-authorization)' }),
   UPSTREAM_ACCESS_TOKEN_FILE: Type.Optional(Type.String({ minLength: 1, description: 'File holding the token (static mode); re-read when it changes, for secret rotation' })),
   UPSTREAM_LOGIN_URL: Type.Optional(Type.String({ pattern: '^https?://', description: 'Address of the hub\'s login operation (login mode)' })),
-  UPSTREAM_LOGIN_BODY: Type.Optional(Type.String({ minLength: 2, description: 'JSON body POSTed to the login address (login mode); holds the credentials' })),
-  UPSTREAM_LOGIN_TOKEN_FIELD: Type.String({ minLength: 1, default: 'access_token', description: 'Dotted path of the token in the login answer' }),
-  UPSTREAM_LOGIN_EXPIRES_FIELD: Type.String({ minLength: 1, default: 'expires_in', description: 'Dotted path of the token lifetime in seconds in the login answer' }),
-  UPSTREAM_LOGIN_TOKEN_SCHEME: Type.String({ pattern: '^[A-Za-z0-9-]*$', default: 'Bearer', description: 'Authorization scheme put before the token (login mode); empty: the token alone' }),
-  UPSTREAM_LOGIN_RENEW_BEFORE_SECONDS: Type.Integer({ minimum: 0, default: 60, description: 'Renew the token this long before it expires' }),
+  UPSTREAM_LOGIN_BODY: Type.Optional(Type.String({ minLength: 2, description: 'JSON body POSTed to the login address (login mode); holds the credentials. For a body other than {"username","password"} (those: UPSTREAM_LOGIN_USERNAME and UPSTREAM_LOGIN_PASSWORD). Never logged' })),
+  UPSTREAM_LOGIN_TOKEN_FIELD: Type.String({ minLength: 1, default: 'access_token', description: 'Dotted path of the token in the login and renewal answers: access_token, or item.access_token for an answer wrapped in an envelope (array items by index: data.0.token)' }),
+  UPSTREAM_LOGIN_EXPIRES_FIELD: Type.String({ minLength: 1, default: 'expires_in', description: 'Dotted path of the token lifetime in seconds in the login and renewal answers (e.g. item.expires_in); missing: 5 minutes' }),
+  UPSTREAM_LOGIN_TOKEN_SCHEME: Type.String({ pattern: '^[A-Za-z0-9-]*$', default: 'Bearer', description: 'Authorization scheme put before the token (login mode); none: the token alone (an empty value counts as unset, as for every setting)' }),
+  UPSTREAM_LOGIN_RENEW_BEFORE_SECONDS: Type.Integer({ minimum: 0, default: 60, description: 'Renew the token this long before it expires (at half its lifetime when that comes first), by the refresh token when UPSTREAM_LOGIN_REFRESH_URL is set, else by a new login' }),
   UPSTREAM_LOGIN_MIN_INTERVAL_SECONDS: Type.Integer({ minimum: 0, maximum: 3600, default: 30, description: 'At most one login per this interval that is not due to the token\'s lifetime (forced by a hub 401, or after a failed login); callers in between get UPSTREAM_AUTH_FAILED at once, so that a hub answering 401 cannot make the gateway lock its own hub account' }),
+  // --- Hub login with a refresh token, and the hub credentials as files (docs/credentials.md) ---
+  UPSTREAM_LOGIN_USERNAME: Type.Optional(Type.String({ minLength: 1, description: 'Login mode: the hub account\'s user name; with UPSTREAM_LOGIN_PASSWORD, the login POSTs {"username","password"} as JSON (instead of UPSTREAM_LOGIN_BODY). Never logged' })),
+  UPSTREAM_LOGIN_USERNAME_FILE: Type.Optional(Type.String({ minLength: 1, description: 'File holding UPSTREAM_LOGIN_USERNAME (a mounted secret), read once at start-up; its trailing line break is dropped' })),
+  UPSTREAM_LOGIN_PASSWORD: Type.Optional(Type.String({ minLength: 1, description: 'Login mode: the hub account\'s password, sent with UPSTREAM_LOGIN_USERNAME. Never logged' })),
+  UPSTREAM_LOGIN_PASSWORD_FILE: Type.Optional(Type.String({ minLength: 1, description: 'File holding UPSTREAM_LOGIN_PASSWORD (a mounted secret), read once at start-up; its trailing line break is dropped' })),
+  UPSTREAM_LOGIN_BODY_FILE: Type.Optional(Type.String({ minLength: 1, description: 'File holding UPSTREAM_LOGIN_BODY (a mounted secret), read once at start-up; its trailing line break is dropped' })),
+  UPSTREAM_LOGIN_REFRESH_URL: Type.Optional(Type.String({ pattern: '^https?://', description: 'Login mode: address of the hub\'s token renewal, POSTed with Authorization: Bearer <refresh token> and answered like the login. The token is renewed there before it expires, and by a new login when the hub refuses the refresh (4xx). Unset: every renewal is a new login' })),
+  UPSTREAM_LOGIN_REFRESH_TOKEN_FIELD: Type.String({ minLength: 1, default: 'refresh_token', description: 'Dotted path of the refresh token in the login and renewal answers (e.g. item.refresh_token); a renewal answer without one keeps the previous one' }),
+  UPSTREAM_API_KEY_FILE: Type.Optional(Type.String({ minLength: 1, description: 'File holding UPSTREAM_API_KEY (a mounted secret), read once at start-up; its trailing line break is dropped' })),
+  // --- end of hub login and credential files ---
   SERVER_MAX_CONNECTIONS: Type.Integer({ minimum: 1, maximum: 1_000_000, default: 10_000, description: 'Client connections the server holds at most; more are closed at once (keep it below the open-file limit, ulimit -n, less the hub connections)' }),
   SERVER_HEADERS_TIMEOUT_MS: Milliseconds('Time a client has to send its request headers, checked every second; then 408 and the connection closed', 10000),
   SERVER_REQUEST_TIMEOUT_MS: Milliseconds('Time a client has to send its whole request (headers and body); then 408 and the connection closed. At least SERVER_HEADERS_TIMEOUT_MS', 30000),
@@ -97,7 +107,12 @@ export const ConfigSchema = Type.Object({
   // deployment can be validated against them; the gateway does not use them yet.
   REDIS_URL: Type.Optional(Type.String({ pattern: REDIS_URL_PATTERN, description: 'Shared state for several replicas: the Redis that holds idempotent write answers, rate-limit counters, the shared lookup cache tier, the booked-event fan-out and the hub session (login mode). redis:// or rediss:// (TLS), with user:password@ (percent-encoded) and /db when needed. Unset: all state in memory, for one instance' })),
   REDIS_KEY_PREFIX: Type.String({ pattern: '^[A-Za-z0-9:._-]{1,64}$', default: 'cgw:', description: 'Shared state for several replicas: prefix of every Redis key and channel the gateway writes, 1-64 of letters, digits and : . _ -; give each gateway that shares one Redis (another environment, another hub account) its own' }),
-  REDIS_COMMAND_TIMEOUT_MS: Type.Integer({ minimum: 10, maximum: 10_000, default: 500, description: 'Shared state for several replicas: the longest a request waits on one Redis command; past it the command fails and that use degrades as docs/resilience.md describes (10 to 10000)' })
+  REDIS_COMMAND_TIMEOUT_MS: Type.Integer({ minimum: 10, maximum: 10_000, default: 500, description: 'Shared state for several replicas: the longest a request waits on one Redis command; past it the command fails and that use degrades as docs/resilience.md describes (10 to 10000)' }),
+  // --- Redis credentials as files (docs/credentials.md) ---
+  REDIS_URL_FILE: Type.Optional(Type.String({ minLength: 1, description: 'Shared state for several replicas: file holding REDIS_URL (a mounted secret), read once at start-up; its trailing line break is dropped' })),
+  REDIS_PASSWORD: Type.Optional(Type.String({ minLength: 1, description: 'Shared state for several replicas: the password of REDIS_URL\'s user, for a REDIS_URL written without one (redis://gateway@redis:6379); not beside a URL that has its own' })),
+  REDIS_PASSWORD_FILE: Type.Optional(Type.String({ minLength: 1, description: 'Shared state for several replicas: file holding REDIS_PASSWORD (a mounted secret), read once at start-up; its trailing line break is dropped' }))
+  // --- end of Redis credentials as files ---
 }, { additionalProperties: false })
 
 export type RawConfig = Static<typeof ConfigSchema>
