@@ -140,6 +140,7 @@ test('REDIS_PASSWORD goes into REDIS_URL, which must not have one of its own', a
   t.same(problemsOf({ REDIS_URL: 'redis://gateway:other@redis', REDIS_PASSWORD: 'pw' }), ['REDIS_PASSWORD: REDIS_URL has a password of its own; give it in one place only'])
   t.same(problemsOf({ REDIS_PASSWORD: 'pw' }), ['REDIS_PASSWORD: is set without REDIS_URL (or REDIS_URL_FILE), which says where Redis is'])
   t.match(problemsOf({ REDIS_URL: 'redis://', REDIS_PASSWORD: 'pw' }), [/^REDIS_URL: must match pattern/], 'a URL that is no URL: its own rule says so, once')
+  t.same(problemsOf({ REDIS_URL: 'redis://[::1::2]:6379', REDIS_PASSWORD: 'pw' }), [], 'nor does REDIS_PASSWORD add a line about one its pattern lets through (ioredis refuses it when connecting)')
 })
 
 test('the login\'s user name and password, from files, reach the hub and no log line or response', async (t) => {

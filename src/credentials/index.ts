@@ -17,9 +17,11 @@ export interface CredentialsDeps {
   clock: Clock
   /** Called after each login (login mode), for metrics. */
   onLogin?: (outcome: 'ok' | 'failed') => void
+  /** Called after each renewal by refresh token (login mode), for metrics. */
+  onRefresh?: (outcome: 'ok' | 'refused' | 'failed') => void
 }
 
-export function createCredentials (config: GatewayConfig, { log, tokens, clock, onLogin }: CredentialsDeps): Credentials {
+export function createCredentials (config: GatewayConfig, { log, tokens, clock, onLogin, onRefresh }: CredentialsDeps): Credentials {
   switch (config.UPSTREAM_CREDENTIALS) {
     case 'forward':
       return forwardCredentials()
@@ -27,16 +29,22 @@ export function createCredentials (config: GatewayConfig, { log, tokens, clock, 
       return loginCredentials({
         url: config.UPSTREAM_LOGIN_URL,
         body: config.UPSTREAM_LOGIN_BODY,
-        tokenField: config.UPSTREAM_LOGIN_TOKEN_FIELD,
-        expiresField: config.UPSTREAM_LOGIN_EXPIRES_FIELD,
-        scheme: config.UPSTREAM_LOGIN_TOKEN_SCHEME,
+        ...(config.UPSTREAM_LOGIN_REFRESH_URL === undefined ? {} : { refreshUrl: config.UPSTREAM_LOGIN_REFRESH_URL }),
+        fields: {
+          token: config.UPSTREAM_LOGIN_TOKEN_FIELD,
+          expiresIn: config.UPSTREAM_LOGIN_EXPIRES_FIELD,
+          refreshToken: config.UPSTREAM_LOGIN_REFRESH_TOKEN_FIELD
+        },
+        // `none`: the token alone (an empty setting is read as unset).
+        scheme: config.UPSTREAM_LOGIN_TOKEN_SCHEME.toLowerCase() === 'none' ? '' : config.UPSTREAM_LOGIN_TOKEN_SCHEME,
         renewBeforeMs: config.UPSTREAM_LOGIN_RENEW_BEFORE_SECONDS * 1000,
         minIntervalMs: config.UPSTREAM_LOGIN_MIN_INTERVAL_SECONDS * 1000,
         timeoutMs: config.UPSTREAM_HEADERS_TIMEOUT_MS,
         log,
         tokens,
         clock,
-        ...(onLogin === undefined ? {} : { onLogin })
+        ...(onLogin === undefined ? {} : { onLogin }),
+        ...(onRefresh === undefined ? {} : { onRefresh })
       })
     default:
       return staticCredentials({

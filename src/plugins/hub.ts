@@ -15,7 +15,7 @@ declare module 'fastify' {
 async function hub (app: FastifyInstance, { config, version, clock }: { config: GatewayConfig, version: string, clock: Clock }) {
   const client = createHubClient({
     config,
-    credentials: createCredentials(config, { log: app.log, tokens: app.state.tokens, clock, onLogin: (outcome) => app.metrics.countLogin(outcome) }),
+    credentials: createCredentials(config, { log: app.log, tokens: app.state.tokens, clock, onLogin: (outcome) => app.metrics.countLogin(outcome), onRefresh: (outcome) => app.metrics.countRefresh(outcome) }),
     userAgent: `customs-gateway/${version}`,
     observe: (operation, outcome, seconds) => app.metrics.observeUpstream(operation, outcome, seconds),
     onSlowPath: (operation) => app.metrics.countSlowPath(operation),

@@ -18,7 +18,7 @@ export interface StateDeps {
 export type StateConfig = Pick<Config,
   | 'IDEMPOTENCY_TTL_SECONDS' | 'IDEMPOTENCY_MAX_ENTRIES'
   | 'REDIS_URL' | 'REDIS_KEY_PREFIX' | 'REDIS_COMMAND_TIMEOUT_MS'
-  | 'UPSTREAM_DEADLINE_MS' | 'UPSTREAM_HEADERS_TIMEOUT_MS'>
+  | 'UPSTREAM_DEADLINE_MS' | 'UPSTREAM_HEADERS_TIMEOUT_MS' | 'UPSTREAM_LOGIN_REFRESH_URL'>
 
 /** Rate-limit keys (clients and addresses) this process counts at most; the least recently seen go first. */
 const RATE_LIMIT_KEYS = 10_000

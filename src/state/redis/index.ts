@@ -30,7 +30,7 @@ const SHARED_LOOKUP_MAX_BYTES = 4 * 1024 * 1024
 const CLAIM_MARGIN_MS = 5000
 
 /** The settings the Redis state reads. */
-type RedisStateConfig = Pick<Config, 'IDEMPOTENCY_TTL_SECONDS' | 'REDIS_KEY_PREFIX' | 'REDIS_COMMAND_TIMEOUT_MS' | 'UPSTREAM_DEADLINE_MS' | 'UPSTREAM_HEADERS_TIMEOUT_MS'> & { REDIS_URL: string }
+type RedisStateConfig = Pick<Config, 'IDEMPOTENCY_TTL_SECONDS' | 'REDIS_KEY_PREFIX' | 'REDIS_COMMAND_TIMEOUT_MS' | 'UPSTREAM_DEADLINE_MS' | 'UPSTREAM_HEADERS_TIMEOUT_MS' | 'UPSTREAM_LOGIN_REFRESH_URL'> & { REDIS_URL: string }
 
 export function createRedisState (config: RedisStateConfig, { clock, log, rateLimitKeys }: { clock: Clock, log: FastifyBaseLogger, rateLimitKeys: number }): GatewayState {
   const connection = createRedisConnection({
@@ -48,8 +48,9 @@ export function createRedisState (config: RedisStateConfig, { clock, log, rateLi
     }),
     rateLimitStore: createRedisRateLimitStore(connection, { cache: rateLimitKeys }),
     events,
-    // A login gets the headers timeout for each of its connect, headers and body (credentials/login.ts).
-    tokens: createRedisTokenStore({ connection, lockTtlMs: 3 * config.UPSTREAM_HEADERS_TIMEOUT_MS + 1000, now: clock }),
+    // A login gets the headers timeout for each of its connect, headers and body (credentials/login.ts);
+    // with a refresh address, a renewal may be a refresh the hub refuses and then a login.
+    tokens: createRedisTokenStore({ connection, lockTtlMs: (config.UPSTREAM_LOGIN_REFRESH_URL === undefined ? 1 : 2) * 3 * config.UPSTREAM_HEADERS_TIMEOUT_MS + 1000, now: clock }),
     lookupTier: createRedisLookupTier({ connection, maxEntryBytes: SHARED_LOOKUP_MAX_BYTES, now: clock }),
     redis: { health: () => connection.health(), whenUp: (timeoutMs) => connection.whenUp(timeoutMs) },
     async close () {
