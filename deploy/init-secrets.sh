@@ -2,12 +2,17 @@
 # Creates the secret files that deploy/compose.yaml mounts, each only where it
 # is missing, in deploy/secrets/ (or in SECRETS_DIR):
 #
-#   gateway.env       REDIS_URL with a new random password; a line for UPSTREAM_API_KEY
+#   redis-password    a new random password of the gateway's Redis user (REDIS_PASSWORD_FILE)
 #   redis-users.acl   Redis users: `gateway` with the SHA-256 of that password and
 #                     only the keys, channels and commands it needs (docs/redis.md);
 #                     `default` may PING (the health check) and nothing else
-#   hub-access-token  empty: write the hub's access token into it
+#   hub-api-key       empty: write the hub's API key into it (UPSTREAM_API_KEY_FILE)
+#   hub-access-token  empty: write the hub's access token into it (static mode)
+#   hub-login-username, hub-login-password
+#                     empty: the hub account, for login mode (docs/credentials.md)
 #   clients.json      []: add the entries `npm run client-key` prints (README, Security)
+#
+# Each file holds its value alone; a trailing line break is ignored.
 #
 # The directory is 0700: other users of the host cannot read the files. The
 # files themselves are 0644 because Compose mounts them as they are, and the
@@ -19,10 +24,20 @@ prefix=${REDIS_KEY_PREFIX:-cgw:}
 mkdir -p "$dir"
 chmod 700 "$dir"
 
-if [ -e "$dir/gateway.env" ] && [ -e "$dir/redis-users.acl" ]; then
-  echo "kept $dir/gateway.env and $dir/redis-users.acl"
-elif [ -e "$dir/gateway.env" ] || [ -e "$dir/redis-users.acl" ]; then
-  echo "init-secrets: one of $dir/gateway.env and $dir/redis-users.acl exists without the other; they share the Redis password: remove the one left and run again" >&2
+# An earlier layout kept the Redis password in gateway.env's REDIS_URL (mounted
+# as the gateway's .env, no longer read): carry it over so that the ACL still fits.
+if [ ! -e "$dir/redis-password" ] && [ -e "$dir/redis-users.acl" ] && [ -e "$dir/gateway.env" ]; then
+  old=$(sed -n 's|^REDIS_URL=redis://gateway:\([0-9a-f]*\)@.*$|\1|p' "$dir/gateway.env")
+  if [ -n "$old" ]; then
+    (umask 022 && printf %s "$old" > "$dir/redis-password")
+    echo "moved the Redis password of $dir/gateway.env to $dir/redis-password; gateway.env is no longer read: put its UPSTREAM_API_KEY into $dir/hub-api-key, then remove it"
+  fi
+fi
+
+if [ -e "$dir/redis-password" ] && [ -e "$dir/redis-users.acl" ]; then
+  echo "kept $dir/redis-password and $dir/redis-users.acl"
+elif [ -e "$dir/redis-password" ] || [ -e "$dir/redis-users.acl" ]; then
+  echo "init-secrets: one of $dir/redis-password and $dir/redis-users.acl exists without the other; they share the Redis password: remove the one left and run again" >&2
   exit 1
 else
   # 32 random bytes in hex: nothing in it needs percent-encoding in a URL.
@@ -33,22 +48,21 @@ else
 user default on nopass resetkeys resetchannels -@all +ping
 user gateway on #$hash resetkeys ~$prefix* resetchannels &$prefix* -@all +@connection +info +get +set +del +incr +pexpire +pttl +scan +eval +evalsha +publish +subscribe +unsubscribe
 ACL
-  cat > "$dir/gateway.env" <<ENV
-# Read by the gateway from /app/.env at start-up (deploy/compose.yaml mounts it there).
-REDIS_URL=redis://gateway:$password@redis:6379
-# The hub's API key (not needed by the demo, compose.demo.yaml):
-# UPSTREAM_API_KEY=
-ENV
-  echo "wrote $dir/gateway.env and $dir/redis-users.acl (a new Redis password)"
+  printf %s "$password" > "$dir/redis-password"
+  echo "wrote $dir/redis-password and $dir/redis-users.acl (a new Redis password)"
 fi
 
 umask 022
-if [ ! -e "$dir/hub-access-token" ]; then
-  : > "$dir/hub-access-token"
-  echo "wrote $dir/hub-access-token (empty: write the hub's access token into it)"
-fi
+# Empty until filled in: the gateway refuses to start on an empty key, user name or
+# password file it is told to read (the token file it re-reads as it changes).
+for file in hub-api-key hub-access-token hub-login-username hub-login-password; do
+  if [ ! -e "$dir/$file" ]; then
+    : > "$dir/$file"
+    echo "wrote $dir/$file (empty: write the value into it; docs/credentials.md)"
+  fi
+done
 if [ ! -e "$dir/clients.json" ]; then
   echo '[]' > "$dir/clients.json"
   echo "wrote $dir/clients.json (no client yet: add the entries npm run client-key prints)"
 fi
-chmod 644 "$dir/gateway.env" "$dir/redis-users.acl" "$dir/hub-access-token" "$dir/clients.json"
+chmod 644 "$dir/redis-password" "$dir/redis-users.acl" "$dir/hub-api-key" "$dir/hub-access-token" "$dir/hub-login-username" "$dir/hub-login-password" "$dir/clients.json"
