@@ -10,7 +10,7 @@
 #   hub-access-token  empty: write the hub's access token into it (static mode)
 #   hub-login-username, hub-login-password
 #                     empty: the hub account, for login mode (docs/credentials.md)
-#   clients.json      []: add the entries `npm run client-key` prints (README, Security)
+#   clients.json      []: add the entries `npm run client-key` prints (docs/security.md)
 #
 # Each file holds its value alone; a trailing line break is ignored.
 #
@@ -46,7 +46,7 @@ else
   umask 022
   cat > "$dir/redis-users.acl" <<ACL
 user default on nopass resetkeys resetchannels -@all +ping
-user gateway on #$hash resetkeys ~$prefix* resetchannels &$prefix* -@all +@connection +info +get +set +del +incr +pexpire +pttl +scan +eval +evalsha +publish +subscribe +unsubscribe
+user gateway on #$hash resetkeys ~$prefix* resetchannels -@all +@connection +info +get +set +del +getdel +incr +pexpire +pttl +scan +eval +evalsha +exists +xadd +xtrim +xrange +xrevrange +xread +xinfo
 ACL
   printf %s "$password" > "$dir/redis-password"
   echo "wrote $dir/redis-password and $dir/redis-users.acl (a new Redis password)"

@@ -10,7 +10,7 @@ import { SANDBOX_FIXTURES as F, startSandbox } from '../src/sandbox/index.ts'
 import { launchChromium } from '../test/client/chromium.ts'
 
 /**
- * `tsx scripts/example-screenshot.ts`: the README's picture of examples/web,
+ * `tsx scripts/example-screenshot.ts`: the picture of examples/web in docs/api.md,
  * docs/images/example-web.png, taken as `npm run example` serves the page
  * (gateway on the sandbox, no CLIENTS_FILE) after a person looked up a
  * taxpayer, opened a BL, sent an offer and saw two booked events arrive.

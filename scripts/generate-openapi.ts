@@ -2,7 +2,7 @@ import { spawnSync } from 'node:child_process'
 import { mkdir, writeFile } from 'node:fs/promises'
 import { dirname } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { ANSWER_EXAMPLES_PATH, generateAnswerExamples, generateArtefacts, renderDocument } from '../src/openapi-document.ts'
+import { ANSWER_EXAMPLES_PATH, generateAnswerExamples, generateArtefacts, renderDocument } from './docs/openapi-document.ts'
 
 /**
  * `npm run openapi`: regenerates the committed answer examples, OpenAPI

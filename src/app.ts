@@ -25,9 +25,9 @@ import openapi from './plugins/swagger.ts'
 import rateLimit from './plugins/rate-limit.ts'
 import state from './plugins/state.ts'
 import bookingRoutes from './routes/bookings.ts'
-import customsRoutes from './routes/customs.ts'
 import eventRoutes from './routes/events.ts'
 import healthRoutes from './routes/health.ts'
+import lookupRoutes from './routes/lookups.ts'
 import sp2Routes from './routes/sp2.ts'
 import taxpayerRoutes from './routes/taxpayers.ts'
 import { REQUEST_AJV_OPTIONS, requestValidatorFactory } from './schemas/validators.ts'
@@ -152,7 +152,7 @@ async function gateway (app: FastifyInstance, { config, sandbox, clock = systemC
   await app.register(hub, { config, version: VERSION, clock })
 
   await app.register(healthRoutes, { sandbox })
-  await app.register(customsRoutes)
+  await app.register(lookupRoutes)
   await app.register(taxpayerRoutes)
   await app.register(sp2Routes)
   await app.register(bookingRoutes)

@@ -26,6 +26,7 @@ export const errors = {
   UPSTREAM_BAD_RESPONSE: createError('UPSTREAM_BAD_RESPONSE', 'The customs hub sent a response the gateway cannot read', 502),
   IDEMPOTENCY_UNAVAILABLE: createError('IDEMPOTENCY_UNAVAILABLE', 'The gateway cannot check this Idempotency-Key right now, so nothing was sent to the hub; retry shortly with the same key', 503),
   OVERLOADED: createError('OVERLOADED', 'The gateway is overloaded; retry shortly', 503),
+  EVENTS_UNAVAILABLE: createError('EVENTS_UNAVAILABLE', 'The gateway cannot reach its shared state for event-stream tickets right now; retry shortly, or send the key in the Authorization header', 503),
   SHUTTING_DOWN: createError('SHUTTING_DOWN', 'The gateway is shutting down; retry on another instance', 503),
   INTERNAL: createError('INTERNAL', 'Something went wrong in the gateway', 500)
 } as const

@@ -276,7 +276,8 @@ test('deploy/init-secrets.sh: one Redis password for Redis and the gateway, a le
   t.ok(acl.includes(`#${createHash('sha256').update(password).digest('hex')}`), 'Redis holds the password\'s SHA-256, not the password')
   t.notOk(acl.includes(password), 'and never the password itself')
   const prefix = String((ConfigSchema.properties.REDIS_KEY_PREFIX as { default?: unknown }).default)
-  t.ok(acl.includes(` ~${prefix}* `) && acl.includes(` &${prefix}* `), `keys and channels limited to REDIS_KEY_PREFIX (${prefix})`)
+  t.ok(acl.includes(` ~${prefix}* `), `keys limited to REDIS_KEY_PREFIX (${prefix})`)
+  t.ok(acl.includes(' resetchannels ') && !acl.includes(' &'), 'and no channel: the events travel in a stream, not by pub/sub')
   t.same(JSON.parse(readFileSync(join(dir, 'clients.json'), 'utf8')), [], 'no client until one is added')
 
   writeFileSync(join(dir, 'hub-api-key'), 'filled-in\n')

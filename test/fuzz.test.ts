@@ -5,7 +5,7 @@ import { test } from 'tap'
 import { SCOPES } from '../src/auth/scopes.ts'
 import { errors } from '../src/errors.ts'
 import { SANDBOX_FIXTURES as F } from '../src/sandbox/index.ts'
-import { CONTAINER_ROUTES } from '../src/routes/document-types.ts'
+import { operationsOf } from '../src/catalogue/operations.ts'
 import { build } from './helper.ts'
 
 /**
@@ -74,7 +74,7 @@ const GET_ROUTES: Array<{ path: string, params: string[] }> = [
   { path: `/v1/taxpayers/${F.taxpayer.npwp}/bills-of-lading`, params: [] },
   { path: `/v1/customs/bc20/declarations/${F.declaration.pibNo}`, params: ['npwp'] },
   { path: '/v1/customs/bc20/declarations', params: ['blNo'] },
-  ...CONTAINER_ROUTES.map(r => ({ path: `/v1/customs/${r.type}/containers`, params: ['blNo', 'blDate'] })),
+  ...operationsOf('container-list').map(op => ({ path: op.route.url, params: ['blNo', 'blDate'] })),
   { path: '/v1/sp2/documents', params: ['npwp', 'blNo', 'blDate'] },
   { path: '/v1/sp2/containers', params: ['npwp', 'blNo', 'blDate', 'containerNo'] },
   { path: '/v1/events', params: [] },

@@ -2,8 +2,8 @@ import { test } from 'tap'
 import { camelCaseDeep } from '../src/mapping/fields.ts'
 import { compileNormalizer } from '../src/mapping/normalize.ts'
 import { ShapeError } from '../src/mapping/shape-error.ts'
-import { camelCase } from '../src/mapping/resource-spec.ts'
-import { Sp2Container, Sp2Document } from '../src/mapping/resources.ts'
+import { camelCase } from '../src/catalogue/resource-spec.ts'
+import { Sp2Container, Sp2Document } from '../src/catalogue/resources.ts'
 
 test('generic camelCase of unknown keys', async (t) => {
   t.equal(camelCase('id_document_sp2'), 'idDocumentSp2')

@@ -9,13 +9,14 @@ import t from 'tap'
 import ruleset from '../.spectral.mjs'
 import { ConfigSchema } from '../src/config/schema.ts'
 import { errors } from '../src/errors.ts'
-import { glossaryRows, renderGlossary, REQUEST_BODIES, responseKeyRows } from '../src/mapping/glossary.ts'
 import { toUpstreamBooked, toUpstreamFinalization, toUpstreamOffer } from '../src/mapping/request-bodies.ts'
-import { isArrayKind, isResource } from '../src/mapping/resource-spec.ts'
-import { ALL_RESOURCES } from '../src/mapping/resources.ts'
-import { ANSWER_EXAMPLES_PATH, generateAnswerExamples, generateDocument, generateHubOperations, GLOSSARY_PATH, HUB_OPERATIONS_PATH, OPENAPI_PATH, renderDocument } from '../src/openapi-document.ts'
+import { glossaryRows, renderGlossary, REQUEST_BODIES, responseKeyRows } from '../scripts/docs/glossary.ts'
+import { ANSWER_EXAMPLES_PATH, generateAnswerExamples, generateDocument, generateHubOperations, GLOSSARY_PATH, HUB_OPERATIONS_PATH, OPENAPI_PATH, renderDocument } from '../scripts/docs/openapi-document.ts'
+import { OPERATIONS } from '../src/catalogue/operations.ts'
+import { isArrayKind, isResource } from '../src/catalogue/resource-spec.ts'
+import { ALL_RESOURCES } from '../src/catalogue/resources.ts'
+import type { HubOperation } from '../src/catalogue/types.ts'
 import { requestFormats } from '../src/schemas/formats.ts'
-import { OPERATIONS, type Operation } from '../src/upstream/operations.ts'
 import { build, SANDBOX_ACCESS_TOKEN, SANDBOX_API_KEY } from './helper.ts'
 
 // The parsers package re-exports through tslib, which Node's CommonJS
@@ -52,6 +53,8 @@ const CONTRACT_ROUTES = [
   'POST /v1/bookings/{bookingRequestId}/offers',
   'POST /v1/bookings/{bookingRequestId}/booked',
   'GET /v1/events',
+  'GET /v1/events/stream',
+  'POST /v1/events/tickets',
   'GET /health/live',
   'GET /health/ready',
   'GET /metrics'
@@ -59,6 +62,9 @@ const CONTRACT_ROUTES = [
 
 /** Statuses every route that calls the hub can answer (contract.md 2). */
 const HUB_ROUTE_STATUSES = ['200', '400', '404', '500', '502', '503', '504']
+
+/** The event routes: no hub call behind them (docs/events.md). */
+const EVENT_ROUTES = new Set(['GET /v1/events', 'GET /v1/events/stream', 'POST /v1/events/tickets'])
 
 /** Statuses every /v1 route can answer to its caller: no or an unknown key, a missing scope, over the limit (contract.md 3b). */
 const CALLER_STATUSES = ['401', '403', '429']
@@ -157,7 +163,7 @@ t.test('drift: the committed docs/hub-operations.md is what the code generates',
   const generated = await generateHubOperations()
   t.ok(committed === generated, `${HUB_OPERATIONS_PATH} is out of date: ${REGENERATE} (${firstDifference(committed ?? '', generated)})`)
   for (const route of CONTRACT_ROUTES.filter(r => r.startsWith('GET /v1/') || r.startsWith('POST /v1/'))) {
-    if (route === 'GET /v1/events') continue
+    if (EVENT_ROUTES.has(route)) continue
     t.ok(generated.includes(`| \`${route}\` |`), `${route} is in the operators' page`)
   }
 })
@@ -279,7 +285,7 @@ t.test('the finalization\'s body may be left out; the other writes need theirs',
 t.test('every operation shows a real answer, and every error status examples of its own codes', async (t) => {
   for (const { route, op } of operationsOf(doc)) {
     const responses = objectAt(op, 'responses')
-    const ok = objectAt(objectAt(objectAt(responses, '200'), 'content'), route === 'GET /metrics' ? 'text/plain' : 'application/json')
+    const ok = objectAt(objectAt(objectAt(responses, '200'), 'content'), route === 'GET /metrics' ? 'text/plain' : route === 'GET /v1/events/stream' ? 'text/event-stream' : 'application/json')
     if (route !== 'GET /v1/events') {
       t.ok(ok.example !== undefined || objectAt(ok, 'schema').examples !== undefined, `${route}: a 200 example`)
       t.notMatch(JSON.stringify(ok.example ?? null), /"string"|additionalProp/, `${route}: not a placeholder`)
@@ -290,7 +296,7 @@ t.test('every operation shows a real answer, and every error status examples of 
       for (const code of Object.keys(examples)) t.ok(code in errors, `${route} ${status}: ${code} is a code`)
     }
   }
-  const lists = operationsOf(doc).filter(({ route }) => route.startsWith('GET /v1/') && route !== 'GET /v1/events')
+  const lists = operationsOf(doc).filter(({ route }) => route.startsWith('GET /v1/') && !EVENT_ROUTES.has(route))
   for (const { route, op } of lists) {
     const example = objectAt(objectAt(objectAt(objectAt(op, 'responses'), '200'), 'content'), 'application/json').example
     const data = isJson(example) ? example.data : undefined
@@ -324,7 +330,7 @@ t.test('every operation is described: tags, summary, description, operationId, a
         t.match(JSON.stringify(content), /#\/components\/schemas\/ErrorEnvelope/, `${route} ${status}: the error envelope`)
       }
     }
-    if (path.startsWith('/v1/') && path !== '/v1/events') {
+    if (path.startsWith('/v1/') && !EVENT_ROUTES.has(route)) {
       for (const status of HUB_ROUTE_STATUSES) t.ok(status in responses, `${route}: declares ${status}`)
     }
     if (path.startsWith('/v1/')) {
@@ -404,7 +410,7 @@ t.test('the glossary maps every upstream name', async (t) => {
   })
 
   t.test('every parameter of every operation', async (t) => {
-    for (const op of OPERATIONS as readonly Operation[]) {
+    for (const op of OPERATIONS as readonly HubOperation[]) {
       for (const param of op.params) {
         const row = rows.find(r => r.upstream === param.upstream && r.gateway === param.name && r.where.includes(`\`${op.id}\``))
         t.ok(row, `${op.id}: ${param.upstream} → ${param.name}`)
@@ -428,11 +434,11 @@ t.test('the glossary maps every upstream name', async (t) => {
   })
 
   t.test('the response key of every keyed list', async (t) => {
-    const keyed = (OPERATIONS as readonly Operation[]).filter(op => op.response.type === 'keyed-list')
+    const keyed = (OPERATIONS as readonly HubOperation[]).filter(op => op.response.type === 'keyed-list')
     t.equal(responseKeyRows().length, keyed.length)
     for (const op of keyed) {
       if (op.response.type !== 'keyed-list') continue
-      t.ok(text.includes(`| \`${op.id}\` | ${op.section} | \`${op.response.key}\` | \`data\` |`), `${op.id} answers under ${op.response.key}`)
+      t.ok(text.includes(`| \`${op.id}\` | \`${op.response.key}\` | \`data\` |`), `${op.id} answers under ${op.response.key}`)
     }
   })
 

@@ -4,7 +4,7 @@ import { request } from 'undici'
 import gateway, { serverOptions } from '../src/app.ts'
 import { resolveConfig } from '../src/config/resolve.ts'
 import { SANDBOX_ACCESS_TOKEN, SANDBOX_API_KEY, SANDBOX_FIXTURES as F, SANDBOX_PLATFORM_ID, startSandbox } from '../src/sandbox/index.ts'
-import { OPERATIONS } from '../src/upstream/operations.ts'
+import { OPERATIONS } from '../src/catalogue/operations.ts'
 import { build, RESILIENCE_OFF } from './helper.ts'
 
 test('liveness and readiness answer in the envelope', async (t) => {

@@ -1,6 +1,6 @@
 import { test } from 'tap'
 import { SANDBOX_FIXTURES as F } from '../src/sandbox/index.ts'
-import { CONTAINER_ROUTES } from '../src/routes/document-types.ts'
+import { operationsOf } from '../src/catalogue/operations.ts'
 import { build } from './helper.ts'
 
 const ISO_DATE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?\+07:00$/
@@ -162,17 +162,16 @@ test('BC 2.0 declarations by bill of lading answer a list', async (t) => {
   t.notOk('customs-api-key' in (sandbox.requests.at(-1)?.headers ?? {}), 'BC20ByNoBL sends only Authorization (interface.md 4.5)')
 })
 
-for (const route of CONTAINER_ROUTES) {
-  test(`containers of ${route.type} come back under data whatever the hub's key`, async (t) => {
+for (const op of operationsOf('container-list')) {
+  test(`containers of ${op.documentType.code} come back under data whatever the hub's key`, async (t) => {
     const { app, sandbox } = await build(t)
-    const fixture = F.containers[route.operation]
-    const op = sandbox
+    const fixture = F.containers[op.id]
     const query = new URLSearchParams()
-    const takesBl = ['kontainerbc23', 'kontainerbc261', 'kontainerbc262', 'kontainerbc28', 'kontainerbc30', 'kontainersp3b', 'kontainerPPFTZ'].includes(route.operation)
-    const takesDate = ['kontainerbc20', 'kontainerbc23', 'kontainerbc25', 'kontainerbc27', 'kontainerbc30', 'kontainersp3b', 'kontainerPPFTZ'].includes(route.operation)
+    const takesBl = op.params.some(p => p.name === 'blNo')
+    const takesDate = op.params.some(p => p.name === 'blDate')
     if (takesBl) query.set('blNo', fixture.noBl)
     if (takesDate) query.set('blDate', `${fixture.tglBl.slice(0, 4)}-${fixture.tglBl.slice(4, 6)}-${fixture.tglBl.slice(6)}`)
-    const res = await app.inject({ url: `/v1/customs/${route.type}/containers?${query}` })
+    const res = await app.inject({ url: `${op.route.url}?${query}` })
     t.equal(res.statusCode, 200, res.body)
     const body = res.json()
     t.same(body.data.map((c: { containerNo: string }) => c.containerNo), fixture.containerNos)
@@ -181,8 +180,8 @@ for (const route of CONTAINER_ROUTES) {
       t.type(item.containerSize, 'string')
       t.match(item.blDate, ISO_DATE)
     }
-    const sent = op.requests.at(-1)
-    t.equal(sent?.operation, route.operation)
+    const sent = sandbox.requests.at(-1)
+    t.equal(sent?.operation, op.id)
     if (takesDate) t.equal(sent?.query.tglBl, fixture.tglBl, 'date sent as YYYYMMDD')
     if (takesBl) t.equal(sent?.query.noBl, fixture.noBl)
   })

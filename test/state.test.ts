@@ -1,19 +1,22 @@
-import { randomUUID } from 'node:crypto'
 import { Writable } from 'node:stream'
 import pino from 'pino'
 import { test } from 'tap'
 import { createState } from '../src/state/index.ts'
-import { createMemoryEventBus } from '../src/state/memory/event-bus.ts'
+import { compareEventIds, nextEventId, parseEventId, previousEventId } from '../src/state/event-ids.ts'
+import { createMemoryEventLog } from '../src/state/memory/event-log.ts'
 import { createMemoryRateLimitStore } from '../src/state/memory/rate-limit-store.ts'
+import { createMemoryTicketStore } from '../src/state/memory/ticket-store.ts'
 import { createMemoryTokenStore } from '../src/state/memory/token-store.ts'
-import type { GatewayEvent, HubSession, RateLimitStore } from '../src/state/types.ts'
+import type { HubSession, LogEntry, NewEvent, RateLimitStore } from '../src/state/types.ts'
 
 // The in-memory state (src/state/memory/) against the interfaces of
 // src/state/types.ts; the gateway's own tests use it through the app.
 
-function event (note: string): GatewayEvent {
-  return { id: randomUUID(), type: 'booking.booked', occurredAt: new Date().toISOString(), requestId: `req-${note}`, client: null, data: { note } }
+function event (note: string): NewEvent {
+  return { type: 'booking.booked', occurredAt: new Date().toISOString(), requestId: `req-${note}`, client: null, data: { note } }
 }
+
+const noteOf = (entry: LogEntry) => entry.type === 'booking.booked' ? String(entry.data.note) : entry.type
 
 function logger () {
   const lines: Array<Record<string, unknown>> = []
@@ -22,7 +25,7 @@ function logger () {
 }
 
 /** The settings createState reads besides the idempotency bounds, as the config defaults them, without REDIS_URL. */
-const MEMORY = { REDIS_KEY_PREFIX: 'cgw:', REDIS_COMMAND_TIMEOUT_MS: 500, UPSTREAM_DEADLINE_MS: 15000, UPSTREAM_HEADERS_TIMEOUT_MS: 10000 }
+const MEMORY = { REDIS_KEY_PREFIX: 'cgw:', REDIS_COMMAND_TIMEOUT_MS: 500, UPSTREAM_DEADLINE_MS: 15000, UPSTREAM_HEADERS_TIMEOUT_MS: 10000, EVENTS_REPLAY_SECONDS: 300, EVENTS_REPLAY_MAX: 10_000 }
 
 test('createState: the memory implementations, with the configured idempotency bounds and the clock given', async (t) => {
   let now = 1_000_000
@@ -37,19 +40,20 @@ test('createState: the memory implementations, with the configured idempotency b
   const RateLimitStore = state.rateLimitStore
   t.equal(typeof new RateLimitStore({}).incr, 'function')
   const seen: string[] = []
-  state.events.subscribe(e => seen.push(e.requestId))
+  state.events.subscribe(e => seen.push(noteOf(e)))
   await state.events.publish(event('a'))
-  t.same(seen, ['req-a'])
+  t.same(seen, ['a'])
+  t.same(await state.tickets.redeem('none'), undefined, 'tickets too')
 })
 
-test('memory event bus: every subscriber gets each event before publish returns; a failing one is logged and the others still get it', async (t) => {
+test('memory event log: every subscriber gets each event before publish returns; a failing one is logged and the others still get it', async (t) => {
   const { log, lines } = logger()
-  const bus = createMemoryEventBus({ log })
+  const bus = createMemoryEventLog({ log, clock: Date.now, windowMs: 60_000, maxEntries: 100 })
   const a: string[] = []
   const b: string[] = []
-  const stopA = bus.subscribe(e => a.push(String(e.data.note)))
+  const stopA = bus.subscribe(e => a.push(noteOf(e)))
   bus.subscribe(() => { throw new Error('socket gone') })
-  bus.subscribe(e => b.push(String(e.data.note)))
+  bus.subscribe(e => b.push(noteOf(e)))
   const published = bus.publish(event('one'))
   t.same([a, b], [['one'], ['one']], 'delivered synchronously, in this process')
   await t.resolves(published, 'never throws')
@@ -60,6 +64,65 @@ test('memory event bus: every subscriber gets each event before publish returns;
   await bus.close()
   await bus.publish(event('three'))
   t.same(b, ['one', 'two'], 'closed: no subscribers left')
+})
+
+test('event ids: <ms>-<seq> as Redis makes them, ordered by milliseconds then sequence', async (t) => {
+  t.equal(nextEventId('0-0', 1000), '1000-0')
+  t.equal(nextEventId('1000-0', 1000), '1000-1', 'the same millisecond counts on')
+  t.equal(nextEventId('1000-1', 999), '1000-2', 'so does a clock gone back')
+  t.equal(nextEventId('1000-2', 1001), '1001-0')
+  t.ok(compareEventIds('999-5', '1000-0') < 0)
+  t.ok(compareEventIds('1000-10', '1000-9') > 0, 'numbers, not text')
+  t.equal(compareEventIds('1-1', '1-1'), 0)
+  t.throws(() => compareEventIds('x', '1-1'))
+  t.same(parseEventId('12-3'), { ms: 12, seq: 3 })
+  t.equal(parseEventId('12'), undefined)
+  t.same([previousEventId('5-2'), previousEventId('5-0'), previousEventId('0-0')], ['5-1', '4-999999999999999', '0-0'])
+})
+
+test('memory event log: ids in order; since() gives what follows an id of the window, and expired for one it no longer holds', async (t) => {
+  let now = 1_000_000
+  const bus = createMemoryEventLog({ log: logger().log, clock: () => now, windowMs: 10_000, maxEntries: 3 })
+  const seen: LogEntry[] = []
+  bus.subscribe(e => seen.push(e))
+  t.equal(bus.position(), '0-0')
+  t.same(await bus.since('0-0'), { state: 'replayed', entries: [] }, 'an empty log: nothing missed')
+  await bus.publish(event('a'))
+  await bus.publish(event('b'))
+  now += 1
+  await bus.publish(event('c'))
+  t.same(seen.map(e => e.id), ['1000000-0', '1000000-1', '1000001-0'])
+  t.equal(bus.position(), '1000001-0')
+  const after = async (id: string) => { const r = await bus.since(id); return r.state === 'replayed' ? r.entries.map(noteOf) : r.state }
+  t.same(await after('0-0'), ['a', 'b', 'c'], 'nothing dropped yet: from the start')
+  t.same(await after('1000000-0'), ['b', 'c'])
+  t.same(await after('1000001-0'), [], 'at the end')
+  t.equal(await after('1000000-5'), 'expired', 'an id never given out')
+  t.equal(await after('2000000-0'), 'expired', 'an id of the future')
+  await bus.publish(event('d'))
+  t.equal(await after('0-0'), 'expired', 'EVENTS_REPLAY_MAX: the first is gone')
+  t.same(await after('1000000-0'), ['b', 'c', 'd'], 'the last one dropped is still a place to resume from: nothing after it is missing')
+  now += 10_000
+  t.same(await after('1000001-0'), ['d'], 'within EVENTS_REPLAY_SECONDS')
+  now += 1
+  t.equal(await after('1000001-0'), 'expired', 'past it')
+  t.same(await after('1000001-1'), [], 'd itself was published at 1000001 and left with the window too, but a reader at it missed nothing')
+})
+
+test('memory ticket store: a ticket is redeemed once, before it expires; the oldest go past the bound', async (t) => {
+  let now = 0
+  const tickets = createMemoryTicketStore({ clock: () => now, maxEntries: 2 })
+  await tickets.issue('t1', 'yard-a', 1000)
+  await tickets.issue('t2', null, 1000)
+  t.same(await tickets.redeem('t1'), { client: 'yard-a' })
+  t.same(await tickets.redeem('t1'), undefined, 'once')
+  now = 1000
+  t.same(await tickets.redeem('t2'), undefined, 'expired')
+  await tickets.issue('t3', 'a', 5000)
+  await tickets.issue('t4', 'b', 5000)
+  await tickets.issue('t5', 'c', 5000)
+  t.same(await tickets.redeem('t3'), undefined, 'the oldest went')
+  t.same([await tickets.redeem('t4'), await tickets.redeem('t5')], [{ client: 'b' }, { client: 'c' }])
 })
 
 test('memory token store: one login at a time, shared; a replaced session is returned without a login', async (t) => {

@@ -2,7 +2,7 @@ import fc from 'fast-check'
 import { test } from 'tap'
 import { loadConfig } from '../src/config/load.ts'
 import { SANDBOX_FIXTURES as F } from '../src/sandbox/index.ts'
-import { CONTAINER_ROUTES } from '../src/routes/document-types.ts'
+import { operationsOf } from '../src/catalogue/operations.ts'
 import { buildPath, formEncode, resolveOperations } from '../src/upstream/resolve-operations.ts'
 import { build, SANDBOX_ACCESS_TOKEN, SANDBOX_API_KEY } from './helper.ts'
 
@@ -24,7 +24,7 @@ const ROUTES: Array<{ name: string, method?: 'GET' | 'POST', url: string, payloa
   { name: 'noblbc23', url: `/v1/customs/bc23/bills-of-lading?npwp=${F.taxpayer.npwp}`, key: true, token: true },
   { name: 'BC20ByNoPib', url: `/v1/customs/bc20/declarations/${F.declaration.pibNo}?npwp=${F.declaration.npwp}`, key: true, token: true },
   { name: 'BC20ByNoBL (4.5: Authorization only)', url: `/v1/customs/bc20/declarations?blNo=${F.declaration.blNo}`, key: false, token: true },
-  ...CONTAINER_ROUTES.map(r => ({ name: r.operation, url: `/v1/customs/${r.type}/containers?${containerQuery[r.type] ?? 'blNo=ABC1&blDate=2024-01-01'}`, key: true, token: true })),
+  ...operationsOf('container-list').map(op => ({ name: op.id, url: `${op.route.url}?${containerQuery[op.documentType.code] ?? 'blNo=ABC1&blDate=2024-01-01'}`, key: true, token: true })),
   { name: 'host-to-host', url: `/v1/sp2/documents?${sp2Query}`, key: true, token: true },
   { name: 'cargo_owner', url: `/v1/sp2/containers?${sp2Query}&containerNo=${F.sp2.containerNo}`, key: true, token: true },
   { name: 'final (5.2: Authorization only)', method: 'POST', url: `/v1/sp2/documents/${F.sp2.sp2Id}/finalization`, key: false, token: true },

@@ -149,7 +149,7 @@ async function openBill (npwp, bl) {
 }
 
 /**
- * The container lookup of a BL's document type (interface.md 4.7: BC 1.6 has none).
+ * The container lookup of a BL's document type (docs/hub.md, Container lists: BC 1.6 has none).
  * @param {TaxpayerBillOfLading['documentType']} type
  * @param {string} blNo
  * @param {string} blDate

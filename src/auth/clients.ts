@@ -34,6 +34,8 @@ export interface ClientRegistry {
   readonly size: number
   /** The client holding this key, or null. */
   authenticate (key: string): AuthenticatedClient | null
+  /** The client of this name, or null (an event-stream ticket names the client it was issued to). */
+  find (name: string): AuthenticatedClient | null
 }
 
 /**
@@ -123,6 +125,9 @@ export function createClientRegistry (entries: readonly ClientEntry[]): ClientRe
         if (timingSafeEqual(presented, hash) && found === null) found = client
       }
       return found
+    },
+    find (name) {
+      return clients.find(entry => entry.client.name === name)?.client ?? null
     }
   }
 }

@@ -5,7 +5,7 @@ const REDACTED = '[redacted]'
 const PLAIN_NAME = /^[A-Za-z0-9_.[\]-]{1,40}$/
 
 /** The rule a known parameter's value must meet to be logged. */
-export interface KnownParam { pattern?: string, maxLength?: number }
+export interface KnownParam { pattern?: string, maxLength?: number, format?: string }
 /** Values longer than this are never logged, whatever their parameter. */
 const LONGEST_SHOWN = 64
 
@@ -19,6 +19,8 @@ function knownParams (request: FastifyRequest): ReadonlyMap<string, KnownParam> 
 const compiled = new Map<string, RegExp>()
 
 function shows (rule: KnownParam, value: string): boolean {
+  // A secret that must travel in the URL (an event-stream ticket) is declared so.
+  if (rule.format === 'password') return false
   if (value.length > Math.min(rule.maxLength ?? LONGEST_SHOWN, LONGEST_SHOWN)) return false
   if (rule.pattern === undefined) return true
   let pattern = compiled.get(rule.pattern)

@@ -1,5 +1,5 @@
 import { toIsoDate, toIsoDateTime } from '../domain/dates.ts'
-import { camelCase, type FieldSpec, type ScalarKind } from './resource-spec.ts'
+import { camelCase, type FieldSpec, type ScalarKind } from '../catalogue/resource-spec.ts'
 import { ShapeError } from './shape-error.ts'
 
 /**

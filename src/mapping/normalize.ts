@@ -1,5 +1,5 @@
 import { camelCaseDeep, cachedCamelCase, fieldRules, orNull, type Convert } from './fields.ts'
-import { isArrayKind, isResource, namesOf, type FieldSpec, type ResourceSpec } from './resource-spec.ts'
+import { isArrayKind, isResource, namesOf, type FieldSpec, type ResourceSpec } from '../catalogue/resource-spec.ts'
 import { located, ShapeError } from './shape-error.ts'
 
 /** Normalizes one record; a ShapeError's path starts at `root` when given. */

@@ -27,7 +27,7 @@ export function toUpstreamFinalization (sp2Id: string) {
 }
 
 /**
- * A write's answer (mapping/resources.ts OfferAnswer, BookedAnswer,
+ * A write's answer (catalogue/resources.ts OfferAnswer, BookedAnswer,
  * FinalizationAnswer): the write in the API's words, from the request the
  * hub accepted, then whatever else the hub answered (already in our names);
  * the hub's echoes of the same fields give way to what was sent.

@@ -3,7 +3,7 @@ import swagger from '@fastify/swagger'
 import swaggerUi from '@fastify/swagger-ui'
 import type { FastifyInstance, RouteOptions } from 'fastify'
 import { SCOPE_DESCRIPTIONS, SCOPES, SECURITY_SCHEME } from '../auth/scopes.ts'
-import { ALL_RESOURCES } from '../mapping/resources.ts'
+import { ALL_RESOURCES } from '../catalogue/resources.ts'
 import ANSWER_EXAMPLES from '../schemas/answer-examples.json' with { type: 'json' }
 import { ErrorEnvelopeSchema, withErrorExamples } from '../schemas/envelope.ts'
 import { errorEnvelope, errorExampleComponents, errorExamples } from '../schemas/error-examples.ts'
@@ -11,7 +11,7 @@ import { resourceSchema } from '../schemas/resource-schemas.ts'
 
 /**
  * What the gateway answered each operation on the sandbox, by operationId and
- * status: `npm run openapi` records it (src/openapi-document.ts) from the
+ * status: `npm run openapi` records it (scripts/docs/openapi-document.ts) from the
  * sandbox's seeded data, and a test fails when it differs from what the
  * gateway answers now.
  */

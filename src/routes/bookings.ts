@@ -24,17 +24,9 @@ export default async function bookingRoutes (app: FastifyInstance) {
   const { PLATFORM_ID, UPSTREAM_TIMEZONE } = app.config
 
   registerWrite(app, {
-    url: '/v1/bookings/:bookingRequestId/offers',
-    scope: 'bookings:write',
     operation: 'DetilBooking',
-    idParam: 'bookingRequestId',
-    tag: 'bookings',
-    summary: 'Post a price offer',
-    operationId: 'postBookingOffer',
-    description: 'Posts a truck platform\'s price offer against a booking request. The platform id comes from configuration and the hub\'s `timestamp` is filled by the gateway.',
     params: bookingParams,
     body: OfferBodySchema,
-    answer: { itemId: 'OfferAnswer', description: 'The offer, as the hub accepted it' },
     async handler (request, hub) {
       const { bookingRequestId } = request.params
       const offer = request.body
@@ -45,17 +37,9 @@ export default async function bookingRoutes (app: FastifyInstance) {
   })
 
   registerWrite(app, {
-    url: '/v1/bookings/:bookingRequestId/booked',
-    scope: 'bookings:write',
     operation: 'DetilBooking/isBooked',
-    idParam: 'bookingRequestId',
-    tag: 'bookings',
-    summary: 'Send a booked notification',
-    operationId: 'postBookingBooked',
-    description: 'Tells the hub a booking request is booked. On success the notification goes to `GET /v1/events`, a `BookedEvent` whose `data` describes the booking as this answer does: `bookingRequestId`, `booked` and `note`, the same names and values. It reaches this client\'s own sockets, and those of clients allowed to see every event.',
     params: bookingParams,
     body: BookedBodySchema,
-    answer: { itemId: 'BookedAnswer', description: 'The booked notification, as the hub accepted it: the `data` of the event it causes, and the hub\'s message' },
     async handler (request, hub) {
       const { bookingRequestId } = request.params
       const { booked, note = '' } = request.body

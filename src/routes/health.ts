@@ -1,14 +1,14 @@
 import type { FastifyInstance } from 'fastify'
 import { dataEnvelope, errorResponses } from '../schemas/envelope.ts'
 import { Type } from '../schemas/typebox.ts'
-import { OPERATIONS, type Operation } from '../upstream/operations.ts'
+import { OPERATIONS } from '../catalogue/operations.ts'
 
 const LiveSchema = dataEnvelope(Type.Object({ status: Type.Literal('ok', { description: 'The process is up' }) }, { additionalProperties: false }), 'Liveness')
 const CIRCUIT_STATES = ['closed', 'open', 'half-open'] as const
 
 /** The circuits of one upstream: one per operation sent there. */
 function circuitsOf (service: 'hub' | 'base', address: string) {
-  const ops = (OPERATIONS as readonly Operation[]).filter(op => op.service === service)
+  const ops = OPERATIONS.filter(op => op.service === service)
   return Type.Object(Object.fromEntries(ops.map(op => [op.id, Type.Enum(CIRCUIT_STATES, { description: `Circuit of \`${op.id}\`: open while the gateway answers it with UPSTREAM_UNAVAILABLE at once` })])),
     { additionalProperties: false, description: `Circuit state per operation of ${address}` })
 }

@@ -1,43 +1,26 @@
 import type { FastifyInstance } from 'fastify'
-import type { Scope } from '../auth/scopes.ts'
+import type { OperationId } from '../catalogue/operations.ts'
+import type { HubOperation, LookupRouteSpec } from '../catalogue/types.ts'
 import { errorResponses, lookupListEnvelope, lookupRecordEnvelope, UPSTREAM_STATUSES } from '../schemas/envelope.ts'
 import { paramsObject } from '../schemas/params.ts'
-import { OPERATIONS, type Operation, type OperationId } from '../upstream/operations.ts'
 import { setCacheHeaders, wantsFresh } from './cache-headers.ts'
 
-export interface LookupRoute {
-  url: string
-  scope: Scope
-  operation: OperationId
-  /** Parameters taken from the path; the others come from the query string. */
-  pathParams?: string[]
-  /** Example values of this route's parameters, where the kind's own example finds nothing (a seeded sandbox value). */
-  examples?: Record<string, string>
-  tag: string
-  summary: string
-  description: string
-}
-
-/** The operations table's entry of a lookup. */
-function operationOf (id: OperationId): Operation {
-  const op = (OPERATIONS as readonly Operation[]).find(o => o.id === id)
-  if (op === undefined) throw new Error(`unknown operation ${id}`)
-  return op
-}
+/** A catalogue entry whose route is a lookup. */
+export type LookupOperation = HubOperation & { id: OperationId, route: LookupRouteSpec }
 
 /**
- * A GET route that answers one hub lookup: it declares its scope, its
- * schemas come from the operation's parameters and item spec, its answer is
- * the normalized data.
+ * The GET route of one hub lookup, as its catalogue entry describes it: it
+ * declares its scope, its schemas come from the operation's parameters and
+ * item spec, its answer is the normalized data.
  */
-export function registerLookup (app: FastifyInstance, route: LookupRoute) {
-  const op = operationOf(route.operation)
+export function registerLookup (app: FastifyInstance, op: LookupOperation) {
+  const { route } = op
   const inPath = new Set(route.pathParams ?? [])
   const isList = op.response.type !== 'record'
   const itemId = op.response.item.id
   const placement = app.config.UPSTREAM_PARAM_PLACEMENT
   app.get(route.url, {
-    config: { scope: route.scope, hubOperations: [route.operation] },
+    config: { scope: route.scope, hubOperations: [op.id] },
     schema: {
       tags: [route.tag],
       summary: route.summary,
@@ -52,7 +35,7 @@ export function registerLookup (app: FastifyInstance, route: LookupRoute) {
     }
   }, async (request, reply) => {
     const params = { ...(request.params as Record<string, string>), ...(request.query as Record<string, string>) }
-    const result = await app.hub.call(request, { operation: route.operation, params, fresh: wantsFresh(request) })
+    const result = await app.hub.call(request, { operation: op.id, params, fresh: wantsFresh(request) })
     const meta = setCacheHeaders(reply, [result.cache])
     // The data is already our JSON (transcoded from the hub's bytes, or
     // normalized and serialized once per hub answer), and the envelope around

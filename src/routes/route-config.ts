@@ -1,5 +1,5 @@
 import type { Scope } from '../auth/scopes.ts'
-import type { OperationId } from '../upstream/operations.ts'
+import type { OperationId } from '../catalogue/operations.ts'
 
 /** A write: audited, and idempotent with an `Idempotency-Key`. */
 export interface WriteRoute {

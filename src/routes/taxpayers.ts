@@ -1,12 +1,14 @@
 import type { FastifyInstance } from 'fastify'
+import { operationsOf } from '../catalogue/operations.ts'
 import { gatewayError, isGatewayError } from '../errors.ts'
 import { errorResponses, UPSTREAM_STATUSES } from '../schemas/envelope.ts'
 import { paramsObject } from '../schemas/params.ts'
 import { Type } from '../schemas/typebox.ts'
-import { BL_LIST_ROUTES } from './document-types.ts'
 import { setCacheHeaders, wantsFresh } from './cache-headers.ts'
 
-const DOCUMENT_TYPES = BL_LIST_ROUTES.map(r => r.type)
+/** The BL lists of the catalogue, one per customs document type. */
+const BL_LISTS = operationsOf('bl-list')
+const DOCUMENT_TYPES = BL_LISTS.map(op => op.documentType.code)
 
 export const TaxpayerBillOfLadingSchema = Type.Intersect([
   Type.Ref('BillOfLading'),
@@ -39,7 +41,7 @@ export default async function taxpayerRoutes (app: FastifyInstance) {
   app.addSchema(TaxpayerBillOfLadingSchema)
 
   app.get('/v1/taxpayers/:npwp/bills-of-lading', {
-    config: { scope: 'customs:read', hubOperations: BL_LIST_ROUTES.map(r => r.operation) },
+    config: { scope: 'customs:read', hubOperations: BL_LISTS.map(op => op.id) },
     schema: {
       tags: ['taxpayers'],
       summary: 'All bills of lading of a taxpayer',
@@ -53,16 +55,16 @@ export default async function taxpayerRoutes (app: FastifyInstance) {
   }, async (request, reply) => {
     const { npwp } = request.params as { npwp: string }
     const fresh = wantsFresh(request)
-    const settled = await Promise.allSettled(BL_LIST_ROUTES.map(route =>
-      app.hub.call(request, { operation: route.operation, params: { npwp }, fresh })))
+    const settled = await Promise.allSettled(BL_LISTS.map(op =>
+      app.hub.call(request, { operation: op.id, params: { npwp }, fresh })))
 
     const data: Array<Record<string, unknown>> = []
     const sources = settled.map((result, i) => {
-      const route = BL_LIST_ROUTES[i]!
-      const base = { documentType: route.type, operation: route.operation }
+      const op = BL_LISTS[i]!
+      const base = { documentType: op.documentType.code, operation: op.id }
       if (result.status === 'fulfilled') {
         const items = result.value.data as Array<Record<string, unknown>>
-        for (const item of items) data.push({ ...item, documentType: route.type })
+        for (const item of items) data.push({ ...item, documentType: op.documentType.code })
         return { ...base, status: 'ok' as const, count: items.length }
       }
       const error = isGatewayError(result.reason) ? result.reason : gatewayError('INTERNAL')

@@ -1,8 +1,7 @@
 import type { FastifyInstance, FastifyRequest, RouteShorthandOptions } from 'fastify'
-import type { Scope } from '../auth/scopes.ts'
+import { operationOf, type OperationId } from '../catalogue/operations.ts'
 import { errorResponses, recordEnvelope, UPSTREAM_STATUSES } from '../schemas/envelope.ts'
 import type { Static, TSchema } from '../schemas/typebox.ts'
-import type { WriteRoute } from './route-config.ts'
 
 /** What a write may answer besides 200: the hub's failures, a body too large or not JSON. */
 const WRITE_ERRORS = errorResponses([...UPSTREAM_STATUSES, 413, 415])
@@ -12,23 +11,17 @@ export type WriteRequest<P extends TSchema, B extends TSchema> = FastifyRequest<
 /** Sends the write's hub operation what it is given; resolves with the hub's answer data (already in our names). */
 export type HubWrite = (sent: { params?: Record<string, string>, body: unknown }) => Promise<unknown>
 
-export interface WriteRouteOptions<P extends TSchema, B extends TSchema> extends WriteRoute {
-  url: string
-  scope: Scope
-  operationId: string
-  tag: string
-  summary: string
-  description: string
+export interface WriteRouteOptions<P extends TSchema, B extends TSchema> {
+  /** The hub operation; its catalogue entry gives the route's path, scope, words and answer. */
+  operation: OperationId
   params: P
   body: B
-  /** The 200 answer: the resource it holds (mapping/resources.ts) and what it is. */
-  answer: { itemId: string, description: string }
   /** Further schema keys, such as the OpenAPI extension of an optional body. */
   schema?: Record<string, unknown>
   preValidation?: RouteShorthandOptions['preValidation']
   /**
    * The write itself: sends the hub its request through `hub`, and returns
-   * the answer's data, the write in the API's words (mapping/requests.ts
+   * the answer's data, the write in the API's words (mapping/request-bodies.ts
    * writeAnswer).
    */
   handler (request: WriteRequest<P, B>, hub: HubWrite): Promise<Record<string, unknown>>
@@ -36,23 +29,27 @@ export interface WriteRouteOptions<P extends TSchema, B extends TSchema> extends
 
 /**
  * A POST route that makes one hub write, as the lookups have registerLookup:
- * it declares its scope and that it is a write (audited, idempotent with an
- * `Idempotency-Key`), its schemas and the errors a write may answer, and is
- * never cached (`cache-control: no-store`). Writes are never retried.
+ * its catalogue entry gives its path, scope and words; it declares that it
+ * is a write (audited, idempotent with an `Idempotency-Key`), its schemas and
+ * the errors a write may answer, and is never cached (`cache-control:
+ * no-store`). Writes are never retried.
  */
 export function registerWrite<P extends TSchema, B extends TSchema> (app: FastifyInstance, route: WriteRouteOptions<P, B>) {
-  const { operation, idParam } = route
-  app.post<{ Params: Static<P>, Body: Static<B> }>(route.url, {
-    config: { scope: route.scope, write: { operation, idParam }, hubOperations: [operation] },
+  const { operation } = route
+  const op = operationOf(operation)
+  const spec = op.route
+  if (spec.method !== 'POST') throw new Error(`${operation} is not a write`)
+  app.post<{ Params: Static<P>, Body: Static<B> }>(spec.url, {
+    config: { scope: spec.scope, write: { operation, idParam: spec.idParam }, hubOperations: [operation] },
     schema: {
-      tags: [route.tag],
-      summary: route.summary,
-      operationId: route.operationId,
-      description: route.description,
+      tags: [spec.tag],
+      summary: spec.summary,
+      operationId: spec.operationId,
+      description: spec.description,
       params: route.params,
       body: route.body,
       ...route.schema,
-      response: { 200: recordEnvelope(route.answer.itemId, route.answer.description), ...WRITE_ERRORS }
+      response: { 200: recordEnvelope(op.response.item.id, spec.answer), ...WRITE_ERRORS }
     },
     ...(route.preValidation === undefined ? {} : { preValidation: route.preValidation })
   }, async (request, reply) => {

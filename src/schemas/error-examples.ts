@@ -47,6 +47,7 @@ const BY_STATUS: Record<number, ErrorExample[]> = {
     { code: 'UPSTREAM_UNAVAILABLE', extras: { statusCode: 503 }, summary: 'The hub is unavailable or limits the gateway, or its circuit is open (see retry-after)' },
     { code: 'OVERLOADED', summary: 'The gateway sheds load (retry-after: 5)' },
     { code: 'IDEMPOTENCY_UNAVAILABLE', summary: 'A write with an Idempotency-Key while the shared store is unreachable: nothing sent to the hub (retry-after: 2)' },
+    { code: 'EVENTS_UNAVAILABLE', summary: 'An event-stream ticket cannot be issued or checked while the shared store is unreachable (retry-after: 2)' },
     { code: 'SHUTTING_DOWN', summary: 'The gateway is closing (retry-after: 1)' }
   ],
   504: [{ code: 'UPSTREAM_TIMEOUT', summary: 'The hub did not answer in time' }]
@@ -98,6 +99,8 @@ export function errorExamples (status: number, { write = false, codes, own = {} 
   const out: Record<string, NamedExample> = {}
   for (const example of BY_STATUS[status] ?? []) {
     if ((example.code === 'IDEMPOTENCY_KEY_REUSED' || example.code === 'IDEMPOTENCY_UNAVAILABLE') && !write) continue
+    // Answered by the event-stream ticket routes only, which name it.
+    if (example.code === 'EVENTS_UNAVAILABLE' && codes?.includes(example.code) !== true) continue
     if (codes !== undefined && !codes.includes(example.code)) continue
     const value = own[example.code] ?? (example.perRoute === true ? errorEnvelope(example) : undefined)
     out[example.code] = value === undefined ? { $ref: `#/components/examples/${componentName(status, example.code)}` } : { summary: example.summary, value }

@@ -1,4 +1,4 @@
-import type { ParamKind } from '../upstream/operations.ts'
+import type { ParamKind } from '../catalogue/types.ts'
 import { EXAMPLES } from './examples.ts'
 import { BL_DATE_PATTERN, BL_DATE_YEARS, BL_NO, BL_NO_SEGMENT, BOOKING_REQUEST_ID, PIB_NO } from './formats.ts'
 import { Type, type TSchema, type TString } from './typebox.ts'

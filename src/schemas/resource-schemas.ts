@@ -1,7 +1,7 @@
 import { Type, type TSchema } from './typebox.ts'
-import { isArrayKind, isResource, namesOf, type FieldSpec, type ResourceSpec, type ScalarKind } from '../mapping/resource-spec.ts'
+import { isArrayKind, isResource, namesOf, type FieldSpec, type ResourceSpec, type ScalarKind } from '../catalogue/resource-spec.ts'
 
-// The JSON Schema of each resource of mapping/resources.ts, as the OpenAPI
+// The JSON Schema of each resource of catalogue/resources.ts, as the OpenAPI
 // document's components show it (registered by plugins/swagger.ts).
 
 const SCALAR: Record<ScalarKind, { type?: string, format?: string }> = {

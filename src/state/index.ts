@@ -1,9 +1,10 @@
 import type { FastifyBaseLogger } from 'fastify'
 import type { Clock } from '../clock.ts'
 import type { Config } from '../config/load.ts'
-import { createMemoryEventBus } from './memory/event-bus.ts'
+import { createMemoryEventLog } from './memory/event-log.ts'
 import { createMemoryIdempotencyStore } from './memory/idempotency.ts'
 import { createMemoryRateLimitStore } from './memory/rate-limit-store.ts'
+import { createMemoryTicketStore } from './memory/ticket-store.ts'
 import { createMemoryTokenStore } from './memory/token-store.ts'
 import type { GatewayState } from './types.ts'
 
@@ -18,7 +19,8 @@ export interface StateDeps {
 export type StateConfig = Pick<Config,
   | 'IDEMPOTENCY_TTL_SECONDS' | 'IDEMPOTENCY_MAX_ENTRIES'
   | 'REDIS_URL' | 'REDIS_KEY_PREFIX' | 'REDIS_COMMAND_TIMEOUT_MS'
-  | 'UPSTREAM_DEADLINE_MS' | 'UPSTREAM_HEADERS_TIMEOUT_MS' | 'UPSTREAM_LOGIN_REFRESH_URL'>
+  | 'UPSTREAM_DEADLINE_MS' | 'UPSTREAM_HEADERS_TIMEOUT_MS' | 'UPSTREAM_LOGIN_REFRESH_URL'
+  | 'EVENTS_REPLAY_SECONDS' | 'EVENTS_REPLAY_MAX'>
 
 /** Rate-limit keys (clients and addresses) this process counts at most; the least recently seen go first. */
 const RATE_LIMIT_KEYS = 10_000
@@ -32,11 +34,12 @@ const RATE_LIMIT_KEYS = 10_000
 export async function createState (config: StateConfig, { clock, log }: StateDeps): Promise<GatewayState> {
   const url = config.REDIS_URL
   if (url === undefined) {
-    const events = createMemoryEventBus({ log })
+    const events = createMemoryEventLog({ log, clock, windowMs: config.EVENTS_REPLAY_SECONDS * 1000, maxEntries: config.EVENTS_REPLAY_MAX })
     return {
       idempotency: createMemoryIdempotencyStore({ ttlMs: config.IDEMPOTENCY_TTL_SECONDS * 1000, maxEntries: config.IDEMPOTENCY_MAX_ENTRIES, clock }),
       rateLimitStore: createMemoryRateLimitStore({ cache: RATE_LIMIT_KEYS }),
       events,
+      tickets: createMemoryTicketStore({ clock }),
       tokens: createMemoryTokenStore({ clock }),
       close: () => events.close()
     }

@@ -118,9 +118,11 @@ export interface RateLimitStore extends FastifyRateLimitStore {
 /** The `store` option: the plugin passes its merged settings (`continueExceeding`, `exponentialBackoff`, ...). */
 export type RateLimitStoreClass = new (params: object) => RateLimitStore
 
-// 4. Events (/v1/events fan-out).
+// 4. Events (/v1/events): an ordered log of the recent events, shared by every replica.
+//    Ids are positions in it (state/event-ids.ts), the same on every replica; readers
+//    resume from the last one they saw within the window (docs/events.md).
 export interface GatewayEvent {
-  /** UUID: clients can drop a duplicate. */
+  /** Its position in the log, `<ms>-<seq>` (state/event-ids.ts). */
   id: string
   type: 'booking.booked'
   /** ISO date-time. */
@@ -131,12 +133,62 @@ export interface GatewayEvent {
   data: Record<string, unknown>
 }
 
-export interface EventBus {
-  /** Delivers to every subscriber of every replica exactly once (this replica's included). Never throws; with Redis down, local subscribers still get it. */
-  publish (event: GatewayEvent): Promise<void>
-  /** Returns the unsubscribe function. */
-  subscribe (listener: (event: GatewayEvent) => void): () => void
+/** An event as published: the log gives it its id. */
+export type NewEvent = Omit<GatewayEvent, 'id'>
+
+/**
+ * Written into the log where events were lost (more were published during a
+ * Redis outage than a replica could hold): every reader is told to reload.
+ */
+export interface EventsLost {
+  id: string
+  type: 'events.lost'
+  /** When the replica that lost them could write again. */
+  occurredAt: string
+  /** How many were lost. */
+  lost: number
+}
+
+export type LogEntry = GatewayEvent | EventsLost
+
+export type Replay =
+  /** The entries after the id, in order (possibly none). */
+  | { state: 'replayed', entries: LogEntry[] }
+  /** The id is not a position the window still holds (older, trimmed, from a log since lost, or never given out). */
+  | { state: 'expired' }
+  /** The log cannot be read right now (Redis down). */
+  | { state: 'unavailable' }
+
+export interface EventLog {
+  /**
+   * Appends the event under a new id; every subscriber of every replica (this
+   * one's included) gets it once, in log order. Never throws. With Redis
+   * unreachable, the event waits in a bounded queue of this replica and is
+   * appended, in order, when Redis answers again; past the bound, the oldest
+   * are dropped and an `events.lost` entry takes their place.
+   */
+  publish (event: NewEvent): Promise<void>
+  /** Every entry appended from now on, in log order; returns the unsubscribe function. */
+  subscribe (listener: (entry: LogEntry) => void): () => void
+  /** What the window holds after `id` (see Replay). */
+  since (id: string): Promise<Replay>
+  /** The id of the last entry handed to subscribers (FIRST_POSITION before any). */
+  position (): string
   close (): Promise<void>
+}
+
+/** The window an event log keeps (EVENTS_REPLAY_SECONDS, EVENTS_REPLAY_MAX). */
+export interface EventWindow {
+  windowMs: number
+  maxEntries: number
+}
+
+/** Short-lived, single-use tickets that stand for a client's key on GET /v1/events/stream (EventSource cannot send headers). */
+export interface TicketStore {
+  /** Keeps the ticket (a random secret) for the client (its name; null without authentication) for ttlMs. Rejects with STATE_UNAVAILABLE on Redis trouble. */
+  issue (ticket: string, client: string | null, ttlMs: number): Promise<void>
+  /** The client the ticket was issued to, the first time only; undefined for an unknown, used or expired ticket. Rejects with STATE_UNAVAILABLE on Redis trouble. */
+  redeem (ticket: string): Promise<{ client: string | null } | undefined>
 }
 
 // 5. Hub token (UPSTREAM_CREDENTIALS=login): one login for all replicas.
@@ -173,7 +225,8 @@ export interface TokenStore {
 export interface GatewayState {
   idempotency: IdempotencyStore
   rateLimitStore: RateLimitStoreClass
-  events: EventBus
+  events: EventLog
+  tickets: TicketStore
   tokens: TokenStore
   /**
    * The shared tier of the lookup cache, behind each replica's memory tier;

@@ -1,7 +1,26 @@
-/** What a route asks of the hub client (see client.ts). */
+/** What a route asks of the hub client (see client.ts), and what the client needs of the hub's credentials. */
+import type { IncomingHttpHeaders } from 'node:http'
 import type { FastifyBaseLogger } from 'fastify'
-import type { Caller } from '../credentials/index.ts'
-import type { OperationId } from './operations.ts'
+import type { OperationId } from '../catalogue/operations.ts'
+
+/** What a credential source may read of the caller's request (forward mode: its token). */
+export interface Caller { readonly headers: IncomingHttpHeaders }
+
+/**
+ * The hub's access token as the hub client uses it. credentials/ provides
+ * it (static, login or forward, UPSTREAM_CREDENTIALS); the client is given
+ * one and never imports how it is made, so that the arrows between the two
+ * folders point one way.
+ */
+export interface HubCredentials {
+  /** The Authorization value for one call. */
+  authorization (caller: Caller | undefined): Promise<string>
+  /** Whose data this is: part of every cache key, so that forwarded tokens never share cached answers. */
+  identity (caller: Caller | undefined): string
+  /** The hub refused `used` with a 401: true when a call retried now would carry a different token. */
+  refresh (used: string): Promise<boolean>
+  close (): Promise<void>
+}
 
 /**
  * What the hub client reads of the caller's request (a FastifyRequest is

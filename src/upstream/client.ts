@@ -13,13 +13,12 @@
  */
 import type { Clock } from '../clock.ts'
 import type { Config } from '../config/load.ts'
-import type { Credentials } from '../credentials/index.ts'
 import type { SharedLookupTier } from '../state/types.ts'
 import { resultOf, type CallResult, type Fetched } from './answer.ts'
-import type { CallInput, HubCaller } from './call.ts'
+import type { CallInput, HubCaller, HubCredentials } from './call.ts'
 import { createDecoder, LARGE_ANSWER_BYTES } from './decode.ts'
 import { outcomeOf, type Outcome } from './failures.ts'
-import type { OperationId } from './operations.ts'
+import type { OperationId } from '../catalogue/operations.ts'
 import { createBreakers, type Circuit } from './policies/breaker.ts'
 import { createCachePolicy } from './policies/cache.ts'
 import { createCallerShare } from './policies/caller-share.ts'
@@ -31,7 +30,7 @@ import { inAttemptSpan, inCallSpan } from './spans.ts'
 import { createTransport } from './transport.ts'
 
 export type { CallResult } from './answer.ts'
-export type { CallInput, HubCaller } from './call.ts'
+export type { CallInput, HubCaller, HubCredentials } from './call.ts'
 export type { Circuit } from './policies/breaker.ts'
 
 export interface HubClient {
@@ -46,7 +45,7 @@ export interface HubClient {
 
 export interface HubClientOptions {
   config: Config & { UPSTREAM_HUB_URL: string, UPSTREAM_BASE_URL: string, UPSTREAM_API_KEY: string }
-  credentials: Credentials
+  credentials: HubCredentials
   userAgent: string
   /** Called once per call with its outcome and duration, for metrics. */
   observe?: (operation: OperationId, outcome: Outcome, seconds: number) => void

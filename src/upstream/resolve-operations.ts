@@ -6,17 +6,18 @@ import { normalizeNpwp } from '../domain/identifiers.ts'
 import { compileNormalizer, type Normalizer } from '../mapping/normalize.ts'
 import type { Transcoder } from '../mapping/transcode/index.ts'
 import { transcoderOf } from './operation-transcoder.ts'
-import { OPERATIONS, type Area, type CredentialHeader, type Operation, type OperationId, type OperationParam, type ParamKind, type ResponseShape } from './operations.ts'
+import { OPERATIONS, type OperationId } from '../catalogue/operations.ts'
+import type { Area, CredentialHeader, HubOperation, OperationParam, ParamKind, ResponseShape } from '../catalogue/types.ts'
 
 /** An operation with the configuration applied and its normalizer compiled, once at start-up. */
 export interface ResolvedOperation {
   id: OperationId
   method: 'GET' | 'POST'
-  service: Operation['service']
+  service: HubOperation['service']
   /** Path from the service root, e.g. `/V1/HUB/INT/AUTH/noblbc20/`. */
   address: string
-  params: OperationParam[]
-  headers: CredentialHeader[]
+  params: readonly OperationParam[]
+  headers: readonly CredentialHeader[]
   response: ResponseShape
   /** The key the list is expected under (keyed-list only). */
   responseKey?: string
@@ -47,7 +48,7 @@ export function resolveOperations (config: Config): OperationMap {
     if (!known.has(id)) problems.push(`UPSTREAM_OPERATIONS: unknown operation "${id}" (known: ${[...known].join(', ')})`)
   }
   const map = new Map<OperationId, ResolvedOperation>()
-  for (const op of OPERATIONS as readonly Operation[]) {
+  for (const op of OPERATIONS as readonly HubOperation[]) {
     const override = config.UPSTREAM_OPERATIONS[op.id] ?? {}
     const paramNames = override.paramNames ?? {}
     for (const name of Object.keys(paramNames)) {

@@ -6,7 +6,7 @@
 import { move, transferableSymbol, valueSymbol } from 'piscina'
 import type { Transcoder } from '../mapping/transcode/index.ts'
 import { FRESH_FRAME } from '../schemas/envelope-bytes.ts'
-import { OPERATIONS } from './operations.ts'
+import { OPERATIONS } from '../catalogue/operations.ts'
 import { transcoderOf } from './operation-transcoder.ts'
 
 /** What the main thread tells each thread at start: the inputs of transcoderOf. */

@@ -2,14 +2,16 @@ import { once } from 'node:events'
 import type { IncomingMessage } from 'node:http'
 import t from 'tap'
 import WebSocket, { WebSocketServer } from 'ws'
-import { createGatewayClient, subscribeEvents, type BookedEvent, type EventSocketError } from '../../clients/typescript/src/index.ts'
+import { createGatewayClient, subscribeEvents, type BookedEvent, type EventSocketError, type StreamReload } from '../../clients/typescript/src/index.ts'
 import { SANDBOX_FIXTURES as F } from '../../src/sandbox/index.ts'
+import { startTcpProxy } from '../tcp-proxy.ts'
 import { listeningGateway } from './gateway.ts'
 
 /** Collects what a subscription reports, with a way to wait for the next of each. */
 function recorder () {
   const events: BookedEvent[] = []
   const errors: EventSocketError[] = []
+  const reloads: StreamReload[] = []
   let opens = 0
   const waiters: Array<() => void> = []
   const changed = () => { for (const wake of waiters.splice(0)) wake() }
@@ -20,11 +22,13 @@ function recorder () {
   return {
     events,
     errors,
+    reloads,
     get opens () { return opens },
     until,
     onEvent (event: BookedEvent) { events.push(event); changed() },
     onError (error: EventSocketError) { errors.push(error); changed() },
-    onOpen () { opens++; changed() }
+    onOpen () { opens++; changed() },
+    onReload (signal: StreamReload) { reloads.push(signal); changed() }
   }
 }
 
@@ -49,7 +53,7 @@ t.test('receives a booked event posted through the API, with the key as the bear
   t.same(seen.errors, [])
 
   const upgrade = gateway.logs.find(line => (line.req as { url?: string } | undefined)?.url?.startsWith('/v1/events') === true)
-  t.equal((upgrade?.req as { url?: string } | undefined)?.url, '/v1/events', 'the socket\'s URL carries nothing but the route')
+  t.equal((upgrade?.req as { url?: string } | undefined)?.url, '/v1/events?lastEventId=now', 'the socket\'s URL carries the route and where to resume from, never the key')
   t.notOk(gateway.rawLogs.some(line => line.includes(gateway.key)), 'the key is in no log line')
 })
 
@@ -70,7 +74,7 @@ t.test('with ws\'s WebSocket class: the handshake offers bearer and the key, at 
   const subscription = subscribeEvents({ baseUrl: `http://127.0.0.1:${port}/customs-gateway/`, apiKey: 'cgw_abc-DEF_123', WebSocket, ...seen })
   t.teardown(() => subscription.unsubscribe())
   await seen.until(() => seen.events.length === 1)
-  t.equal(handshakes[0]?.url, '/customs-gateway/v1/events', 'a path in baseUrl is kept; no query')
+  t.equal(handshakes[0]?.url, '/customs-gateway/v1/events?lastEventId=now', 'a path in baseUrl is kept; the query says where to resume from')
   t.same(handshakes[0]?.headers['sec-websocket-protocol']?.split(/, */), ['bearer', 'cgw_abc-DEF_123'])
   t.equal(seen.events[0]?.requestId, 'r-1', 'an event')
   t.equal(seen.errors.length, 1, 'the unreadable message is reported; an unknown event type is skipped')
@@ -137,4 +141,65 @@ t.test('reconnects when the gateway restarts, and events flow again', async (t) 
   subscription.unsubscribe()
   await new Promise(resolve => setTimeout(resolve, 100))
   t.equal(second.app.events.size, 0, 'unsubscribe closed the socket')
+})
+
+t.test('misses no event across a dropped connection, and sees none twice', async (t) => {
+  const gateway = await listeningGateway(t)
+  const proxy = await startTcpProxy(t, (gateway.app.server.address() as { port: number }).port)
+  const seen = recorder()
+  const subscription = subscribeEvents({ baseUrl: `http://127.0.0.1:${proxy.port}`, apiKey: gateway.key, reconnect: { minDelayMs: 50, maxDelayMs: 200 }, ...seen })
+  t.teardown(() => subscription.unsubscribe())
+  await seen.until(() => seen.opens === 1)
+  const client = createGatewayClient({ baseUrl: gateway.baseUrl, apiKey: gateway.key })
+  const book = async (note: string) => {
+    const { response } = await client.POST('/v1/bookings/{bookingRequestId}/booked', { params: { path: { bookingRequestId: F.bookingRequestId } }, body: { booked: true, note } })
+    t.equal(response.status, 200)
+  }
+  await book('before')
+  await seen.until(() => seen.events.length === 1)
+  t.match(subscription.lastEventId, /^\d+-\d+$/, 'it remembers the last id')
+
+  proxy.cut()
+  await book('while closed 1')
+  await book('while closed 2')
+  await seen.until(() => seen.opens === 2)
+  await book('after')
+  await seen.until(() => seen.events.length === 4)
+  await new Promise(resolve => setTimeout(resolve, 200))
+  t.same(seen.events.map(e => e.data.note), ['before', 'while closed 1', 'while closed 2', 'after'], 'each once, in order')
+  t.equal(seen.errors[0]?.closeCode, 1006, 'the drop was reported')
+  t.same(seen.reloads, [])
+})
+
+t.test('a gateway restarted without its log (memory mode) says reload; events flow after it', async (t) => {
+  const first = await listeningGateway(t)
+  const { port } = first.app.server.address() as { port: number }
+  const seen = recorder()
+  const subscription = subscribeEvents({ baseUrl: first.baseUrl, apiKey: first.key, reconnect: { minDelayMs: 50, maxDelayMs: 200 }, ...seen })
+  t.teardown(() => subscription.unsubscribe())
+  await seen.until(() => seen.opens === 1)
+  const book = (baseUrl: string, note: string) => createGatewayClient({ baseUrl, apiKey: first.key })
+    .POST('/v1/bookings/{bookingRequestId}/booked', { params: { path: { bookingRequestId: F.bookingRequestId } }, body: { booked: true, note } })
+  await book(first.baseUrl, 'one')
+  await seen.until(() => seen.events.length === 1)
+  await first.app.close()
+  const second = await listeningGateway(t, { key: first.key, port })
+  await seen.until(() => seen.reloads.length === 1)
+  t.match(seen.reloads[0], { type: 'stream.reload', reason: 'expired' })
+  t.equal(subscription.lastEventId, seen.reloads[0]?.id, 'it resumes from where the reload says next time')
+  await book(second.baseUrl, 'two')
+  await seen.until(() => seen.events.length === 2)
+  t.same(seen.events.map(e => e.data.note), ['one', 'two'])
+})
+
+t.test('starts from a lastEventId the page kept', async (t) => {
+  const gateway = await listeningGateway(t)
+  const client = createGatewayClient({ baseUrl: gateway.baseUrl, apiKey: gateway.key })
+  for (const note of ['kept', 'missed']) await client.POST('/v1/bookings/{bookingRequestId}/booked', { params: { path: { bookingRequestId: F.bookingRequestId } }, body: { booked: true, note } })
+  const [kept] = (await gateway.app.state.events.since('0-0') as { entries: Array<{ id: string }> }).entries
+  const seen = recorder()
+  const subscription = subscribeEvents({ baseUrl: gateway.baseUrl, apiKey: gateway.key, lastEventId: kept!.id, ...seen })
+  t.teardown(() => subscription.unsubscribe())
+  await seen.until(() => seen.events.length === 1)
+  t.same(seen.events.map(e => e.data.note), ['missed'])
 })

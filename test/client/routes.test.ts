@@ -1,6 +1,7 @@
 import { readFile } from 'node:fs/promises'
 import t from 'tap'
 import { createGatewayClient, type GatewayClient } from '../../clients/typescript/src/index.ts'
+import { operationsOf } from '../../src/catalogue/operations.ts'
 import { SANDBOX_FIXTURES as F } from '../../src/sandbox/index.ts'
 import { listeningGateway } from './gateway.ts'
 
@@ -57,21 +58,18 @@ t.test('BC 2.0 declarations by PIB and by BL', async (t) => {
 
 t.test('container lists of every document type, each with exactly its parameters', async (t) => {
   const c = F.containers
-  const answers = {
-    kontainerbc20: await client.GET('/v1/customs/bc20/containers', { params: { query: { blDate: isoDate(c.kontainerbc20.tglBl) } } }),
-    kontainerbc23: await client.GET('/v1/customs/bc23/containers', { params: { query: { blNo: c.kontainerbc23.noBl, blDate: isoDate(c.kontainerbc23.tglBl) } } }),
-    kontainerbc25: await client.GET('/v1/customs/bc25/containers', { params: { query: { blDate: isoDate(c.kontainerbc25.tglBl) } } }),
-    kontainerbc261: await client.GET('/v1/customs/bc261/containers', { params: { query: { blNo: c.kontainerbc261.noBl } } }),
-    kontainerbc262: await client.GET('/v1/customs/bc262/containers', { params: { query: { blNo: c.kontainerbc262.noBl } } }),
-    kontainerbc27: await client.GET('/v1/customs/bc27/containers', { params: { query: { blDate: isoDate(c.kontainerbc27.tglBl) } } }),
-    kontainerbc28: await client.GET('/v1/customs/bc28/containers', { params: { query: { blNo: c.kontainerbc28.noBl } } }),
-    kontainerbc30: await client.GET('/v1/customs/bc30/containers', { params: { query: { blNo: c.kontainerbc30.noBl, blDate: isoDate(c.kontainerbc30.tglBl) } } }),
-    kontainersp3b: await client.GET('/v1/customs/sp3b/containers', { params: { query: { blNo: c.kontainersp3b.noBl, blDate: isoDate(c.kontainersp3b.tglBl) } } }),
-    kontainerPPFTZ: await client.GET('/v1/customs/ppftz/containers', { params: { query: { blNo: c.kontainerPPFTZ.noBl, blDate: isoDate(c.kontainerPPFTZ.tglBl) } } })
-  }
-  for (const [operation, { data, error }] of Object.entries(answers)) {
-    t.equal(error, undefined, `${operation}: no error`)
-    t.same(data?.data.map(container => container.containerNo), c[operation as keyof typeof c].containerNos, `${operation}: the sandbox's containers`)
+  const typed = await client.GET('/v1/customs/bc23/containers', { params: { query: { blNo: c.kontainerbc23.noBl, blDate: isoDate(c.kontainerbc23.tglBl) } } })
+  t.same(typed.data?.data.map(container => container.containerNo), c.kontainerbc23.containerNos, 'one route with its typed parameters')
+  // Every container route of the catalogue, with the parameters its operation takes: a new one is called without a line here.
+  for (const op of operationsOf('container-list')) {
+    const fixture = c[op.id]
+    const query = Object.fromEntries(op.params.map(p => [p.name, p.name === 'blNo' ? fixture.noBl : isoDate(fixture.tglBl)]))
+    // Each route's query type is its own; all of them take at most these two.
+    const url = `/v1/customs/${op.documentType.code}/containers` as const
+    t.equal(url, op.route.url)
+    const { data, error } = await client.GET(url, { params: { query: query as { blNo: string, blDate: string } } })
+    t.equal(error, undefined, `${op.id}: no error`)
+    t.same(data?.data.map(container => container.containerNo), fixture.containerNos, `${op.id}: the sandbox's containers`)
   }
 })
 

@@ -1,16 +1,16 @@
-import { randomUUID } from 'node:crypto'
 import { Redis } from 'ioredis'
 import { test } from 'tap'
-import { createRedisEventBus } from '../../src/state/redis/event-bus.ts'
+import { createRedisEventLog } from '../../src/state/redis/event-log.ts'
 import { createRedisIdempotencyStore } from '../../src/state/redis/idempotency.ts'
 import { createRedisLookupTier } from '../../src/state/redis/lookup-tier.ts'
 import { createRedisRateLimitStore } from '../../src/state/redis/rate-limit-store.ts'
+import { createRedisTicketStore } from '../../src/state/redis/ticket-store.ts'
 import { createRedisTokenStore } from '../../src/state/redis/token-store.ts'
-import type { GatewayEvent } from '../../src/state/types.ts'
+import type { LogEntry } from '../../src/state/types.ts'
 import { connect, startRedisServer, until } from './redis-server.ts'
 
 // The ACL rules docs/redis.md gives for the gateway's user, with the tests' prefix.
-const RULES = 'resetkeys ~test:* resetchannels &test:* -@all +@connection +info +get +set +del +incr +pexpire +pttl +scan +eval +evalsha +publish +subscribe +unsubscribe'
+const RULES = 'resetkeys ~test:* resetchannels -@all +@connection +info +get +set +del +getdel +incr +pexpire +pttl +scan +eval +evalsha +exists +xadd +xtrim +xrange +xrevrange +xread +xinfo'
 
 test('every store works for a user limited to the prefix and the commands docs/redis.md lists', async (t) => {
   const server = await startRedisServer(t, { user: { name: 'gateway', password: 'acl-0d2f', rules: RULES.split(' ') } })
@@ -38,15 +38,20 @@ test('every store works for a user limited to the prefix and the commands docs/r
   const counted = await new Promise(resolve => new Store({}).incr('client:x', (error, result) => resolve(error ?? result?.current), 60_000, 10))
   t.equal(counted, 1, 'rate limits')
 
-  const [ea, eb] = [a, b].map(connection => createRedisEventBus({ connection }))
+  const [ea, eb] = [a, b].map(connection => createRedisEventLog({ connection, clock: Date.now, windowMs: 60_000, maxEntries: 10, blockMs: 100 }))
   t.teardown(() => Promise.all([ea?.close(), eb?.close()]))
-  const received: GatewayEvent[] = []
+  const received: LogEntry[] = []
   eb?.subscribe(event => received.push(event))
   await until(async () => {
-    await ea?.publish({ id: randomUUID(), type: 'booking.booked', occurredAt: new Date().toISOString(), requestId: 'r', client: null, data: {} })
+    await ea?.publish({ type: 'booking.booked', occurredAt: new Date().toISOString(), requestId: 'r', client: null, data: {} })
     return received.length > 0
   }, 3000, 'an event from A on B')
-  t.pass('events')
+  t.same(await eb?.since(received[0]!.id), { state: 'replayed', entries: received.slice(1) }, 'events, and their replay')
+  t.equal((await eb?.since('0-0'))?.state, 'replayed')
+
+  const tickets = createRedisTicketStore({ connection: a })
+  await tickets.issue('ticket', 'yard', 1000)
+  t.same(await createRedisTicketStore({ connection: b }).redeem('ticket'), { client: 'yard' }, 'tickets')
 
   const tokens = createRedisTokenStore({ connection: a, lockTtlMs: 2000 })
   const session = await tokens.renew(undefined, async () => ({ authorization: 'Bearer t', expiresAt: Date.now() + 60_000 }))

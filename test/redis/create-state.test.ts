@@ -7,7 +7,7 @@ import { SANDBOX_FIXTURES as F } from '../../src/sandbox/index.ts'
 import { connect, startRedisServer, until } from './redis-server.ts'
 
 // The gateway with REDIS_URL: one connection set per process (commands and
-// pub/sub), open once the app is ready, closed when it closes.
+// the event stream's reader), open once the app is ready, closed when it closes.
 
 test('a gateway with REDIS_URL holds two connections to Redis while it runs and none once closed', async (t) => {
   const redis = await startRedisServer(t)
@@ -22,7 +22,7 @@ test('a gateway with REDIS_URL holds two connections to Redis while it runs and 
   t.equal(app.state.redis?.health(), 'up', 'ready only once Redis answers')
   t.ok(app.state.lookupTier, 'the shared lookup tier is there for the hub client')
   await until(async () => await others() === 2, 5000, 'two connections')
-  t.equal(await others(), 2, 'one for commands, one for the event channel')
+  t.equal(await others(), 2, 'one for commands, one reading the event stream')
 
   await app.close()
   await until(async () => await others() === 0, 5000, 'connections closed')

@@ -6,7 +6,7 @@ import { buildApp } from '../../src/app.ts'
 import { resolveConfig } from '../../src/config/resolve.ts'
 import { SANDBOX_PASSWORD, sandboxEnv, startSandbox, type Sandbox } from '../../src/sandbox/index.ts'
 import { manualClock, RESILIENCE_OFF, until } from '../helper.ts'
-import { startRedisServer } from './redis-server.ts'
+import { startRedisServer, until as eventually } from './redis-server.ts'
 
 // Two gateway replicas in login mode on one real redis-server, in front of a
 // sandbox answering the login in the hub's envelope with a refresh token:
@@ -41,6 +41,8 @@ async function replicas (t: Test) {
   const start = async (): Promise<FastifyInstance> => {
     const app = await buildApp({ config, sandbox: true, clock: clock.now }, { level: 'debug', stream })
     t.teardown(() => app.close())
+    // A loaded machine may take longer than the start-up's wait for Redis: without it each replica would log in itself.
+    await eventually(async () => (await app.inject({ url: '/health/ready' })).json().data?.redis === 'up', 10_000, 'the replica uses Redis')
     return app
   }
   const [a, b] = await Promise.all([start(), start()])

@@ -1,28 +1,18 @@
 import t from 'tap'
+import { operationsOf } from '../../src/catalogue/operations.ts'
 import { SANDBOX_FIXTURES as F } from '../../src/sandbox/index.ts'
 import type { ContainerListFixture } from '../../src/sandbox/index.ts'
 import { AUTH, LOOKUP, TOKEN, get, isRecord, qs, sandbox, segments } from './helpers.ts'
 
-// Keys and parameters copied from interface.md 4.6 and 4.7 (not from the
-// sandbox's own tables), kontainerbc20's key being the sandbox's documented choice.
-const BL_LISTS = [
-  ['noblbc16', 'Data BL BC 1.6', 'bc16'],
-  ['noblbc20', 'Data BL BC 2.0', 'bc20'],
-  ['noblbc23', 'Data BL BC23', 'bc23']
-] as const
+// Keys and parameters from the gateway's catalogue (not from the sandbox's
+// own tables): the sandbox, a second reading of the hub, must agree with it.
+const BL_LISTS = operationsOf('bl-list').map(op => [op.id, op.response.key, op.documentType.code] as const)
 
-const CONTAINER_LISTS: ReadonlyArray<[keyof typeof F.containers, string, ReadonlyArray<'noBl' | 'tglBl'>]> = [
-  ['kontainersp3b', 'Data Kontainer SP3B', ['noBl', 'tglBl']],
-  ['kontainerbc20', 'data kontainer bc 20', ['tglBl']],
-  ['kontainerbc261', 'data kontainer bc 261', ['noBl']],
-  ['kontainerbc262', 'data kontainer bc 262', ['noBl']],
-  ['kontainerbc28', 'data kontainer bc 28', ['noBl']],
-  ['kontainerPPFTZ', 'Data Kontainer PPFTZ', ['noBl', 'tglBl']],
-  ['kontainerbc25', 'data kontainer bc 25', ['tglBl']],
-  ['kontainerbc23', 'Data Kontainer BC16', ['noBl', 'tglBl']],
-  ['kontainerbc30', 'Data Kontainer SP3B', ['noBl', 'tglBl']],
-  ['kontainerbc27', 'data status impor', ['tglBl']]
-]
+const CONTAINER_LISTS = operationsOf('container-list').map(op => {
+  const names = op.params.map(p => p.upstream)
+  if (!names.every((n): n is 'noBl' | 'tglBl' => n === 'noBl' || n === 'tglBl')) throw new Error(`${op.id}: a parameter the sandbox fixtures do not have`)
+  return [op.id, op.response.key, names] as const
+})
 
 const BL_DATE = /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:00\.0$/
 
@@ -30,7 +20,7 @@ function paramsOf (fixture: ContainerListFixture, names: ReadonlyArray<'noBl' | 
   return Object.fromEntries(names.map((n) => [n, fixture[n]]))
 }
 
-t.test('BL lists answer under their 4.6 keys, by query string and by path segment', async (t) => {
+t.test('BL lists answer under their catalogue keys, by query string and by path segment', async (t) => {
   const sb = await sandbox(t)
   for (const [operation, key, type] of BL_LISTS) {
     for (const taxpayer of [F.taxpayer, F.taxpayer16]) {
@@ -70,7 +60,7 @@ t.test('a BL list without npwp is a 400 with a message', async (t) => {
   t.ok(isRecord(res.body) && typeof res.body.message === 'string' && Object.keys(res.body).length === 1)
 })
 
-t.test('container lists answer under their 4.7 keys with valid items, in both placements', async (t) => {
+t.test('container lists answer under their catalogue keys with valid items, in both placements', async (t) => {
   const sb = await sandbox(t)
   for (const [operation, key, names] of CONTAINER_LISTS) {
     const fixture = F.containers[operation]

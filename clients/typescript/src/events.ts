@@ -6,6 +6,9 @@ export type BookedEvent = components['schemas']['BookedEvent']
 /** Every event the socket delivers. */
 export type GatewayEvent = BookedEvent
 
+/** The gateway could not give what was missed (the id was older than its window, or events were lost): reload what the page shows. */
+export type StreamReload = components['schemas']['StreamReload']
+
 const EVENT_TYPES: ReadonlySet<string> = new Set<GatewayEvent['type']>(['booking.booked'])
 
 /**
@@ -35,9 +38,20 @@ export interface SubscribeEventsOptions {
   /** A client key with the `events:read` scope; offered as the `bearer` subprotocol, never put in the URL. */
   apiKey?: string
   onEvent: (event: GatewayEvent) => void
+  /**
+   * Called when the gateway cannot replay what was missed while the socket was
+   * closed (the gap was longer than its window, it restarted without its log, or
+   * events were lost): reload what the page shows from the API. Events flow on after it.
+   */
+  onReload?: (signal: StreamReload) => void
+  /**
+   * Resume after this event id (one the page kept, e.g. in sessionStorage, from
+   * `subscription.lastEventId`); default: from now on.
+   */
+  lastEventId?: string
   /** The socket could not connect or was closed (`retryInMs` says when the next attempt is), or a message was unreadable. */
   onError?: (error: EventSocketError) => void
-  /** The socket is open (again): events flow from now on; any sent while it was closed are not replayed. */
+  /** The socket is open (again): what was sent while it was closed comes first (or onReload), then what follows. */
   onOpen?: () => void
   /** The WebSocket class (default: the global one). */
   WebSocket?: WebSocketConstructorLike
@@ -48,6 +62,8 @@ export interface SubscribeEventsOptions {
 export interface EventSubscription {
   /** Closes the socket and stops reconnecting. */
   unsubscribe (): void
+  /** The position the subscription resumes from: the last event id seen (or the gateway's position); undefined before the first connection. */
+  readonly lastEventId: string | undefined
 }
 
 export class EventSocketError extends Error {
@@ -70,21 +86,24 @@ const NORMAL_CLOSURE = 1000
 const ABNORMAL_CLOSURE = 1006
 
 /**
- * Booked notifications of `GET /v1/events`, as typed events.
+ * Booked notifications of `GET /v1/events`, as typed events, each once.
  *
  * The key travels as the WebSocket subprotocol pair `bearer, <key>` (browsers
  * cannot set headers on a WebSocket, and a key in the URL would be logged);
- * the gateway agrees on `bearer` only, so it never echoes the key. When the
- * socket closes for any reason but unsubscribe, it reconnects after a delay
- * drawn between half and all of a ceiling that doubles with every failed
- * attempt (from `minDelayMs` to `maxDelayMs`) and starts again once a
- * connection opens, so that many clients dropped at once by a restart do not
- * come back in step.
+ * the gateway agrees on `bearer` only, so it never echoes the key. The socket
+ * asks for the resume protocol (`?lastEventId=`): the gateway tells it its
+ * position, and when the socket closes for any reason but unsubscribe, it
+ * reconnects with the last id seen and gets first what it missed (or
+ * `onReload` when the gateway no longer has it). An event whose id is not
+ * after the last one seen is dropped, so a page never sees one twice. It
+ * reconnects after a delay drawn between half and all of a ceiling that
+ * doubles with every failed attempt (from `minDelayMs` to `maxDelayMs`) and
+ * starts again once a connection opens, so that many clients dropped at once
+ * by a restart do not come back in step.
  */
 export function subscribeEvents (options: SubscribeEventsOptions): EventSubscription {
-  const { apiKey, onEvent, onError, onOpen } = options
+  const { apiKey, onEvent, onError, onOpen, onReload } = options
   const WebSocketClass: WebSocketConstructorLike = options.WebSocket ?? globalThis.WebSocket
-  const url = eventsUrl(options.baseUrl)
   const protocols = apiKey === undefined || apiKey === '' ? [] : ['bearer', apiKey]
   const reconnect = options.reconnect === false ? undefined : { minDelayMs: 500, maxDelayMs: 30_000, ...options.reconnect }
 
@@ -92,17 +111,19 @@ export function subscribeEvents (options: SubscribeEventsOptions): EventSubscrip
   let timer: ReturnType<typeof setTimeout> | undefined
   let failures = 0
   let stopped = false
+  let lastEventId = options.lastEventId
 
   const connect = () => {
     timer = undefined
     let opened = false
+    const url = eventsUrl(options.baseUrl, lastEventId ?? 'now')
     const current = new WebSocketClass(url, protocols)
     socket = current
     /** The socket is done with: report it, and try again unless told not to. */
     const ended = (code: number, reason: string) => {
       if (stopped || socket !== current) return
       socket = undefined
-      const what = opened ? `The event socket closed (code ${code}${reason === '' ? '' : `: ${reason}`})` : `The event socket could not connect to ${url}`
+      const what = opened ? `The event socket closed (code ${code}${reason === '' ? '' : `: ${reason}`})` : `The event socket could not connect to ${eventsUrl(options.baseUrl)}`
       if (reconnect === undefined) {
         stopped = true
         onError?.(new EventSocketError(what, { closeCode: code }))
@@ -127,9 +148,28 @@ export function subscribeEvents (options: SubscribeEventsOptions): EventSubscrip
       onOpen?.()
     })
     current.addEventListener('message', ({ data }) => {
-      const event = readEvent(data)
-      if (event === undefined) onError?.(new EventSocketError('An event message was not a JSON event object'))
-      else if (EVENT_TYPES.has(event.type)) onEvent(event)
+      if (socket !== current) return
+      const message = readMessage(data)
+      if (message === undefined) {
+        onError?.(new EventSocketError('An event message was not a JSON event object'))
+        return
+      }
+      const { type, id } = message
+      if (typeof id === 'string' && ID.test(id)) {
+        if (type === 'stream.reload') {
+          lastEventId = id
+          onReload?.(message as StreamReload)
+          return
+        }
+        if (type === 'stream.position') {
+          lastEventId = id
+          return
+        }
+        // Seen already (replayed after a reconnect that raced its delivery): dropped.
+        if (lastEventId !== undefined && ID.test(lastEventId) && compareIds(id, lastEventId) <= 0) return
+        lastEventId = id
+      }
+      if (EVENT_TYPES.has(type)) onEvent(message as GatewayEvent)
       // Other types are events a newer gateway sends that this client does not know yet.
     })
   }
@@ -142,23 +182,34 @@ export function subscribeEvents (options: SubscribeEventsOptions): EventSubscrip
       if (timer !== undefined) clearTimeout(timer)
       socket?.close(NORMAL_CLOSURE, 'unsubscribed')
       socket = undefined
-    }
+    },
+    get lastEventId () { return lastEventId }
   }
 }
 
-/** `<baseUrl>/v1/events` with the WebSocket scheme (a path in baseUrl is kept, as openapi-fetch keeps it). */
-function eventsUrl (baseUrl: string): string {
+/** An event id: `<ms>-<seq>`, ordered by the milliseconds, then the sequence. */
+const ID = /^(\d{1,15})-(\d{1,15})$/
+
+function compareIds (a: string, b: string): number {
+  const [, ams, aseq] = ID.exec(a)!
+  const [, bms, bseq] = ID.exec(b)!
+  return Number(ams) - Number(bms) || Number(aseq) - Number(bseq)
+}
+
+/** `<baseUrl>/v1/events` with the WebSocket scheme (a path in baseUrl is kept, as openapi-fetch keeps it), and where to resume from. */
+function eventsUrl (baseUrl: string, lastEventId?: string): string {
   const url = new URL(`${baseUrl.replace(/\/+$/, '')}/v1/events`)
   if (url.protocol === 'http:') url.protocol = 'ws:'
   else if (url.protocol === 'https:') url.protocol = 'wss:'
+  if (lastEventId !== undefined) url.searchParams.set('lastEventId', lastEventId)
   return url.href
 }
 
-function readEvent (data: unknown): GatewayEvent | undefined {
+function readMessage (data: unknown): { type: string, id?: unknown } | undefined {
   if (typeof data !== 'string') return undefined
   try {
     const value: unknown = JSON.parse(data)
-    if (typeof value === 'object' && value !== null && typeof (value as { type?: unknown }).type === 'string') return value as GatewayEvent
+    if (typeof value === 'object' && value !== null && typeof (value as { type?: unknown }).type === 'string') return value as { type: string, id?: unknown }
   } catch {}
   return undefined
 }

@@ -15,6 +15,7 @@ export {
   type EventSubscription,
   type GatewayEvent,
   type ReconnectOptions,
+  type StreamReload,
   type SubscribeEventsOptions,
   type WebSocketConstructorLike,
   type WebSocketLike

@@ -395,7 +395,7 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/v1/taxpayers/{npwp}/bills-of-lading": {
+    "/v1/sp2/containers": {
         parameters: {
             query?: never;
             header?: never;
@@ -403,12 +403,12 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * All bills of lading of a taxpayer
-         * @description Asks the BC 1.6, BC 2.0 and BC 2.3 lists at once and merges them, each entry tagged with its `documentType`. A source that fails is reported in `meta.sources` (and `meta.complete` is false) while the others are returned; only when every source fails is the answer an error (that of the first source).
+         * Containers of a cargo owner's SP2 document
+         * @description The SP2 container records of one container of a cargo owner's bill of lading.
          *
-         *     **Scope:** `customs:read` (send `Authorization: Bearer <client key>`). Without a known key: 401 UNAUTHORIZED; without the scope: 403 FORBIDDEN; over the client's rate limit: 429 RATE_LIMITED.
+         *     **Scope:** `sp2:read` (send `Authorization: Bearer <client key>`). Without a known key: 401 UNAUTHORIZED; without the scope: 403 FORBIDDEN; over the client's rate limit: 429 RATE_LIMITED.
          */
-        get: operations["getTaxpayerBillsOfLading"];
+        get: operations["getSp2Containers"];
         put?: never;
         post?: never;
         delete?: never;
@@ -439,7 +439,7 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/v1/sp2/containers": {
+    "/v1/taxpayers/{npwp}/bills-of-lading": {
         parameters: {
             query?: never;
             header?: never;
@@ -447,12 +447,12 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Containers of a cargo owner's SP2 document
-         * @description The SP2 container records of one container of a cargo owner's bill of lading.
+         * All bills of lading of a taxpayer
+         * @description Asks the BC 1.6, BC 2.0 and BC 2.3 lists at once and merges them, each entry tagged with its `documentType`. A source that fails is reported in `meta.sources` (and `meta.complete` is false) while the others are returned; only when every source fails is the answer an error (that of the first source).
          *
-         *     **Scope:** `sp2:read` (send `Authorization: Bearer <client key>`). Without a known key: 401 UNAUTHORIZED; without the scope: 403 FORBIDDEN; over the client's rate limit: 429 RATE_LIMITED.
+         *     **Scope:** `customs:read` (send `Authorization: Bearer <client key>`). Without a known key: 401 UNAUTHORIZED; without the scope: 403 FORBIDDEN; over the client's rate limit: 429 RATE_LIMITED.
          */
-        get: operations["getSp2Containers"];
+        get: operations["getTaxpayerBillsOfLading"];
         put?: never;
         post?: never;
         delete?: never;
@@ -545,20 +545,76 @@ export interface paths {
          * @description Upgrade to a WebSocket (`Upgrade: websocket`). After every successful `POST /v1/bookings/{bookingRequestId}/booked` each connected client receives one JSON text message, a `BookedEvent` (see the schemas):
          *
          *     ```json
-         *     {"id":"0f8a3c52-7d1e-4b6a-9c2f-5e4d3b2a1908","type":"booking.booked","occurredAt":"2024-03-01T01:15:00.000Z","requestId":"5b0b7c1e-0d5f-4b8e-9a51-2f4f1d3c9e01","data":{"bookingRequestId":"BKG-20240301-0001","booked":true,"note":"Truck B 1234 XYZ, pickup 08:00"}}
+         *     {"id":"1709255700000-0","type":"booking.booked","occurredAt":"2024-03-01T01:15:00.000Z","requestId":"5b0b7c1e-0d5f-4b8e-9a51-2f4f1d3c9e01","data":{"bookingRequestId":"BKG-20240301-0001","booked":true,"note":"Truck B 1234 XYZ, pickup 08:00"}}
          *     ```
          *
-         *     Its `data` is the booking as the booked POST answers it: the same names and forms. Messages from clients are ignored. On shutdown the gateway closes sockets with code 1001. A plain HTTP GET answers 426.
+         *     Its `data` is the booking as the booked POST answers it: the same names and forms. Its `id` is its position in the gateway's event log (`<ms>-<seq>`, ordered, the same on every replica). Messages from clients are ignored. On shutdown the gateway closes sockets with code 1001. A plain HTTP GET answers 426.
+         *
+         *     **Resuming:** connect with `?lastEventId=<the last id seen>` to get first what was sent while the socket was closed (the gateway keeps the last events for a window of minutes), then what follows; `?lastEventId=now` to start from now. With `lastEventId`, two more messages may come: `StreamPosition` (`{"type":"stream.position","id"}`, on connection and with the heartbeats, when the log moved on without an event for this client: resume from it) and `StreamReload` (`{"type":"stream.reload","id":"1709255712345-0","reason":"expired"}`: the id is older than the window, or events were lost; reload what the page shows, and resume from its `id`). Without `lastEventId`, booked events only, as before.
          *
          *     **Who sees which event:** a client sees the events of the booked POSTs it made itself, unless its client entry allows it every event; without client authentication (the sandbox without clients) every socket sees every event.
          *
-         *     **Limits:** a client may hold a few sockets at once (8 by default; past that 429 RATE_LIMITED before the upgrade), and the gateway a bounded number in all (503 OVERLOADED). The gateway pings every socket and ends one that did not answer the previous ping; a socket that does not read its messages is closed with 1008; an upgrade past the limits that slipped through is closed with 1013.
+         *     **Limits:** a client may hold a few sockets and streams at once (8 by default; past that 429 RATE_LIMITED before the upgrade), and the gateway a bounded number in all (503 OVERLOADED). The gateway pings every socket and ends one that did not answer the previous ping; a socket that does not read its messages is closed with 1008 (it resumes from its last id); an upgrade past the limits that slipped through is closed with 1013.
          *
          *     **Scope:** `events:read` (send `Authorization: Bearer <client key>`, or from a browser offer the subprotocols `bearer` and the key (`new WebSocket(url, ['bearer', key])`)). Without a known key: 401 UNAUTHORIZED; without the scope: 403 FORBIDDEN; over the client's rate limit: 429 RATE_LIMITED.
          */
         get: operations["getEvents"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/events/stream": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Booked notifications (event stream, SSE)
+         * @description The events of `GET /v1/events` as `text/event-stream`, for `EventSource`. Each is an SSE event of type `booking.booked` whose `id` is the event id and whose `data` is the `BookedEvent` JSON:
+         *
+         *     ```
+         *     id: 1709255700000-0
+         *     event: booking.booked
+         *     data: {"id":"1709255700000-0","type":"booking.booked","occurredAt":"2024-03-01T01:15:00.000Z","requestId":"5b0b7c1e-0d5f-4b8e-9a51-2f4f1d3c9e01","data":{"bookingRequestId":"BKG-20240301-0001","booked":true,"note":"Truck B 1234 XYZ, pickup 08:00"}}
+         *     ```
+         *
+         *     Listen with `source.addEventListener('booking.booked', ...)` (not `onmessage`: the events are typed). **Resuming:** EventSource sends `Last-Event-ID` by itself when it reconnects, and gets first what it missed (within the window the gateway keeps); a new EventSource passes `?lastEventId=`. When the id is older than the window, or events were lost, a `stream.reload` event (`StreamReload`) says so: reload what the page shows. Lines `id: <id>` without data move the position on when others' events pass (EventSource dispatches nothing for them). **Heartbeats:** a comment line (`: heartbeat`) every 30 seconds (by default), so that proxies keep an idle stream open.
+         *
+         *     **Authentication:** `Authorization: Bearer <key>`; EventSource, which cannot send headers, gets a ticket from `POST /v1/events/tickets` and opens `?ticket=<ticket>`. A ticket is single-use: after an error, get a new one and open a new EventSource with `lastEventId`. The same scope, per-client visibility and limits as the WebSocket route (sockets and streams count together); a stream that does not read its events is closed, and resumes when it reconnects.
+         *
+         *     **Scope:** `events:read` (send `Authorization: Bearer <client key>`). Without a known key: 401 UNAUTHORIZED; without the scope: 403 FORBIDDEN; over the client's rate limit: 429 RATE_LIMITED.
+         */
+        get: operations["getEventStream"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/events/tickets": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A ticket for an event stream (EventSource)
+         * @description A single-use ticket that opens `GET /v1/events/stream?ticket=<ticket>` as this client, for `EventSource`, which cannot send the key in a header. It expires after a minute (by default) and works on every replica. No body.
+         *
+         *     **Scope:** `events:read` (send `Authorization: Bearer <client key>`). Without a known key: 401 UNAUTHORIZED; without the scope: 403 FORBIDDEN; over the client's rate limit: 429 RATE_LIMITED.
+         */
+        post: operations["postEventStreamTicket"];
         delete?: never;
         options?: never;
         head?: never;
@@ -580,7 +636,7 @@ export interface components {
              * @description Stable error code: what went wrong, for programs (the README lists when each is answered)
              * @enum {unknown}
              */
-            code: "VALIDATION_FAILED" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "HEADERS_TOO_LARGE" | "UPGRADE_REQUIRED" | "RATE_LIMITED" | "IDEMPOTENCY_KEY_REUSED" | "UPSTREAM_REJECTED" | "UPSTREAM_NOT_FOUND" | "UPSTREAM_AUTH_FAILED" | "UPSTREAM_UNAVAILABLE" | "UPSTREAM_TIMEOUT" | "UPSTREAM_BAD_RESPONSE" | "IDEMPOTENCY_UNAVAILABLE" | "OVERLOADED" | "SHUTTING_DOWN" | "INTERNAL";
+            code: "VALIDATION_FAILED" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "HEADERS_TOO_LARGE" | "UPGRADE_REQUIRED" | "RATE_LIMITED" | "IDEMPOTENCY_KEY_REUSED" | "UPSTREAM_REJECTED" | "UPSTREAM_NOT_FOUND" | "UPSTREAM_AUTH_FAILED" | "UPSTREAM_UNAVAILABLE" | "UPSTREAM_TIMEOUT" | "UPSTREAM_BAD_RESPONSE" | "IDEMPOTENCY_UNAVAILABLE" | "OVERLOADED" | "EVENTS_UNAVAILABLE" | "SHUTTING_DOWN" | "INTERNAL";
             /** @description HTTP reason phrase */
             error: string;
             /** @description A human sentence */
@@ -1053,10 +1109,10 @@ export interface components {
             documentType: "bc16" | "bc20" | "bc23";
         };
         /**
-         * Booked notification (WebSocket message)
-         * @description One JSON text message of `GET /v1/events`, sent after every successful booked POST
+         * Booked notification
+         * @description One JSON text message of `GET /v1/events` (the `data` of a `booking.booked` event of `GET /v1/events/stream`), sent after every successful booked POST
          * @example {
-         *       "id": "0f8a3c52-7d1e-4b6a-9c2f-5e4d3b2a1908",
+         *       "id": "1709255700000-0",
          *       "type": "booking.booked",
          *       "occurredAt": "2024-03-01T01:15:00.000Z",
          *       "requestId": "5b0b7c1e-0d5f-4b8e-9a51-2f4f1d3c9e01",
@@ -1069,8 +1125,8 @@ export interface components {
          */
         BookedEvent: {
             /**
-             * Format: uuid
-             * @description The event's own id (a UUID), the same on every socket of every gateway replica that delivers it: a client that listens on more than one socket can drop a message whose id it has already seen
+             * @description The event's position in the gateway's event log, `<ms>-<seq>`: the same on every socket and stream of every replica that delivers it, and ordered (a later event has a greater id: compare the milliseconds, then the sequence). A reader that comes back sends the last one it saw (`lastEventId`, `Last-Event-ID`) and gets what it missed; a client can drop a message whose id is not greater than the last it saw
+             * @example 1709255700000-0
              */
             id: string;
             /**
@@ -1094,6 +1150,64 @@ export interface components {
                 /** @description Booking note, as sent (empty when left out) */
                 note: string;
             };
+        };
+        /**
+         * Reload signal
+         * @description Sent to a reader that resumes (a WebSocket with `lastEventId`, every event stream) instead of a silent gap
+         * @example {
+         *       "type": "stream.reload",
+         *       "id": "1709255712345-0",
+         *       "reason": "expired"
+         *     }
+         */
+        StreamReload: {
+            /**
+             * @description The reader may have missed events: reload what it shows from the API
+             * @enum {string}
+             */
+            type: "stream.reload";
+            /**
+             * @description Where the stream goes on from: the position to resume from next time
+             * @example 1709255700000-0
+             */
+            id: string;
+            /**
+             * @description `expired`: the id resumed from is older than the window the gateway keeps, or from a log since lost (a restart); `lost`: events were lost here (published while the shared store was unreachable, past what a replica holds); `unavailable`: the log could not be read right now
+             * @enum {unknown}
+             */
+            reason: "expired" | "lost" | "unavailable";
+            /** @description With `lost`: how many (0: unknown) */
+            lost?: number;
+        };
+        /**
+         * Position
+         * @description Sent on connection and with the heartbeats when the position moved without an event for this reader (others' events), so that it resumes from there
+         * @example {
+         *       "type": "stream.position",
+         *       "id": "1709255712345-0"
+         *     }
+         */
+        StreamPosition: {
+            /**
+             * @description Where the reader is in the log
+             * @enum {string}
+             */
+            type: "stream.position";
+            /**
+             * @description The position: every event up to it that the reader may see has been sent; resume from it
+             * @example 1709255700000-0
+             */
+            id: string;
+        };
+        /** Event-stream ticket */
+        EventStreamTicket: {
+            /** @description Opens one event stream: `GET /v1/events/stream?ticket=<ticket>`. Single-use; a secret until used */
+            ticket: string;
+            /**
+             * Format: date-time
+             * @description When it can no longer be used, ISO 8601 in UTC
+             */
+            expiresAt: string;
         };
     };
     responses: never;
@@ -3705,22 +3819,37 @@ export interface operations {
             };
         };
     };
-    getTaxpayerBillsOfLading: {
+    getSp2Containers: {
         parameters: {
-            query?: never;
-            header?: never;
-            path: {
+            query: {
+                /**
+                 * @description Bill of lading date, `YYYY-MM-DD`, in the years 1900 to 2100: the `blDate` of the bill of lading lists, the day in the hub's calendar
+                 * @example 2024-02-17
+                 */
+                blDate: string;
+                /**
+                 * @description Container number (ISO 6346: 4 letters, 7 digits, valid check digit; case-insensitive)
+                 * @example TCLU6470801
+                 */
+                containerNo: string;
                 /**
                  * @description Taxpayer number (NPWP): 15 or 16 digits; dots and dashes are accepted and stripped
                  * @example 01.234.567.8-901.000
                  */
                 npwp: string;
+                /**
+                 * @description Bill of lading number: 1-35 characters, letters, digits and `. / -`
+                 * @example COSUMKS9061740
+                 */
+                blNo: string;
             };
+            header?: never;
+            path?: never;
             cookie?: never;
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description The CargoOwnerContainer items */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -3730,109 +3859,30 @@ export interface operations {
                      * @example {
                      *       "data": [
                      *         {
-                     *           "blNo": "OOLUSUB1282443",
-                     *           "documentType": "bc16",
-                     *           "blDate": "2024-04-23",
-                     *           "blDateTime": "2024-04-23T11:12:00.0+07:00"
-                     *         },
-                     *         {
-                     *           "blNo": "CMDUSUB9785135",
-                     *           "documentType": "bc16",
-                     *           "blDate": "2024-05-06",
-                     *           "blDateTime": "2024-05-06T01:10:00.0+07:00"
-                     *         },
-                     *         {
-                     *           "blNo": "COSUMKS9061740",
-                     *           "documentType": "bc20",
-                     *           "blDate": "2024-02-17",
-                     *           "blDateTime": "2024-02-17T12:37:00.0+07:00"
-                     *         },
-                     *         {
-                     *           "blNo": "CMDUMKS1456801",
-                     *           "documentType": "bc20",
-                     *           "blDate": "2024-01-13",
-                     *           "blDateTime": "2024-01-13T04:12:00.0+07:00"
-                     *         },
-                     *         {
-                     *           "blNo": "EGLVBLW5323101",
-                     *           "documentType": "bc20",
-                     *           "blDate": "2024-05-09",
-                     *           "blDateTime": "2024-05-09T03:15:00.0+07:00"
-                     *         },
-                     *         {
-                     *           "blNo": "MEDUSUB5040963",
-                     *           "documentType": "bc23",
-                     *           "blDate": "2024-02-01",
-                     *           "blDateTime": "2024-02-01T16:05:00.0+07:00"
-                     *         },
-                     *         {
-                     *           "blNo": "EGLVSRG7216700",
-                     *           "documentType": "bc23",
-                     *           "blDate": "2024-01-17",
-                     *           "blDateTime": "2024-01-17T08:10:00.0+07:00"
+                     *           "sp2ContainerId": 300001,
+                     *           "containerNo": "TCLU6470801",
+                     *           "containerSize": "40",
+                     *           "isoSizeTypeCode": "45R1",
+                     *           "gatePass": null,
+                     *           "sp2Id": "b574cfab-cbef-4bd7-891b-49ff41d85755"
                      *         }
                      *       ],
                      *       "meta": {
-                     *         "count": 7,
-                     *         "cached": false,
-                     *         "complete": true,
-                     *         "sources": [
-                     *           {
-                     *             "documentType": "bc16",
-                     *             "operation": "noblbc16",
-                     *             "status": "ok",
-                     *             "count": 2
-                     *           },
-                     *           {
-                     *             "documentType": "bc20",
-                     *             "operation": "noblbc20",
-                     *             "status": "ok",
-                     *             "count": 3
-                     *           },
-                     *           {
-                     *             "documentType": "bc23",
-                     *             "operation": "noblbc23",
-                     *             "status": "ok",
-                     *             "count": 2
-                     *           }
-                     *         ]
+                     *         "count": 1,
+                     *         "cached": false
                      *       }
                      *     }
                      */
                     "application/json": {
-                        data: components["schemas"]["TaxpayerBillOfLading"][];
+                        data: components["schemas"]["CargoOwnerContainer"][];
+                        /** @description Response metadata */
                         meta: {
                             /** @description Number of items in `data` */
                             count: number;
-                            /** @description True when every source was answered from the gateway's cache */
+                            /** @description True when answered from the gateway's cache rather than a hub call made for this request */
                             cached: boolean;
-                            /** @description True when a source's hub call failed and a stale cached answer was used */
+                            /** @description True when the hub failed and a cached answer past its lifetime was served instead */
                             stale?: boolean;
-                            /** @description False when a source failed and its entries are missing */
-                            complete: boolean;
-                            /** @description One entry per BL list asked, in order */
-                            sources: {
-                                /**
-                                 * @description Customs document type
-                                 * @enum {unknown}
-                                 */
-                                documentType: "bc16" | "bc20" | "bc23";
-                                /** @description The hub operation asked */
-                                operation: string;
-                                /**
-                                 * @description Whether this source answered
-                                 * @enum {unknown}
-                                 */
-                                status: "ok" | "failed";
-                                /** @description Entries from this source */
-                                count?: number;
-                                /** @description Error code of a failed source */
-                                code?: string;
-                                /** @description Error message of a failed source */
-                                message?: string;
-                                /** @description The hub's own message, when it answered a 4xx with one */
-                                upstreamMessage?: string;
-                            }[];
                         };
                     };
                 };
@@ -4316,37 +4366,22 @@ export interface operations {
             };
         };
     };
-    getSp2Containers: {
+    getTaxpayerBillsOfLading: {
         parameters: {
-            query: {
-                /**
-                 * @description Bill of lading date, `YYYY-MM-DD`, in the years 1900 to 2100: the `blDate` of the bill of lading lists, the day in the hub's calendar
-                 * @example 2024-02-17
-                 */
-                blDate: string;
-                /**
-                 * @description Container number (ISO 6346: 4 letters, 7 digits, valid check digit; case-insensitive)
-                 * @example TCLU6470801
-                 */
-                containerNo: string;
+            query?: never;
+            header?: never;
+            path: {
                 /**
                  * @description Taxpayer number (NPWP): 15 or 16 digits; dots and dashes are accepted and stripped
                  * @example 01.234.567.8-901.000
                  */
                 npwp: string;
-                /**
-                 * @description Bill of lading number: 1-35 characters, letters, digits and `. / -`
-                 * @example COSUMKS9061740
-                 */
-                blNo: string;
             };
-            header?: never;
-            path?: never;
             cookie?: never;
         };
         requestBody?: never;
         responses: {
-            /** @description The CargoOwnerContainer items */
+            /** @description Default Response */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -4356,30 +4391,109 @@ export interface operations {
                      * @example {
                      *       "data": [
                      *         {
-                     *           "sp2ContainerId": 300001,
-                     *           "containerNo": "TCLU6470801",
-                     *           "containerSize": "40",
-                     *           "isoSizeTypeCode": "45R1",
-                     *           "gatePass": null,
-                     *           "sp2Id": "b574cfab-cbef-4bd7-891b-49ff41d85755"
+                     *           "blNo": "OOLUSUB1282443",
+                     *           "documentType": "bc16",
+                     *           "blDate": "2024-04-23",
+                     *           "blDateTime": "2024-04-23T11:12:00.0+07:00"
+                     *         },
+                     *         {
+                     *           "blNo": "CMDUSUB9785135",
+                     *           "documentType": "bc16",
+                     *           "blDate": "2024-05-06",
+                     *           "blDateTime": "2024-05-06T01:10:00.0+07:00"
+                     *         },
+                     *         {
+                     *           "blNo": "COSUMKS9061740",
+                     *           "documentType": "bc20",
+                     *           "blDate": "2024-02-17",
+                     *           "blDateTime": "2024-02-17T12:37:00.0+07:00"
+                     *         },
+                     *         {
+                     *           "blNo": "CMDUMKS1456801",
+                     *           "documentType": "bc20",
+                     *           "blDate": "2024-01-13",
+                     *           "blDateTime": "2024-01-13T04:12:00.0+07:00"
+                     *         },
+                     *         {
+                     *           "blNo": "EGLVBLW5323101",
+                     *           "documentType": "bc20",
+                     *           "blDate": "2024-05-09",
+                     *           "blDateTime": "2024-05-09T03:15:00.0+07:00"
+                     *         },
+                     *         {
+                     *           "blNo": "MEDUSUB5040963",
+                     *           "documentType": "bc23",
+                     *           "blDate": "2024-02-01",
+                     *           "blDateTime": "2024-02-01T16:05:00.0+07:00"
+                     *         },
+                     *         {
+                     *           "blNo": "EGLVSRG7216700",
+                     *           "documentType": "bc23",
+                     *           "blDate": "2024-01-17",
+                     *           "blDateTime": "2024-01-17T08:10:00.0+07:00"
                      *         }
                      *       ],
                      *       "meta": {
-                     *         "count": 1,
-                     *         "cached": false
+                     *         "count": 7,
+                     *         "cached": false,
+                     *         "complete": true,
+                     *         "sources": [
+                     *           {
+                     *             "documentType": "bc16",
+                     *             "operation": "noblbc16",
+                     *             "status": "ok",
+                     *             "count": 2
+                     *           },
+                     *           {
+                     *             "documentType": "bc20",
+                     *             "operation": "noblbc20",
+                     *             "status": "ok",
+                     *             "count": 3
+                     *           },
+                     *           {
+                     *             "documentType": "bc23",
+                     *             "operation": "noblbc23",
+                     *             "status": "ok",
+                     *             "count": 2
+                     *           }
+                     *         ]
                      *       }
                      *     }
                      */
                     "application/json": {
-                        data: components["schemas"]["CargoOwnerContainer"][];
-                        /** @description Response metadata */
+                        data: components["schemas"]["TaxpayerBillOfLading"][];
                         meta: {
                             /** @description Number of items in `data` */
                             count: number;
-                            /** @description True when answered from the gateway's cache rather than a hub call made for this request */
+                            /** @description True when every source was answered from the gateway's cache */
                             cached: boolean;
-                            /** @description True when the hub failed and a cached answer past its lifetime was served instead */
+                            /** @description True when a source's hub call failed and a stale cached answer was used */
                             stale?: boolean;
+                            /** @description False when a source failed and its entries are missing */
+                            complete: boolean;
+                            /** @description One entry per BL list asked, in order */
+                            sources: {
+                                /**
+                                 * @description Customs document type
+                                 * @enum {unknown}
+                                 */
+                                documentType: "bc16" | "bc20" | "bc23";
+                                /** @description The hub operation asked */
+                                operation: string;
+                                /**
+                                 * @description Whether this source answered
+                                 * @enum {unknown}
+                                 */
+                                status: "ok" | "failed";
+                                /** @description Entries from this source */
+                                count?: number;
+                                /** @description Error code of a failed source */
+                                code?: string;
+                                /** @description Error message of a failed source */
+                                message?: string;
+                                /** @description The hub's own message, when it answered a 4xx with one */
+                                upstreamMessage?: string;
+                            }[];
                         };
                     };
                 };
@@ -4982,7 +5096,13 @@ export interface operations {
     };
     getEvents: {
         parameters: {
-            query?: never;
+            query?: {
+                /**
+                 * @description Resume after this event id (the last one seen); `now`: from now on. Either way the resume messages (`StreamPosition`, `StreamReload`) are sent
+                 * @example 1709255700000-0
+                 */
+                lastEventId?: string;
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -4995,6 +5115,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content?: never;
+            };
+            /** @description Invalid input (VALIDATION_FAILED) or the hub rejected it (UPSTREAM_REJECTED) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
             };
             /** @description Missing or unknown client credentials (UNAUTHORIZED) */
             401: {
@@ -5025,6 +5154,172 @@ export interface operations {
             };
             /** @description Too many requests (RATE_LIMITED) */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The hub is unavailable or rate limited the gateway (UPSTREAM_UNAVAILABLE), or the gateway is overloaded (OVERLOADED) or closing (SHUTTING_DOWN), or (a write with an Idempotency-Key) cannot reach its shared idempotency store (IDEMPOTENCY_UNAVAILABLE); see `retry-after` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    getEventStream: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Resume after this event id (the last one seen), for a new EventSource that cannot send `Last-Event-ID` (the header wins when both are sent); `now` or left out: from now on
+                 * @example 1709255700000-0
+                 */
+                lastEventId?: string;
+                /** @description A ticket from `POST /v1/events/tickets`, for EventSource (which cannot send headers): single-use, short-lived, never logged. Other clients send `Authorization: Bearer <key>` instead */
+                ticket?: string;
+            };
+            header?: {
+                /**
+                 * @description Resume after this event id: what EventSource sends by itself when it reconnects
+                 * @example 1709255700000-0
+                 */
+                "last-event-id"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The event stream: `booking.booked` and `stream.reload` events, `id:` lines and heartbeat comments, until the client or the gateway closes it */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/event-stream": string;
+                };
+            };
+            /** @description Invalid input (VALIDATION_FAILED) or the hub rejected it (UPSTREAM_REJECTED) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Missing or unknown client credentials (UNAUTHORIZED) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The client lacks the scope (FORBIDDEN) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Too many requests (RATE_LIMITED) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description A gateway bug (INTERNAL) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The hub is unavailable or rate limited the gateway (UPSTREAM_UNAVAILABLE), or the gateway is overloaded (OVERLOADED) or closing (SHUTTING_DOWN), or (a write with an Idempotency-Key) cannot reach its shared idempotency store (IDEMPOTENCY_UNAVAILABLE); see `retry-after` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    postEventStreamTicket: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The ticket */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "ticket": "Yq3xk1c2mJ0pQwR8sT4uV6wX9zA0bC2dE4fG6hI8jK0",
+                     *         "expiresAt": "2024-03-01T01:16:00.000Z"
+                     *       },
+                     *       "meta": {}
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["EventStreamTicket"];
+                        /** @description Response metadata */
+                        meta: Record<string, never>;
+                    };
+                };
+            };
+            /** @description Missing or unknown client credentials (UNAUTHORIZED) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The client lacks the scope (FORBIDDEN) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Too many requests (RATE_LIMITED) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description A gateway bug (INTERNAL) */
+            500: {
                 headers: {
                     [name: string]: unknown;
                 };

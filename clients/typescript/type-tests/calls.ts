@@ -67,8 +67,19 @@ const subscription = subscribeEvents({
   },
   onError (error) {
     error.retryInMs satisfies number | undefined
+  },
+  // Resuming: where from, and what to do when the gateway cannot replay.
+  lastEventId: '1709255700000-0',
+  onReload (signal) {
+    signal.reason satisfies 'expired' | 'lost' | 'unavailable'
+    signal.id satisfies string
+    // @ts-expect-error a reload reason that does not exist
+    signal.reason satisfies 'timeout'
   }
 })
+subscription.lastEventId satisfies string | undefined
 subscription.unsubscribe()
+// @ts-expect-error lastEventId is a string (an event id)
+subscribeEvents({ baseUrl: 'http://localhost:3000', onEvent () {}, lastEventId: 1709255700000 })
 // @ts-expect-error onEvent is required
 subscribeEvents({ baseUrl: 'http://localhost:3000' })

@@ -1,5 +1,5 @@
 import { isUtf8 } from 'node:buffer'
-import type { ResourceSpec } from '../resource-spec.ts'
+import type { ResourceSpec } from '../../catalogue/resource-spec.ts'
 import { Run } from './document.ts'
 import { compilePlan } from './plan.ts'
 import { CLOSE_BRACKET, GIVE_UP, OPEN_BRACKET } from './reader.ts'

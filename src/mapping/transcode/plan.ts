@@ -1,5 +1,5 @@
 import { fieldRules, isNull, type FieldRules } from '../fields.ts'
-import { isArrayKind, isResource, namesOf, type FieldSpec, type ResourceSpec } from '../resource-spec.ts'
+import { isArrayKind, isResource, namesOf, type FieldSpec, type ResourceSpec } from '../../catalogue/resource-spec.ts'
 import { hashOf, NULL } from './reader.ts'
 import { wordsOf } from './writer.ts'
 

@@ -8,7 +8,7 @@ import { SCRIPTS } from './scripts.ts'
 export interface RedisConnectionOptions {
   /** `redis://` or `rediss://` (TLS), with `user:password@` when the server wants them, and `/db`. */
   url: string
-  /** Prepended to every key and channel (REDIS_KEY_PREFIX), so that several gateways can share a Redis. */
+  /** Prepended to every key (REDIS_KEY_PREFIX), so that several gateways can share a Redis. */
   keyPrefix: string
   /** No command waits longer than this: it fails instead, and the store degrades. */
   commandTimeoutMs: number
@@ -26,13 +26,12 @@ export interface RedisConnection {
   /** Commands. Keys get the prefix from ioredis (`keyPrefix`), script KEYS included. */
   readonly client: Redis
   /**
-   * The pub/sub connection (a subscribed connection runs no other command),
-   * created on first use. It does not subscribe again by itself after a
-   * reconnection: subscribe on each of its 'ready' events.
+   * A connection for blocking reads (XREAD BLOCK: a blocked connection answers
+   * nothing else), created on first use. Its commands may wait `blockMs` plus
+   * the command timeout; it is not PINGed by the health check (the PING would
+   * wait behind the read): its user reopens it when reads keep timing out.
    */
-  subscriber (): Redis
-  /** A channel name with the prefix (ioredis prefixes keys, not channels). */
-  channel (name: string): string
+  reader (blockMs: number): Redis
   readonly keyPrefix: string
   readonly commandTimeoutMs: number
   readonly log: FastifyBaseLogger
@@ -88,7 +87,7 @@ export function createRedisConnection (options: RedisConnectionOptions): RedisCo
     maxRetriesPerRequest: 0,
     autoResendUnfulfilledCommands: false,
     retryStrategy: backoff(options.reconnectMaxDelayMs ?? 2000),
-    // RESP2: everything the gateway uses, and the subscriber behaviour ioredis has had for years.
+    // RESP2: everything the gateway uses, as ioredis 5 spoke it.
     protocol: 2,
     // The scheme decides, whatever its case (ioredis itself only recognises lower-case `rediss://`).
     ...(url.protocol === 'rediss:' ? { tls: { ...options.tls } } : {}),
@@ -96,7 +95,7 @@ export function createRedisConnection (options: RedisConnectionOptions): RedisCo
     Connector: GuardedConnector
   }
   const client = new Redis(options.url, redisOptions)
-  let subscriber: Redis | undefined
+  let reader: Redis | undefined
   let closed = false
   let current: StoreHealth = 'down'
   let lastError: string | undefined
@@ -112,7 +111,7 @@ export function createRedisConnection (options: RedisConnectionOptions): RedisCo
 
   // Every error is reported here too, reconnection attempts included: an
   // 'error' without a listener would throw. Messages name the address, never the password.
-  function watch (connection: Redis, name: 'commands' | 'subscriber') {
+  function watch (connection: Redis, name: 'commands' | 'reader') {
     connection.on('error', (error: Error) => {
       lastError = error.message
       log.debug({ connection: name, reason: error.message }, 'redis connection error')
@@ -149,25 +148,21 @@ export function createRedisConnection (options: RedisConnectionOptions): RedisCo
   const timer = setInterval(() => {
     if (checking || closed) return
     checking = true
-    Promise.all([check(client), subscriber === undefined ? true : check(subscriber)])
-      .then(([up]) => setHealth(up ? 'up' : 'down'))
+    check(client)
+      .then((up) => setHealth(up ? 'up' : 'down'))
       .finally(() => { checking = false })
   }, options.healthCheckIntervalMs ?? 1000)
   timer.unref()
 
   return {
     client,
-    subscriber () {
-      if (subscriber === undefined) {
-        // ioredis's own resubscription after a reconnect sends SUBSCRIBE without
-        // handling its failure: an unhandled rejection, which ends the process.
-        // The users of this connection subscribe again on 'ready' themselves.
-        subscriber = client.duplicate({ autoResubscribe: false })
-        watch(subscriber, 'subscriber')
+    reader (blockMs) {
+      if (reader === undefined) {
+        reader = client.duplicate({ commandTimeout: blockMs + commandTimeoutMs })
+        watch(reader, 'reader')
       }
-      return subscriber
+      return reader
     },
-    channel: (name) => `${keyPrefix}${name}`,
     keyPrefix,
     commandTimeoutMs,
     log,
@@ -195,7 +190,7 @@ export function createRedisConnection (options: RedisConnectionOptions): RedisCo
       clearInterval(timer)
       listeners.clear()
       current = 'down'
-      await Promise.all([end(client, commandTimeoutMs), subscriber === undefined ? undefined : end(subscriber, commandTimeoutMs)])
+      await Promise.all([end(client, commandTimeoutMs), reader === undefined ? undefined : end(reader, commandTimeoutMs)])
       log.info('redis connections closed')
     }
   }

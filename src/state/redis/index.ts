@@ -8,10 +8,11 @@ import type { Clock } from '../../clock.ts'
 import type { Config } from '../../config/load.ts'
 import type { GatewayState } from '../types.ts'
 import { createRedisConnection } from './connection.ts'
-import { createRedisEventBus } from './event-bus.ts'
+import { createRedisEventLog } from './event-log.ts'
 import { createRedisIdempotencyStore } from './idempotency.ts'
 import { createRedisLookupTier } from './lookup-tier.ts'
 import { createRedisRateLimitStore } from './rate-limit-store.ts'
+import { createRedisTicketStore } from './ticket-store.ts'
 import { createRedisTokenStore } from './token-store.ts'
 
 /**
@@ -30,7 +31,7 @@ const SHARED_LOOKUP_MAX_BYTES = 4 * 1024 * 1024
 const CLAIM_MARGIN_MS = 5000
 
 /** The settings the Redis state reads. */
-type RedisStateConfig = Pick<Config, 'IDEMPOTENCY_TTL_SECONDS' | 'REDIS_KEY_PREFIX' | 'REDIS_COMMAND_TIMEOUT_MS' | 'UPSTREAM_DEADLINE_MS' | 'UPSTREAM_HEADERS_TIMEOUT_MS' | 'UPSTREAM_LOGIN_REFRESH_URL'> & { REDIS_URL: string }
+type RedisStateConfig = Pick<Config, 'IDEMPOTENCY_TTL_SECONDS' | 'REDIS_KEY_PREFIX' | 'REDIS_COMMAND_TIMEOUT_MS' | 'UPSTREAM_DEADLINE_MS' | 'UPSTREAM_HEADERS_TIMEOUT_MS' | 'UPSTREAM_LOGIN_REFRESH_URL' | 'EVENTS_REPLAY_SECONDS' | 'EVENTS_REPLAY_MAX'> & { REDIS_URL: string }
 
 export function createRedisState (config: RedisStateConfig, { clock, log, rateLimitKeys }: { clock: Clock, log: FastifyBaseLogger, rateLimitKeys: number }): GatewayState {
   const connection = createRedisConnection({
@@ -39,7 +40,7 @@ export function createRedisState (config: RedisStateConfig, { clock, log, rateLi
     commandTimeoutMs: config.REDIS_COMMAND_TIMEOUT_MS,
     log: log.child({ component: 'redis' })
   })
-  const events = createRedisEventBus({ connection })
+  const events = createRedisEventLog({ connection, clock, windowMs: config.EVENTS_REPLAY_SECONDS * 1000, maxEntries: config.EVENTS_REPLAY_MAX })
   return {
     idempotency: createRedisIdempotencyStore({
       connection,
@@ -48,6 +49,7 @@ export function createRedisState (config: RedisStateConfig, { clock, log, rateLi
     }),
     rateLimitStore: createRedisRateLimitStore(connection, { cache: rateLimitKeys }),
     events,
+    tickets: createRedisTicketStore({ connection }),
     // A login gets the headers timeout for each of its connect, headers and body (credentials/login.ts);
     // with a refresh address, a renewal may be a refresh the hub refuses and then a login.
     tokens: createRedisTokenStore({ connection, lockTtlMs: (config.UPSTREAM_LOGIN_REFRESH_URL === undefined ? 1 : 2) * 3 * config.UPSTREAM_HEADERS_TIMEOUT_MS + 1000, now: clock }),

@@ -47,6 +47,39 @@ end
 if redis.call('SET', KEYS[2], ARGV[2], 'NX', 'PX', ARGV[3]) then return {'locked'} end
 return {'wait'}`
   },
+  // Appends an event (ARGV[3], format ARGV[4]) to the log, keeping at most ARGV[1]
+  // entries and none older than the id ARGV[2]; answers its id. Trimmed exactly
+  // (not `~`): one or two entries per append, and the window is what readers are told.
+  eventsAppend: {
+    numberOfKeys: 1,
+    lua: `
+local id = redis.call('XADD', KEYS[1], 'MAXLEN', ARGV[1], '*', 'v', ARGV[4], 'e', ARGV[3])
+redis.call('XTRIM', KEYS[1], 'MINID', ARGV[2])
+return id`
+  },
+  // The entries after the id ARGV[1] (at most ARGV[2], at least 1: COUNT 0 answers nil), or nil when the log no longer
+  // holds that position: the id itself must still be there, or be 0-0 in a log that
+  // never dropped an entry (a new log, after a restart without persistence, has
+  // entries-added == length too, but no reader of the old one holds 0-0 but by never
+  // having seen an event).
+  eventsSince: {
+    numberOfKeys: 1,
+    lua: `
+local key = KEYS[1]
+if ARGV[1] == '0-0' then
+  if redis.call('EXISTS', key) == 1 then
+    local info = redis.call('XINFO', 'STREAM', key)
+    local length, added
+    for i = 1, #info, 2 do
+      if info[i] == 'length' then length = info[i + 1] elseif info[i] == 'entries-added' then added = info[i + 1] end
+    end
+    if length ~= added then return false end
+  end
+elseif #redis.call('XRANGE', key, ARGV[1], ARGV[1]) == 0 then
+  return false
+end
+return redis.call('XRANGE', key, '(' .. ARGV[1], '+', 'COUNT', ARGV[2])`
+  },
   // DEL only when the key still holds the caller's value (its claim or lock).
   stateRelease: {
     numberOfKeys: 1,
@@ -62,5 +95,7 @@ declare module 'ioredis' {
     stateSettle (key: string, expected: string, value: string, ttlMs: number): Result<number, Context>
     stateLoginLock (sessionKey: string, lockKey: string, rejected: string, lock: string, lockTtlMs: number): Result<LoginLockReply, Context>
     stateRelease (key: string, expected: string): Result<number, Context>
+    eventsAppend (key: string, maxEntries: number, minId: string, event: string, version: string): Result<string, Context>
+    eventsSince (key: string, id: string, count: number): Result<Array<[string, string[]]> | null, Context>
   }
 }

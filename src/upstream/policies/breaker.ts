@@ -1,6 +1,6 @@
 import CircuitBreaker from 'opossum'
 import { gatewayError } from '../../errors.ts'
-import type { OperationId } from '../operations.ts'
+import type { OperationId } from '../../catalogue/operations.ts'
 import type { OperationMap, ResolvedOperation } from '../resolve-operations.ts'
 
 export type BreakerState = 'closed' | 'open' | 'half-open'

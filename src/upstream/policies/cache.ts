@@ -14,7 +14,7 @@
 import type { FastifyBaseLogger } from 'fastify'
 import { systemClock, type Clock } from '../../clock.ts'
 import type { Config } from '../../config/load.ts'
-import type { Caller, Credentials } from '../../credentials/index.ts'
+import type { Caller, HubCredentials } from '../call.ts'
 import { envelopeAround } from '../../schemas/envelope.ts'
 import { createMemoryLookupStore } from '../../state/memory/lookup-cache.ts'
 import type { LookupEntry, LookupStore, SharedLookupTier } from '../../state/types.ts'
@@ -220,7 +220,7 @@ function isHubDown (error: unknown): boolean {
 
 export interface CachePolicyOptions {
   config: Pick<Config, 'CACHE_MAX_BYTES' | 'CACHE_MAX_ENTRIES' | 'CACHE_FAILURE_SECONDS' | 'CACHE_STALE_IF_ERROR_SECONDS'>
-  credentials: Pick<Credentials, 'identity'>
+  credentials: Pick<HubCredentials, 'identity'>
   /** The tier the replicas share, behind this one's memory; none for a single instance. */
   tier?: SharedLookupTier | undefined
   clock?: Clock | undefined

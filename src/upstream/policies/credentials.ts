@@ -3,11 +3,11 @@
  * new token (a login, a rotated file) and one more try.
  */
 import type { FastifyBaseLogger } from 'fastify'
-import type { Caller, Credentials } from '../../credentials/index.ts'
+import type { Caller, HubCredentials } from '../call.ts'
 import type { ResolvedOperation } from '../resolve-operations.ts'
 
 export async function withAuthorization<T> (
-  credentials: Credentials,
+  credentials: HubCredentials,
   op: ResolvedOperation,
   caller: Caller,
   log: FastifyBaseLogger,

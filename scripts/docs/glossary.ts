@@ -1,14 +1,15 @@
-import { ConfigSchema } from '../config/schema.ts'
-import { toCompactDate, toIsoDate, toIsoDateTime } from '../domain/dates.ts'
-import { PARAM_SCHEMAS } from '../schemas/params.ts'
-import { OPERATIONS, type Operation, type OperationId, type ParamKind } from '../upstream/operations.ts'
-import { camelCase, isArrayKind, isResource, namesOf, type FieldSpec, type ResourceSpec, type ScalarKind } from './resource-spec.ts'
-import { ALL_RESOURCES } from './resources.ts'
+import { OPERATIONS, type OperationId } from '../../src/catalogue/operations.ts'
+import { camelCase, isArrayKind, isResource, namesOf, type FieldSpec, type ResourceSpec, type ScalarKind } from '../../src/catalogue/resource-spec.ts'
+import { ALL_RESOURCES } from '../../src/catalogue/resources.ts'
+import type { HubOperation, ParamKind, RequestBodyField } from '../../src/catalogue/types.ts'
+import { ConfigSchema } from '../../src/config/schema.ts'
+import { toCompactDate, toIsoDate, toIsoDateTime } from '../../src/domain/dates.ts'
+import { PARAM_SCHEMAS } from '../../src/schemas/params.ts'
 
 /**
- * The glossary (contract.md 1: "a glossary maps every upstream name to
- * ours"), derived from the same tables that drive the gateway: the resource
- * specs, the operations' parameters and the request bodies. Rendered into
+ * The glossary: every hub name and the gateway's name for it, derived from
+ * the catalogue that drives the gateway: the resource specs, the
+ * operations' parameters and the request bodies. Rendered into
  * `docs/glossary.md` by `npm run openapi`; a test fails when the committed
  * file differs.
  */
@@ -25,62 +26,29 @@ export interface GlossaryRow {
   description: string
 }
 
-export interface RequestBodyField {
-  upstream: string
-  /** Where the value comes from on our side. */
-  gateway: string
-  conversion: string
-  description: string
-}
-
 export interface RequestBody {
   operation: OperationId
   /** The gateway route whose call sends this body. */
   route: string
-  /** Where interface.md defines it. */
-  source: string
-  fields: RequestBodyField[]
+  note: string | undefined
+  fields: readonly RequestBodyField[]
+}
+
+/** `/v1/sp2/documents/:sp2Id/finalization` -> `/v1/sp2/documents/{sp2Id}/finalization` */
+function routePath (url: string): string {
+  return url.replace(/:([A-Za-z0-9]+)/g, '{$1}')
 }
 
 /**
- * The request bodies of `mapping/request-bodies.ts`, as data. A test checks that
- * these are exactly the keys `toUpstreamOffer`, `toUpstreamBooked` and
- * `toUpstreamFinalization` produce.
+ * The request bodies the writes send, from their catalogue entries. A test
+ * checks that these are exactly the keys `toUpstreamOffer`,
+ * `toUpstreamBooked` and `toUpstreamFinalization` produce.
  */
-export const REQUEST_BODIES: readonly RequestBody[] = [
-  {
-    operation: 'DetilBooking',
-    route: 'POST /v1/bookings/{bookingRequestId}/offers',
-    source: 'interface.md 2.10',
-    fields: [
-      { upstream: 'idRequestBooking', gateway: 'bookingRequestId', conversion: 'string, from the path', description: 'Booking request code (from the hub\'s API-01)' },
-      { upstream: 'idPlatform', gateway: 'PLATFORM_ID', conversion: 'string, from configuration', description: 'Platform code of this gateway\'s operator; never taken from the caller' },
-      { upstream: 'idServiceOrder', gateway: 'serviceOrderId', conversion: 'string', description: 'Sequence number of the offer' },
-      { upstream: 'hargaPenawaran', gateway: 'price', conversion: 'number, at most two decimals', description: 'Offered price' },
-      { upstream: 'waktuPenawaran', gateway: 'offeredAt', conversion: 'ISO date-time with offset → `YYYY-MM-DD HH:MM:SS` in the hub\'s local time', description: 'When the offer was made' },
-      { upstream: 'timestamp', gateway: '(filled by the gateway)', conversion: 'time of sending → `YYYY-MM-DD HH:MM:SS` in the hub\'s local time', description: 'When the data was sent' }
-    ]
-  },
-  {
-    operation: 'DetilBooking/isBooked',
-    route: 'POST /v1/bookings/{bookingRequestId}/booked',
-    source: 'interface.md 2.11',
-    fields: [
-      { upstream: 'isBooked', gateway: 'booked', conversion: 'boolean → 1/0', description: 'Whether the booking is made' },
-      { upstream: 'booking_note', gateway: 'note', conversion: 'string; empty when left out', description: 'Booking note' }
-    ]
-  },
-  {
-    operation: 'document_sp2/final',
-    route: 'POST /v1/sp2/documents/{sp2Id}/finalization',
-    source: 'interface.md 4.2; the payload is not shown (4.10.2), this is the gateway\'s default',
-    fields: [
-      { upstream: 'id_document_sp2', gateway: 'sp2Id', conversion: 'string (UUID), from the path', description: 'SP2 document id' }
-    ]
-  }
-]
+export const REQUEST_BODIES: readonly RequestBody[] = (OPERATIONS as readonly HubOperation[]).flatMap(op => op.requestBody === undefined
+  ? []
+  : [{ operation: op.id as OperationId, route: `${op.route.method} ${routePath(op.route.url)}`, note: op.requestBody.note, fields: op.requestBody.fields }])
 
-/** How each kind of request parameter is sent to the hub (upstream/resolve-operations.ts `toUpstreamValue`). */
+/** How each kind of request parameter is sent to the hub (src/upstream/resolve-operations.ts `toUpstreamValue`). */
 const PARAM_CONVERSIONS: Record<ParamKind, string> = {
   npwp: 'dots and dashes stripped (15 or 16 digits)',
   blNo: 'as is',
@@ -184,7 +152,7 @@ export function dateRows (offset: string): DateRow[] {
   }
   ALL_RESOURCES.forEach(visit)
   const params = new Map<string, string[]>()
-  for (const op of OPERATIONS as readonly Operation[]) {
+  for (const op of OPERATIONS as readonly HubOperation[]) {
     for (const param of op.params) if (param.kind === 'blDate') params.set(param.upstream, [...(params.get(param.upstream) ?? []), `\`${op.id}\``])
   }
   for (const [upstream, ops] of params) {
@@ -202,7 +170,7 @@ export function dateRows (offset: string): DateRow[] {
 /** One row per distinct upstream/gateway parameter pair, listing the operations (in table order) that take it. */
 function parameterRows (): GlossaryRow[] {
   const rows = new Map<string, { row: GlossaryRow, operations: string[] }>()
-  for (const op of OPERATIONS as readonly Operation[]) {
+  for (const op of OPERATIONS as readonly HubOperation[]) {
     for (const param of op.params) {
       const key = `${param.upstream}\u0000${param.name}`
       let entry = rows.get(key)
@@ -219,7 +187,7 @@ function parameterRows (): GlossaryRow[] {
         }
         rows.set(key, entry)
       }
-      entry.operations.push(`\`${op.id}\` (${op.section})`)
+      entry.operations.push(`\`${op.id}\``)
     }
   }
   return [...rows.values()].map(({ row, operations }) => ({ ...row, where: `parameter of ${operations.join(', ')}` }))
@@ -229,7 +197,7 @@ function bodyRows (): GlossaryRow[] {
   return REQUEST_BODIES.flatMap(body => body.fields.map(field => ({
     upstream: field.upstream,
     gateway: field.gateway,
-    where: `body of \`${body.operation}\` (${body.source})`,
+    where: `body of \`${body.operation}\``,
     conversion: field.conversion,
     description: field.description
   })))
@@ -242,18 +210,17 @@ export function glossaryRows (): GlossaryRow[] {
 
 export interface ResponseKeyRow {
   operation: string
-  section: string
   key: string
   item: string
-  /** Why the entry looks the way it does (operations.ts `note`), or ''. */
+  /** Why the entry looks the way it does (the catalogue entry's `note`), or ''. */
   note: string
 }
 
-/** Which key each keyed-list operation answers under (interface.md 4.6, 4.7). */
+/** Which key each keyed-list operation answers under. */
 export function responseKeyRows (): ResponseKeyRow[] {
   const rows: ResponseKeyRow[] = []
-  for (const op of OPERATIONS as readonly Operation[]) {
-    if (op.response.type === 'keyed-list') rows.push({ operation: op.id, section: op.section, key: op.response.key, item: op.response.item.id, note: op.note ?? '' })
+  for (const op of OPERATIONS as readonly HubOperation[]) {
+    if (op.response.type === 'keyed-list') rows.push({ operation: op.id, key: op.response.key, item: op.response.item.id, note: op.note ?? '' })
   }
   return rows
 }
@@ -282,9 +249,9 @@ export function renderGlossary (): string {
   const out: string[] = [
     '# Glossary: hub names to gateway names',
     '',
-    '<!-- Generated by `npm run openapi` from src/mapping/resources.ts, src/upstream/operations.ts and src/mapping/glossary.ts. Do not edit. -->',
+    '<!-- Generated by `npm run openapi` from the catalogue (src/catalogue/) by scripts/docs/glossary.ts. Do not edit. -->',
     '',
-    'Every name the customs hub uses (interface.md) maps to one name of the gateway\'s dialect: camelCase English. ' +
+    'Every name the customs hub uses maps to one name of the gateway\'s dialect: camelCase English. ' +
       'The tables below list, for each resource the gateway answers with, each hub field and the field it becomes, ' +
       'then the request parameters and request bodies the gateway sends, then the keys the hub answers its lists under.',
     '',
@@ -329,18 +296,18 @@ export function renderGlossary (): string {
 
   out.push('## Request bodies', '')
   for (const body of REQUEST_BODIES) {
-    out.push(`### ${code(body.operation)}`, '', `Sent by ${code(body.route)}. Source: ${body.source}.`, '')
+    out.push(`### ${code(body.operation)}`, '', `Sent by ${code(body.route)}.${body.note === undefined ? '' : ` ${body.note}.`}`, '')
     out.push(table(['Upstream', 'Gateway', 'Conversion', 'Description'],
       body.fields.map(f => [code(f.upstream), f.gateway.startsWith('(') ? f.gateway : code(f.gateway), f.conversion, f.description])))
     out.push('')
   }
 
   out.push('## Response keys', '',
-    'The list operations below answer with an object holding one array under a key of the hub\'s choosing (interface.md 4.6, 4.7). ' +
+    'The list operations below answer with an object holding one array under a key of the hub\'s choosing. ' +
       'The gateway always answers the list under `data`. A different key can be set per operation with `UPSTREAM_OPERATIONS` (`responseKey`); ' +
       'when the expected key is missing but exactly one array-valued key is present, that array is used and the drift is logged.', '')
-  out.push(table(['Operation', 'interface.md', 'Upstream key', 'Gateway', 'Items', 'Note'],
-    responseKeyRows().map(r => [code(r.operation), r.section, code(r.key), code('data'), `[${code(r.item)}](#${r.item.toLowerCase()})`, r.note])))
+  out.push(table(['Operation', 'Upstream key', 'Gateway', 'Items', 'Note'],
+    responseKeyRows().map(r => [code(r.operation), code(r.key), code('data'), `[${code(r.item)}](#${r.item.toLowerCase()})`, r.note])))
   out.push('')
   return out.join('\n')
 }

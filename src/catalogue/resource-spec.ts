@@ -1,8 +1,8 @@
 /**
  * A resource spec describes one upstream record: for each upstream field, our
  * name, its kind and its meaning. From one spec come the TypeBox response
- * schema (schemas.ts), the compiled normalizer (normalize.ts) and the
- * published glossary (glossary.ts).
+ * schema (schemas/resource-schemas.ts), the compiled normalizer and byte
+ * transcoder (mapping/) and the published glossary (scripts/docs/glossary.ts).
  */
 export type ScalarKind =
   | 'string' // a string

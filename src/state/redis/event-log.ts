@@ -1,0 +1,232 @@
+import type { Redis } from 'ioredis'
+import type { Clock } from '../../clock.ts'
+import { FIRST_POSITION, previousEventId } from '../event-ids.ts'
+import type { EventLog, EventsLost, EventWindow, LogEntry, NewEvent } from '../types.ts'
+import { redisReason, type RedisConnection } from './connection.ts'
+
+export interface RedisEventLogOptions extends EventWindow {
+  connection: RedisConnection
+  clock: Clock
+  /** How long one read waits for new entries before it asks again (default 1000 ms). */
+  blockMs?: number
+}
+
+/** The stream, with the key prefix in front. */
+export const EVENTS_KEY = 'events:log'
+/** Format of the entries (their `v` field); a reader skips any other. */
+const VERSION = '1'
+/** Entries one read takes at most. */
+const READ_COUNT = 1000
+/** Reads that time out in a row (a frozen Redis, a half-open connection) before the reader's connection is reopened. */
+const STALE_AFTER_TIMEOUTS = 3
+
+function decode (id: string, fields: string[]): LogEntry | undefined {
+  const values = new Map<string, string>()
+  for (let i = 0; i + 1 < fields.length; i += 2) values.set(fields[i]!, fields[i + 1]!)
+  if (values.get('v') !== VERSION) return undefined
+  let value: unknown
+  try {
+    value = JSON.parse(values.get('e') ?? '')
+  } catch {
+    return undefined
+  }
+  if (value === null || typeof value !== 'object') return undefined
+  const entry = value as Record<string, unknown>
+  if (entry.type === 'booking.booked' && typeof entry.requestId === 'string' && entry.data !== null && typeof entry.data === 'object') {
+    return { ...(entry as Omit<NewEvent, 'id'>), id }
+  }
+  if (entry.type === 'events.lost' && typeof entry.lost === 'number' && typeof entry.occurredAt === 'string') {
+    return { id, type: 'events.lost', lost: entry.lost, occurredAt: entry.occurredAt }
+  }
+  return undefined
+}
+
+const sleep = (ms: number) => new Promise(resolve => setTimeout(resolve, ms).unref())
+
+/**
+ * The event log in a Redis stream, shared by every replica (docs/events.md):
+ * each event is appended with XADD, which gives it its id, and trimmed to the
+ * window (MAXLEN and MINID). Every replica reads the stream on a connection of
+ * its own (XREAD BLOCK from the last id it read) and hands each entry to its
+ * subscribers in stream order, its own events included, so that the order a
+ * reader sees is the order of the ids it resumes from.
+ *
+ * An event published while Redis does not answer waits in a queue of this
+ * replica (at most maxEntries - 1; past that the oldest are dropped and counted),
+ * appended in order once Redis answers again, after an `events.lost` entry
+ * when some were dropped. A replica that stops with events still queued logs
+ * how many were lost (error level).
+ */
+export function createRedisEventLog ({ connection, clock, windowMs, maxEntries, blockMs = 1000 }: RedisEventLogOptions): EventLog {
+  const { client, log } = connection
+  const listeners = new Set<(entry: LogEntry) => void>()
+  const queue: NewEvent[] = []
+  let dropped = 0
+  let closed = false
+  /** The last id handed to the subscribers. */
+  let position = FIRST_POSITION
+  /** Where the next read starts; undefined until known (the end of the stream at start-up). */
+  let readFrom: string | undefined
+  let chain: Promise<void> = Promise.resolve()
+
+  function deliver (entry: LogEntry) {
+    position = entry.id
+    for (const listener of listeners) {
+      try {
+        listener(entry)
+      } catch (error) {
+        log.error({ err: error, eventId: entry.id }, 'event listener failed')
+      }
+    }
+  }
+
+  const append = (entry: NewEvent | Omit<EventsLost, 'id'>) =>
+    client.eventsAppend(EVENTS_KEY, maxEntries, `${Math.max(0, clock() - windowMs)}-0`, JSON.stringify(entry), VERSION)
+
+  /** Appends what waits, in order, while Redis answers. */
+  async function drain () {
+    while (queue.length > 0 || dropped > 0) {
+      if (connection.health() === 'down') return
+      try {
+        if (dropped > 0) {
+          await append({ type: 'events.lost', lost: dropped, occurredAt: new Date(clock()).toISOString() })
+          log.error({ lost: dropped }, 'events: lost while Redis was unreachable (more than EVENTS_REPLAY_MAX waited); readers are told to reload')
+          dropped = 0
+        } else {
+          await append(queue[0]!)
+          queue.shift()
+        }
+      } catch (error) {
+        log.warn({ reason: redisReason(error), waiting: queue.length }, 'events: appending to Redis failed; the events wait for it')
+        return
+      }
+    }
+  }
+  const flush = () => (chain = chain.then(drain))
+
+  const stopWatching = connection.onHealthChange((health) => { if (health === 'up') flush().catch(() => {}) })
+  // Redis may answer PINGs and still refuse appends (out of memory, a changed ACL): try again every second.
+  const retry = setInterval(() => { if (queue.length > 0 || dropped > 0) flush().catch(() => {}) }, 1000)
+  retry.unref()
+
+  const reader: Redis = connection.reader(blockMs)
+  /**
+   * Where to read from after (re)connecting: from the end at start-up; from
+   * the last id read while the stream still holds it; from the start of a
+   * stream that never dropped an entry (Redis restarted without its data:
+   * every entry is new to this replica). A replica that fell behind the
+   * window (cut off from Redis longer than it lasts while others published)
+   * cannot know what its readers missed: it tells them with an `events.lost`
+   * entry of its own (`lost` 0: unknown), just before what the stream holds.
+   */
+  async function startFrom (): Promise<string> {
+    if (readFrom === undefined) {
+      const [last] = await reader.xrevrange(EVENTS_KEY, '+', '-', 'COUNT', 1)
+      return last?.[0] ?? FIRST_POSITION
+    }
+    if (readFrom === FIRST_POSITION || await reader.eventsSince(EVENTS_KEY, readFrom, 1) !== null) return readFrom
+    if (await reader.eventsSince(EVENTS_KEY, FIRST_POSITION, 1) !== null) {
+      log.warn('events: the stream is new (Redis restarted without its data); reading it from its start')
+      return FIRST_POSITION
+    }
+    const [first] = await reader.xrange(EVENTS_KEY, '-', '+', 'COUNT', 1)
+    const before = first === undefined ? FIRST_POSITION : previousEventId(first[0])
+    log.error('events: this replica fell behind the window; its readers are told to reload')
+    deliver({ id: before, type: 'events.lost', lost: 0, occurredAt: new Date(clock()).toISOString() })
+    return before
+  }
+
+  const state = { closed: false }
+  async function read () {
+    let timeouts = 0
+    let known = false
+    while (!state.closed) {
+      if (reader.status !== 'ready') {
+        known = false
+        await sleep(50)
+        continue
+      }
+      try {
+        if (!known) {
+          readFrom = await startFrom()
+          known = true
+        }
+        const reply = await reader.xread('COUNT', READ_COUNT, 'BLOCK', blockMs, 'STREAMS', EVENTS_KEY, readFrom!) as Array<[string, Array<[string, string[]]>]> | null
+        timeouts = 0
+        for (const [, entries] of reply ?? []) {
+          for (const [id, fields] of entries) {
+            readFrom = id
+            const entry = decode(id, fields)
+            if (entry === undefined) log.warn({ eventId: id }, 'events: skipped an entry this version cannot read')
+            else deliver(entry)
+          }
+        }
+      } catch (error) {
+        if (state.closed) return
+        known = false
+        if (++timeouts >= STALE_AFTER_TIMEOUTS) {
+          timeouts = 0
+          log.warn({ reason: redisReason(error) }, 'events: reads keep failing; reopening the reader\'s connection')
+          reader.disconnect(true)
+        }
+        await sleep(100)
+      }
+    }
+  }
+  const reading = read()
+
+  return {
+    async publish (event) {
+      if (closed) {
+        log.error({ requestId: event.requestId }, 'events: published after the log was closed; lost')
+        return
+      }
+      queue.push(event)
+      // One place fewer than the window: with the events.lost entry in front, all of them fit in it.
+      if (queue.length > Math.max(1, maxEntries - 1)) {
+        queue.shift()
+        dropped++
+      }
+      if (connection.health() === 'down') {
+        log.debug({ waiting: queue.length }, 'events: Redis down, the event waits for it')
+        return
+      }
+      await flush()
+    },
+    subscribe (listener) {
+      listeners.add(listener)
+      return () => { listeners.delete(listener) }
+    },
+    async since (id) {
+      if (connection.health() === 'down') return { state: 'unavailable' }
+      try {
+        const entries = await client.eventsSince(EVENTS_KEY, id, maxEntries)
+        if (entries === null) return { state: 'expired' }
+        const decoded: LogEntry[] = []
+        for (const [entryId, fields] of entries) {
+          const entry = decode(entryId, fields)
+          if (entry !== undefined) decoded.push(entry)
+        }
+        return { state: 'replayed', entries: decoded }
+      } catch (error) {
+        log.warn({ reason: redisReason(error) }, 'events: reading the log failed')
+        return { state: 'unavailable' }
+      }
+    },
+    position: () => position,
+    async close () {
+      if (closed) return
+      closed = true
+      state.closed = true
+      listeners.clear()
+      stopWatching()
+      clearInterval(retry)
+      await flush()
+      if (queue.length > 0 || dropped > 0) {
+        log.error({ lost: queue.length + dropped }, 'events: the gateway stopped while Redis was unreachable; the events waiting for it are lost')
+      }
+      reader.disconnect()
+      await reading
+    }
+  }
+}
