@@ -11,6 +11,10 @@
 #   hub-login-username, hub-login-password
 #                     empty: the hub account, for login mode (docs/credentials.md)
 #   clients.json      []: add the entries `npm run client-key` prints (docs/security.md)
+#   redis-replication.conf, sentinel.conf, redis-sentinel-password
+#                     for deploy/compose.sentinel.yaml: the replicas' and the
+#                     Sentinels' logins (their users added to redis-users.acl)
+#                     and the Sentinels' own password
 #
 # Each file holds its value alone; a trailing line break is ignored.
 #
@@ -46,10 +50,45 @@ else
   umask 022
   cat > "$dir/redis-users.acl" <<ACL
 user default on nopass resetkeys resetchannels -@all +ping
-user gateway on #$hash resetkeys ~$prefix* resetchannels -@all +@connection +info +get +set +del +getdel +incr +pexpire +pttl +scan +eval +evalsha +exists +xadd +xtrim +xrange +xrevrange +xread +xinfo
+user gateway on #$hash resetkeys ~$prefix* resetchannels -@all +@connection +info +get +set +del +getdel +incr +pexpire +pttl +scan +eval +evalsha +exists +xadd +xtrim +xrange +xrevrange +xread +xinfo +wait
 ACL
   printf %s "$password" > "$dir/redis-password"
   echo "wrote $dir/redis-password and $dir/redis-users.acl (a new Redis password)"
+fi
+
+# For deploy/compose.sentinel.yaml: the users replicas and Sentinels log in to
+# the data nodes as (added to redis-users.acl), the replicas' login, the
+# Sentinels' configuration and their own password, for the gateways.
+if [ -e "$dir/redis-replication.conf" ] && [ -e "$dir/sentinel.conf" ] && [ -e "$dir/redis-sentinel-password" ]; then
+  echo "kept $dir/redis-replication.conf, $dir/sentinel.conf and $dir/redis-sentinel-password"
+else
+  replica=$(od -An -N32 -tx1 /dev/urandom | tr -d ' \n')
+  watcher=$(od -An -N32 -tx1 /dev/urandom | tr -d ' \n')
+  own=$(od -An -N32 -tx1 /dev/urandom | tr -d ' \n')
+  umask 022
+  grep -v '^user replica \|^user sentinel ' "$dir/redis-users.acl" > "$dir/redis-users.acl.new"
+  cat >> "$dir/redis-users.acl.new" <<ACL
+user replica on #$(printf %s "$replica" | sha256sum | cut -d ' ' -f 1) resetkeys resetchannels -@all +psync +replconf +ping
+user sentinel on #$(printf %s "$watcher" | sha256sum | cut -d ' ' -f 1) resetkeys allchannels -@all +multi +exec +slaveof +replicaof +ping +info +role +publish +subscribe +config|rewrite +client|setname +client|kill +script|kill
+ACL
+  mv "$dir/redis-users.acl.new" "$dir/redis-users.acl"
+  printf 'masteruser replica\nmasterauth %s\n' "$replica" > "$dir/redis-replication.conf"
+  cat > "$dir/sentinel.conf" <<CONF
+port 26379
+sentinel resolve-hostnames yes
+sentinel announce-hostnames yes
+sentinel announce-ip @SELF@
+sentinel monitor mymaster redis 6379 2
+sentinel down-after-milliseconds mymaster 5000
+sentinel failover-timeout mymaster 60000
+sentinel auth-user mymaster sentinel
+sentinel auth-pass mymaster $watcher
+requirepass $own
+sentinel sentinel-pass $own
+CONF
+  printf %s "$own" > "$dir/redis-sentinel-password"
+  chmod 644 "$dir/redis-users.acl" "$dir/redis-replication.conf" "$dir/sentinel.conf" "$dir/redis-sentinel-password"
+  echo "wrote $dir/redis-replication.conf, $dir/sentinel.conf, $dir/redis-sentinel-password (new passwords) and their users in $dir/redis-users.acl"
 fi
 
 umask 022

@@ -1,3 +1,4 @@
+import { STATUS_CODES } from 'node:http'
 import createError from '@fastify/error'
 
 /**
@@ -18,6 +19,9 @@ export const errors = {
   UPGRADE_REQUIRED: createError('UPGRADE_REQUIRED', 'This route is a WebSocket: connect with Upgrade: websocket', 426),
   RATE_LIMITED: createError('RATE_LIMITED', 'Too many requests, retry later', 429),
   IDEMPOTENCY_KEY_REUSED: createError('IDEMPOTENCY_KEY_REUSED', 'This Idempotency-Key was already used with a different request; use a new key for a new request', 422),
+  // 409, not a 5xx: retrying with the same key gets the same answer for as long as the key lives,
+  // so a client that retries 5xx by itself must not retry this one blindly (docs/idempotency.md).
+  OUTCOME_UNKNOWN: createError('OUTCOME_UNKNOWN', 'An earlier request with this Idempotency-Key may have reached the customs hub, but its answer was lost; the gateway does not send it again with this key. Find out whether it took effect before sending it again with a new key', 409),
   UPSTREAM_REJECTED: createError('UPSTREAM_REJECTED', 'The customs hub rejected the request as invalid', 422),
   UPSTREAM_NOT_FOUND: createError('UPSTREAM_NOT_FOUND', 'The customs hub has no such document', 404),
   UPSTREAM_AUTH_FAILED: createError('UPSTREAM_AUTH_FAILED', 'The customs hub rejected the gateway\'s credentials', 502),
@@ -28,10 +32,17 @@ export const errors = {
   OVERLOADED: createError('OVERLOADED', 'The gateway is overloaded; retry shortly', 503),
   EVENTS_UNAVAILABLE: createError('EVENTS_UNAVAILABLE', 'The gateway cannot reach its shared state for event-stream tickets right now; retry shortly, or send the key in the Authorization header', 503),
   SHUTTING_DOWN: createError('SHUTTING_DOWN', 'The gateway is shutting down; retry on another instance', 503),
+  // nginx's 499: nobody reads this answer; it names the case in logs, audit lines and metrics.
+  CLIENT_CLOSED_REQUEST: createError('CLIENT_CLOSED_REQUEST', 'The client closed the connection before the write was sent to the hub; nothing was sent', 499),
   INTERNAL: createError('INTERNAL', 'Something went wrong in the gateway', 500)
 } as const
 
 export type ErrorCode = keyof typeof errors
+
+/** The reason phrase of a status (the envelope's `error`): Node's, or nginx's name for 499. */
+export function reasonPhrase (status: number): string {
+  return STATUS_CODES[status] ?? (status === 499 ? 'Client Closed Request' : 'Error')
+}
 
 /** Fields an error may carry into the envelope besides code and message. */
 export interface ErrorExtras {
@@ -40,6 +51,12 @@ export interface ErrorExtras {
   /** The hub's HTTP status, when it answered one (for audit lines). */
   upstreamStatus?: number
   retryAfter?: string
+  /**
+   * A failed hub call that may have had its effect at the hub (the request
+   * may have reached it and no answer says it was refused): a write's
+   * Idempotency-Key is then kept as "outcome unknown" rather than freed.
+   */
+  hubMayHaveActed?: boolean
   details?: Array<{ field: string, rule: string }>
   cause?: unknown
 }
@@ -50,6 +67,7 @@ export function gatewayError (code: ErrorCode, extras: ErrorExtras = {}, ...args
   if (extras.upstreamMessage !== undefined) error.upstreamMessage = extras.upstreamMessage
   if (extras.upstreamStatus !== undefined) error.upstreamStatus = extras.upstreamStatus
   if (extras.retryAfter !== undefined) error.retryAfter = extras.retryAfter
+  if (extras.hubMayHaveActed !== undefined) error.hubMayHaveActed = extras.hubMayHaveActed
   if (extras.details !== undefined) error.details = extras.details
   if (extras.cause !== undefined) error.cause = extras.cause
   return error

@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process'
 import { once } from 'node:events'
 import { createInterface } from 'node:readline'
 import { test } from 'tap'
-import { ConfigError, isSandboxMode, loadConfig } from '../src/config/load.ts'
+import { ConfigError, isSandboxMode, loadConfig, sentinelAddresses } from '../src/config/load.ts'
 import { resolveConfig } from '../src/config/resolve.ts'
 import { configProblems as problemsOf, writeTempFile } from './helper.ts'
 
@@ -158,4 +158,23 @@ test('the Redis settings: redis:// or rediss:// with credentials, a safe key pre
   for (const bad of ['cgw*', 'a b', 'x'.repeat(65)]) t.match(problemsOf({ REDIS_KEY_PREFIX: bad }), [/^REDIS_KEY_PREFIX: must match pattern/], JSON.stringify(bad))
   t.same(problemsOf({ REDIS_COMMAND_TIMEOUT_MS: '9' }), ['REDIS_COMMAND_TIMEOUT_MS: must be >= 10'])
   t.same(problemsOf({ REDIS_COMMAND_TIMEOUT_MS: '10001' }), ['REDIS_COMMAND_TIMEOUT_MS: must be <= 10000'])
+})
+
+test('the Redis failover settings: Sentinels as host:port, with REDIS_URL for the master\'s credentials; the replica wait below the command timeout', async (t) => {
+  const config = loadConfig({})
+  t.equal(config.REDIS_SENTINELS, undefined)
+  t.equal(config.REDIS_SENTINEL_MASTER_NAME, 'mymaster')
+  t.equal(config.REDIS_REPLICA_ACK_TIMEOUT_MS, 100)
+  const url = 'redis://gateway:pw@mymaster'
+  for (const good of ['sentinel-1:26379', '10.0.0.1:26379, 10.0.0.2:26379,10.0.0.3:26379', '[::1]:26379']) {
+    t.same(problemsOf({ REDIS_URL: url, REDIS_SENTINELS: good }), [], good)
+  }
+  t.same(sentinelAddresses(' a:1, [::1]:2 ,b.example:26379'), [{ host: 'a', port: 1 }, { host: '::1', port: 2 }, { host: 'b.example', port: 26379 }])
+  for (const bad of ['sentinel-1', 'a:1;b:2', 'http://a:1', 'a:1,']) t.match(problemsOf({ REDIS_URL: url, REDIS_SENTINELS: bad }), [/^REDIS_SENTINELS: must match pattern/], bad)
+  t.same(problemsOf({ REDIS_SENTINELS: 'a:1' }), ['REDIS_URL: is required with REDIS_SENTINELS (for the master\'s user, password, database and scheme; its host is not used), e.g. redis://gateway:PASSWORD@mymaster'])
+  t.same(problemsOf({ REDIS_URL: url, REDIS_SENTINEL_PASSWORD_FILE: writeTempFile(t, 'pw\n'), REDIS_SENTINEL_USERNAME: 'gw' }),
+    ['REDIS_SENTINEL_USERNAME: is used only with REDIS_SENTINELS', 'REDIS_SENTINEL_PASSWORD (from REDIS_SENTINEL_PASSWORD_FILE): is used only with REDIS_SENTINELS'])
+  t.same(problemsOf({ REDIS_REPLICA_ACK_TIMEOUT_MS: '500' }), ['REDIS_REPLICA_ACK_TIMEOUT_MS: must be below REDIS_COMMAND_TIMEOUT_MS (500), which bounds the wait too'])
+  t.same(problemsOf({ REDIS_REPLICA_ACK_TIMEOUT_MS: '0' }), [], '0: never wait')
+  t.match(problemsOf({ REDIS_SENTINEL_MASTER_NAME: 'my master' }), [/^REDIS_SENTINEL_MASTER_NAME: must match pattern/])
 })

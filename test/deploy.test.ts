@@ -8,6 +8,7 @@ import { Redis } from 'ioredis'
 import { test } from 'tap'
 import { loadConfig } from '../src/config/load.ts'
 import { ConfigSchema } from '../src/config/schema.ts'
+import { configProblems } from './helper.ts'
 import {
   balancerCheckProblems, balancerTimeoutProblems, composeConfigProblems, composeEnvNameProblems, composeHardeningProblems,
   composePortProblems, composeRedisProblems, composeSecretProblems, composeShutdownProblems, kubernetesConfigProblems,
@@ -92,6 +93,11 @@ test('the Compose files are valid against the Compose Specification', async (t) 
   t.same(composeSchemaProblems(d.compose), [], 'compose.yaml, with deploy/hub.env.example')
   t.same(composeSchemaProblems(interpolate(readCompose(path('deploy/compose.yaml')), {})), [], 'compose.yaml, with no variable set')
   t.same(composeSchemaProblems(d.demo), [], 'compose.demo.yaml')
+  const sentinel = interpolate(readCompose(path('deploy/compose.sentinel.yaml')), {}) as ComposeFile
+  t.same(composeSchemaProblems(sentinel), [], 'compose.sentinel.yaml')
+  const sentinelEnv = (sentinel.services['gateway-1'] as { environment?: Record<string, string> }).environment ?? {}
+  t.same(configProblems({ REDIS_URL: 'redis://gateway:pw@mymaster', ...sentinelEnv }).filter(problem => !problem.startsWith('REDIS_SENTINEL_PASSWORD_FILE')), [], 'its gateway settings load')
+  t.ok(Object.keys(sentinelEnv).includes('REDIS_SENTINELS'), 'the replicas find the master through the Sentinels')
   t.ok(Object.keys(d.compose.services).includes('haproxy') && Object.keys(d.compose.services).includes('redis'), 'a balancer and a Redis beside the replicas')
   t.same(Object.keys(d.demo.services).sort(), ['gateway-1', 'gateway-2'], 'the demo changes the replicas only')
   const broken = structuredClone(d.compose)
@@ -276,8 +282,10 @@ test('deploy/init-secrets.sh: one Redis password for Redis and the gateway, a le
   t.ok(acl.includes(`#${createHash('sha256').update(password).digest('hex')}`), 'Redis holds the password\'s SHA-256, not the password')
   t.notOk(acl.includes(password), 'and never the password itself')
   const prefix = String((ConfigSchema.properties.REDIS_KEY_PREFIX as { default?: unknown }).default)
-  t.ok(acl.includes(` ~${prefix}* `), `keys limited to REDIS_KEY_PREFIX (${prefix})`)
-  t.ok(acl.includes(' resetchannels ') && !acl.includes(' &'), 'and no channel: the events travel in a stream, not by pub/sub')
+  // The gateway uses no pub/sub channel since events moved to a stream: its user gets none.
+  const gatewayUser = acl.split('\n').find(line => line.startsWith('user gateway ')) ?? ''
+  t.ok(gatewayUser.includes(` ~${prefix}* `) && gatewayUser.includes(' resetchannels ') && !gatewayUser.includes(' &'), `keys limited to REDIS_KEY_PREFIX (${prefix}), no channel`)
+  t.match(acl, /^user replica on #[0-9a-f]{64} resetkeys resetchannels -@all \+psync \+replconf \+ping$/m, 'the replication user (compose.sentinel.yaml) may replicate and nothing else')
   t.same(JSON.parse(readFileSync(join(dir, 'clients.json'), 'utf8')), [], 'no client until one is added')
 
   writeFileSync(join(dir, 'hub-api-key'), 'filled-in\n')

@@ -1,6 +1,6 @@
 import { STATUS_CODES } from 'node:http'
 import { test } from 'tap'
-import { errors, gatewayError, isGatewayError, type ErrorCode } from '../src/errors.ts'
+import { errors, gatewayError, isGatewayError, reasonPhrase, type ErrorCode } from '../src/errors.ts'
 
 /** The contract's minimum codes (contract.md 2), with their allowed statuses. */
 const CONTRACT: Record<string, number[]> = {
@@ -30,7 +30,9 @@ test('every error has a code equal to its key, a real status and a human message
   for (const code of Object.keys(errors) as ErrorCode[]) {
     const error = gatewayError(code, {}, 'A detail.')
     t.equal(error.code, code)
-    t.ok(STATUS_CODES[error.statusCode], `${code}: ${error.statusCode} is an HTTP status`)
+    // 499 is nginx's, for a client that closed its connection: no reply reaches anyone.
+    t.ok(STATUS_CODES[error.statusCode] ?? (error.statusCode === 499 && code === 'CLIENT_CLOSED_REQUEST'), `${code}: ${error.statusCode} is an HTTP status`)
+    t.not(reasonPhrase(error.statusCode), 'Error', `${code}: its status has a reason phrase`)
     t.ok(error.statusCode >= 400, `${code}: an error status`)
     t.match(error.message, /^[A-Z]/, `${code}: message is a sentence`)
     t.ok(isGatewayError(error))
@@ -44,6 +46,17 @@ test('a reused Idempotency-Key is a 422 of its own, distinct from the hub\'s ref
   t.equal(error.statusCode, 422)
   t.match(error.message, /Idempotency-Key/)
   t.not(error.code, gatewayError('UPSTREAM_REJECTED').code)
+})
+
+test('an outcome the gateway cannot know is a 409 of its own: not a 5xx, which careful clients retry by themselves', async (t) => {
+  const error = gatewayError('OUTCOME_UNKNOWN')
+  t.equal(error.statusCode, 409)
+  t.match(error.message, /Idempotency-Key/)
+  t.match(error.message, /may have reached the customs hub/)
+  t.match(error.message, /new key/, 'says what to do')
+  t.equal(reasonPhrase(409), 'Conflict')
+  t.equal(reasonPhrase(499), 'Client Closed Request')
+  t.equal(reasonPhrase(299), 'Error', 'a status without a phrase')
 })
 
 test('extras override the status and carry the upstream message', async (t) => {

@@ -85,23 +85,82 @@ test('concurrent requests with one key make one hub call; the others wait and re
   t.equal(sandbox.count(), 6, 'without a key, six calls (the check above can fail)')
 })
 
-test('a failed write releases its key: a retry with it reaches the hub again', async (t) => {
+test('a write the hub refused (4xx) frees its key: a retry with it reaches the hub again', async (t) => {
   const { app, sandbox } = await build(t, { clients: CLIENTS, sandbox: { latencyMs: 200 } })
-  const headers = { ...YARD, 'idempotency-key': 'fails' }
-  const failing = '/v1/bookings/SBX-500/booked'
-  const first = await app.inject({ method: 'POST', url: failing, payload: { booked: true }, headers })
-  t.equal(first.statusCode, 502)
-  const second = await app.inject({ method: 'POST', url: failing, payload: { booked: true }, headers })
-  t.equal(second.statusCode, 502)
+  const refused = '/v1/bookings/SBX-400/booked'
+  const send = (key: string) => app.inject({ method: 'POST', url: refused, payload: { booked: true }, headers: { ...YARD, 'idempotency-key': key } })
+  const first = await send('refused')
+  t.equal(first.statusCode, 400)
+  t.equal(first.json().code, 'UPSTREAM_REJECTED')
+  const second = await send('refused')
+  t.equal(second.statusCode, 400)
   t.equal(second.headers['idempotent-replayed'], undefined, 'a failure is never replayed')
-  t.equal(sandbox.count(), 2)
+  t.equal(sandbox.count(), 2, 'the hub did nothing the first time: the retry is sent')
 
-  // Concurrent with a failure: the waiter does not inherit it, it tries itself.
+  // Concurrent with a refusal: the waiter does not inherit it, it tries itself.
   sandbox.reset()
-  const both = await Promise.all([0, 1].map(() => app.inject({ method: 'POST', url: failing, payload: { booked: true }, headers: { ...YARD, 'idempotency-key': 'fails-together' } })))
-  t.same(both.map(a => a.statusCode), [502, 502])
+  const both = await Promise.all([0, 1].map(() => send('refused-together')))
+  t.same(both.map(a => a.statusCode), [400, 400])
   t.equal(sandbox.count(), 2, 'one after the other')
-  t.equal(await app.state.idempotency.size(), 0, 'nothing is kept of failures')
+  t.equal(await app.state.idempotency.size(), 0, 'nothing is kept of refusals')
+})
+
+test('a write that failed without reaching the hub (connection refused) frees its key', async (t) => {
+  const { app } = await build(t, { clients: CLIENTS, env: { UPSTREAM_BASE_URL: 'http://127.0.0.1:9' } })
+  const send = () => app.inject({ method: 'POST', url: OFFERS, payload: offer, headers: { ...YARD, 'idempotency-key': 'unreachable' } })
+  const answers = [await send(), await send()]
+  t.same(answers.map(a => a.json().code), ['UPSTREAM_UNAVAILABLE', 'UPSTREAM_UNAVAILABLE'], 'tried again: nothing was sent the first time')
+  t.equal(await app.state.idempotency.size(), 0)
+})
+
+test('a write that may have reached the hub without an answer is never sent again with its key: 409 OUTCOME_UNKNOWN', async (t) => {
+  const { app, sandbox } = await build(t, { clients: CLIENTS, sandbox: { latencyMs: 50 }, env: { UPSTREAM_DEADLINE_MS: '300' } })
+  const cases: Array<[string, string, number, string]> = [
+    ['a hub 500', '/v1/bookings/SBX-500/booked', 502, 'UPSTREAM_UNAVAILABLE'],
+    ['a hub 503', '/v1/bookings/SBX-503/booked', 503, 'UPSTREAM_UNAVAILABLE'],
+    ['a connection reset after the request was sent', '/v1/bookings/SBX-RESET/booked', 502, 'UPSTREAM_UNAVAILABLE'],
+    ['a hub slower than the deadline', '/v1/bookings/SBX-HANG/booked', 504, 'UPSTREAM_TIMEOUT'],
+    ['a 2xx the gateway cannot read', '/v1/bookings/SBX-MALFORMED/booked', 502, 'UPSTREAM_BAD_RESPONSE']
+  ]
+  for (const [name, url, status, code] of cases) {
+    sandbox.reset()
+    const send = (key: string) => app.inject({ method: 'POST', url, payload: { booked: true }, headers: { ...YARD, 'idempotency-key': key.replaceAll(' ', '-') } })
+    const first = await send(name)
+    t.equal(first.statusCode, status, `${name}: the first answer says what happened`)
+    t.equal(first.json().code, code)
+    for (let i = 0; i < 2; i++) {
+      const retry = await send(name)
+      t.equal(retry.statusCode, 409, `${name}: a retry is 409`)
+      t.match(retry.json(), { statusCode: 409, code: 'OUTCOME_UNKNOWN', error: 'Conflict', requestId: retry.headers['x-request-id'] })
+      t.equal(retry.headers['idempotent-replayed'], undefined)
+    }
+    t.equal(sandbox.count(), 1, `${name}: the hub got it once`)
+    t.equal((await send(`${name} (another key)`)).statusCode, status, `${name}: a new key is sent`)
+  }
+
+  // Waiting for a request that ends unknown: the waiter learns it too, and sends nothing.
+  sandbox.reset()
+  const both = await Promise.all([0, 1].map(() => app.inject({ method: 'POST', url: '/v1/bookings/SBX-500/booked', payload: { booked: true }, headers: { ...YARD, 'idempotency-key': 'unknown-together' } })))
+  t.same(both.map(a => a.statusCode).sort(), [409, 502])
+  t.equal(sandbox.count(), 1)
+})
+
+test('a caller that hangs up while waiting for another request with its key gets nothing sent', async (t) => {
+  // The first request is refused by the hub after 400 ms, which frees the key for the waiting one.
+  const { app, sandbox, logs } = await build(t, { clients: CLIENTS, sandbox: { latencyMs: 400 } })
+  await app.listen({ port: 0, host: '127.0.0.1' })
+  const { port } = app.server.address() as { port: number }
+  const url = `http://127.0.0.1:${port}/v1/bookings/SBX-400/booked`
+  const init = { method: 'POST', headers: { ...YARD, 'content-type': 'application/json', 'idempotency-key': 'gone' }, body: JSON.stringify({ booked: true }) }
+  const first = fetch(url, init)
+  await until(() => sandbox.count() === 1)
+  const waiting = fetch(url, { ...init, signal: AbortSignal.timeout(100) }).catch((error: unknown) => error)
+  t.equal((await first).status, 400)
+  t.match(await waiting, { name: 'TimeoutError' }, 'the second caller gave up')
+  await until(() => logs.some(line => line.audit === true && line.statusCode === 499))
+  t.equal(sandbox.count(), 1, 'the waiting request was not sent once the key was free')
+  t.match(logs.find(line => line.audit === true && line.statusCode === 499), { aborted: true, upstreamStatus: null }, 'its audit line says it was not sent')
+  t.equal(await app.state.idempotency.size(), 0, 'and its key is free again')
 })
 
 test('Idempotency-Key must be 1-255 visible ASCII characters', async (t) => {

@@ -142,7 +142,7 @@ test('the alert rules file is valid rule syntax with valid PromQL', async (t) =>
   t.same(ruleFileProblems({ groups: [{ name: 'x', rules: [{ alert: 'A', expr: 'up', for: '5 minutes', labels: { severity: 'page' } }, { expr: 'up' }] }] }),
     ['groups[0].rules[0].for: not a duration', 'groups[0].rules[1]: exactly one of alert and record'], 'the structure check finds what it should')
   const rules = alertRules()
-  t.same(rules.map(r => r.alert).sort(), ['GatewayCircuitOpen', 'GatewayEventSocketsNearLimit', 'GatewayHubAuthFailed', 'GatewayHubDrift', 'GatewayHubErrorRatio', 'GatewayLatencyHigh', 'GatewayOverloaded', 'GatewayRedisDown'])
+  t.same(rules.map(r => r.alert).sort(), ['GatewayCircuitOpen', 'GatewayEventSocketsNearLimit', 'GatewayHubAuthFailed', 'GatewayHubDrift', 'GatewayHubErrorRatio', 'GatewayIdempotencyUnsettled', 'GatewayLatencyHigh', 'GatewayOverloaded', 'GatewayRedisDown'])
   for (const { alert, expr } of rules) t.same(checkPromQL(expr).problems, [], alert)
 })
 

@@ -37,7 +37,8 @@ const VALUES: Record<typeof SECRET_SETTINGS[number], string> = {
   UPSTREAM_LOGIN_USERNAME: 'hub-user',
   UPSTREAM_LOGIN_PASSWORD: 'p@ss:w/rd %20',
   REDIS_URL: 'redis://gateway@redis:6379',
-  REDIS_PASSWORD: 'redis-pw-90ab'
+  REDIS_PASSWORD: 'redis-pw-90ab',
+  REDIS_SENTINEL_PASSWORD: 'sentinel-pw-11c2'
 }
 
 test('each secret setting X may be given as X_FILE: read at start-up, its trailing line break dropped', async (t) => {
@@ -45,7 +46,7 @@ test('each secret setting X may be given as X_FILE: read at start-up, its traili
   t.same([...SECRET_SETTINGS].sort(), Object.keys(VALUES).sort(), 'every secret setting has an example here')
   // The file's own line ending, whichever the editor or `echo` wrote; what is inside the value stays.
   const endings = ['\n', '\r\n', '', '\n\n']
-  const env: Record<string, string> = { ...HUB, UPSTREAM_API_KEY: '', UPSTREAM_ACCESS_TOKEN: '', UPSTREAM_LOGIN_BODY: '', UPSTREAM_CREDENTIALS: 'login', UPSTREAM_LOGIN_URL: 'https://hub.example.go.id/login' }
+  const env: Record<string, string> = { ...HUB, UPSTREAM_API_KEY: '', UPSTREAM_ACCESS_TOKEN: '', UPSTREAM_LOGIN_BODY: '', UPSTREAM_CREDENTIALS: 'login', UPSTREAM_LOGIN_URL: 'https://hub.example.go.id/login', REDIS_SENTINELS: 'sentinel-1:26379' }
   for (const [i, name] of SECRET_SETTINGS.entries()) {
     // A login body and a user name with a password are two ways of one thing: the body is shown below.
     if (name === 'UPSTREAM_LOGIN_BODY') continue
@@ -56,6 +57,7 @@ test('each secret setting X may be given as X_FILE: read at start-up, its traili
   t.equal(config.UPSTREAM_LOGIN_USERNAME, VALUES.UPSTREAM_LOGIN_USERNAME)
   t.equal(config.UPSTREAM_LOGIN_PASSWORD, VALUES.UPSTREAM_LOGIN_PASSWORD, 'what a password may hold, unchanged')
   t.equal(config.REDIS_PASSWORD, VALUES.REDIS_PASSWORD)
+  t.equal(config.REDIS_SENTINEL_PASSWORD, VALUES.REDIS_SENTINEL_PASSWORD)
   t.equal(config.REDIS_URL, `redis://gateway:${VALUES.REDIS_PASSWORD}@redis:6379`, 'the password put into the address')
   t.equal(config.UPSTREAM_ACCESS_TOKEN, undefined, 'the access token\'s file is only checked: static mode re-reads it while running (rotation)')
   const resolved = resolveConfig(env)

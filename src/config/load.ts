@@ -137,8 +137,32 @@ export function loadConfig (env: Record<string, string | undefined>): Config {
   if (config.METRICS_PORT !== undefined && config.METRICS_PORT !== 0 && config.METRICS_PORT === config.PORT) {
     problems.push(`METRICS_PORT: must differ from PORT (${config.PORT}); leave it unset to serve /metrics on the API port`)
   }
+  problems.push(...redisProblems(config))
   if (problems.length > 0) throw new ConfigError(problems.map(p => fromFileProblem(p, files.fromFile)))
   return config
+}
+
+/** The rules between the Redis settings. */
+function redisProblems (config: Config): string[] {
+  const problems: string[] = []
+  if (config.REDIS_SENTINELS !== undefined && config.REDIS_URL === undefined) {
+    problems.push('REDIS_URL: is required with REDIS_SENTINELS (for the master\'s user, password, database and scheme; its host is not used), e.g. redis://gateway:PASSWORD@mymaster')
+  }
+  for (const name of ['REDIS_SENTINEL_USERNAME', 'REDIS_SENTINEL_PASSWORD'] as const) {
+    if (config[name] !== undefined && config.REDIS_SENTINELS === undefined) problems.push(`${name}: is used only with REDIS_SENTINELS`)
+  }
+  if (config.REDIS_REPLICA_ACK_TIMEOUT_MS >= config.REDIS_COMMAND_TIMEOUT_MS) {
+    problems.push(`REDIS_REPLICA_ACK_TIMEOUT_MS: must be below REDIS_COMMAND_TIMEOUT_MS (${config.REDIS_COMMAND_TIMEOUT_MS}), which bounds the wait too`)
+  }
+  return problems
+}
+
+/** `host:port,host:port` (REDIS_SENTINELS) as addresses; brackets of an IPv6 address removed. */
+export function sentinelAddresses (list: string): Array<{ host: string, port: number }> {
+  return list.split(',').map(item => item.trim()).filter(item => item !== '').map(item => {
+    const colon = item.lastIndexOf(':')
+    return { host: item.slice(0, colon).replace(/^\[(.*)\]$/, '$1'), port: Number(item.slice(colon + 1)) }
+  })
 }
 
 function describeAllowed (params: unknown): string {

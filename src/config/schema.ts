@@ -8,6 +8,9 @@ import { DURATION_PATTERN } from './duration.ts'
  */
 const REDIS_URL_PATTERN = '^[Rr][Ee][Dd][Ii][Ss][Ss]?://([^\\s/?#@]*@)?([A-Za-z0-9.-]+|\\[[0-9A-Fa-f:.]+\\])(:[0-9]{1,5})?(/[0-9]{1,2})?$'
 
+/** host:port of each Sentinel (a name, an IPv4 or a bracketed IPv6 address), comma-separated. */
+const SENTINELS_PATTERN = '^\\s*([A-Za-z0-9.-]+|\\[[0-9A-Fa-f:.]+\\]):[0-9]{1,5}(\\s*,\\s*([A-Za-z0-9.-]+|\\[[0-9A-Fa-f:.]+\\]):[0-9]{1,5})*\\s*$'
+
 const Milliseconds = (description: string, defaultValue: number) =>
   Type.Integer({ minimum: 1, maximum: 600_000, default: defaultValue, description })
 
@@ -111,6 +114,13 @@ export const ConfigSchema = Type.Object({
   REDIS_URL: Type.Optional(Type.String({ pattern: REDIS_URL_PATTERN, description: 'Shared state for several replicas: the Redis that holds idempotent write answers, rate-limit counters, the shared lookup cache tier, the booked-event fan-out and the hub session (login mode). redis:// or rediss:// (TLS), with user:password@ (percent-encoded) and /db when needed. Unset: all state in memory, for one instance', examples: ['rediss://gateway:PASSWORD@redis.example.internal:6380'] })),
   REDIS_KEY_PREFIX: Type.String({ pattern: '^[A-Za-z0-9:._-]{1,64}$', default: 'cgw:', description: 'Shared state for several replicas: prefix of every Redis key and channel the gateway writes, 1-64 of letters, digits and : . _ -; give each gateway that shares one Redis (another environment, another hub account) its own' }),
   REDIS_COMMAND_TIMEOUT_MS: Type.Integer({ minimum: 10, maximum: 10_000, default: 500, description: 'Shared state for several replicas: the longest a request waits on one Redis command; past it the command fails and that use degrades as docs/resilience.md describes (10 to 10000)' }),
+  // Redis with failover (docs/redis.md, "High availability"): kept together.
+  REDIS_SENTINELS: Type.Optional(Type.String({ pattern: SENTINELS_PATTERN, description: 'Redis high availability: comma-separated host:port of the Redis Sentinels that watch the master; the replicas ask them for the master and follow its failovers. REDIS_URL then gives only the user, password, database and scheme of the master (its host is not used, e.g. redis://gateway:PASSWORD@mymaster). Unset: REDIS_URL names the server', examples: ['sentinel-1:26379,sentinel-2:26379,sentinel-3:26379'] })),
+  REDIS_SENTINEL_MASTER_NAME: Type.String({ pattern: '^[A-Za-z0-9._-]{1,64}$', default: 'mymaster', description: 'Redis high availability: the master\'s name in the Sentinels\' configuration (`sentinel monitor <name> ...`)' }),
+  REDIS_SENTINEL_USERNAME: Type.Optional(Type.String({ pattern: '^[!-~]{1,128}$', description: 'Redis high availability: the ACL user the Sentinels want, if any', examples: ['gateway'] })),
+  REDIS_SENTINEL_PASSWORD: Type.Optional(Type.String({ minLength: 1, description: 'Redis high availability: the Sentinels\' password (`requirepass` of the Sentinels); unset: the Sentinels want none. Never logged' })),
+  REDIS_SENTINEL_PASSWORD_FILE: Type.Optional(Type.String({ minLength: 1, description: 'Redis high availability: a file holding REDIS_SENTINEL_PASSWORD (a mounted secret), read once at start-up; its trailing line break is dropped', examples: ['/run/secrets/redis-sentinel-password'] })),
+  REDIS_REPLICA_ACK_TIMEOUT_MS: Type.Integer({ minimum: 0, maximum: 5000, default: 100, description: 'Redis high availability: while the master has replicas in sync, a write with an Idempotency-Key goes to the hub only once a replica holds its claim too (WAIT 1), waited for this long at most; otherwise it is refused with 503 IDEMPOTENCY_UNAVAILABLE, so that a failover cannot lose a claim whose write reached the hub. Below REDIS_COMMAND_TIMEOUT_MS; 0: never wait' }),
   // --- Redis credentials as files (docs/credentials.md) ---
   REDIS_URL_FILE: Type.Optional(Type.String({ minLength: 1, description: 'Shared state for several replicas: file holding REDIS_URL (a mounted secret), read once at start-up; its trailing line break is dropped', examples: ['/run/secrets/redis-url'] })),
   REDIS_PASSWORD: Type.Optional(Type.String({ minLength: 1, description: 'Shared state for several replicas: the password of REDIS_URL\'s user, for a REDIS_URL written without one (redis://gateway@redis:6379); not beside a URL that has its own' })),

@@ -17,7 +17,8 @@ export const SECRET_SETTINGS = [
   'UPSTREAM_LOGIN_USERNAME',
   'UPSTREAM_LOGIN_PASSWORD',
   'REDIS_URL',
-  'REDIS_PASSWORD'
+  'REDIS_PASSWORD',
+  'REDIS_SENTINEL_PASSWORD'
 ] as const
 
 export type SecretSetting = typeof SECRET_SETTINGS[number]

@@ -4,7 +4,7 @@ import type { Socket } from 'node:net'
 import FindMyWay from 'find-my-way'
 import fp from 'fastify-plugin'
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from 'fastify'
-import { gatewayError, isGatewayError, type ErrorCode } from '../errors.ts'
+import { gatewayError, isGatewayError, reasonPhrase, type ErrorCode } from '../errors.ts'
 import { describeProblems, MAX_PROBLEMS, PART_NAMES, problemsMessage, type AjvIssue, type Problem } from '../schemas/problems.ts'
 
 const PARTS = Object.keys(PART_NAMES) as Array<keyof typeof PART_NAMES>
@@ -57,7 +57,7 @@ export function sendError (request: FastifyRequest, reply: FastifyReply, error: 
   return reply.code(error.statusCode).send({
     statusCode: error.statusCode,
     code: error.code,
-    error: STATUS_CODES[error.statusCode] ?? 'Error',
+    error: reasonPhrase(error.statusCode),
     message: error.message,
     requestId: request.id,
     ...(error.upstreamMessage === undefined ? {} : { upstreamMessage: error.upstreamMessage }),

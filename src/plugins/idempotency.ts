@@ -13,6 +13,13 @@ declare module 'fastify' {
   interface FastifyRequest {
     /** True when this request was answered from the idempotency store. */
     idempotentReplay: boolean
+    /**
+     * Where a write stands with the hub, as its route says (routes/write-route.ts):
+     * `sent` from the moment its request may reach the hub, `not-sent` when the
+     * call failed in a way that shows the hub did not act (no connection, a 4xx).
+     * A failed `sent` write keeps its key as "outcome unknown" instead of freeing it.
+     */
+    hubWrite: 'sent' | 'not-sent' | null
   }
 }
 
@@ -36,12 +43,14 @@ const HeadersSchema = Type.Object({
     pattern: IDEMPOTENCY_KEY.pattern,
     description: 'Makes retries of this write safe: 1-255 visible ASCII characters, new for every distinct write (a UUID will do; in Swagger UI, leave it empty or type a fresh one). ' +
       'The same key with the same request within the replay window answers the first 2xx again, with `idempotent-replayed: true`, without calling the hub; ' +
-      'with a different request it is 422 IDEMPOTENCY_KEY_REUSED. A failed write does not keep its key: retry it with the same one.'
+      'with a different request it is 422 IDEMPOTENCY_KEY_REUSED. A write that failed before it could reach the hub, or that the hub refused (4xx), does not keep its key: retry it with the same one. ' +
+      'One that may have reached the hub without an answer (a timeout, a dropped connection, a hub 5xx, a replica that died) is never sent again with its key: retries get 409 OUTCOME_UNKNOWN.'
   }))
 })
 
 const DESCRIPTION = '\n\n**Idempotency:** send an `Idempotency-Key` header and a retry of the same request within the replay window is answered from the first response ' +
-  '(marked `idempotent-replayed: true`) instead of reaching the hub again; concurrent requests with one key make one hub call.'
+  '(marked `idempotent-replayed: true`) instead of reaching the hub again; concurrent requests with one key make one hub call. The hub gets a key\'s request at most once: ' +
+  'when an earlier request with the key may have reached the hub but left no answer, a retry gets 409 OUTCOME_UNKNOWN, for as long as the key is kept.'
 
 interface Claim { key: string, done: boolean }
 const kClaim = Symbol('idempotency claim')
@@ -50,16 +59,20 @@ type Claimed = FastifyRequest & { [kClaim]?: Claim }
 /**
  * Idempotent writes (the routes declaring `config.write`). The key is
  * scoped to the client, the method, the route and the caller's key; the
- * request is fingerprinted by its path parameters and validated body. Only
- * 2xx answers are kept: a failed write releases its key so that the caller
- * can retry with it. Concurrent requests with one key wait for the first and
- * replay its answer. The answers are kept in the state's idempotency store
- * (state/); when a shared store cannot answer, a write with a key is
+ * request is fingerprinted by its path parameters and validated body.
+ * Concurrent requests with one key wait for the first and replay its
+ * answer. Only 2xx answers are kept; a write that failed without reaching
+ * the hub, or that the hub refused, frees its key so that the caller can
+ * retry with it; one that may have reached the hub without an answer keeps
+ * it as "outcome unknown" (409 OUTCOME_UNKNOWN): the hub gets each key's
+ * request at most once. The answers are kept in the state's idempotency
+ * store (state/); when a shared store cannot answer, a write with a key is
  * refused (503 IDEMPOTENCY_UNAVAILABLE) and one without a key goes on.
  */
 async function idempotency (app: FastifyInstance) {
   const store = app.state.idempotency
   app.decorateRequest('idempotentReplay', false)
+  app.decorateRequest('hubWrite', null)
 
   // The write routes get the header, the replay documentation and the hooks; lookups nothing.
   app.addHook('onRoute', (route: RouteOptions) => {
@@ -79,6 +92,7 @@ async function idempotency (app: FastifyInstance) {
             response: {
               ...response,
               200: { ...ok, headers: { [REPLAYED_HEADER]: { type: 'string', enum: ['true'], description: 'Present on a replay of an earlier answer (Idempotency-Key)' } } },
+              409: { ...errorResponses([409], { write: true })[409], description: 'An earlier request with this Idempotency-Key may have reached the hub, but its answer was lost (OUTCOME_UNKNOWN): it is not sent again with this key' },
               422: { ...errorResponses([422], { write: true })[422], description: 'The hub rejected the request (UPSTREAM_REJECTED), or the Idempotency-Key was used with a different request (IDEMPOTENCY_KEY_REUSED)' },
               503: errorResponses([503], { write: true })[503]
             }
@@ -121,25 +135,40 @@ async function idempotency (app: FastifyInstance) {
       }
       if (begun.state === 'completed') return replay(request, reply, begun.response)
       if (begun.state === 'mismatch') throw gatewayError('IDEMPOTENCY_KEY_REUSED')
-      // In flight: wait for the first request; it either completed (replay) or released (claim it).
+      if (begun.state === 'unknown') throw gatewayError('OUTCOME_UNKNOWN')
+      // In flight: wait for the first request; it either completed (replay), released (claim it) or left the outcome unknown.
       await begun.settled
     }
+  }
+
+  /**
+   * The claim's end: a 2xx is kept and replayed; a write that may have reached
+   * the hub without one is kept as "outcome unknown" (never sent again with
+   * this key); any other frees the key for a retry.
+   */
+  async function finish (request: Claimed, claim: Claim, answer: StoredResponse | undefined) {
+    claim.done = true
+    if (answer !== undefined) return store.complete(claim.key, answer)
+    if (request.hubWrite === 'sent') {
+      request.log.warn('idempotency: the write may have reached the hub without an answer; its key answers OUTCOME_UNKNOWN')
+      return store.abandon(claim.key)
+    }
+    return store.release(claim.key)
   }
 
   async function settle (request: Claimed, reply: FastifyReply, payload: unknown) {
     const claim = request[kClaim]
     if (claim === undefined || claim.done) return payload
-    claim.done = true
+    let answer: StoredResponse | undefined
     if (reply.statusCode >= 200 && reply.statusCode < 300 && (typeof payload === 'string' || Buffer.isBuffer(payload))) {
       const headers: Record<string, string> = {}
       for (const name of REPLAYED_HEADERS) {
         const value = reply.getHeader(name)
         if (value !== undefined) headers[name] = String(value)
       }
-      await store.complete(claim.key, { statusCode: reply.statusCode, headers, body: payload.toString(), ...(request.upstreamStatus === undefined ? {} : { upstreamStatus: request.upstreamStatus }) })
-    } else {
-      await store.release(claim.key)
+      answer = { statusCode: reply.statusCode, headers, body: payload.toString(), ...(request.upstreamStatus === undefined ? {} : { upstreamStatus: request.upstreamStatus }) }
     }
+    await finish(request, claim, answer)
     return payload
   }
 
@@ -147,8 +176,7 @@ async function idempotency (app: FastifyInstance) {
   async function release (request: Claimed) {
     const claim = request[kClaim]
     if (claim === undefined || claim.done) return
-    claim.done = true
-    await store.release(claim.key)
+    await finish(request, claim, undefined)
   }
 }
 

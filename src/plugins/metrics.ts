@@ -115,6 +115,14 @@ async function metrics (app: FastifyInstance, { config }: { config: GatewayConfi
   }))
   registry.registerMetric(new Gauge({
     registers: [],
+    name: 'gateway_idempotency_unsettled',
+    help: 'Outcomes of idempotent writes (answers, unknown outcomes, freed keys) the shared store has not taken yet: retried in the background; past its lease, a retry of such a write is answered OUTCOME_UNKNOWN',
+    collect () {
+      if (app.hasDecorator('state')) this.set(app.state.idempotency.pending())
+    }
+  }))
+  registry.registerMetric(new Gauge({
+    registers: [],
     name: 'gateway_events_connections',
     help: 'Event sockets (GET /v1/events) open on this instance',
     collect () {
@@ -138,7 +146,7 @@ async function metrics (app: FastifyInstance, { config }: { config: GatewayConfi
   // Only with REDIS_URL set: read when scraped.
   const redis = app.state.redis
   if (redis !== undefined) {
-    registry.registerMetric(new Gauge({ name: 'gateway_redis_up', help: 'Whether the Redis the replicas share answers (1) or not (0)', registers: [], collect () { this.set(redis.health() === 'up' ? 1 : 0) } }))
+    registry.registerMetric(new Gauge({ name: 'gateway_redis_up', help: 'Whether the Redis the replicas share answers and takes writes (1) or not (0: down, or refusing writes: full, read-only)', registers: [], collect () { this.set(redis.health() === 'up' ? 1 : 0) } }))
   }
 
   app.decorate('metrics', {

@@ -20,7 +20,7 @@ const ReadySchema = dataEnvelope(Type.Object({
     base: circuitsOf('base', 'the hub\'s SP2 and booking address')
   }, { additionalProperties: false, description: 'Circuit breaker state per upstream address and operation' }),
   sandbox: Type.Boolean({ description: 'True when the gateway fronts its built-in sandbox' }),
-  redis: Type.Optional(Type.Enum(['up', 'down'], { description: 'Present when the gateway runs as replicas sharing a Redis: whether that Redis answers. `down` does not make the gateway unready: each use of it degrades instead (writes with an Idempotency-Key are refused with 503 IDEMPOTENCY_UNAVAILABLE), and the gateway reconnects by itself' }))
+  redis: Type.Optional(Type.Enum(['up', 'down', 'refusing-writes'], { description: 'Present when the gateway runs as replicas sharing a Redis: whether that Redis answers (`up`, `down`), or answers but refuses to store anything (`refusing-writes`: out of memory under noeviction, a replica left behind by a failover). Neither makes the gateway unready: each use of Redis degrades instead (writes with an Idempotency-Key are refused with 503 IDEMPOTENCY_UNAVAILABLE), and the gateway reconnects by itself' }))
 }, { additionalProperties: false }), 'Readiness')
 
 /** A few lines of what GET /metrics answers (its numbers change with every request). */

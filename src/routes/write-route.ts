@@ -1,5 +1,7 @@
-import type { FastifyInstance, FastifyRequest, RouteShorthandOptions } from 'fastify'
+import type { FastifyInstance, FastifyReply, FastifyRequest, RouteShorthandOptions } from 'fastify'
 import { operationOf, type OperationId } from '../catalogue/operations.ts'
+import { gatewayError } from '../errors.ts'
+import { hubMayHaveActed } from '../upstream/failures.ts'
 import { errorResponses, recordEnvelope, UPSTREAM_STATUSES } from '../schemas/envelope.ts'
 import type { Static, TSchema } from '../schemas/typebox.ts'
 
@@ -53,8 +55,26 @@ export function registerWrite<P extends TSchema, B extends TSchema> (app: Fastif
     },
     ...(route.preValidation === undefined ? {} : { preValidation: route.preValidation })
   }, async (request, reply) => {
-    const data = await route.handler(request, async (sent) => (await app.hub.call(request, { operation, ...sent })).data)
+    const data = await route.handler(request, (sent) => sendToHub(request, reply, sent))
     reply.header('cache-control', 'no-store')
     return { data, meta: {} }
   })
+
+  /**
+   * The write's one hub call. Not sent for a caller that has hung up, such as
+   * one that waited for another request with its Idempotency-Key (nobody
+   * would learn its outcome). From here on the hub may get the request, which
+   * the idempotency plugin reads (`hubWrite`): a failure that shows the hub did
+   * not act sets it back to `not-sent`, so that the key is freed for a retry.
+   */
+  async function sendToHub (request: FastifyRequest, reply: FastifyReply, sent: Parameters<HubWrite>[0]): Promise<unknown> {
+    if (reply.raw.destroyed) throw gatewayError('CLIENT_CLOSED_REQUEST')
+    request.hubWrite = 'sent'
+    try {
+      return (await app.hub.call(request, { operation, ...sent })).data
+    } catch (error) {
+      if (!hubMayHaveActed(error)) request.hubWrite = 'not-sent'
+      throw error
+    }
+  }
 }

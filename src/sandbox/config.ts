@@ -34,7 +34,7 @@ export interface SandboxConfig {
   fault?: FaultName
 }
 
-function nonNegative (value: number | undefined, fallback: number, name: string): number {
+export function nonNegative (value: number | undefined, fallback: number, name: string): number {
   if (value === undefined) return fallback
   if (!Number.isFinite(value) || value < 0) throw new TypeError(`sandbox option ${name} must be a non-negative number`)
   return value

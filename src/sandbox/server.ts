@@ -3,7 +3,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { Socket } from 'node:net'
 import { JSON_TYPE, message, serialize } from './answer.ts'
 import type { Answer } from './answer.ts'
-import { resolveOptions } from './config.ts'
+import { nonNegative, resolveOptions } from './config.ts'
 import type { RequestBody } from './context.ts'
 import { createDataset } from './data.ts'
 import { decide } from './dispatch.ts'
@@ -174,6 +174,8 @@ export async function startSandbox (options?: SandboxOptions): Promise<Sandbox> 
   return {
     get fault () { return config.fault },
     set fault (name) { config.fault = name },
+    get latencyMs () { return config.latencyMs },
+    set latencyMs (ms) { config.latencyMs = nonNegative(ms, 0, 'latencyMs') },
     setAccessToken: (token) => {
       config.tokens.staticTokens.delete(config.accessToken)
       config.accessToken = token

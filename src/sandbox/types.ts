@@ -76,6 +76,8 @@ export interface Sandbox {
   reset (): void
   /** A fault applied to every hub operation while set (see faults.ts), e.g. '503' or 'HANG'. */
   fault: FaultName | undefined
+  /** The delay added before every answer from now on (the `latencyMs` option): a hub that slows down mid-run. */
+  latencyMs: number
   /** Replaces the static access token (secret rotation). */
   setAccessToken (token: string): void
   /** Every token issued by the login operation stops being accepted. */

@@ -24,6 +24,7 @@ const STATUS_TEXT: Record<number, string> = {
   401: 'Missing or unknown client credentials (UNAUTHORIZED)',
   403: 'The client lacks the scope (FORBIDDEN)',
   404: 'No such route (NOT_FOUND) or the hub has no such document (UPSTREAM_NOT_FOUND)',
+  409: 'An earlier request with this Idempotency-Key may have reached the hub, but its answer was lost (OUTCOME_UNKNOWN)',
   413: 'Request body too large (PAYLOAD_TOO_LARGE)',
   415: 'Request body is not JSON (UNSUPPORTED_MEDIA_TYPE)',
   422: 'The hub rejected the request (UPSTREAM_REJECTED)',
@@ -37,7 +38,7 @@ const STATUS_TEXT: Record<number, string> = {
 export const UPSTREAM_STATUSES = [400, 404, 422, 500, 502, 503, 504] as const
 
 export interface ErrorResponseOptions {
-  /** A write route (its 422 may be IDEMPOTENCY_KEY_REUSED, its 503 IDEMPOTENCY_UNAVAILABLE). */
+  /** A write route (its 409 is OUTCOME_UNKNOWN, its 422 may be IDEMPOTENCY_KEY_REUSED, its 503 IDEMPOTENCY_UNAVAILABLE). */
   write?: boolean
   /** The codes the route answers these statuses with, where fewer than the usual. */
   codes?: readonly ErrorCode[]

@@ -1,5 +1,4 @@
-import { STATUS_CODES } from 'node:http'
-import { gatewayError, type ErrorCode, type ErrorExtras } from '../errors.ts'
+import { gatewayError, reasonPhrase, type ErrorCode, type ErrorExtras } from '../errors.ts'
 
 /**
  * The error examples of the OpenAPI document: for each status a route can
@@ -29,6 +28,7 @@ const BY_STATUS: Record<number, ErrorExample[]> = {
   401: [{ code: 'UNAUTHORIZED', summary: 'No client key, or an unknown one' }],
   403: [{ code: 'FORBIDDEN', perRoute: true, args: ['customs:read'], summary: 'The client lacks the route\'s scope' }],
   404: [{ code: 'UPSTREAM_NOT_FOUND', extras: { upstreamMessage: 'Data tidak ditemukan' }, summary: 'The hub has no such document' }],
+  409: [{ code: 'OUTCOME_UNKNOWN', summary: 'An earlier request with the Idempotency-Key may have reached the hub, and its answer was lost: not sent again' }],
   413: [{ code: 'PAYLOAD_TOO_LARGE', args: ['64 KiB'], summary: 'The body is over 64 KiB' }],
   415: [{ code: 'UNSUPPORTED_MEDIA_TYPE', summary: 'The body is not JSON' }],
   422: [
@@ -53,13 +53,16 @@ const BY_STATUS: Record<number, ErrorExample[]> = {
   504: [{ code: 'UPSTREAM_TIMEOUT', summary: 'The hub did not answer in time' }]
 }
 
+/** Codes only a write with an Idempotency-Key is answered with. */
+const WRITE_ONLY = new Set<ErrorCode>(['IDEMPOTENCY_KEY_REUSED', 'IDEMPOTENCY_UNAVAILABLE', 'OUTCOME_UNKNOWN'])
+
 /** The envelope of one example, as the error handler would send it. */
 export function errorEnvelope (example: ErrorExample): Record<string, unknown> {
   const error = gatewayError(example.code, example.extras ?? {}, ...(example.args ?? []))
   return {
     statusCode: error.statusCode,
     code: error.code,
-    error: STATUS_CODES[error.statusCode] ?? 'Error',
+    error: reasonPhrase(error.statusCode),
     message: error.message,
     requestId: EXAMPLE_REQUEST_ID,
     ...(error.upstreamMessage === undefined ? {} : { upstreamMessage: error.upstreamMessage }),
@@ -68,7 +71,7 @@ export function errorEnvelope (example: ErrorExample): Record<string, unknown> {
 }
 
 export interface ExampleOptions {
-  /** A write route: its 422 may be IDEMPOTENCY_KEY_REUSED too, its 503 IDEMPOTENCY_UNAVAILABLE. */
+  /** A write route: its 409 is OUTCOME_UNKNOWN, its 422 may be IDEMPOTENCY_KEY_REUSED too, its 503 IDEMPOTENCY_UNAVAILABLE. */
   write?: boolean
   /** Only these codes (a route that answers a status with fewer of them). */
   codes?: readonly ErrorCode[]
@@ -98,7 +101,7 @@ export function errorExampleComponents (): Record<string, { summary: string, val
 export function errorExamples (status: number, { write = false, codes, own = {} }: ExampleOptions = {}): Record<string, NamedExample> {
   const out: Record<string, NamedExample> = {}
   for (const example of BY_STATUS[status] ?? []) {
-    if ((example.code === 'IDEMPOTENCY_KEY_REUSED' || example.code === 'IDEMPOTENCY_UNAVAILABLE') && !write) continue
+    if (WRITE_ONLY.has(example.code) && !write) continue
     // Answered by the event-stream ticket routes only, which name it.
     if (example.code === 'EVENTS_UNAVAILABLE' && codes?.includes(example.code) !== true) continue
     if (codes !== undefined && !codes.includes(example.code)) continue

@@ -7,8 +7,13 @@
  */
 import type { FastifyRateLimitStore } from '@fastify/rate-limit'
 
-/** Redis health as the gateway reports it (/health/ready data, a metric). */
-export type StoreHealth = 'up' | 'down'
+/**
+ * Redis health as the gateway reports it (/health/ready data, a metric):
+ * `refusing-writes` is a Redis that answers but refuses to store anything
+ * (out of memory under noeviction, a replica after a failover, a disk that
+ * cannot take its append-only file).
+ */
+export type StoreHealth = 'up' | 'down' | 'refusing-writes'
 
 // 1. Lookup cache. Each replica keeps recent answers in its own memory (a LookupStore: an LRU
 //    under a byte budget, read synchronously so that identical concurrent lookups coalesce
@@ -71,7 +76,11 @@ export interface SharedLookupTier {
 // 2. Idempotency: where idempotent writes remember their answers (plugins/idempotency.ts).
 //    A shared store's begin() is an atomic "set if absent", and `in-flight` is answered by
 //    waiting until the key completes or is released; when it cannot answer, begin() rejects
-//    with an error whose `code` is 'STATE_UNAVAILABLE' (state/errors.ts).
+//    with an error whose `code` is 'STATE_UNAVAILABLE' (state/errors.ts). A claim means "this
+//    request may reach the hub": once it has, the key is never sent again (at most once). It
+//    ends answered (complete), free again because the hub was not called or refused it
+//    (release), or "outcome unknown" (abandon; also, in a shared store, a claim whose owner
+//    vanished past its lease).
 
 /** A 2xx answer as it was sent, replayed byte for byte. */
 export interface StoredResponse {
@@ -84,7 +93,7 @@ export interface StoredResponse {
 }
 
 export type BeginResult =
-  /** The caller owns the key: do the work, then `complete` or `release`. */
+  /** The caller owns the key: do the work, then `complete`, `release` or `abandon`. */
   | { state: 'acquired' }
   /** Answered before with the same request: replay it. */
   | { state: 'completed', response: StoredResponse }
@@ -92,16 +101,26 @@ export type BeginResult =
   | { state: 'mismatch' }
   /** The same request is being answered right now: wait, then `begin` again. */
   | { state: 'in-flight', settled: Promise<void> }
+  /**
+   * An earlier request with the key may have reached the hub and left no
+   * answer (its call failed past the point of no return, or its owner died
+   * holding it): it must not be sent again under this key.
+   */
+  | { state: 'unknown' }
 
 export interface IdempotencyStore {
   /** Claims `key` for a request with this fingerprint, or says why not. */
   begin (key: string, fingerprint: string): Promise<BeginResult>
   /** Keeps the answer of an acquired key for the store's lifetime (TTL). */
   complete (key: string, response: StoredResponse): Promise<void>
-  /** Forgets an acquired key (the request failed): the caller may retry with it. */
+  /** Forgets an acquired key whose request never reached the hub, or was refused by it: the caller may retry with it. */
   release (key: string): Promise<void>
-  /** Keys held, in flight or completed. */
+  /** An acquired key whose request may have reached the hub, without an answer to keep: `unknown` for the store's lifetime. */
+  abandon (key: string): Promise<void>
+  /** Keys held, in flight, answered or unknown. */
   size (): Promise<number>
+  /** Answers (and abandons) not yet written because the store failed: retried in the background. */
+  pending (): number
 }
 
 // 3. Rate limits: @fastify/rate-limit counts in a store of its `store` option, a class it

@@ -23,15 +23,42 @@ export function outcomeOf (error: unknown): Outcome {
   return (code !== undefined && OUTCOME_BY_CODE[code]) || 'unavailable'
 }
 
+/**
+ * Errors of a connection that was never made: refused, unreachable, not
+ * resolved, timed out while connecting, or a TLS handshake that failed (a
+ * certificate refused, a wrong protocol). No byte of the request reached the
+ * hub. Any other error may have come after the request was written.
+ */
+const NOT_CONNECTED = /^(ECONNREFUSED|ENOTFOUND|EAI_AGAIN|EHOSTUNREACH|ENETUNREACH|EADDRNOTAVAIL|UND_ERR_CONNECT_TIMEOUT|ERR_TLS_CERT_ALTNAME_INVALID|ERR_TLS_HANDSHAKE_TIMEOUT|ERR_SSL_WRONG_VERSION_NUMBER)$|^UNABLE_TO_|CERT/
+
+function neverConnected (error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code
+  return typeof code === 'string' && NOT_CONNECTED.test(code)
+}
+
+/**
+ * Whether a failed hub call may have had its effect at the hub. Only what
+ * shows it did not counts as "no": a connection never made, or a 4xx (the hub
+ * refused the request). A timeout, a connection lost after the request was
+ * written, a 5xx, or a 2xx the gateway could not read may each follow an
+ * effect. An error raised before the transport (an open circuit, the
+ * caller's share of connections, the deadline passed) carries no mark: no
+ * request was sent.
+ */
+export function hubMayHaveActed (error: unknown): boolean {
+  return (error as { hubMayHaveActed?: unknown } | null)?.hubMayHaveActed === true
+}
+
 /** A transport error (undici or node:net) before or while reading a response. */
 export function transportFailure (error: unknown, phase: 'headers' | 'body') {
   const code = (error as { code?: string } | null)?.code ?? ''
+  const hubMayHaveActed = phase === 'body' || !neverConnected(error)
   if (TIMEOUT_CODES.has(code) || (error as Error | null)?.name === 'TimeoutError') {
-    return gatewayError('UPSTREAM_TIMEOUT', { cause: error })
+    return gatewayError('UPSTREAM_TIMEOUT', { cause: error, hubMayHaveActed })
   }
   // A body cut short after a 2xx status is a response we cannot read.
-  if (phase === 'body') return gatewayError('UPSTREAM_BAD_RESPONSE', { cause: error })
-  return gatewayError('UPSTREAM_UNAVAILABLE', { cause: error })
+  if (phase === 'body') return gatewayError('UPSTREAM_BAD_RESPONSE', { cause: error, hubMayHaveActed })
+  return gatewayError('UPSTREAM_UNAVAILABLE', { cause: error, hubMayHaveActed })
 }
 
 /** `retry-after` as seconds, from either form RFC 9110 allows; undefined when unusable. */
@@ -44,9 +71,9 @@ export function retryAfterSeconds (value: string | string[] | undefined, now = D
   return String(Math.max(0, Math.ceil((at - now) / 1000)))
 }
 
-/** A non-2xx upstream status. */
+/** A non-2xx upstream status. A 4xx is the hub's refusal: it did not act; after a 5xx it may have. */
 export function statusFailure (status: number, upstreamMessage: string | undefined, retryAfter: string | undefined) {
-  const extras = { upstreamStatus: status, ...(upstreamMessage === undefined ? {} : { upstreamMessage }) }
+  const extras = { upstreamStatus: status, hubMayHaveActed: status >= 500 || status < 400, ...(upstreamMessage === undefined ? {} : { upstreamMessage }) }
   if (status === 401 || status === 403) return gatewayError('UPSTREAM_AUTH_FAILED', extras)
   if (status === 404) return gatewayError('UPSTREAM_NOT_FOUND', extras)
   if (status === 429) return gatewayError('UPSTREAM_UNAVAILABLE', { ...extras, statusCode: 503, ...(retryAfter === undefined ? {} : { retryAfter }) })

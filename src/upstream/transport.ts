@@ -154,17 +154,21 @@ export function createTransport ({ config, userAgent, budgetFromBytes }: Transpo
       // A large body waits for room in the budget before it is read (backpressure to the hub, not memory).
       const declared = Number(headers['content-length'])
       let release: (() => void) | undefined
-      if (largeBodies !== undefined && declared >= budgetFromBytes && declared <= maxBytes) {
-        try {
-          release = await largeBodies.acquire(declared, signal)
-        } catch (error) {
-          discard(body)
-          throw error
-        }
-      }
       try {
+        if (largeBodies !== undefined && declared >= budgetFromBytes && declared <= maxBytes) {
+          try {
+            release = await largeBodies.acquire(declared, signal)
+          } catch (error) {
+            discard(body)
+            throw error
+          }
+        }
         const { chunks, size } = await readChunks(body, headers['content-length'], maxBytes)
         return await read(chunks, size, statusCode)
+      } catch (error) {
+        // The hub answered 2xx: it acted, whatever became of its answer here.
+        if (error !== null && typeof error === 'object') Object.assign(error, { hubMayHaveActed: true })
+        throw error
       } finally {
         release?.()
       }

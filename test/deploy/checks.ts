@@ -46,7 +46,8 @@ const SECRET_EXAMPLES: Record<typeof SECRET_SETTINGS[number], string> = {
   UPSTREAM_LOGIN_USERNAME: 'example-user',
   UPSTREAM_LOGIN_PASSWORD: 'example-password',
   REDIS_URL: 'rediss://gateway@redis.example.internal:6380',
-  REDIS_PASSWORD: 'example-redis-password'
+  REDIS_PASSWORD: 'example-redis-password',
+  REDIS_SENTINEL_PASSWORD: 'example-sentinel-password'
 }
 /** A URL with a password in it. */
 const CREDENTIALS_IN_URL = /[a-z][a-z0-9+.-]*:\/\/[^\s/@:]*:[^\s/@]+@/i

@@ -10,7 +10,7 @@ import type { LogEntry } from '../../src/state/types.ts'
 import { connect, startRedisServer, until } from './redis-server.ts'
 
 // The ACL rules docs/redis.md gives for the gateway's user, with the tests' prefix.
-const RULES = 'resetkeys ~test:* resetchannels -@all +@connection +info +get +set +del +getdel +incr +pexpire +pttl +scan +eval +evalsha +exists +xadd +xtrim +xrange +xrevrange +xread +xinfo'
+const RULES = 'resetkeys ~test:* resetchannels -@all +@connection +info +get +set +del +getdel +incr +pexpire +pttl +scan +eval +evalsha +exists +xadd +xtrim +xrange +xrevrange +xread +xinfo +wait'
 
 test('every store works for a user limited to the prefix and the commands docs/redis.md lists', async (t) => {
   const server = await startRedisServer(t, { user: { name: 'gateway', password: 'acl-0d2f', rules: RULES.split(' ') } })
@@ -33,6 +33,12 @@ test('every store works for a user limited to the prefix and the commands docs/r
   await ib?.begin('released', 'fp')
   await ib?.release('released')
   t.equal(await ia?.size(), 1, 'size')
+  await ib?.begin('abandoned', 'fp')
+  await ib?.abandon('abandoned')
+  t.same(await ia?.begin('abandoned', 'fp'), { state: 'unknown' }, 'an outcome kept unknown')
+  // What a claim waits for with replicas in sync (none here: 0 acknowledged at once).
+  t.equal(await a.client.wait(0, 10), 0, 'WAIT')
+  await until(() => a.health() === 'up' && b.health() === 'up', 3000, 'the health check writes its key and reads INFO')
 
   const Store = createRedisRateLimitStore(a)
   const counted = await new Promise(resolve => new Store({}).incr('client:x', (error, result) => resolve(error ?? result?.current), 60_000, 10))

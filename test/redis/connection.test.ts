@@ -4,9 +4,9 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { Redis } from 'ioredis'
 import { test } from 'tap'
-import { createRedisConnection } from '../../src/state/redis/connection.ts'
+import { createRedisConnection, isWriteRefused, reconnectOnReadOnly, replicasInSync } from '../../src/state/redis/connection.ts'
 import type { StoreHealth } from '../../src/state/types.ts'
-import { connect, startRedisServer, TEST_TIMEOUTS, testLog, until, type LogLines } from './redis-server.ts'
+import { connect, startRedisServer, startSentinel, TEST_TIMEOUTS, testLog, until, type LogLines } from './redis-server.ts'
 
 test('every key, script key and channel carries the prefix', async (t) => {
   const server = await startRedisServer(t)
@@ -16,12 +16,14 @@ test('every key, script key and channel carries the prefix', async (t) => {
 
   await connection.client.set('plain', '1')
   await connection.client.stateClaim('scripted', 'claim', 10_000)
-  t.same((await raw.keys('*')).sort(), ['gw-a:plain', 'gw-a:scripted'], 'keys written through the connection')
+  // The health check's own key (it writes, so that a Redis refusing writes shows) is under the prefix too.
+  await until(async () => await raw.exists('gw-a:health') === 1, 3000, 'the health check wrote its key')
+  t.same((await raw.keys('*')).sort(), ['gw-a:health', 'gw-a:plain', 'gw-a:scripted'], 'keys written through the connection')
   t.equal(await connection.client.stateRelease('scripted', 'claim'), 1, 'a script finds its key under the prefix')
-  t.same(await raw.keys('*'), ['gw-a:plain'])
+  t.same((await raw.keys('*')).sort(), ['gw-a:health', 'gw-a:plain'])
 
-  await connection.client.eventsAppend('events:log', 10, '0-0', '{}', '1')
-  t.same((await raw.keys('gw-a:events:*')), ['gw-a:events:log'], 'the event stream too')
+  await connection.client.eventsAppend('events:log', 'events:appended:t1', 10, '0-0', '{}', '1', 60_000)
+  t.same((await raw.keys('gw-a:events:*')).sort(), ['gw-a:events:appended:t1', 'gw-a:events:log'], 'the event stream too, and the token of an append')
   const reader = connection.reader(100)
   await until(() => reader.status === 'ready', 2000, 'reader ready')
   const read = await reader.xread('COUNT', 1, 'STREAMS', 'events:log', '0-0') as Array<[string, unknown[]]>
@@ -113,6 +115,89 @@ test('a frozen server is reported down by the health check and up when it answer
   t.equal(await connection.whenUp(3000), true, 'up again')
   await until(() => reader.status === 'ready', 2000, 'the reader too')
   t.equal(await connection.client.ping(), 'PONG')
+})
+
+test('a Redis that answers but refuses writes (full under noeviction, a replica) is reported refusing-writes, and up once it takes them', async (t) => {
+  const server = await startRedisServer(t)
+  const logs: LogLines = []
+  const connection = await connect(t, server, { logs })
+  const raw = new Redis(server.url)
+  t.teardown(() => raw.disconnect())
+  const changes: StoreHealth[] = []
+  connection.onHealthChange(health => changes.push(health))
+
+  await raw.config('SET', 'maxmemory', '1')
+  await until(() => connection.health() === 'refusing-writes', 2000, 'the health check writes, and sees the refusal')
+  t.equal(await connection.client.ping(), 'PONG', 'though it answers')
+  t.equal(connection.replicas(), 0)
+  t.ok(logs.some(line => line.level === 40 && line.msg === 'redis refusing writes' && /^OOM/.test(String(line.reason))), 'logged with the reason')
+  await raw.config('SET', 'maxmemory', '0')
+  await until(() => connection.health() === 'up', 2000, 'up again')
+
+  // A command that meets the refusal reports it at once, without waiting for the check.
+  const other = await startRedisServer(t)
+  const replica = await startRedisServer(t, { args: ['--replicaof', '127.0.0.1', String(other.port)] })
+  const onReplica = await connect(t, replica, { healthCheckIntervalMs: 60_000 })
+  const refused = await onReplica.client.set('k', 'v').catch((error: unknown) => error)
+  t.ok(isWriteRefused(refused), 'READONLY')
+  onReplica.noteError(refused)
+  t.equal(onReplica.health(), 'refusing-writes', 'noted at once')
+  onReplica.noteError(new Error('ERR something else'))
+  t.equal(onReplica.health(), 'refusing-writes', 'other errors change nothing')
+  t.same(changes, ['refusing-writes', 'up'])
+})
+
+test('replicas in sync are read from INFO replication: online, and acknowledging within seconds', async (t) => {
+  t.equal(replicasInSync('# Replication\r\nrole:master\r\nconnected_slaves:0\r\n'), 0)
+  t.equal(replicasInSync([
+    'role:master', 'connected_slaves:3',
+    'slave0:ip=10.0.0.2,port=6379,state=online,offset=100,lag=0',
+    'slave1:ip=10.0.0.3,port=6379,state=wait_bgsave,offset=0,lag=0',
+    'slave2:ip=10.0.0.4,port=6379,state=online,offset=90,lag=7'
+  ].join('\r\n')), 1, 'one online with a small lag')
+  t.equal(reconnectOnReadOnly(new Error('READONLY You can\'t write against a read only replica.')), 1, 'a replica: reconnect (through the Sentinels)')
+  t.equal(reconnectOnReadOnly(new Error('OOM command not allowed')), false)
+  t.ok(isWriteRefused(new Error('MISCONF Errors writing to the AOF file')))
+  t.notOk(isWriteRefused(new Error('ERR wrong number of arguments')))
+  t.notOk(isWriteRefused('OOM'), 'only errors')
+})
+
+test('with Sentinels, the connection asks them for the master and follows a failover by itself', async (t) => {
+  const master = await startRedisServer(t)
+  const replica = await startRedisServer(t, { args: ['--replicaof', '127.0.0.1', String(master.port)] })
+  const sentinel = await startSentinel(t, master, { password: 'sentinel-pw-31c9' })
+  const logs: LogLines = []
+  const connection = createRedisConnection({
+    url: 'redis://mymaster',
+    keyPrefix: 'test:',
+    log: testLog(logs),
+    ...TEST_TIMEOUTS,
+    sentinels: { addresses: [{ host: '127.0.0.1', port: sentinel.port }], masterName: 'mymaster', password: 'sentinel-pw-31c9' }
+  })
+  t.teardown(() => connection.close())
+  t.equal(await connection.whenUp(5000), true, 'up through the Sentinel')
+  await connection.client.set('before', '1')
+  const onMaster = new Redis(master.url)
+  const onReplica = new Redis(replica.url)
+  t.teardown(() => { onMaster.disconnect(); onReplica.disconnect() })
+  t.equal(await onMaster.get('test:before'), '1', 'written to the master')
+  await until(async () => {
+    const replicas = await sentinel.command('SENTINEL', 'REPLICAS', 'mymaster') as string[][]
+    return replicas.some(fields => fields.includes('slave') && !String(fields[fields.indexOf('flags') + 1]).includes('down') && fields[fields.indexOf('master-link-status') + 1] === 'ok')
+  }, 15_000, 'the Sentinel knows the replica')
+
+  await sentinel.command('SENTINEL', 'FAILOVER', 'mymaster')
+  await until(async () => (await onReplica.call('ROLE') as string[])[0] === 'master', 15_000, 'the replica promoted')
+  await until(async () => {
+    try {
+      await connection.client.set('after', '1')
+      return await onReplica.get('test:after') === '1'
+    } catch {
+      return false
+    }
+  }, 15_000, 'writes reach the new master')
+  t.equal(connection.health(), 'up')
+  t.notMatch(JSON.stringify(logs), /sentinel-pw-31c9/, 'the Sentinel password is never logged')
 })
 
 test('close() ends both connections, and stops reconnecting when Redis is down', async (t) => {

@@ -1,10 +1,13 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { Writable } from 'node:stream'
 import { test } from 'tap'
 import { buildApp } from '../../src/app.ts'
 import { resolveConfig } from '../../src/config/resolve.ts'
 import { sandboxEnv, startSandbox } from '../../src/sandbox/index.ts'
 import { SANDBOX_FIXTURES as F } from '../../src/sandbox/index.ts'
-import { connect, startRedisServer, until } from './redis-server.ts'
+import { connect, startRedisServer, startSentinel, until } from './redis-server.ts'
 
 // The gateway with REDIS_URL: one connection set per process (commands and
 // the event stream's reader), open once the app is ready, closed when it closes.
@@ -87,4 +90,30 @@ test('the Redis password reaches no log line and no answer, Redis up or down', a
   t.ok(lines.some(line => line.includes('redis down')), 'the outage is logged')
   for (const text of [...lines, ...answers]) t.notOk(text.includes(password), 'no password')
   t.ok(lines.some(line => line.includes('[Redacted]')), 'the configuration line has it redacted')
+})
+
+test('with REDIS_SENTINELS the gateway finds the master through them, with their password read from its file', async (t) => {
+  const master = await startRedisServer(t, { user: { name: 'gateway', password: 'master-pw-8a1f' } })
+  const sentinel = await startSentinel(t, master, { password: 'sentinel-pw-02bd', masterAuth: { user: 'gateway', password: 'master-pw-8a1f' } })
+  const sandbox = await startSandbox()
+  t.teardown(() => sandbox.close())
+  const dir = mkdtempSync(join(tmpdir(), 'gateway-sentinel-secret-'))
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }))
+  const passwordFile = join(dir, 'sentinel-password')
+  writeFileSync(passwordFile, 'sentinel-pw-02bd\n')
+  const env = { ...sandboxEnv(sandbox.url), REDIS_URL: 'redis://gateway:master-pw-8a1f@mymaster', REDIS_SENTINELS: sentinel.address, LOG_LEVEL: 'warn' }
+  const app = await buildApp({ config: resolveConfig({ ...env, REDIS_SENTINEL_PASSWORD_FILE: passwordFile }), sandbox: true }, false)
+  t.teardown(() => app.close())
+  t.equal(app.state.redis?.health(), 'up', 'connected to the master the Sentinel named')
+  const write = await app.inject({ method: 'POST', url: `/v1/bookings/${F.bookingRequestId}/booked`, payload: { booked: true }, headers: { 'idempotency-key': 'through-sentinel' } })
+  t.equal(write.statusCode, 200)
+  const onMaster = await connect(t, master, { keyPrefix: '' })
+  t.equal((await onMaster.client.keys('cgw:idempotency:*')).length, 1, 'the claim is on the master')
+
+  // Read by the config loader, as every secret file (config/secret-files.ts).
+  t.throws(() => resolveConfig({ ...env, REDIS_SENTINEL_PASSWORD_FILE: join(dir, 'missing') }),
+    { name: 'ConfigError', problems: [`REDIS_SENTINEL_PASSWORD_FILE: cannot read ${join(dir, 'missing')} (no such file)`] }, 'a missing file stops start-up')
+  writeFileSync(passwordFile, '\n')
+  t.throws(() => resolveConfig({ ...env, REDIS_SENTINEL_PASSWORD_FILE: passwordFile }),
+    { name: 'ConfigError', problems: [`REDIS_SENTINEL_PASSWORD_FILE: ${passwordFile} is empty`] })
 })

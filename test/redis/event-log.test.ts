@@ -122,6 +122,21 @@ test('with Redis stopped, publish() does not wait; the events reach every replic
   t.same(b1.ids(), a1.ids())
 })
 
+test('an append Redis applied after the gateway gave up on it (a frozen Redis) is not applied again when it is retried: one entry, once on every replica', async (t) => {
+  const { server, raw, a, b } = await replicas(t)
+  const [a1, b1] = [recorder(a), recorder(b)]
+  server.pause()
+  // Redis is frozen: the append times out (it sits in Redis's input, and runs when it wakes), and waits to be retried.
+  await a.publish(event('frozen'))
+  await new Promise(resolve => setTimeout(resolve, 1200)) // a retry or more meanwhile, each timing out too
+  server.resume()
+  await until(() => a1.entries.length >= 1 && b1.entries.length >= 1, 10_000, 'the event on both')
+  await new Promise(resolve => setTimeout(resolve, 1500)) // the retries that were waiting run
+  t.equal(await raw.xlen(KEY), 1, 'one entry in the stream')
+  t.same(a1.notes(), ['frozen'], 'once on A')
+  t.same(b1.notes(), ['frozen'], 'once on B')
+})
+
 test('more events during an outage than a replica holds: the oldest are lost, and every reader gets an events.lost entry first', async (t) => {
   const { server, a, b, logs } = await replicas(t, { maxEntries: 3 })
   const [a1, b1] = [recorder(a), recorder(b)]

@@ -1,9 +1,10 @@
 import { spawn, type ChildProcess } from 'node:child_process'
-import { mkdtempSync, rmSync } from 'node:fs'
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { Writable } from 'node:stream'
+import { Redis } from 'ioredis'
 import pino from 'pino'
 import { createRedisConnection, type RedisConnection, type RedisConnectionOptions } from '../../src/state/redis/connection.ts'
 
@@ -163,4 +164,74 @@ export async function until (check: () => boolean | Promise<boolean>, timeoutMs 
     if (Date.now() > deadline) throw new Error(`${label} not reached within ${timeoutMs} ms`)
     await new Promise(resolve => setTimeout(resolve, 10))
   }
+}
+
+export interface Sentinel {
+  readonly port: number
+  /** `127.0.0.1:port`, as REDIS_SENTINELS lists it. */
+  readonly address: string
+  /** A command to the Sentinel (SENTINEL FAILOVER, SENTINEL GET-MASTER-ADDR-BY-NAME, ...). */
+  command (...args: string[]): Promise<unknown>
+  stop (): Promise<void>
+}
+
+export interface SentinelOptions {
+  /** The master's name (default `mymaster`). */
+  name?: string
+  /** The Sentinel's own password (`requirepass`). */
+  password?: string
+  /** How long the master may not answer before it is judged down (default 1000 ms). */
+  downAfterMs?: number
+  /** The ACL user the Sentinel logs in to the master (and its replicas) as. */
+  masterAuth?: { user: string, password: string }
+}
+
+/**
+ * A real redis-sentinel (the Debian package's) watching `master`, with a
+ * quorum of one, on a free loopback port; stopped in teardown. Its
+ * configuration file is its own (Sentinel rewrites it).
+ */
+export async function startSentinel (t: TestLike, master: { port: number }, options: SentinelOptions = {}): Promise<Sentinel> {
+  const dir = mkdtempSync(join(tmpdir(), 'gateway-sentinel-'))
+  const port = await freePort()
+  const name = options.name ?? 'mymaster'
+  const file = join(dir, 'sentinel.conf')
+  writeFileSync(file, [
+    `port ${port}`, 'bind 127.0.0.1', `dir ${dir}`,
+    `sentinel monitor ${name} 127.0.0.1 ${master.port} 1`,
+    `sentinel down-after-milliseconds ${name} ${options.downAfterMs ?? 1000}`,
+    `sentinel failover-timeout ${name} 5000`,
+    ...(options.password === undefined ? [] : [`requirepass ${options.password}`]),
+    ...(options.masterAuth === undefined ? [] : [`sentinel auth-user ${name} ${options.masterAuth.user}`, `sentinel auth-pass ${name} ${options.masterAuth.password}`]),
+    ''
+  ].join('\n'))
+  const child = spawn('redis-sentinel', [file], { stdio: ['ignore', 'pipe', 'pipe'] })
+  let output = ''
+  await new Promise<void>((resolve, reject) => {
+    const timeout = setTimeout(() => reject(new Error(`redis-sentinel not ready after ${STARTUP_MS} ms\n${output}`)), STARTUP_MS)
+    child.once('error', (error) => { clearTimeout(timeout); reject(new Error(`${error.message} (install the redis-sentinel package)`)) })
+    const read = (chunk: Buffer) => {
+      output += chunk.toString()
+      if (output.includes('+monitor master')) {
+        clearTimeout(timeout)
+        resolve()
+      }
+    }
+    child.stdout.on('data', read)
+    child.stderr.on('data', read)
+  })
+  const client = new Redis({ port, host: '127.0.0.1', ...(options.password === undefined ? {} : { password: options.password }) })
+  client.on('error', () => {})
+  async function stop () {
+    client.disconnect()
+    if (child.exitCode !== null || child.signalCode !== null) return
+    const exited = new Promise(resolve => child.once('exit', resolve))
+    child.kill('SIGTERM')
+    await exited
+  }
+  t.teardown(async () => {
+    await stop()
+    rmSync(dir, { recursive: true, force: true })
+  })
+  return { port, address: `127.0.0.1:${port}`, command: (...args) => client.call(args[0] ?? 'PING', ...args.slice(1)), stop }
 }

@@ -38,7 +38,9 @@ test('no value written to Redis reaches a log line when Redis refuses the write 
   await createRedisLookupTier({ connection, maxEntryBytes: 1024 }).set('lookup', { json: Buffer.from('[{"npwp":"lookup-40c8"}]'), count: 1, upstreamStatus: 200, fetchedAt: now, expiresAt: now + 1000, staleUntil: now + 2000 })
 
   // What begin() throws carries the reason only: a caller logging it prints no command either.
-  const refused = await idempotency.begin('another', 'fp').catch((error: unknown) => error)
+  t.equal(connection.health(), 'refusing-writes', 'the refusals were noted: this connection tries no claim')
+  const unaware = await connect(t, server, { logs, healthCheckIntervalMs: 60_000 })
+  const refused = await createRedisIdempotencyStore({ connection: unaware, ttlMs: 60_000, claimTtlMs: 300 }).begin('another', 'fp').catch((error: unknown) => error)
   t.match(refused, { code: 'STATE_UNAVAILABLE', cause: { message: /OOM command not allowed/ } })
   t.notOk(JSON.stringify(pino.stdSerializers.err(refused as Error)).includes('"args"'), 'no command arguments in the error')
 

@@ -134,6 +134,20 @@ t.test('latencyMs delays every answer, errors included', async (t) => {
   }
 })
 
+t.test('latencyMs can be changed while the sandbox runs: a hub that slows down and recovers', async (t) => {
+  const sb = await sandbox(t)
+  t.equal(sb.latencyMs, 0)
+  sb.latencyMs = 200
+  let started = Date.now()
+  await get(sb, `${LOOKUP}/noblbc20/${F.taxpayer.npwp}`)
+  t.ok(Date.now() - started >= 190, `slowed down (${Date.now() - started} ms)`)
+  sb.latencyMs = 0
+  started = Date.now()
+  await get(sb, `${LOOKUP}/noblbc20/${F.taxpayer.npwp}`)
+  t.ok(Date.now() - started < 150, `recovered (${Date.now() - started} ms)`)
+  t.throws(() => { sb.latencyMs = -1 }, { message: 'sandbox option latencyMs must be a non-negative number' })
+})
+
 t.test('the sandbox listens where it says and close() can be called twice', async (t) => {
   const sb = await sandbox(t)
   t.match(sb.url, /^http:\/\/127\.0\.0\.1:\d+$/)

@@ -476,7 +476,7 @@ export interface paths {
          *
          *     **Scope:** `sp2:finalize` (send `Authorization: Bearer <client key>`). Without a known key: 401 UNAUTHORIZED; without the scope: 403 FORBIDDEN; over the client's rate limit: 429 RATE_LIMITED.
          *
-         *     **Idempotency:** send an `Idempotency-Key` header and a retry of the same request within the replay window is answered from the first response (marked `idempotent-replayed: true`) instead of reaching the hub again; concurrent requests with one key make one hub call.
+         *     **Idempotency:** send an `Idempotency-Key` header and a retry of the same request within the replay window is answered from the first response (marked `idempotent-replayed: true`) instead of reaching the hub again; concurrent requests with one key make one hub call. The hub gets a key's request at most once: when an earlier request with the key may have reached the hub but left no answer, a retry gets 409 OUTCOME_UNKNOWN, for as long as the key is kept.
          */
         post: operations["postSp2DocumentFinalization"];
         delete?: never;
@@ -500,7 +500,7 @@ export interface paths {
          *
          *     **Scope:** `bookings:write` (send `Authorization: Bearer <client key>`). Without a known key: 401 UNAUTHORIZED; without the scope: 403 FORBIDDEN; over the client's rate limit: 429 RATE_LIMITED.
          *
-         *     **Idempotency:** send an `Idempotency-Key` header and a retry of the same request within the replay window is answered from the first response (marked `idempotent-replayed: true`) instead of reaching the hub again; concurrent requests with one key make one hub call.
+         *     **Idempotency:** send an `Idempotency-Key` header and a retry of the same request within the replay window is answered from the first response (marked `idempotent-replayed: true`) instead of reaching the hub again; concurrent requests with one key make one hub call. The hub gets a key's request at most once: when an earlier request with the key may have reached the hub but left no answer, a retry gets 409 OUTCOME_UNKNOWN, for as long as the key is kept.
          */
         post: operations["postBookingOffer"];
         delete?: never;
@@ -524,7 +524,7 @@ export interface paths {
          *
          *     **Scope:** `bookings:write` (send `Authorization: Bearer <client key>`). Without a known key: 401 UNAUTHORIZED; without the scope: 403 FORBIDDEN; over the client's rate limit: 429 RATE_LIMITED.
          *
-         *     **Idempotency:** send an `Idempotency-Key` header and a retry of the same request within the replay window is answered from the first response (marked `idempotent-replayed: true`) instead of reaching the hub again; concurrent requests with one key make one hub call.
+         *     **Idempotency:** send an `Idempotency-Key` header and a retry of the same request within the replay window is answered from the first response (marked `idempotent-replayed: true`) instead of reaching the hub again; concurrent requests with one key make one hub call. The hub gets a key's request at most once: when an earlier request with the key may have reached the hub but left no answer, a retry gets 409 OUTCOME_UNKNOWN, for as long as the key is kept.
          */
         post: operations["postBookingBooked"];
         delete?: never;
@@ -636,7 +636,7 @@ export interface components {
              * @description Stable error code: what went wrong, for programs (the README lists when each is answered)
              * @enum {unknown}
              */
-            code: "VALIDATION_FAILED" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "HEADERS_TOO_LARGE" | "UPGRADE_REQUIRED" | "RATE_LIMITED" | "IDEMPOTENCY_KEY_REUSED" | "UPSTREAM_REJECTED" | "UPSTREAM_NOT_FOUND" | "UPSTREAM_AUTH_FAILED" | "UPSTREAM_UNAVAILABLE" | "UPSTREAM_TIMEOUT" | "UPSTREAM_BAD_RESPONSE" | "IDEMPOTENCY_UNAVAILABLE" | "OVERLOADED" | "EVENTS_UNAVAILABLE" | "SHUTTING_DOWN" | "INTERNAL";
+            code: "VALIDATION_FAILED" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "HEADERS_TOO_LARGE" | "UPGRADE_REQUIRED" | "RATE_LIMITED" | "IDEMPOTENCY_KEY_REUSED" | "OUTCOME_UNKNOWN" | "UPSTREAM_REJECTED" | "UPSTREAM_NOT_FOUND" | "UPSTREAM_AUTH_FAILED" | "UPSTREAM_UNAVAILABLE" | "UPSTREAM_TIMEOUT" | "UPSTREAM_BAD_RESPONSE" | "IDEMPOTENCY_UNAVAILABLE" | "OVERLOADED" | "EVENTS_UNAVAILABLE" | "SHUTTING_DOWN" | "CLIENT_CLOSED_REQUEST" | "INTERNAL";
             /** @description HTTP reason phrase */
             error: string;
             /** @description A human sentence */
@@ -1425,10 +1425,10 @@ export interface operations {
                             /** @description True when the gateway fronts its built-in sandbox */
                             sandbox: boolean;
                             /**
-                             * @description Present when the gateway runs as replicas sharing a Redis: whether that Redis answers. `down` does not make the gateway unready: each use of it degrades instead (writes with an Idempotency-Key are refused with 503 IDEMPOTENCY_UNAVAILABLE), and the gateway reconnects by itself
+                             * @description Present when the gateway runs as replicas sharing a Redis: whether that Redis answers (`up`, `down`), or answers but refuses to store anything (`refusing-writes`: out of memory under noeviction, a replica left behind by a failover). Neither makes the gateway unready: each use of Redis degrades instead (writes with an Idempotency-Key are refused with 503 IDEMPOTENCY_UNAVAILABLE), and the gateway reconnects by itself
                              * @enum {unknown}
                              */
-                            redis?: "up" | "down";
+                            redis?: "up" | "down" | "refusing-writes";
                         };
                         /** @description Response metadata */
                         meta: Record<string, never>;
@@ -4594,7 +4594,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes retries of this write safe: 1-255 visible ASCII characters, new for every distinct write (a UUID will do; in Swagger UI, leave it empty or type a fresh one). The same key with the same request within the replay window answers the first 2xx again, with `idempotent-replayed: true`, without calling the hub; with a different request it is 422 IDEMPOTENCY_KEY_REUSED. A failed write does not keep its key: retry it with the same one. */
+                /** @description Makes retries of this write safe: 1-255 visible ASCII characters, new for every distinct write (a UUID will do; in Swagger UI, leave it empty or type a fresh one). The same key with the same request within the replay window answers the first 2xx again, with `idempotent-replayed: true`, without calling the hub; with a different request it is 422 IDEMPOTENCY_KEY_REUSED. A write that failed before it could reach the hub, or that the hub refused (4xx), does not keep its key: retry it with the same one. One that may have reached the hub without an answer (a timeout, a dropped connection, a hub 5xx, a replica that died) is never sent again with its key: retries get 409 OUTCOME_UNKNOWN. */
                 "idempotency-key"?: string;
             };
             path: {
@@ -4668,6 +4668,15 @@ export interface operations {
             };
             /** @description No such route (NOT_FOUND) or the hub has no such document (UPSTREAM_NOT_FOUND) */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description An earlier request with this Idempotency-Key may have reached the hub, but its answer was lost (OUTCOME_UNKNOWN): it is not sent again with this key */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4753,7 +4762,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes retries of this write safe: 1-255 visible ASCII characters, new for every distinct write (a UUID will do; in Swagger UI, leave it empty or type a fresh one). The same key with the same request within the replay window answers the first 2xx again, with `idempotent-replayed: true`, without calling the hub; with a different request it is 422 IDEMPOTENCY_KEY_REUSED. A failed write does not keep its key: retry it with the same one. */
+                /** @description Makes retries of this write safe: 1-255 visible ASCII characters, new for every distinct write (a UUID will do; in Swagger UI, leave it empty or type a fresh one). The same key with the same request within the replay window answers the first 2xx again, with `idempotent-replayed: true`, without calling the hub; with a different request it is 422 IDEMPOTENCY_KEY_REUSED. A write that failed before it could reach the hub, or that the hub refused (4xx), does not keep its key: retry it with the same one. One that may have reached the hub without an answer (a timeout, a dropped connection, a hub 5xx, a replica that died) is never sent again with its key: retries get 409 OUTCOME_UNKNOWN. */
                 "idempotency-key"?: string;
             };
             path: {
@@ -4851,6 +4860,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description An earlier request with this Idempotency-Key may have reached the hub, but its answer was lost (OUTCOME_UNKNOWN): it is not sent again with this key */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description Request body too large (PAYLOAD_TOO_LARGE) */
             413: {
                 headers: {
@@ -4929,7 +4947,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes retries of this write safe: 1-255 visible ASCII characters, new for every distinct write (a UUID will do; in Swagger UI, leave it empty or type a fresh one). The same key with the same request within the replay window answers the first 2xx again, with `idempotent-replayed: true`, without calling the hub; with a different request it is 422 IDEMPOTENCY_KEY_REUSED. A failed write does not keep its key: retry it with the same one. */
+                /** @description Makes retries of this write safe: 1-255 visible ASCII characters, new for every distinct write (a UUID will do; in Swagger UI, leave it empty or type a fresh one). The same key with the same request within the replay window answers the first 2xx again, with `idempotent-replayed: true`, without calling the hub; with a different request it is 422 IDEMPOTENCY_KEY_REUSED. A write that failed before it could reach the hub, or that the hub refused (4xx), does not keep its key: retry it with the same one. One that may have reached the hub without an answer (a timeout, a dropped connection, a hub 5xx, a replica that died) is never sent again with its key: retries get 409 OUTCOME_UNKNOWN. */
                 "idempotency-key"?: string;
             };
             path: {
@@ -5013,6 +5031,15 @@ export interface operations {
             };
             /** @description No such route (NOT_FOUND) or the hub has no such document (UPSTREAM_NOT_FOUND) */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description An earlier request with this Idempotency-Key may have reached the hub, but its answer was lost (OUTCOME_UNKNOWN): it is not sent again with this key */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };

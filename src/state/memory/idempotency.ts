@@ -2,9 +2,9 @@ import { systemClock, type Clock } from '../../clock.ts'
 import type { IdempotencyStore, StoredResponse } from '../types.ts'
 
 export interface MemoryIdempotencyOptions {
-  /** How long a completed answer is replayed. */
+  /** How long a completed (or unknown) key is kept. */
   ttlMs: number
-  /** Completed keys kept at most; the oldest are forgotten first. */
+  /** Settled keys kept at most; the oldest are forgotten first. */
   maxEntries: number
   clock?: Clock
 }
@@ -12,29 +12,45 @@ export interface MemoryIdempotencyOptions {
 type Entry =
   | { state: 'in-flight', fingerprint: string, settled: Promise<void>, settle: () => void }
   | { state: 'completed', fingerprint: string, response: StoredResponse, expiresAt: number }
+  | { state: 'unknown', fingerprint: string, expiresAt: number }
 
 /**
  * One process's store: a Map in insertion order, which is also expiry order
- * for completed entries (each is re-inserted when it completes and all live
- * equally long), so expiry and eviction both take from the front.
+ * for settled entries (each is re-inserted when it settles and all live
+ * equally long), so expiry and eviction both take from the front. A claim
+ * cannot outlive its owner here (both are in this process), so a key is
+ * unknown only when its own request said so.
  */
 export function createMemoryIdempotencyStore ({ ttlMs, maxEntries, clock = systemClock }: MemoryIdempotencyOptions): IdempotencyStore {
   const entries = new Map<string, Entry>()
-  let completed = 0
+  let settledCount = 0
 
   function remove (key: string, entry: Entry) {
     entries.delete(key)
-    if (entry.state === 'completed') completed--
+    if (entry.state !== 'in-flight') settledCount--
   }
 
-  /** Drops expired answers, then the oldest while over the bound; keys in flight stay. */
+  /** Drops expired entries, then the oldest while over the bound; keys in flight stay. */
   function prune () {
     const at = clock()
     for (const [key, entry] of entries) {
-      if (entry.state !== 'completed') continue
-      if (entry.expiresAt > at && completed <= maxEntries) break
+      if (entry.state === 'in-flight') continue
+      if (entry.expiresAt > at && settledCount <= maxEntries) break
       remove(key, entry)
     }
+  }
+
+  /** Replaces the key's in-flight entry with its outcome, and wakes those waiting on it. */
+  function settle (key: string, outcome: Entry | undefined) {
+    const entry = entries.get(key)
+    if (entry?.state !== 'in-flight') return
+    entries.delete(key)
+    if (outcome !== undefined) {
+      entries.set(key, outcome)
+      settledCount++
+    }
+    entry.settle()
+    prune()
   }
 
   return {
@@ -49,25 +65,23 @@ export function createMemoryIdempotencyStore ({ ttlMs, maxEntries, clock = syste
       }
       if (entry.fingerprint !== fingerprint) return { state: 'mismatch' }
       if (entry.state === 'in-flight') return { state: 'in-flight', settled: entry.settled }
+      if (entry.state === 'unknown') return { state: 'unknown' }
       return { state: 'completed', response: entry.response }
     },
     async complete (key, response) {
-      const entry = entries.get(key)
-      if (entry?.state !== 'in-flight') return
-      entries.delete(key)
-      entries.set(key, { state: 'completed', fingerprint: entry.fingerprint, response, expiresAt: clock() + ttlMs })
-      completed++
-      entry.settle()
-      prune()
+      const fingerprint = entries.get(key)?.fingerprint ?? ''
+      settle(key, { state: 'completed', fingerprint, response, expiresAt: clock() + ttlMs })
     },
     async release (key) {
-      const entry = entries.get(key)
-      if (entry?.state !== 'in-flight') return
-      entries.delete(key)
-      entry.settle()
+      settle(key, undefined)
+    },
+    async abandon (key) {
+      const fingerprint = entries.get(key)?.fingerprint ?? ''
+      settle(key, { state: 'unknown', fingerprint, expiresAt: clock() + ttlMs })
     },
     async size () {
       return entries.size
-    }
+    },
+    pending: () => 0
   }
 }

@@ -1,8 +1,9 @@
+import { randomUUID } from 'node:crypto'
 import type { ConnectionOptions } from 'node:tls'
 import type { FastifyBaseLogger } from 'fastify'
 import { Redis, type RedisOptions } from 'ioredis'
 import type { StoreHealth } from '../types.ts'
-import { GuardedConnector } from './connector.ts'
+import { GuardedConnector, GuardedSentinelConnector } from './connector.ts'
 import { SCRIPTS } from './scripts.ts'
 
 export interface RedisConnectionOptions {
@@ -17,8 +18,24 @@ export interface RedisConnectionOptions {
   healthCheckIntervalMs?: number
   /** The longest wait between two reconnection attempts (default 2000 ms); they never stop. */
   reconnectMaxDelayMs?: number
+  /** How long a replica that left the master still counts in replicas() (default 5000 ms; see there). */
+  replicaMemoryMs?: number
   /** TLS settings for `rediss://` beyond Node's defaults, such as the `ca` of a private authority. */
   tls?: ConnectionOptions
+  /**
+   * The master is found through these Sentinels (REDIS_SENTINELS) and
+   * followed across failovers; the URL then gives only the user, password,
+   * database and scheme (TLS, for the master and the Sentinels alike).
+   */
+  sentinels?: RedisSentinels
+}
+
+export interface RedisSentinels {
+  addresses: Array<{ host: string, port: number }>
+  /** The master's name in the Sentinels' configuration. */
+  masterName: string
+  username?: string
+  password?: string
 }
 
 /** One process's connections to Redis, shared by all the stores. */
@@ -35,8 +52,19 @@ export interface RedisConnection {
   readonly keyPrefix: string
   readonly commandTimeoutMs: number
   readonly log: FastifyBaseLogger
-  /** Whether the command connection is connected and answering. */
+  /** Whether the command connection is connected and answering, and whether Redis takes writes. */
   health (): StoreHealth
+  /**
+   * Replicas of the master in sync (online, acknowledging within a few
+   * seconds), as the health checks found them: the most seen over the last
+   * replicaMemoryMs on this connection, so that a replica that just left
+   * (promoted by a Sentinel while this connection still holds the old master)
+   * is still waited for, and a write acknowledged by the others only is
+   * refused. 0 when unknown; counted afresh after each reconnection.
+   */
+  replicas (): number
+  /** Reports a failed command: a refusal to write (OOM, READONLY, MISCONF) turns health to `refusing-writes` at once. */
+  noteError (error: unknown): void
   /** Called on every change of health(); returns the unsubscribe function. */
   onHealthChange (listener: (health: StoreHealth) => void): () => void
   /** Resolves true as soon as health() is up, false when timeoutMs passed first. */
@@ -58,6 +86,28 @@ export function redisReason (error: unknown): string {
 /** Consecutive failed health checks after which a connection that looks open is dropped and reopened. */
 const STALE_AFTER_FAILED_CHECKS = 3
 
+/** What the health check writes (with the prefix), so that a Redis refusing writes shows. */
+const HEALTH_KEY = 'health'
+/** A replica that has not acknowledged for longer than this is not counted in sync (Redis's own lag, seconds). */
+const REPLICA_MAX_LAG_S = 3
+
+/** Redis's answers to a write it will not take: out of memory (noeviction), a replica, no disk for its append-only file, too few replicas. */
+const WRITE_REFUSED = /^(OOM|READONLY|MISCONF|NOREPLICAS|NOTWRITABLE)\b/
+
+export function isWriteRefused (error: unknown): boolean {
+  return error instanceof Error && WRITE_REFUSED.test(error.message)
+}
+
+/** Replicas in sync in an `INFO replication` text: `slaveN:...,state=online,...,lag=L` with L small. */
+export function replicasInSync (info: string): number {
+  let count = 0
+  for (const match of info.matchAll(/^slave\d+:(.*)$/gm)) {
+    const fields = Object.fromEntries((match[1] ?? '').split(',').map(pair => pair.split('=') as [string, string]))
+    if (fields.state === 'online' && Number(fields.lag) <= REPLICA_MAX_LAG_S) count++
+  }
+  return count
+}
+
 /**
  * Exponential backoff from 50 ms, capped, with jitter so that replicas do not
  * reconnect in step; never gives up (a number is always returned).
@@ -73,12 +123,15 @@ function backoff (maxDelayMs: number) {
  * once; with maxRetriesPerRequest 0 and no resending, a command in flight
  * when the connection drops fails instead of being replayed later (a claim
  * replayed after its caller gave up would block the key for nobody).
- * A periodic PING tells a frozen Redis (connected, not answering) from a
- * live one, so that the stores stop trying it until it answers again.
+ * A periodic check (a write, INFO replication) tells a frozen Redis
+ * (connected, not answering) and one refusing writes (full, a replica)
+ * from a live one, so that the stores stop trying it until it answers again.
  */
 export function createRedisConnection (options: RedisConnectionOptions): RedisConnection {
-  const { keyPrefix, commandTimeoutMs, log } = options
+  const { keyPrefix, commandTimeoutMs, log, sentinels } = options
   const url = parseUrl(options.url)
+  const retryStrategy = backoff(options.reconnectMaxDelayMs ?? 2000)
+  const tls = url.protocol === 'rediss:' ? { ...options.tls } : undefined
   const redisOptions: RedisOptions = {
     keyPrefix,
     commandTimeout: commandTimeoutMs,
@@ -86,26 +139,32 @@ export function createRedisConnection (options: RedisConnectionOptions): RedisCo
     enableOfflineQueue: false,
     maxRetriesPerRequest: 0,
     autoResendUnfulfilledCommands: false,
-    retryStrategy: backoff(options.reconnectMaxDelayMs ?? 2000),
+    retryStrategy,
     // RESP2: everything the gateway uses, as ioredis 5 spoke it.
     protocol: 2,
     // The scheme decides, whatever its case (ioredis itself only recognises lower-case `rediss://`).
-    ...(url.protocol === 'rediss:' ? { tls: { ...options.tls } } : {}),
+    ...(tls === undefined ? {} : { tls }),
     scripts: SCRIPTS,
-    Connector: GuardedConnector
+    Connector: GuardedConnector,
+    ...(sentinels === undefined ? {} : sentinelOptions(sentinels, { tls, commandTimeoutMs, retryStrategy }))
   }
   const client = new Redis(options.url, redisOptions)
   let reader: Redis | undefined
   let closed = false
   let current: StoreHealth = 'down'
   let lastError: string | undefined
+  const replicaMemoryMs = options.replicaMemoryMs ?? 5000
+  let inSync = 0
+  let inSyncSince = 0
+  const replicaId = randomUUID()
   const listeners = new Set<(health: StoreHealth) => void>()
 
   function setHealth (next: StoreHealth, reason?: string) {
     if (next === current) return
     current = next
     if (next === 'up') log.info('redis up')
-    else log.warn({ reason: reason ?? lastError }, 'redis down')
+    else if (next === 'down') log.warn({ reason: reason ?? lastError }, 'redis down')
+    else log.warn({ reason: reason ?? lastError }, 'redis refusing writes')
     for (const listener of listeners) listener(next)
   }
 
@@ -117,39 +176,59 @@ export function createRedisConnection (options: RedisConnectionOptions): RedisCo
       log.debug({ connection: name, reason: error.message }, 'redis connection error')
     })
     if (name === 'commands') {
-      connection.on('ready', () => setHealth('up'))
+      connection.on('ready', () => {
+        // What went wrong before this connection is no reason for a later outage;
+        // its server's replicas are its own (after a failover, another master's).
+        lastError = undefined
+        inSync = 0
+        setHealth('up')
+      })
       connection.on('close', () => setHealth('down', lastError ?? 'connection closed'))
     }
   }
   watch(client, 'commands')
 
   // A connection that stays open but stopped answering (a frozen server, a
-  // half-open TCP connection) shows in failed PINGs only.
-  const failedChecks = new Map<Redis, number>()
+  // half-open TCP connection) shows in failed checks only; a full or
+  // read-only Redis answers PING but refuses a write, so the check writes,
+  // and reads the replicas in sync while at it.
+  let failedChecks = 0
   let checking = false
-  async function check (connection: Redis): Promise<boolean> {
-    if (connection.status !== 'ready') return false
+  async function check (): Promise<StoreHealth> {
+    if (client.status !== 'ready') return 'down'
     try {
-      await connection.ping()
-      failedChecks.set(connection, 0)
-      return true
+      const [written, info] = await Promise.all([
+        client.set(HEALTH_KEY, replicaId, 'PX', 10_000).then(() => undefined, (error: unknown) => {
+          if (isWriteRefused(error)) return error
+          throw error
+        }),
+        client.info('replication')
+      ])
+      failedChecks = 0
+      const count = replicasInSync(info)
+      if (count >= inSync || Date.now() - inSyncSince > replicaMemoryMs) {
+        inSync = count
+        inSyncSince = Date.now()
+      }
+      if (written === undefined) return 'up'
+      lastError = redisReason(written)
+      return 'refusing-writes'
     } catch (error) {
       lastError = redisReason(error)
-      const failed = (failedChecks.get(connection) ?? 0) + 1
-      failedChecks.set(connection, failed)
-      if (failed >= STALE_AFTER_FAILED_CHECKS && !closed) {
-        failedChecks.set(connection, 0)
+      failedChecks++
+      if (failedChecks >= STALE_AFTER_FAILED_CHECKS && !closed) {
+        failedChecks = 0
         log.warn({ reason: lastError }, 'redis connection not answering: reconnecting')
-        connection.disconnect(true)
+        client.disconnect(true)
       }
-      return false
+      return 'down'
     }
   }
   const timer = setInterval(() => {
     if (checking || closed) return
     checking = true
-    check(client)
-      .then((up) => setHealth(up ? 'up' : 'down'))
+    check()
+      .then(health => setHealth(health))
       .finally(() => { checking = false })
   }, options.healthCheckIntervalMs ?? 1000)
   timer.unref()
@@ -167,6 +246,10 @@ export function createRedisConnection (options: RedisConnectionOptions): RedisCo
     commandTimeoutMs,
     log,
     health: () => (closed ? 'down' : current),
+    replicas: () => (current === 'up' ? inSync : 0),
+    noteError (error) {
+      if (!closed && current === 'up' && isWriteRefused(error)) setHealth('refusing-writes', redisReason(error))
+    },
     onHealthChange (listener) {
       listeners.add(listener)
       return () => { listeners.delete(listener) }
@@ -193,6 +276,35 @@ export function createRedisConnection (options: RedisConnectionOptions): RedisCo
       await Promise.all([end(client, commandTimeoutMs), reader === undefined ? undefined : end(reader, commandTimeoutMs)])
       log.info('redis connections closed')
     }
+  }
+}
+
+/** ioredis's `reconnectOnError`: 1 (reconnect, the command fails) for a server that turned out to be a replica. */
+export function reconnectOnReadOnly (error: Error): 1 | false {
+  return error.message.startsWith('READONLY') ? 1 : false
+}
+
+/**
+ * ioredis's own Sentinel support: the master is asked of the Sentinels, its
+ * role checked on every connection, and the connection dropped when a
+ * Sentinel announces a failover (`+switch-master`) or the server turns out
+ * to be a replica (READONLY: a failover the announcement did not reach us
+ * for); reconnecting asks the Sentinels again.
+ */
+function sentinelOptions (sentinels: RedisSentinels, { tls, commandTimeoutMs, retryStrategy }: { tls: ConnectionOptions | undefined, commandTimeoutMs: number, retryStrategy: (attempt: number) => number }): RedisOptions {
+  return {
+    sentinels: sentinels.addresses,
+    name: sentinels.masterName,
+    role: 'master',
+    ...(sentinels.username === undefined ? {} : { sentinelUsername: sentinels.username }),
+    ...(sentinels.password === undefined ? {} : { sentinelPassword: sentinels.password }),
+    ...(tls === undefined ? {} : { enableTLSForSentinelMode: true, sentinelTLS: tls }),
+    sentinelCommandTimeout: commandTimeoutMs,
+    sentinelRetryStrategy: retryStrategy,
+    sentinelReconnectStrategy: retryStrategy,
+    failoverDetector: true,
+    reconnectOnError: reconnectOnReadOnly,
+    Connector: GuardedSentinelConnector
   }
 }
 

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto'
 import type { Redis } from 'ioredis'
 import type { Clock } from '../../clock.ts'
 import { FIRST_POSITION, previousEventId } from '../event-ids.ts'
@@ -13,6 +14,8 @@ export interface RedisEventLogOptions extends EventWindow {
 
 /** The stream, with the key prefix in front. */
 export const EVENTS_KEY = 'events:log'
+/** Where an appended event's token points at its id for the window (the key prefix in front). */
+export const APPENDED_PREFIX = 'events:appended:'
 /** Format of the entries (their `v` field); a reader skips any other. */
 const VERSION = '1'
 /** Entries one read takes at most. */
@@ -60,8 +63,11 @@ const sleep = (ms: number) => new Promise(resolve => setTimeout(resolve, ms).unr
 export function createRedisEventLog ({ connection, clock, windowMs, maxEntries, blockMs = 1000 }: RedisEventLogOptions): EventLog {
   const { client, log } = connection
   const listeners = new Set<(entry: LogEntry) => void>()
-  const queue: NewEvent[] = []
+  /** Events waiting to be appended, each with the token that makes its append happen once. */
+  const queue: Array<{ event: NewEvent, token: string }> = []
   let dropped = 0
+  /** The token of the `events.lost` entry waiting to be appended, while one does. */
+  let lostToken = randomUUID()
   let closed = false
   /** The last id handed to the subscribers. */
   let position = FIRST_POSITION
@@ -80,8 +86,9 @@ export function createRedisEventLog ({ connection, clock, windowMs, maxEntries, 
     }
   }
 
-  const append = (entry: NewEvent | Omit<EventsLost, 'id'>) =>
-    client.eventsAppend(EVENTS_KEY, maxEntries, `${Math.max(0, clock() - windowMs)}-0`, JSON.stringify(entry), VERSION)
+  // An append that timed out may have been applied: retried with the same token, it is not applied twice.
+  const append = (entry: NewEvent | Omit<EventsLost, 'id'>, token: string) =>
+    client.eventsAppend(EVENTS_KEY, `${APPENDED_PREFIX}${token}`, maxEntries, `${Math.max(0, clock() - windowMs)}-0`, JSON.stringify(entry), VERSION, windowMs)
 
   /** Appends what waits, in order, while Redis answers. */
   async function drain () {
@@ -89,11 +96,12 @@ export function createRedisEventLog ({ connection, clock, windowMs, maxEntries, 
       if (connection.health() === 'down') return
       try {
         if (dropped > 0) {
-          await append({ type: 'events.lost', lost: dropped, occurredAt: new Date(clock()).toISOString() })
+          await append({ type: 'events.lost', lost: dropped, occurredAt: new Date(clock()).toISOString() }, lostToken)
           log.error({ lost: dropped }, 'events: lost while Redis was unreachable (more than EVENTS_REPLAY_MAX waited); readers are told to reload')
           dropped = 0
+          lostToken = randomUUID()
         } else {
-          await append(queue[0]!)
+          await append(queue[0]!.event, queue[0]!.token)
           queue.shift()
         }
       } catch (error) {
@@ -181,7 +189,7 @@ export function createRedisEventLog ({ connection, clock, windowMs, maxEntries, 
         log.error({ requestId: event.requestId }, 'events: published after the log was closed; lost')
         return
       }
-      queue.push(event)
+      queue.push({ event, token: randomUUID() })
       // One place fewer than the window: with the events.lost entry in front, all of them fit in it.
       if (queue.length > Math.max(1, maxEntries - 1)) {
         queue.shift()

@@ -5,9 +5,9 @@
  */
 import type { FastifyBaseLogger } from 'fastify'
 import type { Clock } from '../../clock.ts'
-import type { Config } from '../../config/load.ts'
+import { sentinelAddresses, type Config } from '../../config/load.ts'
 import type { GatewayState } from '../types.ts'
-import { createRedisConnection } from './connection.ts'
+import { createRedisConnection, type RedisSentinels } from './connection.ts'
 import { createRedisEventLog } from './event-log.ts'
 import { createRedisIdempotencyStore } from './idempotency.ts'
 import { createRedisLookupTier } from './lookup-tier.ts'
@@ -31,22 +31,41 @@ const SHARED_LOOKUP_MAX_BYTES = 4 * 1024 * 1024
 const CLAIM_MARGIN_MS = 5000
 
 /** The settings the Redis state reads. */
-type RedisStateConfig = Pick<Config, 'IDEMPOTENCY_TTL_SECONDS' | 'REDIS_KEY_PREFIX' | 'REDIS_COMMAND_TIMEOUT_MS' | 'UPSTREAM_DEADLINE_MS' | 'UPSTREAM_HEADERS_TIMEOUT_MS' | 'UPSTREAM_LOGIN_REFRESH_URL' | 'EVENTS_REPLAY_SECONDS' | 'EVENTS_REPLAY_MAX'> & { REDIS_URL: string }
+type RedisStateConfig = Pick<Config, 'IDEMPOTENCY_TTL_SECONDS' | 'REDIS_KEY_PREFIX' | 'REDIS_COMMAND_TIMEOUT_MS' | 'UPSTREAM_DEADLINE_MS' | 'UPSTREAM_HEADERS_TIMEOUT_MS' | 'UPSTREAM_LOGIN_REFRESH_URL' |
+  'EVENTS_REPLAY_SECONDS' | 'EVENTS_REPLAY_MAX' |
+  'REDIS_SENTINELS' | 'REDIS_SENTINEL_MASTER_NAME' | 'REDIS_SENTINEL_USERNAME' | 'REDIS_SENTINEL_PASSWORD' | 'REDIS_REPLICA_ACK_TIMEOUT_MS'> & { REDIS_URL: string }
+
+/** The Sentinels to ask for the master (REDIS_SENTINELS), with their password (REDIS_SENTINEL_PASSWORD, or its file, read by the config loader). */
+function sentinelsOf (config: RedisStateConfig): RedisSentinels | undefined {
+  if (config.REDIS_SENTINELS === undefined) return undefined
+  const password = config.REDIS_SENTINEL_PASSWORD
+  return {
+    addresses: sentinelAddresses(config.REDIS_SENTINELS),
+    masterName: config.REDIS_SENTINEL_MASTER_NAME,
+    ...(config.REDIS_SENTINEL_USERNAME === undefined ? {} : { username: config.REDIS_SENTINEL_USERNAME }),
+    ...(password === undefined ? {} : { password })
+  }
+}
 
 export function createRedisState (config: RedisStateConfig, { clock, log, rateLimitKeys }: { clock: Clock, log: FastifyBaseLogger, rateLimitKeys: number }): GatewayState {
+  const sentinels = sentinelsOf(config)
+  const redisLog = log.child({ component: 'redis' })
   const connection = createRedisConnection({
     url: config.REDIS_URL,
     keyPrefix: config.REDIS_KEY_PREFIX,
     commandTimeoutMs: config.REDIS_COMMAND_TIMEOUT_MS,
-    log: log.child({ component: 'redis' })
+    log: redisLog,
+    ...(sentinels === undefined ? {} : { sentinels })
   })
   const events = createRedisEventLog({ connection, clock, windowMs: config.EVENTS_REPLAY_SECONDS * 1000, maxEntries: config.EVENTS_REPLAY_MAX })
+  const idempotency = createRedisIdempotencyStore({
+    connection,
+    ttlMs: config.IDEMPOTENCY_TTL_SECONDS * 1000,
+    claimTtlMs: config.UPSTREAM_DEADLINE_MS + CLAIM_MARGIN_MS,
+    replicaAckTimeoutMs: config.REDIS_REPLICA_ACK_TIMEOUT_MS
+  })
   return {
-    idempotency: createRedisIdempotencyStore({
-      connection,
-      ttlMs: config.IDEMPOTENCY_TTL_SECONDS * 1000,
-      claimTtlMs: config.UPSTREAM_DEADLINE_MS + CLAIM_MARGIN_MS
-    }),
+    idempotency,
     rateLimitStore: createRedisRateLimitStore(connection, { cache: rateLimitKeys }),
     events,
     tickets: createRedisTicketStore({ connection }),
@@ -57,6 +76,9 @@ export function createRedisState (config: RedisStateConfig, { clock, log, rateLi
     redis: { health: () => connection.health(), whenUp: (timeoutMs) => connection.whenUp(timeoutMs) },
     async close () {
       await events.close()
+      // Reported, never dropped in silence: their keys answer OUTCOME_UNKNOWN once their lease passes.
+      const unsettled = idempotency.pending()
+      if (unsettled > 0) redisLog.error({ unsettled }, 'idempotency: closing with outcomes Redis has not taken yet; their keys answer OUTCOME_UNKNOWN')
       await connection.close()
     }
   }

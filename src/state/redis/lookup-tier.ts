@@ -83,10 +83,11 @@ export function createRedisLookupTier ({ connection, maxEntryBytes, now = Date.n
     },
     async set (key, entry) {
       const ttlMs = entry.staleUntil - now()
-      if (ttlMs <= 0 || entry.json.length > maxEntryBytes || connection.health() === 'down') return
+      if (ttlMs <= 0 || entry.json.length > maxEntryBytes || connection.health() !== 'up') return
       try {
         await client.set(lookupKey(key), encodeLookupEntry(entry), 'PX', Math.ceil(ttlMs))
       } catch (error) {
+        connection.noteError(error)
         log.debug({ reason: redisReason(error) }, 'shared lookup cache: write failed')
       }
     }

@@ -57,13 +57,15 @@ export function createRedisRateLimitStore (connection: RedisConnection, options:
     }
 
     #count (method: 'incr' | 'read', key: string, callback: Callback, timeWindow: number, max: number) {
-      if (connection.health() === 'down') {
-        fallBack(new Error('redis is down'))
+      // Counting is a write: a Redis that refuses writes counts nothing either.
+      if (connection.health() !== 'up') {
+        fallBack(new Error(`redis is ${connection.health()}`))
         this.#local[method](key, callback, timeWindow, max)
         return
       }
       this.#redis[method](key, (error, result) => {
         if (error !== null || result == null) {
+          connection.noteError(error)
           fallBack(error)
           this.#local[method](key, callback, timeWindow, max)
           return

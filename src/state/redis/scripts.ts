@@ -20,14 +20,15 @@ export const SCRIPTS = {
 if redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then return {1} end
 return {0, redis.call('GET', KEYS[1]), redis.call('PTTL', KEYS[1])}`
   },
-  // Replaces the caller's own claim (ARGV[1]) with its answer (ARGV[2], PX ARGV[3]).
-  // An absent key is written too: the claim expired or Redis lost it, and the answer
-  // exists all the same. A key claimed by someone else is left alone.
+  // Replaces the caller's own claim (ARGV[1]) with its outcome (ARGV[2], PX ARGV[3]).
+  // An absent key is written too: Redis lost the claim, and the outcome exists all
+  // the same. Writing the same outcome again (a retry after a lost reply) succeeds.
+  // A key claimed by someone else is left alone.
   stateSettle: {
     numberOfKeys: 1,
     lua: `
 local current = redis.call('GET', KEYS[1])
-if current == ARGV[1] or current == false then
+if current == ARGV[1] or current == false or current == ARGV[2] then
   redis.call('SET', KEYS[1], ARGV[2], 'PX', ARGV[3])
   return 1
 end
@@ -50,11 +51,17 @@ return {'wait'}`
   // Appends an event (ARGV[3], format ARGV[4]) to the log, keeping at most ARGV[1]
   // entries and none older than the id ARGV[2]; answers its id. Trimmed exactly
   // (not `~`): one or two entries per append, and the window is what readers are told.
+  // Once per event: KEYS[2] (the event's own token) remembers its id for ARGV[5] ms,
+  // so that an append retried after a reply that was lost answers that id instead of
+  // adding the event a second time.
   eventsAppend: {
-    numberOfKeys: 1,
+    numberOfKeys: 2,
     lua: `
+local appended = redis.call('GET', KEYS[2])
+if appended then return appended end
 local id = redis.call('XADD', KEYS[1], 'MAXLEN', ARGV[1], '*', 'v', ARGV[4], 'e', ARGV[3])
 redis.call('XTRIM', KEYS[1], 'MINID', ARGV[2])
+redis.call('SET', KEYS[2], id, 'PX', ARGV[5])
 return id`
   },
   // The entries after the id ARGV[1] (at most ARGV[2], at least 1: COUNT 0 answers nil), or nil when the log no longer
@@ -95,7 +102,7 @@ declare module 'ioredis' {
     stateSettle (key: string, expected: string, value: string, ttlMs: number): Result<number, Context>
     stateLoginLock (sessionKey: string, lockKey: string, rejected: string, lock: string, lockTtlMs: number): Result<LoginLockReply, Context>
     stateRelease (key: string, expected: string): Result<number, Context>
-    eventsAppend (key: string, maxEntries: number, minId: string, event: string, version: string): Result<string, Context>
+    eventsAppend (key: string, tokenKey: string, maxEntries: number, minId: string, event: string, version: string, tokenTtlMs: number): Result<string, Context>
     eventsSince (key: string, id: string, count: number): Result<Array<[string, string[]]> | null, Context>
   }
 }

@@ -81,7 +81,7 @@ export function createRedisTokenStore (options: RedisTokenStoreOptions): TokenSt
       const lock = randomUUID()
       let reply
       try {
-        if (connection.health() === 'down') throw new Error('redis is down')
+        if (connection.health() !== 'up') throw new Error(`redis is ${connection.health()}`)
         reply = await client.stateLoginLock(SESSION_KEY, LOCK_KEY, rejected ?? '', lock, lockTtlMs)
       } catch (error) {
         log.warn({ reason: redisReason(error) }, 'hub session: Redis unavailable, logging in without it')
