@@ -51,6 +51,9 @@ LABEL org.opencontainers.image.title="customs-gateway" \
       org.opencontainers.image.revision="${VCS_REF}" \
       org.opencontainers.image.base.name="${NODE_IMAGE}"
 
+# HOST=0.0.0.0: unset, the gateway listens on loopback when no CLIENTS_FILE is
+# set (the sandbox with authentication off); in a container that is the
+# container's own loopback, which a published port does not reach.
 ENV NODE_ENV=production \
     PORT=3000 \
     HOST=0.0.0.0
@@ -77,4 +80,5 @@ HEALTHCHECK --interval=30s --timeout=5s --start-period=15s --retries=3 \
 # (close-with-grace, 10 s budget; docker's default stop timeout is also 10 s).
 STOPSIGNAL SIGTERM
 # Exec form: node gets the signals itself (npm start would also rebuild via prestart).
-CMD ["node", "dist/server.js"]
+# dist/main.js checks the Node.js version (package.json engines), then loads dist/server.js.
+CMD ["node", "dist/main.js"]

@@ -3,9 +3,13 @@
 # is missing, in deploy/secrets/ (or in SECRETS_DIR):
 #
 #   redis-password    a new random password of the gateway's Redis user (REDIS_PASSWORD_FILE)
-#   redis-users.acl   Redis users: `gateway` with the SHA-256 of that password and
-#                     only the keys, channels and commands it needs (docs/redis.md);
-#                     `default` may PING (the health check) and nothing else
+#   redis-users.acl   Redis users with the rules of deploy/redis-users.rules:
+#                     `gateway` with the SHA-256 of that password and only the
+#                     keys, channels and commands it needs (docs/redis.md);
+#                     `functions`, which loads the gateway's function library
+#                     and nothing else; `default` may PING (the health check)
+#   redis-functions-url  the `functions` user's redis:// URL, with its own password,
+#                     for the one-shot loader of deploy/compose.yaml
 #   hub-api-key       empty: write the hub's API key into it (UPSTREAM_API_KEY_FILE)
 #   hub-access-token  empty: write the hub's access token into it (static mode)
 #   hub-login-username, hub-login-password
@@ -25,35 +29,39 @@ set -eu
 
 dir=${SECRETS_DIR:-$(dirname "$0")/secrets}
 prefix=${REDIS_KEY_PREFIX:-cgw:}
+case $prefix in
+  '' | *[!A-Za-z0-9:._-]*) echo "init-secrets: REDIS_KEY_PREFIX must be letters, digits and : . _ - (as the gateway's setting)" >&2; exit 1 ;;
+esac
+# A user's ACL rules from deploy/redis-users.rules, with the key prefix.
+rules () { sed -n "s/^$1 //p" "$(dirname "$0")/redis-users.rules" | sed "s/{prefix}/$prefix/g"; }
 mkdir -p "$dir"
 chmod 700 "$dir"
 
-# An earlier layout kept the Redis password in gateway.env's REDIS_URL (mounted
-# as the gateway's .env, no longer read): carry it over so that the ACL still fits.
-if [ ! -e "$dir/redis-password" ] && [ -e "$dir/redis-users.acl" ] && [ -e "$dir/gateway.env" ]; then
-  old=$(sed -n 's|^REDIS_URL=redis://gateway:\([0-9a-f]*\)@.*$|\1|p' "$dir/gateway.env")
-  if [ -n "$old" ]; then
-    (umask 022 && printf %s "$old" > "$dir/redis-password")
-    echo "moved the Redis password of $dir/gateway.env to $dir/redis-password; gateway.env is no longer read: put its UPSTREAM_API_KEY into $dir/hub-api-key, then remove it"
-  fi
-fi
-
-if [ -e "$dir/redis-password" ] && [ -e "$dir/redis-users.acl" ]; then
-  echo "kept $dir/redis-password and $dir/redis-users.acl"
-elif [ -e "$dir/redis-password" ] || [ -e "$dir/redis-users.acl" ]; then
-  echo "init-secrets: one of $dir/redis-password and $dir/redis-users.acl exists without the other; they share the Redis password: remove the one left and run again" >&2
+# The three files share the Redis passwords: all kept, or all written.
+present=0
+for file in redis-password redis-users.acl redis-functions-url; do
+  [ -e "$dir/$file" ] && present=$((present + 1))
+done
+if [ "$present" -eq 3 ]; then
+  echo "kept $dir/redis-password, $dir/redis-users.acl and $dir/redis-functions-url"
+elif [ "$present" -gt 0 ]; then
+  echo "init-secrets: some of $dir/redis-password, redis-users.acl and redis-functions-url exist without the others; they share the Redis passwords (a deployment from before the Redis functions has no redis-functions-url, one from before the secret files a gateway.env instead of redis-password): remove those left and run again" >&2
   exit 1
 else
   # 32 random bytes in hex: nothing in it needs percent-encoding in a URL.
   password=$(od -An -N32 -tx1 /dev/urandom | tr -d ' \n')
   hash=$(printf %s "$password" | sha256sum | cut -d ' ' -f 1)
+  functions_password=$(od -An -N32 -tx1 /dev/urandom | tr -d ' \n')
+  functions_hash=$(printf %s "$functions_password" | sha256sum | cut -d ' ' -f 1)
   umask 022
   cat > "$dir/redis-users.acl" <<ACL
-user default on nopass resetkeys resetchannels -@all +ping
-user gateway on #$hash resetkeys ~$prefix* resetchannels -@all +@connection +info +get +set +del +getdel +incr +pexpire +pttl +scan +eval +evalsha +exists +xadd +xtrim +xrange +xrevrange +xread +xinfo +wait
+user default on nopass $(rules default)
+user gateway on #$hash $(rules gateway)
+user functions on #$functions_hash $(rules functions)
 ACL
   printf %s "$password" > "$dir/redis-password"
-  echo "wrote $dir/redis-password and $dir/redis-users.acl (a new Redis password)"
+  printf 'redis://functions:%s@redis:6379\n' "$functions_password" > "$dir/redis-functions-url"
+  echo "wrote $dir/redis-password, $dir/redis-users.acl and $dir/redis-functions-url (new Redis passwords)"
 fi
 
 # For deploy/compose.sentinel.yaml: the users replicas and Sentinels log in to
@@ -68,8 +76,8 @@ else
   umask 022
   grep -v '^user replica \|^user sentinel ' "$dir/redis-users.acl" > "$dir/redis-users.acl.new"
   cat >> "$dir/redis-users.acl.new" <<ACL
-user replica on #$(printf %s "$replica" | sha256sum | cut -d ' ' -f 1) resetkeys resetchannels -@all +psync +replconf +ping
-user sentinel on #$(printf %s "$watcher" | sha256sum | cut -d ' ' -f 1) resetkeys allchannels -@all +multi +exec +slaveof +replicaof +ping +info +role +publish +subscribe +config|rewrite +client|setname +client|kill +script|kill
+user replica on #$(printf %s "$replica" | sha256sum | cut -d ' ' -f 1) $(rules replica)
+user sentinel on #$(printf %s "$watcher" | sha256sum | cut -d ' ' -f 1) $(rules sentinel)
 ACL
   mv "$dir/redis-users.acl.new" "$dir/redis-users.acl"
   printf 'masteruser replica\nmasterauth %s\n' "$replica" > "$dir/redis-replication.conf"
@@ -104,4 +112,4 @@ if [ ! -e "$dir/clients.json" ]; then
   echo '[]' > "$dir/clients.json"
   echo "wrote $dir/clients.json (no client yet: add the entries npm run client-key prints)"
 fi
-chmod 644 "$dir/redis-password" "$dir/redis-users.acl" "$dir/hub-api-key" "$dir/hub-access-token" "$dir/hub-login-username" "$dir/hub-login-password" "$dir/clients.json"
+chmod 644 "$dir/redis-password" "$dir/redis-users.acl" "$dir/redis-functions-url" "$dir/hub-api-key" "$dir/hub-access-token" "$dir/hub-login-username" "$dir/hub-login-password" "$dir/clients.json"

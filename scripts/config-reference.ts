@@ -101,7 +101,7 @@ export const GROUPS: readonly Group[] = [
   {
     id: 'redis',
     title: 'Shared state for several replicas (Redis)',
-    intro: 'Set `REDIS_URL` on every replica behind one balancer ([deployment.md](deployment.md)); what is shared and how it is stored is in [redis.md](redis.md), what each use does while Redis fails in [resilience.md](resilience.md#shared-state-when-redis-fails). The URL may hold a password: pass it from your secret store as a file (`REDIS_URL_FILE`), or give the address without it and the password alone as `REDIS_PASSWORD_FILE` ([credentials.md](credentials.md#secrets-as-files)).',
+    intro: 'Set `REDIS_URL` on every replica behind one balancer ([deployment.md](deployment.md)); what is shared and how it is stored is in [redis.md](redis.md), what each use does while Redis fails in [resilience.md](resilience.md#shared-state-when-redis-fails). The URL may hold a password: pass it from your secret store as a file (`REDIS_URL_FILE`), or give the address without it and the password alone as `REDIS_PASSWORD_FILE` ([credentials.md](credentials.md#secrets-as-files)). Redis 7 or later: the gateway\'s Lua is a function library, loaded once by an administrator where the gateway\'s user may not load it; under the least-privilege ACL (no `SELECT`), leave the `/db` off the URL ([redis.md](redis.md#running-redis-for-the-gateway)).',
     match: startsWith('REDIS_')
   },
   {
@@ -124,7 +124,7 @@ const OTHER: Group = { id: 'other', title: 'Other settings', intro: 'Settings no
 
 const INTRO = [
   'Environment variables; a `.env` file in the working directory is read at start-up when present (variables already set win). Every setting is optional: a setting left unset (or empty) takes the default shown. `NODE_ENV` is the platform\'s own: with `production`, a gateway without a hub refuses to start unless `SANDBOX=true`, so that a container whose settings failed to mount never serves seeded data with authentication off.',
-  'Invalid configuration stops start-up with one `config error:` line per problem and exit code 1. A variable with one of the gateway\'s prefixes (`UPSTREAM_`, `CACHE_`, `BREAKER_`, … the prefixes of the settings below) that names no setting is logged as one warning each at start, with the setting it may have meant (`UPSTREAM_HUBURL`: did you mean `UPSTREAM_HUB_URL`?). Numbers of whole units (ports, milliseconds, bytes, counts) are written in decimal digits: `1.5`, `1e3` or `0x10` is refused, never rounded; yes/no settings are `true` or `false`.'
+  'Invalid configuration stops start-up with one `config error:` line per problem and exit code 1. A variable with one of the gateway\'s prefixes (`UPSTREAM_`, `CACHE_`, `BREAKER_`, … the prefixes of the settings below) that names no setting, or a variable close to a setting\'s name, is logged as one warning each at start, with the setting it may have meant when one is within a few edits (`REDIS_UR`: did you mean `REDIS_URL`?); with `NODE_ENV=production`, one close to `REDIS_URL`, `REDIS_KEY_PREFIX`, `REDIS_SENTINELS`, `CLIENTS_FILE` or an `UPSTREAM_*` setting stops start-up instead ([operations.md](operations.md#start-up)). A setting checked against a pattern says what it expects, with an example. Numbers of whole units (ports, milliseconds, bytes, counts) are written in decimal digits: `1.5`, `1e3` or `0x10` is refused, never rounded; yes/no settings are `true` or `false`.'
 ]
 
 interface Setting { name: string, schema: SettingSchema, required: boolean }

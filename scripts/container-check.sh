@@ -263,8 +263,11 @@ log "image metadata"
 inspect () { podman image inspect --format "$1" "$IMAGE"; }
 check "image user is node (Config.User=$(inspect '{{.Config.User}}'))" test "$(inspect '{{.Config.User}}')" = node
 check "image env has NODE_ENV=production" grep -qx 'NODE_ENV=production' <<<"$(inspect '{{range .Config.Env}}{{println .}}{{end}}')"
+# Without HOST the gateway listens on loopback when no CLIENTS_FILE is set:
+# a container's own loopback, which a published port does not reach.
+check "image env has HOST=0.0.0.0" grep -qx 'HOST=0.0.0.0' <<<"$(inspect '{{range .Config.Env}}{{println .}}{{end}}')"
 check "image exposes 3000/tcp" grep -q '3000/tcp' <<<"$(inspect '{{.Config.ExposedPorts}}')"
-check "image CMD is exec-form node dist/server.js" test "$(inspect '{{json .Config.Cmd}}')" = '["node","dist/server.js"]'
+check "image CMD is exec-form node dist/main.js" test "$(inspect '{{json .Config.Cmd}}')" = '["node","dist/main.js"]'
 check "image has a HEALTHCHECK" grep -q 'health/live' <<<"$(inspect '{{json .Healthcheck}}' 2>/dev/null || true)$(inspect '{{json .Config.Healthcheck}}' 2>/dev/null || true)"
 check "image has OCI labels" grep -q 'customs-gateway' <<<"$(inspect '{{index .Labels "org.opencontainers.image.title"}}')"
 
@@ -329,9 +332,9 @@ else
   uid=$(podman_ exec "$CONTAINER" id -u 2>/dev/null || echo '?')
   check "server runs as non-root (id -u = ${uid})" eval '[[ $uid =~ ^[0-9]+$ && $uid != 0 ]]'
   pid1=$(podman_ exec "$CONTAINER" sh -c 'tr "\0" " " </proc/1/cmdline' 2>/dev/null || echo '?')
-  check "PID 1 is node itself (${pid1% })" eval '[[ $pid1 == "node dist/server.js " ]]'
+  check "PID 1 is node itself (${pid1% })" eval '[[ $pid1 == "node dist/main.js " ]]'
   check "NODE_ENV=production in the process" eval '[[ $(podman_ exec "$CONTAINER" node -p process.env.NODE_ENV) == production ]]'
-  check "/app/package.json next to /app/dist" podman_ exec "$CONTAINER" test -f /app/package.json -a -f /app/dist/server.js
+  check "/app/package.json next to /app/dist" podman_ exec "$CONTAINER" test -f /app/package.json -a -f /app/dist/main.js
   check "app files not writable by the node user" podman_ exec "$CONTAINER" sh -c 'test ! -w /app/dist && test ! -w /app/node_modules && test ! -w /app/package.json'
   check "no sources or tests in the image" podman_ exec "$CONTAINER" sh -c 'test ! -e /app/src && test ! -e /app/test && test ! -e /app/.git && test ! -e /app/.env'
   dev_found=$(podman_ exec "$CONTAINER" sh -c 'cd /app/node_modules && for d in typescript tap tsx eslint neostandard @types/node; do [ -e "$d" ] && echo "$d"; done; true' 2>/dev/null | tr '\n' ' ')

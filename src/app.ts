@@ -9,6 +9,7 @@ import type { GatewayConfig } from './config/resolve.ts'
 import { SECRET_SETTINGS } from './config/secret-files.ts'
 import { trustProxyOf } from './config/trust-proxy.ts'
 import { serializeRequest } from './logging/request-serializer.ts'
+import { profileHeaderNames } from './profile/headers.ts'
 import audit from './plugins/audit.ts'
 import auth from './plugins/auth.ts'
 import bodyDepth from './plugins/body-depth.ts'
@@ -49,6 +50,12 @@ export interface AppOptions {
   sandbox: boolean
   /** What keeps time for TTLs, windows and renewals (default: the system clock; tests move their own). */
   clock?: Clock
+  /**
+   * True: /openapi.json is the document of a gateway with authentication on
+   * (the committed openapi/openapi.json), even where it is off. Otherwise a
+   * sandbox without CLIENTS_FILE says in it that no key is needed.
+   */
+  productionDocument?: boolean
 }
 
 export const VERSION: string = (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }).version
@@ -65,8 +72,8 @@ export function requestIdOf (header: string | string[] | undefined): string {
 
 /** Header paths pino must never print, whatever the log level. */
 export function redactPaths (config: Config): string[] {
-  // sec-websocket-protocol: browsers send their client key there (plugins/events.ts).
-  const headers = ['authorization', 'x-upstream-authorization', 'sec-websocket-protocol', config.UPSTREAM_API_KEY_HEADER.toLowerCase()]
+  // sec-websocket-protocol: browsers send their client key there (plugins/events.ts); and every name the hub profile gives the hub's key and token.
+  const headers = [...new Set(['authorization', 'x-upstream-authorization', 'sec-websocket-protocol', config.UPSTREAM_API_KEY_HEADER.toLowerCase(), ...profileHeaderNames(config)])]
   return [
     ...headers.flatMap(h => [`req.headers["${h}"]`, `res.headers["${h}"]`, `headers["${h}"]`]),
     // Every secret setting (config/secret-files.ts), wherever the configuration is logged.
@@ -123,7 +130,7 @@ export function serverOptions (config: Config, logger: FastifyServerOptions['log
  * The gateway as a plugin, registered in a readable order: config,
  * infrastructure, upstream client, routes. It never listens.
  */
-async function gateway (app: FastifyInstance, { config, sandbox, clock = systemClock }: AppOptions) {
+async function gateway (app: FastifyInstance, { config, sandbox, clock = systemClock, productionDocument = false }: AppOptions) {
   app.decorate<GatewayConfig>('config', config)
   app.addHook('onRequest', (request, reply, done) => {
     reply.header('x-request-id', request.id)
@@ -147,7 +154,8 @@ async function gateway (app: FastifyInstance, { config, sandbox, clock = systemC
   await app.register(auth)
   await app.register(idempotency)
   await app.register(audit)
-  await app.register(openapi, { version: VERSION })
+  // Swagger UI's Authorize dialog says when no key is needed (the sandbox without CLIENTS_FILE).
+  await app.register(openapi, { version: VERSION, keyless: !productionDocument && sandbox && config.CLIENTS_FILE === undefined })
   await app.register(events, { config })
   await app.register(hub, { config, version: VERSION, clock })
 

@@ -44,12 +44,18 @@ export function reasonPhrase (status: number): string {
   return STATUS_CODES[status] ?? (status === 499 ? 'Client Closed Request' : 'Error')
 }
 
-/** Fields an error may carry into the envelope besides code and message. */
+/** One rule a request broke: the field, and the rule in words. */
+export interface ErrorDetail { field: string, rule: string }
+
+/** What an error may carry besides its code and message, given when it is made. */
 export interface ErrorExtras {
+  /** Another status than the code's own, where the code allows several (UPSTREAM_REJECTED 400 or 422, ...). */
   statusCode?: number
+  /** The hub's own message on a refusal, passed on to the caller (upstream/hub-message.ts). */
   upstreamMessage?: string
-  /** The hub's HTTP status, when it answered one (for audit lines). */
+  /** The hub's HTTP status, when it answered one (audit lines, retries, the token refresh, spans). */
   upstreamStatus?: number
+  /** Seconds, sent as `retry-after`. */
   retryAfter?: string
   /**
    * A failed hub call that may have had its effect at the hub (the request
@@ -57,12 +63,31 @@ export interface ErrorExtras {
    * Idempotency-Key is then kept as "outcome unknown" rather than freed.
    */
   hubMayHaveActed?: boolean
-  details?: Array<{ field: string, rule: string }>
+  /** The rules a request broke (VALIDATION_FAILED). */
+  details?: ErrorDetail[]
   cause?: unknown
 }
 
-export function gatewayError (code: ErrorCode, extras: ErrorExtras = {}, ...args: unknown[]): Error & ErrorExtras & { code: ErrorCode, statusCode: number } {
-  const error = new errors[code](...args) as Error & ErrorExtras & { code: ErrorCode, statusCode: number }
+/**
+ * An error of the table, as the rest of the gateway reads it: its code, its
+ * status, and the extras it was made with. Read-only: an error says what it
+ * was made to say, and a reader that needs another answer makes another
+ * error. Tell one from any other thrown value with isGatewayError, never by
+ * casting.
+ */
+export interface GatewayError<C extends ErrorCode = ErrorCode> extends Error {
+  readonly code: C
+  readonly statusCode: number
+  readonly upstreamMessage?: string
+  readonly upstreamStatus?: number
+  readonly retryAfter?: string
+  readonly hubMayHaveActed?: boolean
+  readonly details?: readonly ErrorDetail[]
+}
+
+export function gatewayError (code: ErrorCode, extras: ErrorExtras = {}, ...args: unknown[]): GatewayError {
+  // Only the extras given become fields: an error has no `retryAfter: undefined` to log.
+  const error: Error & { code: ErrorCode, statusCode: number } & ErrorExtras = new errors[code](...args)
   if (extras.statusCode !== undefined) error.statusCode = extras.statusCode
   if (extras.upstreamMessage !== undefined) error.upstreamMessage = extras.upstreamMessage
   if (extras.upstreamStatus !== undefined) error.upstreamStatus = extras.upstreamStatus
@@ -73,7 +98,31 @@ export function gatewayError (code: ErrorCode, extras: ErrorExtras = {}, ...args
   return error
 }
 
-export function isGatewayError (error: unknown): error is Error & ErrorExtras & { code: ErrorCode, statusCode: number } {
-  if (!(error instanceof Error) || !('code' in error)) return false
-  return typeof error.code === 'string' && Object.hasOwn(errors, error.code)
+const MADE_BY = new Map(Object.entries(errors))
+
+/**
+ * Whether `error` was made by the table (gatewayError), of one of `codes`
+ * when given: an error that only copies a code of the table has none of the
+ * rest of the shape (its status) to be answered with.
+ */
+export function isGatewayError<C extends ErrorCode> (error: unknown, ...codes: C[]): error is GatewayError<C> {
+  if (!(error instanceof Error) || !('code' in error) || typeof error.code !== 'string') return false
+  const { code } = error
+  const made = MADE_BY.get(code)
+  return made !== undefined && error instanceof made && (codes.length === 0 || codes.some(c => c === code))
+}
+
+/** The hub's HTTP status an error carries, when it was made from the hub's answer. */
+export function upstreamStatusOf (error: unknown): number | undefined {
+  return isGatewayError(error) ? error.upstreamStatus : undefined
+}
+
+/**
+ * The string `code` of any thrown value that has one: Node's system errors
+ * (`ECONNRESET`), undici's (`UND_ERR_SOCKET`), opossum's (`EOPENBREAKER`),
+ * the table's. A DOMException's numeric code is not one.
+ */
+export function codeOf (error: unknown): string | undefined {
+  if (typeof error !== 'object' || error === null || !('code' in error)) return undefined
+  return typeof error.code === 'string' ? error.code : undefined
 }

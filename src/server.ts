@@ -2,11 +2,13 @@ import closeWithGrace from 'close-with-grace'
 import Fastify from 'fastify'
 import pino from 'pino'
 import gateway, { loggerOptions, REQUEST_ID_LOG_LABEL, serverOptions, VERSION } from './app.ts'
-import { ConfigError, isSandboxMode, loadConfig, loadEnvFile, unknownSettings } from './config/load.ts'
+import { listenHost, LOOPBACK_ADVICE } from './config/listen.ts'
+import { ConfigError, isSandboxMode, loadConfig, loadEnvFile } from './config/load.ts'
 import { plainHttpWarnings } from './config/plain-http.ts'
 import { resolveConfig } from './config/resolve.ts'
 import { tracingSettings } from './config/tracing.ts'
-import { SANDBOX_PLATFORM_ID, sandboxEnv, startSandbox, type Sandbox } from './sandbox/index.ts'
+import { unknownSettings } from './config/unknown-settings.ts'
+import type { Sandbox } from './sandbox/index.ts'
 import { startMetricsServer, type MetricsServer } from './telemetry/metrics-server.ts'
 
 /** The process: configuration, the logger (pino), the sandbox when no hub is configured, listen, graceful close. */
@@ -47,15 +49,19 @@ const app = Fastify({
 app.server.maxConnections = config.SERVER_MAX_CONNECTIONS
 
 let sandbox: Sandbox | undefined
+let sandboxSettings: Record<string, string> | undefined
 if (isSandboxMode(config)) {
+  // Loaded only here, as ioredis is only with REDIS_URL: the sandbox and its seeded data are no part of a gateway in front of a hub.
+  const { SANDBOX_PLATFORM_ID, sandboxEnv, startSandbox } = await import('./sandbox/index.ts')
   sandbox = await startSandbox({ apiKeyHeader: config.UPSTREAM_API_KEY_HEADER, pathSegment: config.UPSTREAM_PATH_SEGMENT, platformId: config.PLATFORM_ID ?? SANDBOX_PLATFORM_ID })
   // One first line: the sandbox, and whether callers must authenticate (README, Security).
   const authOff = config.CLIENTS_FILE === undefined
   app.log.warn({ sandbox: sandbox.url, authentication: authOff ? 'off' : 'on' },
     `no upstream configured: fronting the built-in sandbox at ${sandbox.url}` +
     (authOff ? '; client authentication is OFF (no CLIENTS_FILE): any caller may call every route' : ''))
+  sandboxSettings = sandboxEnv(sandbox.url)
 }
-const gatewayConfig = orExit(() => resolveConfig(process.env, sandbox === undefined ? {} : { sandbox: sandboxEnv(sandbox.url) }))
+const gatewayConfig = orExit(() => resolveConfig(process.env, sandboxSettings === undefined ? {} : { sandbox: sandboxSettings }))
 for (const { setting, host, message } of plainHttpWarnings(gatewayConfig)) app.log.warn({ setting, host }, message)
 
 // One line per variable that looks like a setting but is none (a typo is otherwise silent).
@@ -88,13 +94,16 @@ closeWithGrace({ delay: config.SHUTDOWN_GRACE_MS }, async ({ signal, err }) => {
   await tracing?.shutdown()
 })
 
+// Unset HOST: loopback while authentication is off (config/listen.ts).
+const listen = listenHost(config)
 try {
-  const address = await app.listen({ port: config.PORT, host: config.HOST })
+  const address = await app.listen({ port: config.PORT, host: listen.host })
+  if (listen.loopbackByDefault) app.log.info({ host: listen.host }, LOOPBACK_ADVICE)
   // Where to start: a wildcard listen address is not one a browser can open.
   const docs = `${address.replace(/\/\/(0\.0\.0\.0|\[::\])(?=:)/, '//localhost')}/docs`
   app.log.info({ docs }, `API documentation (Swagger UI): ${docs}`)
   if (config.METRICS_PORT !== undefined) {
-    metricsServer = await startMetricsServer(app.metrics.registry, { host: config.HOST, port: config.METRICS_PORT })
+    metricsServer = await startMetricsServer(app.metrics.registry, { host: listen.host, port: config.METRICS_PORT })
     app.log.info({ metrics: `${metricsServer.url}/metrics` }, `Prometheus metrics at ${metricsServer.url}/metrics`)
   }
   if (tracing !== undefined) app.log.info({ propagateUpstream: config.UPSTREAM_TRACE_PROPAGATION }, 'tracing on (OpenTelemetry, OTEL_* settings)')

@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process'
 import { once } from 'node:events'
 import { createInterface } from 'node:readline'
 import { test } from 'tap'
+import { EXPECTED } from '../src/config/expected.ts'
 import { ConfigError, isSandboxMode, loadConfig, sentinelAddresses } from '../src/config/load.ts'
 import { resolveConfig } from '../src/config/resolve.ts'
 import { configProblems as problemsOf, writeTempFile } from './helper.ts'
@@ -9,7 +10,7 @@ import { configProblems as problemsOf, writeTempFile } from './helper.ts'
 test('defaults: the contract\'s values, sandbox mode', async (t) => {
   const config = loadConfig({})
   t.equal(config.PORT, 3000)
-  t.equal(config.HOST, '0.0.0.0')
+  t.equal(config.HOST, undefined, 'HOST unset: config/listen.ts decides')
   t.equal(config.UPSTREAM_API_KEY_HEADER, 'customs-api-key')
   t.equal(config.UPSTREAM_PATH_SEGMENT, 'HUB')
   t.equal(config.UPSTREAM_ENV, 'development')
@@ -79,8 +80,8 @@ test('operation overrides are checked against the operations table', async (t) =
   t.throws(() => resolveOperations(loadConfig({ ...base, UPSTREAM_OPERATIONS: '{"noblbc20":{"paramNames":{"x":"y"}}}' })), { message: /unknown parameter "x"/ })
   t.throws(() => resolveOperations(loadConfig({ ...base, UPSTREAM_OPERATIONS: '{"BC20ByNoPib":{"responseKey":"k"}}' })), { message: /does not answer under a key/ })
   const ops = resolveOperations(loadConfig({ ...base, UPSTREAM_OPERATIONS: '{"kontainerbc20":{"responseKey":"Data Kontainer BC20","headers":["authorization"]}}' }))
-  t.equal(ops.get('kontainerbc20')?.responseKey, 'Data Kontainer BC20')
-  t.same(ops.get('kontainerbc20')?.headers, ['authorization'])
+  t.same(ops.get('kontainerbc20')?.answer, { kind: 'key', key: 'Data Kontainer BC20' })
+  t.same([ops.get('kontainerbc20')?.sendsApiKey, ops.get('kontainerbc20')?.sendsToken], [false, true])
 })
 
 function startServer (env: Record<string, string>) {
@@ -152,12 +153,46 @@ test('the Redis settings: redis:// or rediss:// with credentials, a safe key pre
   const password = 'hunter2-hunter2'
   for (const bad of [`http://gateway:${password}@redis`, `redis://gateway:${password}@`, `redis://gateway:${password}@redis/cache`, `redis://gateway:${password}@redis:6379/0?tls=1`, `redis://gateway:p@${password}@redis`]) {
     const problems = problemsOf({ REDIS_URL: bad })
-    t.match(problems, [/^REDIS_URL: must match pattern/], `refused: ${bad.replace(password, '…')}`)
+    t.same(problems, [`REDIS_URL: must be ${EXPECTED.REDIS_URL}`], `refused: ${bad.replace(password, '…')}`)
     t.notMatch(problems.join('\n'), password, 'the error line does not repeat the password')
   }
-  for (const bad of ['cgw*', 'a b', 'x'.repeat(65)]) t.match(problemsOf({ REDIS_KEY_PREFIX: bad }), [/^REDIS_KEY_PREFIX: must match pattern/], JSON.stringify(bad))
+  for (const bad of ['cgw*', 'a b', 'x'.repeat(65)]) t.same(problemsOf({ REDIS_KEY_PREFIX: bad }), [`REDIS_KEY_PREFIX: must be ${EXPECTED.REDIS_KEY_PREFIX}`], JSON.stringify(bad))
   t.same(problemsOf({ REDIS_COMMAND_TIMEOUT_MS: '9' }), ['REDIS_COMMAND_TIMEOUT_MS: must be >= 10'])
   t.same(problemsOf({ REDIS_COMMAND_TIMEOUT_MS: '10001' }), ['REDIS_COMMAND_TIMEOUT_MS: must be <= 10000'])
+})
+
+test('a setting checked by a pattern says what it expects, with an example, never the regular expression', async (t) => {
+  const { ConfigSchema } = await import('../src/config/schema.ts')
+  const patterned = Object.entries(ConfigSchema.properties).filter(([, schema]) => 'pattern' in schema || 'format' in schema).map(([name]) => name).sort()
+  t.same(Object.keys(EXPECTED).sort(), patterned, 'every pattern-checked setting has its sentence in src/config/expected.ts, and no other')
+  const bad: Record<string, string> = {
+    UPSTREAM_HUB_URL: 'ftp://hub.example',
+    UPSTREAM_BASE_URL: 'hub.example',
+    UPSTREAM_LOGIN_URL: 'hub.example/login',
+    UPSTREAM_LOGIN_REFRESH_URL: 'hub.example/refresh',
+    UPSTREAM_API_KEY_HEADER: 'api key',
+    UPSTREAM_PATH_SEGMENT: 'HUB/v2',
+    UPSTREAM_TIMEZONE: '7',
+    UPSTREAM_LOGIN_TOKEN_SCHEME: 'Bearer token',
+    TRANSCODE_THREADS: '32',
+    RATE_LIMIT_WINDOW: 'soon',
+    CORS_ORIGINS: 'yard.example.co.id',
+    REDIS_URL: 'redis.internal:6379',
+    REDIS_KEY_PREFIX: 'cgw*',
+    REDIS_SENTINELS: 'sentinel-1',
+    REDIS_SENTINEL_MASTER_NAME: 'my master',
+    REDIS_SENTINEL_USERNAME: 'gate way'
+  }
+  for (const name of patterned) {
+    const problems = problemsOf({ [name]: bad[name] ?? '' })
+    const line = problems.find(p => p.startsWith(`${name}:`))
+    t.equal(line, `${name}: must be ${EXPECTED[name]}`, `${name}=${bad[name]}`)
+    t.match(line, /such as /, `${name}: with an example`)
+    const { pattern } = ConfigSchema.properties[name as keyof typeof ConfigSchema.properties] as { pattern?: string }
+    t.ok(pattern === undefined || !line?.includes(pattern), `${name}: not the pattern`)
+    t.notMatch(line, /\[A-Za-z|\\d|\]\+|\)\*|\(\?|must match/, `${name}: nothing of a regular expression`)
+  }
+  t.same(problemsOf({ RATE_LIMIT_WINDOW: '30 s', CORS_ORIGINS: 'https://a.example, http://localhost:5173', REDIS_URL: 'rediss://gateway:s%40cret@redis.internal:6380' }), [], 'the examples\' kind of value passes')
 })
 
 test('the Redis failover settings: Sentinels as host:port, with REDIS_URL for the master\'s credentials; the replica wait below the command timeout', async (t) => {
@@ -170,11 +205,11 @@ test('the Redis failover settings: Sentinels as host:port, with REDIS_URL for th
     t.same(problemsOf({ REDIS_URL: url, REDIS_SENTINELS: good }), [], good)
   }
   t.same(sentinelAddresses(' a:1, [::1]:2 ,b.example:26379'), [{ host: 'a', port: 1 }, { host: '::1', port: 2 }, { host: 'b.example', port: 26379 }])
-  for (const bad of ['sentinel-1', 'a:1;b:2', 'http://a:1', 'a:1,']) t.match(problemsOf({ REDIS_URL: url, REDIS_SENTINELS: bad }), [/^REDIS_SENTINELS: must match pattern/], bad)
+  for (const bad of ['sentinel-1', 'a:1;b:2', 'http://a:1', 'a:1,']) t.same(problemsOf({ REDIS_URL: url, REDIS_SENTINELS: bad }), [`REDIS_SENTINELS: must be ${EXPECTED.REDIS_SENTINELS}`], bad)
   t.same(problemsOf({ REDIS_SENTINELS: 'a:1' }), ['REDIS_URL: is required with REDIS_SENTINELS (for the master\'s user, password, database and scheme; its host is not used), e.g. redis://gateway:PASSWORD@mymaster'])
   t.same(problemsOf({ REDIS_URL: url, REDIS_SENTINEL_PASSWORD_FILE: writeTempFile(t, 'pw\n'), REDIS_SENTINEL_USERNAME: 'gw' }),
     ['REDIS_SENTINEL_USERNAME: is used only with REDIS_SENTINELS', 'REDIS_SENTINEL_PASSWORD (from REDIS_SENTINEL_PASSWORD_FILE): is used only with REDIS_SENTINELS'])
   t.same(problemsOf({ REDIS_REPLICA_ACK_TIMEOUT_MS: '500' }), ['REDIS_REPLICA_ACK_TIMEOUT_MS: must be below REDIS_COMMAND_TIMEOUT_MS (500), which bounds the wait too'])
   t.same(problemsOf({ REDIS_REPLICA_ACK_TIMEOUT_MS: '0' }), [], '0: never wait')
-  t.match(problemsOf({ REDIS_SENTINEL_MASTER_NAME: 'my master' }), [/^REDIS_SENTINEL_MASTER_NAME: must match pattern/])
+  t.same(problemsOf({ REDIS_SENTINEL_MASTER_NAME: 'my master' }), [`REDIS_SENTINEL_MASTER_NAME: must be ${EXPECTED.REDIS_SENTINEL_MASTER_NAME}`])
 })

@@ -8,10 +8,10 @@ import { Redis } from 'ioredis'
 import { test } from 'tap'
 import { loadConfig } from '../src/config/load.ts'
 import { ConfigSchema } from '../src/config/schema.ts'
-import { configProblems } from './helper.ts'
+import { FUNCTION_LIBRARY } from '../src/state/redis/functions.ts'
 import {
-  balancerCheckProblems, balancerTimeoutProblems, composeConfigProblems, composeEnvNameProblems, composeHardeningProblems,
-  composePortProblems, composeRedisProblems, composeSecretProblems, composeShutdownProblems, kubernetesConfigProblems,
+  balancerCheckProblems, balancerTimeoutProblems, composeConfigProblems, composeEnvNameProblems, composeFunctionsProblems, composeHardeningProblems,
+  composeMetricsProblems, composePortProblems, composeRedisProblems, composeSecretProblems, composeShutdownProblems, kubernetesConfigProblems,
   kubernetesEnvNameProblems, kubernetesHardeningProblems, kubernetesNetworkProblems, kubernetesPortProblems,
   kubernetesProbeProblems, kubernetesSecretProblems, kubernetesShutdownProblems, type ComposeDeployment
 } from './deploy/checks.ts'
@@ -19,8 +19,8 @@ import { composeSchemaProblems, interpolate, readCompose, readEnvLines, type Com
 import { parseHaproxy, readHaproxy } from './deploy/haproxy.ts'
 import { schemaProblems, unknownFieldProblems } from './deploy/kubernetes-schema.ts'
 import { render, type KubeObject } from './deploy/kustomize.ts'
-import { build } from './helper.ts'
-import { startRedisServer } from './redis/redis-server.ts'
+import { build, configProblems } from './helper.ts'
+import { redisUserRules, startRedisServer } from './redis/redis-server.ts'
 
 /**
  * deploy/: the Compose stack and the Kubernetes manifests, checked without a
@@ -34,6 +34,12 @@ import { startRedisServer } from './redis/redis-server.ts'
 const ROOT = fileURLToPath(new URL('..', import.meta.url))
 const path = (...parts: string[]) => join(ROOT, ...parts)
 const text = (...parts: string[]) => readFileSync(path(...parts), 'utf8')
+
+/** `node src/redis-functions.ts …` (dist/redis-functions.js in the image), its coverage joining the suite's. */
+function redisFunctions (...args: string[]) {
+  const coverage = process.env.NODE_V8_COVERAGE === undefined ? {} : { NODE_V8_COVERAGE: process.env.NODE_V8_COVERAGE }
+  return spawnSync(process.execPath, ['--import', 'tsx', 'src/redis-functions.ts', ...args], { cwd: ROOT, encoding: 'utf8', env: { PATH: process.env.PATH ?? '', ...coverage } })
+}
 
 /** Runs deploy/init-secrets.sh into a new directory, removed in teardown. */
 function initSecrets (t: { teardown (fn: () => void): void }, env: Record<string, string> = {}): { dir: string, status: number | null, output: string } {
@@ -150,6 +156,8 @@ test('the deployments cannot drift from the gateway: settings, ports, routes, ti
     'balancer health check': balancerCheckProblems(d, hasRoute),
     secrets: composeSecretProblems(d),
     redis: composeRedisProblems(d),
+    'redis functions': composeFunctionsProblems(d),
+    'metrics off the balancer': composeMetricsProblems(d),
     hardening: composeHardeningProblems(d)
   }
   for (const [check, problems] of Object.entries(compose)) t.same(problems, [], `compose: ${check}`)
@@ -198,6 +206,7 @@ test('each check fails when the deployment drifts from the gateway', async (t) =
     ['compose: the demo logging in to the sandbox with the hub account', composeConfigProblems(changed(composeDeployment(t, { login: true }), c => { const demo = (c.demo.services['gateway-2'] as Record<string, any>).environment; delete demo.UPSTREAM_LOGIN_USERNAME_FILE; delete demo.UPSTREAM_LOGIN_PASSWORD_FILE }))],
     ['compose: the hub key file left empty', composeConfigProblems(changed(composeDeployment(t), c => { writeFileSync(join(c.secretsDir, 'hub-api-key'), '') }))],
     ['compose: the Dockerfile exposing another port', composePortProblems(changed(d, c => { c.dockerfile = c.dockerfile.replace('EXPOSE 3000', 'EXPOSE 8080') }))],
+    ['compose: the image without HOST=0.0.0.0 (loopback in the container)', composePortProblems(changed(d, c => { c.dockerfile = c.dockerfile.replace(/^\s*HOST=0\.0\.0\.0$/m, '') }))],
     ['compose: HAProxy on another port', composePortProblems(changed(d, c => { c.haproxy = parseHaproxy(text('deploy/haproxy.cfg').replace('gateway-2:3000', 'gateway-2:8080')) }))],
     ['compose: a third replica HAProxy does not know', composePortProblems(changed(d, c => { c.compose.services['gateway-3'] = structuredClone(gateway1(c)) }))],
     ['compose: stop_grace_period not above SHUTDOWN_GRACE_MS', composeShutdownProblems(changed(d, c => { gateway1(c).stop_grace_period = '10s' }))],
@@ -221,6 +230,11 @@ test('each check fails when the deployment drifts from the gateway', async (t) =
     ['compose: Redis password on the command line', composeSecretProblems(changed(d, c => { (c.compose.services.redis?.command ?? []).push('--requirepass', 'pw') }))],
     ['compose: Redis without appendonly', composeRedisProblems(changed(d, c => { const command = c.compose.services.redis?.command ?? []; command[command.indexOf('--appendonly') + 1] = 'no' }))],
     ['compose: a writable replica', composeHardeningProblems(changed(d, c => { delete gateway1(c).read_only }))],
+    ['compose: /metrics on the API port (no METRICS_PORT)', composeMetricsProblems(changed(d, c => { delete gateway1(c).environment.METRICS_PORT }))],
+    ['compose: HAProxy forwarding to METRICS_PORT', composeMetricsProblems(changed(d, c => { c.haproxy = parseHaproxy(text('deploy/haproxy.cfg').replace('gateway-2:3000', 'gateway-2:9464')) }))],
+    ['compose: a replica not waiting for the Redis functions', composeFunctionsProblems(changed(d, c => { delete gateway1(c).depends_on['redis-functions'] }))],
+    ['compose: the functions loader without its secret', composeFunctionsProblems(changed(d, c => { (c.compose.services['redis-functions'] as Record<string, any>).secrets = [] }))],
+    ['compose: no functions loader', composeFunctionsProblems(changed(d, c => { delete c.compose.services['redis-functions'] }))],
     ['kubernetes: a setting the gateway does not have', kubernetesEnvNameProblems(changed(o, objects => { find(objects, 'ConfigMap').data.CACHE_TTL = '5' }))],
     ['kubernetes: a value the gateway refuses', kubernetesConfigProblems(changed(o, objects => { find(objects, 'ConfigMap').data.UPSTREAM_ENV = 'prod' }), dockerfile)],
     ['kubernetes: containerPort not the gateway\'s', kubernetesPortProblems(changed(o, objects => { container(objects).ports[0].containerPort = 8080 }), dockerfile)],
@@ -266,7 +280,7 @@ test('deploy/init-secrets.sh: one Redis password for Redis and the gateway, a le
   const { dir, status, output } = initSecrets(t)
   t.equal(status, 0, 'the script succeeds', { output })
   t.equal(statSync(dir).mode & 0o777, 0o700, 'the directory is the owner\'s alone')
-  const files = ['redis-password', 'redis-users.acl', 'hub-api-key', 'hub-access-token', 'hub-login-username', 'hub-login-password', 'clients.json']
+  const files = ['redis-password', 'redis-users.acl', 'redis-functions-url', 'hub-api-key', 'hub-access-token', 'hub-login-username', 'hub-login-password', 'clients.json']
   for (const file of files) {
     t.equal(statSync(join(dir, file)).mode & 0o777, 0o644, `${file}: readable by the containers' users`)
   }
@@ -285,6 +299,19 @@ test('deploy/init-secrets.sh: one Redis password for Redis and the gateway, a le
   // The gateway uses no pub/sub channel since events moved to a stream: its user gets none.
   const gatewayUser = acl.split('\n').find(line => line.startsWith('user gateway ')) ?? ''
   t.ok(gatewayUser.includes(` ~${prefix}* `) && gatewayUser.includes(' resetchannels ') && !gatewayUser.includes(' &'), `keys limited to REDIS_KEY_PREFIX (${prefix}), no channel`)
+  const functionsUrl = new URL(readFileSync(join(dir, 'redis-functions-url'), 'utf8').trim())
+  t.equal(`${functionsUrl.protocol}//${functionsUrl.username}@${functionsUrl.host}`, 'redis://functions@redis:6379', 'the loader\'s URL: the functions user')
+  t.ok(functionsUrl.password.length === 64 && functionsUrl.password !== url.password, 'with a password of its own')
+  t.ok(acl.includes(`#${createHash('sha256').update(functionsUrl.password).digest('hex')}`), 'hashed in the ACL file')
+  // Each user's rules are deploy/redis-users.rules' (which test/redis/acl.test.ts runs the gateway under).
+  const rules = redisUserRules(prefix)
+  const lines = acl.trim().split('\n')
+  t.same(lines.map(line => line.split(' ')[1]), ['default', 'gateway', 'functions', 'replica', 'sentinel'], 'the users; replica and sentinel for deploy/compose.sentinel.yaml')
+  for (const line of lines) {
+    const [, user, , password, ...rest] = line.split(' ')
+    t.equal(rest.join(' '), rules[user ?? ''], `${user}: the rules of deploy/redis-users.rules`)
+    t.match(password, user === 'default' ? /^nopass$/ : /^#[0-9a-f]{64}$/, user === 'default' ? 'default: no password' : `${user}: a password's SHA-256`)
+  }
   t.match(acl, /^user replica on #[0-9a-f]{64} resetkeys resetchannels -@all \+psync \+replconf \+ping$/m, 'the replication user (compose.sentinel.yaml) may replicate and nothing else')
   t.same(JSON.parse(readFileSync(join(dir, 'clients.json'), 'utf8')), [], 'no client until one is added')
 
@@ -294,25 +321,12 @@ test('deploy/init-secrets.sh: one Redis password for Redis and the gateway, a le
   t.equal(readFileSync(join(dir, 'hub-api-key'), 'utf8'), 'filled-in\n', 'what the operator wrote too')
   rmSync(join(dir, 'redis-users.acl'))
   const half = runInit(dir)
-  t.equal(half.status, 1, 'one of the pair missing: refused')
-  t.match(half.output, /exists without the other/)
+  t.equal(half.status, 1, 'one of the three missing: refused')
+  t.match(half.output, /exist without the others/)
   t.notOk(existsSync(join(dir, 'redis-users.acl')), 'and nothing written')
 
   const other = initSecrets(t, { REDIS_KEY_PREFIX: 'prod:cgw:' })
   t.ok(readFileSync(join(other.dir, 'redis-users.acl'), 'utf8').includes(' ~prod:cgw:* '), 'REDIS_KEY_PREFIX given to the script: the ACL follows it')
-})
-
-test('deploy/init-secrets.sh carries the Redis password of an earlier gateway.env over to redis-password', async (t) => {
-  const { dir } = initSecrets(t)
-  const password = readFileSync(join(dir, 'redis-password'), 'utf8')
-  // The earlier layout: the password in gateway.env's REDIS_URL, beside the ACL made with it.
-  rmSync(join(dir, 'redis-password'))
-  writeFileSync(join(dir, 'gateway.env'), `REDIS_URL=redis://gateway:${password}@redis:6379\n# UPSTREAM_API_KEY=\n`)
-  const run = runInit(dir)
-  t.equal(run.status, 0, 'the script succeeds', { output: run.output })
-  t.match(run.output, /moved the Redis password of .*gateway\.env to .*redis-password/)
-  t.equal(readFileSync(join(dir, 'redis-password'), 'utf8'), password, 'the password the ACL holds the hash of')
-  t.notMatch(run.output, password, 'not printed')
 })
 
 test('the ACL file init-secrets.sh writes, loaded by a real redis-server: the gateway\'s user is let in with REDIS_URL\'s password and kept to its prefix', async (t) => {
@@ -334,4 +348,42 @@ test('the ACL file init-secrets.sh writes, loaded by a real redis-server: the ga
   t.equal(await anonymous.ping(), 'PONG', 'the health check\'s PING needs no password')
   await t.rejects(anonymous.get('cgw:deploy-check'), /NOPERM/, 'but nothing else does')
   await t.rejects(anonymous.call('AUTH', 'gateway', 'not-the-password'), /WRONGPASS/, 'another password is refused')
+
+  // The one-shot loader of compose.yaml, with the secret file it mounts (the host moved to this server).
+  const functionsUrl = new URL(readFileSync(join(dir, 'redis-functions-url'), 'utf8').trim())
+  functionsUrl.host = `127.0.0.1:${server.port}`
+  const urlFile = join(dir, 'redis-functions-url.local')
+  writeFileSync(urlFile, `${functionsUrl.href}\n`)
+  const loader = () => redisFunctions('--load', urlFile)
+  const first = loader()
+  t.equal(first.status, 0, first.stderr)
+  t.equal(first.stdout, `loaded the gateway's Redis function library ${FUNCTION_LIBRARY.name}\n`)
+  t.equal(loader().stdout, `already loaded: the gateway's Redis function library ${FUNCTION_LIBRARY.name}\n`, 'a second up leaves it as it is')
+  t.notMatch(`${first.stdout}${first.stderr}`, functionsUrl.password, 'the password is not printed')
+  t.same(await gateway.call('FCALL', `${FUNCTION_LIBRARY.name}_stateClaim`, 1, 'cgw:claimed', 'v', 1000), [1], 'the gateway calls its functions')
+  await t.rejects(gateway.call('FUNCTION', 'LOAD', FUNCTION_LIBRARY.code), /NOPERM/, 'but may not load any')
+  const wrong = join(dir, 'wrong-url')
+  const gatewayPassword = readFileSync(join(dir, 'redis-password'), 'utf8')
+  writeFileSync(wrong, `redis://gateway:${gatewayPassword}@127.0.0.1:${server.port}\n`)
+  const refused = redisFunctions('--load', wrong)
+  t.equal(refused.status, 1, 'the gateway\'s own URL cannot load it')
+  t.match(refused.stderr, /^redis-functions: could not load the function library customs_gateway_[0-9a-f]{12}: NOPERM/)
+  t.notMatch(refused.stderr, gatewayPassword)
+})
+
+test('redis-functions prints the library for an administrator\'s redis-cli, and says how it is used', async (t) => {
+  const printed = redisFunctions()
+  t.equal(printed.status, 0)
+  t.equal(printed.stdout, FUNCTION_LIBRARY.code, 'the library, as FUNCTION LOAD takes it')
+  t.match(printed.stdout, new RegExp(`^#!lua name=${FUNCTION_LIBRARY.name}\n`))
+  const wrong = redisFunctions('--reload')
+  t.equal(wrong.status, 1)
+  t.equal(wrong.stderr, 'redis-functions: usage: redis-functions [--load FILE]   (FILE: a redis:// URL of a user allowed FUNCTION LIST and LOAD)\n')
+  const missing = redisFunctions('--load', '/nonexistent/redis-url')
+  t.equal(missing.stderr, 'redis-functions: cannot read /nonexistent/redis-url: ENOENT\n')
+  const dir = mkdtempSync(join(tmpdir(), 'gateway-functions-'))
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }))
+  writeFileSync(join(dir, 'url'), 'http://functions:secret@redis:6379\n')
+  const notRedis = redisFunctions('--load', join(dir, 'url'))
+  t.equal(notRedis.stderr, `redis-functions: ${join(dir, 'url')} does not hold a redis:// or rediss:// URL\n`, 'the URL itself is not printed')
 })

@@ -1,6 +1,6 @@
 import { STATUS_CODES } from 'node:http'
 import { test } from 'tap'
-import { errors, gatewayError, isGatewayError, reasonPhrase, type ErrorCode } from '../src/errors.ts'
+import { codeOf, errors, gatewayError, isGatewayError, reasonPhrase, upstreamStatusOf, type ErrorCode, type GatewayError } from '../src/errors.ts'
 
 /** The contract's minimum codes (contract.md 2), with their allowed statuses. */
 const CONTRACT: Record<string, number[]> = {
@@ -64,4 +64,43 @@ test('extras override the status and carry the upstream message', async (t) => {
   t.equal(error.statusCode, 503)
   t.equal(error.retryAfter, '7')
   t.equal(error.upstreamMessage, 'busy')
+})
+
+test('an error carries as fields only the extras it was made with, read-only', async (t) => {
+  const error = gatewayError('UPSTREAM_REJECTED', { statusCode: 400, upstreamStatus: 400, upstreamMessage: 'Parameter tidak valid' })
+  const extras = ['upstreamMessage', 'upstreamStatus', 'retryAfter', 'details', 'cause']
+  t.same(Object.keys(error).filter(key => extras.includes(key)).sort(), ['upstreamMessage', 'upstreamStatus'])
+  t.notOk(Object.hasOwn(gatewayError('INTERNAL'), 'retryAfter'), 'no field for an extra not given')
+  // @ts-expect-error: an error says what it was made to say; another answer is another error
+  const change = (made: GatewayError) => { made.retryAfter = '1' }
+  t.type(change, 'function')
+})
+
+test('isGatewayError tells the table\'s errors, of given codes, from anything else thrown', async (t) => {
+  const timeout: unknown = gatewayError('UPSTREAM_TIMEOUT')
+  t.ok(isGatewayError(timeout, 'UPSTREAM_UNAVAILABLE', 'UPSTREAM_TIMEOUT'))
+  t.notOk(isGatewayError(timeout, 'UPSTREAM_UNAVAILABLE'), 'another code')
+  t.notOk(isGatewayError(Object.assign(new Error('x'), { code: 'UPSTREAM_TIMEOUT', statusCode: 504 })), 'a copy of a code is not one')
+  if (isGatewayError(timeout, 'UPSTREAM_TIMEOUT')) {
+    const code: 'UPSTREAM_TIMEOUT' = timeout.code
+    t.equal(code, 'UPSTREAM_TIMEOUT')
+  }
+  t.notOk(isGatewayError({ code: 'UPSTREAM_TIMEOUT' }), 'not an Error')
+  t.notOk(isGatewayError(null))
+})
+
+test('upstreamStatusOf reads the hub\'s status off the errors made from its answers only', async (t) => {
+  t.equal(upstreamStatusOf(gatewayError('UPSTREAM_UNAVAILABLE', { upstreamStatus: 503 })), 503)
+  t.equal(upstreamStatusOf(gatewayError('UPSTREAM_TIMEOUT')), undefined)
+  t.equal(upstreamStatusOf(Object.assign(new Error('x'), { upstreamStatus: 503 })), undefined, 'a look-alike is not one')
+  t.equal(upstreamStatusOf(undefined), undefined)
+})
+
+test('codeOf reads the string code of anything thrown', async (t) => {
+  t.equal(codeOf(Object.assign(new Error('refused'), { code: 'ECONNREFUSED' })), 'ECONNREFUSED')
+  t.equal(codeOf(gatewayError('UPSTREAM_TIMEOUT')), 'UPSTREAM_TIMEOUT')
+  t.equal(codeOf(new DOMException('too slow', 'TimeoutError')), undefined, 'a DOMException\'s code is a number')
+  t.equal(codeOf(new Error('plain')), undefined)
+  t.equal(codeOf('ECONNRESET'), undefined)
+  t.equal(codeOf(null), undefined)
 })

@@ -100,7 +100,14 @@ export async function build (t: TestLike, options: BuildOptions = {}): Promise<B
       callback()
     }
   })
-  const app = await buildApp({ config, sandbox: options.sandboxMode ?? true, ...(options.clock === undefined ? {} : { clock: options.clock }) }, { level: options.logLevel ?? 'debug', stream })
+  let app: FastifyInstance
+  try {
+    app = await buildApp({ config, sandbox: options.sandboxMode ?? true, ...(options.clock === undefined ? {} : { clock: options.clock }) }, { level: options.logLevel ?? 'debug', stream })
+  } catch (error) {
+    // An app that refuses to start (a configuration problem only it sees) leaves no sandbox behind.
+    await sandbox.close()
+    throw error
+  }
   t.teardown(async () => {
     await app.close()
     await sandbox.close()

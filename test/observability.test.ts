@@ -1,7 +1,11 @@
-import { readFileSync } from 'node:fs'
-import { createRequire } from 'node:module'
+import { spawnSync } from 'node:child_process'
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { parser } from '@prometheus-io/lezer-promql'
 import { test } from 'tap'
-import { parse as parseYaml } from 'yaml'
+import { parse as parseYaml, stringify as stringifyYaml } from 'yaml'
 import { request } from 'undici'
 import { SANDBOX_FIXTURES as F } from '../src/sandbox/index.ts'
 import { startMetricsServer } from '../src/telemetry/metrics-server.ts'
@@ -9,55 +13,42 @@ import { build } from './helper.ts'
 import { startRedisServer } from './redis/redis-server.ts'
 
 // deploy/prometheus/alerts.yaml and deploy/grafana/gateway.json against the
-// gateway: every expression is parsed and type-checked by Prometheus's own
-// PromQL grammar and linter (@prometheus-io/codemirror-promql, the editor of
-// Prometheus's web UI), and every metric they name is one the gateway's
-// /metrics declares, so that a renamed metric or label cannot leave a dead
-// alert behind.
+// gateway: the rules file and every expression (the dashboard's written into
+// a rules file of their own) pass `promtool check rules`, the check operators
+// run (Debian's prometheus package; .ci/run installs it: no promtool is a
+// failure, never a skip); and every metric they name is one the gateway's
+// /metrics declares, read with Prometheus's own PromQL grammar
+// (@prometheus-io/lezer-promql), so that a renamed metric or label cannot
+// leave a dead alert behind.
 
-// The linter's CommonJS build: its ES build imports files without their extension, which Node refuses.
-const require = createRequire(import.meta.url)
-interface SyntaxNode { name: string, from: number, to: number, type: { isError: boolean } }
-interface Tree { length: number, iterate (spec: { enter (node: SyntaxNode): void }): void }
-interface State { update (spec: object): { state: State } }
-const { EditorState } = require('@codemirror/state') as { EditorState: { create (config: { doc: string, extensions: unknown }): State } }
-const { ensureSyntaxTree, syntaxTree } = require('@codemirror/language') as {
-  ensureSyntaxTree (state: State, upto: number, timeout: number): Tree | null
-  syntaxTree (state: State): Tree
-}
-const { PromQLExtension } = require('@prometheus-io/codemirror-promql') as { PromQLExtension: new () => { asExtension (): unknown } }
-const { Parser } = require('@prometheus-io/codemirror-promql/dist/cjs/parser/parser.js') as { Parser: new (state: unknown) => { analyze (): void, getDiagnostics (): Array<{ from: number, message: string }> } }
-const promql = new PromQLExtension().asExtension()
+interface TestLike { teardown (fn: () => unknown): void }
 
-/**
- * An editor state holding the whole tree of `expr`. Made for an editor, a new
- * state parses for at most 20 ms and leaves the rest for later; on a busy
- * machine that is a part of the expression (the linter once read `sum` as a
- * metric). So the parse is finished here, and a state made that holds it.
- */
-function parsed (expr: string): State {
-  const state = EditorState.create({ doc: expr, extensions: promql })
-  if (ensureSyntaxTree(state, expr.length, 60_000) === null) throw new Error(`PromQL not parsed within a minute: ${expr}`)
-  const whole = state.update({}).state
-  if (syntaxTree(whole).length !== expr.length) throw new Error(`PromQL parsed in part: ${expr}`)
-  return whole
+/** `promtool check rules <file>`: whether it passed, and what it said (stdout and stderr). */
+function promtoolCheckRules (file: string): { ok: boolean, output: string } {
+  const run = spawnSync('promtool', ['check', 'rules', file], { encoding: 'utf8' })
+  if (run.error !== undefined) throw new Error(`promtool could not be run (${run.error.message}): install the Debian package prometheus (.ci/run does)`)
+  return { ok: run.status === 0, output: `${run.stdout}${run.stderr}` }
 }
 
-/** What is wrong with a PromQL expression (syntax, then types), and the metric names it reads. */
-export function checkPromQL (expr: string): { problems: string[], metrics: string[] } {
-  const state = parsed(expr)
-  const problems: string[] = []
-  const metrics: string[] = []
-  syntaxTree(state).iterate({
+/** Expressions as recording rules in a temporary rules file, checked by promtool. */
+function promtoolCheckExpressions (t: TestLike, exprs: readonly string[]): { ok: boolean, output: string } {
+  const dir = mkdtempSync(join(tmpdir(), 'gateway-promql-'))
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }))
+  const file = join(dir, 'expressions.yaml')
+  writeFileSync(file, stringifyYaml({ groups: [{ name: 'expressions', rules: exprs.map((expr, i) => ({ record: `check:expression_${i}`, expr })) }] }))
+  return promtoolCheckRules(file)
+}
+
+/** The metric names an expression selects (VectorSelector identifiers), by Prometheus's PromQL grammar. */
+export function metricNames (expr: string): string[] {
+  const names: string[] = []
+  parser.parse(expr).iterate({
     enter (node) {
-      if (node.type.isError) problems.push(`syntax error at ${node.from}: ${JSON.stringify(expr.slice(Math.max(0, node.from - 10), node.from + 10))}`)
-      if (node.name === 'Identifier') metrics.push(expr.slice(node.from, node.to))
+      if (node.type.isError) throw new Error(`PromQL syntax error at ${node.from}: ${expr}`)
+      if (node.name === 'Identifier' && node.node.parent?.name === 'VectorSelector') names.push(expr.slice(node.from, node.to))
     }
   })
-  const parser = new Parser(state)
-  parser.analyze()
-  problems.push(...parser.getDiagnostics().map(d => `${d.message} (at ${d.from})`))
-  return { problems, metrics }
+  return names
 }
 
 /** Series Prometheus makes itself rather than the gateway. */
@@ -74,7 +65,8 @@ function declared (text: string): Set<string> {
   return names
 }
 
-const ALERTS = parseYaml(readFileSync(new URL('../deploy/prometheus/alerts.yaml', import.meta.url), 'utf8')) as unknown
+const ALERTS_FILE = fileURLToPath(new URL('../deploy/prometheus/alerts.yaml', import.meta.url))
+const ALERTS = parseYaml(readFileSync(ALERTS_FILE, 'utf8')) as { groups: Array<{ rules: Array<{ alert: string, expr: string, labels?: Record<string, string> }> }> }
 const DASHBOARD = JSON.parse(readFileSync(new URL('../deploy/grafana/gateway.json', import.meta.url), 'utf8')) as {
   panels: Array<{ title: string, targets: Array<{ expr: string }> }>
   annotations: { list: Array<{ expr?: string }> }
@@ -85,74 +77,56 @@ function withGrafanaVariables (expr: string): string {
   return expr.replaceAll('$__rate_interval', '5m').replaceAll('$job', '.*')
 }
 
-const DURATION = /^([0-9]+(ms|s|m|h|d|w|y))+$/
-const RULE_KEYS = new Set(['alert', 'record', 'expr', 'for', 'keep_firing_for', 'labels', 'annotations'])
+/** Every expression of the dashboard, its variables replaced. */
+function dashboardExpressions (): Array<{ where: string, expr: string }> {
+  return [
+    ...DASHBOARD.panels.flatMap(panel => panel.targets.map(({ expr }) => ({ where: `panel ${panel.title}`, expr: withGrafanaVariables(expr) }))),
+    ...DASHBOARD.annotations.list.flatMap(({ expr }) => expr === undefined ? [] : [{ where: 'annotation', expr: withGrafanaVariables(expr) }])
+  ]
+}
 
-/** The rule file's own structure, as Prometheus's rule loader checks it (rulefmt). */
-function ruleFileProblems (file: unknown): string[] {
-  const problems: string[] = []
-  const groups = (file as { groups?: unknown })?.groups
-  if (!Array.isArray(groups) || groups.length === 0) return ['groups: a list of rule groups is required']
-  const groupNames = new Set<string>()
-  for (const [g, group] of groups.entries()) {
-    const { name, rules, ...rest } = group as { name?: unknown, rules?: unknown }
-    if (typeof name !== 'string' || name === '') problems.push(`groups[${g}].name: required`)
-    else if (groupNames.has(name)) problems.push(`groups[${g}].name: ${name} repeated`)
-    else groupNames.add(name)
-    for (const key of Object.keys(rest)) if (!['interval', 'limit', 'query_offset', 'labels'].includes(key)) problems.push(`groups[${g}].${key}: unknown field`)
-    if (!Array.isArray(rules) || rules.length === 0) problems.push(`groups[${g}].rules: a list of rules is required`)
-    for (const [r, rule] of (Array.isArray(rules) ? rules : []).entries()) {
-      const at = `groups[${g}].rules[${r}]`
-      const fields = rule as Record<string, unknown>
-      for (const key of Object.keys(fields)) if (!RULE_KEYS.has(key)) problems.push(`${at}.${key}: unknown field`)
-      if ((typeof fields.alert === 'string') === (typeof fields.record === 'string')) problems.push(`${at}: exactly one of alert and record`)
-      if (typeof fields.alert === 'string' && !/^[a-zA-Z_][a-zA-Z0-9_]*$/.test(fields.alert)) problems.push(`${at}.alert: not a valid name`)
-      if (typeof fields.expr !== 'string' || fields.expr.trim() === '') problems.push(`${at}.expr: required`)
-      for (const key of ['for', 'keep_firing_for']) if (fields[key] !== undefined && !DURATION.test(String(fields[key]))) problems.push(`${at}.${key}: not a duration`)
-      for (const key of ['labels', 'annotations']) {
-        const map = fields[key]
-        if (map === undefined) continue
-        if (typeof map !== 'object' || map === null || Object.values(map).some(v => typeof v !== 'string')) problems.push(`${at}.${key}: a map of strings`)
-        else for (const label of Object.keys(map)) if (!/^[a-zA-Z_][a-zA-Z0-9_]*$/.test(label)) problems.push(`${at}.${key}.${label}: not a valid label name`)
-      }
-      if (typeof fields.alert === 'string' && typeof (fields.labels as { severity?: unknown } | undefined)?.severity !== 'string') problems.push(`${at}.labels.severity: every alert says how urgent it is`)
-    }
+function alertRules (): Array<{ alert: string, expr: string, labels?: Record<string, string> }> {
+  return ALERTS.groups.flatMap(group => group.rules)
+}
+
+test('promtool finds syntax and type errors, and the metric names are read from the grammar (so that a clean result means something)', async (t) => {
+  const broken = [
+    ['rate(gateway_http_requests_total[5m]', /unclosed left parenthesis/],
+    ['gateway_http_requests_total{status_code=}', /parse error/],
+    ['rate(gateway_http_requests_total)', /expected type range vector in call to function "rate"/],
+    ['gateway_events_connections and 1', /set operator "and" not allowed/]
+  ] as const
+  for (const [expr, why] of broken) {
+    const { ok, output } = promtoolCheckExpressions(t, [expr])
+    t.notOk(ok, `refused: ${expr}`)
+    t.match(output, why)
   }
-  return problems
-}
-
-function alertRules (): Array<{ alert: string, expr: string }> {
-  return (ALERTS as { groups: Array<{ rules: Array<{ alert: string, expr: string }> }> }).groups.flatMap(group => group.rules)
-}
-
-test('the PromQL check finds syntax and type errors (so that a clean result means something)', async (t) => {
-  t.same(checkPromQL('sum by (le) (rate(gateway_http_request_duration_seconds_bucket[5m]))'), { problems: [], metrics: ['gateway_http_request_duration_seconds_bucket'] })
-  t.match(checkPromQL('rate(gateway_http_requests_total[5m]').problems, [/syntax error/])
-  t.match(checkPromQL('gateway_http_requests_total{status_code=}').problems, [/syntax error/])
-  t.match(checkPromQL('rate(gateway_http_requests_total)').problems, [/expected type matrix/])
-  t.match(checkPromQL('gateway_events_connections and 1').problems, [/set operator/])
-  // The whole expression, past what an editor parses at once (3,000 characters, 20 ms).
+  t.ok(promtoolCheckExpressions(t, ['sum by (le) (rate(gateway_http_request_duration_seconds_bucket[5m]))']).ok, 'a valid one passes')
+  t.same(metricNames('sum by (le) (rate(gateway_http_request_duration_seconds_bucket{job=~".*"}[5m])) / on (instance) group_left gateway_info offset 5m'),
+    ['gateway_http_request_duration_seconds_bucket', 'gateway_info'], 'metrics, not functions, labels or keywords')
+  // The whole expression, however long.
   const names = Array.from({ length: 200 }, (_, i) => `gateway_series_${i}`)
-  const expr = names.join(' + ')
-  t.same(checkPromQL(expr), { problems: [], metrics: names }, `every metric of a ${expr.length}-character expression`)
+  t.same(metricNames(names.join(' + ')), names, 'every metric of a long expression')
+  t.throws(() => metricNames('rate(x[5m]'), /PromQL syntax error/)
 })
 
-test('the alert rules file is valid rule syntax with valid PromQL', async (t) => {
-  t.same(ruleFileProblems(ALERTS), [])
-  t.same(ruleFileProblems({ groups: [{ name: 'x', rules: [{ alert: 'A', expr: 'up', for: '5 minutes', labels: { severity: 'page' } }, { expr: 'up' }] }] }),
-    ['groups[0].rules[0].for: not a duration', 'groups[0].rules[1]: exactly one of alert and record'], 'the structure check finds what it should')
+test('the alert rules file passes promtool check rules, and every alert says how urgent it is', async (t) => {
+  const { ok, output } = promtoolCheckRules(ALERTS_FILE)
+  t.ok(ok, output)
+  t.match(output, /SUCCESS: 9 rules found/)
   const rules = alertRules()
   t.same(rules.map(r => r.alert).sort(), ['GatewayCircuitOpen', 'GatewayEventSocketsNearLimit', 'GatewayHubAuthFailed', 'GatewayHubDrift', 'GatewayHubErrorRatio', 'GatewayIdempotencyUnsettled', 'GatewayLatencyHigh', 'GatewayOverloaded', 'GatewayRedisDown'])
-  for (const { alert, expr } of rules) t.same(checkPromQL(expr).problems, [], alert)
+  t.same(rules.filter(r => typeof r.labels?.severity !== 'string').map(r => r.alert), [], 'labels.severity on every alert (docs/operations.md pages or warns by it)')
 })
 
-test('the dashboard\'s queries are valid PromQL', async (t) => {
+test('the dashboard\'s queries pass promtool (as recording rules of a temporary rules file)', async (t) => {
   t.ok(DASHBOARD.panels.length >= 10)
-  for (const panel of DASHBOARD.panels) {
-    t.ok(panel.targets.length > 0, `${panel.title} has a query`)
-    for (const { expr } of panel.targets) t.same(checkPromQL(withGrafanaVariables(expr)).problems, [], `${panel.title}: ${expr}`)
-  }
-  for (const { expr } of DASHBOARD.annotations.list) if (expr !== undefined) t.same(checkPromQL(expr).problems, [], expr)
+  for (const panel of DASHBOARD.panels) t.ok(panel.targets.length > 0, `${panel.title} has a query`)
+  const expressions = dashboardExpressions()
+  t.same(expressions.filter(({ expr }) => expr.includes('$')).map(({ where, expr }) => `${where}: ${expr}`), [], 'no Grafana variable left unreplaced')
+  const { ok, output } = promtoolCheckExpressions(t, expressions.map(({ expr }) => expr))
+  t.ok(ok, output)
+  t.match(output, new RegExp(`SUCCESS: ${expressions.length} rules found`))
 })
 
 test('every metric the alerts and the dashboard use is one the gateway exposes (Redis state on)', async (t) => {
@@ -163,8 +137,8 @@ test('every metric the alerts and the dashboard use is one the gateway exposes (
   const text = (await app.inject({ url: '/metrics' })).body
   const exposed = declared(text)
   const used = new Map<string, string>()
-  for (const { alert, expr } of alertRules()) for (const name of checkPromQL(expr).metrics) used.set(name, `alert ${alert}`)
-  for (const panel of DASHBOARD.panels) for (const { expr } of panel.targets) for (const name of checkPromQL(withGrafanaVariables(expr)).metrics) used.set(name, `panel ${panel.title}`)
+  for (const { alert, expr } of alertRules()) for (const name of metricNames(expr)) used.set(name, `alert ${alert}`)
+  for (const { where, expr } of dashboardExpressions()) for (const name of metricNames(expr)) used.set(name, where)
   t.ok(used.size >= 15, `${used.size} metrics used`)
   const missing = [...used].filter(([name]) => !exposed.has(name) && !PROMETHEUS_SERIES.has(name)).map(([name, where]) => `${name} (${where})`)
   t.same(missing, [], 'no metric the gateway does not expose')

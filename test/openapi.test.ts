@@ -7,6 +7,7 @@ import Ajv2020 from 'ajv/dist/2020.js'
 import addFormats from 'ajv-formats'
 import t from 'tap'
 import ruleset from '../.spectral.mjs'
+import { SECURITY_SCHEME } from '../src/auth/scopes.ts'
 import { ConfigSchema } from '../src/config/schema.ts'
 import { errors } from '../src/errors.ts'
 import { toUpstreamBooked, toUpstreamFinalization, toUpstreamOffer } from '../src/mapping/request-bodies.ts'
@@ -16,6 +17,7 @@ import { OPERATIONS } from '../src/catalogue/operations.ts'
 import { isArrayKind, isResource } from '../src/catalogue/resource-spec.ts'
 import { ALL_RESOURCES } from '../src/catalogue/resources.ts'
 import type { HubOperation } from '../src/catalogue/types.ts'
+import { KEYLESS_NOTE } from '../src/plugins/swagger.ts'
 import { requestFormats } from '../src/schemas/formats.ts'
 import { build, SANDBOX_ACCESS_TOKEN, SANDBOX_API_KEY } from './helper.ts'
 
@@ -367,7 +369,7 @@ t.test('every schema property in components has a description', async (t) => {
 })
 
 t.test('GET /openapi.json serves the same document and GET /docs/ answers Swagger UI', async (t) => {
-  const { app } = await build(t)
+  const { app } = await build(t, { clients: [{ name: 'docs-reader', key: 'cgw_DOCStestKEYdocsTESTkeyDOCStestKEYdocs1234', scopes: ['customs:read'] }] })
   const served = await app.inject({ method: 'GET', url: '/openapi.json' })
   t.equal(served.statusCode, 200)
   t.match(served.headers['content-type'], /^application\/json/)
@@ -377,6 +379,20 @@ t.test('GET /openapi.json serves the same document and GET /docs/ answers Swagge
   t.equal(ui.statusCode, 200)
   t.match(ui.headers['content-type'], /^text\/html/)
   t.match(ui.body, /swagger/i)
+})
+
+t.test('on the sandbox without keys, the document served says that no key is needed (Swagger UI\'s Authorize dialog shows it)', async (t) => {
+  const { app } = await build(t)
+  const served = (await app.inject({ method: 'GET', url: '/openapi.json' })).json() as JsonObject
+  const scheme = (d: JsonObject) => objectAt(objectAt(objectAt(d, 'components'), 'securitySchemes'), SECURITY_SCHEME)
+  t.equal(scheme(served).description, `${KEYLESS_NOTE}${String(scheme(doc).description)}`, 'the note, then what the key is where authentication is on')
+  t.match(scheme(served).description, /^No key is needed here: .*client authentication off \(no CLIENTS_FILE\)/)
+  t.notMatch(String(scheme(doc).description), /No key is needed/, 'the committed (production) document has no such note')
+  const rest = structuredClone(served)
+  scheme(rest).description = scheme(doc).description
+  t.same(rest, doc, 'and nothing else differs')
+  const keyless = await app.inject({ url: '/v1/customs/bc20/bills-of-lading?npwp=012345678901000' })
+  t.equal(keyless.statusCode, 200, 'which holds: no key, an answer')
 })
 
 t.test('the glossary maps every upstream name', async (t) => {

@@ -15,7 +15,8 @@ test('liveness and readiness answer in the envelope', async (t) => {
   const ready = await app.inject({ url: '/health/ready' })
   t.equal(ready.statusCode, 200)
   const closed = (service: string) => Object.fromEntries(OPERATIONS.filter(op => op.service === service).map(op => [op.id, 'closed']))
-  t.same(ready.json(), { data: { status: 'ready', upstreams: { hub: closed('hub'), base: closed('base') }, sandbox: true }, meta: {} }, 'every operation\'s circuit, by upstream')
+  t.same(ready.json(), { data: { status: 'ready', upstreams: { hub: closed('hub'), base: closed('base') }, sandbox: true, profile: { name: 'documented', source: 'built-in', digest: app.hub.profile.digest } }, meta: {} }, 'every operation\'s circuit, by upstream, and the hub profile in force')
+  t.match(app.hub.profile.digest, /^[0-9a-f]{16}$/)
   t.equal(Object.keys(ready.json().data.upstreams.hub).length + Object.keys(ready.json().data.upstreams.base).length, OPERATIONS.length)
 })
 

@@ -95,7 +95,7 @@ test('a secret file that cannot be used: one line naming the setting and the pat
     ...problemsOf({ REDIS_URL_FILE: file('redis-url', `http://gateway:${password}@redis\n`) }),
     ...problemsOf({ UPSTREAM_LOGIN_BODY_FILE: file('body', `{"password":"${password}"\n`) })
   ]
-  t.match(problems, [/^REDIS_URL \(from REDIS_URL_FILE\): must match pattern/, /^UPSTREAM_LOGIN_BODY \(from UPSTREAM_LOGIN_BODY_FILE\): must be valid JSON$/])
+  t.match(problems, [/^REDIS_URL \(from REDIS_URL_FILE\): must be redis:\/\/\[user:password@\]host/, /^UPSTREAM_LOGIN_BODY \(from UPSTREAM_LOGIN_BODY_FILE\): must be valid JSON$/])
   t.notMatch(problems.join('\n'), password, 'the error lines do not repeat what the file holds')
 })
 
@@ -123,7 +123,7 @@ test('the login\'s credentials: a user name with a password, or a body, not both
   t.same(problemsOf({ ...login, UPSTREAM_LOGIN_BODY: '{}', UPSTREAM_LOGIN_PASSWORD: 'p' }), ['UPSTREAM_LOGIN_BODY: set either it or UPSTREAM_LOGIN_USERNAME and UPSTREAM_LOGIN_PASSWORD, not both (UPSTREAM_LOGIN_PASSWORD is set)'])
   t.same(problemsOf(login), ['UPSTREAM_LOGIN_USERNAME: is required when UPSTREAM_CREDENTIALS=login, with UPSTREAM_LOGIN_PASSWORD (or their *_FILE, or UPSTREAM_LOGIN_BODY for a body of another shape)'])
   t.same(problemsOf({ ...login, UPSTREAM_LOGIN_URL: '', UPSTREAM_LOGIN_BODY: '{}' }), ['UPSTREAM_LOGIN_URL: is required when UPSTREAM_CREDENTIALS=login'])
-  t.match(problemsOf({ UPSTREAM_LOGIN_REFRESH_URL: 'ftp://hub/refresh' }), [/^UPSTREAM_LOGIN_REFRESH_URL: must match pattern/])
+  t.match(problemsOf({ UPSTREAM_LOGIN_REFRESH_URL: 'ftp://hub/refresh' }), ['UPSTREAM_LOGIN_REFRESH_URL: must be an http:// or https:// address, such as https://hub.example.go.id/auth/refresh'])
 
   // On the sandbox: a body of the environment's replaces the sandbox's user name and password.
   const sandbox = { UPSTREAM_HUB_URL: 'http://127.0.0.1:4010', UPSTREAM_BASE_URL: 'http://127.0.0.1:4010', UPSTREAM_API_KEY: 'k', PLATFORM_ID: 'SBX', UPSTREAM_LOGIN_URL: 'http://127.0.0.1:4010/auth/login', UPSTREAM_LOGIN_USERNAME: SANDBOX_USERNAME, UPSTREAM_LOGIN_PASSWORD: SANDBOX_PASSWORD }
@@ -141,7 +141,7 @@ test('REDIS_PASSWORD goes into REDIS_URL, which must not have one of its own', a
   t.equal(loadConfig({ REDIS_URL: 'redis://redis', REDIS_PASSWORD: 'pw' }).REDIS_URL, 'redis://:pw@redis', 'no user: the default user\'s password')
   t.same(problemsOf({ REDIS_URL: 'redis://gateway:other@redis', REDIS_PASSWORD: 'pw' }), ['REDIS_PASSWORD: REDIS_URL has a password of its own; give it in one place only'])
   t.same(problemsOf({ REDIS_PASSWORD: 'pw' }), ['REDIS_PASSWORD: is set without REDIS_URL (or REDIS_URL_FILE), which says where Redis is'])
-  t.match(problemsOf({ REDIS_URL: 'redis://', REDIS_PASSWORD: 'pw' }), [/^REDIS_URL: must match pattern/], 'a URL that is no URL: its own rule says so, once')
+  t.match(problemsOf({ REDIS_URL: 'redis://', REDIS_PASSWORD: 'pw' }), [/^REDIS_URL: must be redis:\/\/\[user:password@\]host/], 'a URL that is no URL: its own rule says so, once')
   t.same(problemsOf({ REDIS_URL: 'redis://[::1::2]:6379', REDIS_PASSWORD: 'pw' }), [], 'nor does REDIS_PASSWORD add a line about one its pattern lets through (ioredis refuses it when connecting)')
 })
 

@@ -1,7 +1,10 @@
 import { spawn } from 'node:child_process'
 import { once } from 'node:events'
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { createServer, type IncomingMessage } from 'node:http'
 import type { AddressInfo } from 'node:net'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { createInterface } from 'node:readline'
 import { test } from 'tap'
 import { request } from 'undici'
@@ -261,32 +264,52 @@ test('with UPSTREAM_TRACE_PROPAGATION the hub receives traceparent of the hub ca
   await server.stop()
 })
 
-test('without OTEL_* settings no part of the SDK is loaded, and without REDIS_URL no Redis client', async (t) => {
-  // Every module the process as server.ts starts resolves, recorded from inside that process.
+/**
+ * Every module a process started as server.ts starts resolves, recorded from
+ * inside that process (a module resolution hook), with these settings.
+ */
+async function loadedModules (t: TestLike, env: Record<string, string>): Promise<string[]> {
+  // A file, not stdout, which the server's log lines share.
+  const dir = mkdtempSync(join(tmpdir(), 'gateway-modules-'))
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }))
+  const file = join(dir, 'loaded.json')
   const script = [
     "const { registerHooks } = await import('node:module')",
-    'const loaded = []',
-    'registerHooks({ resolve (specifier, context, next) { const found = next(specifier, context); loaded.push(found.url); return found } })',
+    "const { writeFileSync } = await import('node:fs')",
+    'const loaded = new Set()',
+    'registerHooks({ resolve (specifier, context, next) { const found = next(specifier, context); loaded.add(found.url); return found } })',
     "process.env.PORT = '0'; process.env.HOST = '127.0.0.1'",
     "await import('./src/server.ts')",
     "await fetch('http://127.0.0.1:' + 0).catch(() => {})",
-    'console.log(JSON.stringify({ modules: loaded.length, otel: loaded.filter(url => /@opentelemetry\\/(?!api\\/)|@fastify\\/otel/.test(url)), redis: loaded.filter(url => /ioredis|state\\/redis\\//.test(url)) }))',
+    `writeFileSync(${JSON.stringify(file)}, JSON.stringify([...loaded]))`,
     'process.exit(0)'
   ].join('\n')
   const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
-    env: { PATH: process.env.PATH ?? '', ...COVERAGE, PRESSURE_MAX_EVENT_LOOP_DELAY_MS: '0' },
-    stdio: ['ignore', 'pipe', 'inherit']
+    env: { PATH: process.env.PATH ?? '', ...COVERAGE, PRESSURE_MAX_EVENT_LOOP_DELAY_MS: '0', ...env },
+    stdio: ['ignore', 'ignore', 'inherit']
   })
   t.teardown(() => { child.kill('SIGKILL') })
-  let seen: { modules: number, otel: string[], redis: string[] } | undefined
-  for await (const line of createInterface({ input: child.stdout })) {
-    const entry = JSON.parse(line) as { modules?: number, otel?: string[], redis?: string[] }
-    if (entry.otel !== undefined) seen = { modules: entry.modules ?? 0, otel: entry.otel, redis: entry.redis ?? [] }
-  }
-  t.ok((seen?.modules ?? 0) > 100, `the gateway's modules were seen (${seen?.modules})`)
-  t.same(seen?.otel, [], 'no module of the OpenTelemetry SDK or its instrumentations')
+  const [code] = await once(child, 'exit')
+  if (code !== 0) throw new Error(`the server process exited with ${code}`)
+  return JSON.parse(readFileSync(file, 'utf8')) as string[]
+}
+
+test('without OTEL_* settings no part of the SDK is loaded, and without REDIS_URL no Redis client', async (t) => {
+  const loaded = await loadedModules(t, {})
+  t.ok(loaded.length > 100, `the gateway's modules were seen (${loaded.length})`)
+  t.same(loaded.filter(url => /@opentelemetry\/(?!api\/)|@fastify\/otel/.test(url)), [], 'no module of the OpenTelemetry SDK or its instrumentations')
   // ioredis and its command table are 1-2 MB of heap (state/index.ts loads them only with REDIS_URL).
-  t.same(seen?.redis, [], 'no module of ioredis or of the Redis state')
+  t.same(loaded.filter(url => /ioredis|state\/redis\//.test(url)), [], 'no module of ioredis or of the Redis state')
+})
+
+test('in front of a hub, neither the sandbox nor its seeded data is loaded', async (t) => {
+  const hub = { UPSTREAM_HUB_URL: 'http://127.0.0.1:9', UPSTREAM_BASE_URL: 'http://127.0.0.1:9', UPSTREAM_API_KEY: 'k', UPSTREAM_ACCESS_TOKEN: 't', PLATFORM_ID: 'p', CLIENTS_FILE: writeClientsFile(t, [CLIENT]) }
+  const sandboxModules = (loaded: string[]) => loaded.filter(url => /\/src\/sandbox\//.test(url))
+  const onHub = await loadedModules(t, hub)
+  t.ok(onHub.length > 100, `the gateway's modules were seen (${onHub.length})`)
+  t.same(sandboxModules(onHub), [], 'no module of src/sandbox/')
+  // The same filter finds them when the sandbox is used.
+  t.ok(sandboxModules(await loadedModules(t, {})).some(url => url.endsWith('/src/sandbox/data.ts')), 'the sandbox mode loads them (seeded data included)')
 })
 
 test('OTEL_* decide whether tracing is on; values the SDK would replace by a default stop start-up', async (t) => {

@@ -25,7 +25,7 @@ import { build } from './helper.ts'
 const SEED = 20261122
 const RUNS = 150
 const OFFSET = '+07:00'
-const quiet = { warn () {} }
+const quiet = () => {}
 
 const operations = [...resolveOperations(loadConfig(sandboxEnv('http://127.0.0.1:1'))).values()]
 
@@ -43,7 +43,7 @@ function reference (op: ResolvedOperation, text: string): Outcome {
 
 /** Compares the fast path with the reference path on one body; returns whether the fast path took it. */
 function agree (op: ResolvedOperation, text: string): boolean {
-  const fast = op.transcode(Buffer.from(text))
+  const fast = op.transcode!(Buffer.from(text))
   if (fast === undefined) return false
   const ref = reference(op, text)
   if (!ref.ok) assert.fail(`${op.id}: the transcoder answered where the reference path fails (${String(ref.error)}): ${text.slice(0, 300)}`)
@@ -141,7 +141,7 @@ function answer (op: ResolvedOperation, item: fc.Arbitrary<unknown>): fc.Arbitra
   const list = fc.array(item, { maxLength: 4 })
   switch (op.response.type) {
     case 'keyed-list': return fc.tuple(list, fc.dictionary(fc.string({ maxLength: 5 }), fc.jsonValue({ maxDepth: 1 }), { maxKeys: 2 }))
-      .map(([items, others]) => ({ ...others, [op.responseKey as string]: items }))
+      .map(([items, others]) => ({ ...others, [op.documentedKey as string]: items }))
     case 'list': return list
     case 'records': return fc.oneof(list, item)
     case 'record': return item
@@ -344,11 +344,11 @@ test('each answer gets its own exact buffer, the frame around it; the reused scr
   const big = await readFile(bodies.sp2.fiveHundred.file)
   const small = await readFile(bodies.sp2.twenty.file)
   const frame = { head: Buffer.from('<<'), tail: (count: number | undefined) => Buffer.from(`|${String(count)}>>`) }
-  const first = op.transcode(small, frame)!
+  const first = op.transcode!(small, frame)!
   const firstText = first.framed.toString('utf8')
   // The scratch grows for the large answer and is overwritten by it, and again by the small one.
-  const second = op.transcode(big, frame)!
-  const third = op.transcode(small)!
+  const second = op.transcode!(big, frame)!
+  const third = op.transcode!(small)!
   t.equal(first.framed.toString('utf8'), firstText, 'the first answer is unchanged by the runs after it')
   t.ok(firstText.startsWith('<<[{') && firstText.endsWith(`}]|${bodies.sp2.twenty.documents}>>`), 'head, JSON, tail(count)')
   t.equal(first.framed.length, 2 + first.json.length + `|${bodies.sp2.twenty.documents}>>`.length, 'exactly sized')

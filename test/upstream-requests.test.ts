@@ -115,13 +115,14 @@ test('path placement: a value holding / (or a dot segment) never becomes a hub p
 })
 
 test('buildPath refuses a path segment holding / or \\ or a dot segment, whatever the route let through', async (t) => {
-  const config = loadConfig({ UPSTREAM_PARAM_PLACEMENT: 'path' })
-  const op = resolveOperations(config).get('kontainerbc261')!
+  const op = resolveOperations(loadConfig({ UPSTREAM_PARAM_PLACEMENT: 'path' })).get('kontainerbc261')!
   for (const blNo of ['A/../../X', '..', '.', 'A\\..\\X', '/']) {
-    t.throws(() => buildPath(op, { blNo }, 'path', ''), { code: 'VALIDATION_FAILED', details: [{ field: 'blNo' }] }, JSON.stringify(blNo))
+    t.throws(() => buildPath(op, { blNo }, ''), { code: 'VALIDATION_FAILED', details: [{ field: 'blNo' }] }, JSON.stringify(blNo))
   }
-  t.equal(buildPath(op, { blNo: 'A..B' }, 'path', ''), '/V1/HUB/INT/AUTH/kontainerbc261/A..B')
-  t.equal(buildPath(op, { blNo: 'A/../X' }, 'query', ''), '/V1/HUB/INT/AUTH/kontainerbc261/?noBl=A%2F..%2FX', 'in the query string it is only a value')
+  t.equal(buildPath(op, { blNo: 'A..B' }, ''), '/V1/HUB/INT/AUTH/kontainerbc261/A..B')
+  t.throws(() => buildPath(op, {}, ''), { code: 'VALIDATION_FAILED', details: [{ field: 'blNo', rule: 'is required' }] }, 'a value for each placeholder')
+  const query = resolveOperations(loadConfig({})).get('kontainerbc261')!
+  t.equal(buildPath(query, { blNo: 'A/../X' }, ''), '/V1/HUB/INT/AUTH/kontainerbc261/?noBl=A%2F..%2FX', 'in the query string it is only a value')
 })
 
 test('production prefixes, a custom path segment and a custom date format', async (t) => {

@@ -29,7 +29,7 @@ let gateway: ReturnType<typeof spawn> | undefined
 
 if (gatewayUrl === undefined) {
   gatewayUrl = `http://127.0.0.1:${values['gateway-port']}`
-  gateway = spawn(process.execPath, ['--import', import.meta.resolve('tsx'), 'src/server.ts'], {
+  gateway = spawn(process.execPath, ['--import', import.meta.resolve('tsx'), 'src/main.ts'], {
     cwd: new URL('../../', import.meta.url),
     env: { ...process.env, PORT: values['gateway-port'], HOST: '127.0.0.1', CORS_ORIGINS: origins },
     stdio: 'inherit'

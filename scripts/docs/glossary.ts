@@ -55,7 +55,8 @@ const PARAM_CONVERSIONS: Record<ParamKind, string> = {
   blDate: '`YYYY-MM-DD` → `YYYYMMDD` (per-operation `dateFormat` setting)',
   containerNo: 'upper-cased',
   pibNo: 'as is',
-  bookingRequestId: 'as is'
+  bookingRequestId: 'as is',
+  sp2Id: 'as is'
 }
 
 const SCALAR_CONVERSIONS = {
@@ -289,7 +290,7 @@ export function renderGlossary (): string {
 
   out.push('## Request parameters', '',
     'Parameters of the gateway routes (query string or path) and the hub parameter each is sent as. ' +
-      'Upstream names can be changed per operation with `UPSTREAM_OPERATIONS` (`paramNames`).', '')
+      'Upstream names can be changed per operation with a hub profile (`params`, [profiles.md](profiles.md)) or `UPSTREAM_OPERATIONS` (`paramNames`).', '')
   out.push(table(['Upstream', 'Gateway', 'Where', 'Conversion', 'Description'],
     parameterRows().map(r => [code(r.upstream), code(r.gateway), r.where, r.conversion, r.description])))
   out.push('')
@@ -304,7 +305,7 @@ export function renderGlossary (): string {
 
   out.push('## Response keys', '',
     'The list operations below answer with an object holding one array under a key of the hub\'s choosing. ' +
-      'The gateway always answers the list under `data`. A different key can be set per operation with `UPSTREAM_OPERATIONS` (`responseKey`); ' +
+      'The gateway always answers the list under `data`. A different key can be set with a hub profile (`answerKey`, [profiles.md](profiles.md)) or per operation with `UPSTREAM_OPERATIONS` (`responseKey`); ' +
       'when the expected key is missing but exactly one array-valued key is present, that array is used and the drift is logged.', '')
   out.push(table(['Operation', 'Upstream key', 'Gateway', 'Items', 'Note'],
     responseKeyRows().map(r => [code(r.operation), code(r.key), code('data'), `[${code(r.item)}](#${r.item.toLowerCase()})`, r.note])))

@@ -6,6 +6,7 @@ import { SANDBOX_ACCESS_TOKEN, SANDBOX_API_KEY, SANDBOX_PLATFORM_ID, sandboxEnv,
 import { EXAMPLE_REQUEST_ID } from '../../src/schemas/error-examples.ts'
 import { renderGlossary } from './glossary.ts'
 import { renderHubOperations, type RouteOperations } from './hub-operations.ts'
+import { PROFILE_SCHEMA_PATH, renderProfileSchema } from './profile-schema.ts'
 
 /**
  * The committed artefacts (`openapi/openapi.json`, the answer examples,
@@ -52,8 +53,9 @@ async function withGateway<T> (env: Record<string, string>, fn: (gateway: Gatewa
     const app = Fastify(serverOptions(config, false))
     const routes: RouteOptions[] = []
     app.addHook('onRoute', route => { routes.push(route) })
-    // It does front a sandbox; the artefacts are the same with or without CLIENTS_FILE.
-    await app.register(gateway, { config, sandbox: true })
+    // It does front a sandbox; the artefacts are the same with or without CLIENTS_FILE,
+    // and the document is the production one (no "no key is needed" note).
+    await app.register(gateway, { config, sandbox: true, productionDocument: true })
     await app.ready()
     try {
       return await fn({ app, routes })
@@ -169,6 +171,7 @@ export async function generateArtefacts (options: GenerateOptions = {}): Promise
   return {
     [OPENAPI_PATH]: renderDocument(await generateDocument(options)),
     [GLOSSARY_PATH]: renderGlossary(),
-    [HUB_OPERATIONS_PATH]: await generateHubOperations()
+    [HUB_OPERATIONS_PATH]: await generateHubOperations(),
+    [PROFILE_SCHEMA_PATH]: renderProfileSchema()
   }
 }

@@ -4,6 +4,7 @@ import type { IncomingHttpHeaders } from 'node:http'
 import { Value } from 'typebox/value'
 import { ConfigError } from '../config/load.ts'
 import { DURATION_PATTERN, parseDuration } from '../config/duration.ts'
+import { codeOf } from '../errors.ts'
 import { Type, type Static } from '../schemas/typebox.ts'
 import { SCOPES, type Scope } from './scopes.ts'
 
@@ -82,7 +83,7 @@ export function loadClientsFile (path: string): ClientEntry[] {
   try {
     text = readFileSync(path, 'utf8')
   } catch (error) {
-    throw new ConfigError([`CLIENTS_FILE: cannot read ${path} (${(error as NodeJS.ErrnoException).code ?? 'error'})`])
+    throw new ConfigError([`CLIENTS_FILE: cannot read ${path} (${codeOf(error) ?? 'error'})`])
   }
   let value: unknown
   try {

@@ -58,6 +58,8 @@ function containerList<const Id extends string, const D extends DocumentType> (i
     area: 'lookup',
     path: `${id}/`,
     params,
+    // A hub may take the BL's number and date where the default reading lists one of them.
+    alsoTakes: (['blNo', 'blDate'] as const).filter(kind => !params.some(p => p.kind === kind)),
     headers: BOTH,
     response: { type: 'keyed-list', key, item: CustomsContainer },
     documentType,
@@ -108,6 +110,7 @@ export const OPERATIONS = [
     area: 'lookup',
     path: 'BC20ByNoBL/',
     params: [{ name: 'blNo', upstream: 'nobl', kind: 'blNo' }],
+    alsoTakes: ['npwp', 'blDate'],
     headers: ['authorization'],
     response: { type: 'records', item: Bc20Declaration },
     route: {
@@ -193,6 +196,7 @@ export const OPERATIONS = [
     area: 'sp2',
     path: 'document_sp2/final/',
     params: [],
+    alsoTakes: ['sp2Id'],
     headers: ['authorization'],
     response: { type: 'record', item: FinalizationAnswer },
     route: {
@@ -223,6 +227,7 @@ export const OPERATIONS = [
     area: 'booking',
     path: 'DetilBooking/',
     params: [],
+    alsoTakes: ['bookingRequestId'],
     headers: ['apiKey'],
     response: { type: 'record', item: OfferAnswer },
     route: {

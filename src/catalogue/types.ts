@@ -17,7 +17,7 @@ export type Service = 'hub' | 'base'
 export type Area = 'lookup' | 'sp2' | 'booking'
 
 /** Gateway-side parameter kinds, each with one validation schema (schemas/params.ts) and one conversion on the way to the hub. */
-export type ParamKind = 'npwp' | 'blNo' | 'blDate' | 'containerNo' | 'pibNo' | 'bookingRequestId'
+export type ParamKind = 'npwp' | 'blNo' | 'blDate' | 'containerNo' | 'pibNo' | 'bookingRequestId' | 'sp2Id'
 
 export interface OperationParam {
   /** Gateway name (query or path parameter of our route). */
@@ -107,6 +107,12 @@ export interface HubOperation {
   path: string
   /** In the hub's order: in path placement, also the order of the path segments. */
   params: readonly OperationParam[]
+  /**
+   * Parameters a hub profile may add to this operation, for a hub that takes
+   * more than the default reading (docs/profiles.md); the route then takes
+   * them too. A write's may only be its route's path parameter.
+   */
+  alsoTakes?: readonly ParamKind[]
   headers: readonly CredentialHeader[]
   response: ResponseShape
   /** The route it backs. */

@@ -1,9 +1,11 @@
 import { existsSync } from 'node:fs'
 import { Value } from 'typebox/value'
 import { applyRedisPassword, credentialProblems } from './credential-rules.ts'
+import { expectedProblem } from './expected.ts'
 import { ConfigSchema, type RawConfig } from './schema.ts'
 import { fromFileProblem, readSecretFiles } from './secret-files.ts'
 import { trustProxyProblem } from './trust-proxy.ts'
+import { misspeltSettingProblems } from './unknown-settings.ts'
 
 export type Config = RawConfig
 
@@ -27,34 +29,6 @@ const INTEGER_NAMES = new Set<string>(NAMES.filter(name => (ConfigSchema.propert
 const DECIMAL_INTEGER = /^-?[0-9]+$/
 /** Yes/no settings: `true` or `false` as written (Value.Convert would also take `1` or `TRUE`). */
 const BOOLEAN_NAMES = new Set<string>(NAMES.filter(name => (ConfigSchema.properties[name] as { type?: unknown }).type === 'boolean'))
-
-/**
- * The prefixes of the gateway's settings, from ConfigSchema's own names (the
- * part up to the first `_`: UPSTREAM_, CACHE_, BREAKER_, ...), so that a new
- * setting brings its prefix along.
- */
-export const SETTING_PREFIXES: readonly string[] = [...new Set(NAMES.filter(name => name.includes('_')).map(name => name.slice(0, name.indexOf('_') + 1)))].sort()
-
-/** A name without its case and underscores: `UPSTREAM_HUBURL` and `upstream_hub_url` are UPSTREAMHUBURL. */
-function folded (name: string): string {
-  return name.toUpperCase().replaceAll('_', '')
-}
-
-/**
- * Environment variables that carry one of the gateway's prefixes (in any
- * case) but name none of its settings: typos such as `UPSTREAM_HUBURL`,
- * otherwise silently ignored. Each with the setting it may have meant.
- */
-export function unknownSettings (env: Record<string, string | undefined>): Array<{ name: string, meant?: string }> {
-  const known = new Set<string>(NAMES)
-  return Object.keys(env)
-    .filter(name => !known.has(name) && SETTING_PREFIXES.some(prefix => name.toUpperCase().startsWith(prefix)))
-    .sort()
-    .map(name => {
-      const meant = NAMES.find(setting => folded(setting) === folded(name))
-      return meant === undefined ? { name } : { name, meant }
-    })
-}
 
 /**
  * Reads the gateway configuration from an environment map, validated once
@@ -93,7 +67,7 @@ export function loadConfig (env: Record<string, string | undefined>): Config {
   for (const name of JSON_NAMES) if (name in withDefaults) value[name] = withDefaults[name]
   for (const error of Value.Errors(ConfigSchema, value)) {
     const path = error.instancePath.replace(/^\//, '').replaceAll('/', '.')
-    problems.push(`${path || 'configuration'}: ${error.message}${describeAllowed(error.params)}`)
+    problems.push(expectedProblem(path, error.keyword) ?? `${path || 'configuration'}: ${error.message}${describeAllowed(error.params)}`)
   }
   // Value.Check narrows the type; Value.Errors above said why when it fails.
   if (problems.length > 0 || !Value.Check(ConfigSchema, value)) throw new ConfigError(problems.map(p => fromFileProblem(p, files.fromFile)))
@@ -138,6 +112,7 @@ export function loadConfig (env: Record<string, string | undefined>): Config {
     problems.push(`METRICS_PORT: must differ from PORT (${config.PORT}); leave it unset to serve /metrics on the API port`)
   }
   problems.push(...redisProblems(config))
+  problems.push(...misspeltSettingProblems(env))
   if (problems.length > 0) throw new ConfigError(problems.map(p => fromFileProblem(p, files.fromFile)))
   return config
 }

@@ -31,7 +31,7 @@ export const OperationOverrideSchema = Type.Object({
 
 export const ConfigSchema = Type.Object({
   PORT: Type.Integer({ minimum: 0, maximum: 65535, default: 3000, description: 'Listen port' }),
-  HOST: Type.String({ minLength: 1, default: '0.0.0.0', description: 'Listen address' }),
+  HOST: Type.Optional(Type.String({ minLength: 1, description: 'Listen address. Unset: 0.0.0.0 (every interface) when CLIENTS_FILE is set, else 127.0.0.1: the sandbox with client authentication off is not offered to the network unless HOST says so (the container image sets 0.0.0.0)', examples: ['0.0.0.0'] })),
   SANDBOX: Type.Optional(Type.Boolean({ description: 'true: front the built-in sandbox hub, also with NODE_ENV=production; false: never. Unset: the sandbox when no hub is configured, except with NODE_ENV=production (start-up refuses)' })),
   UPSTREAM_HUB_URL: Type.Optional(Type.String({ format: 'uri', pattern: '^https?://', description: 'The hub\'s lookup address ({hub_url}, docs/hub.md). Unset together with UPSTREAM_BASE_URL: built-in sandbox', examples: ['https://hub.example.go.id'] })),
   UPSTREAM_BASE_URL: Type.Optional(Type.String({ format: 'uri', pattern: '^https?://', description: 'The hub\'s SP2 and booking address ({base_url}, docs/hub.md)', examples: ['https://base.example.go.id'] })),
@@ -90,6 +90,7 @@ export const ConfigSchema = Type.Object({
   PRESSURE_MAX_EVENT_LOOP_DELAY_MS: Type.Integer({ minimum: 0, default: 1000, description: 'Event-loop delay above which requests get 503 OVERLOADED (0 disables): the mean over a window as long as this; a window without a turn of the loop counts as over' }),
   PRESSURE_MAX_HEAP_USED_BYTES: Type.Integer({ minimum: 0, default: 0, description: 'Heap use above which requests get 503 OVERLOADED (0 disables)' }),
   PRESSURE_MAX_RSS_BYTES: Type.Integer({ minimum: 0, default: 0, description: 'Resident memory above which requests get 503 OVERLOADED (0 disables)' }),
+  UPSTREAM_PROFILE_FILE: Type.Optional(Type.String({ minLength: 1, description: 'JSON file of the hub profile: how the hub addresses, authenticates and answers each operation (docs/profiles.md; deploy/profiles/ ships the documented and the public-callers profiles). Unset: the documented profile, with the single-purpose settings (UPSTREAM_PATH_SEGMENT, UPSTREAM_ENV, UPSTREAM_PARAM_PLACEMENT, UPSTREAM_API_KEY_HEADER, UPSTREAM_OPERATIONS, UPSTREAM_LOGIN_TOKEN_*) as shorthand; a setting changed from its default and the profile saying the same thing stop start-up', examples: ['deploy/profiles/public-callers.json'] })),
   UPSTREAM_OPERATIONS: Type.Record(Type.String(), OperationOverrideSchema, { default: {}, description: 'JSON: per-operation overrides keyed by upstream operation name' }),
   PLATFORM_ID: Type.Optional(Type.String({ minLength: 1, maxLength: 64, description: 'idPlatform sent with offers (default: the sandbox platform, PLTSBX01)' })),
   UPSTREAM_TRACE_PROPAGATION: Type.Boolean({ default: false, description: 'true: with tracing on (OTEL_*), the hub receives a W3C traceparent (and tracestate) for each hub call, so that its own traces join the gateway\'s; false: nothing of the trace leaves for the hub' }),

@@ -1,5 +1,6 @@
 import { toIsoDate, toIsoDateTime } from '../domain/dates.ts'
 import { camelCase, type FieldSpec, type ScalarKind } from '../catalogue/resource-spec.ts'
+import { DRIFT, documentedTolerance, OMIT, type Tolerance } from './drift.ts'
 import { ShapeError } from './shape-error.ts'
 
 /**
@@ -11,7 +12,7 @@ import { ShapeError } from './shape-error.ts'
  * byte, by test/transcode.test.ts.
  */
 
-/** One value of the hub's to ours; throws a ShapeError (path '') for a value that does not fit. */
+/** One value of the hub's to ours (OMIT: no value, the field is left out); throws a ShapeError (path '') for a value that does not fit. */
 export type Convert = (value: unknown) => unknown
 
 /** A scalar field's rules: its value under its name and, for a date-with-time field, its date-time under the second name. */
@@ -44,8 +45,29 @@ export function camelCaseDeep (value: unknown): unknown {
   return value
 }
 
-/** The rule of one kind of scalar field; `offset` is the hub's UTC offset (`+07:00`). */
-export function kindRule (kind: ScalarKind, offset: string): Convert {
+/** `YYYY-MM-DD`: the documented form of a day. */
+function isDay (v: string): boolean {
+  return v.length === 10 && v.charCodeAt(4) === 45 && v.charCodeAt(7) === 45
+}
+
+/** `YYYY-MM-DD HH:MM:SS`, with or without a fraction: the documented form of a moment. */
+function isMoment (v: string): boolean {
+  return v.length >= 19 && v.charCodeAt(10) === 32 && v.charCodeAt(4) === 45 && v.charCodeAt(13) === 58
+}
+
+/** A day sent alone (`YYYY-MM-DD` or `YYYYMMDD`), where a time of day could have been. */
+function isDayAlone (v: string): boolean {
+  return isDay(v) || (v.length === 8 && /^\d{8}$/.test(v))
+}
+
+/**
+ * The rule of one kind of scalar field; `offset` is the hub's UTC offset
+ * (`+07:00`). A value in another form than documented that the rule still
+ * reads (a number as a string, a day without its time) is noted in
+ * `tolerance` (drift.ts); the usual forms are read without a note.
+ */
+export function kindRule (kind: ScalarKind, offset: string, tolerance: Tolerance = documentedTolerance()): Convert {
+  const { note } = tolerance
   switch (kind) {
     case 'string':
       return (v) => {
@@ -62,26 +84,36 @@ export function kindRule (kind: ScalarKind, offset: string): Convert {
     case 'number':
       // Number text: a number, or a string holding one.
       return (v) => {
-        const n = typeof v === 'string' && v.trim() !== '' ? Number(v) : v
+        let n = v
+        if (typeof v === 'string' && v.trim() !== '') {
+          n = Number(v)
+          note(DRIFT.numberString)
+        }
         if (typeof n === 'number' && Number.isFinite(n) && (kind === 'number' || Number.isInteger(n))) return n
         throw new ShapeError('', `a${kind === 'integer' ? 'n integer' : ' number'}`)
       }
     case 'flag':
       return (v) => {
-        if (v === 1 || v === '1' || v === true) return true
-        if (v === 0 || v === '0' || v === false) return false
+        if (v === 1 || v === true) return true
+        if (v === 0 || v === false) return false
+        if (v === '1' || v === '0') {
+          note(DRIFT.flagString)
+          return v === '1'
+        }
         throw new ShapeError('', 'a 0/1 flag')
       }
     case 'date':
     case 'date-with-time':
       return (v) => {
-        if (typeof v === 'string') return toIsoDate(v)
-        throw new ShapeError('', kind === 'date' ? 'a date string' : 'a date-time string')
+        if (typeof v !== 'string') throw new ShapeError('', kind === 'date' ? 'a date string' : 'a date-time string')
+        if (kind === 'date' ? !isDay(v) : !isMoment(v)) note(DRIFT.dateForm)
+        return toIsoDate(v)
       }
     case 'datetime':
       return (v) => {
-        if (typeof v === 'string') return toIsoDateTime(v, offset)
-        throw new ShapeError('', 'a date-time string')
+        if (typeof v !== 'string') throw new ShapeError('', 'a date-time string')
+        if (!isMoment(v)) note(DRIFT.dateForm)
+        return toIsoDateTime(v, offset)
       }
     case 'json':
       return v => camelCaseDeep(v)
@@ -89,18 +121,42 @@ export function kindRule (kind: ScalarKind, offset: string): Convert {
 }
 
 /**
+ * The date-time of a `date-with-time` field: where the hub sends the day
+ * alone and the profile says it does (`dayOnly`), no time (OMIT) rather than
+ * a midnight the hub never said; else the datetime rule, as documented.
+ */
+function momentOfDay (offset: string, tolerance: Tolerance): Convert {
+  const moment = kindRule('datetime', offset, { ...tolerance, note: () => {} })
+  if (!tolerance.dayOnly) return moment
+  return (v) => typeof v === 'string' && isDayAlone(v) ? OMIT : moment(v)
+}
+
+/**
  * Whether the hub's `value` is our null: null on a nullable field, and the
- * empty string where the spec says so (interface.md 2.6: gate_pass); an
- * empty string is null only on a nullable field.
+ * empty string where the spec says so (an empty `gate_pass`); an empty
+ * string is null only on a nullable field.
  */
 export function isNull (field: FieldSpec, value: unknown): boolean {
   return field.nullable === true && (value === null || (field.emptyAsNull === true && value === ''))
 }
 
-/** `convert`, with the field's null (isNull) in front of it. */
-export function orNull (field: FieldSpec, convert: Convert): Convert {
-  if (field.nullable !== true) return convert
-  return (v) => isNull(field, v) ? null : convert(v)
+/**
+ * `convert`, with the field's null (isNull) in front of it, and the
+ * profile's null strings: null on a nullable field, no value (OMIT) on
+ * another, noted as drift.
+ */
+export function orNull (field: FieldSpec, convert: Convert, tolerance: Tolerance = documentedTolerance()): Convert {
+  const { nullStrings, note } = tolerance
+  const documented: Convert = field.nullable !== true ? convert : (v) => isNull(field, v) ? null : convert(v)
+  if (nullStrings.size === 0) return documented
+  const nullValue = field.nullable === true ? null : OMIT
+  return (v) => {
+    if (typeof v === 'string' && nullStrings.has(v) && !isNull(field, v)) {
+      note(DRIFT.nullString)
+      return nullValue
+    }
+    return documented(v)
+  }
 }
 
 /**
@@ -110,11 +166,11 @@ export function orNull (field: FieldSpec, convert: Convert): Convert {
  * (`2024-04-23`) under its name, its date-time
  * (`2024-04-23T03:20:00.0+07:00`) under its second name.
  */
-export function fieldRules (field: FieldSpec, offset: string): FieldRules | undefined {
+export function fieldRules (field: FieldSpec, offset: string, tolerance: Tolerance = documentedTolerance()): FieldRules | undefined {
   const { kind } = field
   if (typeof kind !== 'string') return undefined
   return {
-    convert: orNull(field, kindRule(kind, offset)),
-    second: kind === 'date-with-time' ? orNull(field, kindRule('datetime', offset)) : undefined
+    convert: orNull(field, kindRule(kind, offset, tolerance), tolerance),
+    second: kind === 'date-with-time' ? orNull(field, momentOfDay(offset, tolerance), { ...tolerance, note: () => {} }) : undefined
   }
 }

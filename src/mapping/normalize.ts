@@ -1,5 +1,6 @@
 import { camelCaseDeep, cachedCamelCase, fieldRules, orNull, type Convert } from './fields.ts'
 import { isArrayKind, isResource, namesOf, type FieldSpec, type ResourceSpec } from '../catalogue/resource-spec.ts'
+import { documentedTolerance, OMIT, type Tolerance } from './drift.ts'
 import { located, ShapeError } from './shape-error.ts'
 
 /** Normalizes one record; a ShapeError's path starts at `root` when given. */
@@ -8,6 +9,8 @@ export type Normalizer = (value: unknown, root?: string) => Record<string, unkno
 interface Options {
   /** UTC offset of upstream local times, e.g. `+07:00`. */
   offset: string
+  /** What is read beyond the documented forms, and where it is noted (default: the documented hub). */
+  tolerance?: Tolerance
 }
 
 interface CompiledField {
@@ -22,9 +25,10 @@ interface CompiledField {
 function compileField (field: FieldSpec, options: Options): CompiledField {
   const { kind } = field
   const compiled = { upstream: field.upstream, name: field.name, second: undefined, secondName: namesOf(field)[1] ?? '' }
-  const rules = fieldRules(field, options.offset)
+  const tolerance = options.tolerance ?? documentedTolerance()
+  const rules = fieldRules(field, options.offset, tolerance)
   if (rules !== undefined) return { ...compiled, ...rules }
-  if (isResource(kind)) return { ...compiled, convert: orNull(field, compileRecord(kind, options)) }
+  if (isResource(kind)) return { ...compiled, convert: orNull(field, compileRecord(kind, options), tolerance) }
   if (!isArrayKind(kind)) throw new Error(`field ${field.upstream}: unknown kind ${String(kind)}`)
   const item: Convert = kind.arrayOf === 'json' ? v => camelCaseDeep(v) : compileRecord(kind.arrayOf, options)
   return {
@@ -40,7 +44,7 @@ function compileField (field: FieldSpec, options: Options): CompiledField {
         }
       }
       return out
-    })
+    }, tolerance)
   }
 }
 
@@ -56,6 +60,7 @@ function compileRecord (spec: ResourceSpec, options: Options): (value: unknown) 
   const count = fields.length
   const known = new Set(spec.fields.map(f => f.upstream))
   const required = spec.required ?? []
+  const identity = new Set(required)
   return function normalize (value: unknown): Record<string, unknown> {
     if (value === null || typeof value !== 'object' || Array.isArray(value)) throw new ShapeError('', 'an object')
     const src = value as Record<string, unknown>
@@ -68,8 +73,14 @@ function compileRecord (spec: ResourceSpec, options: Options): (value: unknown) 
       const v = src[field.upstream]
       if (v === undefined) continue
       try {
-        out[field.name] = field.convert(v)
-        if (field.second !== undefined) out[field.secondName] = field.second(v)
+        const value = field.convert(v)
+        // OMIT: no value (a null string on a field that may not be null): left out, as if not sent; the record's identity cannot be.
+        if (value !== OMIT) out[field.name] = value
+        else if (identity.has(field.upstream)) throw new ShapeError('', 'a value')
+        if (field.second !== undefined) {
+          const second = field.second(v)
+          if (second !== OMIT) out[field.secondName] = second
+        }
       } catch (error) {
         throw located(error, field.upstream)
       }

@@ -1,5 +1,6 @@
 import fp from 'fastify-plugin'
 import type { FastifyBaseLogger, FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from 'fastify'
+import { upstreamStatusOf } from '../errors.ts'
 import { addRouteHook } from './route-hooks.ts'
 
 const QUIETER_THAN_INFO = new Set(['warn', 'error', 'fatal'])
@@ -27,7 +28,8 @@ async function audit (app: FastifyInstance) {
     const route = request.routeOptions.config.write
     if (route === undefined || state.written) return
     state.written = true
-    const id = (request.params as Record<string, unknown> | undefined)?.[route.idParam]
+    const params = request.params
+    const id: unknown = typeof params === 'object' && params !== null ? Reflect.get(params, route.idParam) : undefined
     log.info({
       audit: true,
       client: request.client?.name ?? null,
@@ -51,8 +53,8 @@ async function audit (app: FastifyInstance) {
     if (route.config?.write === undefined) return
     // The hub client notes its status on the request; an error carrying one is noted too.
     addRouteHook(route, 'onError', async (request: Audited, _reply: FastifyReply, error: unknown) => {
-      const status = (error as { upstreamStatus?: unknown }).upstreamStatus
-      if (request.upstreamStatus === undefined && typeof status === 'number') request.upstreamStatus = status
+      const status = upstreamStatusOf(error)
+      if (request.upstreamStatus === undefined && status !== undefined) request.upstreamStatus = status
     })
     // A caller hanging up after sending its body is not an "aborted request" to Fastify
     // (onRequestAbort does not fire): watch the connection of each write instead.

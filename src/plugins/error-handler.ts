@@ -4,7 +4,7 @@ import type { Socket } from 'node:net'
 import FindMyWay from 'find-my-way'
 import fp from 'fastify-plugin'
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from 'fastify'
-import { gatewayError, isGatewayError, reasonPhrase, type ErrorCode } from '../errors.ts'
+import { gatewayError, isGatewayError, reasonPhrase, type ErrorCode, type GatewayError } from '../errors.ts'
 import { describeProblems, MAX_PROBLEMS, PART_NAMES, problemsMessage, type AjvIssue, type Problem } from '../schemas/problems.ts'
 
 const PARTS = Object.keys(PART_NAMES) as Array<keyof typeof PART_NAMES>
@@ -52,7 +52,7 @@ function codeForStatus (status: number): ErrorCode {
   return 'VALIDATION_FAILED'
 }
 
-export function sendError (request: FastifyRequest, reply: FastifyReply, error: Error & { code: string, statusCode: number, upstreamMessage?: string, retryAfter?: string, details?: Array<{ field: string, rule: string }> }) {
+export function sendError (request: FastifyRequest, reply: FastifyReply, error: GatewayError) {
   if (error.retryAfter !== undefined) reply.header('retry-after', error.retryAfter)
   return reply.code(error.statusCode).send({
     statusCode: error.statusCode,
@@ -156,11 +156,11 @@ async function errorHandler (app: FastifyInstance) {
     if (status >= 400 && status < 500) {
       const code = codeForStatus(status)
       const message = code === 'VALIDATION_FAILED' ? `The request is malformed: ${error.message}` : error.message
-      const mapped = code === 'VALIDATION_FAILED' || code === 'NOT_FOUND'
-        ? gatewayError(code, { statusCode: status }, message)
-        : code === 'PAYLOAD_TOO_LARGE' ? gatewayError(code, { statusCode: status }, kib(request.routeOptions.bodyLimit)) : gatewayError(code, { statusCode: status })
       const retryAfter = reply.getHeader('retry-after')
-      if (retryAfter !== undefined) mapped.retryAfter = String(retryAfter)
+      const extras = { statusCode: status, ...(retryAfter === undefined ? {} : { retryAfter: String(retryAfter) }) }
+      const mapped = code === 'VALIDATION_FAILED' || code === 'NOT_FOUND'
+        ? gatewayError(code, extras, message)
+        : code === 'PAYLOAD_TOO_LARGE' ? gatewayError(code, extras, kib(request.routeOptions.bodyLimit)) : gatewayError(code, extras)
       return sendError(request, reply, mapped)
     }
     request.log.error({ err: error }, 'unhandled error')

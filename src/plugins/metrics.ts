@@ -9,6 +9,8 @@ export interface Metrics {
   observeUpstream (operation: string, outcome: Outcome, seconds: number): void
   /** A 2xx hub answer took the reference path: the transcoder gave up on it. */
   countSlowPath (operation: string): void
+  /** A hub answer needed a tolerance of this kind (mapping/drift.ts): what the hub sent beyond its documented forms. */
+  countDrift (operation: string, kind: string): void
   /** An event subscriber was closed for not reading its messages (EVENTS_MAX_BUFFERED_BYTES). */
   countDroppedSubscriber (): void
   /** A login to the hub (UPSTREAM_CREDENTIALS=login), by how it went. */
@@ -58,6 +60,12 @@ async function metrics (app: FastifyInstance, { config }: { config: GatewayConfi
     name: 'gateway_upstream_slow_path_total',
     help: 'Successful hub answers the byte transcoder gave up on (unusual shape, escapes, drift, bad values) and the parse-and-normalize path read instead, by operation',
     labelNames: ['operation'],
+    registers
+  })
+  const drift = new Counter({
+    name: 'gateway_hub_drift_total',
+    help: 'Hub answers the gateway read beyond their documented forms, by operation and kind: number-string, flag-string, null-string, date-form, answer-key (the list under another key), error-field (error text not in message), failure-2xx (a 2xx answer reporting a failure). The first of each operation and kind is logged',
+    labelNames: ['operation', 'kind'],
     registers
   })
   const cacheLookups = new Counter({
@@ -160,6 +168,9 @@ async function metrics (app: FastifyInstance, { config }: { config: GatewayConfi
     },
     countSlowPath (operation) {
       slowPath.inc({ operation })
+    },
+    countDrift (operation, kind) {
+      drift.inc({ operation, kind })
     },
     countDroppedSubscriber () {
       dropped.inc()

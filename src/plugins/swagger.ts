@@ -101,8 +101,22 @@ function optionalBodies<T extends object> (openapiObject: T): T {
   return openapiObject
 }
 
+/** What the security scheme says: the client keys and their scopes. */
+const KEY_DESCRIPTION = 'A client key, issued by the gateway\'s operators. Scopes: ' +
+  SCOPES.map(scope => `\`${scope}\` (${SCOPE_DESCRIPTIONS[scope]})`).join('; ') + '.'
+
+/** Said first, in Swagger UI's Authorize dialog too, where authentication is off. */
+export const KEYLESS_NOTE = 'No key is needed here: this gateway fronts the built-in sandbox with client authentication off ' +
+  '(no CLIENTS_FILE), so every route answers without one and Authorize can be left empty. Where authentication is on: '
+
+export interface OpenapiOptions {
+  version: string
+  /** Authentication is off (the sandbox without CLIENTS_FILE): the security scheme says no key is needed. */
+  keyless: boolean
+}
+
 /** Shared schemas, OpenAPI generation (3.1) and Swagger UI at /docs; the document at /openapi.json. */
-async function openapi (app: FastifyInstance, { version }: { version: string }) {
+async function openapi (app: FastifyInstance, { version, keyless }: OpenapiOptions) {
   app.addSchema(ErrorEnvelopeSchema)
   for (const spec of ALL_RESOURCES) app.addSchema(resourceSchema(spec))
   app.addHook('onRoute', withExamples)
@@ -119,8 +133,7 @@ async function openapi (app: FastifyInstance, { version }: { version: string }) 
           [SECURITY_SCHEME]: {
             type: 'http',
             scheme: 'bearer',
-            description: 'A client key, issued by the gateway\'s operators. Scopes: ' +
-              SCOPES.map(scope => `\`${scope}\` (${SCOPE_DESCRIPTIONS[scope]})`).join('; ') + '.'
+            description: keyless ? `${KEYLESS_NOTE}${KEY_DESCRIPTION}` : KEY_DESCRIPTION
           }
         }
       }

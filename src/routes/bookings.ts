@@ -31,7 +31,7 @@ export default async function bookingRoutes (app: FastifyInstance) {
       const { bookingRequestId } = request.params
       const offer = request.body
       const body = toUpstreamOffer(bookingRequestId, offer, PLATFORM_ID, UPSTREAM_TIMEZONE)
-      const data = await hub({ body })
+      const data = await hub({ params: { bookingRequestId }, body })
       return writeAnswer({ bookingRequestId, serviceOrderId: offer.serviceOrderId, price: offer.price, offeredAt: toIsoDateTime(body.waktuPenawaran, UPSTREAM_TIMEZONE) }, data)
     }
   })

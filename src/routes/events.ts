@@ -3,7 +3,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify'
 import { gatewayError } from '../errors.ts'
 import { errorResponses } from '../schemas/envelope.ts'
 import { BOOKED_EVENT_EXAMPLE, BookedEventSchema, STREAM_RELOAD_EXAMPLE, StreamPositionSchema, StreamReloadSchema } from '../schemas/events.ts'
-import { Type } from '../schemas/typebox.ts'
+import { Type, type TypeBoxTypeProvider } from '../schemas/typebox.ts'
 import { EVENT_ID_PATTERN } from '../state/event-ids.ts'
 import { isStateUnavailable } from '../state/errors.ts'
 
@@ -35,7 +35,8 @@ const TicketSchema = Type.Object({
  * /v1/events/stream as an event stream (SSE), and the tickets that stand for
  * a key where EventSource cannot send one (docs/events.md).
  */
-export default async function eventRoutes (app: FastifyInstance) {
+export default async function eventRoutes (fastify: FastifyInstance) {
+  const app = fastify.withTypeProvider<TypeBoxTypeProvider>()
   app.addSchema(BookedEventSchema)
   app.addSchema(StreamReloadSchema)
   app.addSchema(StreamPositionSchema)
@@ -78,13 +79,15 @@ export default async function eventRoutes (app: FastifyInstance) {
     preValidation: async (request) => { app.events.admit(request) },
     handler: async () => { throw gatewayError('UPGRADE_REQUIRED') },
     wsHandler: (socket, request) => {
-      app.events.add(socket, request, (request.query as { lastEventId?: string }).lastEventId)
+      app.events.add(socket, request, request.query.lastEventId)
     }
   })
 
   /** A ticket stands for the key it was issued to, once (before the scope check, which auth adds after this hook). */
   async function redeemTicket (request: FastifyRequest) {
-    const { ticket } = request.query as { ticket?: unknown }
+    // Before validation: the query is as parsed, not yet of the schema's type.
+    const query = request.query
+    const ticket = typeof query === 'object' && query !== null && 'ticket' in query ? query.ticket : undefined
     if (typeof ticket !== 'string' || app.clients === null || request.headers.authorization !== undefined) return
     let held: { client: string | null } | undefined
     try {
@@ -127,8 +130,8 @@ export default async function eventRoutes (app: FastifyInstance) {
     },
     onRequest: redeemTicket,
     handler: async (request, reply) => {
-      const { lastEventId } = request.query as { lastEventId?: string }
-      app.events.stream(reply, request, request.headers['last-event-id'] as string | undefined ?? lastEventId)
+      const { lastEventId } = request.query
+      app.events.stream(reply, request, request.headers['last-event-id'] ?? lastEventId)
     }
   })
 

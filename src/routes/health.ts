@@ -1,3 +1,4 @@
+import { basename } from 'node:path'
 import type { FastifyInstance } from 'fastify'
 import { dataEnvelope, errorResponses } from '../schemas/envelope.ts'
 import { Type } from '../schemas/typebox.ts'
@@ -20,6 +21,11 @@ const ReadySchema = dataEnvelope(Type.Object({
     base: circuitsOf('base', 'the hub\'s SP2 and booking address')
   }, { additionalProperties: false, description: 'Circuit breaker state per upstream address and operation' }),
   sandbox: Type.Boolean({ description: 'True when the gateway fronts its built-in sandbox' }),
+  profile: Type.Object({
+    name: Type.String({ description: 'The hub profile\'s name' }),
+    source: Type.String({ description: '`built-in`, or the file name of the profile' }),
+    digest: Type.String({ description: 'A short hash of what the profile in force makes the gateway do: replicas with the same digest call the hub alike' })
+  }, { additionalProperties: false, description: 'The hub profile in force: how the gateway addresses, authenticates and reads the hub (the start-up log shows it whole)' }),
   redis: Type.Optional(Type.Enum(['up', 'down', 'refusing-writes'], { description: 'Present when the gateway runs as replicas sharing a Redis: whether that Redis answers (`up`, `down`), or answers but refuses to store anything (`refusing-writes`: out of memory under noeviction, a replica left behind by a failover). Neither makes the gateway unready: each use of Redis degrades instead (writes with an Idempotency-Key are refused with 503 IDEMPOTENCY_UNAVAILABLE), and the gateway reconnects by itself' }))
 }, { additionalProperties: false }), 'Readiness')
 
@@ -41,20 +47,23 @@ export default async function healthRoutes (app: FastifyInstance, { sandbox }: {
     schema: { tags: ['operations'], summary: 'Liveness', operationId: 'getHealthLive', description: 'The process is up and its event loop turns.', response: { 200: LiveSchema } }
   }, async () => ({ data: { status: 'ok' as const }, meta: {} }))
 
+  const { name, source, digest } = app.hub.profile
+  const profile = { name, source: source === 'built-in' ? source : basename(source), digest }
+
   app.get('/health/ready', {
     config: { scope: null },
     schema: {
       tags: ['operations'],
       summary: 'Readiness',
       operationId: 'getHealthReady',
-      description: 'Ready once configuration is loaded and every plugin started; 503 SHUTTING_DOWN while closing. Shows the circuit of every hub operation. An open circuit does not make the gateway unready: it still answers, fast, from cache or with UPSTREAM_UNAVAILABLE. Nor does an outage of the Redis that replicas share: `data.redis` reports it.',
+      description: 'Ready once configuration is loaded and every plugin started; 503 SHUTTING_DOWN while closing. Shows the circuit of every hub operation and the hub profile in force. An open circuit does not make the gateway unready: it still answers, fast, from cache or with UPSTREAM_UNAVAILABLE. Nor does an outage of the Redis that replicas share: `data.redis` reports it.',
       response: { 200: ReadySchema, ...errorResponses([503], { codes: ['SHUTTING_DOWN'] }) }
     }
   }, async () => {
     const upstreams: Record<'hub' | 'base', Record<string, string>> = { hub: {}, base: {} }
     for (const { upstream, operation, state } of app.hub.circuits()) upstreams[upstream][operation] = state
     const redis = app.state.redis?.health()
-    return { data: { status: 'ready' as const, upstreams, sandbox, ...(redis === undefined ? {} : { redis }) }, meta: {} }
+    return { data: { status: 'ready' as const, upstreams, sandbox, profile, ...(redis === undefined ? {} : { redis }) }, meta: {} }
   })
 
   // With METRICS_PORT, /metrics is served on its own listener (server.ts), not here.

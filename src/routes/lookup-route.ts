@@ -3,6 +3,7 @@ import type { OperationId } from '../catalogue/operations.ts'
 import type { HubOperation, LookupRouteSpec } from '../catalogue/types.ts'
 import { errorResponses, lookupListEnvelope, lookupRecordEnvelope, UPSTREAM_STATUSES } from '../schemas/envelope.ts'
 import { paramsObject } from '../schemas/params.ts'
+import type { TypeBoxTypeProvider } from '../schemas/typebox.ts'
 import { setCacheHeaders, wantsFresh } from './cache-headers.ts'
 
 /** A catalogue entry whose route is a lookup. */
@@ -18,23 +19,25 @@ export function registerLookup (app: FastifyInstance, op: LookupOperation) {
   const inPath = new Set(route.pathParams ?? [])
   const isList = op.response.type !== 'record'
   const itemId = op.response.item.id
-  const placement = app.config.UPSTREAM_PARAM_PLACEMENT
-  app.get(route.url, {
+  // The parameters as the hub profile in force takes them: which, and which go in the hub's path.
+  const params = app.hub.operations.get(op.id)!.params
+  app.withTypeProvider<TypeBoxTypeProvider>().get(route.url, {
     config: { scope: route.scope, hubOperations: [op.id] },
     schema: {
       tags: [route.tag],
       summary: route.summary,
       description: route.description,
       operationId: operationId(route.url),
-      ...(inPath.size > 0 ? { params: paramsObject(op.params.filter(p => inPath.has(p.name)), { examples: route.examples, placement }) } : {}),
-      querystring: paramsObject(op.params.filter(p => !inPath.has(p.name)), { examples: route.examples, placement }),
+      // Always declared (empty when the path has none), so that the handler's type of it is the schema's.
+      params: paramsObject(params.filter(p => inPath.has(p.name)), { examples: route.examples }),
+      querystring: paramsObject(params.filter(p => !inPath.has(p.name)), { examples: route.examples }),
       response: {
         200: isList ? lookupListEnvelope(itemId, `The ${itemId} items`) : lookupRecordEnvelope(itemId, `The ${itemId}`),
         ...errorResponses(UPSTREAM_STATUSES)
       }
     }
   }, async (request, reply) => {
-    const params = { ...(request.params as Record<string, string>), ...(request.query as Record<string, string>) }
+    const params = { ...request.params, ...request.query }
     const result = await app.hub.call(request, { operation: op.id, params, fresh: wantsFresh(request) })
     const meta = setCacheHeaders(reply, [result.cache])
     // The data is already our JSON (transcoded from the hub's bytes, or

@@ -21,7 +21,7 @@ export default async function sp2Routes (app: FastifyInstance) {
     },
     async handler (request, hub) {
       const { sp2Id } = request.params
-      const data = await hub({ body: toUpstreamFinalization(sp2Id) })
+      const data = await hub({ params: { sp2Id }, body: toUpstreamFinalization(sp2Id) })
       const finished = (data as { finished?: unknown }).finished
       return writeAnswer({ sp2Id, finished: typeof finished === 'boolean' ? finished : true }, data)
     }

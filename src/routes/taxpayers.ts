@@ -2,8 +2,8 @@ import type { FastifyInstance } from 'fastify'
 import { operationsOf } from '../catalogue/operations.ts'
 import { gatewayError, isGatewayError } from '../errors.ts'
 import { errorResponses, UPSTREAM_STATUSES } from '../schemas/envelope.ts'
-import { paramsObject } from '../schemas/params.ts'
-import { Type } from '../schemas/typebox.ts'
+import { PARAM_SCHEMAS } from '../schemas/params.ts'
+import { Type, type TypeBoxTypeProvider } from '../schemas/typebox.ts'
 import { setCacheHeaders, wantsFresh } from './cache-headers.ts'
 
 /** The BL lists of the catalogue, one per customs document type. */
@@ -40,7 +40,7 @@ const ResponseSchema = Type.Object({
 export default async function taxpayerRoutes (app: FastifyInstance) {
   app.addSchema(TaxpayerBillOfLadingSchema)
 
-  app.get('/v1/taxpayers/:npwp/bills-of-lading', {
+  app.withTypeProvider<TypeBoxTypeProvider>().get('/v1/taxpayers/:npwp/bills-of-lading', {
     config: { scope: 'customs:read', hubOperations: BL_LISTS.map(op => op.id) },
     schema: {
       tags: ['taxpayers'],
@@ -49,11 +49,11 @@ export default async function taxpayerRoutes (app: FastifyInstance) {
       description: 'Asks the BC 1.6, BC 2.0 and BC 2.3 lists at once and merges them, each entry tagged with its `documentType`. ' +
         'A source that fails is reported in `meta.sources` (and `meta.complete` is false) while the others are returned; ' +
         'only when every source fails is the answer an error (that of the first source).',
-      params: paramsObject([{ name: 'npwp', kind: 'npwp' }]),
+      params: Type.Object({ npwp: PARAM_SCHEMAS.npwp }, { additionalProperties: false }),
       response: { 200: ResponseSchema, ...errorResponses(UPSTREAM_STATUSES) }
     }
   }, async (request, reply) => {
-    const { npwp } = request.params as { npwp: string }
+    const { npwp } = request.params
     const fresh = wantsFresh(request)
     const settled = await Promise.allSettled(BL_LISTS.map(op =>
       app.hub.call(request, { operation: op.id, params: { npwp }, fresh })))

@@ -1,17 +1,22 @@
-import type { FastifyInstance, FastifyReply, FastifyRequest, RouteShorthandOptions } from 'fastify'
+import type { FastifyInstance, FastifyReply, FastifyRequest, RawRequestDefaultExpression, RawServerDefault, RouteGenericInterface, RouteShorthandOptions } from 'fastify'
 import { operationOf, type OperationId } from '../catalogue/operations.ts'
 import { gatewayError } from '../errors.ts'
 import { hubMayHaveActed } from '../upstream/failures.ts'
 import { errorResponses, recordEnvelope, UPSTREAM_STATUSES } from '../schemas/envelope.ts'
-import type { Static, TSchema } from '../schemas/typebox.ts'
+import type { TSchema, TypeBoxTypeProvider } from '../schemas/typebox.ts'
 
 /** What a write may answer besides 200: the hub's failures, a body too large or not JSON. */
 const WRITE_ERRORS = errorResponses([...UPSTREAM_STATUSES, 413, 415])
 
-export type WriteRequest<P extends TSchema, B extends TSchema> = FastifyRequest<{ Params: Static<P>, Body: Static<B> }>
+/** A write's request as the type provider types it from the route's params and body schemas. */
+export type WriteRequest<P extends TSchema, B extends TSchema> = FastifyRequest<RouteGenericInterface, RawServerDefault, RawRequestDefaultExpression, { params: P, body: B }, TypeBoxTypeProvider>
 
-/** Sends the write's hub operation what it is given; resolves with the hub's answer data (already in our names). */
-export type HubWrite = (sent: { params?: Record<string, string>, body: unknown }) => Promise<unknown>
+/**
+ * Sends the write's hub operation what it is given; resolves with the hub's
+ * answer data (already in our names). `params` holds the route's path
+ * parameter, which a hub profile may place in the hub's address.
+ */
+export type HubWrite = (sent: { params: Record<string, string>, body: unknown }) => Promise<unknown>
 
 export interface WriteRouteOptions<P extends TSchema, B extends TSchema> {
   /** The hub operation; its catalogue entry gives the route's path, scope, words and answer. */
@@ -41,7 +46,7 @@ export function registerWrite<P extends TSchema, B extends TSchema> (app: Fastif
   const op = operationOf(operation)
   const spec = op.route
   if (spec.method !== 'POST') throw new Error(`${operation} is not a write`)
-  app.post<{ Params: Static<P>, Body: Static<B> }>(spec.url, {
+  app.withTypeProvider<TypeBoxTypeProvider>().post(spec.url, {
     config: { scope: spec.scope, write: { operation, idParam: spec.idParam }, hubOperations: [operation] },
     schema: {
       tags: [spec.tag],
@@ -71,6 +76,7 @@ export function registerWrite<P extends TSchema, B extends TSchema> (app: Fastif
     if (reply.raw.destroyed) throw gatewayError('CLIENT_CLOSED_REQUEST')
     request.hubWrite = 'sent'
     try {
+      // The handler passes the route's path parameter along: a hub profile may place the document's id in the hub's address.
       return (await app.hub.call(request, { operation, ...sent })).data
     } catch (error) {
       if (!hubMayHaveActed(error)) request.hubWrite = 'not-sent'

@@ -4,7 +4,7 @@ import type { SandboxConfig } from './config.ts'
 import type { OperationContext, RequestBody } from './context.ts'
 import type { Dataset } from './data.ts'
 import { applyFault } from './fault-answers.ts'
-import { detectFault, stringsOf } from './faults.ts'
+import { detectFault, stringsOf, type FaultName } from './faults.ts'
 import { OPERATIONS } from './operations.ts'
 import type { Operation } from './operations.ts'
 import { matchRoute } from './router.ts'
@@ -25,6 +25,8 @@ export interface Decision {
   answer: Answer
   /** Delay on top of the configured latency (the SLOW fault). */
   extraDelayMs: number
+  /** The fault played, when one was (a magic value, or `Sandbox.fault`). */
+  fault?: FaultName
 }
 
 /** Path segments fill the parameters in table order; the query string fills the rest. */
@@ -90,5 +92,5 @@ export function decide (request: IncomingRequest, config: SandboxConfig, dataset
   const fault = config.fault ?? detectFault(values)
   if (fault === undefined) return decision(normal())
   const outcome = applyFault(fault, operation.shape, normal, config.slowMs)
-  return decision(outcome.answer, outcome.extraDelayMs)
+  return { ...decision(outcome.answer, outcome.extraDelayMs), fault }
 }

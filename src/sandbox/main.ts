@@ -1,6 +1,7 @@
 // `npm run sandbox`: the sandbox hub as a standalone process. The one place
 // in the sandbox that reads process.env.
 import { DEFAULT_API_KEY_HEADER, SANDBOX_ACCESS_TOKEN, SANDBOX_API_KEY, SANDBOX_PLATFORM_ID } from './constants.ts'
+import { requestLogLine } from './request-log.ts'
 import { startSandbox } from './server.ts'
 
 function numberFrom (name: string, fallback: number): number {
@@ -18,7 +19,9 @@ const sandbox = await startSandbox({
   host: process.env.SANDBOX_HOST ?? '127.0.0.1',
   port: numberFrom('SANDBOX_PORT', 4010),
   latencyMs: numberFrom('SANDBOX_LATENCY_MS', 0),
-  jitterMs: numberFrom('SANDBOX_JITTER_MS', 0)
+  jitterMs: numberFrom('SANDBOX_JITTER_MS', 0),
+  // One line per request on stdout, so that hub calls can be watched and counted.
+  onRequest: (entry) => { console.log(requestLogLine(entry)) }
 })
 
 console.log(`sandbox hub listening on ${sandbox.url} | ${DEFAULT_API_KEY_HEADER}: ${SANDBOX_API_KEY} | Authorization: ${SANDBOX_ACCESS_TOKEN} | platform id: ${SANDBOX_PLATFORM_ID}`)

@@ -143,6 +143,14 @@ export async function startSandbox (options?: SandboxOptions): Promise<Sandbox> 
     })
 
     const delay = delayFor(decision.extraDelayMs)
+    options?.onRequest?.({
+      method: req.method ?? 'GET',
+      path,
+      operation: decision.operation,
+      fault: decision.fault,
+      status: decision.answer.kind === 'hang' || decision.answer.kind === 'reset' ? decision.answer.kind : decision.answer.status,
+      delayMs: delay
+    })
     if (delay === 0) {
       send(res, decision.answer)
       return

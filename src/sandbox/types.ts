@@ -43,6 +43,23 @@ export interface SandboxOptions {
   now?: () => number
   /** How many of the newest requests `requests` keeps, default 1000 (counts cover them all). */
   recordLimit?: number
+  /** Called once per request received, with what the sandbox did (`npm run sandbox` prints it). */
+  onRequest?: (entry: SandboxRequestLog) => void
+}
+
+/** One request as the standalone sandbox logs it. */
+export interface SandboxRequestLog {
+  method: string
+  /** Raw path, without the query string. */
+  path: string
+  /** As in RecordedRequest: the operation's name, 'login' or 'unknown'. */
+  operation: string
+  /** The fault played, if any. */
+  fault: FaultName | undefined
+  /** The answer's status, or what happened instead of one. */
+  status: number | 'hang' | 'reset'
+  /** The delay before the answer (latency, jitter, SLOW). */
+  delayMs: number
 }
 
 export interface RecordedRequest {

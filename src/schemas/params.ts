@@ -1,7 +1,7 @@
 import type { ParamKind } from '../catalogue/types.ts'
 import { EXAMPLES } from './examples.ts'
 import { BL_DATE_PATTERN, BL_DATE_YEARS, BL_NO, BL_NO_SEGMENT, BOOKING_REQUEST_ID, PIB_NO } from './formats.ts'
-import { Type, type TSchema, type TString } from './typebox.ts'
+import { Type, type TObject, type TString } from './typebox.ts'
 
 /**
  * One schema per gateway parameter kind (contract.md 3). The format each
@@ -9,7 +9,7 @@ import { Type, type TSchema, type TString } from './typebox.ts'
  * (schemas/formats.ts); a pattern beside a format is the same rule, written
  * for clients that check input themselves.
  */
-export const PARAM_SCHEMAS: Record<ParamKind | 'sp2Id', TString> = {
+export const PARAM_SCHEMAS: Record<ParamKind, TString> = {
   npwp: Type.String({ format: 'npwp', maxLength: 24, description: 'Taxpayer number (NPWP): 15 or 16 digits; dots and dashes are accepted and stripped', examples: [EXAMPLES.npwp] }),
   blNo: Type.String({ format: 'bl-no', pattern: BL_NO.pattern, description: 'Bill of lading number: 1-35 characters, letters, digits and `. / -`', examples: [EXAMPLES.blNo] }),
   blDate: Type.String({ format: 'bl-date', pattern: BL_DATE_PATTERN, description: `Bill of lading date, \`YYYY-MM-DD\`, in the years ${BL_DATE_YEARS.first} to ${BL_DATE_YEARS.last}: the \`blDate\` of the bill of lading lists, the day in the hub's calendar`, examples: [EXAMPLES.blDate] }),
@@ -26,18 +26,21 @@ const PATH_SEGMENT_SCHEMAS: Partial<Record<ParamKind, TString>> = {
 
 export interface ParamsObjectOptions {
   /** Example values by parameter name (the route's own, where the kind's would not answer). */
-  examples?: Record<string, string>
-  /** Where the hub takes the parameters: in `path` placement, the values that become path segments get their path-safe rule. */
-  placement?: 'query' | 'path'
+  examples?: Readonly<Record<string, string>> | undefined
 }
 
-/** The querystring or params object of a route, from the parameters its operation takes. */
-export function paramsObject (params: ReadonlyArray<{ name: string, kind: ParamKind, alwaysQuery?: boolean }>, { examples = {}, placement = 'query' }: ParamsObjectOptions = {}): TSchema {
-  const properties: Record<string, TSchema> = {}
+/**
+ * The querystring or params object of a route, from the parameters its
+ * operation takes; a value the hub takes as a path segment (`inPath`) gets
+ * its path-safe rule. Their names are the catalogue's data, so the type says
+ * what holds for every one: a string.
+ */
+export function paramsObject (params: ReadonlyArray<{ name: string, kind: ParamKind, inPath?: boolean }>, { examples = {} }: ParamsObjectOptions = {}): TObject<Record<string, TString>> {
+  const properties: Record<string, TString> = {}
   for (const p of params) {
-    const schema = (placement === 'path' && p.alwaysQuery !== true ? PATH_SEGMENT_SCHEMAS[p.kind] : undefined) ?? PARAM_SCHEMAS[p.kind]
+    const schema = (p.inPath === true ? PATH_SEGMENT_SCHEMAS[p.kind] : undefined) ?? PARAM_SCHEMAS[p.kind]
     const example = examples[p.name]
-    properties[p.name] = example === undefined ? schema : { ...schema, examples: [example] }
+    properties[p.name] = example === undefined ? schema : Type.String({ ...schema, examples: [example] })
   }
   return Type.Object(properties, { additionalProperties: false })
 }

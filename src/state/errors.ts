@@ -14,5 +14,5 @@ export class StateUnavailableError extends Error {
 }
 
 export function isStateUnavailable (error: unknown): error is StateUnavailableError {
-  return error instanceof Error && (error as { code?: unknown }).code === 'STATE_UNAVAILABLE'
+  return error instanceof Error && 'code' in error && error.code === 'STATE_UNAVAILABLE'
 }

@@ -4,11 +4,21 @@
 // stores pass `null` as the result).
 
 declare module '@fastify/rate-limit/store/RedisStore.js' {
-  import type { Redis } from 'ioredis'
+  type Reply = (error: Error | null, result?: [number, number]) => void
+
+  /**
+   * What the store calls on its `redis`: ioredis, on which it defines its two
+   * scripts (defineCommand) unless `rateLimit` and `rateLimitRead` are there.
+   */
+  interface RedisStoreClient {
+    defineCommand? (name: string, definition: { numberOfKeys: number, lua: string }): void
+    rateLimit? (key: string, timeWindow: number, max: number, continueExceeding: boolean, exponentialBackoff: boolean, callback: Reply): void
+    rateLimitRead? (key: string, callback: Reply): void
+  }
 
   /** Counts in Redis with one Lua script (INCR, PEXPIRE on the first hit); keys are `key` + the limit's key. */
   class RedisStore {
-    constructor (continueExceeding: boolean, exponentialBackoff: boolean, redis: Redis, key?: string)
+    constructor (continueExceeding: boolean, exponentialBackoff: boolean, redis: RedisStoreClient, key?: string)
     incr (key: string, callback: (error: Error | null, result?: { current: number, ttl: number }) => void, timeWindow: number, max: number): void
     read (key: string, callback: (error: Error | null, result?: { current: number, ttl: number }) => void, timeWindow: number, max: number): void
     child (routeOptions: object): RedisStore

@@ -13,10 +13,13 @@
  */
 import type { Clock } from '../clock.ts'
 import type { Config } from '../config/load.ts'
+import { upstreamStatusOf } from '../errors.ts'
+import { resolveProfile, type ProfileInForce } from '../profile/resolve.ts'
 import type { SharedLookupTier } from '../state/types.ts'
 import { resultOf, type CallResult, type Fetched } from './answer.ts'
 import type { CallInput, HubCaller, HubCredentials } from './call.ts'
 import { createDecoder, LARGE_ANSWER_BYTES } from './decode.ts'
+import { createDriftReporter } from './drift.ts'
 import { outcomeOf, type Outcome } from './failures.ts'
 import type { OperationId } from '../catalogue/operations.ts'
 import { createBreakers, type Circuit } from './policies/breaker.ts'
@@ -25,7 +28,7 @@ import { createCallerShare } from './policies/caller-share.ts'
 import { withAuthorization } from './policies/credentials.ts'
 import { startDeadline } from './policies/deadline.ts'
 import { withRetries } from './policies/retry.ts'
-import { addressTemplate, buildPath, resolveOperations, type OperationMap, type ResolvedOperation } from './resolve-operations.ts'
+import { buildPath, resolveOperations, type OperationMap, type ResolvedOperation } from './resolve-operations.ts'
 import { inAttemptSpan, inCallSpan } from './spans.ts'
 import { createTransport } from './transport.ts'
 
@@ -35,6 +38,8 @@ export type { Circuit } from './policies/breaker.ts'
 
 export interface HubClient {
   operations: OperationMap
+  /** The hub profile in force (docs/profiles.md): how each operation is addressed, authenticated and read. */
+  profile: ProfileInForce
   call (caller: HubCaller, input: CallInput): Promise<CallResult>
   /** The state of every circuit: one per upstream and operation (a gauge can read them). */
   circuits (): Circuit[]
@@ -49,16 +54,21 @@ export interface HubClientOptions {
   userAgent: string
   /** Called once per call with its outcome and duration, for metrics. */
   observe?: (operation: OperationId, outcome: Outcome, seconds: number) => void
-  /** Called when a 2xx answer is read by the reference path (the transcoder gave up). */
+  /** Called when a 2xx answer is read by the reference path (the transcoder gave up, or there is none). */
   onSlowPath?: (operation: OperationId) => void
+  /** Called for each tolerance a hub answer needed (mapping/drift.ts), by operation and kind, for metrics; the first of each is logged. */
+  onDrift?: (operation: string, kind: string) => void
+  /** The hub profile in force; resolved from `config` when not given. */
+  profile?: ProfileInForce
   /** The lookup cache's tier shared by the replicas; none (undefined) for a single instance. */
   lookupTier?: SharedLookupTier
   /** What the cache's TTLs are measured by (default: the system clock). */
   clock?: Clock
 }
 
-export function createHubClient ({ config, credentials, userAgent, observe, onSlowPath, lookupTier, clock }: HubClientOptions): HubClient {
-  const operations = resolveOperations(config)
+export function createHubClient ({ config, credentials, userAgent, observe, onSlowPath, onDrift, lookupTier, clock, profile = resolveProfile(config) }: HubClientOptions): HubClient {
+  const operations = resolveOperations(config, profile)
+  const drift = createDriftReporter(onDrift)
   const share = createCallerShare(config.UPSTREAM_MAX_CALLS_PER_CLIENT)
   const cache = createCachePolicy({ config, credentials, tier: lookupTier, clock })
   const breakers = createBreakers(operations, {
@@ -69,9 +79,9 @@ export function createHubClient ({ config, credentials, userAgent, observe, onSl
   })
   const retries = { retries: config.UPSTREAM_RETRIES, baseMs: config.UPSTREAM_RETRY_BASE_MS, maxMs: config.UPSTREAM_RETRY_MAX_MS }
   const transport = createTransport({ config, userAgent, budgetFromBytes: LARGE_ANSWER_BYTES })
-  const decoder = createDecoder({ operations, config, onSlowPath })
+  const decoder = createDecoder({ operations, config, onSlowPath, drift })
   // Each operation's address without its values, for the spans of its calls.
-  const templates = new Map([...operations.values()].map(op => [op.id, addressTemplate(op, config.UPSTREAM_PARAM_PLACEMENT, transport.basePath(op.service))]))
+  const templates = new Map([...operations.values()].map(op => [op.id, transport.basePath(op.service) + op.address]))
 
   /** One hub call: the layers below the cache, outermost first. */
   function fetch (op: ResolvedOperation, caller: HubCaller, input: CallInput, path: string): Promise<Fetched> {
@@ -80,19 +90,20 @@ export function createHubClient ({ config, credentials, userAgent, observe, onSl
     return withAuthorization(credentials, op, caller, log, (authorization) =>
       breakers.run(op, () =>
         withRetries(retries, op, deadline, log, (attempt) => inAttemptSpan(op, attempt, templates.get(op.id)!, () =>
-          transport.exchange(op, { path, requestId: caller.id, authorization, body: input.body, signal: deadline.signal }, (chunks, size, status) =>
-            decoder.decode(op, chunks, size, status, deadline.signal, log))))))
+          transport.exchange(op, { path, requestId: caller.id, authorization, body: input.body, signal: deadline.signal, noteDrift: (bit, details) => drift.report(op.id, bit, log, details) }, (chunks, size, status) =>
+            decoder.decode(op, chunks, size, status, deadline.signal, log, [config.UPSTREAM_API_KEY, authorization]))))))
   }
 
   return {
     operations,
+    profile,
     async call (caller, input) {
       const op = operations.get(input.operation)
       if (op === undefined) throw new Error(`unknown operation ${input.operation}`)
       const { log } = caller
       const fresh = input.fresh === true
       // A value that cannot be placed is the caller's error, not a hub call that failed.
-      const path = buildPath(op, input.params ?? {}, config.UPSTREAM_PARAM_PLACEMENT, transport.basePath(op.service))
+      const path = buildPath(op, input.params ?? {}, transport.basePath(op.service))
       const release = share.admit(op, caller, log, () => op.method !== 'GET' || cache.wouldCall(cache.key(caller, path), fresh))
       const started = process.hrtime.bigint()
       try {
@@ -106,10 +117,10 @@ export function createHubClient ({ config, credentials, userAgent, observe, onSl
         return result
       } catch (error) {
         const outcome = outcomeOf(error)
-        const status = (error as { upstreamStatus?: number }).upstreamStatus
+        const status = upstreamStatusOf(error)
         if (status !== undefined) caller.upstreamStatus = status
         observe?.(op.id, outcome, Number(process.hrtime.bigint() - started) / 1e9)
-        log.warn({ operation: op.id, outcome, err: (error as { cause?: unknown }).cause ?? error }, 'upstream call failed')
+        log.warn({ operation: op.id, outcome, err: (error instanceof Error ? error.cause : undefined) ?? error }, 'upstream call failed')
         throw error
       } finally {
         release()

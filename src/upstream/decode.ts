@@ -7,10 +7,13 @@
 import type { FastifyBaseLogger } from 'fastify'
 import type { Config } from '../config/load.ts'
 import { gatewayError } from '../errors.ts'
+import { DRIFT } from '../mapping/drift.ts'
 import { ShapeError } from '../mapping/shape-error.ts'
 import type { Transcoded } from '../mapping/transcode/index.ts'
 import { envelopeAround, FRESH_FRAME } from '../schemas/envelope.ts'
+import { reportedFailure } from './answer-failure.ts'
 import { fetchedOf, type CallResult, type Fetched } from './answer.ts'
+import type { DriftReporter } from './drift.ts'
 import { oneTurnEach } from './one-turn-each.ts'
 import { extract } from './reference-path.ts'
 import type { OperationMap, ResolvedOperation } from './resolve-operations.ts'
@@ -25,18 +28,24 @@ const SCRATCH_KEEP_BYTES = 4 * 1024 * 1024
 export interface DecoderOptions {
   operations: OperationMap
   config: Pick<Config, 'TRANSCODE_THREADS' | 'UPSTREAM_TIMEZONE'>
-  /** Called when a 2xx answer is read by the reference path (the transcoder gave up). */
+  /** Called when a 2xx answer is read by the reference path (the transcoder gave up, or there is none). */
   onSlowPath?: ((operation: ResolvedOperation['id']) => void) | undefined
+  /** Where what the hub sent beyond its documented forms is counted and logged. */
+  drift?: DriftReporter | undefined
 }
 
 export interface Decoder {
-  /** Our answer of a 2xx body, as it arrived in chunks; `signal` is the call's deadline. */
-  decode (op: ResolvedOperation, chunks: readonly Buffer[], size: number, statusCode: number, signal: AbortSignal, log: FastifyBaseLogger): Fetched | Promise<Fetched>
+  /**
+   * Our answer of a 2xx body, as it arrived in chunks; `signal` is the
+   * call's deadline; `secrets` are scrubbed from the error text of a 2xx
+   * answer that reports a failure.
+   */
+  decode (op: ResolvedOperation, chunks: readonly Buffer[], size: number, statusCode: number, signal: AbortSignal, log: FastifyBaseLogger, secrets: readonly string[]): Fetched | Promise<Fetched>
   /** Ends the threads (after the calls in flight, which may be waiting on one). */
   close (): Promise<void>
 }
 
-export function createDecoder ({ operations, config, onSlowPath }: DecoderOptions): Decoder {
+export function createDecoder ({ operations, config, onSlowPath, drift }: DecoderOptions): Decoder {
   const largeAnswers = oneTurnEach()
   const threads = transcodeThreads(config.TRANSCODE_THREADS)
   const transcoding = threads === 0
@@ -74,13 +83,19 @@ export function createDecoder ({ operations, config, onSlowPath }: DecoderOption
     }
   }
 
+  /** The fast path's answer, its tolerances reported. */
+  function fastAnswer (op: ResolvedOperation, fast: Transcoded, statusCode: number, log: FastifyBaseLogger): Fetched {
+    if (fast.drift !== 0) drift?.report(op.id, fast.drift, log)
+    return fetchedOf(fast, statusCode)
+  }
+
   /** Our JSON of a 2xx answer's bytes, framed in the fresh envelope. */
-  function decodeBytes (op: ResolvedOperation, bytes: Buffer, statusCode: number, log: FastifyBaseLogger, fastTried = false): Fetched {
+  function decodeBytes (op: ResolvedOperation, bytes: Buffer, statusCode: number, log: FastifyBaseLogger, secrets: readonly string[], fastTried = false): Fetched {
     // The fast path; it gives up on anything but a well-formed answer of the documented shape.
-    const fast = fastTried ? undefined : op.transcode(bytes, FRESH_FRAME)
-    if (fast !== undefined) return fetchedOf(fast, statusCode)
-    // The reference path: parse, normalize, and report exactly what is wrong.
-    onSlowPath?.(op.id)
+    const fast = fastTried || op.transcode === undefined ? undefined : op.transcode(bytes, FRESH_FRAME)
+    if (fast !== undefined) return fastAnswer(op, fast, statusCode, log)
+    // The reference path: parse, normalize, and report exactly what is wrong. A slow path only where there is a fast one it stands in for.
+    if (fastTried || op.transcode !== undefined) onSlowPath?.(op.id)
     const text = bytes.toString('utf8')
     let parsed: unknown
     if (text.trim() === '' && op.method === 'POST') {
@@ -93,11 +108,29 @@ export function createDecoder ({ operations, config, onSlowPath }: DecoderOption
       }
     }
     let data: CallResult['data']
-    try {
-      data = extract(op, parsed, log)
-    } catch (error) {
-      if (error instanceof ShapeError) throw gatewayError('UPSTREAM_BAD_RESPONSE', { cause: error })
-      throw error
+    // A 2xx answer that reports a failure (as the profile recognises one) is that failure, not an empty list.
+    const failure = reportedFailure(op, parsed, secrets)
+    if (failure !== undefined) {
+      drift?.report(op.id, DRIFT.failure, log, failure.empty ? { answeredAs: 'an empty list' } : { answeredAs: (failure.error as { code?: string }).code })
+      if (!failure.empty) throw failure.error
+      data = []
+    } else {
+      let bits = 0
+      let details: Record<string, unknown> | undefined
+      op.drift.bits = 0
+      try {
+        data = extract(op, parsed, (bit, more) => {
+          bits |= bit
+          details ??= more
+        })
+      } catch (error) {
+        if (error instanceof ShapeError) throw gatewayError('UPSTREAM_BAD_RESPONSE', { cause: error })
+        throw error
+      } finally {
+        bits |= op.drift.bits
+        op.drift.bits = 0
+      }
+      if (bits !== 0) drift?.report(op.id, bits, log, details)
     }
     const count = Array.isArray(data) ? data.length : undefined
     const { body, json } = envelopeAround(Buffer.from(JSON.stringify(data)), { count, cached: false })
@@ -105,16 +138,16 @@ export function createDecoder ({ operations, config, onSlowPath }: DecoderOption
   }
 
   return {
-    decode (op, chunks, size, statusCode, signal, log) {
-      if (size < LARGE_ANSWER_BYTES) return decodeBytes(op, contiguous(chunks, size), statusCode, log)
+    decode (op, chunks, size, statusCode, signal, log, secrets) {
+      if (size < LARGE_ANSWER_BYTES) return decodeBytes(op, contiguous(chunks, size), statusCode, log, secrets)
       return (async () => {
-        const fast = transcoding === undefined ? undefined : await onThread(op, chunks, size, signal, log)
-        if (fast !== undefined && !('gaveUp' in fast)) return fetchedOf(fast, statusCode)
+        const fast = transcoding === undefined || op.transcode === undefined ? undefined : await onThread(op, chunks, size, signal, log)
+        if (fast !== undefined && !('gaveUp' in fast)) return fastAnswer(op, fast, statusCode, log)
         return largeAnswers.run(() => {
           // Waited past the deadline for its turn: not worth the work any more.
           if (signal.aborted) throw gatewayError('UPSTREAM_TIMEOUT')
           // Given up on by a thread's transcoder: the reference path reads the body it sent back.
-          return fast === undefined ? decodeBytes(op, contiguous(chunks, size), statusCode, log) : decodeBytes(op, fast.gaveUp, statusCode, log, true)
+          return fast === undefined ? decodeBytes(op, contiguous(chunks, size), statusCode, log, secrets) : decodeBytes(op, fast.gaveUp, statusCode, log, secrets, true)
         })
       })()
     },

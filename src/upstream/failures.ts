@@ -1,4 +1,4 @@
-import { gatewayError } from '../errors.ts'
+import { codeOf, gatewayError, isGatewayError, type ErrorCode } from '../errors.ts'
 
 /**
  * Upstream failures mapped by cause, in one place (contract.md 2). Status
@@ -9,7 +9,7 @@ const TIMEOUT_CODES = new Set(['UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_HEADERS_TIMEO
 
 export type Outcome = 'ok' | 'cached' | 'stale' | 'rejected' | 'not_found' | 'auth_failed' | 'unavailable' | 'timeout' | 'bad_response'
 
-const OUTCOME_BY_CODE: Record<string, Outcome> = {
+const OUTCOME_BY_CODE: Partial<Record<ErrorCode, Outcome>> = {
   UPSTREAM_REJECTED: 'rejected',
   UPSTREAM_NOT_FOUND: 'not_found',
   UPSTREAM_AUTH_FAILED: 'auth_failed',
@@ -19,8 +19,7 @@ const OUTCOME_BY_CODE: Record<string, Outcome> = {
 }
 
 export function outcomeOf (error: unknown): Outcome {
-  const code = (error as { code?: string } | null)?.code
-  return (code !== undefined && OUTCOME_BY_CODE[code]) || 'unavailable'
+  return (isGatewayError(error) && OUTCOME_BY_CODE[error.code]) || 'unavailable'
 }
 
 /**
@@ -32,8 +31,8 @@ export function outcomeOf (error: unknown): Outcome {
 const NOT_CONNECTED = /^(ECONNREFUSED|ENOTFOUND|EAI_AGAIN|EHOSTUNREACH|ENETUNREACH|EADDRNOTAVAIL|UND_ERR_CONNECT_TIMEOUT|ERR_TLS_CERT_ALTNAME_INVALID|ERR_TLS_HANDSHAKE_TIMEOUT|ERR_SSL_WRONG_VERSION_NUMBER)$|^UNABLE_TO_|CERT/
 
 function neverConnected (error: unknown): boolean {
-  const code = (error as { code?: unknown } | null)?.code
-  return typeof code === 'string' && NOT_CONNECTED.test(code)
+  const code = codeOf(error)
+  return code !== undefined && NOT_CONNECTED.test(code)
 }
 
 /**
@@ -46,14 +45,14 @@ function neverConnected (error: unknown): boolean {
  * request was sent.
  */
 export function hubMayHaveActed (error: unknown): boolean {
-  return (error as { hubMayHaveActed?: unknown } | null)?.hubMayHaveActed === true
+  return isGatewayError(error) && error.hubMayHaveActed === true
 }
 
 /** A transport error (undici or node:net) before or while reading a response. */
 export function transportFailure (error: unknown, phase: 'headers' | 'body') {
-  const code = (error as { code?: string } | null)?.code ?? ''
+  const code = codeOf(error) ?? ''
   const hubMayHaveActed = phase === 'body' || !neverConnected(error)
-  if (TIMEOUT_CODES.has(code) || (error as Error | null)?.name === 'TimeoutError') {
+  if (TIMEOUT_CODES.has(code) || (error instanceof Error && error.name === 'TimeoutError')) {
     return gatewayError('UPSTREAM_TIMEOUT', { cause: error, hubMayHaveActed })
   }
   // A body cut short after a 2xx status is a response we cannot read.

@@ -1,7 +1,8 @@
 /**
- * The hub's own `message` as it may be shown to a caller (`upstreamMessage`):
- * from 4xx answers only (5xx bodies carried host names and file paths), with
- * the gateway's secrets scrubbed out before it is cut to length.
+ * The hub's own error text as it may be shown to a caller (`upstreamMessage`):
+ * from 4xx answers (5xx bodies carried host names and file paths) and from
+ * the 2xx answers a profile says report a failure, with the gateway's
+ * secrets scrubbed out before it is cut to length.
  */
 
 /** Longest `upstreamMessage` passed on. */
@@ -73,18 +74,46 @@ export function scrubSecrets (text: string, secrets: readonly string[]): string 
   return out
 }
 
+/** The value at a dotted path (`error.detail`) of a parsed body. */
+export function pick (value: unknown, path: string): unknown {
+  let out = value
+  for (const part of path.split('.')) {
+    if (out === null || typeof out !== 'object' || Array.isArray(out)) return undefined
+    out = (out as Record<string, unknown>)[part]
+  }
+  return out
+}
+
 /**
- * The `message` of a hub error body, for a 4xx answer, scrubbed and then
- * bounded; undefined for other statuses, or when there is none.
+ * The error text of a parsed hub body: the first of `fields` (the profile's
+ * errorFields, `message` by default) that holds a text, scrubbed and then
+ * bounded, with the field it came from; undefined when none does.
  */
-export function hubMessage (status: number, text: string, secrets: readonly string[]): string | undefined {
+export function hubText (parsed: unknown, fields: readonly string[], secrets: readonly string[]): { text: string, field: string } | undefined {
+  for (const field of fields) {
+    const value = pick(parsed, field)
+    if (typeof value === 'string' && value !== '') return { text: scrubSecrets(value.slice(0, SCRUB_LIMIT), secrets).slice(0, MESSAGE_LIMIT), field }
+  }
+  return undefined
+}
+
+/**
+ * The error text of a hub error body, for a 4xx answer, scrubbed and then
+ * bounded, with the field it came from (`fields`: where the hub writes it,
+ * `message` as documented); undefined for other statuses, or when there is none.
+ */
+export function hubError (status: number, text: string, secrets: readonly string[], fields: readonly string[] = ['message']): { text: string, field: string } | undefined {
   if (status < 400 || status >= 500) return undefined
-  let message: unknown
+  let parsed: unknown
   try {
-    message = (JSON.parse(text) as { message?: unknown } | null)?.message
+    parsed = JSON.parse(text)
   } catch {
     return undefined
   }
-  if (typeof message !== 'string' || message === '') return undefined
-  return scrubSecrets(message.slice(0, SCRUB_LIMIT), secrets).slice(0, MESSAGE_LIMIT)
+  return hubText(parsed, fields, secrets)
+}
+
+/** The `message` of a hub error body, for a 4xx answer, scrubbed and then bounded; undefined for other statuses, or when there is none. */
+export function hubMessage (status: number, text: string, secrets: readonly string[]): string | undefined {
+  return hubError(status, text, secrets)?.text
 }

@@ -1,4 +1,5 @@
 import { context, SpanStatusCode, trace, type Span } from '@opentelemetry/api'
+import { upstreamStatusOf } from '../errors.ts'
 import { HUB_TARGET } from '../telemetry/safe-target.ts'
 import { outcomeOf } from './failures.ts'
 import type { ResolvedOperation } from './resolve-operations.ts'
@@ -20,7 +21,7 @@ const tracer = trace.getTracer('customs-gateway/hub-client')
 interface HubStatus { upstreamStatus?: number }
 
 function ended (span: Span, value: HubStatus | undefined, error: unknown): void {
-  const status = value?.upstreamStatus ?? (error as HubStatus | null | undefined)?.upstreamStatus
+  const status = value?.upstreamStatus ?? upstreamStatusOf(error)
   if (status !== undefined) span.setAttribute('gateway.hub.status_code', status)
   if (error !== undefined) {
     const outcome = outcomeOf(error)

@@ -35,7 +35,7 @@ export function transcodeThreads (setting: Config['TRANSCODE_THREADS'], cores = 
 
 /** What each thread needs to compile the same transcoders as the main thread. */
 export function threadSetup (operations: OperationMap, offset: string): ThreadSetup {
-  return { offset, responseKeys: Object.fromEntries([...operations.values()].map(op => [op.id, op.responseKey])) }
+  return { offset, fastPaths: Object.fromEntries([...operations.values()].flatMap(op => op.fastPath === undefined ? [] : [[op.id, op.fastPath]])) }
 }
 
 /**
@@ -101,7 +101,7 @@ export function createTranscodePool (threads: number, setup: ThreadSetup): Trans
       }
       keep(result.body.buffer)
       const framed = Buffer.from(result.framed.buffer, result.framed.byteOffset, result.framed.byteLength)
-      return { framed, json: framed.subarray(result.jsonStart, result.jsonStart + result.jsonLength), count: result.count }
+      return { framed, json: framed.subarray(result.jsonStart, result.jsonStart + result.jsonLength), count: result.count, drift: result.drift }
     },
     async close () {
       closed = true

@@ -7,13 +7,14 @@ import { move, transferableSymbol, valueSymbol } from 'piscina'
 import type { Transcoder } from '../mapping/transcode/index.ts'
 import { FRESH_FRAME } from '../schemas/envelope-bytes.ts'
 import { OPERATIONS } from '../catalogue/operations.ts'
-import { transcoderOf } from './operation-transcoder.ts'
+import type { HubOperation } from '../catalogue/types.ts'
+import { transcoderOf, type FastPathSpec } from './operation-transcoder.ts'
 
 /** What the main thread tells each thread at start: the inputs of transcoderOf. */
 export interface ThreadSetup {
   offset: string
-  /** The list key of each keyed-list operation, as configured. */
-  responseKeys: Record<string, string | undefined>
+  /** Each operation's fast path as the profile in force has it; the operations without one are not sent to a thread. */
+  fastPaths: Record<string, FastPathSpec>
 }
 
 export interface TranscodeTask {
@@ -33,6 +34,8 @@ export interface TranscodeResult {
   jsonStart: number
   jsonLength: number
   count: number | undefined
+  /** What the answer needed tolerated (DRIFT bits). */
+  drift: number
 }
 
 /** A result whose buffers go back with it rather than being copied (piscina's Transferable interface). */
@@ -46,7 +49,12 @@ function moved (result: TranscodeResult): unknown {
 
 /** A thread's task handler: our answer, or the body back where the transcoder gives up. */
 export function threadHandler (setup: ThreadSetup): (task: TranscodeTask) => unknown {
-  const transcoders = new Map<string, Transcoder>(OPERATIONS.map(op => [op.id, transcoderOf(op, setup.responseKeys[op.id], setup.offset)]))
+  const transcoders = new Map<string, Transcoder>()
+  for (const op of OPERATIONS as readonly HubOperation[]) {
+    const spec = setup.fastPaths[op.id]
+    const transcoder = spec === undefined ? undefined : transcoderOf(op, spec, setup.offset)
+    if (transcoder !== undefined) transcoders.set(op.id, transcoder)
+  }
   return ({ operation, body }) => transcode(transcoders, operation, body)
 }
 
@@ -54,11 +62,11 @@ function transcode (transcoders: ReadonlyMap<string, Transcoder>, operation: str
   const transcoder = transcoders.get(operation)
   if (transcoder === undefined) throw new Error(`unknown operation ${operation}`)
   const out = transcoder(Buffer.from(body.buffer, body.byteOffset, body.byteLength), FRESH_FRAME)
-  if (out === undefined) return moved({ body, jsonStart: 0, jsonLength: 0, count: undefined })
+  if (out === undefined) return moved({ body, jsonStart: 0, jsonLength: 0, count: undefined, drift: 0 })
   // Moving a buffer moves all of its memory: it must be the answer's alone (small ones share Node's pool).
   const { buffer, byteOffset, byteLength } = out.framed
   const framed = buffer instanceof ArrayBuffer && byteOffset === 0 && byteLength === buffer.byteLength
     ? new Uint8Array(buffer)
     : new Uint8Array(out.framed)
-  return moved({ body, framed, jsonStart: out.json.byteOffset - out.framed.byteOffset, jsonLength: out.json.length, count: out.count })
+  return moved({ body, framed, jsonStart: out.json.byteOffset - out.framed.byteOffset, jsonLength: out.json.length, count: out.count, drift: out.drift })
 }

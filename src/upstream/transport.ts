@@ -6,15 +6,16 @@
  */
 import { Pool, type Dispatcher } from 'undici'
 import type { Config } from '../config/load.ts'
-import { gatewayError } from '../errors.ts'
+import { gatewayError, isGatewayError } from '../errors.ts'
 import { byteBudget } from './body-budget.ts'
 import { retryAfterSeconds, statusFailure, transportFailure } from './failures.ts'
-import { hubMessage } from './hub-message.ts'
+import { DRIFT } from '../mapping/drift.ts'
+import { hubError } from './hub-message.ts'
 import type { ResolvedOperation } from './resolve-operations.ts'
 
 export type TransportConfig = Pick<Config,
   'UPSTREAM_MAX_CONNECTIONS' | 'UPSTREAM_CONNECT_TIMEOUT_MS' | 'UPSTREAM_HEADERS_TIMEOUT_MS' | 'UPSTREAM_BODY_TIMEOUT_MS' |
-  'UPSTREAM_BODY_BUDGET_BYTES' | 'UPSTREAM_MAX_RESPONSE_BYTES' | 'UPSTREAM_API_KEY_HEADER'> &
+  'UPSTREAM_BODY_BUDGET_BYTES' | 'UPSTREAM_MAX_RESPONSE_BYTES'> &
   { UPSTREAM_HUB_URL: string, UPSTREAM_BASE_URL: string, UPSTREAM_API_KEY: string }
 
 export interface TransportOptions {
@@ -33,6 +34,8 @@ export interface Exchange {
   /** JSON body of a POST, in the hub's field names. */
   body?: unknown
   signal: AbortSignal
+  /** Notes what the hub sent beyond its documented forms (DRIFT bits): an error's text in another member than `message`. */
+  noteDrift?: (bit: number, details?: Record<string, unknown>) => void
 }
 
 /** Reads a 2xx answer's body, as it arrived in chunks, into what the caller wants of it; runs inside the body budget. */
@@ -76,7 +79,7 @@ async function readChunks (body: Body, declared: string | string[] | undefined, 
       chunks.push(chunk)
     }
   } catch (error) {
-    if ((error as { code?: string }).code === 'UPSTREAM_BAD_RESPONSE') throw error
+    if (isGatewayError(error, 'UPSTREAM_BAD_RESPONSE')) throw error
     throw transportFailure(error, 'body')
   }
   return { chunks, size }
@@ -84,7 +87,6 @@ async function readChunks (body: Body, declared: string | string[] | undefined, 
 
 export function createTransport ({ config, userAgent, budgetFromBytes }: TransportOptions): Transport {
   const pools = new Map<string, Pool>()
-  const keyHeader = config.UPSTREAM_API_KEY_HEADER.toLowerCase()
   const maxBytes = config.UPSTREAM_MAX_RESPONSE_BYTES
   const largeBodies = config.UPSTREAM_BODY_BUDGET_BYTES > 0 ? byteBudget(config.UPSTREAM_BODY_BUDGET_BYTES) : undefined
 
@@ -106,20 +108,19 @@ export function createTransport ({ config, userAgent, budgetFromBytes }: Transpo
   }
   const upstreams = { hub: upstreamFor(config.UPSTREAM_HUB_URL), base: upstreamFor(config.UPSTREAM_BASE_URL) }
 
+  /** The operation's credentials under the header names of the profile in force: the key under each of its names, the token under its own. */
   function headersFor (op: ResolvedOperation, requestId: string, hasBody: boolean, authorization: string): Record<string, string> {
     const headers: Record<string, string> = { accept: 'application/json', 'user-agent': userAgent, 'x-request-id': requestId }
     if (hasBody) headers['content-type'] = 'application/json'
-    for (const header of op.headers) {
-      if (header === 'apiKey') headers[keyHeader] = config.UPSTREAM_API_KEY
-      else headers.authorization = authorization
-    }
+    if (op.sendsApiKey) for (const name of op.apiKeyHeaders) headers[name] = config.UPSTREAM_API_KEY
+    if (op.sendsToken) headers[op.tokenHeader] = authorization
     return headers
   }
 
   return {
     basePath: (service) => upstreams[service].basePath,
 
-    async exchange (op, { path, requestId, authorization, body: payload, signal }, read) {
+    async exchange (op, { path, requestId, authorization, body: payload, signal, noteDrift }, read) {
       const hasBody = payload !== undefined
       let response: Dispatcher.ResponseData
       try {
@@ -149,7 +150,9 @@ export function createTransport ({ config, userAgent, budgetFromBytes }: Transpo
           // Only a 4xx's message is passed on (hub-message.ts): read the rest past, keeping the connection.
           await body.dump({ limit: ERROR_BODY_LIMIT }).catch(() => {})
         }
-        throw statusFailure(statusCode, hubMessage(statusCode, text, [config.UPSTREAM_API_KEY, authorization]), retryAfterSeconds(headers['retry-after']))
+        const found = hubError(statusCode, text, [config.UPSTREAM_API_KEY, authorization], op.errorFields)
+        if (found !== undefined && found.field !== 'message') noteDrift?.(DRIFT.errorField, { field: found.field })
+        throw statusFailure(statusCode, found?.text, retryAfterSeconds(headers['retry-after']))
       }
       // A large body waits for room in the budget before it is read (backpressure to the hub, not memory).
       const declared = Number(headers['content-length'])

@@ -1,5 +1,6 @@
 import { existsSync } from 'node:fs'
 import { basename, join } from 'node:path'
+import { ANY_HOST } from '../../src/config/listen.ts'
 import { ConfigError, isSandboxMode, loadConfig, type Config } from '../../src/config/load.ts'
 import { ConfigSchema } from '../../src/config/schema.ts'
 import { SECRET_SETTINGS as GATEWAY_SECRETS } from '../../src/config/secret-files.ts'
@@ -100,20 +101,26 @@ export function imageOf (dockerfile: string): { env: Env, exposed: number[] } {
   return { env, exposed }
 }
 
-/** The port the gateway listens on in the image: EXPOSE and PORT must agree. */
+/**
+ * The port the gateway listens on in the image: EXPOSE and PORT must agree;
+ * and on every interface (HOST=0.0.0.0), whatever CLIENTS_FILE says: unset,
+ * HOST is loopback without one (config/listen.ts), a container's own
+ * loopback, which a published port does not reach.
+ */
 export function imagePortProblems (dockerfile: string): string[] {
   const { env, exposed } = imageOf(dockerfile)
   if (exposed.length !== 1) return [`Dockerfile: EXPOSE names ${exposed.length} ports, not one`]
   if (String(exposed[0]) !== env.PORT) return [`Dockerfile: EXPOSE ${exposed[0]} but ENV PORT=${env.PORT}`]
+  if (env.HOST !== ANY_HOST) return [`Dockerfile: ENV HOST=${env.HOST ?? '(unset)'}, not ${ANY_HOST}: a container without CLIENTS_FILE (docker run -e SANDBOX=true) would listen on its own loopback`]
   return []
 }
 
 // ---------------------------------------------------------------------------
 // Compose
 
-/** The services built from the repository's Dockerfile: the gateway replicas. */
+/** The services built from the repository's Dockerfile that run the image's command: the gateway replicas. */
 export function gatewayServices (compose: ComposeFile): Array<[string, ComposeService]> {
-  return Object.entries(compose.services).filter(([, service]) => service.build !== undefined)
+  return Object.entries(compose.services).filter(([, service]) => service.build !== undefined && service.command === undefined)
 }
 
 function serviceEnv (service: ComposeService | undefined): Env {
@@ -299,6 +306,51 @@ export function composeSecretProblems (d: ComposeDeployment): string[] {
   for (const [name, secret] of Object.entries(d.compose.secrets ?? {})) {
     const file = secret.file === undefined ? undefined : join(d.secretsDir, basename(secret.file))
     if (file !== undefined && !existsSync(file)) problems.push(`compose.yaml: deploy/init-secrets.sh does not write the file of secret ${name} (${secret.file ?? ''})`)
+  }
+  return problems
+}
+
+/**
+ * /metrics off the balancer: every replica serves it on METRICS_PORT, a
+ * listener of its own that HAProxy does not forward to, so that the API port
+ * answers it 404.
+ */
+export function composeMetricsProblems (d: ComposeDeployment): string[] {
+  const problems: string[] = []
+  const balanced = backends(d.haproxy).flatMap(backend => servers(backend).map(server => ({ backend: backend.name, server })))
+  for (const [name, service] of gatewayServices(d.compose)) {
+    const env = replicaEnv(d, name)
+    const metrics = env.METRICS_PORT ?? ''
+    if (metrics === '' || metrics === '0') {
+      problems.push(`compose.yaml ${name}: no METRICS_PORT: /metrics is served on the API port, through HAProxy, to anyone`)
+      continue
+    }
+    if (metrics === env.PORT) problems.push(`compose.yaml ${name}: METRICS_PORT is the API port ${env.PORT}`)
+    if (!(service.expose ?? []).map(String).includes(metrics)) problems.push(`compose.yaml ${name}: does not expose METRICS_PORT ${metrics}`)
+    for (const { backend, server } of balanced.filter(({ server }) => server.host === name && String(server.port) === metrics)) {
+      problems.push(`haproxy.cfg ${backend}: server ${server.name} forwards to METRICS_PORT ${metrics}`)
+    }
+  }
+  return problems
+}
+
+/**
+ * The gateway's Redis function library is loaded before the replicas start,
+ * by a one-shot service of the same image with the loading user's URL as a
+ * secret; the replicas wait for it to finish.
+ */
+export function composeFunctionsProblems (d: ComposeDeployment): string[] {
+  const loaders = Object.entries(d.compose.services).filter(([, service]) => service.build !== undefined && (service.command ?? [])[1] === 'dist/redis-functions.js')
+  if (loaders.length !== 1) return [`compose.yaml: ${loaders.length} services run dist/redis-functions.js, not one`]
+  const [[loader, service]] = loaders as [[string, ComposeService]]
+  const problems: string[] = []
+  const command = service.command ?? []
+  const file = command[command.indexOf('--load') + 1]
+  if (!command.includes('--load') || ![...secretTargets(service).values()].includes(file ?? '')) problems.push(`compose.yaml ${loader}: does not --load from a mounted secret`)
+  if (service.restart !== 'no') problems.push(`compose.yaml ${loader}: restart is not "no" (it runs once)`)
+  for (const [name, replica] of gatewayServices(d.compose)) {
+    const condition = ((replica.depends_on ?? {}) as Record<string, { condition?: string }>)[loader]?.condition
+    if (condition !== 'service_completed_successfully') problems.push(`compose.yaml ${name}: does not wait for ${loader} to complete (depends_on condition service_completed_successfully)`)
   }
   return problems
 }

@@ -15,14 +15,14 @@ test('every key, script key and channel carries the prefix', async (t) => {
   t.teardown(() => raw.disconnect())
 
   await connection.client.set('plain', '1')
-  await connection.client.stateClaim('scripted', 'claim', 10_000)
+  await connection.scripts.stateClaim('scripted', 'claim', 10_000)
   // The health check's own key (it writes, so that a Redis refusing writes shows) is under the prefix too.
   await until(async () => await raw.exists('gw-a:health') === 1, 3000, 'the health check wrote its key')
   t.same((await raw.keys('*')).sort(), ['gw-a:health', 'gw-a:plain', 'gw-a:scripted'], 'keys written through the connection')
-  t.equal(await connection.client.stateRelease('scripted', 'claim'), 1, 'a script finds its key under the prefix')
+  t.equal(await connection.scripts.stateRelease('scripted', 'claim'), 1, 'a script finds its key under the prefix')
   t.same((await raw.keys('*')).sort(), ['gw-a:health', 'gw-a:plain'])
 
-  await connection.client.eventsAppend('events:log', 'events:appended:t1', 10, '0-0', '{}', '1', 60_000)
+  await connection.scripts.eventsAppend('events:log', 'events:appended:t1', 10, '0-0', '{}', '1', 60_000)
   t.same((await raw.keys('gw-a:events:*')).sort(), ['gw-a:events:appended:t1', 'gw-a:events:log'], 'the event stream too, and the token of an append')
   const reader = connection.reader(100)
   await until(() => reader.status === 'ready', 2000, 'reader ready')

@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process'
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -34,6 +34,19 @@ export interface RedisServerOptions {
 }
 
 const STARTUP_MS = 5000
+
+/**
+ * The ACL rules of each user of deploy/redis-users.rules (what
+ * deploy/init-secrets.sh writes into redis-users.acl), with `prefix` for
+ * {prefix}: `{ default, gateway, functions }`.
+ */
+export function redisUserRules (prefix: string): Record<string, string> {
+  const text = readFileSync(new URL('../../deploy/redis-users.rules', import.meta.url), 'utf8')
+  return Object.fromEntries(text.split('\n').filter(line => line.trim() !== '' && !line.startsWith('#')).map(line => {
+    const [user = '', ...rules] = line.trim().split(/\s+/)
+    return [user, rules.join(' ').replaceAll('{prefix}', prefix)]
+  }))
+}
 
 function freePort (): Promise<number> {
   return new Promise((resolve, reject) => {

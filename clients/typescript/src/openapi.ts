@@ -34,7 +34,7 @@ export interface paths {
         };
         /**
          * Readiness
-         * @description Ready once configuration is loaded and every plugin started; 503 SHUTTING_DOWN while closing. Shows the circuit of every hub operation. An open circuit does not make the gateway unready: it still answers, fast, from cache or with UPSTREAM_UNAVAILABLE. Nor does an outage of the Redis that replicas share: `data.redis` reports it.
+         * @description Ready once configuration is loaded and every plugin started; 503 SHUTTING_DOWN while closing. Shows the circuit of every hub operation and the hub profile in force. An open circuit does not make the gateway unready: it still answers, fast, from cache or with UPSTREAM_UNAVAILABLE. Nor does an outage of the Redis that replicas share: `data.redis` reports it.
          */
         get: operations["getHealthReady"];
         put?: never;
@@ -1301,7 +1301,12 @@ export interface operations {
                      *             "DetilBooking/isBooked": "closed"
                      *           }
                      *         },
-                     *         "sandbox": true
+                     *         "sandbox": true,
+                     *         "profile": {
+                     *           "name": "documented",
+                     *           "source": "built-in",
+                     *           "digest": "359c36dafc2c7670"
+                     *         }
                      *       },
                      *       "meta": {}
                      *     }
@@ -1424,6 +1429,15 @@ export interface operations {
                             };
                             /** @description True when the gateway fronts its built-in sandbox */
                             sandbox: boolean;
+                            /** @description The hub profile in force: how the gateway addresses, authenticates and reads the hub (the start-up log shows it whole) */
+                            profile: {
+                                /** @description The hub profile's name */
+                                name: string;
+                                /** @description `built-in`, or the file name of the profile */
+                                source: string;
+                                /** @description A short hash of what the profile in force makes the gateway do: replicas with the same digest call the hub alike */
+                                digest: string;
+                            };
                             /**
                              * @description Present when the gateway runs as replicas sharing a Redis: whether that Redis answers (`up`, `down`), or answers but refuses to store anything (`refusing-writes`: out of memory under noeviction, a replica left behind by a failover). Neither makes the gateway unready: each use of Redis degrades instead (writes with an Idempotency-Key are refused with 503 IDEMPOTENCY_UNAVAILABLE), and the gateway reconnects by itself
                              * @enum {unknown}

@@ -1,5 +1,6 @@
 import { isUtf8 } from 'node:buffer'
 import type { ResourceSpec } from '../../catalogue/resource-spec.ts'
+import type { Tolerance } from '../drift.ts'
 import { Run } from './document.ts'
 import { compilePlan } from './plan.ts'
 import { CLOSE_BRACKET, GIVE_UP, OPEN_BRACKET } from './reader.ts'
@@ -43,6 +44,8 @@ export interface Transcoded {
   framed: Buffer
   /** Items of a list answer; undefined for a record. */
   count: number | undefined
+  /** What the answer needed tolerated (DRIFT bits, mapping/drift.ts); 0 for an answer in the documented forms. */
+  drift: number
 }
 
 /**
@@ -65,10 +68,17 @@ interface Options {
   offset: string
 }
 
+/** Per operation: the hub answers days that have a time of day as the day alone (a profile's dateAnswered), and no time is answered for them. */
+export interface ShapeOptions {
+  dayOnly?: boolean
+}
+
 /** Transcoders that share one output buffer, one memo of unknown keys and one object serial (a thread compiles its own set). */
 export interface TranscoderSet {
-  compile (shape: TranscodeShape): Transcoder
+  compile (shape: TranscodeShape, options?: ShapeOptions): Transcoder
 }
+
+const NO_NULL_STRINGS: ReadonlySet<string> = new Set()
 
 /**
  * The output is written into one buffer reused by every run of a set (runs
@@ -86,8 +96,10 @@ export function createTranscoders (options: Options): TranscoderSet {
   const run = new Run(offset, offsetWords)
   let scratch: Buffer = Buffer.allocUnsafeSlow(64 * 1024)
 
-  function compile (shape: TranscodeShape): Transcoder {
-    const plan = compilePlan(shape.item, options.offset)
+  function compile (shape: TranscodeShape, { dayOnly = false }: ShapeOptions = {}): Transcoder {
+    // The rules note what they tolerate in the run; null strings are the reference path's (decode.ts gives it those answers).
+    const tolerance: Tolerance = { note: (bit) => { run.drift |= bit }, nullStrings: NO_NULL_STRINGS, dayOnly }
+    const plan = compilePlan(shape.item, options.offset, undefined, tolerance)
     const key = shape.type === 'keyed-list' ? Buffer.from(shape.key) : undefined
     return function transcode (body, frame) {
       // JSON.parse would see U+FFFD where the bytes are not UTF-8: the reference path does it alike.
@@ -124,12 +136,13 @@ export function createTranscoders (options: Options): TranscoderSet {
         if (run.out.length > scratch.length && run.out.length <= SCRATCH_KEEP_BYTES) scratch = run.out
       }
       const json = run.out.subarray(0, run.o)
+      const { drift } = run
       if (frame === undefined) {
         const copy = Buffer.from(json)
-        return { json: copy, framed: copy, count }
+        return { json: copy, framed: copy, count, drift }
       }
       const framed = Buffer.concat([frame.head, json, frame.tail(count)])
-      return { json: framed.subarray(frame.head.length, frame.head.length + run.o), framed, count }
+      return { json: framed.subarray(frame.head.length, frame.head.length + run.o), framed, count, drift }
     }
   }
 
@@ -137,6 +150,6 @@ export function createTranscoders (options: Options): TranscoderSet {
 }
 
 /** One transcoder with a set of its own. */
-export function compileTranscoder (shape: TranscodeShape, options: Options): Transcoder {
-  return createTranscoders(options).compile(shape)
+export function compileTranscoder (shape: TranscodeShape, options: Options & ShapeOptions): Transcoder {
+  return createTranscoders(options).compile(shape, options)
 }

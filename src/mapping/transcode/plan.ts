@@ -1,3 +1,4 @@
+import type { Tolerance } from '../drift.ts'
 import { fieldRules, isNull, type FieldRules } from '../fields.ts'
 import { isArrayKind, isResource, namesOf, type FieldSpec, type ResourceSpec } from '../../catalogue/resource-spec.ts'
 import { hashOf, NULL } from './reader.ts'
@@ -112,7 +113,7 @@ function written (rules: FieldRules, second: Buffer | undefined, value: unknown)
   }
 }
 
-function compileField (f: FieldSpec, index: number, required: readonly string[], offset: string, compiling: Set<ResourceSpec>): Field {
+function compileField (f: FieldSpec, index: number, required: readonly string[], offset: string, compiling: Set<ResourceSpec>, tolerance: Tolerance | undefined): Field {
   const key = Buffer.from(f.upstream)
   const requiredAt = required.indexOf(f.upstream)
   const inner = isResource(f.kind) ? f.kind : isArrayKind(f.kind) && f.kind.arrayOf !== 'json' ? f.kind.arrayOf : undefined
@@ -122,7 +123,7 @@ function compileField (f: FieldSpec, index: number, required: readonly string[],
   const keyAt = member.length < 4 ? [] : Array.from({ length: Math.ceil(member.length / 4) }, (_, k) => Math.min(k * 4, member.length - 4))
   const names = namesOf(f)
   const second = names.length === 2 ? Buffer.from(`,${JSON.stringify(names[1])}:`) : undefined
-  const rules = fieldRules(f, offset)
+  const rules = fieldRules(f, offset, tolerance)
   return {
     key,
     hash: hashOf(key, 0, key.length),
@@ -136,21 +137,25 @@ function compileField (f: FieldSpec, index: number, required: readonly string[],
     rules,
     nullOut: rules === undefined ? (isNull(f, null) ? NULL : undefined) : written(rules, second, null),
     emptyOut: isNull(f, '') && rules !== undefined ? written(rules, second, '') : undefined,
-    record: inner === undefined ? undefined : compilePlan(inner, offset, compiling),
+    record: inner === undefined ? undefined : compilePlan(inner, offset, compiling, tolerance),
     requiredBit: requiredAt === -1 ? 0 : 1 << requiredAt,
     index,
     next: undefined
   } as Field
 }
 
-/** The plan of a resource; `offset` is the hub's UTC offset (`+07:00`), which the date-time rules add. */
-export function compilePlan (spec: ResourceSpec, offset: string, compiling = new Set<ResourceSpec>()): Plan {
+/**
+ * The plan of a resource; `offset` is the hub's UTC offset (`+07:00`), which
+ * the date-time rules add; `tolerance` is where the rules note what they
+ * read beyond the documented forms (the transcoder set's run).
+ */
+export function compilePlan (spec: ResourceSpec, offset: string, compiling = new Set<ResourceSpec>(), tolerance?: Tolerance): Plan {
   // A spec inside itself would share one `seen` array between nested objects.
   if (compiling.has(spec)) throw new Error(`resource ${spec.id} contains itself`)
   compiling.add(spec)
   const required = spec.required ?? []
   if (required.length > 30) throw new Error(`resource ${spec.id}: more than 30 required fields`)
-  const fields = spec.fields.map((f, index) => compileField(f, index, required, offset, compiling))
+  const fields = spec.fields.map((f, index) => compileField(f, index, required, offset, compiling, tolerance))
   fields.forEach((field, i) => { (field as any).next = fields[i + 1] })
   for (const name of required) {
     if (!spec.fields.some(f => f.upstream === name)) throw new Error(`resource ${spec.id}: required field ${name} is not one of its fields`)

@@ -50,6 +50,8 @@ export class Reader extends Writer {
   escaped = false
   /** Reading a member that is not part of the answer (keyed lists, values left to the rules): validate, keep no names. */
   skipping = false
+  /** What this answer needed tolerated (DRIFT bits, mapping/drift.ts), set where it is met. */
+  drift = 0
 
   /** Starts reading `src` from its start, writing into `out` from its start. */
   begin (src: Buffer, out: Buffer): void {
@@ -60,6 +62,7 @@ export class Reader extends Writer {
     this.p = 0
     this.escaped = false
     this.skipping = false
+    this.drift = 0
   }
 
   /** Input bytes [start, end) to the output, unchanged. */

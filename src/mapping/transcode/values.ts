@@ -1,4 +1,5 @@
 import { DATE, DATE_WITH_TIME, DATETIME, FLAG, INTEGER, JSON_ARRAY, JSON_CONTENT, NUMBER, RECORD, RECORD_ARRAY, STRING, type Field, type Plan } from './plan.ts'
+import { DRIFT, OMIT } from '../drift.ts'
 import { COLON, FALSE, GIVE_UP, MINUS, NINE, NOT_PLAIN, OPEN_BRACKET, PLAIN_DECIMAL, PLAIN_INTEGER, QUOTE, Reader, TRUE, ZERO } from './reader.ts'
 
 /**
@@ -74,6 +75,7 @@ export abstract class Values extends Reader {
             this.p = close + 1
             if (whole && (plain === PLAIN_INTEGER || (plain === PLAIN_DECIMAL && field.kind === NUMBER))) {
               this.copy(start + 1, close)
+              this.drift |= DRIFT.numberString
               return
             }
           }
@@ -97,6 +99,7 @@ export abstract class Values extends Reader {
           if ((d === 0x31 || d === ZERO) && this.src[start + 2] === QUOTE) {
             this.p = start + 3
             this.bytes(d === 0x31 ? TRUE : FALSE)
+            this.drift |= DRIFT.flagString
             return
           }
         } else if (c === 0x31 || c === ZERO) {
@@ -171,8 +174,15 @@ export abstract class Values extends Reader {
     let first: string
     let second: string | undefined
     try {
-      first = JSON.stringify(rules.convert(value))
-      if (rules.second !== undefined) second = JSON.stringify(rules.second(value))
+      const converted = rules.convert(value)
+      // No value for the field: its name is written already; the reference path leaves it out.
+      if (converted === OMIT) throw GIVE_UP
+      first = JSON.stringify(converted)
+      if (rules.second !== undefined) {
+        const moment = rules.second(value)
+        // No time for a day sent alone: the second name is left out.
+        if (moment !== OMIT) second = JSON.stringify(moment)
+      }
     } catch {
       throw GIVE_UP
     }

@@ -4,7 +4,7 @@ import type { FastifyBaseLogger } from 'fastify'
 import { Redis, type RedisOptions } from 'ioredis'
 import type { StoreHealth } from '../types.ts'
 import { GuardedConnector, GuardedSentinelConnector } from './connector.ts'
-import { SCRIPTS } from './scripts.ts'
+import { createGatewayScripts, type GatewayScripts } from './functions.ts'
 
 export interface RedisConnectionOptions {
   /** `redis://` or `rediss://` (TLS), with `user:password@` when the server wants them, and `/db`. */
@@ -40,8 +40,10 @@ export interface RedisSentinels {
 
 /** One process's connections to Redis, shared by all the stores. */
 export interface RedisConnection {
-  /** Commands. Keys get the prefix from ioredis (`keyPrefix`), script KEYS included. */
+  /** Commands. Keys get the prefix from ioredis (`keyPrefix`), the keys of FCALL included. */
   readonly client: Redis
+  /** The stores' Lua, as calls of the gateway's Redis functions (functions.ts). */
+  readonly scripts: GatewayScripts
   /**
    * A connection for blocking reads (XREAD BLOCK: a blocked connection answers
    * nothing else), created on first use. Its commands may wait `blockMs` plus
@@ -144,11 +146,13 @@ export function createRedisConnection (options: RedisConnectionOptions): RedisCo
     protocol: 2,
     // The scheme decides, whatever its case (ioredis itself only recognises lower-case `rediss://`).
     ...(tls === undefined ? {} : { tls }),
-    scripts: SCRIPTS,
+    // No CLIENT SETINFO on connect: the gateway's Redis user may run no CLIENT command (docs/redis.md).
+    disableClientInfo: true,
     Connector: GuardedConnector,
     ...(sentinels === undefined ? {} : sentinelOptions(sentinels, { tls, commandTimeoutMs, retryStrategy }))
   }
   const client = new Redis(options.url, redisOptions)
+  const scripts = createGatewayScripts(client, log)
   let reader: Redis | undefined
   let closed = false
   let current: StoreHealth = 'down'
@@ -173,7 +177,10 @@ export function createRedisConnection (options: RedisConnectionOptions): RedisCo
   function watch (connection: Redis, name: 'commands' | 'reader') {
     connection.on('error', (error: Error) => {
       lastError = error.message
-      log.debug({ connection: name, reason: error.message }, 'redis connection error')
+      // A set-up command the user may not run (SELECT of a /db under the
+      // gateway's ACL): ioredis goes on without it, on database 0.
+      if (error.message.startsWith('NOPERM')) log.error({ connection: name, reason: error.message }, 'redis refused a command of the connection\'s set-up: with the gateway\'s ACL, leave the /db off REDIS_URL (docs/redis.md)')
+      else log.debug({ connection: name, reason: error.message }, 'redis connection error')
     })
     if (name === 'commands') {
       connection.on('ready', () => {
@@ -182,6 +189,8 @@ export function createRedisConnection (options: RedisConnectionOptions): RedisCo
         lastError = undefined
         inSync = 0
         setHealth('up')
+        // The function library, loaded when missing (and this user may), or the log says how.
+        scripts.ensure().catch(() => {})
       })
       connection.on('close', () => setHealth('down', lastError ?? 'connection closed'))
     }
@@ -235,6 +244,7 @@ export function createRedisConnection (options: RedisConnectionOptions): RedisCo
 
   return {
     client,
+    scripts,
     reader (blockMs) {
       if (reader === undefined) {
         reader = client.duplicate({ commandTimeout: blockMs + commandTimeoutMs })

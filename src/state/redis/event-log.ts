@@ -4,6 +4,7 @@ import type { Clock } from '../../clock.ts'
 import { FIRST_POSITION, previousEventId } from '../event-ids.ts'
 import type { EventLog, EventsLost, EventWindow, LogEntry, NewEvent } from '../types.ts'
 import { redisReason, type RedisConnection } from './connection.ts'
+import { createGatewayScripts } from './functions.ts'
 
 export interface RedisEventLogOptions extends EventWindow {
   connection: RedisConnection
@@ -61,7 +62,7 @@ const sleep = (ms: number) => new Promise(resolve => setTimeout(resolve, ms).unr
  * how many were lost (error level).
  */
 export function createRedisEventLog ({ connection, clock, windowMs, maxEntries, blockMs = 1000 }: RedisEventLogOptions): EventLog {
-  const { client, log } = connection
+  const { scripts, log } = connection
   const listeners = new Set<(entry: LogEntry) => void>()
   /** Events waiting to be appended, each with the token that makes its append happen once. */
   const queue: Array<{ event: NewEvent, token: string }> = []
@@ -88,7 +89,7 @@ export function createRedisEventLog ({ connection, clock, windowMs, maxEntries, 
 
   // An append that timed out may have been applied: retried with the same token, it is not applied twice.
   const append = (entry: NewEvent | Omit<EventsLost, 'id'>, token: string) =>
-    client.eventsAppend(EVENTS_KEY, `${APPENDED_PREFIX}${token}`, maxEntries, `${Math.max(0, clock() - windowMs)}-0`, JSON.stringify(entry), VERSION, windowMs)
+    scripts.eventsAppend(EVENTS_KEY, `${APPENDED_PREFIX}${token}`, maxEntries, `${Math.max(0, clock() - windowMs)}-0`, JSON.stringify(entry), VERSION, windowMs)
 
   /** Appends what waits, in order, while Redis answers. */
   async function drain () {
@@ -118,6 +119,8 @@ export function createRedisEventLog ({ connection, clock, windowMs, maxEntries, 
   retry.unref()
 
   const reader: Redis = connection.reader(blockMs)
+  // The log's reads of the stream run on the reader's connection, functions included.
+  const readerScripts = createGatewayScripts(reader, log)
   /**
    * Where to read from after (re)connecting: from the end at start-up; from
    * the last id read while the stream still holds it; from the start of a
@@ -132,8 +135,8 @@ export function createRedisEventLog ({ connection, clock, windowMs, maxEntries, 
       const [last] = await reader.xrevrange(EVENTS_KEY, '+', '-', 'COUNT', 1)
       return last?.[0] ?? FIRST_POSITION
     }
-    if (readFrom === FIRST_POSITION || await reader.eventsSince(EVENTS_KEY, readFrom, 1) !== null) return readFrom
-    if (await reader.eventsSince(EVENTS_KEY, FIRST_POSITION, 1) !== null) {
+    if (readFrom === FIRST_POSITION || await readerScripts.eventsSince(EVENTS_KEY, readFrom, 1) !== null) return readFrom
+    if (await readerScripts.eventsSince(EVENTS_KEY, FIRST_POSITION, 1) !== null) {
       log.warn('events: the stream is new (Redis restarted without its data); reading it from its start')
       return FIRST_POSITION
     }
@@ -208,7 +211,7 @@ export function createRedisEventLog ({ connection, clock, windowMs, maxEntries, 
     async since (id) {
       if (connection.health() === 'down') return { state: 'unavailable' }
       try {
-        const entries = await client.eventsSince(EVENTS_KEY, id, maxEntries)
+        const entries = await scripts.eventsSince(EVENTS_KEY, id, maxEntries)
         if (entries === null) return { state: 'expired' }
         const decoded: LogEntry[] = []
         for (const [entryId, fields] of entries) {

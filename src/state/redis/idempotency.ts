@@ -93,7 +93,7 @@ export function createRedisIdempotencyStore (options: RedisIdempotencyOptions): 
   const { connection, ttlMs, claimTtlMs } = options
   const waitMs = options.waitMs ?? claimTtlMs
   const ackTimeoutMs = options.replicaAckTimeoutMs ?? 0
-  const { client, log } = connection
+  const { client, scripts, log } = connection
   const claims = new Map<string, Claim>()
   const retrying = new Set<string>()
 
@@ -163,12 +163,12 @@ export function createRedisIdempotencyStore (options: RedisIdempotencyOptions): 
 
   /** Writes `value` in place of the claim (or into a key Redis lost), for ttlMs. */
   function replace (key: string, claim: Claim, value: string) {
-    return () => client.stateSettle(key, claim.value, value, ttlMs)
+    return () => scripts.stateSettle(key, claim.value, value, ttlMs)
   }
 
   /** Frees a key whose claim was written but is not used (a command that failed, or a claim no replica acknowledged). */
   function discard (key: string, claim: Claim) {
-    settle('release', claim, () => client.stateRelease(key, claim.value)).catch(() => {})
+    settle('release', claim, () => scripts.stateRelease(key, claim.value)).catch(() => {})
   }
 
   return {
@@ -185,7 +185,7 @@ export function createRedisIdempotencyStore (options: RedisIdempotencyOptions): 
       }
       let reply
       try {
-        reply = await client.stateClaim(key, claim.value, ttlMs)
+        reply = await scripts.stateClaim(key, claim.value, ttlMs)
       } catch (error) {
         connection.noteError(error)
         // It may have been written all the same (a reply lost, a frozen Redis that runs it later): free it.
@@ -230,7 +230,7 @@ export function createRedisIdempotencyStore (options: RedisIdempotencyOptions): 
       if (claim === undefined) return
       claims.delete(callerKey)
       const key = idempotencyKey(callerKey)
-      await settle('release', claim, () => client.stateRelease(key, claim.value))
+      await settle('release', claim, () => scripts.stateRelease(key, claim.value))
     },
     async abandon (callerKey) {
       const claim = claims.get(callerKey)

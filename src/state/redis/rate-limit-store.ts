@@ -35,7 +35,17 @@ export interface RedisRateLimitStoreOptions {
 }
 
 export function createRedisRateLimitStore (connection: RedisConnection, options: RedisRateLimitStoreOptions = {}): RateLimitStoreClass {
-  const { client, log } = connection
+  const { scripts, log } = connection
+  // What the plugin's RedisStore calls: its two scripts, run as the gateway's
+  // Redis functions (functions.ts) instead of the EVALSHA/EVAL of defineCommand.
+  const counter: ConstructorParameters<typeof RedisStore>[2] = {
+    rateLimit (key, timeWindow, max, continueExceeding, exponentialBackoff, callback) {
+      scripts.rateLimit(key, timeWindow, max, continueExceeding, exponentialBackoff).then(result => callback(null, result), (error: Error) => callback(error))
+    },
+    rateLimitRead (key, callback) {
+      scripts.rateLimitRead(key).then(result => callback(null, result), (error: Error) => callback(error))
+    }
+  }
   // One flag for all routes' stores: the fallback is logged once per outage.
   let local = false
 
@@ -52,7 +62,7 @@ export function createRedisRateLimitStore (connection: RedisConnection, options:
     constructor (params: StoreParams, parts?: { redis: RedisStore, local: LocalStore }) {
       const continueExceeding = params.continueExceeding === true
       const exponentialBackoff = params.exponentialBackoff === true
-      this.#redis = parts?.redis ?? new RedisStore(continueExceeding, exponentialBackoff, client, RATE_LIMIT_NAMESPACE)
+      this.#redis = parts?.redis ?? new RedisStore(continueExceeding, exponentialBackoff, counter, RATE_LIMIT_NAMESPACE)
       this.#local = parts?.local ?? new LocalStore(continueExceeding, exponentialBackoff, params.cache ?? options.cache)
     }
 

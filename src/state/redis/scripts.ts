@@ -1,10 +1,10 @@
 /**
- * The Lua scripts the stores run, each one atomic on the server. ioredis
- * defines them as commands (connection.ts passes SCRIPTS to the client): it
- * sends EVALSHA, and EVAL on a new connection or after a Redis restart has
- * emptied the script cache. Their KEYS get the key prefix like any key.
+ * The Lua the stores run, each script atomic on the server. They run as Redis
+ * functions (functions.ts: one library, loaded once, called with FCALL), not
+ * with EVAL: a user that may EVAL may run any Lua, and a Lua loop blocks the
+ * whole Redis. Each body sees KEYS and ARGV as a script would; the KEYS get
+ * the key prefix like any key.
  */
-import type { ClientContext, Result } from 'ioredis'
 
 /** Claim reply: `[1]` acquired, or `[0, value, pttl]` of the entry that holds the key. */
 export type ClaimReply = [1] | [0, string, number]
@@ -12,7 +12,7 @@ export type ClaimReply = [1] | [0, string, number]
 /** Login-lock reply: a session that replaces the rejected one, the lock taken, or someone else's lock. */
 export type LoginLockReply = ['session', string] | ['locked'] | ['wait']
 
-export const SCRIPTS = {
+export const SCRIPTS: Record<'stateClaim' | 'stateSettle' | 'stateLoginLock' | 'stateRelease' | 'eventsAppend' | 'eventsSince', { numberOfKeys: number, lua: string }> = {
   // SET NX PX, and when the key is taken, what holds it, in the same round trip.
   stateClaim: {
     numberOfKeys: 1,
@@ -93,16 +93,5 @@ return redis.call('XRANGE', key, '(' .. ARGV[1], '+', 'COUNT', ARGV[2])`
     lua: `
 if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
 return 0`
-  }
-}
-
-declare module 'ioredis' {
-  interface RedisCommander<Context extends ClientContext = { type: 'default' }> {
-    stateClaim (key: string, value: string, ttlMs: number): Result<ClaimReply, Context>
-    stateSettle (key: string, expected: string, value: string, ttlMs: number): Result<number, Context>
-    stateLoginLock (sessionKey: string, lockKey: string, rejected: string, lock: string, lockTtlMs: number): Result<LoginLockReply, Context>
-    stateRelease (key: string, expected: string): Result<number, Context>
-    eventsAppend (key: string, tokenKey: string, maxEntries: number, minId: string, event: string, version: string, tokenTtlMs: number): Result<string, Context>
-    eventsSince (key: string, id: string, count: number): Result<Array<[string, string[]]> | null, Context>
   }
 }

@@ -50,7 +50,7 @@ function decode (text: string): HubSession | undefined {
 export function createRedisTokenStore (options: RedisTokenStoreOptions): TokenStore {
   const { connection, lockTtlMs, now = Date.now } = options
   const waitMs = options.waitMs ?? lockTtlMs
-  const { client, log } = connection
+  const { client, scripts, log } = connection
   // Concurrent renewals of the same session in this replica share one.
   const renewing = new Map<string, Promise<HubSession>>()
 
@@ -82,7 +82,7 @@ export function createRedisTokenStore (options: RedisTokenStoreOptions): TokenSt
       let reply
       try {
         if (connection.health() !== 'up') throw new Error(`redis is ${connection.health()}`)
-        reply = await client.stateLoginLock(SESSION_KEY, LOCK_KEY, rejected ?? '', lock, lockTtlMs)
+        reply = await scripts.stateLoginLock(SESSION_KEY, LOCK_KEY, rejected ?? '', lock, lockTtlMs)
       } catch (error) {
         log.warn({ reason: redisReason(error) }, 'hub session: Redis unavailable, logging in without it')
         return await login()
@@ -112,7 +112,7 @@ export function createRedisTokenStore (options: RedisTokenStoreOptions): TokenSt
       }
       return session
     } finally {
-      client.stateRelease(LOCK_KEY, lock).catch((error: unknown) => log.warn({ reason: redisReason(error) }, 'hub session: releasing the login lock failed; it expires'))
+      scripts.stateRelease(LOCK_KEY, lock).catch((error: unknown) => log.warn({ reason: redisReason(error) }, 'hub session: releasing the login lock failed; it expires'))
     }
   }
 

@@ -1,5 +1,5 @@
 import CircuitBreaker from 'opossum'
-import { gatewayError } from '../../errors.ts'
+import { codeOf, gatewayError, type ErrorCode } from '../../errors.ts'
 import type { OperationId } from '../../catalogue/operations.ts'
 import type { OperationMap, ResolvedOperation } from '../resolve-operations.ts'
 
@@ -25,7 +25,7 @@ export interface Breaker {
  * gateway cannot read (UPSTREAM_BAD_RESPONSE): a hub that answers is up, and
  * one odd document must not close an operation for everyone.
  */
-const FAILURES = new Set(['UPSTREAM_UNAVAILABLE', 'UPSTREAM_TIMEOUT'])
+const FAILURES: ReadonlySet<string> = new Set<ErrorCode>(['UPSTREAM_UNAVAILABLE', 'UPSTREAM_TIMEOUT'])
 
 /**
  * opossum's options for one upstream. Its latency percentiles and periodic
@@ -47,7 +47,7 @@ export function opossumOptions (name: string, options: BreakerOptions): CircuitB
     rollingPercentilesEnabled: false,
     enableSnapshots: false,
     // Errors the filter accepts are not counted as failures.
-    errorFilter: (error: { code?: string }) => !FAILURES.has(error.code ?? '')
+    errorFilter: (error: unknown) => !FAILURES.has(codeOf(error) ?? '')
   }
 }
 
@@ -68,7 +68,7 @@ export function createBreaker (name: string, options: BreakerOptions): Breaker {
       try {
         return await (breaker.fire(action) as Promise<T>)
       } catch (error) {
-        if ((error as { code?: string }).code === 'EOPENBREAKER') {
+        if (codeOf(error) === 'EOPENBREAKER') {
           const wait = Math.max(1, Math.ceil((openedAt + options.resetTimeout - Date.now()) / 1000))
           throw gatewayError('UPSTREAM_UNAVAILABLE', { statusCode: 503, retryAfter: String(wait), cause: error })
         }

@@ -14,6 +14,7 @@
 import type { FastifyBaseLogger } from 'fastify'
 import { systemClock, type Clock } from '../../clock.ts'
 import type { Config } from '../../config/load.ts'
+import { codeOf, isGatewayError } from '../../errors.ts'
 import type { Caller, HubCredentials } from '../call.ts'
 import { envelopeAround } from '../../schemas/envelope.ts'
 import { createMemoryLookupStore } from '../../state/memory/lookup-cache.ts'
@@ -207,15 +208,12 @@ export function createLookupCache<T> (options: LookupCacheOptions<T>): LookupCac
  * refusing the request (4xx).
  */
 function isHubTrouble (error: unknown): boolean {
-  const { code, cause } = error as { code?: string, cause?: { code?: string } }
-  if (cause?.code === 'EOPENBREAKER') return false
-  return code === 'UPSTREAM_UNAVAILABLE' || code === 'UPSTREAM_TIMEOUT' || code === 'UPSTREAM_BAD_RESPONSE'
+  return isGatewayError(error, 'UPSTREAM_UNAVAILABLE', 'UPSTREAM_TIMEOUT', 'UPSTREAM_BAD_RESPONSE') && codeOf(error.cause) !== 'EOPENBREAKER'
 }
 
 /** Failures a stale answer may stand in for. */
 function isHubDown (error: unknown): boolean {
-  const code = (error as { code?: string }).code
-  return code === 'UPSTREAM_UNAVAILABLE' || code === 'UPSTREAM_TIMEOUT'
+  return isGatewayError(error, 'UPSTREAM_UNAVAILABLE', 'UPSTREAM_TIMEOUT')
 }
 
 export interface CachePolicyOptions {

@@ -3,6 +3,7 @@
  * new token (a login, a rotated file) and one more try.
  */
 import type { FastifyBaseLogger } from 'fastify'
+import { upstreamStatusOf } from '../../errors.ts'
 import type { Caller, HubCredentials } from '../call.ts'
 import type { ResolvedOperation } from '../resolve-operations.ts'
 
@@ -13,11 +14,11 @@ export async function withAuthorization<T> (
   log: FastifyBaseLogger,
   attempt: (authorization: string) => Promise<T>
 ): Promise<T> {
-  const authorization = op.headers.includes('authorization') ? await credentials.authorization(caller) : ''
+  const authorization = op.sendsToken ? await credentials.authorization(caller) : ''
   try {
     return await attempt(authorization)
   } catch (error) {
-    const status = (error as { upstreamStatus?: number }).upstreamStatus
+    const status = upstreamStatusOf(error)
     if (status !== 401 || authorization === '' || !(await credentials.refresh(authorization))) throw error
     log.info({ operation: op.id }, 'hub refused the token: retrying once with a new one')
     return attempt(await credentials.authorization(caller))

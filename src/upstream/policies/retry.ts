@@ -5,7 +5,7 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises'
 import type { FastifyBaseLogger } from 'fastify'
-import { gatewayError } from '../../errors.ts'
+import { codeOf, gatewayError, isGatewayError, type GatewayError } from '../../errors.ts'
 import type { Deadline } from './deadline.ts'
 
 const RETRY_STATUSES = new Set([502, 503, 504])
@@ -17,22 +17,19 @@ export interface RetryPolicy {
   maxMs: number
 }
 
-interface Failure { code?: string, upstreamStatus?: number, retryAfter?: string, cause?: { code?: string } }
-
-export function isRetryable (error: unknown): boolean {
-  const failure = error as Failure
-  if (failure.code !== 'UPSTREAM_UNAVAILABLE') return false
-  if (failure.upstreamStatus !== undefined) return RETRY_STATUSES.has(failure.upstreamStatus)
-  return RETRY_TRANSPORT.has(failure.cause?.code ?? '')
+export function isRetryable (error: GatewayError): boolean {
+  if (error.code !== 'UPSTREAM_UNAVAILABLE') return false
+  if (error.upstreamStatus !== undefined) return RETRY_STATUSES.has(error.upstreamStatus)
+  return RETRY_TRANSPORT.has(codeOf(error.cause) ?? '')
 }
 
 /**
  * The wait before retry number `attempt` (0-based), or undefined when the
  * hub asks for a longer wait than the policy allows.
  */
-export function retryDelay (policy: RetryPolicy, attempt: number, error: unknown, random = Math.random): number | undefined {
+export function retryDelay (policy: RetryPolicy, attempt: number, error: Pick<GatewayError, 'retryAfter'>, random = Math.random): number | undefined {
   const backoff = random() * Math.min(policy.maxMs, policy.baseMs * 2 ** attempt)
-  const retryAfter = Number((error as Failure).retryAfter)
+  const retryAfter = Number(error.retryAfter)
   if (!Number.isFinite(retryAfter)) return Math.round(backoff)
   const asked = retryAfter * 1000
   if (asked > policy.maxMs) return undefined
@@ -55,10 +52,10 @@ export async function withRetries<T> (
     try {
       return await send(n + 1)
     } catch (error) {
-      if (op.method !== 'GET' || n >= policy.retries || !isRetryable(error)) throw error
+      if (op.method !== 'GET' || n >= policy.retries || !isGatewayError(error) || !isRetryable(error)) throw error
       const delay = retryDelay(policy, n, error)
       if (delay === undefined || Date.now() + delay >= deadline.at) throw error
-      log.warn({ operation: op.id, retry: n + 1, delayMs: delay, upstreamStatus: (error as { upstreamStatus?: number }).upstreamStatus }, 'retrying hub call')
+      log.warn({ operation: op.id, retry: n + 1, delayMs: delay, upstreamStatus: error.upstreamStatus }, 'retrying hub call')
       await sleep(delay, undefined, { signal: deadline.signal }).catch(() => { throw gatewayError('UPSTREAM_TIMEOUT') })
     }
   }
