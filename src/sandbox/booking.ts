@@ -26,11 +26,17 @@ function nonEmptyString (value: unknown): value is string {
   return typeof value === 'string' && value.trim() !== ''
 }
 
-/** 4.8: validates the offer (2.10, all six fields) against a known booking request. */
+/**
+ * 4.8: validates the offer (2.10, all six fields) against a known booking
+ * request. A variant that names the booking request in its address takes it
+ * from there; the body's, when it has one, must be the same.
+ */
 export function postOffer (ctx: OperationContext): Answer {
   const check = objectBody(ctx)
   if (!check.ok) return check.answer
-  const body = check.value
+  const named = ctx.values.bookingRequestId
+  const body = named === undefined || check.value.idRequestBooking !== undefined ? check.value : { ...check.value, idRequestBooking: named }
+  if (named !== undefined && body.idRequestBooking !== named) return message(400, 'Field idRequestBooking tidak sesuai')
   for (const field of ['idRequestBooking', 'idPlatform', 'idServiceOrder'] as const) {
     if (!nonEmptyString(body[field])) return message(400, `Field ${field} wajib diisi dan berupa string`)
   }
@@ -56,7 +62,7 @@ export function postBooked (ctx: OperationContext): Answer {
   const booked = body.isBooked
   if (booked !== 0 && booked !== 1) return message(400, 'Field isBooked wajib berupa 0 atau 1')
   if (typeof body.booking_note !== 'string') return message(400, 'Field booking_note wajib berupa string')
-  const id = ctx.params.idRequestBooking ?? ''
+  const id = ctx.values.bookingRequestId ?? ''
   if (!ctx.dataset.bookingRequestIds.includes(id)) return message(404, UNKNOWN_BOOKING)
   return json(200, { message: 'Booking berhasil diperbarui', idRequestBooking: id, isBooked: booked })
 }

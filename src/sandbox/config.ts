@@ -48,7 +48,11 @@ function pathOption (value: string | undefined, fallback: string, name: string):
   return bare
 }
 
-export function resolveOptions (options: SandboxOptions = {}): SandboxConfig {
+/** The options, checked; `profiled`: a hub profile is played, which names the addresses and headers itself. */
+export function resolveOptions (options: SandboxOptions = {}, profiled = false): SandboxConfig {
+  if (profiled && (options.apiKeyHeader !== undefined || options.pathSegment !== undefined)) {
+    throw new TypeError('sandbox options apiKeyHeader and pathSegment do not go with a profile: the profile names the headers and the addresses')
+  }
   const pathSegment = options.pathSegment ?? DEFAULT_PATH_SEGMENT
   if (pathSegment === '' || pathSegment.includes('/')) throw new TypeError('sandbox option pathSegment must be one non-empty path segment')
   return {

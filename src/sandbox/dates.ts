@@ -35,3 +35,9 @@ export function timeOfDay (seed: string): string {
 export function stampedBlDate (blNo: string, isoDate: string): string {
   return `${isoDate} ${timeOfDay(blNo)}`
 }
+
+/** A date parameter as sent, `YYYYMMDD` or `YYYY-MM-DD`, as `YYYY-MM-DD`; undefined when absent. */
+export function day (value: string | undefined): string | undefined {
+  if (value === undefined) return undefined
+  return /^\d{8}$/.test(value) ? `${value.slice(0, 4)}-${value.slice(4, 6)}-${value.slice(6, 8)}` : value
+}

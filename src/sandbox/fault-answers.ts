@@ -1,9 +1,36 @@
 import { HTML_TYPE, JSON_TYPE, isSuccess, json, message, serialize } from './answer.ts'
 import type { Answer } from './answer.ts'
 import type { FaultName } from './faults.ts'
+import { withMembers } from './members.ts'
 import type { Shape } from './operations.ts'
 
 // What each fault (faults.ts) does to a request's answer.
+
+/**
+ * Where a 200 answer that reports a failure puts what it says (dotted
+ * member paths): by default `status` and `message`; a hub profile names
+ * its own (its `failure.statusField`, `errorFields`, `failure.statusCodeField`).
+ */
+export interface ReportForm {
+  status: string
+  /** The text of an operation's failure. */
+  text: string
+  /** The text of a refused credential. */
+  authText: string
+  /** The failure's HTTP status, when the hub gives one. */
+  code?: string
+  /** The status as a string (a hub that stringifies every value). */
+  strings?: boolean
+}
+
+/** A 200 answer reporting a failure: its status (when it has one), its text (in `field`), and the status it stands for. */
+function reported (form: ReportForm, status: string | undefined, field: 'text' | 'authText' | undefined, text: string, code: number): Answer {
+  const entries: Array<readonly [string, unknown]> = []
+  if (status !== undefined) entries.push([form.status, status])
+  if (field !== undefined) entries.push([form[field], text])
+  if (form.code !== undefined) entries.push([form.code, form.strings === true ? String(code) : code])
+  return json(200, withMembers(entries))
+}
 
 export interface FaultOutcome {
   answer: Answer
@@ -21,6 +48,7 @@ const html = (status: number, title: string, text: string): Answer => ({
 /** The normal shape with nothing in it. */
 function emptyBody (shape: Shape): unknown {
   if (shape.kind === 'keyed') return { [shape.key]: [] }
+  if (shape.kind === 'wrapped') return { [shape.key]: {} }
   return shape.kind === 'array' ? [] : {}
 }
 
@@ -33,14 +61,15 @@ function normalText (normal: Answer, shape: Shape): string {
 function drifted (normal: Answer, shape: Shape): unknown {
   const body = isSuccess(normal) ? normal.body : emptyBody(shape)
   if (shape.kind === 'keyed') {
-    const list = typeof body === 'object' && body !== null ? Object.values(body)[0] : undefined
+    const list = typeof body === 'object' && body !== null ? Object.values(body).find(Array.isArray) : undefined
     return { [shape.driftKey]: Array.isArray(list) ? list : [] }
   }
+  if (shape.kind === 'wrapped') return { data: typeof body === 'object' && body !== null ? Object.values(body)[0] : {} }
   return { data: body }
 }
 
 /** What a fault does to a request whose normal answer is computed by normal(). */
-export function applyFault (fault: FaultName, shape: Shape, normal: () => Answer, slowMs: number): FaultOutcome {
+export function applyFault (fault: FaultName, shape: Shape, normal: () => Answer, slowMs: number, form: ReportForm): FaultOutcome {
   const now = (answer: Answer): FaultOutcome => ({ answer, extraDelayMs: 0 })
   switch (fault) {
     case 'SLOW': return { answer: normal(), extraDelayMs: slowMs }
@@ -66,6 +95,10 @@ export function applyFault (fault: FaultName, shape: Shape, normal: () => Answer
     case 'DRIFT': return now(json(200, drifted(normal(), shape)))
     case 'NOKEY': return now(json(200, { status: 'ok' }))
     case 'TRUNCATED': return now({ kind: 'truncated', status: 200, contentType: JSON_TYPE, text: normalText(normal(), shape) })
-    case 'SHAPE': return now(json(200, shape.kind === 'keyed' ? { [shape.key]: 'Data tidak tersedia' } : 'Data tidak tersedia'))
+    case 'SHAPE': return now(json(200, shape.kind === 'keyed' || shape.kind === 'wrapped' ? { [shape.key]: 'Data tidak tersedia' } : 'Data tidak tersedia'))
+    case 'FAILNOTFOUND': return now(reported(form, 'Data tidak ditemukan', undefined, '', 404))
+    case 'FAILREJECTED': return now(reported(form, 'failed', 'text', 'Permintaan tidak dapat diproses', 422))
+    case 'FAILNODATA': return now(reported(form, undefined, 'text', 'Data tidak ditemukan', 404))
+    case 'FAILAUTH': return now(reported(form, 'failed', 'authText', 'API key is not valid or is expired / revoked.', 403))
   }
 }

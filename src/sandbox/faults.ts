@@ -23,7 +23,11 @@ export const FAULTS = [
   { name: 'DRIFT', code: '904' },
   { name: 'NOKEY', code: '905' },
   { name: 'TRUNCATED', code: '906' },
-  { name: 'SHAPE', code: '907' }
+  { name: 'SHAPE', code: '907' },
+  { name: 'FAILNOTFOUND', code: '908' },
+  { name: 'FAILREJECTED', code: '909' },
+  { name: 'FAILNODATA', code: '910' },
+  { name: 'FAILAUTH', code: '911' }
 ] as const
 
 export type FaultName = typeof FAULTS[number]['name']
@@ -32,14 +36,15 @@ const BY_NAME = new Map<string, FaultName>(FAULTS.map((f) => [f.name, f.name]))
 const BY_CODE = new Map<string, FaultName>(FAULTS.map((f) => [f.code, f.name]))
 
 // The forms fit the parameters a caller can steer: free text (BL, PIB and
-// booking numbers), NPWPs, SP2 UUIDs and YYYYMMDD dates (for the lookups that
-// take only tglBl). The date form is a real date in the years 1900-1999
-// (a gateway may refuse implausible years): `19`, the code's first two
-// digits, January, and the day `1` + its last digit (503: 1950-01-13).
+// booking numbers), NPWPs, SP2 UUIDs and dates (for the lookups that take
+// only tglBl). The date form is a real date in the years 1900-1999 (a
+// gateway may refuse implausible years): `19`, the code's first two digits,
+// January, and the day `1` + its last digit (503: 1950-01-13), sent as
+// YYYYMMDD or, to a hub that takes it so, YYYY-MM-DD.
 const TEXT_FORM = /^SBX-([A-Z0-9]+)$/i
 const NPWP_FORM = /^990000000000(\d{3})$/
 const UUID_FORM = /^00000000-0000-4000-8000-000000000(\d{3})$/
-const DATE_FORM = /^19(\d{2})011(\d)$/
+const DATE_FORM = /^19(\d{2})(?:011|-01-1)(\d)$/
 
 /** The fault a single value names, if any. */
 export function faultOf (value: string): FaultName | undefined {

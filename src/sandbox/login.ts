@@ -52,7 +52,7 @@ function issued (config: SandboxConfig, text: string): Answer {
 
 /** The login (POST a username and password) or the renewal (POST with Authorization: Bearer <refresh token>). */
 export function authDecision (operation: AuthOperation, method: string, headers: IncomingHttpHeaders, body: RequestBody, config: SandboxConfig): Decision {
-  const decision = (answer: Answer): Decision => ({ operation, params: {}, answer, extraDelayMs: 0 })
+  const decision = (answer: Answer): Decision => ({ operation, params: {}, values: {}, answer, extraDelayMs: 0 })
   if (method !== 'POST') return decision(message(405, 'Method Not Allowed', { allow: 'POST' }))
   if (operation === 'refresh') {
     if (!config.tokens.redeemRefresh(headers.authorization)) return decision(refusal(config, 401, 'Refresh token tidak valid atau kedaluwarsa'))

@@ -2,7 +2,7 @@ import { json, message } from './answer.ts'
 import type { Answer } from './answer.ts'
 import type { ContainerOperationName, ContainerOperationSpec } from './container-operations.ts'
 import type { OperationContext } from './context.ts'
-import { compactDate, stampedBlDate } from './dates.ts'
+import { day, stampedBlDate } from './dates.ts'
 import type { Taxpayer } from './data.ts'
 
 // Handlers of the {hub_url}/V1/<SEG>/INT/AUTH lookups (interface.md 4.4 to 4.7).
@@ -11,30 +11,38 @@ const NOT_FOUND = 'Data tidak ditemukan'
 
 /** 4.6: BL list of one document type; an unknown NPWP has an empty list. */
 export function blList (type: 'bc16' | 'bc20' | 'bc23', key: string) {
-  return ({ params, dataset }: OperationContext): Answer => {
-    const taxpayer: Taxpayer | undefined = dataset.taxpayers.find((t) => t.npwp === params.npwp)
+  return ({ values, dataset }: OperationContext): Answer => {
+    const taxpayer: Taxpayer | undefined = dataset.taxpayers.find((t) => t.npwp === values.npwp)
     const entries = (taxpayer?.[type] ?? []).map((bl) => ({ bl_no: bl.blNo, bl_date: stampedBlDate(bl.blNo, bl.blDate) }))
     return json(200, { [key]: entries })
   }
 }
 
-/** 4.7: containers filtered by whichever of noBl / tglBl the operation takes. */
+/** 4.7: containers filtered by whichever of the BL number and date the operation takes. */
 export function containerList (spec: ContainerOperationSpec & { name: ContainerOperationName }) {
-  return ({ params, dataset }: OperationContext): Answer => {
+  return ({ values, dataset }: OperationContext): Answer => {
+    const blDate = day(values.blDate)
     const items = dataset.containerLists[spec.name].filter((item) =>
-      (params.noBl === undefined || item.no_bl === params.noBl) &&
-      (params.tglBl === undefined || compactDate(item.tgl_bl) === params.tglBl))
+      (values.blNo === undefined || item.no_bl === values.blNo) &&
+      (blDate === undefined || item.tgl_bl === blDate))
     return json(200, { [spec.key]: items })
   }
 }
 
 /** 4.4: one declaration; 404 when the NPWP has no such PIB. */
-export function bc20ByNoPib ({ params, dataset }: OperationContext): Answer {
-  const record = dataset.declarations.find((d) => d.npwp_cargoowner === params.npwp && d.no_pib === params.nopib)
+export function bc20ByNoPib ({ values, dataset }: OperationContext): Answer {
+  const record = dataset.declarations.find((d) => d.npwp_cargoowner === values.npwp && d.no_pib === values.pibNo)
   return record === undefined ? message(404, NOT_FOUND) : json(200, record)
 }
 
-/** 4.5 (parameters and response not shown): our choice is `nobl` and an array of 2.8 records. */
-export function bc20ByNoBl ({ params, dataset }: OperationContext): Answer {
-  return json(200, dataset.declarations.filter((d) => d.host_bl === params.nobl))
+/**
+ * 4.5 (parameters and response not shown): our choice is `nobl` and an array
+ * of 2.8 records; a variant that also takes the taxpayer and the BL date
+ * narrows the list by them.
+ */
+export function bc20ByNoBl ({ values, dataset }: OperationContext): Answer {
+  const blDate = day(values.blDate)
+  return json(200, dataset.declarations.filter((d) => d.host_bl === values.blNo &&
+    (values.npwp === undefined || d.npwp_cargoowner === values.npwp) &&
+    (blDate === undefined || d.tgl_bl.slice(0, 10) === blDate)))
 }

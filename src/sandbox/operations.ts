@@ -1,7 +1,7 @@
 import type { Answer } from './answer.ts'
 import { postBooked, postOffer } from './booking.ts'
 import { CONTAINER_OPERATIONS } from './container-operations.ts'
-import type { OperationContext } from './context.ts'
+import type { OperationContext, ParamKind } from './context.ts'
 import { bc20ByNoBl, bc20ByNoPib, blList, containerList } from './lookups.ts'
 import { cargoOwnerContainers, finalize, hostToHost } from './sp2.ts'
 
@@ -10,13 +10,16 @@ import { cargoOwnerContainers, finalize, hostToHost } from './sp2.ts'
 
 /**
  * lookup: {hub_url}/V1/<SEG>/INT/AUTH/... only (no development prefix).
- * dev-or-v3: {base_url}/<SEG>-DEV/... and the production {base_url}/V3/<SEG>/...
+ * sp2 and booking: {base_url}/<SEG>-DEV/... and the production {base_url}/V3/<SEG>/...
+ * (a hub profile gives each area its own prefix).
  */
-export type Family = 'lookup' | 'dev-or-v3'
+export type Area = 'lookup' | 'sp2' | 'booking'
 
 export interface ParamSpec {
+  /** The hub's name. */
   name: string
-  /** date: `YYYYMMDD`, eight digits. */
+  kind: ParamKind
+  /** date: `YYYYMMDD`, eight digits (a profile's `dateSent` may say `YYYY-MM-DD`). */
   format: 'text' | 'date'
   /** false: only the query string carries it (isBooked's idRequestBooking). */
   inPath: boolean
@@ -24,25 +27,33 @@ export interface ParamSpec {
 
 /** The response shape, which the fault injectors imitate or break. */
 export type Shape =
+  /** `{key: [...]}`: a list under a key. */
   | { kind: 'keyed', key: string, driftKey: string }
   | { kind: 'array' }
   | { kind: 'object' }
+  /** `{key: {...}}`: a record under a key (a hub profile's `answerKey`). */
+  | { kind: 'wrapped', key: string }
 
 export interface Operation {
   /** Recorded as RecordedRequest.operation. */
   name: string
   method: 'GET' | 'POST'
-  family: Family
+  area: Area
   /** Address segments after the prefix. */
   path: readonly string[]
   params: readonly ParamSpec[]
+  /**
+   * Every kind of parameter the handler reads: its own, and those a variant
+   * of the hub is known to send besides (a profile's `params` may name them).
+   */
+  accepts: readonly ParamKind[]
   auth: { apiKey: boolean, token: boolean }
   shape: Shape
   handle (ctx: OperationContext): Answer
 }
 
-const text = (name: string): ParamSpec => ({ name, format: 'text', inPath: true })
-const date = (name: string): ParamSpec => ({ name, format: 'date', inPath: true })
+const text = (name: string, kind: ParamKind): ParamSpec => ({ name, kind, format: 'text', inPath: true })
+const date = (name: string, kind: ParamKind = 'blDate'): ParamSpec => ({ name, kind, format: 'date', inPath: true })
 const BOTH = { apiKey: true, token: true }
 
 const blLists: Operation[] = ([
@@ -52,9 +63,10 @@ const blLists: Operation[] = ([
 ] as const).map(([name, type, key]) => ({
   name,
   method: 'GET',
-  family: 'lookup',
+  area: 'lookup',
   path: [name],
-  params: [text('npwp')],
+  params: [text('npwp', 'npwp')],
+  accepts: ['npwp'],
   auth: BOTH,
   shape: { kind: 'keyed', key, driftKey: 'data bl' },
   handle: blList(type, key)
@@ -65,9 +77,11 @@ const blLists: Operation[] = ([
 const containerLists: Operation[] = CONTAINER_OPERATIONS.map((spec) => ({
   name: spec.name,
   method: 'GET',
-  family: 'lookup',
+  area: 'lookup',
   path: [spec.name],
-  params: spec.params.map((name) => name === 'tglBl' ? date(name) : text(name)),
+  params: spec.params.map((name) => name === 'tglBl' ? date(name) : text(name, 'blNo')),
+  // Some callers send both the BL number and its date to every container list.
+  accepts: ['blNo', 'blDate'],
   auth: BOTH,
   shape: { kind: 'keyed', key: spec.key, driftKey: 'data kontainer' },
   handle: containerList(spec)
@@ -79,9 +93,10 @@ export const OPERATIONS: readonly Operation[] = [
   {
     name: 'BC20ByNoPib',
     method: 'GET',
-    family: 'lookup',
+    area: 'lookup',
     path: ['BC20ByNoPib'],
-    params: [text('npwp'), text('nopib')],
+    params: [text('npwp', 'npwp'), text('nopib', 'pibNo')],
+    accepts: ['npwp', 'pibNo'],
     auth: BOTH,
     shape: { kind: 'object' },
     handle: bc20ByNoPib
@@ -90,9 +105,11 @@ export const OPERATIONS: readonly Operation[] = [
     // Only Authorization is listed for it (4.5).
     name: 'BC20ByNoBL',
     method: 'GET',
-    family: 'lookup',
+    area: 'lookup',
     path: ['BC20ByNoBL'],
-    params: [text('nobl')],
+    params: [text('nobl', 'blNo')],
+    // Some callers send the taxpayer and the BL date besides the BL number.
+    accepts: ['blNo', 'npwp', 'blDate'],
     auth: { apiKey: false, token: true },
     shape: { kind: 'array' },
     handle: bc20ByNoBl
@@ -100,9 +117,10 @@ export const OPERATIONS: readonly Operation[] = [
   {
     name: 'document_sp2_container/cargo_owner',
     method: 'GET',
-    family: 'dev-or-v3',
+    area: 'sp2',
     path: ['document_sp2_container', 'cargo_owner'],
-    params: [date('bl_date'), text('container_no'), text('npwp_cargo_owner'), text('bl_no')],
+    params: [date('bl_date'), text('container_no', 'containerNo'), text('npwp_cargo_owner', 'npwp'), text('bl_no', 'blNo')],
+    accepts: ['blDate', 'containerNo', 'npwp', 'blNo'],
     auth: BOTH,
     shape: { kind: 'array' },
     handle: cargoOwnerContainers
@@ -110,9 +128,10 @@ export const OPERATIONS: readonly Operation[] = [
   {
     name: 'document_sp2/host-to-host',
     method: 'GET',
-    family: 'dev-or-v3',
+    area: 'sp2',
     path: ['document_sp2', 'host-to-host'],
-    params: [text('npwp_cargo_owner'), text('bl_no'), date('bl_date')],
+    params: [text('npwp_cargo_owner', 'npwp'), text('bl_no', 'blNo'), date('bl_date')],
+    accepts: ['npwp', 'blNo', 'blDate'],
     auth: BOTH,
     shape: { kind: 'array' },
     handle: hostToHost
@@ -121,9 +140,11 @@ export const OPERATIONS: readonly Operation[] = [
     // Only Authorization is listed for it (4.2).
     name: 'document_sp2/final',
     method: 'POST',
-    family: 'dev-or-v3',
+    area: 'sp2',
     path: ['document_sp2', 'final'],
     params: [],
+    // A variant may name the document in its address rather than the body.
+    accepts: ['sp2Id'],
     auth: { apiKey: false, token: true },
     shape: { kind: 'object' },
     handle: finalize
@@ -132,9 +153,11 @@ export const OPERATIONS: readonly Operation[] = [
     // Only the API key is listed for it (4.8); an Authorization header is ignored.
     name: 'DetilBooking',
     method: 'POST',
-    family: 'dev-or-v3',
+    area: 'booking',
     path: ['DetilBooking'],
     params: [],
+    // A variant may name the booking request in its address besides the body.
+    accepts: ['bookingRequestId'],
     auth: { apiKey: true, token: false },
     shape: { kind: 'object' },
     handle: postOffer
@@ -142,9 +165,10 @@ export const OPERATIONS: readonly Operation[] = [
   {
     name: 'DetilBooking/isBooked',
     method: 'POST',
-    family: 'dev-or-v3',
+    area: 'booking',
     path: ['DetilBooking', 'isBooked'],
-    params: [{ name: 'idRequestBooking', format: 'text', inPath: false }],
+    params: [{ name: 'idRequestBooking', kind: 'bookingRequestId', format: 'text', inPath: false }],
+    accepts: ['bookingRequestId'],
     auth: BOTH,
     shape: { kind: 'object' },
     handle: postBooked

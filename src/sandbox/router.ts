@@ -7,13 +7,13 @@ export interface RouteMatch {
 }
 
 function prefixes (operation: Operation, segment: string): string[][] {
-  return operation.family === 'lookup'
+  return operation.area === 'lookup'
     ? [['V1', segment, 'INT', 'AUTH']]
     : [[`${segment}-DEV`], ['V3', segment]]
 }
 
 /** Splits a raw path on '/' before decoding, so an encoded %2F stays inside its segment. */
-function decodeSegments (rawPath: string): string[] | undefined {
+export function decodeSegments (rawPath: string): string[] | undefined {
   if (!rawPath.startsWith('/')) return undefined
   let path = rawPath.slice(1)
   if (path.endsWith('/')) path = path.slice(0, -1) // the trailing slash is optional

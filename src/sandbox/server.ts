@@ -6,8 +6,11 @@ import type { Answer } from './answer.ts'
 import { nonNegative, resolveOptions } from './config.ts'
 import type { RequestBody } from './context.ts'
 import { createDataset } from './data.ts'
+import { defaultModel } from './default-model.ts'
 import { decide } from './dispatch.ts'
 import { authDecision, authOperation } from './login.ts'
+import { loginOf, readProfile } from './profile-file.ts'
+import { profileModel } from './profile-model.ts'
 import { createRng } from './prng.ts'
 import type { RecordedRequest, Sandbox, SandboxOptions } from './types.ts'
 
@@ -93,7 +96,10 @@ function urlOf (host: string, port: number): string {
 }
 
 export async function startSandbox (options?: SandboxOptions): Promise<Sandbox> {
-  const config = resolveOptions(options)
+  const profile = options?.profile === undefined ? undefined : await readProfile(options.profile)
+  // A profile's login picks the form and addresses of the sandbox's login; options given say otherwise.
+  const config = resolveOptions(profile === undefined ? options : { ...loginOf(profile), ...options }, profile !== undefined)
+  const model = profile === undefined ? defaultModel(config) : profileModel(profile, config)
   const dataset = createDataset(config.pathSegment)
   // The newest requests (a ring: the oldest is dropped once full) and counts of all of them.
   const requests: RecordedRequest[] = []
@@ -126,8 +132,8 @@ export async function startSandbox (options?: SandboxOptions): Promise<Sandbox> 
     const auth = authOperation(path, config)
     let decision = auth !== undefined
       ? authDecision(auth, req.method ?? 'GET', req.headers, body, config)
-      : decide({ method: req.method ?? 'GET', path, query, headers: req.headers, body }, config, dataset)
-    if (read.tooLarge && decision.operation !== 'unknown') {
+      : decide({ method: req.method ?? 'GET', path, query, headers: req.headers, body, tooLarge: read.tooLarge }, config, dataset, model)
+    if (read.tooLarge && auth !== undefined) {
       decision = { ...decision, answer: message(413, 'Payload Too Large'), extraDelayMs: 0 }
     }
 
@@ -137,6 +143,7 @@ export async function startSandbox (options?: SandboxOptions): Promise<Sandbox> 
       path,
       query: firstValues(query),
       params: decision.params,
+      values: decision.values,
       headers: { ...req.headers },
       body: body.kind === 'json' ? body.value : body.kind === 'invalid' ? body.text : undefined,
       at
@@ -192,6 +199,7 @@ export async function startSandbox (options?: SandboxOptions): Promise<Sandbox> 
     expireTokens: () => config.tokens.expireAll(),
     revokeRefreshTokens: () => config.tokens.revokeRefreshTokens(),
     url: urlOf(config.host, address.port),
+    ...(profile === undefined ? {} : { profile: profile.name }),
     requests,
     count: (operation) => operation === undefined ? total : counts.get(operation) ?? 0,
     reset: () => {

@@ -1,22 +1,18 @@
 import { json, message } from './answer.ts'
 import type { Answer } from './answer.ts'
 import type { OperationContext } from './context.ts'
+import { day } from './dates.ts'
 import type { CargoOwnerContainer } from './records.ts'
 
 // Handlers of the SP2 operations (interface.md 4.1 to 4.3).
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
 
-/** bl_date arrives as YYYYMMDD; the seed keeps YYYY-MM-DD. */
-function isoDate (compact: string): string {
-  return `${compact.slice(0, 4)}-${compact.slice(4, 6)}-${compact.slice(6, 8)}`
-}
-
 const cache = new WeakMap<object, string>()
 
 /** 4.3: SP2 documents of one cargo owner's BL; unknown combinations give []. */
-export function hostToHost ({ params, dataset }: OperationContext): Answer {
-  const documents = dataset.sp2ForBl(params.npwp_cargo_owner ?? '', params.bl_no ?? '', isoDate(params.bl_date ?? ''))
+export function hostToHost ({ values, dataset }: OperationContext): Answer {
+  const documents = dataset.sp2ForBl(values.npwp ?? '', values.blNo ?? '', day(values.blDate) ?? '')
   // The benchmark lists are up to 1.4 MB; serialize each list once.
   let text = cache.get(documents)
   if (text === undefined && documents.length > 50) {
@@ -27,12 +23,12 @@ export function hostToHost ({ params, dataset }: OperationContext): Answer {
 }
 
 /** 4.1: the matching containers of the owner's SP2 documents, each with its document id. */
-export function cargoOwnerContainers ({ params, dataset }: OperationContext): Answer {
-  const documents = dataset.sp2ForBl(params.npwp_cargo_owner ?? '', params.bl_no ?? '', isoDate(params.bl_date ?? ''))
+export function cargoOwnerContainers ({ values, dataset }: OperationContext): Answer {
+  const documents = dataset.sp2ForBl(values.npwp ?? '', values.blNo ?? '', day(values.blDate) ?? '')
   const found: CargoOwnerContainer[] = []
   for (const doc of documents) {
     for (const container of doc.container) {
-      if (container.container_no === params.container_no) found.push({ ...container, id_document_sp2: doc.id_document_sp2 })
+      if (container.container_no === values.containerNo) found.push({ ...container, id_document_sp2: doc.id_document_sp2 })
     }
   }
   return json(200, found)
@@ -40,13 +36,17 @@ export function cargoOwnerContainers ({ params, dataset }: OperationContext): An
 
 /**
  * 4.2 (payload and response not shown): our choice is a JSON body
- * `{"id_document_sp2": "<uuid>"}`. The sandbox is stateless, so finalizing
- * does not change later lookups and may be repeated.
+ * `{"id_document_sp2": "<uuid>"}`; a variant that names the document in its
+ * address takes it from there (and a body naming another is refused). The
+ * sandbox is stateless, so finalizing does not change later lookups and may
+ * be repeated.
  */
-export function finalize ({ body, dataset }: OperationContext): Answer {
+export function finalize ({ body, values, dataset }: OperationContext): Answer {
   if (body.kind === 'invalid') return message(400, 'Body harus berupa JSON')
   const value = body.kind === 'json' ? body.value : undefined
-  const id = typeof value === 'object' && value !== null && 'id_document_sp2' in value ? value.id_document_sp2 : undefined
+  const inBody = typeof value === 'object' && value !== null && 'id_document_sp2' in value ? value.id_document_sp2 : undefined
+  if (values.sp2Id !== undefined && inBody !== undefined && inBody !== values.sp2Id) return message(400, 'Parameter id_document_sp2 tidak sesuai')
+  const id = values.sp2Id ?? inBody
   if (id === undefined || id === null || id === '') return message(400, 'Parameter id_document_sp2 wajib diisi')
   if (typeof id !== 'string' || !UUID.test(id)) return message(400, 'Parameter id_document_sp2 tidak valid')
   const doc = dataset.findSp2(id)

@@ -1,6 +1,11 @@
 import type { FaultName } from './faults.ts'
 
 export interface SandboxOptions {
+  /**
+   * A hub profile to play (docs/sandbox.md): the path of its JSON file, or
+   * the profile itself. Not with apiKeyHeader or pathSegment, which it says.
+   */
+  profile?: string | object
   /** Listen address, default 127.0.0.1. */
   host?: string
   /** Listen port, default 0 (a free port). */
@@ -72,6 +77,12 @@ export interface RecordedRequest {
   query: Record<string, string>
   /** The operation's listed parameters as resolved from path segments and query string. */
   params: Record<string, string>
+  /**
+   * The same by what they mean, as a hub profile's `params` names them
+   * (npwp, blNo, blDate, pibNo, containerNo, sp2Id, bookingRequestId);
+   * values as received.
+   */
+  values: Record<string, string>
   headers: Record<string, string | string[] | undefined>
   /** Parsed JSON body; the raw text when it is not JSON; undefined when empty. */
   body: unknown
@@ -82,6 +93,8 @@ export interface RecordedRequest {
 export interface Sandbox {
   /** Base address, e.g. http://127.0.0.1:40123; serves as both {hub_url} and {base_url}. */
   url: string
+  /** The name of the hub profile it plays; undefined: none (the default). */
+  profile?: string
   /**
    * The newest requests received (at most `recordLimit`), oldest first: a
    * bounded ring, so that a long-running sandbox does not grow.

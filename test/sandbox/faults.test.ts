@@ -231,10 +231,30 @@ t.test('magicValue builds the documented forms, and each form triggers its fault
   t.equal(magicValue('503', 'uuid'), '00000000-0000-4000-8000-000000000503')
   t.equal(magicValue('SLOW', 'date'), '19000111')
   t.equal(magicValue('503', 'date'), '19500113')
-  t.equal(FAULTS.length, 20)
-  t.equal(new Set(FAULTS.map((f) => f.code)).size, 20, 'codes are distinct')
+  t.equal(FAULTS.length, 24)
+  t.equal(new Set(FAULTS.map((f) => f.code)).size, 24, 'codes are distinct')
   const sb = await sandbox(t)
   t.equal((await get(sb, `${LOOKUP}/noblbc20/${magicValue('403', 'npwp')}`)).status, 403)
   t.equal((await get(sb, `${LOOKUP}/kontainerbc25/${magicValue('422', 'date')}`)).status, 422)
   t.equal((await get(sb, `${LOOKUP}/kontainerbc28/${magicValue('404')}`)).status, 404)
+  t.equal((await get(sb, `${LOOKUP}/kontainerbc25/${qs({ tglBl: '20240101', probe: '1950-01-13' })}`)).status, 503, 'a date also in the form YYYY-MM-DD')
+  t.equal((await get(sb, `${LOOKUP}/kontainerbc25/${qs({ tglBl: '20240101', probe: '1950-0113' })}`)).status, 200, 'not in a mix of the two')
+})
+
+t.test('a 200 answer reporting a failure, with no data, where a magic value asks for one', async (t) => {
+  const sb = await sandbox(t)
+  const cases = [
+    ['FAILNOTFOUND', { status: 'Data tidak ditemukan' }],
+    ['FAILREJECTED', { status: 'failed', message: 'Permintaan tidak dapat diproses' }],
+    ['FAILNODATA', { message: 'Data tidak ditemukan' }],
+    ['FAILAUTH', { status: 'failed', message: 'API key is not valid or is expired / revoked.' }]
+  ] as const
+  for (const [fault, body] of cases) {
+    for (const path of [`${LOOKUP}/noblbc20/${magicValue(fault, 'npwp')}`, `${DEV}/document_sp2/host-to-host/${qs({ npwp_cargo_owner: F.sp2.npwp, bl_no: magicValue(fault), bl_date: F.sp2.blDateCompact })}`]) {
+      const res = await get(sb, path)
+      t.equal(res.status, 200, `${fault}: ${path}`)
+      t.same(res.body, body, fault)
+    }
+  }
+  t.equal(magicValue('FAILAUTH', 'date'), '19910111')
 })
