@@ -10,6 +10,7 @@ import { SECRET_SETTINGS } from './config/secret-files.ts'
 import { trustProxyOf } from './config/trust-proxy.ts'
 import { serializeRequest } from './logging/request-serializer.ts'
 import { profileHeaderNames } from './profile/headers.ts'
+import { resolveProfile } from './profile/resolve.ts'
 import audit from './plugins/audit.ts'
 import auth from './plugins/auth.ts'
 import bodyDepth from './plugins/body-depth.ts'
@@ -137,11 +138,15 @@ async function gateway (app: FastifyInstance, { config, sandbox, clock = systemC
     done()
   })
 
+  // The hub profile in force (UPSTREAM_PROFILE_FILE over the settings; a problem in it stops start-up):
+  // the hub client's addresses and reading, and how the hub session is renewed.
+  const profile = resolveProfile(config)
+
   // Cheapest refusals first: closing, then load shedding.
   await app.register(lifecycle)
   await app.register(pressure, { config })
   // The state the plugins below keep their counts, answers, events and hub session in.
-  await app.register(state, { config, clock })
+  await app.register(state, { config, clock, loginRefreshes: profile.loginAddresses.refreshUrl !== undefined })
   // Metrics early: the plugins below count into them.
   await app.register(metrics, { config })
   // Then who is calling (CLIENTS_FILE), the rate limiter keyed on it (which the
@@ -157,7 +162,7 @@ async function gateway (app: FastifyInstance, { config, sandbox, clock = systemC
   // Swagger UI's Authorize dialog says when no key is needed (the sandbox without CLIENTS_FILE).
   await app.register(openapi, { version: VERSION, keyless: !productionDocument && sandbox && config.CLIENTS_FILE === undefined })
   await app.register(events, { config })
-  await app.register(hub, { config, version: VERSION, clock })
+  await app.register(hub, { config, profile, version: VERSION, clock })
 
   await app.register(healthRoutes, { sandbox })
   await app.register(lookupRoutes)

@@ -17,7 +17,8 @@ export function credentialProblems (config: RawConfig, hubConfigured: boolean): 
     problems.push(`${username ? 'UPSTREAM_LOGIN_PASSWORD' : 'UPSTREAM_LOGIN_USERNAME'}: is required with ${username ? 'UPSTREAM_LOGIN_USERNAME' : 'UPSTREAM_LOGIN_PASSWORD'}`)
   }
   if (hubConfigured && config.UPSTREAM_CREDENTIALS === 'login') {
-    if (config.UPSTREAM_LOGIN_URL === undefined) problems.push('UPSTREAM_LOGIN_URL: is required when UPSTREAM_CREDENTIALS=login')
+    // With a profile, its login.path may give the address instead: checked once the profile is read (profile/resolve.ts).
+    if (config.UPSTREAM_LOGIN_URL === undefined && config.UPSTREAM_PROFILE_FILE === undefined) problems.push('UPSTREAM_LOGIN_URL: is required when UPSTREAM_CREDENTIALS=login')
     if (!body && !username && !password) {
       problems.push('UPSTREAM_LOGIN_USERNAME: is required when UPSTREAM_CREDENTIALS=login, with UPSTREAM_LOGIN_PASSWORD (or their *_FILE, or UPSTREAM_LOGIN_BODY for a body of another shape)')
     }

@@ -2,21 +2,23 @@ import { ConfigError, isSandboxMode, loadConfig, type Config } from './load.ts'
 import { SECRET_SETTINGS } from './secret-files.ts'
 
 /** The settings resolveConfig narrows: the hub's addresses and credentials, and how the hub token is got. */
-type Narrowed = 'UPSTREAM_HUB_URL' | 'UPSTREAM_BASE_URL' | 'UPSTREAM_API_KEY' | 'PLATFORM_ID' | 'UPSTREAM_CREDENTIALS' | 'UPSTREAM_LOGIN_URL' | 'UPSTREAM_LOGIN_BODY'
+type Narrowed = 'UPSTREAM_HUB_URL' | 'UPSTREAM_BASE_URL' | 'UPSTREAM_API_KEY' | 'PLATFORM_ID' | 'UPSTREAM_CREDENTIALS' | 'UPSTREAM_LOGIN_BODY'
 
 /**
  * How the gateway gets its hub token (UPSTREAM_CREDENTIALS), with what login
  * mode needs. In login mode UPSTREAM_LOGIN_BODY is the body the login POSTs:
  * as given, or the JSON of UPSTREAM_LOGIN_USERNAME and UPSTREAM_LOGIN_PASSWORD.
+ * The login's address is UPSTREAM_LOGIN_URL or the hub profile's login.path
+ * (profile/resolve.ts, which requires one of them).
  */
 export type CredentialSettings =
-  | { UPSTREAM_CREDENTIALS: 'login', UPSTREAM_LOGIN_URL: string, UPSTREAM_LOGIN_BODY: string }
-  | { UPSTREAM_CREDENTIALS: 'static' | 'forward', UPSTREAM_LOGIN_URL?: string, UPSTREAM_LOGIN_BODY?: string }
+  | { UPSTREAM_CREDENTIALS: 'login', UPSTREAM_LOGIN_BODY: string }
+  | { UPSTREAM_CREDENTIALS: 'static' | 'forward', UPSTREAM_LOGIN_BODY?: string }
 
 /**
  * The configuration the gateway runs with: the hub is known (configured, or
  * the built-in sandbox's), so its addresses, API key and platform id are
- * set, and so are the login's address and body in login mode.
+ * set, and so is the login's body in login mode.
  */
 export type GatewayConfig = Omit<Config, Narrowed> & {
   UPSTREAM_HUB_URL: string
@@ -69,7 +71,7 @@ function replacedBy (name: string, given: Record<string, string | undefined>): b
  * sandbox mode without a started sandbox.
  */
 function narrowed (config: Config): GatewayConfig {
-  const { UPSTREAM_HUB_URL, UPSTREAM_BASE_URL, UPSTREAM_API_KEY, PLATFORM_ID, UPSTREAM_CREDENTIALS, UPSTREAM_LOGIN_URL, UPSTREAM_LOGIN_USERNAME: username, UPSTREAM_LOGIN_PASSWORD: password } = config
+  const { UPSTREAM_HUB_URL, UPSTREAM_BASE_URL, UPSTREAM_API_KEY, PLATFORM_ID, UPSTREAM_CREDENTIALS, UPSTREAM_LOGIN_USERNAME: username, UPSTREAM_LOGIN_PASSWORD: password } = config
   if (UPSTREAM_HUB_URL === undefined || UPSTREAM_BASE_URL === undefined || UPSTREAM_API_KEY === undefined || PLATFORM_ID === undefined) {
     const missing = Object.entries({ UPSTREAM_HUB_URL, UPSTREAM_BASE_URL, UPSTREAM_API_KEY, PLATFORM_ID }).filter(([, value]) => value === undefined)
     throw new ConfigError(missing.map(([name]) => `${name}: is required (no hub is configured and no built-in sandbox was started)`))
@@ -77,8 +79,8 @@ function narrowed (config: Config): GatewayConfig {
   const hub = { ...config, UPSTREAM_HUB_URL, UPSTREAM_BASE_URL, UPSTREAM_API_KEY, PLATFORM_ID }
   if (UPSTREAM_CREDENTIALS !== 'login') return { ...hub, UPSTREAM_CREDENTIALS }
   const UPSTREAM_LOGIN_BODY = config.UPSTREAM_LOGIN_BODY ?? (username === undefined || password === undefined ? undefined : JSON.stringify({ username, password }))
-  if (UPSTREAM_LOGIN_URL === undefined || UPSTREAM_LOGIN_BODY === undefined) {
-    throw new ConfigError(['UPSTREAM_LOGIN_URL and UPSTREAM_LOGIN_USERNAME with UPSTREAM_LOGIN_PASSWORD (or UPSTREAM_LOGIN_BODY): are required when UPSTREAM_CREDENTIALS=login'])
+  if (UPSTREAM_LOGIN_BODY === undefined) {
+    throw new ConfigError(['UPSTREAM_LOGIN_USERNAME with UPSTREAM_LOGIN_PASSWORD (or UPSTREAM_LOGIN_BODY): are required when UPSTREAM_CREDENTIALS=login'])
   }
-  return { ...hub, UPSTREAM_CREDENTIALS, UPSTREAM_LOGIN_URL, UPSTREAM_LOGIN_BODY }
+  return { ...hub, UPSTREAM_CREDENTIALS, UPSTREAM_LOGIN_BODY }
 }

@@ -51,6 +51,8 @@ driftSuite(hub, {
   kontainerbc261: { 'answer-key': 1, 'error-field': 1, 'failure-2xx': 2 }
 }, { 'document_sp2/final': FINISH })
 
-// The gateway reads the profile's token and lifetime fields, not yet its
-// refresh token's (login.refreshTokenField): the setting says it here.
-loginSuite(hub, { UPSTREAM_LOGIN_REFRESH_TOKEN_FIELD: 'item.refresh_token' })
+// The login the hub's callers show: POST {username,password} at
+// /nle-oauth/v1/user/login answered in the {"status","message","item"}
+// envelope, renewed by a POST with Authorization: Bearer <refresh token> at
+// /nle-oauth/v1/user/update-token; all of it read from the profile alone.
+loginSuite(hub)

@@ -7,8 +7,9 @@ import { routeUrl, buildHub, tokenHeader } from '../hubs.ts'
 import type { Hub } from '../hubs.ts'
 
 // Login mode against one hub (UPSTREAM_CREDENTIALS=login): the gateway logs
-// in where the hub's profile says, in the form its login answers (plain, or
-// the envelope), sends the token in the profile's header after its scheme,
+// in where the hub's profile says (login.path, under UPSTREAM_BASE_URL), reads
+// the token, its lifetime and the refresh token where its login section says
+// (plain, or the envelope), sends the token in the profile's header after its scheme,
 // renews it before it expires (by its refresh token where the hub issues
 // one, else by a new login) and logs in again when the hub refuses the
 // refresh. The sandbox's tokens live 4 s on a clock the test moves, with
@@ -33,7 +34,11 @@ export function loginSuite (hub: Hub, env: Record<string, string> = {}): void {
 
   const options = (clock: ReturnType<typeof manualClock>): BuildOptions => ({
     env: (sandbox: Sandbox) => ({
-      ...sandboxEnv(sandbox.url, { ...(login.path === undefined ? {} : { loginPath: login.path }), ...(login.refreshPath === undefined ? {} : { refreshPath: login.refreshPath }) }),
+      ...sandboxEnv(sandbox.url),
+      // The gateway finds the login and its renewal where the profile says (login.path, login.refreshPath), under
+      // UPSTREAM_BASE_URL: the settings naming them too would be refused. Where it says nothing, the sandbox's own.
+      ...(login.path === undefined ? {} : { UPSTREAM_LOGIN_URL: '' }),
+      ...(login.refreshPath === undefined ? {} : { UPSTREAM_LOGIN_REFRESH_URL: '' }),
       UPSTREAM_CREDENTIALS: 'login',
       UPSTREAM_ACCESS_TOKEN: '',
       UPSTREAM_LOGIN_RENEW_BEFORE_SECONDS: '1',

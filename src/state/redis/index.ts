@@ -31,7 +31,7 @@ const SHARED_LOOKUP_MAX_BYTES = 4 * 1024 * 1024
 const CLAIM_MARGIN_MS = 5000
 
 /** The settings the Redis state reads. */
-type RedisStateConfig = Pick<Config, 'IDEMPOTENCY_TTL_SECONDS' | 'REDIS_KEY_PREFIX' | 'REDIS_COMMAND_TIMEOUT_MS' | 'UPSTREAM_DEADLINE_MS' | 'UPSTREAM_HEADERS_TIMEOUT_MS' | 'UPSTREAM_LOGIN_REFRESH_URL' |
+type RedisStateConfig = Pick<Config, 'IDEMPOTENCY_TTL_SECONDS' | 'REDIS_KEY_PREFIX' | 'REDIS_COMMAND_TIMEOUT_MS' | 'UPSTREAM_DEADLINE_MS' | 'UPSTREAM_HEADERS_TIMEOUT_MS' |
   'EVENTS_REPLAY_SECONDS' | 'EVENTS_REPLAY_MAX' |
   'REDIS_SENTINELS' | 'REDIS_SENTINEL_MASTER_NAME' | 'REDIS_SENTINEL_USERNAME' | 'REDIS_SENTINEL_PASSWORD' | 'REDIS_REPLICA_ACK_TIMEOUT_MS'> & { REDIS_URL: string }
 
@@ -47,7 +47,7 @@ function sentinelsOf (config: RedisStateConfig): RedisSentinels | undefined {
   }
 }
 
-export function createRedisState (config: RedisStateConfig, { clock, log, rateLimitKeys }: { clock: Clock, log: FastifyBaseLogger, rateLimitKeys: number }): GatewayState {
+export function createRedisState (config: RedisStateConfig, { clock, log, rateLimitKeys, loginRefreshes }: { clock: Clock, log: FastifyBaseLogger, rateLimitKeys: number, loginRefreshes: boolean }): GatewayState {
   const sentinels = sentinelsOf(config)
   const redisLog = log.child({ component: 'redis' })
   const connection = createRedisConnection({
@@ -71,7 +71,7 @@ export function createRedisState (config: RedisStateConfig, { clock, log, rateLi
     tickets: createRedisTicketStore({ connection }),
     // A login gets the headers timeout for each of its connect, headers and body (credentials/login.ts);
     // with a refresh address, a renewal may be a refresh the hub refuses and then a login.
-    tokens: createRedisTokenStore({ connection, lockTtlMs: (config.UPSTREAM_LOGIN_REFRESH_URL === undefined ? 1 : 2) * 3 * config.UPSTREAM_HEADERS_TIMEOUT_MS + 1000, now: clock }),
+    tokens: createRedisTokenStore({ connection, lockTtlMs: (loginRefreshes ? 2 : 1) * 3 * config.UPSTREAM_HEADERS_TIMEOUT_MS + 1000, now: clock }),
     lookupTier: createRedisLookupTier({ connection, maxEntryBytes: SHARED_LOOKUP_MAX_BYTES, now: clock }),
     redis: { health: () => connection.health(), whenUp: (timeoutMs) => connection.whenUp(timeoutMs) },
     async close () {
