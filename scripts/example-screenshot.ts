@@ -13,7 +13,8 @@ import { launchChromium } from '../test/client/chromium.ts'
  * `tsx scripts/example-screenshot.ts`: the picture of examples/web in docs/api.md,
  * docs/images/example-web.png, taken as `npm run example` serves the page
  * (gateway on the sandbox, no CLIENTS_FILE) after a person looked up a
- * taxpayer, opened a BL, sent an offer and saw two booked events arrive.
+ * taxpayer, opened a BL's shipment (one call), refreshed it (a 304), sent an
+ * offer and saw two booked events arrive.
  */
 const ROOT = new URL('../', import.meta.url)
 const OUT = new URL('docs/images/example-web.png', ROOT)
@@ -35,7 +36,9 @@ try {
   await page.getByLabel('NPWP').fill('01.234.567.8-901.000')
   await page.getByRole('button', { name: 'Show' }).click()
   await page.getByRole('row', { name: F.sp2.blNo }).getByRole('button', { name: 'Open' }).click()
-  await page.getByRole('table', { name: 'SP2 documents' }).locator('tbody tr').first().waitFor()
+  await page.getByText('Every source answered').waitFor()
+  await page.getByRole('button', { name: 'Refresh' }).click()
+  await page.getByText('the gateway answered 304 Not Modified').waitFor()
   await page.getByRole('button', { name: 'Send offer' }).click()
   await page.locator('#offer-result').filter({ hasText: 'Offer sent' }).waitFor()
   const api = createGatewayClient({ baseUrl })

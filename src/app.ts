@@ -21,6 +21,7 @@ import hardening from './plugins/hardening.ts'
 import hub from './plugins/hub.ts'
 import idempotency from './plugins/idempotency.ts'
 import lifecycle from './plugins/lifecycle.ts'
+import lingeringClose from './plugins/lingering-close.ts'
 import pressure from './plugins/pressure.ts'
 import metrics from './plugins/metrics.ts'
 import openapi from './plugins/swagger.ts'
@@ -31,6 +32,7 @@ import eventRoutes from './routes/events.ts'
 import healthRoutes from './routes/health.ts'
 import lookupRoutes from './routes/lookups.ts'
 import sp2Routes from './routes/sp2.ts'
+import shipmentRoutes from './routes/shipments.ts'
 import taxpayerRoutes from './routes/taxpayers.ts'
 import { REQUEST_AJV_OPTIONS, requestValidatorFactory } from './schemas/validators.ts'
 import { sharedSerializerFactory } from './schemas/serializers.ts'
@@ -64,7 +66,7 @@ export const VERSION: string = (JSON.parse(readFileSync(new URL('../package.json
 /** The request id's name in log lines. */
 export const REQUEST_ID_LOG_LABEL = 'requestId'
 
-/** contract.md 2: a caller's id is kept when it is at most 128 of `A-Za-z0-9-_.:`. */
+/** docs/api.md#the-envelope: a caller's id is kept when it is at most 128 of `A-Za-z0-9-_.:`. */
 const SANE_REQUEST_ID = /^[A-Za-z0-9\-_.:]{1,128}$/
 
 export function requestIdOf (header: string | string[] | undefined): string {
@@ -144,6 +146,8 @@ async function gateway (app: FastifyInstance, { config, sandbox, clock = systemC
 
   // Cheapest refusals first: closing, then load shedding.
   await app.register(lifecycle)
+  // Whatever refuses a request below, the rest of its body is read and dropped, not reset.
+  await app.register(lingeringClose)
   await app.register(pressure, { config })
   // The state the plugins below keep their counts, answers, events and hub session in.
   await app.register(state, { config, clock, loginRefreshes: profile.loginAddresses.refreshUrl !== undefined })
@@ -167,6 +171,7 @@ async function gateway (app: FastifyInstance, { config, sandbox, clock = systemC
   await app.register(healthRoutes, { sandbox })
   await app.register(lookupRoutes)
   await app.register(taxpayerRoutes)
+  await app.register(shipmentRoutes)
   await app.register(sp2Routes)
   await app.register(bookingRoutes)
   await app.register(eventRoutes)

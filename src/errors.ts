@@ -2,7 +2,7 @@ import { STATUS_CODES } from 'node:http'
 import createError from '@fastify/error'
 
 /**
- * Every error the gateway answers with (contract.md 2). Each has a code, a
+ * Every error the gateway answers with (docs/api.md#the-envelope). Each has a code, a
  * status and a human message; routes throw these and the one error handler
  * (plugins/error-handler.ts) turns them into the envelope.
  */

@@ -37,7 +37,7 @@ const tracing = orExit(() => tracingSettings(process.env)).enabled
 const logger = pino(loggerOptions(config))
 const app = Fastify({
   ...serverOptions(config, logger, tracing?.logController),
-  // Bounded client timeouts (README, Configuration). Node checks the headers and
+  // Bounded client timeouts (docs/configuration.md#listening-logging-client-connections). Node checks the headers and
   // request timeouts every connectionsCheckingInterval (30 s by default): every
   // second here, so that a client sending its headers slowly is cut off near its time.
   http: { headersTimeout: config.SERVER_HEADERS_TIMEOUT_MS, connectionsCheckingInterval: 1000 },
@@ -54,7 +54,7 @@ if (isSandboxMode(config)) {
   // Loaded only here, as ioredis is only with REDIS_URL: the sandbox and its seeded data are no part of a gateway in front of a hub.
   const { SANDBOX_PLATFORM_ID, sandboxEnv, startSandbox } = await import('./sandbox/index.ts')
   sandbox = await startSandbox({ apiKeyHeader: config.UPSTREAM_API_KEY_HEADER, pathSegment: config.UPSTREAM_PATH_SEGMENT, platformId: config.PLATFORM_ID ?? SANDBOX_PLATFORM_ID })
-  // One first line: the sandbox, and whether callers must authenticate (README, Security).
+  // One first line: the sandbox, and whether callers must authenticate (docs/security.md#clients-and-keys).
   const authOff = config.CLIENTS_FILE === undefined
   app.log.warn({ sandbox: sandbox.url, authentication: authOff ? 'off' : 'on' },
     `no upstream configured: fronting the built-in sandbox at ${sandbox.url}` +

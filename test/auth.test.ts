@@ -11,24 +11,29 @@ import gateway from '../src/app.ts'
 import { build, writeClientsFile, writeTempFile, type TestClient } from './helper.ts'
 
 /**
- * contract.md 3b, written out independently of src/auth/scopes.ts: the scope
- * each route needs, or null for the public ones.
+ * docs/api.md 3b, written out independently of src/auth/scopes.ts: the scopes
+ * each route needs (all of them), or null for the public ones. A shipment
+ * answers customs and SP2 data at once: it needs the scopes of both.
  */
-function contractScope (method: string, path: string): Scope | null {
-  if (path.startsWith('/v1/customs/') || path.startsWith('/v1/taxpayers/')) return 'customs:read'
-  if (path.startsWith('/v1/sp2/')) return method === 'get' ? 'sp2:read' : 'sp2:finalize'
-  if (path.startsWith('/v1/bookings/')) return 'bookings:write'
-  if (path === '/v1/events') return 'events:read'
+function contractScopes (method: string, path: string): Scope[] | null {
+  if (path.startsWith('/v1/shipments/')) return ['customs:read', 'sp2:read']
+  if (path.startsWith('/v1/customs/') || path.startsWith('/v1/taxpayers/')) return ['customs:read']
+  if (path.startsWith('/v1/sp2/')) return [method === 'get' ? 'sp2:read' : 'sp2:finalize']
+  if (path.startsWith('/v1/bookings/')) return ['bookings:write']
+  if (path === '/v1/events' || path.startsWith('/v1/events/')) return ['events:read']
   return null
 }
 
 /** For every scope, a client holding only it and one holding every other scope. */
 // The events:read-only client sees every client's events (`"events": "all"`), as a monitoring app would.
-const CLIENTS: TestClient[] = SCOPES.flatMap(scope => [
-  { name: `only-${scope.replace(':', '-')}`, key: `key-only-${scope.replace(':', '-')}`, scopes: [scope], ...(scope === 'events:read' ? { events: 'all' as const } : {}) },
-  { name: `all-but-${scope.replace(':', '-')}`, key: `key-all-but-${scope.replace(':', '-')}`, scopes: SCOPES.filter(s => s !== scope) }
-])
-const only = (scope: Scope) => `Bearer key-only-${scope.replace(':', '-')}`
+const CLIENTS: TestClient[] = [
+  ...SCOPES.flatMap(scope => [
+    { name: `only-${scope.replace(':', '-')}`, key: `key-only-${scope.replace(':', '-')}`, scopes: [scope], ...(scope === 'events:read' ? { events: 'all' as const } : {}) },
+    { name: `all-but-${scope.replace(':', '-')}`, key: `key-all-but-${scope.replace(':', '-')}`, scopes: SCOPES.filter(s => s !== scope) }
+  ]),
+  { name: 'customs-and-sp2', key: 'key-only-customs-read+sp2-read', scopes: ['customs:read', 'sp2:read'] }
+]
+const only = (...scopes: Scope[]) => `Bearer key-only-${scopes.map(scope => scope.replace(':', '-')).join('+')}`
 const allBut = (scope: Scope) => `Bearer key-all-but-${scope.replace(':', '-')}`
 
 interface Parameter { name: string, in: string, example?: unknown, schema?: { examples?: unknown[] } }
@@ -62,9 +67,9 @@ test('scope matrix: every route with a key holding its scope, a key lacking it, 
   t.ok(all.length >= 25, `${all.length} routes`)
   let scoped = 0
   for (const s of all) {
-    const scope = contractScope(s.method.toLowerCase(), s.path)
+    const scopes = contractScopes(s.method.toLowerCase(), s.path)
     const send = (authorization?: string) => app.inject({ method: s.method, url: s.url, ...(s.payload === undefined ? {} : { payload: s.payload }), headers: authorization === undefined ? {} : { authorization } })
-    if (scope === null) {
+    if (scopes === null) {
       for (const authorization of [undefined, 'Bearer not-a-key']) {
         const res = await send(authorization)
         t.equal(res.statusCode, 200, `${s.route} is public (${authorization ?? 'no key'})`)
@@ -85,17 +90,21 @@ test('scope matrix: every route with a key holding its scope, a key lacking it, 
     t.equal(wrong.statusCode, 401, `${s.route}: wrong key`)
     t.equal(wrong.json().code, 'UNAUTHORIZED', `${s.route}: wrong key code`)
 
-    const lacking = await send(allBut(scope))
-    t.equal(lacking.statusCode, 403, `${s.route}: a key with every scope but ${scope}`)
-    const body = lacking.json()
-    t.equal(body.code, 'FORBIDDEN')
-    t.match(body.message, scope, `${s.route}: the message names ${scope}`)
-    t.equal(body.requestId, lacking.headers['x-request-id'])
-    t.match(lacking.headers['www-authenticate'], `error="insufficient_scope", scope="${scope}"`)
+    for (const scope of scopes) {
+      const lacking = await send(allBut(scope))
+      t.equal(lacking.statusCode, 403, `${s.route}: a key with every scope but ${scope}`)
+      const body = lacking.json()
+      t.equal(body.code, 'FORBIDDEN')
+      t.match(body.message, scope, `${s.route}: the message names ${scope}`)
+      t.equal(body.requestId, lacking.headers['x-request-id'])
+      t.match(lacking.headers['www-authenticate'], `error="insufficient_scope", scope="${scope}"`)
+    }
     t.equal(sandbox.count(), before, `${s.route}: refused callers never reach the hub`)
 
-    const ok = await send(only(scope))
-    t.equal(ok.statusCode, allowed, `${s.route}: a key with only ${scope}: ${ok.body.slice(0, 120)}`)
+    // The event stream never ends: its allowed answer is test/events-stream.test.ts's.
+    if (s.path === '/v1/events/stream') continue
+    const ok = await send(only(...scopes))
+    t.equal(ok.statusCode, allowed, `${s.route}: a key with only ${scopes.join(' and ')}: ${ok.body.slice(0, 120)}`)
   }
   t.equal(scoped, all.filter(s => s.path.startsWith('/v1/')).length, 'every /v1 route is scoped')
   t.ok(scoped >= 22, `${scoped} scoped routes`)
@@ -121,13 +130,14 @@ test('the OpenAPI document declares the bearer scheme and each route\'s scope', 
   t.match(doc.components.securitySchemes.bearerAuth, { type: 'http', scheme: 'bearer' })
   for (const scope of SCOPES) t.match(doc.components.securitySchemes.bearerAuth?.description, scope)
   for (const s of samples(doc)) {
-    const scope = contractScope(s.method.toLowerCase(), s.path)
-    if (scope === null) {
+    const scopes = contractScopes(s.method.toLowerCase(), s.path)
+    if (scopes === null) {
       t.equal(s.op.security, undefined, `${s.route}: no security requirement`)
       continue
     }
-    t.same(s.op.security, [{ bearerAuth: [scope] }], `${s.route}: security requirement`)
-    t.match(s.op.description, `**Scope:** \`${scope}\``, `${s.route}: the description names the scope`)
+    t.same(s.op.security, [{ bearerAuth: scopes }], `${s.route}: security requirement`)
+    const named = scopes.length === 1 ? `**Scope:** \`${scopes[0]}\`` : `**Scopes:** ${scopes.map(scope => `\`${scope}\``).join(' and ')}, all of them`
+    t.match(s.op.description, named, `${s.route}: the description names the scopes`)
     for (const status of ['401', '403', '429']) t.ok(status in (s.op.responses ?? {}), `${s.route}: declares ${status}`)
   }
 })
@@ -175,7 +185,7 @@ async function startUpProblems (config: GatewayConfig, sandbox = false): Promise
 }
 
 test('start-up: an upstream without CLIENTS_FILE is refused with a clear line', async (t) => {
-  t.same(await startUpProblems(configFor()), ['CLIENTS_FILE: is required when an upstream is configured (see README, Security)'])
+  t.same(await startUpProblems(configFor()), ['CLIENTS_FILE: is required when an upstream is configured (see docs/security.md#clients-and-keys)'])
   t.same(await startUpProblems(configFor(), true), [], 'in sandbox mode it may be left out')
 })
 

@@ -2,7 +2,7 @@ import { STATUS_CODES } from 'node:http'
 import { test } from 'tap'
 import { codeOf, errors, gatewayError, isGatewayError, reasonPhrase, upstreamStatusOf, type ErrorCode, type GatewayError } from '../src/errors.ts'
 
-/** The contract's minimum codes (contract.md 2), with their allowed statuses. */
+/** The contract's minimum codes (docs/api.md#the-envelope), with their allowed statuses. */
 const CONTRACT: Record<string, number[]> = {
   VALIDATION_FAILED: [400],
   UNAUTHORIZED: [401],

@@ -77,6 +77,7 @@ test('CORS: the allow-listed origins only, with the headers a browser client nee
   t.match(allowed.headers['access-control-expose-headers'], /x-request-id/)
   t.match(allowed.headers['access-control-expose-headers'], /retry-after/)
   t.match(allowed.headers['access-control-expose-headers'], /idempotent-replayed/)
+  t.match(allowed.headers['access-control-expose-headers'], /\betag\b/, 'a page reads the ETag to ask again with it')
   t.equal(allowed.headers['access-control-allow-credentials'], undefined, 'no cookies: keys travel in Authorization')
 
   const other = await app.inject({ url, headers: { ...AUTH, origin: 'https://evil.example' } })
@@ -91,6 +92,13 @@ test('CORS: the allow-listed origins only, with the headers a browser client nee
   t.equal(preflight.headers['access-control-allow-origin'], 'http://localhost:5173')
   for (const header of ['authorization', 'content-type', 'idempotency-key']) t.match(preflight.headers['access-control-allow-headers'], header)
   t.match(preflight.headers['access-control-allow-methods'], /POST/)
+
+  const conditional = await app.inject({
+    method: 'OPTIONS',
+    url,
+    headers: { origin: 'http://localhost:5173', 'access-control-request-method': 'GET', 'access-control-request-headers': 'authorization,if-none-match' }
+  })
+  t.match(conditional.headers['access-control-allow-headers'], 'if-none-match', 'a page may send If-None-Match')
 })
 
 test('CORS: no CORS_ORIGINS, no CORS headers', async (t) => {

@@ -1,9 +1,9 @@
 import { test } from 'tap'
-import { camelCaseDeep } from '../src/mapping/fields.ts'
 import { compileNormalizer } from '../src/mapping/normalize.ts'
 import { ShapeError } from '../src/mapping/shape-error.ts'
-import { camelCase } from '../src/catalogue/resource-spec.ts'
-import { Sp2Container, Sp2Document } from '../src/catalogue/resources.ts'
+import { camelCase, namesOf } from '../src/catalogue/resource-spec.ts'
+import { ALL_RESOURCES, Bc20Declaration, BookedAnswer, OfferAnswer, Sp2Container, Sp2Document } from '../src/catalogue/resources.ts'
+import { cachedCamelCase, camelCaseDeep, spellingsOf } from '../src/mapping/fields.ts'
 
 test('generic camelCase of unknown keys', async (t) => {
   t.equal(camelCase('id_document_sp2'), 'idDocumentSp2')
@@ -64,4 +64,29 @@ test('a value that does not fit is a ShapeError naming the field', async (t) => 
   t.equal(shapePath(() => normalize({ is_finished: 1 })), 'Sp2Document.id_document_sp2', 'identity required')
   t.throws(() => normalize([]), ShapeError)
   t.throws(() => normalize(null), ShapeError)
+})
+
+test('a field the spec maps, in another spelling, is renamed like the field, or dropped where the field is there: never two names', async (t) => {
+  const booked = compileNormalizer(BookedAnswer, { offset: '+07:00' })
+  for (const key of ['id_request_booking', 'IdRequestBooking', 'ID_REQUEST_BOOKING', 'id-request-booking', 'bookingRequestId']) {
+    t.same(booked({ message: 'ok', [key]: 'BKG-1', is_booked: 1 }), { upstreamMessage: 'ok', bookingRequestId: 'BKG-1', booked: true }, `${key}, and is_booked, converted as the field is`)
+  }
+  t.same(booked({ idRequestBooking: 'BKG-1', id_request_booking: 'BKG-1', IdRequestBooking: 'BKG-2', isBooked: 0 }), { bookingRequestId: 'BKG-1', booked: false }, 'the hub\'s own spelling wins; the others are dropped')
+  t.same(booked({ id_request_booking: 'BKG-1', IdRequestBooking: 'BKG-2' }), { bookingRequestId: 'BKG-1' }, 'of two other spellings, the first')
+  const offer = compileNormalizer(OfferAnswer, { offset: '+07:00' })
+  t.same(offer({ message: 'ok', id_request_booking: 'B', id_service_order: 'SO-1', waktu_penawaran: '2024-03-01 08:15:00', other_thing: 1 }),
+    { upstreamMessage: 'ok', bookingRequestId: 'B', serviceOrderId: 'SO-1', offeredAt: '2024-03-01T08:15:00+07:00', otherThing: 1 }, 'converted by the field\'s rule; unknown fields still kept')
+  // A required field in another spelling is there.
+  const declaration = compileNormalizer(Bc20Declaration, { offset: '+07:00' })
+  t.same(declaration({ noPib: '350420', tgl_pib: '2024-02-20 00:00:00.0' }), { pibNo: '350420', pibDate: '2024-02-20', pibDateTime: '2024-02-20T00:00:00.0+07:00' })
+  t.throws(() => declaration({ no_pib_x: '1' }), ShapeError, 'still required')
+  t.throws(() => booked({ is_booked: 'yes' }), { name: 'ShapeError', message: /is_booked/ }, 'a value the field cannot take is the field\'s error, under the key the hub sent')
+})
+
+test('no two fields of a spec share a spelling (which would leave it an unknown field)', async (t) => {
+  for (const spec of ALL_RESOURCES) {
+    const spellings = spec.fields.flatMap(f => [...new Set([cachedCamelCase(f.upstream), ...namesOf(f)])])
+    t.equal(new Set(spellings).size, spellings.length, spec.id)
+    t.equal(spellingsOf(spec, spec.fields).size, spellings.length, `${spec.id}: every spelling renames`)
+  }
 })

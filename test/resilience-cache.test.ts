@@ -1,9 +1,10 @@
 import { setTimeout as sleep } from 'node:timers/promises'
 import { test } from 'tap'
 import { ENTRY_OVERHEAD_BYTES, keyBytes } from '../src/state/memory/lookup-cache.ts'
-import { createLookupCache } from '../src/upstream/policies/cache.ts'
+import { createLookupCache, withRetryAfter } from '../src/upstream/policies/cache.ts'
 import { SANDBOX_FIXTURES as F } from '../src/sandbox/index.ts'
-import { build } from './helper.ts'
+import { gatewayError } from '../src/errors.ts'
+import { build, manualClock } from './helper.ts'
 
 const BL = `/v1/customs/bc20/bills-of-lading?npwp=${F.taxpayer.npwp}`
 
@@ -185,6 +186,45 @@ test('a lookup the hub just failed answers that failure again for CACHE_FAILURE_
   // The hub refusing the request is not remembered: each asks the hub.
   for (let i = 0; i < 2; i++) t.equal((await app.inject({ url: '/v1/customs/bc261/containers?blNo=SBX-404' })).statusCode, 404)
   t.equal(sandbox.count('kontainerbc261'), 4)
+})
+
+test('a remembered failure says when the gateway asks the hub again: retry-after on the failing answer and on each one from memory', async (t) => {
+  const clock = manualClock()
+  const { app, sandbox } = await build(t, { env: { CACHE_TTL_SECONDS: '60', CACHE_FAILURE_SECONDS: '5' }, clock: clock.now })
+  const failing = '/v1/customs/bc261/containers?blNo=SBX-503'
+  const answers: Array<[number, string | undefined]> = []
+  const ask = async () => {
+    const res = await app.inject({ url: failing })
+    answers.push([res.statusCode, res.headers['retry-after'] as string | undefined])
+  }
+  await ask()
+  clock.advance(1200)
+  await ask()
+  clock.advance(2500)
+  await ask()
+  clock.advance(1000)
+  await ask()
+  t.equal(sandbox.count('kontainerbc261'), 1, 'one hub call: the rest from memory')
+  clock.advance(400)
+  await ask()
+  t.equal(sandbox.count('kontainerbc261'), 2, 'past the 5 s, the hub is asked again')
+  t.same(answers, [[503, '5'], [503, '4'], [503, '2'], [503, '1'], [503, '5']], 'the seconds until the hub is asked again (5, then what is left of it, rounded up)')
+
+  // The hub's own retry-after (a 429, passed on as 503) is kept while it is the longer.
+  const limited = '/v1/customs/bc261/containers?blNo=SBX-429'
+  const first = await app.inject({ url: limited })
+  t.same([first.statusCode, first.headers['retry-after']], [503, '7'], 'the hub asked for 7 s')
+  clock.advance(3000)
+  const again = await app.inject({ url: limited })
+  t.same([again.statusCode, again.headers['retry-after']], [503, '4'], 'what is left of the hub\'s 7 s, longer than the 2 s of memory left')
+  t.equal(sandbox.count('kontainerbc261'), 3)
+})
+
+test('withRetryAfter: a copy of a gateway error with the seconds, never less than 1; other errors as they are', async (t) => {
+  const plain = new Error('not ours')
+  t.equal(withRetryAfter(plain, 5000, 0), plain)
+  const copy = withRetryAfter(gatewayError('UPSTREAM_TIMEOUT', { upstreamStatus: 504, upstreamMessage: 'slow' }), 10, 0) as ReturnType<typeof gatewayError>
+  t.match(copy, { code: 'UPSTREAM_TIMEOUT', statusCode: 504, retryAfter: '1', upstreamStatus: 504, upstreamMessage: 'slow', message: 'The customs hub did not answer in time' })
 })
 
 test('a remembered failure still serves the stale answer', async (t) => {

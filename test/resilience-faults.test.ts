@@ -257,6 +257,9 @@ test('a single pause shorter than PRESSURE_MAX_EVENT_LOOP_DELAY_MS sheds nothing
   // and outlasted its 100 ms window; each round below begins it there.
   const { app, sandbox } = await build(t, { env: { PRESSURE_MAX_EVENT_LOOP_DELAY_MS: '500' } })
   const statuses: number[] = []
+  // The start-up's own delays (compiling the routes) belong to the sampler's first windows, not to the pause measured.
+  await sampled(app)
+  await sampled(app)
   for (let round = 0; round < 6; round++) {
     await sampled(app)
     blockLoop(300)

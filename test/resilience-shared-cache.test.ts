@@ -74,6 +74,7 @@ test('a replica answers from the tier the replicas share: meta.cached, the same 
   t.same(second.cache, { cached: true, stale: false, ageSeconds: 7, ttlSeconds: 60 })
   t.strictSame(metaOf(second), { count: F.taxpayer.bc20.length, cached: true })
   t.same(second.data, first.data)
+  t.equal(second.etag, first.etag, 'the same entity tag on both replicas')
   t.equal(second.upstreamStatus, first.upstreamStatus)
   t.equal((await a.call(caller('r3'), lookup)).cache?.ageSeconds, 7, 'the same age on both replicas')
 

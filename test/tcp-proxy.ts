@@ -7,6 +7,16 @@ export interface TcpProxy {
   readonly port: number
   /** Drops every connection through it at once, both sides, as a network failure would (no close handshake). */
   cut (): void
+  /**
+   * From now on a new connection is accepted but not relayed until release():
+   * a client reconnecting meanwhile waits, as it would behind a network that is
+   * slow to come back, and goes on where it stands once released.
+   */
+  hold (): void
+  /** Relays the connections held, and every new one again. */
+  release (): void
+  /** Connections waiting for release(). */
+  readonly held: number
 }
 
 /**
@@ -16,7 +26,10 @@ export interface TcpProxy {
  */
 export async function startTcpProxy (t: TestLike, targetPort: number): Promise<TcpProxy> {
   const sockets = new Set<Socket>()
-  const server = createServer((client) => {
+  const waiting: Socket[] = []
+  let holding = false
+
+  function relay (client: Socket): void {
     const upstream = connect(targetPort, '127.0.0.1')
     for (const socket of [client, upstream]) {
       sockets.add(socket)
@@ -25,9 +38,30 @@ export async function startTcpProxy (t: TestLike, targetPort: number): Promise<T
     }
     client.pipe(upstream)
     upstream.pipe(client)
+    client.resume()
+  }
+
+  const server = createServer({ pauseOnConnect: true }, (client) => {
+    if (!holding) return relay(client)
+    // What it sends meanwhile stays in its socket until it is relayed.
+    waiting.push(client)
+    client.on('error', () => client.destroy())
   })
   await new Promise<void>(resolve => server.listen(0, '127.0.0.1', resolve))
   const cut = () => { for (const socket of sockets) socket.resetAndDestroy() }
-  t.teardown(() => new Promise<void>((resolve) => { cut(); server.close(() => resolve()) }))
-  return { port: (server.address() as { port: number }).port, cut }
+  t.teardown(() => new Promise<void>((resolve) => {
+    cut()
+    for (const client of waiting.splice(0)) client.destroy()
+    server.close(() => resolve())
+  }))
+  return {
+    port: (server.address() as { port: number }).port,
+    cut,
+    hold () { holding = true },
+    release () {
+      holding = false
+      for (const client of waiting.splice(0)) if (!client.destroyed) relay(client)
+    },
+    get held () { return waiting.filter(client => !client.destroyed).length }
+  }
 }

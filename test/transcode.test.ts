@@ -7,8 +7,8 @@ import { loadConfig } from '../src/config/load.ts'
 import { sandboxEnv } from '../src/sandbox/index.ts'
 import { toIsoDate, toIsoDateTime } from '../src/domain/dates.ts'
 import { compileTranscoder } from '../src/mapping/transcode/index.ts'
-import { isArrayKind, isResource, type FieldSpec, type ResourceSpec } from '../src/catalogue/resource-spec.ts'
-import { BlEntry, Sp2Container, Sp2Document } from '../src/catalogue/resources.ts'
+import { camelCase, isArrayKind, isResource, type FieldSpec, type ResourceSpec } from '../src/catalogue/resource-spec.ts'
+import { BlEntry, BookedAnswer, OfferAnswer, Sp2Container, Sp2Document } from '../src/catalogue/resources.ts'
 import { extract } from '../src/upstream/reference-path.ts'
 import { resolveOperations, type ResolvedOperation } from '../src/upstream/resolve-operations.ts'
 import { oneTurnEach } from '../src/upstream/one-turn-each.ts'
@@ -60,7 +60,7 @@ const datePart = fc.tuple(fc.integer({ min: 1990, max: 2040 }), fc.integer({ min
   .map(([y, m, d]) => `${y}-${String(m).padStart(2, '0')}-${String(d).padStart(2, '0')}`)
 const timePart = fc.tuple(fc.integer({ min: 0, max: 23 }), fc.integer({ min: 0, max: 59 }), fc.integer({ min: 0, max: 59 }))
   .map(([h, m, s]) => [h, m, s].map(n => String(n).padStart(2, '0')).join(':'))
-/** The hub's four date formats (interface.md 2). */
+/** The hub's four date formats (docs/hub.md#resources). */
 const hubDate = fc.oneof(
   datePart,
   datePart.map(d => d.replaceAll('-', '')),
@@ -128,8 +128,12 @@ function hostileRecord (spec: ResourceSpec, depth = 0): fc.Arbitrary<unknown> {
     if (nested !== undefined) options.push(nested, fc.array(nested, { maxLength: 2 }))
     model[field.upstream] = fc.oneof(...options)
   }
-  // Unknown keys, some camelCasing onto a field's name or onto each other.
-  const extra = fc.dictionary(fc.oneof(fc.string({ maxLength: 6 }), fc.constantFrom('extra_field', 'extraField', 'EXTRA_FIELD', '__proto__', 'constructor')), fc.jsonValue({ maxDepth: 2 }), { maxKeys: 3 })
+  // Unknown keys, some camelCasing onto a field's name or onto each other, some another spelling of a field's hub name.
+  const spellings = spec.fields.flatMap(field => {
+    const camel = camelCase(field.upstream)
+    return [camel, camel.charAt(0).toUpperCase() + camel.slice(1), camel.replace(/([a-z0-9])([A-Z])/g, '$1_$2').toLowerCase(), camel.replace(/([a-z0-9])([A-Z])/g, '$1_$2').toUpperCase(), field.name]
+  }).filter(key => !spec.fields.some(field => field.upstream === key))
+  const extra = fc.dictionary(fc.oneof(fc.string({ maxLength: 6 }), fc.constantFrom('extra_field', 'extraField', 'EXTRA_FIELD', '__proto__', 'constructor', ...spellings)), fc.jsonValue({ maxDepth: 2 }), { maxKeys: 3 })
   return fc.oneof(
     { weight: 8, arbitrary: fc.tuple(fc.record(model, { requiredKeys: [] }), extra).map(([known, more]) => ({ ...more, ...known })) },
     { weight: 1, arbitrary: fc.jsonValue({ maxDepth: 2 }) }
@@ -206,6 +210,20 @@ test('text that is not JSON, or not quite, is left to the reference path', async
   for (const [name, transcode, body] of cases) {
     t.equal(transcode(Buffer.isBuffer(body) ? body : Buffer.from(body)), undefined, name)
   }
+})
+
+test('a field in another spelling is left to the reference path, which renames it: the answer never holds both names', async (t) => {
+  const booked = compileTranscoder({ type: 'record', item: BookedAnswer }, { offset: OFFSET })
+  const offer = compileTranscoder({ type: 'record', item: OfferAnswer }, { offset: OFFSET })
+  for (const body of ['{"message":"ok","id_request_booking":"B","isBooked":1}', '{"message":"ok","IdRequestBooking":"B"}', '{"idRequestBooking":"B","is_booked":1}', '{"isBooked":1,"booked":true}']) {
+    t.equal(booked(Buffer.from(body)), undefined, `${body}: the reference path decides`)
+  }
+  t.equal(offer(Buffer.from('{"message":"ok","idRequestBooking":"B","id_service_order":"SO-1"}')), undefined)
+  t.same(JSON.parse(booked(Buffer.from('{"message":"ok","idRequestBooking":"B","isBooked":1,"other_key":2}'))?.json.toString() ?? 'null'),
+    { upstreamMessage: 'ok', bookingRequestId: 'B', booked: true, otherKey: 2 }, 'the hub\'s own spelling takes the fast path')
+  const op = operations.find(o => o.id === 'DetilBooking/isBooked')!
+  const ref = reference(op, '{"message":"ok","id_request_booking":"B","is_booked":1}')
+  t.same(ref.ok ? JSON.parse(ref.json) : ref.error, { upstreamMessage: 'ok', bookingRequestId: 'B', booked: true }, 'the reference path renames')
 })
 
 test('values pass through or convert exactly as the normalizer converts them', async (t) => {

@@ -24,6 +24,7 @@ test('every route answers 200 when tried with its documented examples', async (t
   for (const [path, methods] of Object.entries(doc.paths)) {
     for (const [method, op] of Object.entries(methods)) {
       if (path === '/v1/events') continue // a WebSocket; see events.test.ts
+      if (path === '/v1/events/stream') continue // an event stream that never ends; see events-stream.test.ts
       let url = path
       const query = new URLSearchParams()
       for (const p of op.parameters ?? []) {
@@ -31,6 +32,11 @@ test('every route answers 200 when tried with its documented examples', async (t
         if (p.name === 'idempotency-key') {
           // Prefilled, one key would be every user's: their second, different offer a 422 for a day.
           t.equal(example, undefined, `${method} ${path}: no Idempotency-Key is prefilled`)
+          continue
+        }
+        if (p.name === 'if-none-match') {
+          // A tag is one answer's: a prefilled one would be no one's, or turn "Try it out" into a bodiless 304.
+          t.equal(example, undefined, `${method} ${path}: no If-None-Match is prefilled`)
           continue
         }
         t.ok(example !== undefined, `${method} ${path}: ${p.name} has an example`)

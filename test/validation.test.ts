@@ -102,3 +102,42 @@ test('blDate: the years 1900 to 2100 are accepted, the rule says so', async (t) 
   // The sandbox's magic dates fall inside the range, so faults can still be asked for through the gateway.
   t.equal((await app.inject({ url: '/v1/customs/bc25/containers?blDate=1950-01-13' })).statusCode, 503, 'SBX 503 as a date')
 })
+
+test('offeredAt: a leap second, a year outside 1900-2100, or a hub-local time outside them is a 400 naming the rule; the edges inside reach the hub as written', async (t) => {
+  // The hub's zone is +07:00 (UPSTREAM_TIMEZONE's default).
+  const { app, sandbox } = await build(t)
+  const url = `/v1/bookings/${F.bookingRequestId}/offers`
+  const refused: Array<[string, RegExp]> = [
+    ['2024-06-30T23:59:60Z', /^must not be a leap second: seconds are 00 to 59$/],
+    ['9999-12-31T23:59:59+00:00', /^must be in the years 1900 to 2100$/],
+    ['0000-01-01T00:00:00Z', /^must be in the years 1900 to 2100$/],
+    ['1899-12-31T23:59:59+07:00', /^must be in the years 1900 to 2100$/],
+    ['2101-01-01T00:00:00+07:00', /^must be in the years 1900 to 2100$/],
+    ['2100-12-31T23:00:00-05:00', /^must be in the years 1900 to 2100 in the hub's local time \(\+07:00\) too$/],
+    ['1900-01-01T00:00:00+08:00', /^must be in the years 1900 to 2100 in the hub's local time \(\+07:00\) too$/],
+    ['2024-02-30T08:15:00+07:00', /^must be an ISO 8601 date-time with an offset/],
+    ['2024-03-01T24:00:00+07:00', /^must be an ISO 8601 date-time with an offset/],
+    ['2024-03-01 08:15:00+07:00', /^must be an ISO 8601 date-time with an offset/],
+    ['2024-03-01T08:15:00+07:00\u202e', /found U\+202E \(a format character\) at character 26/]
+  ]
+  for (const [offeredAt, rule] of refused) {
+    const res = await app.inject({ method: 'POST', url, payload: { ...offer, offeredAt } })
+    t.equal(res.statusCode, 400, `${offeredAt}: ${res.body.slice(0, 200)}`)
+    t.match(res.json().details, [{ field: 'body.offeredAt', rule }], offeredAt)
+  }
+  t.equal(sandbox.count(), 0, 'none reached the hub')
+
+  const accepted: Array<[string, string]> = [
+    ['1900-01-01T00:00:00+07:00', '1900-01-01 00:00:00'],
+    ['2100-12-31T23:59:59+07:00', '2100-12-31 23:59:59'],
+    ['2100-12-31T16:59:59Z', '2100-12-31 23:59:59'],
+    ['2024-03-01t08:15:00.123456789z', '2024-03-01 15:15:00'],
+    ['2024-02-29T23:30:00-10:00', '2024-03-01 16:30:00']
+  ]
+  for (const [offeredAt, sent] of accepted) {
+    const res = await app.inject({ method: 'POST', url, payload: { ...offer, offeredAt } })
+    t.equal(res.statusCode, 200, offeredAt)
+    t.equal((sandbox.requests.at(-1)?.body as { waktuPenawaran?: string }).waktuPenawaran, sent, `${offeredAt} is sent as ${sent}`)
+    t.equal(res.json().data.offeredAt, `${sent.replace(' ', 'T')}+07:00`)
+  }
+})

@@ -270,12 +270,13 @@ export function renderGlossary (): string {
     `- Request date-times (offers): an ISO date-time with offset becomes ${code('YYYY-MM-DD HH:MM:SS')} in the hub's local time.`,
     `- An empty ${code('gate_pass')} becomes ${code('null')}, like a null one.`,
     `- Fields the hub sends beyond those listed are kept, their keys camelCased all the way down (${code(unknownExample)} → ${code(camelCase(unknownExample))}); none is silently dropped.`,
+    `- A listed field the hub spells another way (${code('id_request_booking')}, ${code('IdRequestBooking')} or ${code('bookingRequestId')} for ${code('idRequestBooking')}: any key that camelCases to the field's hub name or to ours) is that field: renamed and converted like it, and dropped where the field is answered already (write answers always answer the request's own fields). One thing never comes back under two names.`,
     '',
     '## Resources',
     ''
   ]
   for (const spec of ALL_RESOURCES) {
-    out.push(`### ${spec.id}`, '', `${spec.title}. Source: ${spec.source}.`, '')
+    out.push(`### ${spec.id}`, '', `${spec.title}. Source: ${linked(spec.source)}.`, '')
     out.push(table(['Upstream', 'Gateway', 'Kind / conversion', 'Description'],
       resourceRows(spec).map(r => [code(r.upstream), code(r.gateway), r.conversion, r.description])))
     out.push('')
@@ -311,4 +312,9 @@ export function renderGlossary (): string {
     responseKeyRows().map(r => [code(r.operation), code(r.key), code('data'), `[${code(r.item)}](#${r.item.toLowerCase()})`, r.note])))
   out.push('')
   return out.join('\n')
+}
+
+/** A spec's source with its repository references (`docs/<page>.md#<anchor>`) as links from docs/. */
+function linked (source: string): string {
+  return source.replace(/docs\/([\w-]+\.md#[\w-]+)/g, (ref, target: string) => `[${ref}](${target})`)
 }

@@ -1,5 +1,5 @@
 /**
- * The scopes a client may hold (contract.md 3b). Each route declares the one
+ * The scopes a client may hold (docs/api.md 3b). Each route declares the one
  * it needs in its own options (`config.scope`, routes/route-config.ts); the
  * auth plugin reads that declaration as the route is registered.
  */
@@ -16,6 +16,18 @@ export const SCOPE_DESCRIPTIONS: Record<Scope, string> = {
   'sp2:finalize': 'Finalizing an SP2 document',
   'bookings:write': 'Posting booking offers and booked notifications',
   'events:read': 'The booked notifications WebSocket'
+}
+
+/**
+ * What a route declares (`config.scope`): one scope, or several when its
+ * answer mixes data of several (GET /v1/shipments/{blNo}: customs and SP2),
+ * which a client must then hold all of.
+ */
+export type RouteScope = Scope | readonly Scope[]
+
+/** The scopes a route's declaration names, in order. */
+export function scopesOf (scope: RouteScope): readonly Scope[] {
+  return typeof scope === 'string' ? [scope] : scope
 }
 
 /** Routes under /v1 must declare a scope (null for a public one); others (health, docs, CORS preflight) need not. */

@@ -301,3 +301,7 @@ export function operationOf (id: OperationId): HubOperation {
 export function operationsOf<K extends CatalogueEntry['kind']> (kind: K): Array<Extract<CatalogueEntry, { kind: K }>> {
   return OPERATIONS.filter((op): op is Extract<CatalogueEntry, { kind: K }> => op.kind === kind)
 }
+
+/** Every customs document type the catalogue has a BL list or a container list of, in catalogue order (`bc16`, `bc20`, …). */
+export const DOCUMENT_TYPES: readonly DocumentType[] = [...new Map([...operationsOf('bl-list'), ...operationsOf('container-list')]
+  .map(op => [op.documentType.code, op.documentType])).values()]

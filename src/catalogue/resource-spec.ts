@@ -6,21 +6,21 @@
  */
 export type ScalarKind =
   | 'string' // a string
-  | 'text' // a string, or a number passed on as a string (fields whose type interface.md leaves open)
+  | 'text' // a string, or a number passed on as a string (fields whose type docs/hub.md leaves open)
   | 'integer'
   | 'number'
   | 'flag' // 0/1 upstream, boolean here
   | 'date' // YYYY-MM-DD here
   | 'datetime' // ISO 8601 with the configured offset here
   | 'date-with-time' // a day the hub sends with a time of day: the date under `name`, the date-time under `dateTimeName`
-  | 'json' // element content interface.md does not show: passed on, keys camelCased
+  | 'json' // element content docs/hub.md does not show: passed on, keys camelCased
 
 export interface FieldSpec {
   upstream: string
   name: string
   kind: ScalarKind | ResourceSpec | { arrayOf: ResourceSpec | 'json' }
   nullable?: boolean
-  /** Upstream empty string is answered as null (interface.md 2.6: gate_pass). */
+  /** Upstream empty string is answered as null (docs/hub.md#sp2-container: gate_pass). */
   emptyAsNull?: boolean
   description: string
   format?: 'uuid' | 'uri'
@@ -43,7 +43,7 @@ export interface ResourceSpec {
   /** Name of the shared schema in OpenAPI `components.schemas`. */
   id: string
   title: string
-  /** Where interface.md defines it. */
+  /** Where docs/hub.md defines it. */
   source: string
   fields: FieldSpec[]
   /**

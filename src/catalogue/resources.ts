@@ -1,10 +1,10 @@
 import type { FieldSpec, ResourceSpec } from './resource-spec.ts'
 
-// interface.md 2.9
+// docs/hub.md#bl-list-entry
 export const BlEntry: ResourceSpec = {
   id: 'BillOfLading',
   title: 'Bill of lading list entry',
-  source: 'interface.md 2.9',
+  source: 'docs/hub.md#bl-list-entry',
   required: ['bl_no'],
   fields: [
     { upstream: 'bl_no', name: 'blNo', kind: 'string', description: 'Bill of lading number' },
@@ -12,11 +12,11 @@ export const BlEntry: ResourceSpec = {
   ]
 }
 
-// interface.md 2.8: every field is a string upstream.
+// docs/hub.md#bc-20-declaration-record: every field is a string upstream.
 export const Bc20Declaration: ResourceSpec = {
   id: 'Bc20Declaration',
   title: 'BC 2.0 customs declaration (PIB)',
-  source: 'interface.md 2.8',
+  source: 'docs/hub.md#bc-20-declaration-record',
   required: ['no_pib'],
   fields: [
     { upstream: 'car', name: 'applicationRef', kind: 'string', description: 'Customs application reference (CAR, nomor aju)' },
@@ -34,12 +34,12 @@ export const Bc20Declaration: ResourceSpec = {
   ]
 }
 
-// interface.md 2.12: the element content of container lists is not shown.
+// docs/hub.md#list-answers: the element content of container lists is not shown.
 // These are the names seen in practice; anything else is kept, camelCased.
 export const CustomsContainer: ResourceSpec = {
   id: 'CustomsContainer',
   title: 'Container of a customs document',
-  source: 'interface.md 4.7 (elements not shown)',
+  source: 'docs/hub.md#container-lists (elements not shown)',
   fields: [
     { upstream: 'no_kontainer', name: 'containerNo', kind: 'string', description: 'Container number (ISO 6346)' },
     { upstream: 'ukuran_kontainer', name: 'containerSize', kind: 'text', description: 'Container size, e.g. 20 or 40' },
@@ -57,20 +57,20 @@ const sp2ContainerFields: FieldSpec[] = [
   { upstream: 'gate_pass', name: 'gatePass', kind: 'string', nullable: true, emptyAsNull: true, description: 'Gate pass; null when the hub sends null or an empty string' }
 ]
 
-// interface.md 2.6
+// docs/hub.md#sp2-container
 export const Sp2Container: ResourceSpec = {
   id: 'Sp2Container',
   title: 'Container of an SP2 document',
-  source: 'interface.md 2.6',
+  source: 'docs/hub.md#sp2-container',
   required: ['container_no'],
   fields: sp2ContainerFields
 }
 
-// interface.md 2.6, as answered by the cargo-owner lookup (4.1)
+// docs/hub.md#sp2-container, as answered by the cargo-owner lookup (4.1)
 export const CargoOwnerContainer: ResourceSpec = {
   id: 'CargoOwnerContainer',
   title: 'Container of a cargo owner\'s SP2 document',
-  source: 'interface.md 2.6 and 4.1',
+  source: 'docs/hub.md#sp2-container, docs/hub.md#sp2-containers-of-a-cargo-owner',
   required: ['container_no'],
   fields: [
     ...sp2ContainerFields,
@@ -78,11 +78,11 @@ export const CargoOwnerContainer: ResourceSpec = {
   ]
 }
 
-// interface.md 2.7
+// docs/hub.md#sp2-log-entry
 export const Sp2Log: ResourceSpec = {
   id: 'Sp2LogEntry',
   title: 'SP2 status log entry',
-  source: 'interface.md 2.7',
+  source: 'docs/hub.md#sp2-log-entry',
   fields: [
     { upstream: 'id_sp2_log', name: 'sp2LogId', kind: 'integer', description: 'Log entry id' },
     { upstream: 'id_document_sp2', name: 'sp2Id', kind: 'string', description: 'SP2 document id' },
@@ -91,11 +91,11 @@ export const Sp2Log: ResourceSpec = {
   ]
 }
 
-// interface.md 2.4
+// docs/hub.md#document-user
 export const UserDocument: ResourceSpec = {
   id: 'DocumentUser',
   title: 'User with access to a document',
-  source: 'interface.md 2.4',
+  source: 'docs/hub.md#document-user',
   fields: [
     { upstream: 'id_user_document', name: 'userDocumentId', kind: 'integer', description: 'User-document link id' },
     { upstream: 'npwp', name: 'npwp', kind: 'string', description: 'User taxpayer number' },
@@ -110,22 +110,22 @@ export const UserDocument: ResourceSpec = {
   ]
 }
 
-// interface.md 2.3, mst_process_type
+// docs/hub.md#document-type, mst_process_type
 export const ProcessType: ResourceSpec = {
   id: 'ProcessType',
   title: 'Customs process type',
-  source: 'interface.md 2.3',
+  source: 'docs/hub.md#document-type',
   fields: [
     { upstream: 'kd_process_type', name: 'processTypeCode', kind: 'integer', description: 'Process type code' },
     { upstream: 'process_name', name: 'processName', kind: 'string', description: 'Process name' }
   ]
 }
 
-// interface.md 2.3
+// docs/hub.md#document-type
 export const DocumentType: ResourceSpec = {
   id: 'DocumentType',
   title: 'Customs document type',
-  source: 'interface.md 2.3',
+  source: 'docs/hub.md#document-type',
   fields: [
     { upstream: 'kd_document_type', name: 'documentTypeCode', kind: 'integer', description: 'Document type code' },
     { upstream: 'kd_process_type', name: 'processTypeCode', kind: 'integer', description: 'Process type code' },
@@ -136,11 +136,11 @@ export const DocumentType: ResourceSpec = {
   ]
 }
 
-// interface.md 2.2
+// docs/hub.md#customs-document
 export const TdDocument: ResourceSpec = {
   id: 'CustomsDocument',
   title: 'Customs document of an SP2 document',
-  source: 'interface.md 2.2',
+  source: 'docs/hub.md#customs-document',
   fields: [
     { upstream: 'id_document', name: 'documentId', kind: 'integer', description: 'Document id' },
     { upstream: 'kd_document_type', name: 'documentTypeCode', kind: 'integer', description: 'Document type code' },
@@ -165,23 +165,23 @@ export const TdDocument: ResourceSpec = {
   ]
 }
 
-// interface.md 2.5: the element structure of mstPlatformServices is not shown.
+// docs/hub.md#platform: the element structure of mstPlatformServices is not shown.
 // These are the names seen in practice; anything else is kept, camelCased.
 export const PlatformService: ResourceSpec = {
   id: 'PlatformService',
   title: 'Service of a platform',
-  source: 'interface.md 2.5 (elements not shown)',
+  source: 'docs/hub.md#platform (elements not shown)',
   fields: [
     { upstream: 'id_service', name: 'serviceId', kind: 'integer', description: 'Service id' },
     { upstream: 'service_name', name: 'serviceName', kind: 'string', description: 'Service name, e.g. Trucking' }
   ]
 }
 
-// interface.md 2.5
+// docs/hub.md#platform
 export const Platform: ResourceSpec = {
   id: 'Platform',
   title: 'Truck or logistics platform',
-  source: 'interface.md 2.5',
+  source: 'docs/hub.md#platform',
   fields: [
     { upstream: 'id_platform', name: 'platformId', kind: 'string', description: 'Platform code' },
     { upstream: 'nama_platform', name: 'name', kind: 'string', description: 'Platform name' },
@@ -201,11 +201,11 @@ export const Platform: ResourceSpec = {
   ]
 }
 
-// interface.md 2.1
+// docs/hub.md#sp2-document
 export const Sp2Document: ResourceSpec = {
   id: 'Sp2Document',
   title: 'SP2 (delivery order release) document',
-  source: 'interface.md 2.1',
+  source: 'docs/hub.md#sp2-document',
   required: ['id_document_sp2'],
   fields: [
     { upstream: 'id_document_sp2', name: 'sp2Id', kind: 'string', format: 'uuid', description: 'SP2 document id' },
@@ -231,7 +231,7 @@ export const Sp2Document: ResourceSpec = {
 }
 
 /*
- * The answers of the writes (interface.md 4.10.2, 4.10.5, 4.10.6: not shown).
+ * The answers of the writes (docs/hub.md#finalization-payload-and-answer, docs/hub.md#offer-answer-and-its-credentials, docs/hub.md#booked-answer: not shown).
  * Each names the write in the API's words, as the /v1/events messages do: the
  * gateway fills these fields from the request the hub accepted
  * (`fromRequest`), so they are there whatever the hub echoes; the hub's own
@@ -243,7 +243,7 @@ const upstreamMessage: FieldSpec = { upstream: 'message', name: 'upstreamMessage
 export const OfferAnswer: ResourceSpec = {
   id: 'OfferAnswer',
   title: 'Offer, as the hub accepted it',
-  source: 'interface.md 4.8; answer not shown (4.10.5)',
+  source: 'docs/hub.md#offer-posting-api-02; answer open (docs/hub.md#offer-answer-and-its-credentials)',
   fields: [
     { upstream: 'idRequestBooking', name: 'bookingRequestId', kind: 'string', fromRequest: true, description: 'Booking request code' },
     { upstream: 'idServiceOrder', name: 'serviceOrderId', kind: 'string', fromRequest: true, description: 'Sequence number of the offer' },
@@ -256,7 +256,7 @@ export const OfferAnswer: ResourceSpec = {
 export const BookedAnswer: ResourceSpec = {
   id: 'BookedAnswer',
   title: 'Booked notification, as the hub accepted it',
-  source: 'interface.md 4.9; answer not shown (4.10.6)',
+  source: 'docs/hub.md#booked-notification-api-04; answer open (docs/hub.md#booked-answer)',
   fields: [
     { upstream: 'idRequestBooking', name: 'bookingRequestId', kind: 'string', fromRequest: true, description: 'Booking request code' },
     { upstream: 'isBooked', name: 'booked', kind: 'flag', fromRequest: true, description: 'Whether the booking is made, as sent' },
@@ -268,7 +268,7 @@ export const BookedAnswer: ResourceSpec = {
 export const FinalizationAnswer: ResourceSpec = {
   id: 'FinalizationAnswer',
   title: 'SP2 finalization, as the hub accepted it',
-  source: 'interface.md 4.2; answer not shown (4.10.2)',
+  source: 'docs/hub.md#sp2-finalization; answer open (docs/hub.md#finalization-payload-and-answer)',
   fields: [
     { upstream: 'id_document_sp2', name: 'sp2Id', kind: 'string', format: 'uuid', fromRequest: true, description: 'SP2 document id' },
     { upstream: 'is_finished', name: 'finished', kind: 'flag', fromRequest: true, description: 'Finished: the hub\'s own flag when it sends one, else true (the hub accepted the finalization)' },

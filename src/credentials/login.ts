@@ -49,9 +49,9 @@ const refused = (status: number): boolean => status >= 400 && status < 500 && st
 /**
  * The gateway logs in itself (docs/credentials.md: the login operation is
  * not part of the hub's published interface, so its address, body and answer
- * fields are configuration). The session is cached and renewed before it
- * expires: with the refresh token when the hub gives one and
- * UPSTREAM_LOGIN_REFRESH_URL is set, by a new login when the hub refuses the
+ * fields are configuration: the hub profile's login, or the settings). The
+ * session is cached and renewed before it expires: with the refresh token
+ * when the hub gives one and a renewal address is known, by a new login when the hub refuses the
  * refresh or there is none. Concurrent callers share one renewal; a 401 from
  * the hub forces one, at most one per `minIntervalMs`: a hub that keeps
  * answering 401 (or a login that keeps failing) must not turn every request

@@ -1,6 +1,6 @@
 /**
  * Date conversions between the gateway dialect (ISO 8601) and the hub's four
- * formats (interface.md 2): `YYYYMMDD`, `YYYY-MM-DD`, `YYYY-MM-DD HH:MM:SS`
+ * formats (docs/hub.md#resources): `YYYYMMDD`, `YYYY-MM-DD`, `YYYY-MM-DD HH:MM:SS`
  * and `YYYY-MM-DD HH:MM:SS.S`.
  */
 
@@ -43,7 +43,7 @@ export function toIsoDate (value: string): string {
 
 /**
  * An ISO date-time with offset to the hub's local `YYYY-MM-DD HH:MM:SS`
- * (interface.md 2.10), shifted into the configured offset.
+ * (docs/hub.md#offer-body), shifted into the configured offset.
  */
 export function toUpstreamDateTime (isoDateTime: string | Date, offset: string): string {
   const instant = typeof isoDateTime === 'string' ? Date.parse(isoDateTime) : isoDateTime.getTime()

@@ -1,4 +1,4 @@
-/** Domain rules for caller input (contract.md 3). */
+/** Domain rules for caller input (docs/api.md#routes). */
 
 /** Strips the dots and dashes of a printed NPWP (`01.234.567.8-901.000`). */
 export function normalizeNpwp (value: string): string {

@@ -1,5 +1,5 @@
 import { toIsoDate, toIsoDateTime } from '../domain/dates.ts'
-import { camelCase, type FieldSpec, type ScalarKind } from '../catalogue/resource-spec.ts'
+import { camelCase, namesOf, type FieldSpec, type ResourceSpec, type ScalarKind } from '../catalogue/resource-spec.ts'
 import { DRIFT, documentedTolerance, OMIT, type Tolerance } from './drift.ts'
 import { ShapeError } from './shape-error.ts'
 
@@ -173,4 +173,26 @@ export function fieldRules (field: FieldSpec, offset: string, tolerance: Toleran
     convert: orNull(field, kindRule(kind, offset, tolerance), tolerance),
     second: kind === 'date-with-time' ? orNull(field, momentOfDay(offset, tolerance), { ...tolerance, note: () => {} }) : undefined
   }
+}
+
+/**
+ * The other spellings of a spec's fields, by the name an unknown key
+ * camelCases to: each field's hub name camelCased (`id_request_booking`,
+ * `IdRequestBooking` and `ID_REQUEST_BOOKING` all fold to `idRequestBooking`)
+ * and our names of it (`bookingRequestId`). A hub that spells a field
+ * another way gets it renamed like the field, rather than kept as an
+ * unknown field beside ours: never two names for one thing. A fold two
+ * fields share names neither, and is kept as an unknown field. The
+ * normalizer renames them (normalize.ts); the transcoder leaves them to it
+ * (transcode/plan.ts `names`).
+ */
+export function spellingsOf<F extends { upstream: string, name: string }> (spec: ResourceSpec, compiled: readonly F[]): Map<string, F> {
+  const found = new Map<string, F | null>()
+  spec.fields.forEach((field, i) => {
+    for (const spelling of new Set([cachedCamelCase(field.upstream), ...namesOf(field)])) {
+      const other = found.get(spelling)
+      found.set(spelling, other === undefined || other === compiled[i] ? compiled[i]! : null)
+    }
+  })
+  return new Map([...found].filter((entry): entry is [string, F] => entry[1] !== null))
 }

@@ -1,4 +1,4 @@
-import { camelCaseDeep, cachedCamelCase, fieldRules, orNull, type Convert } from './fields.ts'
+import { camelCaseDeep, cachedCamelCase, fieldRules, orNull, spellingsOf, type Convert } from './fields.ts'
 import { isArrayKind, isResource, namesOf, type FieldSpec, type ResourceSpec } from '../catalogue/resource-spec.ts'
 import { documentedTolerance, OMIT, type Tolerance } from './drift.ts'
 import { located, ShapeError } from './shape-error.ts'
@@ -61,11 +61,17 @@ function compileRecord (spec: ResourceSpec, options: Options): (value: unknown) 
   const known = new Set(spec.fields.map(f => f.upstream))
   const required = spec.required ?? []
   const identity = new Set(required)
+  const aliases = spellingsOf(spec, fields)
+  /** The value of a required field under another spelling, on the failure path only. */
+  const aliasedValue = (upstream: string, src: Record<string, unknown>): unknown => {
+    for (const key in src) if (!known.has(key) && aliases.get(cachedCamelCase(key))?.upstream === upstream) return src[key]
+    return undefined
+  }
   return function normalize (value: unknown): Record<string, unknown> {
     if (value === null || typeof value !== 'object' || Array.isArray(value)) throw new ShapeError('', 'an object')
     const src = value as Record<string, unknown>
     for (let i = 0; i < required.length; i++) {
-      if (src[required[i]!] === undefined) throw new ShapeError(required[i]!, 'a value')
+      if (src[required[i]!] === undefined && aliasedValue(required[i]!, src) === undefined) throw new ShapeError(required[i]!, 'a value')
     }
     const out: Record<string, unknown> = {}
     for (let i = 0; i < count; i++) {
@@ -85,9 +91,28 @@ function compileRecord (spec: ResourceSpec, options: Options): (value: unknown) 
         throw located(error, field.upstream)
       }
     }
-    // Unknown fields are kept, camelCased (contract.md 1).
     for (const key in src) {
-      if (!known.has(key)) out[cachedCamelCase(key)] = camelCaseDeep(src[key])
+      if (known.has(key)) continue
+      const name = cachedCamelCase(key)
+      const field = aliases.get(name)
+      // Unknown fields are kept, camelCased (docs/api.md#the-dialect).
+      if (field === undefined) {
+        out[name] = camelCaseDeep(src[key])
+        continue
+      }
+      // A field the spec maps, in another spelling: the field, under our name; dropped where the field is already answered.
+      if (src[field.upstream] !== undefined || Object.hasOwn(out, field.name)) continue
+      try {
+        const value = field.convert(src[key])
+        if (value !== OMIT) out[field.name] = value
+        else if (identity.has(field.upstream)) throw new ShapeError('', 'a value')
+        if (field.second !== undefined) {
+          const second = field.second(src[key])
+          if (second !== OMIT) out[field.secondName] = second
+        }
+      } catch (error) {
+        throw located(error, key)
+      }
     }
     return out
   }

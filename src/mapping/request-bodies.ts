@@ -1,10 +1,10 @@
 import { toUpstreamDateTime } from '../domain/dates.ts'
 
-/** Request bodies in the hub's names (interface.md 2.10, 2.11, 4.2). */
+/** Request bodies in the hub's names (docs/hub.md#offer-body, docs/hub.md#booked-notification-body, docs/hub.md#sp2-finalization). */
 
 export interface OfferInput { serviceOrderId: string, price: number, offeredAt: string }
 
-/** interface.md 2.10: all six fields; the platform id is ours, the timestamp is now. */
+/** docs/hub.md#offer-body: all six fields; the platform id is ours, the timestamp is now. */
 export function toUpstreamOffer (bookingRequestId: string, offer: OfferInput, platformId: string, offset: string, now = new Date()) {
   return {
     idRequestBooking: bookingRequestId,
@@ -16,12 +16,12 @@ export function toUpstreamOffer (bookingRequestId: string, offer: OfferInput, pl
   }
 }
 
-/** interface.md 2.11 */
+/** docs/hub.md#booked-notification-body */
 export function toUpstreamBooked (booked: boolean, note: string) {
   return { isBooked: booked ? 1 : 0, booking_note: note }
 }
 
-/** interface.md 4.10.2 leaves the payload open; this is our documented default. */
+/** docs/hub.md#finalization-payload-and-answer leaves the payload open; this is our documented default. */
 export function toUpstreamFinalization (sp2Id: string) {
   return { id_document_sp2: sp2Id }
 }

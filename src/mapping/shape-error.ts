@@ -1,4 +1,4 @@
-/** The hub answered a value that does not fit interface.md; `path` names it. */
+/** The hub answered a value that does not fit docs/hub.md; `path` names it. */
 export class ShapeError extends Error {
   path: string
   readonly expected: string

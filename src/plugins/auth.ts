@@ -1,22 +1,26 @@
 import fp from 'fastify-plugin'
 import type { FastifyInstance, FastifyRequest, FastifyReply, FastifySchema, onRequestAsyncHookHandler, RouteOptions } from 'fastify'
 import { presentedKey } from '../auth/clients.ts'
-import { needsScope, SECURITY_SCHEME, type Scope } from '../auth/scopes.ts'
+import { needsScope, scopesOf, SECURITY_SCHEME, type Scope } from '../auth/scopes.ts'
 import { gatewayError } from '../errors.ts'
 import { errorResponses } from '../schemas/envelope.ts'
 
 const REALM = 'Bearer realm="customs-gateway"'
 
-/** The route schema, documented with its scope and the answers the checks add. */
-function withScope (schema: FastifySchema | undefined, scope: Scope, url: string): FastifySchema {
+/** The route schema, documented with its scopes and the answers the checks add. */
+function withScope (schema: FastifySchema | undefined, scopes: readonly Scope[], url: string): FastifySchema {
   const how = url === '/v1/events'
     ? 'send `Authorization: Bearer <client key>`, or from a browser offer the subprotocols `bearer` and the key (`new WebSocket(url, [\'bearer\', key])`)'
     : 'send `Authorization: Bearer <client key>`'
-  const description = `${schema?.description ?? ''}\n\n**Scope:** \`${scope}\` (${how}). Without a known key: 401 UNAUTHORIZED; without the scope: 403 FORBIDDEN; over the client's rate limit: 429 RATE_LIMITED.`
+  const needs = scopes.length === 1
+    ? `**Scope:** \`${scopes[0]}\` (${how}). Without a known key: 401 UNAUTHORIZED; without the scope: 403 FORBIDDEN`
+    : `**Scopes:** ${scopes.map(scope => `\`${scope}\``).join(' and ')}, all of them (${how}). Without a known key: 401 UNAUTHORIZED; without one of the scopes: 403 FORBIDDEN naming it`
+  const description = `${schema?.description ?? ''}\n\n${needs}; over the client's rate limit: 429 RATE_LIMITED.`
   return {
     ...schema,
     description: description.trim(),
-    security: [{ [SECURITY_SCHEME]: [scope] }],
+    // One requirement listing several scopes: OpenAPI reads it as all of them.
+    security: [{ [SECURITY_SCHEME]: [...scopes] }],
     response: { ...(schema?.response as Record<number, unknown> | undefined), ...errorResponses([401, 403, 429]) }
   }
 }
@@ -33,7 +37,7 @@ function withScope (schema: FastifySchema | undefined, scope: Scope, url: string
 async function auth (app: FastifyInstance) {
   const enabled = app.clients !== null
 
-  function requireScope (scope: Scope): onRequestAsyncHookHandler {
+  function requireScope (scopes: readonly Scope[]): onRequestAsyncHookHandler {
     return async function requireScope (request: FastifyRequest, reply: FastifyReply) {
       const client = request.client
       if (client === null) {
@@ -41,7 +45,8 @@ async function auth (app: FastifyInstance) {
         request.log.info({ reason: presentedKey(request.headers) === undefined ? 'no key' : 'unknown key' }, 'caller not authenticated')
         throw gatewayError('UNAUTHORIZED')
       }
-      if (!client.scopes.includes(scope)) {
+      const scope = scopes.find(needed => !client.scopes.includes(needed))
+      if (scope !== undefined) {
         reply.header('www-authenticate', `${REALM}, error="insufficient_scope", scope="${scope}"`)
         request.log.info({ client: client.name, scope }, 'client lacks the scope')
         throw gatewayError('FORBIDDEN', {}, scope)
@@ -59,8 +64,9 @@ async function auth (app: FastifyInstance) {
     }
     if (scope === null) return
     // New objects, never mutated: Fastify's automatic HEAD route shares the GET route's originals.
-    route.schema = withScope(route.schema, scope, route.url)
-    if (enabled) route.onRequest = [...[route.onRequest ?? []].flat(), requireScope(scope)]
+    const scopes = scopesOf(scope)
+    route.schema = withScope(route.schema, scopes, route.url)
+    if (enabled) route.onRequest = [...[route.onRequest ?? []].flat(), requireScope(scopes)]
   })
 }
 

@@ -5,6 +5,7 @@ import FindMyWay from 'find-my-way'
 import fp from 'fastify-plugin'
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from 'fastify'
 import { gatewayError, isGatewayError, reasonPhrase, type ErrorCode, type GatewayError } from '../errors.ts'
+import { isDiscarding } from './lingering-close.ts'
 import { describeProblems, MAX_PROBLEMS, PART_NAMES, problemsMessage, type AjvIssue, type Problem } from '../schemas/problems.ts'
 
 const PARTS = Object.keys(PART_NAMES) as Array<keyof typeof PART_NAMES>
@@ -77,7 +78,7 @@ export function frameworkErrors (error: FastifyError, request: FastifyRequest, r
   return sendError(request, reply, gatewayError('VALIDATION_FAILED', { details: [{ field: 'path', rule }] }, `The URL path is malformed: ${rule}`))
 }
 
-/** Node's own refusals, by the HTTP parser's error code (contract.md 6). */
+/** Node's own refusals, by the HTTP parser's error code (docs/api.md#what-callers-can-rely-on). */
 function parserRefusal (code: string | undefined): { code: ErrorCode, message?: string } {
   if (code === 'HPE_HEADER_OVERFLOW') return { code: 'HEADERS_TOO_LARGE' }
   if (code === 'ERR_HTTP_REQUEST_TIMEOUT') return { code: 'REQUEST_TIMEOUT' }
@@ -95,6 +96,11 @@ function parserRefusal (code: string | undefined): { code: ErrorCode, message?: 
 export function clientErrorHandler (this: FastifyInstance, error: Error & { code?: string }, socket: Socket): void {
   // A reset connection has nobody to answer (Fastify's default handler, and Node's, do the same).
   if (error.code === 'ECONNRESET' || socket.destroyed) return
+  // A caller that stopped sending a body the gateway had refused and was discarding: it has its answer.
+  if (isDiscarding(socket)) {
+    socket.destroy()
+    return
+  }
   const refusal = parserRefusal(error.code)
   const problem = gatewayError(refusal.code, {}, refusal.message)
   const requestId = randomUUID()
@@ -138,7 +144,7 @@ function knownRoutes (app: FastifyInstance) {
 }
 
 /**
- * The one place errors become the contract's envelope (contract.md 2).
+ * The one place errors become the contract's envelope (docs/api.md#the-envelope).
  * Routes throw; nothing else writes an error body.
  */
 async function errorHandler (app: FastifyInstance) {

@@ -7,8 +7,8 @@ import type { GatewayConfig } from '../config/resolve.ts'
 import { parseJsonBody } from './json-body.ts'
 
 /** Request headers a browser may send cross-origin, and response headers it may read. */
-const ALLOWED_HEADERS = ['authorization', 'content-type', 'idempotency-key', 'x-request-id', 'cache-control', 'x-upstream-authorization']
-const EXPOSED_HEADERS = ['x-request-id', 'retry-after', 'idempotent-replayed', 'x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset']
+const ALLOWED_HEADERS = ['authorization', 'content-type', 'idempotency-key', 'x-request-id', 'cache-control', 'if-none-match', 'x-upstream-authorization']
+const EXPOSED_HEADERS = ['x-request-id', 'retry-after', 'idempotent-replayed', 'x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset', 'etag', 'age']
 
 export function corsOrigins (config: Pick<GatewayConfig, 'CORS_ORIGINS'>): string[] {
   return (config.CORS_ORIGINS ?? '').split(',').map(o => o.trim()).filter(o => o !== '')
@@ -47,7 +47,7 @@ async function hardening (app: FastifyInstance, { config }: { config: GatewayCon
   }
   app.removeContentTypeParser('text/plain')
   app.removeContentTypeParser('application/json')
-  app.addContentTypeParser('application/json', { parseAs: 'string' }, parseJsonBody)
+  app.addContentTypeParser('application/json', { parseAs: 'buffer' }, parseJsonBody)
 }
 
 /**

@@ -1,3 +1,4 @@
+import { isUtf8 } from 'node:buffer'
 import type { FastifyRequest } from 'fastify'
 import sjson from 'secure-json-parse'
 import { gatewayError } from '../errors.ts'
@@ -12,11 +13,19 @@ const FORBIDDEN = { protoAction: 'error', constructorAction: 'error' } as const
  *   Fastify's "Body cannot be empty when content-type is set";
  * - a `__proto__` or `constructor.prototype` key is refused by name, rather
  *   than reported as "Body is not valid JSON" (Fastify folds secure-json-parse's
- *   refusal into its invalid-JSON error).
+ *   refusal into its invalid-JSON error);
+ * - bytes that are not UTF-8 are refused (JSON is UTF-8), rather than read as
+ *   U+FFFD: a lone surrogate sent as raw bytes (ED A0 80) would otherwise pass
+ *   as three replacement characters, a value the caller never wrote.
  * The checks are secure-json-parse's, as in Fastify's own parser. Nothing of
  * the body is echoed: a message built from JSON.parse's would quote it.
  */
-export function parseJsonBody (_request: FastifyRequest, text: string, done: (error: Error | null, body?: unknown) => void): void {
+export function parseJsonBody (_request: FastifyRequest, bytes: Buffer, done: (error: Error | null, body?: unknown) => void): void {
+  if (!isUtf8(bytes)) {
+    done(gatewayError('VALIDATION_FAILED', { details: [{ field: 'body', rule: 'must be valid JSON: UTF-8 text' }] }, 'body must be valid JSON: UTF-8 text'))
+    return
+  }
+  const text = bytes.toString('utf8')
   if (text.trim() === '') {
     done(null, undefined)
     return

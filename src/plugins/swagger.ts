@@ -2,11 +2,13 @@ import fp from 'fastify-plugin'
 import swagger from '@fastify/swagger'
 import swaggerUi from '@fastify/swagger-ui'
 import type { FastifyInstance, RouteOptions } from 'fastify'
-import { SCOPE_DESCRIPTIONS, SCOPES, SECURITY_SCHEME } from '../auth/scopes.ts'
+import { SCOPE_DESCRIPTIONS, SCOPES, scopesOf, SECURITY_SCHEME } from '../auth/scopes.ts'
 import { ALL_RESOURCES } from '../catalogue/resources.ts'
 import ANSWER_EXAMPLES from '../schemas/answer-examples.json' with { type: 'json' }
 import { ErrorEnvelopeSchema, withErrorExamples } from '../schemas/envelope.ts'
 import { errorEnvelope, errorExampleComponents, errorExamples } from '../schemas/error-examples.ts'
+import { COMPOSED_SCHEMAS } from '../schemas/composed.ts'
+import { EVENT_SCHEMAS } from '../schemas/events.ts'
 import { resourceSchema } from '../schemas/resource-schemas.ts'
 
 /**
@@ -20,6 +22,7 @@ export type AnswerExamples = Record<string, Partial<Record<'200' | '400', unknow
 export const TAGS = [
   { name: 'customs', description: 'Customs lookups: bills of lading, BC 2.0 declarations, containers per document type' },
   { name: 'taxpayers', description: 'Everything of one taxpayer at once' },
+  { name: 'shipments', description: 'Everything of one bill of lading at once' },
   { name: 'sp2', description: 'SP2 (delivery order release) documents' },
   { name: 'bookings', description: 'Truck platform booking calls' },
   { name: 'events', description: 'Booked notifications over WebSocket' },
@@ -38,6 +41,15 @@ SP2 lookups take); where the hub sends a time of day with it, that is kept as we
 \`Time\` (\`blDateTime\`). Each field description names the hub field it comes from; the glossary of the
 repository (\`docs/glossary.md\`) maps every hub name to ours. Fields the hub adds beyond the documented ones
 are passed on with camelCased names. The examples are real answers of the built-in sandbox hub.
+
+The lookups (every GET under /v1 but the events) answer with an \`ETag\`: a strong tag of the answer's \`data\`
+(\`meta\` is not part of it). Send it back in \`If-None-Match\` and, while the data is the same, the answer is
+304 Not Modified without a body: from the gateway's cache without a call to the hub while the cached answer is
+fresh, after asking the hub otherwise. A request's \`cache-control: no-cache\` (or \`no-store\`, or
+\`Pragma: no-cache\`) always asks the hub afresh, and its fresh answer is then compared: a 304 still spares the
+body. Note that \`fetch()\` adds \`cache-control: no-cache\` to a request carrying its own \`If-None-Match\`;
+send it with \`cache: 'no-cache'\` (fetch then sends \`max-age=0\`, which the gateway does not read) to be
+answered from the cache. The typed client does so.
 
 Request bodies are taken exactly as sent, never converted (\`"price": "15"\` is a 400). A validation error lists
 every problem of the request in \`details\` (at most 20), each naming the field (\`query.npwp\`, \`body.price\`)
@@ -73,8 +85,10 @@ function withExamples (route: RouteOptions): void {
   }
   const forbidden = next[403]
   const scope = route.config?.scope
-  if (isObject(forbidden) && typeof scope === 'string') {
-    next[403] = withErrorExamples(forbidden, errorExamples(403, { own: { FORBIDDEN: errorEnvelope({ code: 'FORBIDDEN', args: [scope], summary: '' }) } }))
+  if (isObject(forbidden) && scope != null) {
+    // A route needing several scopes: the example names the last, as a client holding the others would be told.
+    const named = scopesOf(scope).at(-1)
+    next[403] = withErrorExamples(forbidden, errorExamples(403, { own: { FORBIDDEN: errorEnvelope({ code: 'FORBIDDEN', args: [named], summary: '' }) } }))
   }
   route.schema = { ...route.schema, response: next }
 }
@@ -119,6 +133,8 @@ export interface OpenapiOptions {
 async function openapi (app: FastifyInstance, { version, keyless }: OpenapiOptions) {
   app.addSchema(ErrorEnvelopeSchema)
   for (const spec of ALL_RESOURCES) app.addSchema(resourceSchema(spec))
+  for (const schema of COMPOSED_SCHEMAS) app.addSchema(schema)
+  for (const schema of EVENT_SCHEMAS) app.addSchema(schema)
   app.addHook('onRoute', withExamples)
 
   await app.register(swagger, {

@@ -2,18 +2,16 @@ import { randomBytes } from 'node:crypto'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import { gatewayError } from '../errors.ts'
 import { errorResponses } from '../schemas/envelope.ts'
-import { BOOKED_EVENT_EXAMPLE, BookedEventSchema, STREAM_RELOAD_EXAMPLE, StreamPositionSchema, StreamReloadSchema } from '../schemas/events.ts'
+import { BOOKED_EVENT_EXAMPLE, STREAM_RELOAD_EXAMPLE, TICKET_PATTERN } from '../schemas/events.ts'
+import { EVENT_POSITION } from '../schemas/formats.ts'
 import { Type, type TypeBoxTypeProvider } from '../schemas/typebox.ts'
-import { EVENT_ID_PATTERN } from '../state/event-ids.ts'
 import { isStateUnavailable } from '../state/errors.ts'
 
-/** Where a reader resumes from: an event id, or `now`. */
-const RESUME_PATTERN = `^(now|${EVENT_ID_PATTERN.slice(1, -1)})$`
-const TICKET_PATTERN = '^[A-Za-z0-9_-]{43}$'
 /** What a caller retries after when the shared state does not answer. */
 const UNAVAILABLE_RETRY_AFTER = '2'
 
-const resumeFrom = (description: string) => Type.String({ pattern: RESUME_PATTERN, maxLength: 31, description, examples: ['1709255700000-0'] })
+/** Where a reader resumes from: an event id, or `now` (schemas/formats.ts EVENT_POSITION). */
+const resumeFrom = (description: string) => Type.String({ format: 'event-position', pattern: EVENT_POSITION.pattern, maxLength: 31, description, examples: ['1709255700000-0'] })
 
 const StreamQuerySchema = Type.Object({
   lastEventId: Type.Optional(resumeFrom('Resume after this event id (the last one seen), for a new EventSource that cannot send `Last-Event-ID` (the header wins when both are sent); `now` or left out: from now on')),
@@ -25,22 +23,13 @@ const StreamHeadersSchema = Type.Object({
   'last-event-id': Type.Optional(resumeFrom('Resume after this event id: what EventSource sends by itself when it reconnects'))
 })
 
-const TicketSchema = Type.Object({
-  ticket: Type.String({ pattern: TICKET_PATTERN, description: 'Opens one event stream: `GET /v1/events/stream?ticket=<ticket>`. Single-use; a secret until used' }),
-  expiresAt: Type.String({ format: 'date-time', description: 'When it can no longer be used, ISO 8601 in UTC' })
-}, { additionalProperties: false, $id: 'EventStreamTicket', title: 'Event-stream ticket' })
-
 /**
- * Booked notifications: GET /v1/events over WebSocket (contract.md 3), GET
+ * Booked notifications: GET /v1/events over WebSocket (docs/api.md#routes), GET
  * /v1/events/stream as an event stream (SSE), and the tickets that stand for
  * a key where EventSource cannot send one (docs/events.md).
  */
 export default async function eventRoutes (fastify: FastifyInstance) {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>()
-  app.addSchema(BookedEventSchema)
-  app.addSchema(StreamReloadSchema)
-  app.addSchema(StreamPositionSchema)
-  app.addSchema(TicketSchema)
   const ticketMs = app.config.EVENTS_TICKET_SECONDS * 1000
 
   app.route({

@@ -5,6 +5,7 @@ import { errorResponses, lookupListEnvelope, lookupRecordEnvelope, UPSTREAM_STAT
 import { paramsObject } from '../schemas/params.ts'
 import type { TypeBoxTypeProvider } from '../schemas/typebox.ts'
 import { setCacheHeaders, wantsFresh } from './cache-headers.ts'
+import { conditionalResponses, ConditionalHeadersSchema, notModified } from './conditional.ts'
 
 /** A catalogue entry whose route is a lookup. */
 export type LookupOperation = HubOperation & { id: OperationId, route: LookupRouteSpec }
@@ -31,8 +32,9 @@ export function registerLookup (app: FastifyInstance, op: LookupOperation) {
       // Always declared (empty when the path has none), so that the handler's type of it is the schema's.
       params: paramsObject(params.filter(p => inPath.has(p.name)), { examples: route.examples }),
       querystring: paramsObject(params.filter(p => !inPath.has(p.name)), { examples: route.examples }),
+      headers: ConditionalHeadersSchema,
       response: {
-        200: isList ? lookupListEnvelope(itemId, `The ${itemId} items`) : lookupRecordEnvelope(itemId, `The ${itemId}`),
+        ...conditionalResponses(isList ? lookupListEnvelope(itemId, `The ${itemId} items`) : lookupRecordEnvelope(itemId, `The ${itemId}`)),
         ...errorResponses(UPSTREAM_STATUSES)
       }
     }
@@ -40,6 +42,7 @@ export function registerLookup (app: FastifyInstance, op: LookupOperation) {
     const params = { ...request.params, ...request.query }
     const result = await app.hub.call(request, { operation: op.id, params, fresh: wantsFresh(request) })
     const meta = setCacheHeaders(reply, [result.cache])
+    if (notModified(request, reply, result.etag)) return reply
     // The data is already our JSON (transcoded from the hub's bytes, or
     // normalized and serialized once per hub answer), and the envelope around
     // it is written once per answer and meta: nothing is serialized here.

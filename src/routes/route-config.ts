@@ -1,4 +1,4 @@
-import type { Scope } from '../auth/scopes.ts'
+import type { RouteScope } from '../auth/scopes.ts'
 import type { OperationId } from '../catalogue/operations.ts'
 
 /** A write: audited, and idempotent with an `Idempotency-Key`. */
@@ -18,12 +18,13 @@ declare module 'fastify' {
    */
   interface FastifyContextConfig {
     /**
-     * The scope a client needs (auth/scopes.ts); null for a public route: no
+     * The scope a client needs (auth/scopes.ts), or the scopes, all of which
+     * it needs (a route whose answer mixes customs and SP2 data); null for a public route: no
      * key needed and not rate limited (health, metrics, docs). A route under
      * /v1 without one stops start-up, so that no route goes unprotected by
      * forgetting it.
      */
-    scope?: Scope | null
+    scope?: RouteScope | null
     /** Set on the writes. */
     write?: WriteRoute
     /**

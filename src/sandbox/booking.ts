@@ -2,7 +2,7 @@ import { json, message } from './answer.ts'
 import type { Answer } from './answer.ts'
 import type { OperationContext } from './context.ts'
 
-// Handlers of the booking calls (interface.md 4.8 API-02 and 4.9 API-04).
+// Handlers of the booking calls (docs/hub.md#offer-posting-api-02, docs/hub.md#booked-notification-api-04).
 // Neither success body is shown (4.10.5, 4.10.6); these are our choices.
 
 const DATETIME = /^\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01]) ([01]\d|2[0-3]):[0-5]\d:[0-5]\d$/

@@ -1,4 +1,4 @@
-// The ten container-list lookups of interface.md 4.7, as data: parameters in
+// The ten container-list lookups of docs/hub.md#container-lists, as data: parameters in
 // the table's order and the key each one answers under.
 export interface ContainerOperationSpec {
   name: string
@@ -16,7 +16,7 @@ export const CONTAINER_OPERATIONS = [
   { name: 'kontainerbc28', params: ['noBl'], key: 'data kontainer bc 28' },
   { name: 'kontainerPPFTZ', params: ['noBl', 'tglBl'], key: 'Data Kontainer PPFTZ' },
   { name: 'kontainerbc25', params: ['tglBl'], key: 'data kontainer bc 25' },
-  // interface.md 4.7: bc23 really answers under 'Data Kontainer BC16' and
+  // docs/hub.md#container-lists: bc23 really answers under 'Data Kontainer BC16' and
   // bc30 under 'Data Kontainer SP3B', bc27 under 'data status impor'.
   { name: 'kontainerbc23', params: ['noBl', 'tglBl'], key: 'Data Kontainer BC16' },
   { name: 'kontainerbc30', params: ['noBl', 'tglBl'], key: 'Data Kontainer SP3B' },

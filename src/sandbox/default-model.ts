@@ -37,7 +37,7 @@ export function defaultModel (config: SandboxConfig): HubModel {
       if (match === undefined) return undefined
       return { operation: match.operation, segments: match.segments, ...resolveParams(match.operation, match.segments, query) }
     },
-    /** 401 when a header the operation requires is missing or wrong (interface.md 5). */
+    /** 401 when a header the operation requires is missing or wrong (docs/hub.md#authentication). */
     authenticate (operation: Operation, headers: Headers): Answer | undefined {
       if (operation.auth.apiKey && headers[config.apiKeyHeader] !== config.apiKey) return message(401, 'Invalid API key')
       if (operation.auth.token && !config.tokens.accepts(headers.authorization)) return message(401, 'Unauthorized')

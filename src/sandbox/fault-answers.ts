@@ -68,6 +68,27 @@ function drifted (normal: Answer, shape: Shape): unknown {
   return { data: body }
 }
 
+/** `idRequestBooking` -> `id_request_booking`; a key already in snake_case stays as it is. */
+function snakeCase (key: string): string {
+  return key.replace(/([a-z0-9])([A-Z])/g, '$1_$2').toLowerCase()
+}
+
+function snakeKeys (record: unknown): unknown {
+  if (typeof record !== 'object' || record === null || Array.isArray(record)) return record
+  return Object.fromEntries(Object.entries(record).map(([key, value]) => [snakeCase(key), value]))
+}
+
+/** The normal payload with each record's own keys in snake_case (a list's key, and what the records hold, as they were). */
+function snaked (body: unknown, shape: Shape): unknown {
+  if (shape.kind === 'keyed' && typeof body === 'object' && body !== null) {
+    return Object.fromEntries(Object.entries(body).map(([key, list]) => [key, Array.isArray(list) ? list.map(snakeKeys) : list]))
+  }
+  if (shape.kind === 'wrapped' && typeof body === 'object' && body !== null) {
+    return Object.fromEntries(Object.entries(body).map(([key, record]) => [key, snakeKeys(record)]))
+  }
+  return Array.isArray(body) ? body.map(snakeKeys) : snakeKeys(body)
+}
+
 /** What a fault does to a request whose normal answer is computed by normal(). */
 export function applyFault (fault: FaultName, shape: Shape, normal: () => Answer, slowMs: number, form: ReportForm): FaultOutcome {
   const now = (answer: Answer): FaultOutcome => ({ answer, extraDelayMs: 0 })
@@ -100,5 +121,9 @@ export function applyFault (fault: FaultName, shape: Shape, normal: () => Answer
     case 'FAILREJECTED': return now(reported(form, 'failed', 'text', 'Permintaan tidak dapat diproses', 422))
     case 'FAILNODATA': return now(reported(form, undefined, 'text', 'Data tidak ditemukan', 404))
     case 'FAILAUTH': return now(reported(form, 'failed', 'authText', 'API key is not valid or is expired / revoked.', 403))
+    case 'SNAKE': {
+      const answer = normal()
+      return now(isSuccess(answer) ? json(200, snaked(answer.body, shape)) : answer)
+    }
   }
 }

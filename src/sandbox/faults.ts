@@ -24,10 +24,11 @@ export const FAULTS = [
   { name: 'NOKEY', code: '905' },
   { name: 'TRUNCATED', code: '906' },
   { name: 'SHAPE', code: '907' },
-  { name: 'FAILNOTFOUND', code: '908' },
-  { name: 'FAILREJECTED', code: '909' },
-  { name: 'FAILNODATA', code: '910' },
-  { name: 'FAILAUTH', code: '911' }
+  { name: 'SNAKE', code: '908' },
+  { name: 'FAILNOTFOUND', code: '909' },
+  { name: 'FAILREJECTED', code: '910' },
+  { name: 'FAILNODATA', code: '911' },
+  { name: 'FAILAUTH', code: '912' }
 ] as const
 
 export type FaultName = typeof FAULTS[number]['name']

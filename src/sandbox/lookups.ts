@@ -5,7 +5,7 @@ import type { OperationContext } from './context.ts'
 import { day, stampedBlDate } from './dates.ts'
 import type { Taxpayer } from './data.ts'
 
-// Handlers of the {hub_url}/V1/<SEG>/INT/AUTH lookups (interface.md 4.4 to 4.7).
+// Handlers of the {hub_url}/V1/<SEG>/INT/AUTH lookups (docs/hub.md#operations).
 
 const NOT_FOUND = 'Data tidak ditemukan'
 

@@ -5,7 +5,7 @@ import type { OperationContext, ParamKind } from './context.ts'
 import { bc20ByNoBl, bc20ByNoPib, blList, containerList } from './lookups.ts'
 import { cargoOwnerContainers, finalize, hostToHost } from './sp2.ts'
 
-// The hub's operations as data (interface.md 4): address, parameters in the
+// The hub's operations as data (docs/hub.md#operations): address, parameters in the
 // order of the document's tables, required headers, response shape, handler.
 
 /**

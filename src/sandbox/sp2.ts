@@ -4,7 +4,7 @@ import type { OperationContext } from './context.ts'
 import { day } from './dates.ts'
 import type { CargoOwnerContainer } from './records.ts'
 
-// Handlers of the SP2 operations (interface.md 4.1 to 4.3).
+// Handlers of the SP2 operations (docs/hub.md#operations).
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
 

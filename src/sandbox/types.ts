@@ -16,7 +16,7 @@ export interface SandboxOptions {
   apiKeyHeader?: string
   /** Access token, compared verbatim with the Authorization header, default SANDBOX_ACCESS_TOKEN. */
   accessToken?: string
-  /** The path segment interface.md writes HUB, default HUB. */
+  /** The path segment docs/hub.md writes HUB, default HUB. */
   pathSegment?: string
   /** idPlatform accepted in offers (4.8), default SANDBOX_PLATFORM_ID. */
   platformId?: string
@@ -68,7 +68,7 @@ export interface SandboxRequestLog {
 }
 
 export interface RecordedRequest {
-  /** Operation name as interface.md spells it (noblbc20, host-to-host, ...), 'unknown' when no address matched. */
+  /** Operation name as docs/hub.md spells it (noblbc20, host-to-host, ...), 'unknown' when no address matched. */
   operation: string
   method: string
   /** Raw path, without the query string. */

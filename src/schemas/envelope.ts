@@ -7,7 +7,7 @@ import { Type, type TSchema } from './typebox.ts'
 // them and show it under every status. Each status has its own (errorResponses).
 export const ErrorEnvelopeSchema = Type.Object({
   statusCode: Type.Integer({ description: 'HTTP status, repeated' }),
-  code: Type.Enum(Object.keys(errors) as ErrorCode[], { description: 'Stable error code: what went wrong, for programs (the README lists when each is answered)' }),
+  code: Type.Enum(Object.keys(errors) as ErrorCode[], { description: 'Stable error code: what went wrong, for programs (docs/api.md#errors-and-codes lists when each is answered)' }),
   error: Type.String({ description: 'HTTP reason phrase' }),
   message: Type.String({ description: 'A human sentence' }),
   requestId: Type.String({ description: 'Id of this request (also the `x-request-id` header); quote it when reporting a problem' }),

@@ -69,3 +69,14 @@ export const StreamPositionSchema = Type.Object({
 
 export type StreamReload = Static<typeof StreamReloadSchema>
 export type StreamPosition = Static<typeof StreamPositionSchema>
+
+/** A ticket's form: 32 random bytes, base64url. */
+export const TICKET_PATTERN = '^[A-Za-z0-9_-]{43}$'
+
+export const TicketSchema = Type.Object({
+  ticket: Type.String({ pattern: TICKET_PATTERN, description: 'Opens one event stream: `GET /v1/events/stream?ticket=<ticket>`. Single-use; a secret until used' }),
+  expiresAt: Type.String({ format: 'date-time', description: 'When it can no longer be used, ISO 8601 in UTC' })
+}, { additionalProperties: false, $id: 'EventStreamTicket', title: 'Event-stream ticket' })
+
+/** The events' shared schemas, for `components.schemas` (registered with the others by plugins/swagger.ts, so that the event routes add no schema set of their own). */
+export const EVENT_SCHEMAS = [BookedEventSchema, StreamReloadSchema, StreamPositionSchema, TicketSchema]

@@ -4,7 +4,7 @@ import { BL_DATE_PATTERN, BL_DATE_YEARS, BL_NO, BL_NO_SEGMENT, BOOKING_REQUEST_I
 import { Type, type TObject, type TString } from './typebox.ts'
 
 /**
- * One schema per gateway parameter kind (contract.md 3). The format each
+ * One schema per gateway parameter kind (docs/api.md#routes). The format each
  * names carries the rule a caller reads when a value breaks it
  * (schemas/formats.ts); a pattern beside a format is the same rule, written
  * for clients that check input themselves.
@@ -24,6 +24,11 @@ const PATH_SEGMENT_SCHEMAS: Partial<Record<ParamKind, TString>> = {
   blNo: Type.String({ format: 'bl-no-segment', pattern: BL_NO_SEGMENT.pattern, description: 'Bill of lading number: 1-35 characters, letters, digits and `. -`', examples: [EXAMPLES.blNo] })
 }
 
+/** One parameter kind's schema; `inPath` where the hub takes the value as a path segment (its path-safe rule). */
+export function paramSchema (kind: ParamKind, inPath = false): TString {
+  return (inPath ? PATH_SEGMENT_SCHEMAS[kind] : undefined) ?? PARAM_SCHEMAS[kind]
+}
+
 export interface ParamsObjectOptions {
   /** Example values by parameter name (the route's own, where the kind's would not answer). */
   examples?: Readonly<Record<string, string>> | undefined
@@ -38,7 +43,7 @@ export interface ParamsObjectOptions {
 export function paramsObject (params: ReadonlyArray<{ name: string, kind: ParamKind, inPath?: boolean }>, { examples = {} }: ParamsObjectOptions = {}): TObject<Record<string, TString>> {
   const properties: Record<string, TString> = {}
   for (const p of params) {
-    const schema = (p.inPath === true ? PATH_SEGMENT_SCHEMAS[p.kind] : undefined) ?? PARAM_SCHEMAS[p.kind]
+    const schema = paramSchema(p.kind, p.inPath === true)
     const example = examples[p.name]
     properties[p.name] = example === undefined ? schema : Type.String({ ...schema, examples: [example] })
   }

@@ -1,4 +1,4 @@
-import { FORMATS } from './formats.ts'
+import { FORMATS, formatProblem, printable } from './formats.ts'
 
 /**
  * Validation problems in words a caller can act on, taken from the schema a
@@ -66,6 +66,9 @@ function ruleOf (issue: AjvIssue, where: string): string {
       if (where === 'query' && Array.isArray(issue.data)) return `is given ${times(issue.data.length)}; give it once`
       return typeRule(p.type)
     case 'format': {
+      // A refused character, whatever the format (which one and where), a blank or padded identifier.
+      const problem = typeof issue.data === 'string' ? formatProblem(String(p.format), issue.data) : undefined
+      if (problem !== undefined) return problem
       const format = FORMATS[String(p.format) as keyof typeof FORMATS] as { rule: string } | undefined
       return format === undefined ? `must be in the format ${String(p.format)}` : `must be ${format.rule}`
     }
@@ -90,7 +93,8 @@ function fieldOf (issue: AjvIssue, where: string): string {
   const name = issue.keyword === 'required'
     ? String(issue.params.missingProperty)
     : issue.keyword === 'additionalProperties' ? String(issue.params.additionalProperty) : undefined
-  return [where, ...path, ...(name === undefined ? [] : [name])].join('.')
+  // A name the caller made up (an unknown field or parameter) is echoed with its refused characters escaped.
+  return printable([where, ...path, ...(name === undefined ? [] : [name])].join('.'))
 }
 
 /**
@@ -101,10 +105,13 @@ export function describeProblems (issues: readonly AjvIssue[], where: string, da
   const out: Problem[] = []
   const seen = new Set<string>()
   const formatFailed = new Set(issues.filter(i => i.keyword === 'format').map(i => fieldOf(i, where)))
+  const empty = new Set(issues.filter(i => i.keyword === 'minLength' && i.data === '').map(i => fieldOf(i, where)))
   for (const issue of issues) {
     const field = fieldOf(issue, where)
     // A pattern beside a format is the same rule in another form: the format's words say it.
     if (issue.keyword === 'pattern' && formatFailed.has(field)) continue
+    // An empty value breaks its format too: "must not be empty" says it.
+    if (issue.keyword === 'format' && empty.has(field)) continue
     const rule = field === where && issue.keyword === 'type' && data === undefined
       ? `is required: ${typeRule(issue.params.type).replace(/^must be /, '')}`
       : ruleOf(issue, where)

@@ -53,7 +53,7 @@ function dateTimeSchema (field: FieldSpec): TSchema {
 /**
  * The response schema of a resource: every field the spec names, optional
  * but for the record's identity (the hub omits fields at times), and open for the unknown fields
- * the gateway keeps (contract.md 1).
+ * the gateway keeps (docs/api.md#the-dialect).
  */
 export function resourceSchema (spec: ResourceSpec): TSchema {
   const properties: Record<string, TSchema> = {}

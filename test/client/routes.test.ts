@@ -84,6 +84,16 @@ t.test('SP2 documents and containers, and a finalization', async (t) => {
   t.equal(final.error, undefined)
 })
 
+t.test('a shipment in one call: its parts typed as the single routes answer them', async (t) => {
+  const { npwp, blNo, blDate, documentIds } = F.sp2
+  const { data, error } = await client.GET('/v1/shipments/{blNo}', { params: { path: { blNo }, query: { npwp, blDate, documentType: 'bc20' } } })
+  t.equal(error, undefined)
+  t.same(data?.data.sp2Documents?.map(d => d.sp2Id), documentIds)
+  t.same(data?.data.declarations?.map(d => d.pibNo).sort(), [...F.blWithTwoDeclarations.pibNos].sort())
+  t.same(data?.data.containers?.map(c => c.containerNo), F.containers.kontainerbc20.containerNos)
+  t.same(data?.meta.sources.map(source => source.status), ['ok', 'ok', 'ok'])
+})
+
 t.test('an offer and a booked notification', async (t) => {
   const offer = await client.POST('/v1/bookings/{bookingRequestId}/offers', {
     params: { path: { bookingRequestId: F.bookingRequestId } },
@@ -98,11 +108,47 @@ t.test('an offer and a booked notification', async (t) => {
   t.equal(booked.response.status, 200)
 })
 
+t.test('a ticket for an event stream', async (t) => {
+  const { data, error } = await client.POST('/v1/events/tickets')
+  t.equal(error, undefined)
+  t.match(data?.data.ticket, /^[\w-]{20,}$/)
+})
+
+t.test('a lookup asked again with its ETag is a 304: data and error undefined', async (t) => {
+  const { npwp } = F.taxpayer
+  const first = await client.GET('/v1/customs/bc20/bills-of-lading', { params: { query: { npwp } } })
+  const etag = first.response.headers.get('etag')
+  t.match(etag, /^"[0-9a-f]{16}"$/)
+  const again = await client.GET('/v1/customs/bc20/bills-of-lading', { params: { query: { npwp }, header: { 'if-none-match': etag ?? '' } } })
+  t.equal(again.response.status, 304)
+  t.equal(again.data, undefined)
+  t.equal(again.error, undefined)
+  const changed = await client.GET('/v1/customs/bc20/bills-of-lading', { params: { query: { npwp }, header: { 'if-none-match': '"0000000000000000"' } } })
+  t.equal(changed.response.status, 200)
+  t.same(changed.data, first.data)
+})
+
+t.test('with a cache, the client\'s conditional lookup is a 304 from it, without a hub call', async (t) => {
+  const cached = await listeningGateway(t, { env: { CACHE_TTL_SECONDS: '60' } })
+  const api = createGatewayClient({ baseUrl: cached.baseUrl, apiKey: cached.key })
+  const query = { npwp: F.taxpayer.npwp }
+  const first = await api.GET('/v1/customs/bc20/bills-of-lading', { params: { query } })
+  const etag = first.response.headers.get('etag') ?? ''
+  const again = await api.GET('/v1/customs/bc20/bills-of-lading', { params: { query, header: { 'if-none-match': etag } } })
+  t.equal(again.response.status, 304)
+  t.equal(cached.sandbox.count('noblbc20'), 1, 'answered from the gateway\'s cache: fetch\'s own no-cache was not sent')
+  // Asked afresh on purpose, the hub is asked, and the unchanged answer is still a 304.
+  const fresh = await api.GET('/v1/customs/bc20/bills-of-lading', { params: { query, header: { 'if-none-match': etag } }, cache: 'no-store' })
+  t.equal(fresh.response.status, 304)
+  t.equal(cached.sandbox.count('noblbc20'), 2)
+})
+
 t.test('every route of the OpenAPI document was called through the client', async (t) => {
   const doc = JSON.parse(await readFile(new URL('../../openapi/openapi.json', import.meta.url), 'utf8')) as { paths: Record<string, Record<string, unknown>> }
   const documented = Object.entries(doc.paths).flatMap(([path, item]) => Object.keys(item).map(method => `${method.toUpperCase()} ${path}`))
-  // GET /v1/events is the WebSocket: test/client/events.test.ts receives its events through subscribeEvents.
-  t.same([...called].sort(), documented.filter(route => route !== 'GET /v1/events').sort())
+  // GET /v1/events is the WebSocket: test/client/events.test.ts receives its events through subscribeEvents;
+  // GET /v1/events/stream is for EventSource (test/events-stream.test.ts).
+  t.same([...called].sort(), documented.filter(route => route !== 'GET /v1/events' && route !== 'GET /v1/events/stream').sort())
 })
 
 t.test('errors are the gateway\'s envelope, with the message and the request id', async (t) => {

@@ -64,3 +64,38 @@ export function healthCheck (backend: HaproxySection): { method: string, path: s
   const method = after(send, 'meth') ?? (option.length >= 4 ? option[2] : undefined) ?? 'OPTIONS'
   return { method, path, ...(expect === undefined ? {} : { expect }) }
 }
+
+/**
+ * deploy/haproxy.cfg made runnable on this machine, everything else kept:
+ * the frontend binds a loopback port, the backend's servers become one
+ * gateway at `gateway` (the compose file's replica host names resolve only
+ * in compose), the compose DNS resolvers go, and the global `maxconn` is
+ * lowered to 1000 (HAProxy raises its open-file limit to about twice
+ * maxconn at start and refuses to start where the machine allows fewer).
+ * The defaults, timeouts, options and health check are the file's own.
+ */
+export function localHaproxyConfig (text: string, { listen, gateway }: { listen: number, gateway: { host: string, port: number } }): string {
+  const out: string[] = []
+  let section = ''
+  let serverWritten = false
+  for (const line of text.split('\n')) {
+    const words = line.replace(/(^|\s)#.*$/, '').trim().split(/\s+/).filter(word => word !== '')
+    const [first] = words
+    if (first !== undefined && SECTION_KINDS.has(first) && !/^\s/.test(line)) section = first
+    if (section === 'resolvers') continue
+    if (first === 'bind') {
+      out.push(`    bind 127.0.0.1:${listen}`)
+    } else if (first === 'server') {
+      if (!serverWritten) out.push(`    server ${words[1] ?? 'gateway'} ${gateway.host}:${gateway.port}`)
+      serverWritten = true
+    } else if (first === 'default-server') {
+      const at = words.indexOf('resolvers')
+      out.push(`    ${(at === -1 ? words : [...words.slice(0, at), ...words.slice(at + 2)]).join(' ')}`)
+    } else if (section === 'global' && first === 'maxconn') {
+      out.push('    maxconn 1000')
+    } else {
+      out.push(line)
+    }
+  }
+  return out.join('\n')
+}

@@ -28,7 +28,7 @@ interface Replica {
   name: string
   app: FastifyInstance
   base: string
-  request (path: string, init?: { method?: string, key?: string, body?: unknown, headers?: Record<string, string> }): Promise<Answer>
+  request (path: string, init?: { method?: string, key?: string, body?: unknown, headers?: Record<string, string>, cache?: RequestInit['cache'] }): Promise<Answer>
   socket (key?: string): Promise<Socket>
 }
 
@@ -67,9 +67,10 @@ async function replicas (t: Test, options: { env?: Record<string, string>, sandb
       name,
       app,
       base,
-      async request (path, { method = 'GET', key = WRITER.key, body, headers = {} } = {}) {
+      async request (path, { method = 'GET', key = WRITER.key, body, headers = {}, cache } = {}) {
         const res = await fetch(`http://${base}${path}`, {
           method,
+          ...(cache === undefined ? {} : { cache }),
           headers: { authorization: `Bearer ${key}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...headers },
           ...(body === undefined ? {} : { body: JSON.stringify(body) })
         })
@@ -183,6 +184,13 @@ test('a lookup warmed on A is a cache hit on B', async (t) => {
   t.equal(sandbox.count('noblbc20'), 1, 'one hub call for both')
   t.same(hit.json.data, warm.json.data)
   t.ok(Number(hit.headers.get('age')) >= 1, 'its age counts from when A fetched it')
+  // The same bytes, the same tag: a page that polls gets its 304 from either replica.
+  t.equal(hit.headers.get('etag'), warm.headers.get('etag'), 'the same ETag on both')
+  // (fetch's no-cache mode: its default mode would add `cache-control: no-cache` to a conditional request.)
+  const notModified = await b.request(LOOKUP, { headers: { 'if-none-match': warm.headers.get('etag') ?? '' }, cache: 'no-cache' })
+  t.equal(notModified.status, 304)
+  t.equal(notModified.text, '')
+  t.equal(sandbox.count('noblbc20'), 1, 'and its 304 costs no hub call')
 })
 
 test('login mode: one hub login for both replicas, and one new login when the hub refuses the token on both at once', async (t) => {

@@ -20,7 +20,7 @@ const STATUS_FAULTS: Array<{ name: string, code: string, status: number, body?: 
 ]
 
 const CODES: Record<string, string> = {
-  SLOW: '001', HANG: '002', MALFORMED: '900', HTML: '901', RESET: '902', EMPTY: '903', DRIFT: '904', NOKEY: '905', TRUNCATED: '906', SHAPE: '907'
+  SLOW: '001', HANG: '002', MALFORMED: '900', HTML: '901', RESET: '902', EMPTY: '903', DRIFT: '904', NOKEY: '905', TRUNCATED: '906', SHAPE: '907', SNAKE: '908', FAILNOTFOUND: '909', FAILREJECTED: '910', FAILNODATA: '911', FAILAUTH: '912'
 }
 
 const npwpForm = (code: string): string => `990000000000${code}`
@@ -141,6 +141,22 @@ t.test('EMPTY, NOKEY, SHAPE and DRIFT break the shape in their own ways', async 
   }
 })
 
+t.test('SNAKE answers normally with each record\'s keys in snake_case, as a hub might spell its echoes', async (t) => {
+  const sb = await sandbox(t)
+  const offer = { idRequestBooking: F.bookingRequestId, idPlatform: 'PLTSBX01', idServiceOrder: 'SBX-SNAKE', hargaPenawaran: 10, waktuPenawaran: '2024-03-01 10:15:00', timestamp: '2024-03-01 10:15:02' }
+  const offered = await post(sb, `${V3}/DetilBooking/`, offer)
+  t.equal(offered.status, 200)
+  t.same(offered.body, { message: 'Penawaran berhasil dikirim', id_request_booking: F.bookingRequestId, id_service_order: 'SBX-SNAKE' })
+  const booked = await post(sb, `${V3}/DetilBooking/isBooked/${qs({ idRequestBooking: F.bookingRequestId })}`, { isBooked: 1, booking_note: 'SBX-SNAKE' })
+  t.same(booked.body, { message: 'Booking berhasil diperbarui', id_request_booking: F.bookingRequestId, is_booked: 1 })
+  // A list: its key and its items' keys (already snake_case) as they were.
+  const fixture = F.containers.kontainerbc261
+  const normal = await get(sb, `${LOOKUP}/kontainerbc261/${qs({ noBl: fixture.noBl })}`)
+  t.same((await get(sb, `${LOOKUP}/kontainerbc261/${qs({ noBl: fixture.noBl, probe: 'SBX-SNAKE' })}`)).body, normal.body)
+  // A failure stays the failure.
+  t.equal((await post(sb, `${V3}/DetilBooking/isBooked/${qs({ idRequestBooking: F.unknownBookingRequestId })}`, { isBooked: 1, booking_note: 'SBX-SNAKE' })).status, 404)
+})
+
 t.test('SLOW answers normally after slowMs', async (t) => {
   const sb = await sandbox(t, { slowMs: 300 })
   const fixture = F.containers.kontainerbc261
@@ -231,8 +247,9 @@ t.test('magicValue builds the documented forms, and each form triggers its fault
   t.equal(magicValue('503', 'uuid'), '00000000-0000-4000-8000-000000000503')
   t.equal(magicValue('SLOW', 'date'), '19000111')
   t.equal(magicValue('503', 'date'), '19500113')
-  t.equal(FAULTS.length, 24)
-  t.equal(new Set(FAULTS.map((f) => f.code)).size, 24, 'codes are distinct')
+  t.equal(FAULTS.length, 25)
+  t.equal(new Set(FAULTS.map((f) => f.code)).size, 25, 'codes are distinct')
+  t.same(Object.fromEntries(FAULTS.filter(f => !/^\d+$/.test(f.name)).map(f => [f.name, f.code])), CODES, 'the named faults and their codes, as docs/sandbox.md lists them')
   const sb = await sandbox(t)
   t.equal((await get(sb, `${LOOKUP}/noblbc20/${magicValue('403', 'npwp')}`)).status, 403)
   t.equal((await get(sb, `${LOOKUP}/kontainerbc25/${magicValue('422', 'date')}`)).status, 422)
@@ -256,5 +273,5 @@ t.test('a 200 answer reporting a failure, with no data, where a magic value asks
       t.same(res.body, body, fault)
     }
   }
-  t.equal(magicValue('FAILAUTH', 'date'), '19910111')
+  t.equal(magicValue('FAILAUTH', 'date'), '19910112')
 })

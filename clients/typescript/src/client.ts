@@ -55,6 +55,12 @@ export interface GatewayClientOptions {
  * Every POST carries an `Idempotency-Key`: a new one per call, unless the
  * caller passes its own (`params: { header: { 'idempotency-key': key } }`),
  * which is how a retry of the same write is made safe (README, Idempotent writes).
+ *
+ * A lookup asked with `params: { header: { 'if-none-match': etag } }` may
+ * answer 304 Not Modified: then `data` and `error` are both undefined and
+ * `response.status` is 304 (check it first); the data is the one you hold.
+ * Such a request is sent in fetch's `no-cache` mode (unless the caller chose
+ * a mode), so that the gateway may answer it from its cache.
  */
 export function createGatewayClient (options: GatewayClientOptions): GatewayClient {
   const { baseUrl, apiKey, getApiKey, fetch } = options
@@ -68,7 +74,21 @@ export function createGatewayClient (options: GatewayClientOptions): GatewayClie
       if (request.method === 'POST' && !request.headers.has('idempotency-key')) {
         request.headers.set('idempotency-key', newIdempotencyKey())
       }
+      // fetch() adds `cache-control: no-cache` to a request with its own
+      // If-None-Match (the Fetch standard, in the default cache mode), which
+      // the gateway reads as "ask the hub afresh". In `no-cache` mode it
+      // sends `max-age=0` instead, and a fresh cached answer gives the 304.
+      if (request.headers.has('if-none-match') && request.cache === 'default') return new Request(request, { cache: 'no-cache' })
       return request
+    },
+    onResponse ({ response }) {
+      // A 304 has no body and no Content-Length; openapi-fetch would read it
+      // as an error of '' (it is not 2xx). Said to have no content, it
+      // answers `{ data: undefined, error: undefined, response }`.
+      if (response.status !== 304) return undefined
+      const headers = new Headers(response.headers)
+      headers.set('content-length', '0')
+      return new Response(null, { status: 304, statusText: response.statusText, headers })
     }
   }
   client.use(gatewayHeaders)

@@ -461,6 +461,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/shipments/{blNo}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One shipment: declarations, containers and SP2 documents of a bill of lading
+         * @description What a page showing one shipment needs, in one call: the BC 2.0 declarations filed against the bill of lading, its containers in the container list of its customs document type, and the cargo owner's SP2 documents of the BL with their containers and gate passes. The hub lookups are made at once (as many as the client may have in flight) and cached as the lookups are. A source that fails is reported in `meta.sources` (and `meta.complete` is false) and its part of `data` is null, while the others are answered; only when every source asked fails is the answer an error (that of the first). A document type without a container lookup (BC 1.6) has `containers: null` and a source of status `none`. `documentType` is the `documentType` of the BL in `GET /v1/taxpayers/{npwp}/bills-of-lading`.
+         *
+         *     **Scopes:** `customs:read` and `sp2:read`, all of them (send `Authorization: Bearer <client key>`). Without a known key: 401 UNAUTHORIZED; without one of the scopes: 403 FORBIDDEN naming it; over the client's rate limit: 429 RATE_LIMITED.
+         */
+        get: operations["getShipmentByBlNo"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/sp2/documents/{sp2Id}/finalization": {
         parameters: {
             query?: never;
@@ -633,7 +655,7 @@ export interface components {
             /** @description HTTP status, repeated */
             statusCode: number;
             /**
-             * @description Stable error code: what went wrong, for programs (the README lists when each is answered)
+             * @description Stable error code: what went wrong, for programs (docs/api.md#errors-and-codes lists when each is answered)
              * @enum {unknown}
              */
             code: "VALIDATION_FAILED" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "HEADERS_TOO_LARGE" | "UPGRADE_REQUIRED" | "RATE_LIMITED" | "IDEMPOTENCY_KEY_REUSED" | "OUTCOME_UNKNOWN" | "UPSTREAM_REJECTED" | "UPSTREAM_NOT_FOUND" | "UPSTREAM_AUTH_FAILED" | "UPSTREAM_UNAVAILABLE" | "UPSTREAM_TIMEOUT" | "UPSTREAM_BAD_RESPONSE" | "IDEMPOTENCY_UNAVAILABLE" | "OVERLOADED" | "EVENTS_UNAVAILABLE" | "SHUTTING_DOWN" | "CLIENT_CLOSED_REQUEST" | "INTERNAL";
@@ -1108,6 +1130,27 @@ export interface components {
              */
             documentType: "bc16" | "bc20" | "bc23";
         };
+        /** A shipment: one bill of lading and what the hub knows of it */
+        Shipment: {
+            /** @description Bill of lading number, as asked */
+            blNo: string;
+            /**
+             * Format: date
+             * @description Bill of lading date, as asked
+             */
+            blDate: string;
+            /**
+             * @description Customs document type of the BL, as asked
+             * @enum {unknown}
+             */
+            documentType: "bc16" | "bc20" | "bc23" | "bc25" | "bc261" | "bc262" | "bc27" | "bc28" | "bc30" | "sp3b" | "ppftz";
+            /** @description The BC 2.0 declarations filed against the BL (`GET /v1/customs/bc20/declarations?blNo=`); null when its source failed or there is no such lookup (see `meta.sources`), `[]` when the hub has none */
+            declarations: components["schemas"]["Bc20Declaration"][] | null;
+            /** @description The containers of the BL in the container list of its document type (`GET /v1/customs/{documentType}/containers`); a list the hub answers for a whole day (BC 2.0, 2.5, 2.7) is narrowed to this BL's entries; null when its source failed or there is no such lookup (see `meta.sources`), `[]` when the hub has none */
+            containers: components["schemas"]["CustomsContainer"][] | null;
+            /** @description The cargo owner's SP2 documents of the BL, each with its containers and their gate passes (`GET /v1/sp2/documents`); null when its source failed or there is no such lookup (see `meta.sources`), `[]` when the hub has none */
+            sp2Documents: components["schemas"]["Sp2Document"][] | null;
+        };
         /**
          * Booked notification
          * @description One JSON text message of `GET /v1/events` (the `data` of a `booking.booked` event of `GET /v1/events/stream`), sent after every successful booked POST
@@ -1498,7 +1541,10 @@ export interface operations {
                  */
                 npwp: string;
             };
-            header?: never;
+            header?: {
+                /** @description The `ETag` of an answer you hold (or several, comma-separated, or `*`): when the answer's data is still the same, the answer is 304 Not Modified without a body. A fresh cached answer makes no hub call for it; with `cache-control: no-cache` the hub is asked afresh and its answer compared. */
+                "if-none-match"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -1507,6 +1553,8 @@ export interface operations {
             /** @description The BillOfLading items */
             200: {
                 headers: {
+                    /** @description Strong entity tag of the answer's `data` (`meta` is not part of it): send it back in `If-None-Match` to be answered 304 while the data is the same */
+                    etag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1543,6 +1591,15 @@ export interface operations {
                         };
                     };
                 };
+            };
+            /** @description Not Modified: the answer's data is the one `If-None-Match` named. No body; `ETag`, `cache-control` and `age` as a 200 would have them. */
+            304: {
+                headers: {
+                    /** @description Strong entity tag of the answer's `data` (`meta` is not part of it): send it back in `If-None-Match` to be answered 304 while the data is the same */
+                    etag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Invalid input (VALIDATION_FAILED) or the hub rejected it (UPSTREAM_REJECTED) */
             400: {
@@ -1645,7 +1702,10 @@ export interface operations {
                  */
                 npwp: string;
             };
-            header?: never;
+            header?: {
+                /** @description The `ETag` of an answer you hold (or several, comma-separated, or `*`): when the answer's data is still the same, the answer is 304 Not Modified without a body. A fresh cached answer makes no hub call for it; with `cache-control: no-cache` the hub is asked afresh and its answer compared. */
+                "if-none-match"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -1654,6 +1714,8 @@ export interface operations {
             /** @description The BillOfLading items */
             200: {
                 headers: {
+                    /** @description Strong entity tag of the answer's `data` (`meta` is not part of it): send it back in `If-None-Match` to be answered 304 while the data is the same */
+                    etag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1695,6 +1757,15 @@ export interface operations {
                         };
                     };
                 };
+            };
+            /** @description Not Modified: the answer's data is the one `If-None-Match` named. No body; `ETag`, `cache-control` and `age` as a 200 would have them. */
+            304: {
+                headers: {
+                    /** @description Strong entity tag of the answer's `data` (`meta` is not part of it): send it back in `If-None-Match` to be answered 304 while the data is the same */
+                    etag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Invalid input (VALIDATION_FAILED) or the hub rejected it (UPSTREAM_REJECTED) */
             400: {
@@ -1797,7 +1868,10 @@ export interface operations {
                  */
                 npwp: string;
             };
-            header?: never;
+            header?: {
+                /** @description The `ETag` of an answer you hold (or several, comma-separated, or `*`): when the answer's data is still the same, the answer is 304 Not Modified without a body. A fresh cached answer makes no hub call for it; with `cache-control: no-cache` the hub is asked afresh and its answer compared. */
+                "if-none-match"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -1806,6 +1880,8 @@ export interface operations {
             /** @description The BillOfLading items */
             200: {
                 headers: {
+                    /** @description Strong entity tag of the answer's `data` (`meta` is not part of it): send it back in `If-None-Match` to be answered 304 while the data is the same */
+                    etag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1842,6 +1918,15 @@ export interface operations {
                         };
                     };
                 };
+            };
+            /** @description Not Modified: the answer's data is the one `If-None-Match` named. No body; `ETag`, `cache-control` and `age` as a 200 would have them. */
+            304: {
+                headers: {
+                    /** @description Strong entity tag of the answer's `data` (`meta` is not part of it): send it back in `If-None-Match` to be answered 304 while the data is the same */
+                    etag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Invalid input (VALIDATION_FAILED) or the hub rejected it (UPSTREAM_REJECTED) */
             400: {
@@ -1944,7 +2029,10 @@ export interface operations {
                  */
                 npwp: string;
             };
-            header?: never;
+            header?: {
+                /** @description The `ETag` of an answer you hold (or several, comma-separated, or `*`): when the answer's data is still the same, the answer is 304 Not Modified without a body. A fresh cached answer makes no hub call for it; with `cache-control: no-cache` the hub is asked afresh and its answer compared. */
+                "if-none-match"?: string;
+            };
             path: {
                 /**
                  * @description PIB (import declaration) number
@@ -1959,6 +2047,8 @@ export interface operations {
             /** @description The Bc20Declaration */
             200: {
                 headers: {
+                    /** @description Strong entity tag of the answer's `data` (`meta` is not part of it): send it back in `If-None-Match` to be answered 304 while the data is the same */
+                    etag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1997,6 +2087,15 @@ export interface operations {
                         };
                     };
                 };
+            };
+            /** @description Not Modified: the answer's data is the one `If-None-Match` named. No body; `ETag`, `cache-control` and `age` as a 200 would have them. */
+            304: {
+                headers: {
+                    /** @description Strong entity tag of the answer's `data` (`meta` is not part of it): send it back in `If-None-Match` to be answered 304 while the data is the same */
+                    etag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Invalid input (VALIDATION_FAILED) or the hub rejected it (UPSTREAM_REJECTED) */
             400: {
@@ -2099,7 +2198,10 @@ export interface operations {
                  */
                 blNo: string;
             };
-            header?: never;
+            header?: {
+                /** @description The `ETag` of an answer you hold (or several, comma-separated, or `*`): when the answer's data is still the same, the answer is 304 Not Modified without a body. A fresh cached answer makes no hub call for it; with `cache-control: no-cache` the hub is asked afresh and its answer compared. */
+                "if-none-match"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -2108,6 +2210,8 @@ export interface operations {
             /** @description The Bc20Declaration items */
             200: {
                 headers: {
+                    /** @description Strong entity tag of the answer's `data` (`meta` is not part of it): send it back in `If-None-Match` to be answered 304 while the data is the same */
+                    etag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2168,6 +2272,15 @@ export interface operations {
                         };
                     };
                 };
+            };
+            /** @description Not Modified: the answer's data is the one `If-None-Match` named. No body; `ETag`, `cache-control` and `age` as a 200 would have them. */
+            304: {
+                headers: {
+                    /** @description Strong entity tag of the answer's `data` (`meta` is not part of it): send it back in `If-None-Match` to be answered 304 while the data is the same */
+                    etag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Invalid input (VALIDATION_FAILED) or the hub rejected it (UPSTREAM_REJECTED) */
             400: {
@@ -2270,7 +2383,10 @@ export interface operations {
                  */
                 blDate: string;
             };
-            header?: never;
+            header?: {
+                /** @description The `ETag` of an answer you hold (or several, comma-separated, or `*`): when the answer's data is still the same, the answer is 304 Not Modified without a body. A fresh cached answer makes no hub call for it; with `cache-control: no-cache` the hub is asked afresh and its answer compared. */
+                "if-none-match"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -2279,6 +2395,8 @@ export interface operations {
             /** @description The CustomsContainer items */
             200: {
                 headers: {
+                    /** @description Strong entity tag of the answer's `data` (`meta` is not part of it): send it back in `If-None-Match` to be answered 304 while the data is the same */
+                    etag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2333,6 +2451,15 @@ export interface operations {
                         };
                     };
                 };
+            };
+            /** @description Not Modified: the answer's data is the one `If-None-Match` named. No body; `ETag`, `cache-control` and `age` as a 200 would have them. */
+            304: {
+                headers: {
+                    /** @description Strong entity tag of the answer's `data` (`meta` is not part of it): send it back in `If-None-Match` to be answered 304 while the data is the same */
+                    etag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Invalid input (VALIDATION_FAILED) or the hub rejected it (UPSTREAM_REJECTED) */
             400: {
@@ -2440,7 +2567,10 @@ export interface operations {
                  */
                 blDate: string;
             };
-            header?: never;
+            header?: {
+                /** @description The `ETag` of an answer you hold (or several, comma-separated, or `*`): when the answer's data is still the same, the answer is 304 Not Modified without a body. A fresh cached answer makes no hub call for it; with `cache-control: no-cache` the hub is asked afresh and its answer compared. */
+                "if-none-match"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -2449,6 +2579,8 @@ export interface operations {
             /** @description The CustomsContainer items */
             200: {
                 headers: {
+                    /** @description Strong entity tag of the answer's `data` (`meta` is not part of it): send it back in `If-None-Match` to be answered 304 while the data is the same */
+                    etag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2503,6 +2635,15 @@ export interface operations {
                         };
                     };
                 };
+            };
+            /** @description Not Modified: the answer's data is the one `If-None-Match` named. No body; `ETag`, `cache-control` and `age` as a 200 would have them. */
+            304: {
+                headers: {
+                    /** @description Strong entity tag of the answer's `data` (`meta` is not part of it): send it back in `If-None-Match` to be answered 304 while the data is the same */
+                    etag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Invalid input (VALIDATION_FAILED) or the hub rejected it (UPSTREAM_REJECTED) */
             400: {
@@ -2605,7 +2746,10 @@ export interface operations {
                  */
                 blDate: string;
             };
-            header?: never;
+            header?: {
+                /** @description The `ETag` of an answer you hold (or several, comma-separated, or `*`): when the answer's data is still the same, the answer is 304 Not Modified without a body. A fresh cached answer makes no hub call for it; with `cache-control: no-cache` the hub is asked afresh and its answer compared. */
+                "if-none-match"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -2614,6 +2758,8 @@ export interface operations {
             /** @description The CustomsContainer items */
             200: {
                 headers: {
+                    /** @description Strong entity tag of the answer's `data` (`meta` is not part of it): send it back in `If-None-Match` to be answered 304 while the data is the same */
+                    etag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2654,6 +2800,15 @@ export interface operations {
                         };
                     };
                 };
+            };
+            /** @description Not Modified: the answer's data is the one `If-None-Match` named. No body; `ETag`, `cache-control` and `age` as a 200 would have them. */
+            304: {
+                headers: {
+                    /** @description Strong entity tag of the answer's `data` (`meta` is not part of it): send it back in `If-None-Match` to be answered 304 while the data is the same */
+                    etag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Invalid input (VALIDATION_FAILED) or the hub rejected it (UPSTREAM_REJECTED) */
             400: {
@@ -2756,7 +2911,10 @@ export interface operations {
                  */
                 blNo: string;
             };
-            header?: never;
+            header?: {
+                /** @description The `ETag` of an answer you hold (or several, comma-separated, or `*`): when the answer's data is still the same, the answer is 304 Not Modified without a body. A fresh cached answer makes no hub call for it; with `cache-control: no-cache` the hub is asked afresh and its answer compared. */
+                "if-none-match"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -2765,6 +2923,8 @@ export interface operations {
             /** @description The CustomsContainer items */
             200: {
                 headers: {
+                    /** @description Strong entity tag of the answer's `data` (`meta` is not part of it): send it back in `If-None-Match` to be answered 304 while the data is the same */
+                    etag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2819,6 +2979,15 @@ export interface operations {
                         };
                     };
                 };
+            };
+            /** @description Not Modified: the answer's data is the one `If-None-Match` named. No body; `ETag`, `cache-control` and `age` as a 200 would have them. */
+            304: {
+                headers: {
+                    /** @description Strong entity tag of the answer's `data` (`meta` is not part of it): send it back in `If-None-Match` to be answered 304 while the data is the same */
+                    etag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Invalid input (VALIDATION_FAILED) or the hub rejected it (UPSTREAM_REJECTED) */
             400: {
@@ -2921,7 +3090,10 @@ export interface operations {
                  */
                 blNo: string;
             };
-            header?: never;
+            header?: {
+                /** @description The `ETag` of an answer you hold (or several, comma-separated, or `*`): when the answer's data is still the same, the answer is 304 Not Modified without a body. A fresh cached answer makes no hub call for it; with `cache-control: no-cache` the hub is asked afresh and its answer compared. */
+                "if-none-match"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -2930,6 +3102,8 @@ export interface operations {
             /** @description The CustomsContainer items */
             200: {
                 headers: {
+                    /** @description Strong entity tag of the answer's `data` (`meta` is not part of it): send it back in `If-None-Match` to be answered 304 while the data is the same */
+                    etag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2963,6 +3137,15 @@ export interface operations {
                         };
                     };
                 };
+            };
+            /** @description Not Modified: the answer's data is the one `If-None-Match` named. No body; `ETag`, `cache-control` and `age` as a 200 would have them. */
+            304: {
+                headers: {
+                    /** @description Strong entity tag of the answer's `data` (`meta` is not part of it): send it back in `If-None-Match` to be answered 304 while the data is the same */
+                    etag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Invalid input (VALIDATION_FAILED) or the hub rejected it (UPSTREAM_REJECTED) */
             400: {
@@ -3065,7 +3248,10 @@ export interface operations {
                  */
                 blDate: string;
             };
-            header?: never;
+            header?: {
+                /** @description The `ETag` of an answer you hold (or several, comma-separated, or `*`): when the answer's data is still the same, the answer is 304 Not Modified without a body. A fresh cached answer makes no hub call for it; with `cache-control: no-cache` the hub is asked afresh and its answer compared. */
+                "if-none-match"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -3074,6 +3260,8 @@ export interface operations {
             /** @description The CustomsContainer items */
             200: {
                 headers: {
+                    /** @description Strong entity tag of the answer's `data` (`meta` is not part of it): send it back in `If-None-Match` to be answered 304 while the data is the same */
+                    etag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3114,6 +3302,15 @@ export interface operations {
                         };
                     };
                 };
+            };
+            /** @description Not Modified: the answer's data is the one `If-None-Match` named. No body; `ETag`, `cache-control` and `age` as a 200 would have them. */
+            304: {
+                headers: {
+                    /** @description Strong entity tag of the answer's `data` (`meta` is not part of it): send it back in `If-None-Match` to be answered 304 while the data is the same */
+                    etag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Invalid input (VALIDATION_FAILED) or the hub rejected it (UPSTREAM_REJECTED) */
             400: {
@@ -3216,7 +3413,10 @@ export interface operations {
                  */
                 blNo: string;
             };
-            header?: never;
+            header?: {
+                /** @description The `ETag` of an answer you hold (or several, comma-separated, or `*`): when the answer's data is still the same, the answer is 304 Not Modified without a body. A fresh cached answer makes no hub call for it; with `cache-control: no-cache` the hub is asked afresh and its answer compared. */
+                "if-none-match"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -3225,6 +3425,8 @@ export interface operations {
             /** @description The CustomsContainer items */
             200: {
                 headers: {
+                    /** @description Strong entity tag of the answer's `data` (`meta` is not part of it): send it back in `If-None-Match` to be answered 304 while the data is the same */
+                    etag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3272,6 +3474,15 @@ export interface operations {
                         };
                     };
                 };
+            };
+            /** @description Not Modified: the answer's data is the one `If-None-Match` named. No body; `ETag`, `cache-control` and `age` as a 200 would have them. */
+            304: {
+                headers: {
+                    /** @description Strong entity tag of the answer's `data` (`meta` is not part of it): send it back in `If-None-Match` to be answered 304 while the data is the same */
+                    etag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Invalid input (VALIDATION_FAILED) or the hub rejected it (UPSTREAM_REJECTED) */
             400: {
@@ -3379,7 +3590,10 @@ export interface operations {
                  */
                 blDate: string;
             };
-            header?: never;
+            header?: {
+                /** @description The `ETag` of an answer you hold (or several, comma-separated, or `*`): when the answer's data is still the same, the answer is 304 Not Modified without a body. A fresh cached answer makes no hub call for it; with `cache-control: no-cache` the hub is asked afresh and its answer compared. */
+                "if-none-match"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -3388,6 +3602,8 @@ export interface operations {
             /** @description The CustomsContainer items */
             200: {
                 headers: {
+                    /** @description Strong entity tag of the answer's `data` (`meta` is not part of it): send it back in `If-None-Match` to be answered 304 while the data is the same */
+                    etag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3421,6 +3637,15 @@ export interface operations {
                         };
                     };
                 };
+            };
+            /** @description Not Modified: the answer's data is the one `If-None-Match` named. No body; `ETag`, `cache-control` and `age` as a 200 would have them. */
+            304: {
+                headers: {
+                    /** @description Strong entity tag of the answer's `data` (`meta` is not part of it): send it back in `If-None-Match` to be answered 304 while the data is the same */
+                    etag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Invalid input (VALIDATION_FAILED) or the hub rejected it (UPSTREAM_REJECTED) */
             400: {
@@ -3528,7 +3753,10 @@ export interface operations {
                  */
                 blDate: string;
             };
-            header?: never;
+            header?: {
+                /** @description The `ETag` of an answer you hold (or several, comma-separated, or `*`): when the answer's data is still the same, the answer is 304 Not Modified without a body. A fresh cached answer makes no hub call for it; with `cache-control: no-cache` the hub is asked afresh and its answer compared. */
+                "if-none-match"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -3537,6 +3765,8 @@ export interface operations {
             /** @description The CustomsContainer items */
             200: {
                 headers: {
+                    /** @description Strong entity tag of the answer's `data` (`meta` is not part of it): send it back in `If-None-Match` to be answered 304 while the data is the same */
+                    etag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3570,6 +3800,15 @@ export interface operations {
                         };
                     };
                 };
+            };
+            /** @description Not Modified: the answer's data is the one `If-None-Match` named. No body; `ETag`, `cache-control` and `age` as a 200 would have them. */
+            304: {
+                headers: {
+                    /** @description Strong entity tag of the answer's `data` (`meta` is not part of it): send it back in `If-None-Match` to be answered 304 while the data is the same */
+                    etag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Invalid input (VALIDATION_FAILED) or the hub rejected it (UPSTREAM_REJECTED) */
             400: {
@@ -3677,7 +3916,10 @@ export interface operations {
                  */
                 blDate: string;
             };
-            header?: never;
+            header?: {
+                /** @description The `ETag` of an answer you hold (or several, comma-separated, or `*`): when the answer's data is still the same, the answer is 304 Not Modified without a body. A fresh cached answer makes no hub call for it; with `cache-control: no-cache` the hub is asked afresh and its answer compared. */
+                "if-none-match"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -3686,6 +3928,8 @@ export interface operations {
             /** @description The CustomsContainer items */
             200: {
                 headers: {
+                    /** @description Strong entity tag of the answer's `data` (`meta` is not part of it): send it back in `If-None-Match` to be answered 304 while the data is the same */
+                    etag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3740,6 +3984,15 @@ export interface operations {
                         };
                     };
                 };
+            };
+            /** @description Not Modified: the answer's data is the one `If-None-Match` named. No body; `ETag`, `cache-control` and `age` as a 200 would have them. */
+            304: {
+                headers: {
+                    /** @description Strong entity tag of the answer's `data` (`meta` is not part of it): send it back in `If-None-Match` to be answered 304 while the data is the same */
+                    etag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Invalid input (VALIDATION_FAILED) or the hub rejected it (UPSTREAM_REJECTED) */
             400: {
@@ -3857,7 +4110,10 @@ export interface operations {
                  */
                 blNo: string;
             };
-            header?: never;
+            header?: {
+                /** @description The `ETag` of an answer you hold (or several, comma-separated, or `*`): when the answer's data is still the same, the answer is 304 Not Modified without a body. A fresh cached answer makes no hub call for it; with `cache-control: no-cache` the hub is asked afresh and its answer compared. */
+                "if-none-match"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -3866,6 +4122,8 @@ export interface operations {
             /** @description The CargoOwnerContainer items */
             200: {
                 headers: {
+                    /** @description Strong entity tag of the answer's `data` (`meta` is not part of it): send it back in `If-None-Match` to be answered 304 while the data is the same */
+                    etag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3900,6 +4158,15 @@ export interface operations {
                         };
                     };
                 };
+            };
+            /** @description Not Modified: the answer's data is the one `If-None-Match` named. No body; `ETag`, `cache-control` and `age` as a 200 would have them. */
+            304: {
+                headers: {
+                    /** @description Strong entity tag of the answer's `data` (`meta` is not part of it): send it back in `If-None-Match` to be answered 304 while the data is the same */
+                    etag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Invalid input (VALIDATION_FAILED) or the hub rejected it (UPSTREAM_REJECTED) */
             400: {
@@ -4012,7 +4279,10 @@ export interface operations {
                  */
                 blDate: string;
             };
-            header?: never;
+            header?: {
+                /** @description The `ETag` of an answer you hold (or several, comma-separated, or `*`): when the answer's data is still the same, the answer is 304 Not Modified without a body. A fresh cached answer makes no hub call for it; with `cache-control: no-cache` the hub is asked afresh and its answer compared. */
+                "if-none-match"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -4021,6 +4291,8 @@ export interface operations {
             /** @description The Sp2Document items */
             200: {
                 headers: {
+                    /** @description Strong entity tag of the answer's `data` (`meta` is not part of it): send it back in `If-None-Match` to be answered 304 while the data is the same */
+                    etag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4288,6 +4560,15 @@ export interface operations {
                     };
                 };
             };
+            /** @description Not Modified: the answer's data is the one `If-None-Match` named. No body; `ETag`, `cache-control` and `age` as a 200 would have them. */
+            304: {
+                headers: {
+                    /** @description Strong entity tag of the answer's `data` (`meta` is not part of it): send it back in `If-None-Match` to be answered 304 while the data is the same */
+                    etag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /** @description Invalid input (VALIDATION_FAILED) or the hub rejected it (UPSTREAM_REJECTED) */
             400: {
                 headers: {
@@ -4383,7 +4664,10 @@ export interface operations {
     getTaxpayerBillsOfLading: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The `ETag` of an answer you hold (or several, comma-separated, or `*`): when the answer's data is still the same, the answer is 304 Not Modified without a body. A fresh cached answer makes no hub call for it; with `cache-control: no-cache` the hub is asked afresh and its answer compared. */
+                "if-none-match"?: string;
+            };
             path: {
                 /**
                  * @description Taxpayer number (NPWP): 15 or 16 digits; dots and dashes are accepted and stripped
@@ -4398,6 +4682,8 @@ export interface operations {
             /** @description Default Response */
             200: {
                 headers: {
+                    /** @description Strong entity tag of the answer's `data` (`meta` is not part of it): send it back in `If-None-Match` to be answered 304 while the data is the same */
+                    etag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4511,6 +4797,535 @@ export interface operations {
                         };
                     };
                 };
+            };
+            /** @description Not Modified: the answer's data is the one `If-None-Match` named. No body; `ETag`, `cache-control` and `age` as a 200 would have them. */
+            304: {
+                headers: {
+                    /** @description Strong entity tag of the answer's `data` (`meta` is not part of it): send it back in `If-None-Match` to be answered 304 while the data is the same */
+                    etag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Invalid input (VALIDATION_FAILED) or the hub rejected it (UPSTREAM_REJECTED) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Missing or unknown client credentials (UNAUTHORIZED) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The client lacks the scope (FORBIDDEN) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description No such route (NOT_FOUND) or the hub has no such document (UPSTREAM_NOT_FOUND) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The hub rejected the request (UPSTREAM_REJECTED) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Too many requests (RATE_LIMITED) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description A gateway bug (INTERNAL) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The hub failed: UPSTREAM_UNAVAILABLE, UPSTREAM_AUTH_FAILED or UPSTREAM_BAD_RESPONSE */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The hub is unavailable or rate limited the gateway (UPSTREAM_UNAVAILABLE), or the gateway is overloaded (OVERLOADED) or closing (SHUTTING_DOWN), or (a write with an Idempotency-Key) cannot reach its shared idempotency store (IDEMPOTENCY_UNAVAILABLE); see `retry-after` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The hub did not answer in time (UPSTREAM_TIMEOUT) */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    getShipmentByBlNo: {
+        parameters: {
+            query: {
+                /**
+                 * @description Taxpayer number (NPWP): 15 or 16 digits; dots and dashes are accepted and stripped
+                 * @example 01.234.567.8-901.000
+                 */
+                npwp: string;
+                /**
+                 * @description Bill of lading date, `YYYY-MM-DD`, in the years 1900 to 2100: the `blDate` of the bill of lading lists, the day in the hub's calendar
+                 * @example 2024-02-17
+                 */
+                blDate: string;
+                /**
+                 * @description Customs document type of the BL: which container list to ask (`bc16` BC 1.6, `bc20` BC 2.0, `bc23` BC 2.3, `bc25` BC 2.5, `bc261` BC 2.6.1, `bc262` BC 2.6.2, `bc27` BC 2.7, `bc28` BC 2.8, `bc30` BC 3.0, `sp3b` SP3B, `ppftz` PPFTZ)
+                 * @example bc20
+                 */
+                documentType: "bc16" | "bc20" | "bc23" | "bc25" | "bc261" | "bc262" | "bc27" | "bc28" | "bc30" | "sp3b" | "ppftz";
+            };
+            header?: {
+                /** @description The `ETag` of an answer you hold (or several, comma-separated, or `*`): when the answer's data is still the same, the answer is 304 Not Modified without a body. A fresh cached answer makes no hub call for it; with `cache-control: no-cache` the hub is asked afresh and its answer compared. */
+                "if-none-match"?: string;
+            };
+            path: {
+                /**
+                 * @description Bill of lading number: 1-35 characters, letters, digits and `. / -`
+                 * @example COSUMKS9061740
+                 */
+                blNo: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The shipment, and how each of its sources fared */
+            200: {
+                headers: {
+                    /** @description Strong entity tag of the answer's `data` (`meta` is not part of it): send it back in `If-None-Match` to be answered 304 while the data is the same */
+                    etag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "blNo": "COSUMKS9061740",
+                     *         "blDate": "2024-02-17",
+                     *         "documentType": "bc20",
+                     *         "declarations": [
+                     *           {
+                     *             "blDate": "2024-02-17",
+                     *             "blDateTime": "2024-02-17T12:37:00.0+07:00",
+                     *             "forwarderName": "PT DUTA KEPABEANAN NUSANTARA",
+                     *             "cargoOwnerNpwp": "012345678901000",
+                     *             "sppbDate": "2024-02-22",
+                     *             "sppbDateTime": "2024-02-22T15:14:00.0+07:00",
+                     *             "applicationRef": "04030028553520240220580504",
+                     *             "pibNo": "350420",
+                     *             "sppbNo": "314849/KPU.01/2024",
+                     *             "pibDate": "2024-02-20",
+                     *             "pibDateTime": "2024-02-20T00:18:00.0+07:00",
+                     *             "forwarderNpwp": "0412345678901234",
+                     *             "hostBlNo": "COSUMKS9061740",
+                     *             "cargoOwnerName": "PT SANDBOX NUSANTARA IMPOR",
+                     *             "status": "SPPB"
+                     *           },
+                     *           {
+                     *             "blDate": "2024-02-17",
+                     *             "blDateTime": "2024-02-17T12:37:00.0+07:00",
+                     *             "forwarderName": "PT DUTA KEPABEANAN NUSANTARA",
+                     *             "cargoOwnerNpwp": "012345678901000",
+                     *             "sppbDate": "2024-02-18",
+                     *             "sppbDateTime": "2024-02-18T17:37:00.0+07:00",
+                     *             "applicationRef": "04030013069520240218296042",
+                     *             "pibNo": "724399",
+                     *             "sppbNo": "346232/KPU.01/2024",
+                     *             "pibDate": "2024-02-18",
+                     *             "pibDateTime": "2024-02-18T02:41:00.0+07:00",
+                     *             "forwarderNpwp": "0412345678901234",
+                     *             "hostBlNo": "COSUMKS9061740",
+                     *             "cargoOwnerName": "PT SANDBOX NUSANTARA IMPOR",
+                     *             "status": "SPPB"
+                     *           }
+                     *         ],
+                     *         "containers": [
+                     *           {
+                     *             "containerNo": "TCLU6470801",
+                     *             "containerSize": "40",
+                     *             "containerType": "REEFER",
+                     *             "blNo": "COSUMKS9061740",
+                     *             "blDate": "2024-02-17"
+                     *           },
+                     *           {
+                     *             "containerNo": "TCLU6156046",
+                     *             "containerSize": "40",
+                     *             "containerType": "DRY",
+                     *             "blNo": "COSUMKS9061740",
+                     *             "blDate": "2024-02-17"
+                     *           },
+                     *           {
+                     *             "containerNo": "BMOU5460783",
+                     *             "containerSize": "20",
+                     *             "containerType": "REEFER",
+                     *             "blNo": "COSUMKS9061740",
+                     *             "blDate": "2024-02-17"
+                     *           },
+                     *           {
+                     *             "containerNo": "TRHU7590192",
+                     *             "containerSize": "40",
+                     *             "containerType": "REEFER",
+                     *             "blNo": "COSUMKS9061740",
+                     *             "blDate": "2024-02-17"
+                     *           }
+                     *         ],
+                     *         "sp2Documents": [
+                     *           {
+                     *             "sp2Id": "b574cfab-cbef-4bd7-891b-49ff41d85755",
+                     *             "requestedAt": "2024-02-24T09:45:32+07:00",
+                     *             "platformId": "PLT00027",
+                     *             "forwarderId": null,
+                     *             "terminal": "MAL",
+                     *             "paidThroughDate": "2024-02-29",
+                     *             "proforma": "PROFORMA SP2 MAL 4980915/2024",
+                     *             "proformaDate": "2024-02-24",
+                     *             "price": 3434019.29,
+                     *             "status": "Submit",
+                     *             "containerCount": 2,
+                     *             "documentUrl": null,
+                     *             "finished": false,
+                     *             "paymentUrl": "https://angkutcepat.example/payment/d92daa0db96a3717/SP2-100001",
+                     *             "customsDocument": {
+                     *               "documentId": 100001,
+                     *               "documentTypeCode": 1,
+                     *               "documentNo": "314849/KPU.01/2024",
+                     *               "documentDate": "2024-02-22",
+                     *               "documentStatus": "SPPB",
+                     *               "blDate": "2024-02-17",
+                     *               "deliveryOrderFinished": false,
+                     *               "truckingFinished": false,
+                     *               "sp2Finished": false,
+                     *               "warehouseFinished": false,
+                     *               "depotFinished": true,
+                     *               "cargoOwnerName": "PT SANDBOX NUSANTARA IMPOR",
+                     *               "sppbNo": "314849/KPU.01/2024",
+                     *               "sppbDate": "2024-02-22",
+                     *               "documentTypeDetails": {
+                     *                 "documentTypeCode": 1,
+                     *                 "processTypeCode": 1,
+                     *                 "documentName": "SPPB BC 2.0",
+                     *                 "description": "SPPB impor untuk dipakai",
+                     *                 "containerLookupUrl": "/V1/HUB/INT/AUTH/kontainerbc20/",
+                     *                 "processType": {
+                     *                   "processTypeCode": 1,
+                     *                   "processName": "Impor"
+                     *                 }
+                     *               },
+                     *               "users": [
+                     *                 {
+                     *                   "userDocumentId": 50001,
+                     *                   "npwp": "012345678901000",
+                     *                   "deliveryOrderAccess": true,
+                     *                   "sp2Access": true,
+                     *                   "truckingAccess": true,
+                     *                   "warehouseAccess": false,
+                     *                   "depotAccess": false,
+                     *                   "domesticAccess": false,
+                     *                   "isCustomsBroker": false,
+                     *                   "name": "PT SANDBOX NUSANTARA IMPOR"
+                     *                 }
+                     *               ],
+                     *               "cargoOwnerNpwp": "012345678901000",
+                     *               "blNo": "COSUMKS9061740",
+                     *               "deliveryOrderNo": null,
+                     *               "deliveryOrderDate": null
+                     *             },
+                     *             "platform": {
+                     *               "platformId": "PLT00027",
+                     *               "name": "Angkut Cepat",
+                     *               "company": "PT Angkut Cepat Nusantara",
+                     *               "termsUrl": "https://angkutcepat.example/tnc",
+                     *               "paymentUrlTemplate": "https://angkutcepat.example/payment/{kode}/{idRequestBooking}",
+                     *               "liveTrackingUrl": "https://angkutcepat.example/tracking",
+                     *               "bankAccountNo": "1230004567890",
+                     *               "npwp": "017654321098000",
+                     *               "appUrl": "https://app.angkutcepat.example",
+                     *               "logoFileName": "angkut-cepat.png",
+                     *               "publishedAt": "2022-11-01T08:00:00+07:00",
+                     *               "publicationUpdatedAt": "2024-02-20T09:15:00+07:00",
+                     *               "officeCode": "040300",
+                     *               "office": null,
+                     *               "services": [
+                     *                 {
+                     *                   "serviceId": 1,
+                     *                   "serviceName": "Trucking"
+                     *                 },
+                     *                 {
+                     *                   "serviceId": 3,
+                     *                   "serviceName": "Warehouse"
+                     *                 },
+                     *                 {
+                     *                   "serviceId": 4,
+                     *                   "serviceName": "Domestic"
+                     *                 }
+                     *               ]
+                     *             },
+                     *             "containers": [
+                     *               {
+                     *                 "sp2ContainerId": 300001,
+                     *                 "containerNo": "TCLU6470801",
+                     *                 "containerSize": "40",
+                     *                 "isoSizeTypeCode": "45R1",
+                     *                 "gatePass": null
+                     *               },
+                     *               {
+                     *                 "sp2ContainerId": 300002,
+                     *                 "containerNo": "TCLU6156046",
+                     *                 "containerSize": "40",
+                     *                 "isoSizeTypeCode": "42G1",
+                     *                 "gatePass": null
+                     *               }
+                     *             ],
+                     *             "logs": [
+                     *               {
+                     *                 "sp2LogId": 700001,
+                     *                 "sp2Id": "b574cfab-cbef-4bd7-891b-49ff41d85755",
+                     *                 "createdAt": "2024-02-24T09:45:32+07:00",
+                     *                 "status": "Submit"
+                     *               }
+                     *             ],
+                     *             "customsDocumentId": 100001
+                     *           },
+                     *           {
+                     *             "sp2Id": "665f6e1b-1207-4e3c-b233-6b26f17c8cd2",
+                     *             "requestedAt": "2024-02-23T09:54:14+07:00",
+                     *             "platformId": "PLTSBX01",
+                     *             "forwarderId": "0412345678901234",
+                     *             "terminal": "MAL",
+                     *             "paidThroughDate": "2024-02-29",
+                     *             "proforma": "PROFORMA SP2 MAL 2842155/2024",
+                     *             "proformaDate": "2024-02-23",
+                     *             "price": 684898.45,
+                     *             "status": "Submit",
+                     *             "containerCount": 2,
+                     *             "documentUrl": null,
+                     *             "finished": false,
+                     *             "paymentUrl": "https://truk.sandbox.example/bayar?kode=4643498252a86278&idRequestBooking=SP2-100002",
+                     *             "customsDocument": {
+                     *               "documentId": 100002,
+                     *               "documentTypeCode": 1,
+                     *               "documentNo": "314849/KPU.01/2024",
+                     *               "documentDate": "2024-02-22",
+                     *               "documentStatus": "SPPB",
+                     *               "blDate": "2024-02-17",
+                     *               "deliveryOrderFinished": true,
+                     *               "truckingFinished": false,
+                     *               "sp2Finished": false,
+                     *               "warehouseFinished": false,
+                     *               "depotFinished": true,
+                     *               "cargoOwnerName": "PT SANDBOX NUSANTARA IMPOR",
+                     *               "sppbNo": "314849/KPU.01/2024",
+                     *               "sppbDate": "2024-02-22",
+                     *               "documentTypeDetails": {
+                     *                 "documentTypeCode": 1,
+                     *                 "processTypeCode": 1,
+                     *                 "documentName": "SPPB BC 2.0",
+                     *                 "description": "SPPB impor untuk dipakai",
+                     *                 "containerLookupUrl": "/V1/HUB/INT/AUTH/kontainerbc20/",
+                     *                 "processType": {
+                     *                   "processTypeCode": 1,
+                     *                   "processName": "Impor"
+                     *                 }
+                     *               },
+                     *               "users": [
+                     *                 {
+                     *                   "userDocumentId": 50002,
+                     *                   "npwp": "012345678901000",
+                     *                   "deliveryOrderAccess": true,
+                     *                   "sp2Access": true,
+                     *                   "truckingAccess": true,
+                     *                   "warehouseAccess": false,
+                     *                   "depotAccess": true,
+                     *                   "domesticAccess": false,
+                     *                   "isCustomsBroker": false,
+                     *                   "name": "PT SANDBOX NUSANTARA IMPOR"
+                     *                 },
+                     *                 {
+                     *                   "userDocumentId": 50003,
+                     *                   "npwp": "0412345678901234",
+                     *                   "deliveryOrderAccess": true,
+                     *                   "sp2Access": true,
+                     *                   "truckingAccess": false,
+                     *                   "warehouseAccess": false,
+                     *                   "depotAccess": false,
+                     *                   "domesticAccess": false,
+                     *                   "isCustomsBroker": true,
+                     *                   "name": "PT DUTA KEPABEANAN NUSANTARA"
+                     *                 }
+                     *               ],
+                     *               "cargoOwnerNpwp": "012345678901000",
+                     *               "blNo": "COSUMKS9061740",
+                     *               "deliveryOrderNo": "DO/COSU/771108",
+                     *               "deliveryOrderDate": "2024-02-20"
+                     *             },
+                     *             "platform": {
+                     *               "platformId": "PLTSBX01",
+                     *               "name": "Sandbox Truk",
+                     *               "company": "PT Sandbox Angkutan Digital",
+                     *               "termsUrl": "https://truk.sandbox.example/syarat-dan-ketentuan",
+                     *               "paymentUrlTemplate": "https://truk.sandbox.example/bayar?kode={kode}&idRequestBooking={idRequestBooking}",
+                     *               "liveTrackingUrl": "https://truk.sandbox.example/lacak",
+                     *               "bankAccountNo": null,
+                     *               "npwp": null,
+                     *               "appUrl": null,
+                     *               "logoFileName": "logo-pltsbx01.png",
+                     *               "publishedAt": "2023-08-14T10:00:00+07:00",
+                     *               "publicationUpdatedAt": "2024-01-05T16:30:00+07:00",
+                     *               "officeCode": null,
+                     *               "office": null,
+                     *               "services": [
+                     *                 {
+                     *                   "serviceId": 1,
+                     *                   "serviceName": "Trucking"
+                     *                 },
+                     *                 {
+                     *                   "serviceId": 2,
+                     *                   "serviceName": "Depo"
+                     *                 }
+                     *               ]
+                     *             },
+                     *             "containers": [
+                     *               {
+                     *                 "sp2ContainerId": 300003,
+                     *                 "containerNo": "BMOU5460783",
+                     *                 "containerSize": "20",
+                     *                 "isoSizeTypeCode": "22R1",
+                     *                 "gatePass": null
+                     *               },
+                     *               {
+                     *                 "sp2ContainerId": 300004,
+                     *                 "containerNo": "TRHU7590192",
+                     *                 "containerSize": "40",
+                     *                 "isoSizeTypeCode": "45R1",
+                     *                 "gatePass": null
+                     *               }
+                     *             ],
+                     *             "logs": [
+                     *               {
+                     *                 "sp2LogId": 700002,
+                     *                 "sp2Id": "665f6e1b-1207-4e3c-b233-6b26f17c8cd2",
+                     *                 "createdAt": "2024-02-23T09:54:14+07:00",
+                     *                 "status": "Submit"
+                     *               }
+                     *             ],
+                     *             "customsDocumentId": 100002
+                     *           }
+                     *         ]
+                     *       },
+                     *       "meta": {
+                     *         "cached": false,
+                     *         "complete": true,
+                     *         "sources": [
+                     *           {
+                     *             "part": "declarations",
+                     *             "operation": "BC20ByNoBL",
+                     *             "status": "ok",
+                     *             "count": 2
+                     *           },
+                     *           {
+                     *             "part": "containers",
+                     *             "operation": "kontainerbc20",
+                     *             "status": "ok",
+                     *             "count": 4
+                     *           },
+                     *           {
+                     *             "part": "sp2Documents",
+                     *             "operation": "document_sp2/host-to-host",
+                     *             "status": "ok",
+                     *             "count": 2
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["Shipment"];
+                        meta: {
+                            /** @description True when every source was answered from the gateway's cache */
+                            cached: boolean;
+                            /** @description True when a source's hub call failed and a stale cached answer was used */
+                            stale?: boolean;
+                            /** @description False when a source failed and its part is null */
+                            complete: boolean;
+                            /** @description One entry per part of `data`, in order */
+                            sources: {
+                                /**
+                                 * @description The member of `data` this source answers
+                                 * @enum {unknown}
+                                 */
+                                part: "declarations" | "containers" | "sp2Documents";
+                                /** @description The hub operation asked (none for a part the document type has no lookup for) */
+                                operation?: string;
+                                /**
+                                 * @description Whether this source answered (`ok`), failed (`failed`: its part is null, `code` and `message` say why), or there is no such lookup for the document type (`none`: its part is null, `message` says why)
+                                 * @enum {unknown}
+                                 */
+                                status: "ok" | "failed" | "none";
+                                /** @description Entries from this source */
+                                count?: number;
+                                /** @description Error code of a failed source */
+                                code?: string;
+                                /** @description Error message of a failed source, or why a part has no lookup */
+                                message?: string;
+                                /** @description The hub's own message, when it answered a 4xx with one */
+                                upstreamMessage?: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+            /** @description Not Modified: the answer's data is the one `If-None-Match` named. No body; `ETag`, `cache-control` and `age` as a 200 would have them. */
+            304: {
+                headers: {
+                    /** @description Strong entity tag of the answer's `data` (`meta` is not part of it): send it back in `If-None-Match` to be answered 304 while the data is the same */
+                    etag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Invalid input (VALIDATION_FAILED) or the hub rejected it (UPSTREAM_REJECTED) */
             400: {
@@ -4792,7 +5607,8 @@ export interface operations {
             content: {
                 "application/json": {
                     /**
-                     * @description Sequence number of the offer (upstream `idServiceOrder`)
+                     * Format: identifier
+                     * @description Sequence number of the offer (upstream `idServiceOrder`): 1 to 64 characters, neither blank nor with spaces before or after it; no control characters (tab and line breaks included), line or paragraph separators, format characters (bidi controls, zero-width characters, BOM) or unpaired surrogates
                      * @example SO-1
                      */
                     serviceOrderId: string;
@@ -4803,7 +5619,7 @@ export interface operations {
                     price: number;
                     /**
                      * Format: date-time
-                     * @description When the offer was made, ISO 8601 with offset; sent as the hub's local `YYYY-MM-DD HH:MM:SS` (upstream `waktuPenawaran`)
+                     * @description When the offer was made, ISO 8601 with offset; sent as the hub's local `YYYY-MM-DD HH:MM:SS` (upstream `waktuPenawaran`). A real date and time in the years 1900 to 2100, in the hub's local time too; seconds 00 to 59 (a leap second, `23:59:60`, is refused); fractions of a second are dropped
                      * @example 2024-03-01T08:15:00+07:00
                      */
                     offeredAt: string;
@@ -4982,7 +5798,8 @@ export interface operations {
                      */
                     booked: boolean;
                     /**
-                     * @description Booking note (upstream `booking_note`); empty when left out
+                     * Format: text
+                     * @description Booking note (upstream `booking_note`); empty when left out. One line of at most 500 characters: no line breaks, tabs or other control characters, line or paragraph separators, format characters (bidi controls, zero-width characters, BOM) or unpaired surrogates
                      * @example Truck B 1234 XYZ, pickup 08:00
                      */
                     note?: string;

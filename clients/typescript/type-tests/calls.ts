@@ -54,6 +54,28 @@ await client.POST('/v1/bookings/{bookingRequestId}/booked', { params: { path: { 
 // @ts-expect-error a misspelt optional parameter (the caller's Idempotency-Key)
 await client.POST('/v1/bookings/{bookingRequestId}/booked', { params: { path: { bookingRequestId: 'B' }, header: { idempotencyKey: 'k' } }, body: { booked: true } })
 
+// A shipment in one call: each part typed as its own route answers it, null when its source failed.
+const shipment = await client.GET('/v1/shipments/{blNo}', { params: { path: { blNo: 'COSUMKS9061740' }, query: { npwp, blDate: '2024-02-17', documentType: 'bc20' } } })
+if (shipment.data !== undefined) {
+  const { declarations, containers, sp2Documents } = shipment.data.data
+  declarations?.[0]?.pibNo satisfies string | undefined
+  containers?.[0]?.containerNo satisfies string | undefined
+  sp2Documents?.[0]?.containers?.[0]?.gatePass satisfies string | null | undefined
+  shipment.data.meta.sources[0]?.status satisfies 'ok' | 'failed' | 'none' | undefined
+  // @ts-expect-error a part may be null: its source failed or has no lookup
+  console.log(sp2Documents.length)
+}
+// @ts-expect-error a document type the gateway does not know
+await client.GET('/v1/shipments/{blNo}', { params: { path: { blNo: 'B' }, query: { npwp, blDate: '2024-02-17', documentType: 'bc99' } } })
+// @ts-expect-error the shipment needs the BL's document type
+await client.GET('/v1/shipments/{blNo}', { params: { path: { blNo: 'B' }, query: { npwp, blDate: '2024-02-17' } } })
+
+// A conditional lookup: If-None-Match is a header every lookup takes.
+const polled = await client.GET('/v1/sp2/documents', { params: { query: { npwp, blNo: 'B', blDate: '2024-02-17' }, header: { 'if-none-match': '"0123456789abcdef"' } } })
+polled.response.status satisfies number
+// @ts-expect-error a misspelt conditional header
+await client.GET('/v1/sp2/documents', { params: { query: { npwp, blNo: 'B', blDate: '2024-02-17' }, header: { 'if-none-matches': '"0123456789abcdef"' } } })
+
 // Events are typed from the document's BookedEvent.
 const subscription = subscribeEvents({
   baseUrl: 'http://localhost:3000',

@@ -1,5 +1,5 @@
 import type { Tolerance } from '../drift.ts'
-import { fieldRules, isNull, type FieldRules } from '../fields.ts'
+import { fieldRules, isNull, spellingsOf, type FieldRules } from '../fields.ts'
 import { isArrayKind, isResource, namesOf, type FieldSpec, type ResourceSpec } from '../../catalogue/resource-spec.ts'
 import { hashOf, NULL } from './reader.ts'
 import { wordsOf } from './writer.ts'
@@ -73,7 +73,11 @@ export interface Plan {
   readonly fields: readonly Field[]
   readonly byHash: ReadonlyMap<number, readonly Field[]>
   readonly requiredMask: number
-  /** Our names of the spec's fields: an unknown key camelCased onto one of them is left to the reference path. */
+  /**
+   * Our names of the spec's fields and the other spellings of their hub names
+   * (fields.ts spellingsOf): an unknown key camelCased onto one of them is
+   * left to the reference path, which renames it.
+   */
   readonly names: ReadonlySet<string>
   /**
    * The two parts of a plan that change as it is used, each by one run at a
@@ -167,7 +171,7 @@ export function compilePlan (spec: ResourceSpec, offset: string, compiling = new
     fields,
     byHash,
     requiredMask: required.reduce((mask, _, i) => mask | (1 << i), 0),
-    names: new Set(spec.fields.flatMap(namesOf)),
+    names: new Set([...spec.fields.flatMap(namesOf), ...spellingsOf(spec, spec.fields).keys()]),
     order: { first: fields[0], next: fields.map((_, i) => fields[i + 1]) },
     seen: new Float64Array(fields.length).fill(-1)
   }

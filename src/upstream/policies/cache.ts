@@ -9,12 +9,18 @@
  * names): that library has no byte budget (its memory store counts entries,
  * and SP2 answers run from 2 KB to 1.4 MB), no stale-if-error (its `stale` is
  * stale-while-revalidate), and cannot tell a caller whether its answer came
- * from the cache, which `meta.cached` and the `age` header need.
+ * from the cache, which `meta.cached` and the `age` header need. The store
+ * is lru-cache (budget, TTL, clock); its `fetch` de-duplication is not used,
+ * for what it cannot say: a `no-cache` caller must not join a call begun for
+ * a plain lookup (its `forceRefresh` joins any fetch in flight), a stale
+ * answer may stand in for some failures only (its `allowStaleOnFetchRejection`
+ * is for all or none), a failure is remembered and answered again without a
+ * call, and a joined call is `meta.cached` when it began before the caller.
  */
 import type { FastifyBaseLogger } from 'fastify'
 import { systemClock, type Clock } from '../../clock.ts'
 import type { Config } from '../../config/load.ts'
-import { codeOf, isGatewayError } from '../../errors.ts'
+import { codeOf, gatewayError, isGatewayError } from '../../errors.ts'
 import type { Caller, HubCredentials } from '../call.ts'
 import { envelopeAround } from '../../schemas/envelope.ts'
 import { createMemoryLookupStore } from '../../state/memory/lookup-cache.ts'
@@ -59,6 +65,13 @@ export interface LookupCacheOptions<T> {
   failureMs: number
   /** Which failures are remembered so. */
   remember: (error: unknown) => boolean
+  /**
+   * The error answered for a remembered failure, given the time until the
+   * hub is asked again and the failure's age (ms): the policy's adds
+   * `retry-after`. Also what the failing call itself answers once
+   * remembered. Default: the failure as it was.
+   */
+  replay?: (error: unknown, retryInMs: number, ageMs: number) => unknown
   /** How often entries past their stale time, and remembered failures past theirs, are swept out (ms). */
   sweepMs?: number
   /** Where the entries are kept (default: this process's memory, createMemoryLookupStore). */
@@ -88,25 +101,28 @@ export const MAX_REMEMBERED_FAILURES = 1000
 
 const SWEEP_MS = 10_000
 
-interface Failure { error: unknown, until: number }
+interface Failure { error: unknown, at: number, until: number }
 interface Settled<T> { entry: LookupEntry<T>, shared: boolean }
 
 export function createLookupCache<T> (options: LookupCacheOptions<T>): LookupCache<T> {
-  const { failureMs, remember, clock = systemClock, sweepMs = SWEEP_MS } = options
+  const { failureMs, remember, clock = systemClock, sweepMs = SWEEP_MS, replay = (error: unknown) => error } = options
   const store = options.store ?? createMemoryLookupStore<T>({ maxBytes: options.maxBytes, maxEntries: options.maxEntries, sweepMs, clock })
   const failures = new Map<string, Failure>()
   // Calls in flight: any (a plain lookup joins the newest), and those begun by a caller asking afresh.
   const inflight = new Map<string, Promise<Settled<T>>>()
   const inflightFresh = new Map<string, Promise<Settled<T>>>()
 
-  function fail (key: string, error: unknown): void {
-    if (failureMs <= 0 || !remember(error)) return
+  /** Remembers a failure (when it is one to remember); what its callers are answered. */
+  function fail (key: string, error: unknown): unknown {
+    if (failureMs <= 0 || !remember(error)) return error
     failures.delete(key)
-    failures.set(key, { error, until: clock() + failureMs })
+    const at = clock()
+    failures.set(key, { error, at, until: at + failureMs })
     if (failures.size > MAX_REMEMBERED_FAILURES) {
       const oldest = failures.keys().next().value
       if (oldest !== undefined) failures.delete(oldest)
     }
+    return replay(error, failureMs, 0)
   }
 
   // Failures past their time; otherwise only a lookup of the same key would drop them.
@@ -143,8 +159,9 @@ export function createLookupCache<T> (options: LookupCacheOptions<T>): LookupCac
       const failed = failures.get(key)
       if (failed !== undefined) {
         if (now < failed.until) {
-          if (load.serveStaleOn(failed.error)) return fallback(key, failed.error)
-          throw failed.error
+          const error = replay(failed.error, failed.until - now, now - failed.at)
+          if (load.serveStaleOn(failed.error)) return fallback(key, error)
+          throw error
         }
         failures.delete(key)
       }
@@ -165,8 +182,7 @@ export function createLookupCache<T> (options: LookupCacheOptions<T>): LookupCac
           store.set(key, entry)
           return { entry, shared: shared !== undefined }
         }, (error: unknown) => {
-          fail(key, error)
-          throw error
+          throw fail(key, error)
         })
         join(key, pending, inflight)
         if (load.refresh) join(key, pending, inflightFresh)
@@ -211,6 +227,28 @@ function isHubTrouble (error: unknown): boolean {
   return isGatewayError(error, 'UPSTREAM_UNAVAILABLE', 'UPSTREAM_TIMEOUT', 'UPSTREAM_BAD_RESPONSE') && codeOf(error.cause) !== 'EOPENBREAKER'
 }
 
+/**
+ * A remembered failure as it is answered (docs/api.md#the-envelope: every 503 says
+ * when to come back): with `retry-after`, the seconds until the gateway asks
+ * the hub again, or what is left of the hub's own `retry-after` if that is
+ * longer. A copy: the remembered failure itself is answered again later.
+ */
+export function withRetryAfter (error: unknown, retryInMs: number, ageMs: number): unknown {
+  if (!isGatewayError(error)) return error
+  const hub = Number(error.retryAfter)
+  const seconds = Math.max(1, Math.ceil(retryInMs / 1000), Number.isFinite(hub) ? Math.ceil(hub - ageMs / 1000) : 0)
+  const copy = gatewayError(error.code, {
+    statusCode: error.statusCode,
+    retryAfter: String(seconds),
+    ...(error.upstreamStatus === undefined ? {} : { upstreamStatus: error.upstreamStatus }),
+    ...(error.upstreamMessage === undefined ? {} : { upstreamMessage: error.upstreamMessage }),
+    ...(error.hubMayHaveActed === undefined ? {} : { hubMayHaveActed: error.hubMayHaveActed }),
+    ...(error.cause === undefined ? {} : { cause: error.cause })
+  })
+  copy.message = error.message
+  return copy
+}
+
 /** Failures a stale answer may stand in for. */
 function isHubDown (error: unknown): boolean {
   return isGatewayError(error, 'UPSTREAM_UNAVAILABLE', 'UPSTREAM_TIMEOUT')
@@ -250,6 +288,7 @@ export function createCachePolicy ({ config, credentials, tier, clock = systemCl
     maxEntries: config.CACHE_MAX_ENTRIES,
     failureMs: config.CACHE_FAILURE_SECONDS * 1000,
     remember: isHubTrouble,
+    replay: withRetryAfter,
     clock
   })
   const staleMs = config.CACHE_STALE_IF_ERROR_SECONDS * 1000

@@ -1,0 +1,272 @@
+import { spawn } from 'node:child_process'
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { connect, createServer, type Socket } from 'node:net'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { createInterface } from 'node:readline'
+import tap, { test } from 'tap'
+import { Agent, fetch } from 'undici'
+import { KEEP_BYTES, KEEP_MS, LINGER_MS } from '../src/plugins/lingering-close.ts'
+import { SANDBOX_FIXTURES as F } from '../src/sandbox/index.ts'
+import { localHaproxyConfig, parseHaproxy } from './deploy/haproxy.ts'
+import { build, writeClientsFile } from './helper.ts'
+
+/**
+ * An answer sent before the request body was read (413, 415, 401, ...) is
+ * read by the caller: the gateway reads and drops the rest of the body
+ * instead of closing with it unread (a TCP reset, which made the caller's
+ * kernel drop the answer). src/plugins/lingering-close.ts.
+ */
+
+interface TestLike { teardown (fn: () => unknown): void }
+
+const BOOKED = `/v1/bookings/${F.bookingRequestId}/booked`
+/** A 5 MB JSON body: far past the 64 KiB body limit. */
+const FIVE_MB = Buffer.concat([Buffer.from('{"booked":true,"note":"'), Buffer.alloc(5 * 1024 * 1024, 'a'), Buffer.from('"}')])
+
+function freePort (): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer()
+    server.once('error', reject)
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number }
+      server.close(() => resolve(port))
+    })
+  })
+}
+
+/**
+ * The real process (src/server.ts, its own timeouts) on the sandbox, in a
+ * process of its own: with the caller in the same process as the server the
+ * reset never raced the answer, and the defect did not show.
+ */
+async function startServer (t: TestLike, env: Record<string, string> = {}): Promise<{ host: string, port: number, url: string }> {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
+    // No load shedding: on two shared cores the event loop of a process starting up lags past its threshold.
+    env: { PATH: process.env.PATH ?? '', PORT: '0', HOST: '127.0.0.1', PRESSURE_MAX_EVENT_LOOP_DELAY_MS: '0', ...env },
+    stdio: ['ignore', 'pipe', 'inherit']
+  })
+  t.teardown(() => { child.kill('SIGKILL') })
+  for await (const line of createInterface({ input: child.stdout })) {
+    const address = /listening at http:\/\/([^ :]+):(\d+)/.exec(String((JSON.parse(line) as { msg?: string }).msg))
+    if (address !== null) {
+      // The rest of its output is not read: drained so that it never blocks on a full pipe.
+      child.stdout.resume()
+      return { host: address[1]!, port: Number(address[2]), url: `http://${address[1]}:${address[2]}` }
+    }
+  }
+  throw new Error('the server did not start')
+}
+
+const HAPROXY = existsSync('/usr/sbin/haproxy') ? '/usr/sbin/haproxy' : 'haproxy'
+
+/** HAProxy (the Debian package) with deploy/haproxy.cfg's settings in front of `gateway`; its address once it forwards. */
+async function startHaproxy (t: TestLike, gateway: { host: string, port: number }): Promise<string> {
+  const listen = await freePort()
+  const dir = mkdtempSync(join(tmpdir(), 'gateway-haproxy-'))
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }))
+  const file = join(dir, 'haproxy.cfg')
+  writeFileSync(file, localHaproxyConfig(readFileSync('deploy/haproxy.cfg', 'utf8'), { listen, gateway }))
+  const child = spawn(HAPROXY, ['-db', '-f', file], { stdio: ['ignore', 'ignore', 'pipe'] })
+  let output = ''
+  child.stderr.on('data', (chunk: Buffer) => { output += chunk.toString() })
+  const exited = new Promise<never>((_resolve, reject) => {
+    child.once('error', (error) => reject(new Error(`${HAPROXY} could not be started: ${error.message} (install the haproxy package)`)))
+    child.once('exit', (code) => reject(new Error(`haproxy exited with ${code}: ${output}`)))
+  })
+  exited.catch(() => {})
+  t.teardown(() => { child.kill('SIGKILL') })
+  const url = `http://127.0.0.1:${listen}`
+  const started = Date.now()
+  for (;;) {
+    const answered = await Promise.race([exited, fetch(`${url}/health/ready`).then(res => res.status, () => 0)])
+    if (answered === 200) return url
+    if (Date.now() - started > 15_000) throw new Error(`haproxy did not forward to the gateway within 15 s: ${output}`)
+    await new Promise(resolve => setTimeout(resolve, 200))
+  }
+}
+
+async function * chunksOf (body: Buffer): AsyncGenerator<Buffer> {
+  for (let at = 0; at < body.length; at += 64 * 1024) yield body.subarray(at, at + 64 * 1024)
+}
+
+/**
+ * Ten POSTs of `body`, one after the other, with fetch on one keep-alive
+ * connection at a time (undici's Agent, connections: 1): each answer's status
+ * and code, or how the request failed.
+ */
+async function tenPosts (url: string, body: Buffer, { chunked, contentType = 'application/json' }: { chunked: boolean, contentType?: string }): Promise<string[]> {
+  const agent = new Agent({ connections: 1 })
+  const answers: string[] = []
+  try {
+    for (let i = 0; i < 10; i++) {
+      try {
+        const res = await fetch(url, { method: 'POST', dispatcher: agent, headers: { 'content-type': contentType }, body: chunked ? chunksOf(body) : body, duplex: 'half' })
+        const { code } = await res.json() as { code?: string }
+        answers.push(`${res.status} ${code}`)
+      } catch (error) {
+        const { cause, message } = error as Error & { cause?: { code?: string } }
+        answers.push(`failed: ${cause?.code ?? message}`)
+      }
+    }
+  } finally {
+    await agent.close()
+  }
+  return answers
+}
+
+const tenTimes = (answer: string) => Array.from({ length: 10 }, () => answer)
+
+// Each gateway process takes a few seconds to start on two shared cores; 5 MB bodies forty times over.
+tap.setTimeout(180_000)
+
+test('fetch reads the 413 of ten 5 MB POSTs in a row on one keep-alive connection, with a content-length and chunked; and the 415', async (t) => {
+  const { url } = await startServer(t)
+  t.same(await tenPosts(`${url}${BOOKED}`, FIVE_MB, { chunked: false }), tenTimes('413 PAYLOAD_TOO_LARGE'), 'with a content-length')
+  t.same(await tenPosts(`${url}${BOOKED}`, FIVE_MB, { chunked: true }), tenTimes('413 PAYLOAD_TOO_LARGE'), 'chunked')
+  t.same(await tenPosts(`${url}${BOOKED}`, FIVE_MB, { chunked: true, contentType: 'text/plain' }), tenTimes('415 UNSUPPORTED_MEDIA_TYPE'), 'not JSON: 415')
+})
+
+test('fetch reads a 401 given before the body is read, ten times in a row on one keep-alive connection', async (t) => {
+  const { url } = await startServer(t, { CLIENTS_FILE: writeClientsFile(t, [{ name: 'web', key: 'web-key-0123456789abcdef', scopes: ['bookings:write'] }]) })
+  t.same(await tenPosts(`${url}${BOOKED}`, FIVE_MB, { chunked: false }), tenTimes('401 UNAUTHORIZED'), 'with a content-length')
+  t.same(await tenPosts(`${url}${BOOKED}`, FIVE_MB, { chunked: true }), tenTimes('401 UNAUTHORIZED'), 'chunked')
+})
+
+test('through HAProxy with deploy/haproxy.cfg\'s settings, fetch reads the 413 of ten 5 MB POSTs in a row, with a content-length and chunked', async (t) => {
+  const config = readFileSync('deploy/haproxy.cfg', 'utf8')
+  const local = localHaproxyConfig(config, { listen: 8080, gateway: { host: '127.0.0.1', port: 3000 } })
+  const defaults = (text: string) => parseHaproxy(text).filter(s => s.kind === 'defaults' || s.kind === 'backend')
+    .map(s => ({ ...s, lines: s.lines.filter(words => words[0] !== 'server' && words[0] !== 'default-server') }))
+  t.same(defaults(local), defaults(config), 'the timeouts, options and checks of the deployed file, unchanged')
+
+  const gateway = await startServer(t)
+  const url = await startHaproxy(t, gateway)
+  t.same(await tenPosts(`${url}${BOOKED}`, FIVE_MB, { chunked: false }), tenTimes('413 PAYLOAD_TOO_LARGE'), 'with a content-length')
+  t.same(await tenPosts(`${url}${BOOKED}`, FIVE_MB, { chunked: true }), tenTimes('413 PAYLOAD_TOO_LARGE'), 'chunked')
+})
+
+/** A raw connection to the app, with what it received so far and how it ended. */
+interface Raw {
+  socket: Socket
+  text: () => string
+  /** Resolves when the received text matches `pattern`. */
+  until: (pattern: RegExp) => Promise<void>
+  /** When the gateway ended its side (FIN), and when the connection closed (ms since the start). */
+  ended: Promise<number>
+  closed: Promise<number>
+  error: () => string | undefined
+}
+
+async function rawConnection (port: number): Promise<Raw> {
+  // Half-open allowed: the caller goes on sending after the gateway's FIN.
+  const socket = connect({ port, host: '127.0.0.1', allowHalfOpen: true })
+  await new Promise((resolve, reject) => { socket.once('connect', resolve); socket.once('error', reject) })
+  const started = Date.now()
+  let text = ''
+  let error: string | undefined
+  const waiting = new Set<() => void>()
+  socket.on('data', (chunk: Buffer) => {
+    text += chunk.toString('latin1')
+    for (const check of waiting) check()
+  })
+  socket.on('error', (e: Error & { code?: string }) => { error = e.code ?? e.message })
+  return {
+    socket,
+    text: () => text,
+    until: (pattern) => new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(() => { waiting.delete(check); reject(new Error(`not received: ${pattern}; got ${JSON.stringify(text.slice(0, 300))}`)) }, 10_000)
+      const check = () => {
+        if (!pattern.test(text)) return
+        clearTimeout(timer)
+        waiting.delete(check)
+        resolve()
+      }
+      waiting.add(check)
+      check()
+    }),
+    ended: new Promise(resolve => socket.once('end', () => resolve(Date.now() - started))),
+    closed: new Promise(resolve => socket.once('close', () => resolve(Date.now() - started))),
+    error: () => error
+  }
+}
+
+const ANSWER_413 = /^HTTP\/1\.1 413 [^]*?\r\n\r\n\{[^}]*\}/
+
+function head (method: string, path: string, headers: Record<string, string | number>): string {
+  return `${method} ${path} HTTP/1.1\r\nHost: gateway\r\n${Object.entries(headers).map(([name, value]) => `${name}: ${value}\r\n`).join('')}\r\n`
+}
+
+test('a refused body of at most 256 KiB is read to its end, and the connection serves the next request', async (t) => {
+  const { app } = await build(t)
+  await app.listen({ port: 0, host: '127.0.0.1' })
+  const raw = await rawConnection((app.server.address() as { port: number }).port)
+  const length = 200_000
+  t.ok(length <= KEEP_BYTES)
+  raw.socket.write(head('POST', BOOKED, { 'content-type': 'application/json', 'content-length': length }))
+  raw.socket.write(Buffer.alloc(100_000, 'a'))
+  await raw.until(ANSWER_413)
+  t.notMatch(raw.text(), /\r\nconnection: close\r\n/i, 'the answer keeps the connection')
+  raw.socket.write(Buffer.alloc(length - 100_000, 'a'))
+  raw.socket.write(head('GET', '/health/live', {}))
+  await raw.until(/HTTP\/1\.1 200 /)
+  t.equal(raw.error(), undefined)
+  raw.socket.destroy()
+})
+
+test('a longer refused body: connection: close, the gateway\'s FIN after the answer, the rest read until the caller ends its side, no reset', async (t) => {
+  const { app, logs } = await build(t)
+  await app.listen({ port: 0, host: '127.0.0.1' })
+  const raw = await rawConnection((app.server.address() as { port: number }).port)
+  raw.socket.write(head('POST', BOOKED, { 'content-type': 'application/json', 'content-length': 1_000_000 }))
+  raw.socket.write(Buffer.alloc(100_000, 'a'))
+  await raw.until(ANSWER_413)
+  t.match(raw.text(), /\r\nconnection: close\r\n/i, 'the answer says the connection ends')
+  await raw.ended
+  t.pass('the gateway ended its side after the answer')
+  // The caller goes on sending: the gateway still reads.
+  for (let i = 0; i < 8; i++) await new Promise<void>((resolve, reject) => raw.socket.write(Buffer.alloc(100_000, 'a'), (error) => error ? reject(error) : resolve()))
+  raw.socket.end()
+  await raw.closed
+  t.equal(raw.error(), undefined, 'closed without a reset')
+  t.notOk(logs.some(line => line.msg === 'request refused by the HTTP parser'), 'the body cut short is no request to answer')
+})
+
+test('a body that goes on past the bound ends the connection, after the answer', async (t) => {
+  const { app } = await build(t)
+  await app.listen({ port: 0, host: '127.0.0.1' })
+  const raw = await rawConnection((app.server.address() as { port: number }).port)
+  raw.socket.write(head('POST', BOOKED, { 'content-type': 'application/json', 'transfer-encoding': 'chunked' }))
+  const chunk = Buffer.concat([Buffer.from('10000\r\n'), Buffer.alloc(0x10000, 'a'), Buffer.from('\r\n')])
+  const send = async () => {
+    while (!raw.socket.destroyed) {
+      if (!raw.socket.write(chunk)) await new Promise(resolve => { raw.socket.once('drain', resolve); raw.socket.once('close', resolve) })
+    }
+  }
+  const sent = send()
+  await raw.until(ANSWER_413)
+  t.match(raw.text(), /\r\nconnection: close\r\n/i, 'a body of unknown length: the connection ends')
+  const answeredAt = Date.now()
+  await raw.closed
+  await sent
+  t.ok(Date.now() - answeredAt < LINGER_MS + 1500, `closed ${Date.now() - answeredAt} ms after the answer (at most ${LINGER_MS} ms or 16 MiB)`)
+})
+
+test('a refused body that stops coming within the bound: the gateway ends its side after KEEP_MS, and the connection after LINGER_MS more', async (t) => {
+  const { app } = await build(t)
+  await app.listen({ port: 0, host: '127.0.0.1' })
+  const raw = await rawConnection((app.server.address() as { port: number }).port)
+  raw.socket.write(head('POST', BOOKED, { 'content-type': 'application/json', 'content-length': 200_000 }))
+  raw.socket.write(Buffer.alloc(100_000, 'a'))
+  await raw.until(ANSWER_413)
+  const answered = Date.now()
+  await raw.ended
+  const endedAfter = Date.now() - answered
+  // The caller never ends its side: the gateway's connection count says when it let go.
+  const connections = () => new Promise<number>((resolve, reject) => app.server.getConnections((error, count) => error ? reject(error) : resolve(count)))
+  while (await connections() > 0) await new Promise(resolve => setTimeout(resolve, 20))
+  const closedAfter = Date.now() - answered
+  t.ok(endedAfter >= KEEP_MS - 100 && endedAfter < KEEP_MS + 1500, `the FIN ${endedAfter} ms after the answer (KEEP_MS ${KEEP_MS})`)
+  t.ok(closedAfter - endedAfter >= LINGER_MS - 100 && closedAfter - endedAfter < LINGER_MS + 1500, `closed ${closedAfter - endedAfter} ms after the FIN (LINGER_MS ${LINGER_MS})`)
+  raw.socket.destroy()
+})
