@@ -2,7 +2,7 @@
 # Creates the secret files that deploy/compose.yaml mounts, each only where it
 # is missing, in deploy/secrets/ (or in SECRETS_DIR):
 #
-#   gateway.env       REDIS_URL with a new random password; a line for UPSTREAM_API_KEY
+#   redis-password    a new random password of the gateway's Redis user (REDIS_PASSWORD_FILE)
 #   redis-users.acl   Redis users with the rules of deploy/redis-users.rules:
 #                     `gateway` with the SHA-256 of that password and only the
 #                     keys, channels and commands it needs (docs/redis.md);
@@ -10,12 +10,17 @@
 #                     and nothing else; `default` may PING (the health check)
 #   redis-functions-url  the `functions` user's redis:// URL, with its own password,
 #                     for the one-shot loader of deploy/compose.yaml
-#   hub-access-token  empty: write the hub's access token into it
+#   hub-api-key       empty: write the hub's API key into it (UPSTREAM_API_KEY_FILE)
+#   hub-access-token  empty: write the hub's access token into it (static mode)
+#   hub-login-username, hub-login-password
+#                     empty: the hub account, for login mode (docs/credentials.md)
 #   clients.json      []: add the entries `npm run client-key` prints (docs/security.md)
 #   redis-replication.conf, sentinel.conf, redis-sentinel-password
 #                     for deploy/compose.sentinel.yaml: the replicas' and the
 #                     Sentinels' logins (their users added to redis-users.acl)
 #                     and the Sentinels' own password
+#
+# Each file holds its value alone; a trailing line break is ignored.
 #
 # The directory is 0700: other users of the host cannot read the files. The
 # files themselves are 0644 because Compose mounts them as they are, and the
@@ -34,13 +39,13 @@ chmod 700 "$dir"
 
 # The three files share the Redis passwords: all kept, or all written.
 present=0
-for file in gateway.env redis-users.acl redis-functions-url; do
+for file in redis-password redis-users.acl redis-functions-url; do
   [ -e "$dir/$file" ] && present=$((present + 1))
 done
 if [ "$present" -eq 3 ]; then
-  echo "kept $dir/gateway.env, $dir/redis-users.acl and $dir/redis-functions-url"
+  echo "kept $dir/redis-password, $dir/redis-users.acl and $dir/redis-functions-url"
 elif [ "$present" -gt 0 ]; then
-  echo "init-secrets: some of $dir/gateway.env, redis-users.acl and redis-functions-url exist without the others; they share the Redis passwords (a deployment from before the Redis functions has no redis-functions-url): remove those left and run again" >&2
+  echo "init-secrets: some of $dir/redis-password, redis-users.acl and redis-functions-url exist without the others; they share the Redis passwords (a deployment from before the Redis functions has no redis-functions-url, one from before the secret files a gateway.env instead of redis-password): remove those left and run again" >&2
   exit 1
 else
   # 32 random bytes in hex: nothing in it needs percent-encoding in a URL.
@@ -54,14 +59,9 @@ user default on nopass $(rules default)
 user gateway on #$hash $(rules gateway)
 user functions on #$functions_hash $(rules functions)
 ACL
-  cat > "$dir/gateway.env" <<ENV
-# Read by the gateway from /app/.env at start-up (deploy/compose.yaml mounts it there).
-REDIS_URL=redis://gateway:$password@redis:6379
-# The hub's API key (not needed by the demo, compose.demo.yaml):
-# UPSTREAM_API_KEY=
-ENV
+  printf %s "$password" > "$dir/redis-password"
   printf 'redis://functions:%s@redis:6379\n' "$functions_password" > "$dir/redis-functions-url"
-  echo "wrote $dir/gateway.env, $dir/redis-users.acl and $dir/redis-functions-url (new Redis passwords)"
+  echo "wrote $dir/redis-password, $dir/redis-users.acl and $dir/redis-functions-url (new Redis passwords)"
 fi
 
 # For deploy/compose.sentinel.yaml: the users replicas and Sentinels log in to
@@ -100,12 +100,16 @@ CONF
 fi
 
 umask 022
-if [ ! -e "$dir/hub-access-token" ]; then
-  : > "$dir/hub-access-token"
-  echo "wrote $dir/hub-access-token (empty: write the hub's access token into it)"
-fi
+# Empty until filled in: the gateway refuses to start on an empty key, user name or
+# password file it is told to read (the token file it re-reads as it changes).
+for file in hub-api-key hub-access-token hub-login-username hub-login-password; do
+  if [ ! -e "$dir/$file" ]; then
+    : > "$dir/$file"
+    echo "wrote $dir/$file (empty: write the value into it; docs/credentials.md)"
+  fi
+done
 if [ ! -e "$dir/clients.json" ]; then
   echo '[]' > "$dir/clients.json"
   echo "wrote $dir/clients.json (no client yet: add the entries npm run client-key prints)"
 fi
-chmod 644 "$dir/gateway.env" "$dir/redis-users.acl" "$dir/redis-functions-url" "$dir/hub-access-token" "$dir/clients.json"
+chmod 644 "$dir/redis-password" "$dir/redis-users.acl" "$dir/redis-functions-url" "$dir/hub-api-key" "$dir/hub-access-token" "$dir/hub-login-username" "$dir/hub-login-password" "$dir/clients.json"

@@ -65,7 +65,7 @@ export const GROUPS: readonly Group[] = [
   {
     id: 'hub-credentials',
     title: 'Hub credentials',
-    intro: 'The hub\'s API key and the token sent as its `Authorization` header. `UPSTREAM_CREDENTIALS` says where the token comes from: `static` (a value, or a file re-read when it changes, for rotation), `login` (the gateway logs in itself; the hub\'s login operation is not in its document, so all of it is configuration, and on the sandbox these settings default to its modelled login) or `forward` (each caller sends its own hub token in `x-upstream-authorization`). Secrets never reach a response, a log line or the OpenAPI document; pass them from a secret store, never in an image. [resilience.md](resilience.md#hub-credentials) describes the three modes.',
+    intro: 'The hub\'s API key and the token sent as its `Authorization` header. `UPSTREAM_CREDENTIALS` says where the token comes from: `static` (a value, or a file re-read when it changes, for rotation), `login` (the gateway logs in itself; the hub\'s login operation is not in its document, so all of it is configuration, and on the sandbox these settings default to its modelled login) or `forward` (each caller sends its own hub token in `x-upstream-authorization`). Secrets never reach a response, a log line or the OpenAPI document; pass them from a secret store, never in an image: each secret setting may be given as a file, `<name>_FILE` (read at start-up, its trailing line break dropped; both ways at once, or a file that cannot be read, stops start-up). [credentials.md](credentials.md) describes the three modes, the login and its renewal by refresh token, and the files; [resilience.md](resilience.md#hub-credentials) how each mode fails.',
     match: startsWith('UPSTREAM_API_KEY', 'UPSTREAM_ACCESS_TOKEN', 'UPSTREAM_CREDENTIALS', 'UPSTREAM_LOGIN', 'UPSTREAM_REFRESH', 'UPSTREAM_USERNAME', 'UPSTREAM_PASSWORD', 'UPSTREAM_TOKEN')
   },
   {
@@ -101,7 +101,7 @@ export const GROUPS: readonly Group[] = [
   {
     id: 'redis',
     title: 'Shared state for several replicas (Redis)',
-    intro: 'Set `REDIS_URL` on every replica behind one balancer ([deployment.md](deployment.md)); what is shared and how it is stored is in [redis.md](redis.md), what each use does while Redis fails in [resilience.md](resilience.md#shared-state-when-redis-fails). The URL holds a password: pass it from your secret store, like the hub\'s key. Redis 7 or later: the gateway\'s Lua is a function library, loaded once by an administrator where the gateway\'s user may not load it; under the least-privilege ACL (no `SELECT`), leave the `/db` off the URL ([redis.md](redis.md#running-redis-for-the-gateway)).',
+    intro: 'Set `REDIS_URL` on every replica behind one balancer ([deployment.md](deployment.md)); what is shared and how it is stored is in [redis.md](redis.md), what each use does while Redis fails in [resilience.md](resilience.md#shared-state-when-redis-fails). The URL may hold a password: pass it from your secret store as a file (`REDIS_URL_FILE`), or give the address without it and the password alone as `REDIS_PASSWORD_FILE` ([credentials.md](credentials.md#secrets-as-files)). Redis 7 or later: the gateway\'s Lua is a function library, loaded once by an administrator where the gateway\'s user may not load it; under the least-privilege ACL (no `SELECT`), leave the `/db` off the URL ([redis.md](redis.md#running-redis-for-the-gateway)).',
     match: startsWith('REDIS_')
   },
   {

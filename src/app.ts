@@ -6,9 +6,11 @@ import type { LoggerOptions } from 'pino'
 import { systemClock, type Clock } from './clock.ts'
 import type { Config } from './config/load.ts'
 import type { GatewayConfig } from './config/resolve.ts'
+import { SECRET_SETTINGS } from './config/secret-files.ts'
 import { trustProxyOf } from './config/trust-proxy.ts'
 import { serializeRequest } from './logging/request-serializer.ts'
 import { profileHeaderNames } from './profile/headers.ts'
+import { resolveProfile } from './profile/resolve.ts'
 import audit from './plugins/audit.ts'
 import auth from './plugins/auth.ts'
 import bodyDepth from './plugins/body-depth.ts'
@@ -77,7 +79,8 @@ export function redactPaths (config: Config): string[] {
   const headers = [...new Set(['authorization', 'x-upstream-authorization', 'sec-websocket-protocol', config.UPSTREAM_API_KEY_HEADER.toLowerCase(), ...profileHeaderNames(config)])]
   return [
     ...headers.flatMap(h => [`req.headers["${h}"]`, `res.headers["${h}"]`, `headers["${h}"]`]),
-    'config.UPSTREAM_API_KEY', 'config.UPSTREAM_ACCESS_TOKEN', 'config.REDIS_URL'
+    // Every secret setting (config/secret-files.ts), wherever the configuration is logged.
+    ...SECRET_SETTINGS.map(setting => `config.${setting}`)
   ]
 }
 
@@ -137,13 +140,17 @@ async function gateway (app: FastifyInstance, { config, sandbox, clock = systemC
     done()
   })
 
+  // The hub profile in force (UPSTREAM_PROFILE_FILE over the settings; a problem in it stops start-up):
+  // the hub client's addresses and reading, and how the hub session is renewed.
+  const profile = resolveProfile(config)
+
   // Cheapest refusals first: closing, then load shedding.
   await app.register(lifecycle)
   // Whatever refuses a request below, the rest of its body is read and dropped, not reset.
   await app.register(lingeringClose)
   await app.register(pressure, { config })
   // The state the plugins below keep their counts, answers, events and hub session in.
-  await app.register(state, { config, clock })
+  await app.register(state, { config, clock, loginRefreshes: profile.loginAddresses.refreshUrl !== undefined })
   // Metrics early: the plugins below count into them.
   await app.register(metrics, { config })
   // Then who is calling (CLIENTS_FILE), the rate limiter keyed on it (which the
@@ -159,7 +166,7 @@ async function gateway (app: FastifyInstance, { config, sandbox, clock = systemC
   // Swagger UI's Authorize dialog says when no key is needed (the sandbox without CLIENTS_FILE).
   await app.register(openapi, { version: VERSION, keyless: !productionDocument && sandbox && config.CLIENTS_FILE === undefined })
   await app.register(events, { config })
-  await app.register(hub, { config, version: VERSION, clock })
+  await app.register(hub, { config, profile, version: VERSION, clock })
 
   await app.register(healthRoutes, { sandbox })
   await app.register(lookupRoutes)

@@ -5,7 +5,7 @@ import { test } from 'tap'
 import { EXPECTED } from '../src/config/expected.ts'
 import { ConfigError, isSandboxMode, loadConfig, sentinelAddresses } from '../src/config/load.ts'
 import { resolveConfig } from '../src/config/resolve.ts'
-import { configProblems as problemsOf } from './helper.ts'
+import { configProblems as problemsOf, writeTempFile } from './helper.ts'
 
 test('defaults: the contract\'s values, sandbox mode', async (t) => {
   const config = loadConfig({})
@@ -63,7 +63,7 @@ test('resolveConfig: the sandbox\'s settings under the environment\'s, narrowed 
   t.equal(config.UPSTREAM_API_KEY, 'sandbox-key', 'an empty one does not')
   t.equal(config.SANDBOX, undefined, 'SANDBOX, read already, is not held against the sandbox\'s own addresses')
   t.equal(config.UPSTREAM_ACCESS_TOKEN, 'sandbox-token')
-  const fromFile = resolveConfig({ UPSTREAM_ACCESS_TOKEN_FILE: '/run/secrets/token' }, { sandbox })
+  const fromFile = resolveConfig({ UPSTREAM_ACCESS_TOKEN_FILE: writeTempFile(t, 'a-token\n') }, { sandbox })
   t.equal(fromFile.UPSTREAM_ACCESS_TOKEN, undefined, 'a token file replaces the sandbox\'s token instead of conflicting with it')
   const login = resolveConfig({ UPSTREAM_CREDENTIALS: 'login' }, { sandbox })
   t.equal(login.UPSTREAM_CREDENTIALS === 'login' ? login.UPSTREAM_LOGIN_URL : undefined, sandbox.UPSTREAM_LOGIN_URL, 'login mode has its login address')
@@ -169,6 +169,7 @@ test('a setting checked by a pattern says what it expects, with an example, neve
     UPSTREAM_HUB_URL: 'ftp://hub.example',
     UPSTREAM_BASE_URL: 'hub.example',
     UPSTREAM_LOGIN_URL: 'hub.example/login',
+    UPSTREAM_LOGIN_REFRESH_URL: 'hub.example/refresh',
     UPSTREAM_API_KEY_HEADER: 'api key',
     UPSTREAM_PATH_SEGMENT: 'HUB/v2',
     UPSTREAM_TIMEZONE: '7',
@@ -206,8 +207,8 @@ test('the Redis failover settings: Sentinels as host:port, with REDIS_URL for th
   t.same(sentinelAddresses(' a:1, [::1]:2 ,b.example:26379'), [{ host: 'a', port: 1 }, { host: '::1', port: 2 }, { host: 'b.example', port: 26379 }])
   for (const bad of ['sentinel-1', 'a:1;b:2', 'http://a:1', 'a:1,']) t.same(problemsOf({ REDIS_URL: url, REDIS_SENTINELS: bad }), [`REDIS_SENTINELS: must be ${EXPECTED.REDIS_SENTINELS}`], bad)
   t.same(problemsOf({ REDIS_SENTINELS: 'a:1' }), ['REDIS_URL: is required with REDIS_SENTINELS (for the master\'s user, password, database and scheme; its host is not used), e.g. redis://gateway:PASSWORD@mymaster'])
-  t.same(problemsOf({ REDIS_URL: url, REDIS_SENTINEL_PASSWORD_FILE: '/run/secrets/x', REDIS_SENTINEL_USERNAME: 'gw' }),
-    ['REDIS_SENTINEL_USERNAME: is used only with REDIS_SENTINELS', 'REDIS_SENTINEL_PASSWORD_FILE: is used only with REDIS_SENTINELS'])
+  t.same(problemsOf({ REDIS_URL: url, REDIS_SENTINEL_PASSWORD_FILE: writeTempFile(t, 'pw\n'), REDIS_SENTINEL_USERNAME: 'gw' }),
+    ['REDIS_SENTINEL_USERNAME: is used only with REDIS_SENTINELS', 'REDIS_SENTINEL_PASSWORD (from REDIS_SENTINEL_PASSWORD_FILE): is used only with REDIS_SENTINELS'])
   t.same(problemsOf({ REDIS_REPLICA_ACK_TIMEOUT_MS: '500' }), ['REDIS_REPLICA_ACK_TIMEOUT_MS: must be below REDIS_COMMAND_TIMEOUT_MS (500), which bounds the wait too'])
   t.same(problemsOf({ REDIS_REPLICA_ACK_TIMEOUT_MS: '0' }), [], '0: never wait')
   t.same(problemsOf({ REDIS_SENTINEL_MASTER_NAME: 'my master' }), [`REDIS_SENTINEL_MASTER_NAME: must be ${EXPECTED.REDIS_SENTINEL_MASTER_NAME}`])

@@ -53,16 +53,24 @@ function runInit (dir: string, env: Record<string, string> = {}): { status: numb
   return { status: run.status, output: `${run.stdout}${run.stderr}` }
 }
 
-function composeDeployment (t: { teardown (fn: () => void): void }): ComposeDeployment {
-  const hub = readEnvLines(text('deploy/hub.env.example'))
+/**
+ * The Compose deployment as an operator starts it: deploy/hub.env.example
+ * (with its commented lines too when `login`: login mode), and the secret
+ * files deploy/init-secrets.sh writes, with what the operator fills in.
+ */
+function composeDeployment (t: { teardown (fn: () => void): void }, { login = false } = {}): ComposeDeployment {
+  const hub = readEnvLines(text('deploy/hub.env.example'), { commented: login })
   const { dir } = initSecrets(t)
+  const filled = login
+    ? { 'hub-api-key': 'example-hub-key', 'hub-login-username': 'example-user', 'hub-login-password': 'example-password' }
+    : { 'hub-api-key': 'example-hub-key', 'hub-access-token': 'example-hub-token' }
+  for (const [file, value] of Object.entries(filled)) writeFileSync(join(dir, file), `${value}\n`)
   return {
     dockerfile: text('Dockerfile'),
     compose: interpolate(readCompose(path('deploy/compose.yaml')), hub) as ComposeFile,
     demo: interpolate(readCompose(path('deploy/compose.demo.yaml')), hub) as ComposeFile,
     haproxy: readHaproxy(path('deploy/haproxy.cfg')),
-    // As the script writes it, with the line an operator fills in for a hub.
-    gatewayEnv: { ...readEnvLines(readFileSync(join(dir, 'gateway.env'), 'utf8'), { commented: true }), UPSTREAM_API_KEY: 'example-hub-key' },
+    secretsDir: dir,
     ignored: (file) => spawnSync('git', ['check-ignore', '-q', file], { cwd: ROOT }).status === 0
   }
 }
@@ -153,6 +161,8 @@ test('the deployments cannot drift from the gateway: settings, ports, routes, ti
     hardening: composeHardeningProblems(d)
   }
   for (const [check, problems] of Object.entries(compose)) t.same(problems, [], `compose: ${check}`)
+  const login = composeDeployment(t, { login: true })
+  t.same([...composeConfigProblems(login), ...composeSecretProblems(login)], [], 'compose in login mode (deploy/hub.env.example\'s commented lines): the account from its mounted files')
   for (const [label, objects] of [['base', base()], ['overlay', overlay()]] as const) {
     const kubernetes = {
       'env names': kubernetesEnvNameProblems(objects),
@@ -166,8 +176,10 @@ test('the deployments cannot drift from the gateway: settings, ports, routes, ti
     for (const [check, problems] of Object.entries(kubernetes)) t.same(problems, [], `${label}: ${check}`)
   }
   t.same(kubernetesConfigProblems(overlay(), d.dockerfile), [], 'overlay: the settings load as the gateway loads them')
-  t.same(kubernetesConfigProblems(base(), d.dockerfile), ['Deployment/customs-gateway gateway: UPSTREAM_HUB_URL: is required with NODE_ENV=production (set UPSTREAM_HUB_URL and UPSTREAM_BASE_URL, or SANDBOX=true to serve the built-in sandbox\'s seeded data)'],
-    'base alone: the gateway refuses to start without the hub an overlay names')
+  t.same(kubernetesConfigProblems(base(), d.dockerfile), [
+    'Deployment/customs-gateway gateway: UPSTREAM_HUB_URL: is required with NODE_ENV=production (set UPSTREAM_HUB_URL and UPSTREAM_BASE_URL, or SANDBOX=true to serve the built-in sandbox\'s seeded data)',
+    'Deployment/customs-gateway gateway: REDIS_PASSWORD: is set without REDIS_URL (or REDIS_URL_FILE), which says where Redis is'
+  ], 'base alone: the gateway refuses to start without the hub and the Redis an overlay names')
 })
 
 /** A deep copy of `value` (its functions shared) with one change. */
@@ -190,7 +202,9 @@ test('each check fails when the deployment drifts from the gateway', async (t) =
     ['compose: a setting the gateway does not have', composeEnvNameProblems(changed(d, c => { gateway1(c).environment.UPSTREAM_HUBURL = 'x' }))],
     ['compose: a value the gateway refuses', composeConfigProblems(changed(d, c => { gateway1(c).environment.SHUTDOWN_GRACE_MS = '10 s' }))],
     ['compose: the demo without SANDBOX', composeConfigProblems(changed(d, c => { delete (c.demo.services['gateway-2'] as Record<string, any>).environment.SANDBOX }))],
-    ['compose: the demo sending the hub key to the sandbox', composeConfigProblems(changed(d, c => { delete (c.demo.services['gateway-1'] as Record<string, any>).environment.UPSTREAM_API_KEY }))],
+    ['compose: the demo sending the hub key to the sandbox', composeConfigProblems(changed(d, c => { delete (c.demo.services['gateway-1'] as Record<string, any>).environment.UPSTREAM_API_KEY_FILE }))],
+    ['compose: the demo logging in to the sandbox with the hub account', composeConfigProblems(changed(composeDeployment(t, { login: true }), c => { const demo = (c.demo.services['gateway-2'] as Record<string, any>).environment; delete demo.UPSTREAM_LOGIN_USERNAME_FILE; delete demo.UPSTREAM_LOGIN_PASSWORD_FILE }))],
+    ['compose: the hub key file left empty', composeConfigProblems(changed(composeDeployment(t), c => { writeFileSync(join(c.secretsDir, 'hub-api-key'), '') }))],
     ['compose: the Dockerfile exposing another port', composePortProblems(changed(d, c => { c.dockerfile = c.dockerfile.replace('EXPOSE 3000', 'EXPOSE 8080') }))],
     ['compose: the image without HOST=0.0.0.0 (loopback in the container)', composePortProblems(changed(d, c => { c.dockerfile = c.dockerfile.replace(/^\s*HOST=0\.0\.0\.0$/m, '') }))],
     ['compose: HAProxy on another port', composePortProblems(changed(d, c => { c.haproxy = parseHaproxy(text('deploy/haproxy.cfg').replace('gateway-2:3000', 'gateway-2:8080')) }))],
@@ -204,7 +218,12 @@ test('each check fails when the deployment drifts from the gateway', async (t) =
     ['haproxy: a health check on liveness, not readiness', balancerCheckProblems(changed(d, c => { c.haproxy = parseHaproxy(text('deploy/haproxy.cfg').replace('uri /health/ready', 'uri /health/live')) }), hasRoute)],
     ['haproxy: no X-Forwarded-For for TRUST_PROXY', balancerCheckProblems(changed(d, c => { c.haproxy = parseHaproxy(text('deploy/haproxy.cfg').replace('option forwardfor', '')) }), hasRoute)],
     ['haproxy: a POST retried after its connection closed', balancerCheckProblems(changed(d, c => { c.haproxy = parseHaproxy(text('deploy/haproxy.cfg').replace('http-request disable-l7-retry unless METH_GET || METH_HEAD', '')) }), hasRoute)],
-    ['compose: REDIS_URL written inline', composeSecretProblems(changed(d, c => { gateway1(c).environment.REDIS_URL = 'redis://gateway:pw@redis:6379' }))],
+    ['compose: REDIS_URL written inline with its password', composeSecretProblems(changed(d, c => { gateway1(c).environment.REDIS_URL = 'redis://gateway:pw@redis:6379' }))],
+    ['compose: the hub key written inline', composeSecretProblems(changed(d, c => { gateway1(c).environment.UPSTREAM_API_KEY = 'k' }))],
+    ['compose: the hub key file not mounted', composeSecretProblems(changed(d, c => { gateway1(c).secrets = gateway1(c).secrets.filter((s: unknown) => s !== 'hub-api-key') }))],
+    ['compose: REDIS_PASSWORD_FILE outside the mounted secrets', composeSecretProblems(changed(d, c => { gateway1(c).environment.REDIS_PASSWORD_FILE = '/app/redis-password' }))],
+    ['compose: a secret init-secrets.sh does not write', composeSecretProblems(changed(d, c => { c.compose.secrets = { ...c.compose.secrets, 'hub-other': { file: './secrets/hub-other' } } }))],
+    ['compose: a Redis password in the file and in the URL', composeConfigProblems(changed(d, c => { gateway1(c).environment.REDIS_URL = 'redis://gateway:pw@redis:6379' }))],
     ['compose: a secret from the environment', composeSecretProblems(changed(d, c => { c.compose.secrets = { ...c.compose.secrets, 'hub-access-token': { environment: 'HUB_TOKEN' } } }))],
     ['compose: a secret file git would commit', composeSecretProblems(changed(d, c => { c.compose.secrets = { ...c.compose.secrets, 'clients.json': { file: './clients.json' } } }))],
     ['compose: CLIENTS_FILE outside the mounted secrets', composeSecretProblems(changed(d, c => { gateway1(c).environment.CLIENTS_FILE = '/app/clients.json' }))],
@@ -229,8 +248,12 @@ test('each check fails when the deployment drifts from the gateway', async (t) =
     ['kubernetes: SHUTDOWN_GRACE_MS raised past the grace period', kubernetesShutdownProblems(changed(o, objects => { find(objects, 'ConfigMap').data.SHUTDOWN_GRACE_MS = '30000' }), dockerfile)],
     ['kubernetes: no preStop pause', kubernetesShutdownProblems(changed(o, objects => { delete container(objects).lifecycle }), dockerfile)],
     ['kubernetes: the hub key written inline', kubernetesSecretProblems(changed(o, objects => { container(objects).env[0] = { name: 'UPSTREAM_API_KEY', value: 'k' } }))],
+    ['kubernetes: the hub key a variable of a Secret', kubernetesSecretProblems(changed(o, objects => { container(objects).env[0] = { name: 'UPSTREAM_API_KEY', valueFrom: { secretKeyRef: { name: 'customs-gateway-hub', key: 'api-key' } } } }))],
+    ['kubernetes: REDIS_PASSWORD_FILE outside the mounted Secrets', kubernetesSecretProblems(changed(o, objects => { container(objects).env.find((e: { name: string }) => e.name === 'REDIS_PASSWORD_FILE').value = '/etc/redis-password' }))],
+    ['kubernetes: the Redis Secret not mounted', kubernetesSecretProblems(changed(o, objects => { container(objects).volumeMounts = container(objects).volumeMounts.filter((m: { name: string }) => m.name !== 'redis') }))],
+    ['kubernetes: a login password file in the ConfigMap outside the mounted Secrets', kubernetesSecretProblems(changed(o, objects => { find(objects, 'ConfigMap').data.UPSTREAM_LOGIN_PASSWORD_FILE = '/etc/hub-password' }))],
     ['kubernetes: a Secret with its values', kubernetesSecretProblems(changed(o, objects => { objects.push({ apiVersion: 'v1', kind: 'Secret', metadata: { name: 's' }, stringData: { url: 'redis://x' } }) }))],
-    ['kubernetes: REDIS_URL in the ConfigMap', kubernetesSecretProblems(changed(o, objects => { find(objects, 'ConfigMap').data.REDIS_URL = 'redis://gateway:pw@redis:6379' }))],
+    ['kubernetes: REDIS_URL with its password in the ConfigMap', kubernetesSecretProblems(changed(o, objects => { find(objects, 'ConfigMap').data.REDIS_URL = 'redis://gateway:pw@redis:6379' }))],
     ['kubernetes: CLIENTS_FILE outside the mounted Secret', kubernetesSecretProblems(changed(o, objects => { container(objects).env.find((e: { name: string }) => e.name === 'CLIENTS_FILE').value = '/etc/clients.json' }))],
     ['kubernetes: a writable root filesystem', kubernetesHardeningProblems(changed(o, objects => { container(objects).securityContext.readOnlyRootFilesystem = false }))],
     ['kubernetes: one replica', kubernetesHardeningProblems(changed(o, objects => { find(objects, 'Deployment').spec.replicas = 1 }))],
@@ -247,21 +270,31 @@ test('each check fails when the deployment drifts from the gateway', async (t) =
   for (const [mistake, problems] of cases) t.ok(problems.length > 0, `${mistake}: ${problems[0] ?? 'NOT DETECTED'}`)
 })
 
+/** REDIS_URL as compose.yaml gives it to the replicas. */
+function composeRedisUrl (): string {
+  const compose = interpolate(readCompose(path('deploy/compose.yaml')), {}) as ComposeFile
+  return String((compose.services['gateway-1'] as { environment: Record<string, string> }).environment.REDIS_URL)
+}
+
 test('deploy/init-secrets.sh: one Redis password for Redis and the gateway, a least-privileged Redis user, nothing overwritten', async (t) => {
   const { dir, status, output } = initSecrets(t)
   t.equal(status, 0, 'the script succeeds', { output })
   t.equal(statSync(dir).mode & 0o777, 0o700, 'the directory is the owner\'s alone')
-  for (const file of ['gateway.env', 'redis-users.acl', 'redis-functions-url', 'hub-access-token', 'clients.json']) {
+  const files = ['redis-password', 'redis-users.acl', 'redis-functions-url', 'hub-api-key', 'hub-access-token', 'hub-login-username', 'hub-login-password', 'clients.json']
+  for (const file of files) {
     t.equal(statSync(join(dir, file)).mode & 0o777, 0o644, `${file}: readable by the containers' users`)
   }
-  const env = readEnvLines(readFileSync(join(dir, 'gateway.env'), 'utf8'))
-  const url = new URL(env.REDIS_URL ?? '')
+  const compose = interpolate(readCompose(path('deploy/compose.yaml')), {}) as ComposeFile
+  t.same(Object.values(compose.secrets ?? {}).map(secret => secret.file).sort(), files.map(file => `./secrets/${file}`).sort(), 'every secret file compose.yaml mounts, and no other')
+  const password = readFileSync(join(dir, 'redis-password'), 'utf8')
+  t.match(password, /^[0-9a-f]{64}$/, 'a password of 32 random bytes, alone in its file')
+  const url = new URL(composeRedisUrl())
   t.equal(`${url.protocol}//${url.username}@${url.host}`, 'redis://gateway@redis:6379', 'REDIS_URL names the compose service and the gateway user')
-  t.match(url.password, /^[0-9a-f]{64}$/, 'a password of 32 random bytes')
-  t.doesNotThrow(() => loadConfig({ REDIS_URL: env.REDIS_URL }), 'REDIS_URL passes the gateway\'s check')
+  t.equal(url.password, '', 'and no password: that is the file\'s')
+  t.equal(new URL(loadConfig({ REDIS_URL: url.href, REDIS_PASSWORD_FILE: join(dir, 'redis-password') }).REDIS_URL ?? '').password, password, 'the gateway puts the file\'s password into REDIS_URL')
   const acl = readFileSync(join(dir, 'redis-users.acl'), 'utf8')
-  t.ok(acl.includes(`#${createHash('sha256').update(url.password).digest('hex')}`), 'Redis holds the password\'s SHA-256, not the password')
-  t.notOk(acl.includes(url.password), 'and never the password itself')
+  t.ok(acl.includes(`#${createHash('sha256').update(password).digest('hex')}`), 'Redis holds the password\'s SHA-256, not the password')
+  t.notOk(acl.includes(password), 'and never the password itself')
   const prefix = String((ConfigSchema.properties.REDIS_KEY_PREFIX as { default?: unknown }).default)
   // The gateway uses no pub/sub channel since events moved to a stream: its user gets none.
   const gatewayUser = acl.split('\n').find(line => line.startsWith('user gateway ')) ?? ''
@@ -282,9 +315,10 @@ test('deploy/init-secrets.sh: one Redis password for Redis and the gateway, a le
   t.match(acl, /^user replica on #[0-9a-f]{64} resetkeys resetchannels -@all \+psync \+replconf \+ping$/m, 'the replication user (compose.sentinel.yaml) may replicate and nothing else')
   t.same(JSON.parse(readFileSync(join(dir, 'clients.json'), 'utf8')), [], 'no client until one is added')
 
-  const before = readFileSync(join(dir, 'gateway.env'), 'utf8')
+  writeFileSync(join(dir, 'hub-api-key'), 'filled-in\n')
   t.equal(runInit(dir).status, 0, 'a second run')
-  t.equal(readFileSync(join(dir, 'gateway.env'), 'utf8'), before, 'keeps what exists')
+  t.equal(readFileSync(join(dir, 'redis-password'), 'utf8'), password, 'keeps what exists')
+  t.equal(readFileSync(join(dir, 'hub-api-key'), 'utf8'), 'filled-in\n', 'what the operator wrote too')
   rmSync(join(dir, 'redis-users.acl'))
   const half = runInit(dir)
   t.equal(half.status, 1, 'one of the three missing: refused')
@@ -298,9 +332,11 @@ test('deploy/init-secrets.sh: one Redis password for Redis and the gateway, a le
 test('the ACL file init-secrets.sh writes, loaded by a real redis-server: the gateway\'s user is let in with REDIS_URL\'s password and kept to its prefix', async (t) => {
   const { dir } = initSecrets(t)
   const server = await startRedisServer(t, { args: ['--aclfile', join(dir, 'redis-users.acl')] })
-  const url = new URL(readEnvLines(readFileSync(join(dir, 'gateway.env'), 'utf8')).REDIS_URL ?? '')
-  url.host = `127.0.0.1:${server.port}`
-  const gateway = new Redis(url.href, { lazyConnect: true, maxRetriesPerRequest: 0 })
+  // compose.yaml's REDIS_URL and REDIS_PASSWORD_FILE, as the gateway reads them; the address of the test's Redis.
+  const address = new URL(composeRedisUrl())
+  address.host = `127.0.0.1:${server.port}`
+  const url = loadConfig({ REDIS_URL: address.href, REDIS_PASSWORD_FILE: join(dir, 'redis-password') }).REDIS_URL ?? ''
+  const gateway = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 0 })
   // No ready check: it asks INFO, which the default user may not run.
   const anonymous = new Redis(server.port, '127.0.0.1', { lazyConnect: true, maxRetriesPerRequest: 0, enableReadyCheck: false })
   t.teardown(() => { gateway.disconnect(); anonymous.disconnect() })
@@ -327,11 +363,12 @@ test('the ACL file init-secrets.sh writes, loaded by a real redis-server: the ga
   t.same(await gateway.call('FCALL', `${FUNCTION_LIBRARY.name}_stateClaim`, 1, 'cgw:claimed', 'v', 1000), [1], 'the gateway calls its functions')
   await t.rejects(gateway.call('FUNCTION', 'LOAD', FUNCTION_LIBRARY.code), /NOPERM/, 'but may not load any')
   const wrong = join(dir, 'wrong-url')
-  writeFileSync(wrong, `redis://gateway:${url.password}@127.0.0.1:${server.port}\n`)
+  const gatewayPassword = readFileSync(join(dir, 'redis-password'), 'utf8')
+  writeFileSync(wrong, `redis://gateway:${gatewayPassword}@127.0.0.1:${server.port}\n`)
   const refused = redisFunctions('--load', wrong)
   t.equal(refused.status, 1, 'the gateway\'s own URL cannot load it')
   t.match(refused.stderr, /^redis-functions: could not load the function library customs_gateway_[0-9a-f]{12}: NOPERM/)
-  t.notMatch(refused.stderr, url.password)
+  t.notMatch(refused.stderr, gatewayPassword)
 })
 
 test('redis-functions prints the library for an administrator\'s redis-cli, and says how it is used', async (t) => {

@@ -68,6 +68,7 @@ test('kontainerbc20 as kontainerbc20All/{noBl}/{tglBl}: the route takes the BL n
   t.same(res.json().data, [{ containerNo: 'TCLU6470801', containerSize: '40', containerType: 'DRY', blNo: 'MEDU1234567', blDate: '2024-02-17' }])
   t.equal(hub.requests[0]?.path, '/V1/NLE/INT/AUTH/kontainerbc20All/MEDU1234567/20240217')
   const doc = app.swagger() as { paths: Record<string, { get: { parameters: Array<{ name: string, in: string, required: boolean }> } }> }
+  // The query's parameters (If-None-Match, a header, is every lookup's).
   t.same(doc.paths['/v1/customs/bc20/containers']?.get.parameters.filter(p => p.in === 'query').map(p => [p.name, p.required]), [['blNo', true], ['blDate', true]], 'the served document says so')
 })
 

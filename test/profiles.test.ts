@@ -188,6 +188,51 @@ test('a profile and a setting saying the same thing: start-up refuses, naming bo
   t.same(resolveProblems({ UPSTREAM_OPERATIONS: '{"nope":{}}' }).map(p => p.split(' (')[0]), ['UPSTREAM_OPERATIONS: unknown operation "nope"'])
 })
 
+test('the login is the profile\'s: its paths under UPSTREAM_BASE_URL, its fields, its scheme; the settings are shorthand, and both at once refuse the start', async (t) => {
+  const file = fileURLToPath(new URL(SHIPPED[1]!, ROOT))
+  const hub = { UPSTREAM_HUB_URL: 'https://hub.example.go.id', UPSTREAM_BASE_URL: 'https://nle.example.go.id/api/', UPSTREAM_API_KEY: 'k', PLATFORM_ID: 'p', UPSTREAM_ACCESS_TOKEN: 't' }
+  const login = { ...hub, UPSTREAM_CREDENTIALS: 'login', UPSTREAM_LOGIN_USERNAME: 'u', UPSTREAM_LOGIN_PASSWORD: 'p' }
+  const callers = resolved({ ...login, UPSTREAM_PROFILE_FILE: file })
+  t.strictSame(callers.loginAddresses, {
+    url: 'https://nle.example.go.id/api/nle-oauth/v1/user/login',
+    refreshUrl: 'https://nle.example.go.id/api/nle-oauth/v1/user/update-token'
+  }, 'the paths under the base address, its own path kept')
+  t.strictSame([callers.login.tokenField, callers.login.expiresField, callers.login.refreshTokenField, callers.tokenScheme],
+    ['item.access_token', 'item.expires_in', 'item.refresh_token', 'Bearer'], 'where the envelope keeps the token, its lifetime and the refresh token')
+
+  const settings = resolved({
+    ...login,
+    UPSTREAM_LOGIN_URL: 'https://auth.example.go.id/login',
+    UPSTREAM_LOGIN_REFRESH_URL: 'https://auth.example.go.id/refresh',
+    UPSTREAM_LOGIN_TOKEN_FIELD: 'item.access_token',
+    UPSTREAM_LOGIN_EXPIRES_FIELD: 'item.expires_in',
+    UPSTREAM_LOGIN_REFRESH_TOKEN_FIELD: 'item.refresh_token',
+    UPSTREAM_LOGIN_TOKEN_SCHEME: 'none'
+  })
+  t.strictSame(settings.loginAddresses, { url: 'https://auth.example.go.id/login', refreshUrl: 'https://auth.example.go.id/refresh' }, 'without a profile: the settings')
+  t.strictSame([settings.login.refreshTokenField, settings.tokenScheme], ['item.refresh_token', ''], 'none: the token alone')
+  t.strictSame(resolved({ ...hub }).loginAddresses, { url: undefined, refreshUrl: undefined }, 'static mode: no login')
+
+  const keep = 'keep one of them (unset the setting, or remove that member of the profile)'
+  t.same(resolveProblems({
+    ...login,
+    UPSTREAM_PROFILE_FILE: file,
+    UPSTREAM_LOGIN_URL: 'https://auth.example.go.id/login',
+    UPSTREAM_LOGIN_REFRESH_URL: 'https://auth.example.go.id/refresh',
+    UPSTREAM_LOGIN_REFRESH_TOKEN_FIELD: 'data.refresh'
+  }), [
+    `UPSTREAM_LOGIN_REFRESH_TOKEN_FIELD: the profile (${file}) says the same at $.login.refreshTokenField; ${keep}`,
+    `UPSTREAM_LOGIN_URL: the profile (${file}) says the same at $.login.path; ${keep}`,
+    `UPSTREAM_LOGIN_REFRESH_URL: the profile (${file}) says the same at $.login.refreshPath; ${keep}`
+  ])
+  t.same(resolveProblems({ ...hub, UPSTREAM_PROFILE_FILE: file, UPSTREAM_LOGIN_URL: 'https://auth.example.go.id/login' }), [], 'outside login mode the addresses are not read')
+
+  const noPath = writeTempFile(t, JSON.stringify({ name: 'x', login: { tokenField: 'token' } }))
+  t.same(resolveProblems({ ...login, UPSTREAM_PROFILE_FILE: noPath }), [`UPSTREAM_LOGIN_URL: is required when UPSTREAM_CREDENTIALS=login, unless the profile gives login.path (${noPath} gives none)`])
+  const refreshOnly = resolved({ ...login, UPSTREAM_PROFILE_FILE: noPath, UPSTREAM_LOGIN_URL: 'https://auth.example.go.id/login' })
+  t.strictSame(refreshOnly.loginAddresses, { url: 'https://auth.example.go.id/login', refreshUrl: undefined }, 'a profile without paths: the setting\'s address')
+})
+
 test('the server stops with one config error line per problem of the profile, naming its place in the file', async (t) => {
   const file = writeTempFile(t, JSON.stringify({ name: 'hub', defaults: { dateSent: 'DDMMYYYY' }, operations: { kontainerbc20: { path: 'kontainerbc20/{noBl}' } } }))
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], {

@@ -116,14 +116,14 @@ test('login mode: a hub answering 401 forces at most one login per interval; cal
 })
 
 test('login mode: a failing login is not retried by every request', async (t) => {
-  const { app, sandbox } = await build(t, { env: loginEnv({ UPSTREAM_LOGIN_BODY: JSON.stringify({ username: 'x', password: 'wrong' }) }) })
+  const { app, sandbox } = await build(t, { env: loginEnv({ UPSTREAM_LOGIN_PASSWORD: 'wrong' }) })
   for (let i = 0; i < 10; i++) t.equal((await app.inject({ url: BL })).json().code, 'UPSTREAM_AUTH_FAILED')
   t.equal(sandbox.count('login'), 1, 'one login within the interval (30 s by default)')
   t.equal(sandbox.count('noblbc20'), 0)
 })
 
 test('login mode: a refused login is UPSTREAM_AUTH_FAILED', async (t) => {
-  const { app } = await build(t, { env: loginEnv({ UPSTREAM_LOGIN_BODY: JSON.stringify({ username: 'x', password: 'wrong' }) }) })
+  const { app } = await build(t, { env: loginEnv({ UPSTREAM_LOGIN_PASSWORD: 'wrong' }) })
   const res = await app.inject({ url: BL })
   t.equal(res.statusCode, 502)
   t.equal(res.json().code, 'UPSTREAM_AUTH_FAILED')

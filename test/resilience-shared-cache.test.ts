@@ -2,6 +2,7 @@ import pino from 'pino'
 import { test } from 'tap'
 import { resolveConfig } from '../src/config/resolve.ts'
 import { createCredentials } from '../src/credentials/index.ts'
+import { resolveProfile } from '../src/profile/resolve.ts'
 import { SANDBOX_FIXTURES as F, sandboxEnv, startSandbox, type Sandbox } from '../src/sandbox/index.ts'
 import { createMemoryTokenStore } from '../src/state/memory/token-store.ts'
 import type { SharedLookupEntry, SharedLookupTier } from '../src/state/types.ts'
@@ -39,7 +40,7 @@ async function replicas (t: { teardown (fn: () => unknown): void }, tier: Shared
   const config = resolveConfig({ ...sandboxEnv(sandbox.url), ...RESILIENCE_OFF, CACHE_TTL_SECONDS: '60', LOG_LEVEL: 'silent' })
   const client = (): HubClient => createHubClient({
     config,
-    credentials: createCredentials(config, { log, tokens: createMemoryTokenStore({ clock }), clock }),
+    credentials: createCredentials(config, resolveProfile(config), { log, tokens: createMemoryTokenStore({ clock }), clock }),
     userAgent: 'customs-gateway/test',
     ...(tier === undefined ? {} : { lookupTier: tier }),
     clock

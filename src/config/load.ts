@@ -1,7 +1,9 @@
 import { existsSync } from 'node:fs'
 import { Value } from 'typebox/value'
+import { applyRedisPassword, credentialProblems } from './credential-rules.ts'
 import { expectedProblem } from './expected.ts'
 import { ConfigSchema, type RawConfig } from './schema.ts'
+import { fromFileProblem, readSecretFiles } from './secret-files.ts'
 import { trustProxyProblem } from './trust-proxy.ts'
 import { misspeltSettingProblems } from './unknown-settings.ts'
 
@@ -36,10 +38,13 @@ const BOOLEAN_NAMES = new Set<string>(NAMES.filter(name => (ConfigSchema.propert
  * empty values count as unset.
  */
 export function loadConfig (env: Record<string, string | undefined>): Config {
-  const problems: string[] = []
+  // Secrets given as files (X_FILE, config/secret-files.ts): read here, then checked as if X were set.
+  const files = readSecretFiles(env)
+  const given: Record<string, string | undefined> = { ...env, ...files.values }
+  const problems: string[] = [...files.problems]
   const input: Record<string, unknown> = {}
   for (const name of NAMES) {
-    const raw = env[name]
+    const raw = given[name]
     if (raw === undefined || raw.trim() === '') continue
     if (JSON_NAMES.has(name)) {
       try {
@@ -65,7 +70,7 @@ export function loadConfig (env: Record<string, string | undefined>): Config {
     problems.push(expectedProblem(path, error.keyword) ?? `${path || 'configuration'}: ${error.message}${describeAllowed(error.params)}`)
   }
   // Value.Check narrows the type; Value.Errors above said why when it fails.
-  if (problems.length > 0 || !Value.Check(ConfigSchema, value)) throw new ConfigError(problems)
+  if (problems.length > 0 || !Value.Check(ConfigSchema, value)) throw new ConfigError(problems.map(p => fromFileProblem(p, files.fromFile)))
   const config: Config = value
   for (const name of ['UPSTREAM_HUB_URL', 'UPSTREAM_BASE_URL'] as const) {
     const url = config[name]
@@ -97,31 +102,18 @@ export function loadConfig (env: Record<string, string | undefined>): Config {
     if (config.UPSTREAM_CREDENTIALS === 'static' && config.UPSTREAM_ACCESS_TOKEN === undefined && config.UPSTREAM_ACCESS_TOKEN_FILE === undefined) {
       problems.push('UPSTREAM_ACCESS_TOKEN: is required when an upstream is configured (or UPSTREAM_ACCESS_TOKEN_FILE, or UPSTREAM_CREDENTIALS=login|forward)')
     }
-    if (config.UPSTREAM_CREDENTIALS === 'login') {
-      for (const name of ['UPSTREAM_LOGIN_URL', 'UPSTREAM_LOGIN_BODY'] as const) {
-        if (config[name] === undefined) problems.push(`${name}: is required when UPSTREAM_CREDENTIALS=login`)
-      }
-    }
   }
-  if (config.UPSTREAM_LOGIN_BODY !== undefined) {
-    try {
-      JSON.parse(config.UPSTREAM_LOGIN_BODY)
-    } catch {
-      problems.push('UPSTREAM_LOGIN_BODY: must be valid JSON')
-    }
-  }
+  // Login credentials and the Redis password (config/credential-rules.ts).
+  problems.push(...credentialProblems(config, hub && base), ...applyRedisPassword(config))
   if (config.SERVER_HEADERS_TIMEOUT_MS > config.SERVER_REQUEST_TIMEOUT_MS) {
     problems.push(`SERVER_HEADERS_TIMEOUT_MS: must be at most SERVER_REQUEST_TIMEOUT_MS (${config.SERVER_REQUEST_TIMEOUT_MS})`)
   }
   if (config.METRICS_PORT !== undefined && config.METRICS_PORT !== 0 && config.METRICS_PORT === config.PORT) {
     problems.push(`METRICS_PORT: must differ from PORT (${config.PORT}); leave it unset to serve /metrics on the API port`)
   }
-  if (config.UPSTREAM_ACCESS_TOKEN !== undefined && config.UPSTREAM_ACCESS_TOKEN_FILE !== undefined) {
-    problems.push('UPSTREAM_ACCESS_TOKEN_FILE: set either it or UPSTREAM_ACCESS_TOKEN, not both')
-  }
   problems.push(...redisProblems(config))
   problems.push(...misspeltSettingProblems(env))
-  if (problems.length > 0) throw new ConfigError(problems)
+  if (problems.length > 0) throw new ConfigError(problems.map(p => fromFileProblem(p, files.fromFile)))
   return config
 }
 
@@ -131,7 +123,7 @@ function redisProblems (config: Config): string[] {
   if (config.REDIS_SENTINELS !== undefined && config.REDIS_URL === undefined) {
     problems.push('REDIS_URL: is required with REDIS_SENTINELS (for the master\'s user, password, database and scheme; its host is not used), e.g. redis://gateway:PASSWORD@mymaster')
   }
-  for (const name of ['REDIS_SENTINEL_USERNAME', 'REDIS_SENTINEL_PASSWORD_FILE'] as const) {
+  for (const name of ['REDIS_SENTINEL_USERNAME', 'REDIS_SENTINEL_PASSWORD'] as const) {
     if (config[name] !== undefined && config.REDIS_SENTINELS === undefined) problems.push(`${name}: is used only with REDIS_SENTINELS`)
   }
   if (config.REDIS_REPLICA_ACK_TIMEOUT_MS >= config.REDIS_COMMAND_TIMEOUT_MS) {

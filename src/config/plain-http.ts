@@ -16,7 +16,8 @@ export function plainHttpWarnings (config: Config): Array<{ setting: string, hos
   const addresses: Array<[string, string | undefined]> = [
     ['UPSTREAM_HUB_URL', config.UPSTREAM_HUB_URL],
     ['UPSTREAM_BASE_URL', config.UPSTREAM_BASE_URL],
-    ['UPSTREAM_LOGIN_URL', config.UPSTREAM_CREDENTIALS === 'login' ? config.UPSTREAM_LOGIN_URL : undefined]
+    ['UPSTREAM_LOGIN_URL', config.UPSTREAM_CREDENTIALS === 'login' ? config.UPSTREAM_LOGIN_URL : undefined],
+    ['UPSTREAM_LOGIN_REFRESH_URL', config.UPSTREAM_CREDENTIALS === 'login' ? config.UPSTREAM_LOGIN_REFRESH_URL : undefined]
   ]
   const warnings = []
   for (const [setting, address] of addresses) {

@@ -1,6 +1,7 @@
 import type { FastifyBaseLogger } from 'fastify'
 import type { Clock } from '../clock.ts'
 import type { GatewayConfig } from '../config/resolve.ts'
+import type { ProfileInForce } from '../profile/resolve.ts'
 import type { TokenStore } from '../state/types.ts'
 import { forwardCredentials } from './forward.ts'
 import { loginCredentials } from './login.ts'
@@ -17,27 +18,44 @@ export interface CredentialsDeps {
   clock: Clock
   /** Called after each login (login mode), for metrics. */
   onLogin?: (outcome: 'ok' | 'failed') => void
+  /** Called after each renewal by refresh token (login mode), for metrics. */
+  onRefresh?: (outcome: 'ok' | 'refused' | 'failed') => void
 }
 
-export function createCredentials (config: GatewayConfig, { log, tokens, clock, onLogin }: CredentialsDeps): Credentials {
+/**
+ * The credentials UPSTREAM_CREDENTIALS names. Login mode reads its addresses,
+ * the answers' fields and the token's scheme from the hub profile in force
+ * (`profile`), which holds the single-purpose settings where the profile is
+ * silent.
+ */
+export function createCredentials (config: GatewayConfig, profile: Pick<ProfileInForce, 'login' | 'loginAddresses' | 'tokenScheme'>, { log, tokens, clock, onLogin, onRefresh }: CredentialsDeps): Credentials {
   switch (config.UPSTREAM_CREDENTIALS) {
     case 'forward':
       return forwardCredentials()
-    case 'login':
+    case 'login': {
+      const { url, refreshUrl } = profile.loginAddresses
+      // resolveProfile refuses login mode without an address.
+      if (url === undefined) throw new Error('login mode without a login address')
       return loginCredentials({
-        url: config.UPSTREAM_LOGIN_URL,
+        url,
         body: config.UPSTREAM_LOGIN_BODY,
-        tokenField: config.UPSTREAM_LOGIN_TOKEN_FIELD,
-        expiresField: config.UPSTREAM_LOGIN_EXPIRES_FIELD,
-        scheme: config.UPSTREAM_LOGIN_TOKEN_SCHEME,
+        ...(refreshUrl === undefined ? {} : { refreshUrl }),
+        fields: {
+          token: profile.login.tokenField,
+          expiresIn: profile.login.expiresField,
+          refreshToken: profile.login.refreshTokenField
+        },
+        scheme: profile.tokenScheme,
         renewBeforeMs: config.UPSTREAM_LOGIN_RENEW_BEFORE_SECONDS * 1000,
         minIntervalMs: config.UPSTREAM_LOGIN_MIN_INTERVAL_SECONDS * 1000,
         timeoutMs: config.UPSTREAM_HEADERS_TIMEOUT_MS,
         log,
         tokens,
         clock,
-        ...(onLogin === undefined ? {} : { onLogin })
+        ...(onLogin === undefined ? {} : { onLogin }),
+        ...(onRefresh === undefined ? {} : { onRefresh })
       })
+    }
     default:
       return staticCredentials({
         ...(config.UPSTREAM_ACCESS_TOKEN === undefined ? {} : { token: config.UPSTREAM_ACCESS_TOKEN }),

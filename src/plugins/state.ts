@@ -21,8 +21,8 @@ declare module 'fastify' {
 const REDIS_STARTUP_WAIT_MS = 3000
 
 /** The state, as createState chooses it from configuration, closed with the app. */
-async function state (app: FastifyInstance, { config, clock }: { config: GatewayConfig, clock: Clock }) {
-  const chosen = await createState(config, { clock, log: app.log })
+async function state (app: FastifyInstance, { config, clock, loginRefreshes = false }: { config: GatewayConfig, clock: Clock, loginRefreshes?: boolean }) {
+  const chosen = await createState(config, { clock, log: app.log, loginRefreshes })
   app.decorate('state', chosen)
   app.addHook('onClose', async () => chosen.close())
   if (chosen.redis !== undefined && !await chosen.redis.whenUp(REDIS_STARTUP_WAIT_MS)) {

@@ -12,7 +12,8 @@ import type { DATE_ANSWERED, DATE_SENT, HubProfile, ProfileFailure, ProfileOpera
  * the built-in one, which is the catalogue's reading of the hub with the
  * single-purpose settings applied (UPSTREAM_PATH_SEGMENT, UPSTREAM_ENV,
  * UPSTREAM_PARAM_PLACEMENT, UPSTREAM_API_KEY_HEADER, UPSTREAM_OPERATIONS,
- * UPSTREAM_LOGIN_*): those stay shorthand for what a profile says. A
+ * UPSTREAM_LOGIN_TOKEN_SCHEME, UPSTREAM_LOGIN_*_FIELD, and in login mode
+ * UPSTREAM_LOGIN_URL and UPSTREAM_LOGIN_REFRESH_URL): those stay shorthand for what a profile says. A
  * profile and a setting that both say the same thing are refused, naming
  * both. Resolved once at start-up, into one entry per operation.
  */
@@ -50,13 +51,27 @@ export interface OperationProfile {
   failure: ProfileFailure | undefined
 }
 
+/** The login's members as the profile in force has them: where the answers keep the token, its lifetime and the refresh token; the addresses when the profile gives them. */
+export type ProfileLogin = NonNullable<HubProfile['login']> & { tokenField: string, expiresField: string, refreshTokenField: string }
+
+/** Where the gateway logs in and renews (login mode): the profile's paths under UPSTREAM_BASE_URL, or the settings' addresses. */
+export interface LoginAddresses {
+  /** Undefined only outside login mode, or without a hub. */
+  url: string | undefined
+  /** Undefined: every renewal is a new login. */
+  refreshUrl: string | undefined
+}
+
 export interface ProfileInForce {
   name: string
   /** `built-in`, or the file it was read from. */
   source: string
+  /** Put before a token the gateway got by logging in; empty: the token alone. */
   tokenScheme: string
   stringValues: boolean
-  login: NonNullable<HubProfile['login']> & { tokenField: string, expiresField: string }
+  login: ProfileLogin
+  /** Addresses, not part of `document`: UPSTREAM_BASE_URL is a setting. */
+  loginAddresses: LoginAddresses
   operations: ReadonlyMap<OperationId, OperationProfile>
   /** The profile in force written out in full, as a profile file would hold it (the start-up log shows it). */
   document: HubProfile
@@ -135,8 +150,15 @@ function conflicts (config: Config, profile: HubProfile): Array<[string, string]
     check('UPSTREAM_PARAM_PLACEMENT', op === undefined ? undefined : at(op[0], 'path'))
   }
   if (given(config, 'UPSTREAM_LOGIN_TOKEN_SCHEME') && profile.tokenScheme !== undefined) out.push(['UPSTREAM_LOGIN_TOKEN_SCHEME', '$.tokenScheme'])
-  if (given(config, 'UPSTREAM_LOGIN_TOKEN_FIELD') && profile.login?.tokenField !== undefined) out.push(['UPSTREAM_LOGIN_TOKEN_FIELD', '$.login.tokenField'])
-  if (given(config, 'UPSTREAM_LOGIN_EXPIRES_FIELD') && profile.login?.expiresField !== undefined) out.push(['UPSTREAM_LOGIN_EXPIRES_FIELD', '$.login.expiresField'])
+  const login = profile.login ?? {}
+  for (const [setting, key] of [['UPSTREAM_LOGIN_TOKEN_FIELD', 'tokenField'], ['UPSTREAM_LOGIN_EXPIRES_FIELD', 'expiresField'], ['UPSTREAM_LOGIN_REFRESH_TOKEN_FIELD', 'refreshTokenField']] as const) {
+    if (given(config, setting) && login[key] !== undefined) out.push([setting, `$.login.${key}`])
+  }
+  // The addresses are read in login mode only (the built-in sandbox sets its own for every mode).
+  if (config.UPSTREAM_CREDENTIALS === 'login') {
+    if (config.UPSTREAM_LOGIN_URL !== undefined && login.path !== undefined) out.push(['UPSTREAM_LOGIN_URL', '$.login.path'])
+    if (config.UPSTREAM_LOGIN_REFRESH_URL !== undefined && login.refreshPath !== undefined) out.push(['UPSTREAM_LOGIN_REFRESH_URL', '$.login.refreshPath'])
+  }
   const lists = new Set<string>(OPERATIONS.filter(op => isList(op)).map(op => op.id))
   for (const [id, override] of Object.entries(config.UPSTREAM_OPERATIONS)) {
     const entry = profile.operations?.[id]
@@ -218,13 +240,19 @@ export function resolveProfile (config: Config): ProfileInForce {
       problems.push(`${setting}: the profile (${file}) says the same at ${place}; keep one of them (unset the setting, or remove that member of the profile)`)
     }
   }
+  const loginAddresses = addressesOf(config, profile?.login)
+  if (config.UPSTREAM_CREDENTIALS === 'login' && config.UPSTREAM_BASE_URL !== undefined && loginAddresses.url === undefined) {
+    problems.push(`UPSTREAM_LOGIN_URL: is required when UPSTREAM_CREDENTIALS=login, unless the profile gives login.path${file === undefined ? ' (no UPSTREAM_PROFILE_FILE is set)' : ` (${file} gives none)`}`)
+  }
   if (problems.length > 0) throw new ConfigError(problems)
   const operations = new Map((OPERATIONS as readonly HubOperation[]).map(op => [op.id as OperationId, resolveOperation(op, config, profile)]))
-  const tokenScheme = profile?.tokenScheme ?? config.UPSTREAM_LOGIN_TOKEN_SCHEME
-  const login = {
+  // `none`: the token alone (an empty setting reads as unset); a profile says it with an empty tokenScheme.
+  const tokenScheme = profile?.tokenScheme ?? (config.UPSTREAM_LOGIN_TOKEN_SCHEME.toLowerCase() === 'none' ? '' : config.UPSTREAM_LOGIN_TOKEN_SCHEME)
+  const login: ProfileLogin = {
     ...profile?.login,
     tokenField: profile?.login?.tokenField ?? config.UPSTREAM_LOGIN_TOKEN_FIELD,
-    expiresField: profile?.login?.expiresField ?? config.UPSTREAM_LOGIN_EXPIRES_FIELD
+    expiresField: profile?.login?.expiresField ?? config.UPSTREAM_LOGIN_EXPIRES_FIELD,
+    refreshTokenField: profile?.login?.refreshTokenField ?? config.UPSTREAM_LOGIN_REFRESH_TOKEN_FIELD
   }
   const name = profile?.name ?? 'documented'
   const document: HubProfile = {
@@ -237,5 +265,19 @@ export function resolveProfile (config: Config): ProfileInForce {
   }
   const { name: _name, description: _description, ...behaviour } = document
   const digest = createHash('sha256').update(JSON.stringify(behaviour)).digest('hex').slice(0, 16)
-  return { name, source: file ?? 'built-in', tokenScheme, stringValues: document.stringValues ?? false, login, operations, document, digest }
+  return { name, source: file ?? 'built-in', tokenScheme, stringValues: document.stringValues ?? false, login, loginAddresses, operations, document, digest }
+}
+
+/** A path of the profile's login under UPSTREAM_BASE_URL (its own path kept, as the operations' addresses keep it). */
+function underBase (base: string | undefined, path: string | undefined): string | undefined {
+  if (base === undefined || path === undefined) return undefined
+  return `${base.replace(/\/+$/, '')}${path}`
+}
+
+/** The login's addresses: the profile's paths, else the settings' (a conflict between them has been refused). */
+function addressesOf (config: Config, login: HubProfile['login']): LoginAddresses {
+  return {
+    url: underBase(config.UPSTREAM_BASE_URL, login?.path) ?? config.UPSTREAM_LOGIN_URL,
+    refreshUrl: underBase(config.UPSTREAM_BASE_URL, login?.refreshPath) ?? config.UPSTREAM_LOGIN_REFRESH_URL
+  }
 }

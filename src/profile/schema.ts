@@ -123,12 +123,12 @@ function profileSchema<O extends TSchema> (operations: O) {
     tokenScheme: Type.Optional(Type.String({ pattern: '^[A-Za-z0-9-]*$', maxLength: 32, description: 'The scheme put before an access token the gateway got by logging in (`Bearer`); empty: the token alone' })),
     stringValues: Type.Optional(Type.Boolean({ description: 'true: the hub sends numbers and flags as strings (the gateway reads them per the item spec either way, and counts them)' })),
     login: Type.Optional(Type.Object({
-      path: Type.Optional(Type.String({ pattern: PREFIX, maxLength: 200, description: 'The login\'s address path under {base_url}: a POST of the username and password' })),
-      refreshPath: Type.Optional(Type.String({ pattern: PREFIX, maxLength: 200, description: 'The renewal\'s address path under {base_url}: a POST carrying the refresh token as the access token' })),
-      tokenField: Type.Optional(FieldPath('Where the access token is in the login\'s answer')),
-      expiresField: Type.Optional(FieldPath('Where its lifetime in seconds is')),
-      refreshTokenField: Type.Optional(FieldPath('Where the refresh token is'))
-    }, { additionalProperties: false, description: 'The hub\'s login (UPSTREAM_CREDENTIALS=login)' })),
+      path: Type.Optional(Type.String({ pattern: PREFIX, maxLength: 200, description: 'The login\'s address path under {base_url} (UPSTREAM_BASE_URL): a POST of the username and password as JSON (in place of UPSTREAM_LOGIN_URL)' })),
+      refreshPath: Type.Optional(Type.String({ pattern: PREFIX, maxLength: 200, description: 'The renewal\'s address path under {base_url}: a POST carrying `Authorization: Bearer <refresh token>`, answered like the login (in place of UPSTREAM_LOGIN_REFRESH_URL). Without one, every renewal is a new login' })),
+      tokenField: Type.Optional(FieldPath('Where the access token is in the login\'s and the renewal\'s answers (in place of UPSTREAM_LOGIN_TOKEN_FIELD)')),
+      expiresField: Type.Optional(FieldPath('Where its lifetime in seconds is (in place of UPSTREAM_LOGIN_EXPIRES_FIELD)')),
+      refreshTokenField: Type.Optional(FieldPath('Where the refresh token is (in place of UPSTREAM_LOGIN_REFRESH_TOKEN_FIELD)'))
+    }, { additionalProperties: false, description: 'The hub\'s login (UPSTREAM_CREDENTIALS=login): where it is and where its answers keep the token. A member given here and its setting changed from its default stop start-up' })),
     defaults: Type.Optional(SettingsSchema),
     operations: Type.Optional(operations)
   }, { additionalProperties: false, title: 'Hub profile', description: 'How a variant of the customs hub addresses, authenticates and answers the operations the gateway calls' })

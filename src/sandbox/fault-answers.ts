@@ -83,6 +83,9 @@ function snaked (body: unknown, shape: Shape): unknown {
   if (shape.kind === 'keyed' && typeof body === 'object' && body !== null) {
     return Object.fromEntries(Object.entries(body).map(([key, list]) => [key, Array.isArray(list) ? list.map(snakeKeys) : list]))
   }
+  if (shape.kind === 'wrapped' && typeof body === 'object' && body !== null) {
+    return Object.fromEntries(Object.entries(body).map(([key, record]) => [key, snakeKeys(record)]))
+  }
   return Array.isArray(body) ? body.map(snakeKeys) : snakeKeys(body)
 }
 

@@ -26,9 +26,12 @@ const sandbox = await startSandbox({
   port: numberFrom('SANDBOX_PORT', 4010),
   latencyMs: numberFrom('SANDBOX_LATENCY_MS', 0),
   jitterMs: numberFrom('SANDBOX_JITTER_MS', 0),
-  ...(profile === undefined ? {} : { profile }),
+  // Short lifetimes let a gateway's renewal and refresh be watched in minutes.
+  loginTokenTtlMs: numberFrom('SANDBOX_LOGIN_TOKEN_TTL_MS', 300_000),
+  refreshTokenTtlMs: numberFrom('SANDBOX_REFRESH_TOKEN_TTL_MS', 86_400_000),
   // One line per request on stdout, so that hub calls can be watched and counted.
-  onRequest: (entry) => { console.log(requestLogLine(entry)) }
+  onRequest: (entry) => { console.log(requestLogLine(entry)) },
+  ...(profile === undefined ? {} : { profile })
 }).catch((error: unknown) => {
   if (!(error instanceof ProfileError)) throw error
   for (const problem of error.problems) console.error(`config error: SANDBOX_PROFILE (${profile ?? ''}) ${problem}`)

@@ -120,13 +120,53 @@ export function hubNames (operation: Operation, entry: ProfileOperation | undefi
   return new Map(Object.entries(entry.params) as Array<[ParamKind, string]>)
 }
 
+/** Where the sandbox's login answers keep the token, its lifetime and the refresh token, in each of its forms (login.ts). */
+const LOGIN_FORMS = {
+  plain: { tokenField: 'access_token', expiresField: 'expires_in', refreshTokenField: 'refresh_token' },
+  envelope: { tokenField: 'item.access_token', expiresField: 'item.expires_in', refreshTokenField: 'item.refresh_token' }
+} as const
+
+type LoginField = keyof typeof LOGIN_FORMS.plain
+
+/** The form of the login answer the profile describes: the envelope when a field it names is under `item`. */
+function loginForm (login: ProfileLogin): keyof typeof LOGIN_FORMS {
+  return (['tokenField', 'expiresField', 'refreshTokenField'] as const).some((field) => login[field]?.startsWith('item.') === true) ? 'envelope' : 'plain'
+}
+
+/**
+ * The login the sandbox plays for a profile: the form of its answers, its
+ * addresses (the sandbox's own when the profile gives none), and whether
+ * it issues refresh tokens (with the envelope, or when the profile names a
+ * refresh token or a renewal).
+ */
+export function loginOf (profile: HubProfile): { loginAnswer: 'plain' | 'envelope', loginPath?: string, refreshPath?: string, refreshTokens: boolean } {
+  const login = profile.login ?? {}
+  const form = loginForm(login)
+  return {
+    loginAnswer: form,
+    ...(login.path === undefined ? {} : { loginPath: login.path }),
+    ...(login.refreshPath === undefined ? {} : { refreshPath: login.refreshPath }),
+    refreshTokens: form === 'envelope' || login.refreshTokenField !== undefined || login.refreshPath !== undefined
+  }
+}
+
+/** A login whose fields the sandbox's answers do not hold: one problem per field. */
+function loginProblems (login: ProfileLogin | undefined): string[] {
+  if (login === undefined) return []
+  const form = loginForm(login)
+  const fields = LOGIN_FORMS[form]
+  return (Object.keys(fields) as LoginField[])
+    .filter((field) => login[field] !== undefined && login[field] !== fields[field])
+    .map((field) => `$.login.${field}: the sandbox's login answers ${form === 'envelope' ? 'in the envelope' : 'plainly'}, with it at ${fields[field]} (its answers: ${Object.values(LOGIN_FORMS.plain).join(', ')}, or ${Object.values(LOGIN_FORMS.envelope).join(', ')})`)
+}
+
 /**
  * What the sandbox cannot play in a profile the schema accepts: a schema
  * made from a catalogue that has moved on may name an operation or a
  * parameter the sandbox does not have yet.
  */
 export function playProblems (profile: HubProfile): string[] {
-  const problems: string[] = []
+  const problems: string[] = loginProblems(profile.login)
   for (const [name, entry] of Object.entries(profile.operations ?? {})) {
     const at = placeOf(['operations', name])
     const operation = OPERATIONS.find((op) => op.name === name)

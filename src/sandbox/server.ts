@@ -1,16 +1,16 @@
 import { createServer } from 'node:http'
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { Socket } from 'node:net'
-import { JSON_TYPE, json, message, serialize } from './answer.ts'
+import { JSON_TYPE, message, serialize } from './answer.ts'
 import type { Answer } from './answer.ts'
-import { nonNegative, resolveOptions, type SandboxConfig } from './config.ts'
+import { nonNegative, resolveOptions } from './config.ts'
 import type { RequestBody } from './context.ts'
 import { createDataset } from './data.ts'
 import { defaultModel } from './default-model.ts'
-import { decide, type Decision } from './dispatch.ts'
-import { readProfile } from './profile-file.ts'
+import { decide } from './dispatch.ts'
+import { authDecision, authOperation } from './login.ts'
+import { loginOf, readProfile } from './profile-file.ts'
 import { profileModel } from './profile-model.ts'
-import { SANDBOX_LOGIN_PATH, SANDBOX_PASSWORD, SANDBOX_USERNAME } from './tokens.ts'
 import { createRng } from './prng.ts'
 import type { RecordedRequest, Sandbox, SandboxOptions } from './types.ts'
 
@@ -95,18 +95,10 @@ function urlOf (host: string, port: number): string {
   return `http://${host.includes(':') ? `[${host}]` : host}:${port}`
 }
 
-/** The modelled login operation (tokens.ts): operation 'login' in the record. */
-function login (method: string, body: ReturnType<typeof parseBody>, config: SandboxConfig): Decision {
-  const decision = (answer: Answer): Decision => ({ operation: 'login', params: {}, values: {}, answer, extraDelayMs: 0 })
-  if (method !== 'POST') return decision(message(405, 'Method Not Allowed', { allow: 'POST' }))
-  const value = body.kind === 'json' ? body.value as { username?: unknown, password?: unknown } | null : null
-  if (value?.username !== SANDBOX_USERNAME || value.password !== SANDBOX_PASSWORD) return decision(message(401, 'Login gagal'))
-  return decision(json(200, { access_token: config.tokens.issue(config.loginTokenTtlMs), token_type: 'Bearer', expires_in: Math.floor(config.loginTokenTtlMs / 1000) }))
-}
-
 export async function startSandbox (options?: SandboxOptions): Promise<Sandbox> {
   const profile = options?.profile === undefined ? undefined : await readProfile(options.profile)
-  const config = resolveOptions(options, profile !== undefined)
+  // A profile's login picks the form and addresses of the sandbox's login; options given say otherwise.
+  const config = resolveOptions(profile === undefined ? options : { ...loginOf(profile), ...options }, profile !== undefined)
   const model = profile === undefined ? defaultModel(config) : profileModel(profile, config)
   const dataset = createDataset(config.pathSegment)
   // The newest requests (a ring: the oldest is dropped once full) and counts of all of them.
@@ -136,10 +128,12 @@ export async function startSandbox (options?: SandboxOptions): Promise<Sandbox> 
     const { path, query } = splitUrl(req.url ?? '/')
     const read = await readBody(req)
     const body = parseBody(read.text)
-    let decision = path.replace(/\/+$/, '') === SANDBOX_LOGIN_PATH
-      ? login(req.method ?? 'GET', body, config)
+    // The modelled login and its renewal (login.ts): operations 'login' and 'refresh' in the record.
+    const auth = authOperation(path, config)
+    let decision = auth !== undefined
+      ? authDecision(auth, req.method ?? 'GET', req.headers, body, config)
       : decide({ method: req.method ?? 'GET', path, query, headers: req.headers, body, tooLarge: read.tooLarge }, config, dataset, model)
-    if (read.tooLarge && decision.operation === 'login') {
+    if (read.tooLarge && auth !== undefined) {
       decision = { ...decision, answer: message(413, 'Payload Too Large'), extraDelayMs: 0 }
     }
 
@@ -203,6 +197,7 @@ export async function startSandbox (options?: SandboxOptions): Promise<Sandbox> 
       config.tokens.staticTokens.add(token)
     },
     expireTokens: () => config.tokens.expireAll(),
+    revokeRefreshTokens: () => config.tokens.revokeRefreshTokens(),
     url: urlOf(config.host, address.port),
     ...(profile === undefined ? {} : { profile: profile.name }),
     requests,

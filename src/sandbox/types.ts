@@ -30,6 +30,20 @@ export interface SandboxOptions {
   acceptedTokens?: string[]
   /** Lifetime of tokens issued by the login operation, default 300000 (5 min). */
   loginTokenTtlMs?: number
+  /**
+   * Form of the login and renewal answers: `plain` (default) `{access_token,
+   * token_type, expires_in}`; `envelope`, as the hub's public callers show
+   * it, `{status, message, item: {access_token, expires_in, refresh_token, …}}`.
+   */
+  loginAnswer?: 'plain' | 'envelope'
+  /** Whether the login and renewal answers carry a refresh token, default: with the envelope only. */
+  refreshTokens?: boolean
+  /** Lifetime of refresh tokens, default 86400000 (a day); each renews once. */
+  refreshTokenTtlMs?: number
+  /** Address of the login operation, default SANDBOX_LOGIN_PATH (`/auth/login`). */
+  loginPath?: string
+  /** Address of the renewal, default SANDBOX_REFRESH_PATH (`/auth/refresh`). */
+  refreshPath?: string
   /** The time (ms since the epoch) by which issued tokens expire, default Date.now; a test can move it. */
   now?: () => number
   /** How many of the newest requests `requests` keeps, default 1000 (counts cover them all). */
@@ -98,6 +112,8 @@ export interface Sandbox {
   setAccessToken (token: string): void
   /** Every token issued by the login operation stops being accepted. */
   expireTokens (): void
+  /** Every refresh token stops being accepted: the next renewal is refused (401). */
+  revokeRefreshTokens (): void
   /** Closes the server, destroying open sockets (including hanging ones). */
   close (): Promise<void>
 }

@@ -212,9 +212,14 @@ export interface TicketStore {
 
 // 5. Hub token (UPSTREAM_CREDENTIALS=login): one login for all replicas.
 export interface HubSession {
+  /** The value sent to the hub with each call (its scheme included). */
   authorization: string
   /** ms epoch. */
   expiresAt: number
+  /** When to renew it (ms epoch, before expiresAt); unset: the holder's own margin before expiresAt. */
+  renewAt?: number
+  /** The hub's refresh token, which renews the session without a login (UPSTREAM_LOGIN_REFRESH_URL). */
+  refreshToken?: string
 }
 
 export interface TokenStore {
@@ -226,7 +231,8 @@ export interface TokenStore {
    * returned without a login. Otherwise `login` runs under a cluster-wide lock (SET NX PX), its
    * session is stored with PX until expiry, and the lock released; a holder that finds the lock
    * taken waits (bounded) for the new session instead of logging in. So a 401 seen by several
-   * replicas at once gives ONE login.
+   * replicas at once gives ONE login. `login` is whatever renews the session: a refresh with the
+   * refused session's refresh token, or a new login.
    */
   renew (rejected: string | undefined, login: () => Promise<HubSession>): Promise<HubSession>
 }

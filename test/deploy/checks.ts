@@ -1,6 +1,9 @@
+import { existsSync } from 'node:fs'
+import { basename, join } from 'node:path'
 import { ANY_HOST } from '../../src/config/listen.ts'
 import { ConfigError, isSandboxMode, loadConfig, type Config } from '../../src/config/load.ts'
 import { ConfigSchema } from '../../src/config/schema.ts'
+import { SECRET_SETTINGS as GATEWAY_SECRETS } from '../../src/config/secret-files.ts'
 import type { ComposeFile, ComposeService } from './compose.ts'
 import { backends, haproxyTimeout, healthCheck, servers, type HaproxySection } from './haproxy.ts'
 import type { KubeObject } from './kustomize.ts'
@@ -20,20 +23,32 @@ export interface ComposeDeployment {
   /** deploy/compose.demo.yaml, interpolated likewise. */
   demo: ComposeFile
   haproxy: HaproxySection[]
-  /** deploy/secrets/gateway.env as deploy/init-secrets.sh writes it, with the lines an operator fills in. */
-  gatewayEnv: Record<string, string>
+  /**
+   * The directory deploy/init-secrets.sh wrote the secret files into, with
+   * what an operator fills in: Compose's `./secrets/<name>` files are read
+   * from there.
+   */
+  secretsDir: string
   /** Whether git ignores a path of the repository. */
   ignored: (path: string) => boolean
 }
 
-/** Settings whose values are secrets: never written in a manifest. */
-export const SECRET_SETTINGS = ['UPSTREAM_API_KEY', 'UPSTREAM_ACCESS_TOKEN', 'UPSTREAM_LOGIN_BODY', 'REDIS_URL'] as const
-/** Example values for settings a manifest takes from a secret, to load the configuration as a replica would. */
-const SECRET_EXAMPLES: Record<string, string> = {
+/**
+ * Settings whose values are secrets (the gateway's list): never written in a
+ * manifest, nor passed as variables; mounted as files and named by their
+ * *_FILE settings. REDIS_URL is one only with a password in it.
+ */
+export const SECRET_SETTINGS = GATEWAY_SECRETS
+/** Example values of the secrets a Kubernetes manifest mounts as files, to load the configuration as a replica would. */
+const SECRET_EXAMPLES: Record<typeof SECRET_SETTINGS[number], string> = {
   UPSTREAM_API_KEY: 'example-hub-key',
   UPSTREAM_ACCESS_TOKEN: 'example-hub-token',
   UPSTREAM_LOGIN_BODY: '{}',
-  REDIS_URL: 'rediss://gateway:example@redis.example.internal:6380'
+  UPSTREAM_LOGIN_USERNAME: 'example-user',
+  UPSTREAM_LOGIN_PASSWORD: 'example-password',
+  REDIS_URL: 'rediss://gateway@redis.example.internal:6380',
+  REDIS_PASSWORD: 'example-redis-password',
+  REDIS_SENTINEL_PASSWORD: 'example-sentinel-password'
 }
 /** A URL with a password in it. */
 const CREDENTIALS_IN_URL = /[a-z][a-z0-9+.-]*:\/\/[^\s/@:]*:[^\s/@]+@/i
@@ -112,17 +127,29 @@ function serviceEnv (service: ComposeService | undefined): Env {
   return Object.fromEntries(Object.entries(service?.environment ?? {}).map(([name, value]) => [name, value === null ? '' : String(value)]))
 }
 
-/**
- * The settings a replica's process sees: the image's ENV and the service's
- * environment (with an override's on top), over the mounted .env file, whose
- * lines never replace a variable already set (process.loadEnvFile).
- */
+/** The settings a replica's process sees: the image's ENV and the service's environment, with an override's on top. */
 function replicaEnv (d: ComposeDeployment, name: string, override?: ComposeFile): Env {
-  return { ...d.gatewayEnv, ...imageOf(d.dockerfile).env, ...serviceEnv(d.compose.services[name]), ...serviceEnv(override?.services[name]) }
+  return { ...imageOf(d.dockerfile).env, ...serviceEnv(d.compose.services[name]), ...serviceEnv(override?.services[name]) }
+}
+
+/**
+ * A replica's settings with each path of a mounted secret file (a *_FILE
+ * setting) put where deploy/init-secrets.sh wrote that file, so that the
+ * gateway's loader reads them as the replica would. A path no secret is
+ * mounted at stays as it is (and cannot be read).
+ */
+function withSecretFiles (d: ComposeDeployment, name: string, env: Env): Env {
+  const service = d.compose.services[name]
+  if (service === undefined) return env
+  const onHost = new Map([...secretTargets(service)].map(([source, target]) => [target, d.compose.secrets?.[source]?.file]))
+  return Object.fromEntries(Object.entries(env).map(([key, value]) => {
+    const file = key.endsWith('_FILE') ? onHost.get(value) : undefined
+    return [key, file === undefined ? value : join(d.secretsDir, basename(file))]
+  }))
 }
 
 export function composeEnvNameProblems (d: ComposeDeployment): string[] {
-  const places: Array<[string, string[]]> = [['deploy/secrets/gateway.env', Object.keys(d.gatewayEnv)]]
+  const places: Array<[string, string[]]> = []
   for (const [name, service] of gatewayServices(d.compose)) places.push([`compose.yaml ${name}`, Object.keys(serviceEnv(service))])
   for (const [name, service] of Object.entries(d.demo.services)) places.push([`compose.demo.yaml ${name}`, Object.keys(serviceEnv(service))])
   return places.flatMap(([where, names]) => names.filter(name => !isSetting(name)).map(name => `${where}: ${name} is no setting of the gateway (src/config/schema.ts)`))
@@ -132,17 +159,17 @@ export function composeConfigProblems (d: ComposeDeployment): string[] {
   const problems: string[] = []
   const demoed = Object.keys(d.demo.services)
   for (const [name] of gatewayServices(d.compose)) {
-    const hub = loadProblems(replicaEnv(d, name))
+    const hub = loadProblems(withSecretFiles(d, name, replicaEnv(d, name)))
     problems.push(...hub.problems.map(p => `compose.yaml ${name}: ${p}`))
     if (hub.config !== undefined && isSandboxMode(hub.config)) problems.push(`compose.yaml ${name}: runs on the sandbox, not the hub of deploy/hub.env.example`)
     if (!demoed.includes(name)) {
       problems.push(`compose.demo.yaml: ${name} is not set to the sandbox`)
       continue
     }
-    const demo = loadProblems(replicaEnv(d, name, d.demo))
+    const demo = loadProblems(withSecretFiles(d, name, replicaEnv(d, name, d.demo)))
     problems.push(...demo.problems.map(p => `compose.demo.yaml ${name}: ${p}`))
     if (demo.config !== undefined && (!isSandboxMode(demo.config) || demo.config.SANDBOX !== true)) problems.push(`compose.demo.yaml ${name}: not on the sandbox`)
-    for (const setting of ['UPSTREAM_API_KEY', 'UPSTREAM_ACCESS_TOKEN_FILE'] as const) {
+    for (const setting of ['UPSTREAM_API_KEY', 'UPSTREAM_ACCESS_TOKEN_FILE', 'UPSTREAM_LOGIN_USERNAME', 'UPSTREAM_LOGIN_PASSWORD'] as const) {
       if (demo.config?.[setting] !== undefined) problems.push(`compose.demo.yaml ${name}: ${setting} is set: the sandbox would refuse the hub's credentials`)
     }
   }
@@ -259,7 +286,8 @@ export function composeSecretProblems (d: ComposeDeployment): string[] {
   }
   for (const [name, service] of Object.entries(d.compose.services)) {
     const env = serviceEnv(service)
-    for (const setting of SECRET_SETTINGS) if ((env[setting] ?? '') !== '') problems.push(`compose.yaml ${name}: ${setting} is written inline`)
+    // REDIS_URL without a password is an address (the URL check below catches one with a password).
+    for (const setting of SECRET_SETTINGS) if (setting !== 'REDIS_URL' && (env[setting] ?? '') !== '') problems.push(`compose.yaml ${name}: ${setting} is written inline`)
     for (const value of [...Object.values(env), ...(service.command ?? [])]) {
       if (CREDENTIALS_IN_URL.test(value)) problems.push(`compose.yaml ${name}: a URL with a password is written inline`)
     }
@@ -267,13 +295,18 @@ export function composeSecretProblems (d: ComposeDeployment): string[] {
   }
   for (const [name, service] of gatewayServices(d.compose)) {
     const targets = [...secretTargets(service).values()]
-    if (!targets.includes('/app/.env')) problems.push(`compose.yaml ${name}: no secret mounted at /app/.env (UPSTREAM_API_KEY and REDIS_URL have no *_FILE setting)`)
     const env = replicaEnv(d, name)
-    for (const setting of ['UPSTREAM_ACCESS_TOKEN_FILE', 'CLIENTS_FILE'] as const) {
+    // The hub's key and the clients always; every other *_FILE that is set (login mode's account, Redis's password).
+    const files = new Set(['UPSTREAM_API_KEY_FILE', 'CLIENTS_FILE', ...Object.keys(env).filter(key => key.endsWith('_FILE') && env[key] !== '')])
+    for (const setting of files) {
       if (!targets.includes(env[setting] ?? '')) problems.push(`compose.yaml ${name}: ${setting}=${env[setting] ?? ''} is not a mounted secret`)
     }
   }
-  if ((d.gatewayEnv.REDIS_URL ?? '') === '') problems.push('deploy/init-secrets.sh: gateway.env holds no REDIS_URL')
+  // Compose refuses to start without the file of each secret it mounts.
+  for (const [name, secret] of Object.entries(d.compose.secrets ?? {})) {
+    const file = secret.file === undefined ? undefined : join(d.secretsDir, basename(secret.file))
+    if (file !== undefined && !existsSync(file)) problems.push(`compose.yaml: deploy/init-secrets.sh does not write the file of secret ${name} (${secret.file ?? ''})`)
+  }
   return problems
 }
 
@@ -392,15 +425,32 @@ function name (o: KubeObject): string {
   return `${o.kind}/${o.metadata.name}`
 }
 
-/** The container's settings: its ConfigMaps' data, then its own env (secret references as example values). */
+/**
+ * The container's settings: its ConfigMaps' data, then its own env (secret
+ * references as example values); a secret given as the file of a mounted
+ * Secret (X_FILE) is put in as an example value of X, since the files exist
+ * only in the cluster.
+ */
 function containerEnv (objects: KubeObject[], container: Container): Env {
+  const env = declaredEnv(objects, container)
+  for (const setting of SECRET_SETTINGS) {
+    const file = env[`${setting}_FILE`]
+    if (file === undefined || file === '' || (env[setting] ?? '') !== '') continue
+    env[setting] = SECRET_EXAMPLES[setting]
+    delete env[`${setting}_FILE`]
+  }
+  return env
+}
+
+/** The container's settings as declared: its ConfigMaps' data, then its own env (secret references as example values). */
+function declaredEnv (objects: KubeObject[], container: Container): Env {
   const env: Env = {}
   for (const source of container.envFrom ?? []) {
     const map = byKind(objects, 'ConfigMap').find(o => o.metadata.name === source.configMapRef?.name)
     Object.assign(env, (map?.data ?? {}) as Env)
   }
   for (const entry of container.env ?? []) {
-    env[entry.name] = entry.value ?? (entry.valueFrom?.secretKeyRef !== undefined ? SECRET_EXAMPLES[entry.name] ?? 'example' : '')
+    env[entry.name] = entry.value ?? (entry.valueFrom?.secretKeyRef !== undefined ? SECRET_EXAMPLES[entry.name as typeof SECRET_SETTINGS[number]] ?? 'example' : '')
   }
   return env
 }
@@ -519,7 +569,7 @@ export function kubernetesSecretProblems (objects: KubeObject[]): string[] {
   for (const secret of byKind(objects, 'Secret')) problems.push(`${name(secret)}: a Secret's values in the manifests; create it from files beside them`)
   for (const map of byKind(objects, 'ConfigMap')) {
     const data = (map.data ?? {}) as Env
-    for (const setting of SECRET_SETTINGS) if (setting in data) problems.push(`${name(map)}: ${setting} is a secret, not a ConfigMap value`)
+    for (const setting of SECRET_SETTINGS) if (setting !== 'REDIS_URL' && setting in data) problems.push(`${name(map)}: ${setting} is a secret, not a ConfigMap value`)
     for (const [key, value] of Object.entries(data)) if (CREDENTIALS_IN_URL.test(value)) problems.push(`${name(map)}: ${key} holds a URL with a password`)
   }
   for (const { object, pod } of workloads(objects)) {
@@ -529,13 +579,13 @@ export function kubernetesSecretProblems (objects: KubeObject[]): string[] {
       for (const setting of SECRET_SETTINGS) {
         const entry = env.get(setting)
         if (entry?.value !== undefined) problems.push(`${where}: ${setting} is written inline`)
+        else if (entry?.valueFrom !== undefined) problems.push(`${where}: ${setting} is a variable: mount its Secret and set ${setting}_FILE`)
       }
-      for (const setting of ['UPSTREAM_API_KEY', 'REDIS_URL'] as const) {
-        if (env.get(setting)?.valueFrom?.secretKeyRef === undefined) problems.push(`${where}: ${setting} does not come from a Secret`)
-      }
+      // Every *_FILE setting, of the container's env or its ConfigMaps: the hub's key and the clients always.
+      const declared = declaredEnv(objects, container)
       const mounted = mountedSecretPaths(pod, container)
-      for (const setting of ['UPSTREAM_ACCESS_TOKEN_FILE', 'CLIENTS_FILE'] as const) {
-        const path = env.get(setting)?.value ?? ''
+      for (const setting of new Set(['UPSTREAM_API_KEY_FILE', 'CLIENTS_FILE', ...Object.keys(declared).filter(key => key.endsWith('_FILE') && declared[key] !== '')])) {
+        const path = declared[setting] ?? ''
         if (!mounted.some(dir => path.startsWith(`${dir}/`))) problems.push(`${where}: ${setting}=${path} is not a file of a mounted Secret`)
       }
       for (const mount of container.volumeMounts ?? []) {

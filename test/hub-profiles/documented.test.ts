@@ -2,6 +2,7 @@ import { HUBS } from '../hubs.ts'
 import { driftSuite } from '../suites/drift.ts'
 import { failureSuite } from '../suites/failures.ts'
 import { requestSuite } from '../suites/hub-requests.ts'
+import { loginSuite } from '../suites/login.ts'
 import { routeSuite } from '../suites/routes.ts'
 
 // The gateway with deploy/profiles/documented.json against the sandbox
@@ -16,3 +17,5 @@ failureSuite(hub)
 
 // A list under another key than the document's is the only drift.
 driftSuite(hub, { kontainerbc261: { 'answer-key': 1 } })
+
+loginSuite(hub)

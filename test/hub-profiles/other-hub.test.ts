@@ -2,6 +2,7 @@ import { HUBS } from '../hubs.ts'
 import { driftSuite } from '../suites/drift.ts'
 import { failureSuite } from '../suites/failures.ts'
 import { requestSuite } from '../suites/hub-requests.ts'
+import { loginSuite } from '../suites/login.ts'
 import { routeSuite } from '../suites/routes.ts'
 
 // The gateway with test/fixtures/profiles/other-hub.json (a hub neither
@@ -43,3 +44,5 @@ driftSuite(hub, {
   'document_sp2/host-to-host': { 'null-string': 1 },
   kontainerbc261: { 'answer-key': 2, 'error-field': 2, 'failure-2xx': 2 }
 })
+
+loginSuite(hub)

@@ -2,6 +2,7 @@ import { HUBS } from '../hubs.ts'
 import { driftSuite } from '../suites/drift.ts'
 import { failureSuite } from '../suites/failures.ts'
 import { requestSuite } from '../suites/hub-requests.ts'
+import { loginSuite } from '../suites/login.ts'
 import { routeSuite } from '../suites/routes.ts'
 
 // The gateway with deploy/profiles/public-callers.json against the sandbox
@@ -47,3 +48,9 @@ driftSuite(hub, {
   // The finalization's `is_finished`, stringified as every value is.
   'document_sp2/final': { 'flag-string': 1 }
 })
+
+// The login the hub's callers show: POST {username,password} at
+// /nle-oauth/v1/user/login answered in the {"status","message","item"}
+// envelope, renewed by a POST with Authorization: Bearer <refresh token> at
+// /nle-oauth/v1/user/update-token; all of it read from the profile alone.
+loginSuite(hub)

@@ -1,9 +1,14 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { Redis } from 'ioredis'
 import pino from 'pino'
 import { test } from 'tap'
 import { createRedisIdempotencyStore } from '../../src/state/redis/idempotency.ts'
 import { createRedisLookupTier } from '../../src/state/redis/lookup-tier.ts'
 import { createRedisTokenStore } from '../../src/state/redis/token-store.ts'
+import { SANDBOX_FIXTURES } from '../../src/sandbox/index.ts'
+import { build } from '../helper.ts'
 import { connect, startRedisServer, type LogLines } from './redis-server.ts'
 
 // ioredis attaches the failed command to a Redis error, its arguments included:
@@ -45,4 +50,30 @@ test('no value written to Redis reaches a log line when Redis refuses the write 
   for (const secret of ['rejected-5e1f', 'fresh-9a7c', 'other-3b2d', 'answer-77d1', 'lookup-40c8']) {
     t.notMatch(text, secret, `${secret} is not in the logs`)
   }
+})
+
+// REDIS_PASSWORD_FILE beside a REDIS_URL without a password: what a Secret mounted as a file gives.
+test('REDIS_URL without a password and REDIS_PASSWORD_FILE: the gateway is let in as its user, and the password is in no log line', async (t) => {
+  const password = 'p@ss:w/rd %x-71c3'
+  const server = await startRedisServer(t, { user: { name: 'gateway', password } })
+  const dir = mkdtempSync(join(tmpdir(), 'gateway-redis-secret-'))
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }))
+  const file = join(dir, 'redis-password')
+  writeFileSync(file, `${password}\n`)
+  const address = `redis://gateway@127.0.0.1:${server.port}`
+  const { app, rawLogs } = await build(t, { env: { REDIS_URL: address, REDIS_PASSWORD_FILE: file, REDIS_KEY_PREFIX: 'test:' } })
+  const ready = await app.inject({ url: '/health/ready' })
+  t.equal(ready.json().data.redis, 'up', 'authenticated with the password of the file')
+  t.equal((await app.inject({ url: `/v1/customs/bc20/bills-of-lading?npwp=${SANDBOX_FIXTURES.taxpayer.npwp}` })).statusCode, 200)
+  // A careless log of the whole configuration.
+  app.log.info({ config: app.config }, 'careless')
+  const text = rawLogs.join('\n')
+  t.match(text, 'careless')
+  for (const form of [password, encodeURIComponent(password)]) t.notMatch(text, form, 'the password, as written and as put into the URL, is in no log line')
+
+  // The wrong password: Redis refuses it, and the gateway says so without it.
+  writeFileSync(file, 'not-the-password\n')
+  const wrong = await build(t, { env: { REDIS_URL: address, REDIS_PASSWORD_FILE: file, REDIS_KEY_PREFIX: 'test:' } })
+  t.equal((await wrong.app.inject({ url: '/health/ready' })).json().data.redis, 'down', 'refused by Redis')
+  t.notMatch(wrong.rawLogs.join('\n'), 'not-the-password')
 })

@@ -9,7 +9,7 @@ import { SANDBOX_ACCESS_TOKEN, SANDBOX_API_KEY, SANDBOX_FIXTURES as F, SANDBOX_L
 import type { Sandbox } from '../../src/sandbox/index.ts'
 import { call, isRecord, sandbox } from './helpers.ts'
 import type { Reply } from './helpers.ts'
-import { playProblems } from '../../src/sandbox/profile-file.ts'
+import { loginOf, playProblems } from '../../src/sandbox/profile-file.ts'
 import { PROFILE_FILES, dataOf, hubRequest, paramsOf, profileJson, setting } from '../hub-profiles.ts'
 import type { HubRequest, ProfileJson, ProfileName } from '../hub-profiles.ts'
 
@@ -184,7 +184,7 @@ t.test('the API key only under a name the profile gives it, each one accepted; t
 
 t.test('a token the login issued goes after the profile\'s scheme; the static token as it is', async (t) => {
   const sb = await played(t, 'other-hub')
-  const login = await call(sb, 'POST', SANDBOX_LOGIN_PATH, { body: { username: SANDBOX_USERNAME, password: SANDBOX_PASSWORD } })
+  const login = await call(sb, 'POST', '/oauth/token', { body: { username: SANDBOX_USERNAME, password: SANDBOX_PASSWORD } })
   t.equal(login.status, 200)
   const token = (login.body as { access_token: string }).access_token
   const request = requestFor(profileJson('other-hub'), 'noblbc16')
@@ -449,7 +449,7 @@ t.test('a status member at a dotted path, beside the list', async (t) => {
 
 t.test('a body over the limit is refused at the login too', async (t) => {
   const sb = await played(t, 'public-callers')
-  const res = await call(sb, 'POST', SANDBOX_LOGIN_PATH, { raw: JSON.stringify({ username: 'x'.repeat(1100 * 1024) }) })
+  const res = await call(sb, 'POST', '/nle-oauth/v1/user/login', { raw: JSON.stringify({ username: 'x'.repeat(1100 * 1024) }) })
   t.equal(res.status, 413)
 })
 
@@ -484,4 +484,43 @@ t.test('npm run sandbox plays SANDBOX_PROFILE or --profile, and refuses one it c
 
   const bad = runMain(t, ['--profile', '/nonexistent/hub.json'], {})
   t.strictSame(await bad.exit(), { code: 1, stderr: 'config error: SANDBOX_PROFILE (/nonexistent/hub.json) cannot be read (ENOENT)\n' })
+})
+
+t.test('the login the profile describes: its addresses, the plain answer or the envelope, a refresh token where it names one', async (t) => {
+  const credentials = { username: SANDBOX_USERNAME, password: SANDBOX_PASSWORD }
+  const expected = {
+    documented: { path: SANDBOX_LOGIN_PATH, refreshPath: undefined, token: 'access_token', refresh: undefined },
+    'public-callers': { path: '/nle-oauth/v1/user/login', refreshPath: '/nle-oauth/v1/user/update-token', token: 'item.access_token', refresh: 'item.refresh_token' },
+    'other-hub': { path: '/oauth/token', refreshPath: '/oauth/token/refresh', token: 'access_token', refresh: 'refresh_token' }
+  }
+  const at = (body: unknown, path: string): unknown => path.split('.').reduce<unknown>((value, name) => isRecord(value) ? value[name] : undefined, body)
+  for (const name of NAMES) {
+    const want = expected[name]
+    const sb = await played(t, name)
+    const login = await call(sb, 'POST', want.path, { body: credentials })
+    t.equal(login.status, 200, `${name}: the login at ${want.path}`)
+    t.match(at(login.body, want.token), /^sbx-session-/, `${name}: the token at ${want.token}`)
+    if (name === 'public-callers') t.match(login.body, { status: 'success', item: { token_type: 'bearer', expires_in: 300 } }, 'the envelope')
+    if (want.refresh === undefined || want.refreshPath === undefined) {
+      t.equal(at(login.body, 'refresh_token'), undefined, `${name}: no refresh token`)
+      continue
+    }
+    const refreshToken = String(at(login.body, want.refresh))
+    t.match(refreshToken, /^sbx-refresh-/, `${name}: the refresh token at ${want.refresh}`)
+    const renewed = await call(sb, 'POST', want.refreshPath, { headers: { authorization: `Bearer ${refreshToken}` } })
+    t.equal(renewed.status, 200, `${name}: renewed at ${want.refreshPath}`)
+    t.match(at(renewed.body, want.token), /^sbx-session-/)
+    t.equal((await call(sb, 'POST', SANDBOX_LOGIN_PATH, { body: credentials })).status, 404, `${name}: not at the sandbox's own address`)
+  }
+  t.strictSame(loginOf({ name: 'x' }), { loginAnswer: 'plain', refreshTokens: false }, 'no login member: the sandbox\'s own')
+})
+
+t.test('a login the sandbox cannot answer: fields of neither of its forms', async (t) => {
+  t.strictSame(playProblems({ name: 'x', login: { tokenField: 'item.access_token', expiresField: 'expires_in', refreshTokenField: 'data.refresh' } }), [
+    '$.login.expiresField: the sandbox\'s login answers in the envelope, with it at item.expires_in (its answers: access_token, expires_in, refresh_token, or item.access_token, item.expires_in, item.refresh_token)',
+    '$.login.refreshTokenField: the sandbox\'s login answers in the envelope, with it at item.refresh_token (its answers: access_token, expires_in, refresh_token, or item.access_token, item.expires_in, item.refresh_token)'
+  ])
+  t.strictSame(playProblems({ name: 'x', login: { tokenField: 'token' } }), [
+    '$.login.tokenField: the sandbox\'s login answers plainly, with it at access_token (its answers: access_token, expires_in, refresh_token, or item.access_token, item.expires_in, item.refresh_token)'
+  ])
 })

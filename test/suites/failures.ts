@@ -57,7 +57,7 @@ export const MATRIX: Record<string, Expected> = {
   FAILAUTH: UNREADABLE
 }
 
-const CODES: Record<string, string> = { SLOW: '001', HANG: '002', MALFORMED: '900', HTML: '901', RESET: '902', EMPTY: '903', DRIFT: '904', NOKEY: '905', TRUNCATED: '906', SHAPE: '907', FAILNOTFOUND: '908', FAILREJECTED: '909', FAILNODATA: '910', FAILAUTH: '911' }
+const CODES: Record<string, string> = { SLOW: '001', HANG: '002', MALFORMED: '900', HTML: '901', RESET: '902', EMPTY: '903', DRIFT: '904', NOKEY: '905', TRUNCATED: '906', SHAPE: '907', FAILNOTFOUND: '908', FAILREJECTED: '909', FAILNODATA: '910', FAILAUTH: '911', SNAKE: '912' }
 
 /** One route of each response shape, with the fault placed in the parameter it fits. */
 function requests (hub: Hub): Record<RouteShape, (fault: string, code: string) => { method?: 'GET' | 'POST', url: string, payload?: object }> {

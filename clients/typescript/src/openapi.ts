@@ -1348,7 +1348,7 @@ export interface operations {
                      *         "profile": {
                      *           "name": "documented",
                      *           "source": "built-in",
-                     *           "digest": "359c36dafc2c7670"
+                     *           "digest": "de1490612572fad3"
                      *         }
                      *       },
                      *       "meta": {}

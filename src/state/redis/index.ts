@@ -3,11 +3,9 @@
  * set per process (docs/redis.md), closed with the state. Loaded by
  * createState (state/index.ts) only when REDIS_URL is set.
  */
-import { readFileSync } from 'node:fs'
 import type { FastifyBaseLogger } from 'fastify'
 import type { Clock } from '../../clock.ts'
-import { codeOf } from '../../errors.ts'
-import { ConfigError, sentinelAddresses, type Config } from '../../config/load.ts'
+import { sentinelAddresses, type Config } from '../../config/load.ts'
 import type { GatewayState } from '../types.ts'
 import { createRedisConnection, type RedisSentinels } from './connection.ts'
 import { createRedisEventLog } from './event-log.ts'
@@ -35,20 +33,12 @@ const CLAIM_MARGIN_MS = 5000
 /** The settings the Redis state reads. */
 type RedisStateConfig = Pick<Config, 'IDEMPOTENCY_TTL_SECONDS' | 'REDIS_KEY_PREFIX' | 'REDIS_COMMAND_TIMEOUT_MS' | 'UPSTREAM_DEADLINE_MS' | 'UPSTREAM_HEADERS_TIMEOUT_MS' |
   'EVENTS_REPLAY_SECONDS' | 'EVENTS_REPLAY_MAX' |
-  'REDIS_SENTINELS' | 'REDIS_SENTINEL_MASTER_NAME' | 'REDIS_SENTINEL_USERNAME' | 'REDIS_SENTINEL_PASSWORD_FILE' | 'REDIS_REPLICA_ACK_TIMEOUT_MS'> & { REDIS_URL: string }
+  'REDIS_SENTINELS' | 'REDIS_SENTINEL_MASTER_NAME' | 'REDIS_SENTINEL_USERNAME' | 'REDIS_SENTINEL_PASSWORD' | 'REDIS_REPLICA_ACK_TIMEOUT_MS'> & { REDIS_URL: string }
 
-/** The Sentinels to ask for the master (REDIS_SENTINELS), with their password read from its file. */
+/** The Sentinels to ask for the master (REDIS_SENTINELS), with their password (REDIS_SENTINEL_PASSWORD, or its file, read by the config loader). */
 function sentinelsOf (config: RedisStateConfig): RedisSentinels | undefined {
   if (config.REDIS_SENTINELS === undefined) return undefined
-  let password: string | undefined
-  if (config.REDIS_SENTINEL_PASSWORD_FILE !== undefined) {
-    try {
-      password = readFileSync(config.REDIS_SENTINEL_PASSWORD_FILE, 'utf8').trim()
-    } catch (error) {
-      throw new ConfigError([`REDIS_SENTINEL_PASSWORD_FILE: cannot be read (${codeOf(error) ?? 'error'})`])
-    }
-    if (password === '') throw new ConfigError(['REDIS_SENTINEL_PASSWORD_FILE: the file is empty'])
-  }
+  const password = config.REDIS_SENTINEL_PASSWORD
   return {
     addresses: sentinelAddresses(config.REDIS_SENTINELS),
     masterName: config.REDIS_SENTINEL_MASTER_NAME,
@@ -57,7 +47,7 @@ function sentinelsOf (config: RedisStateConfig): RedisSentinels | undefined {
   }
 }
 
-export function createRedisState (config: RedisStateConfig, { clock, log, rateLimitKeys }: { clock: Clock, log: FastifyBaseLogger, rateLimitKeys: number }): GatewayState {
+export function createRedisState (config: RedisStateConfig, { clock, log, rateLimitKeys, loginRefreshes }: { clock: Clock, log: FastifyBaseLogger, rateLimitKeys: number, loginRefreshes: boolean }): GatewayState {
   const sentinels = sentinelsOf(config)
   const redisLog = log.child({ component: 'redis' })
   const connection = createRedisConnection({
@@ -79,8 +69,9 @@ export function createRedisState (config: RedisStateConfig, { clock, log, rateLi
     rateLimitStore: createRedisRateLimitStore(connection, { cache: rateLimitKeys }),
     events,
     tickets: createRedisTicketStore({ connection }),
-    // A login gets the headers timeout for each of its connect, headers and body (credentials/login.ts).
-    tokens: createRedisTokenStore({ connection, lockTtlMs: 3 * config.UPSTREAM_HEADERS_TIMEOUT_MS + 1000, now: clock }),
+    // A login gets the headers timeout for each of its connect, headers and body (credentials/login.ts);
+    // with a refresh address, a renewal may be a refresh the hub refuses and then a login.
+    tokens: createRedisTokenStore({ connection, lockTtlMs: (loginRefreshes ? 2 : 1) * 3 * config.UPSTREAM_HEADERS_TIMEOUT_MS + 1000, now: clock }),
     lookupTier: createRedisLookupTier({ connection, maxEntryBytes: SHARED_LOOKUP_MAX_BYTES, now: clock }),
     redis: { health: () => connection.health(), whenUp: (timeoutMs) => connection.whenUp(timeoutMs) },
     async close () {

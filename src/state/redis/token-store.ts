@@ -17,7 +17,10 @@ export interface RedisTokenStoreOptions {
 /** The shared session and its login lock, under the key prefix. */
 export const SESSION_KEY = 'hub-session'
 export const LOCK_KEY = 'hub-session:lock'
-/** Format of the session value; a reader ignores any other (the login-lock script in scripts.ts checks it too). */
+/**
+ * Format of the session value; a reader ignores any other (the login-lock script in scripts.ts checks it too).
+ * `renewAt` and `refreshToken` are optional members of format 1: a reader without them ignores them.
+ */
 const VERSION = 1
 const POLL_FIRST_MS = 10
 const POLL_MAX_MS = 100
@@ -25,9 +28,15 @@ const POLL_MAX_MS = 100
 function decode (text: string): HubSession | undefined {
   const value = parseVersioned(text, VERSION)
   if (value === undefined) return undefined
-  const { authorization, expiresAt } = value
+  const { authorization, expiresAt, renewAt, refreshToken } = value
   if (typeof authorization !== 'string' || typeof expiresAt !== 'number') return undefined
-  return { authorization, expiresAt }
+  // Written by a gateway before refresh tokens (or without UPSTREAM_LOGIN_REFRESH_URL): none, and renewed by login.
+  return {
+    authorization,
+    expiresAt,
+    ...(typeof renewAt === 'number' ? { renewAt } : {}),
+    ...(typeof refreshToken === 'string' && refreshToken !== '' ? { refreshToken } : {})
+  }
 }
 
 /**
@@ -36,7 +45,7 @@ function decode (text: string): HubSession | undefined {
  * renewal is passed as `rejected` like a refused one: with `undefined`,
  * renew() returns the shared session that exists. Redis trouble never
  * stops a login: without Redis a replica logs in itself, as one instance does.
- * The session holds a bearer token: see docs/redis.md on securing Redis.
+ * The session holds a bearer token and the refresh token: see docs/redis.md on securing Redis.
  */
 export function createRedisTokenStore (options: RedisTokenStoreOptions): TokenStore {
   const { connection, lockTtlMs, now = Date.now } = options
