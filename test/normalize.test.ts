@@ -2,8 +2,10 @@ import { test } from 'tap'
 import { compileNormalizer } from '../src/mapping/normalize.ts'
 import { ShapeError } from '../src/mapping/shape-error.ts'
 import { camelCase, namesOf } from '../src/catalogue/resource-spec.ts'
-import { ALL_RESOURCES, Bc20Declaration, BookedAnswer, OfferAnswer, Sp2Container, Sp2Document } from '../src/catalogue/resources.ts'
+import { ALL_RESOURCES, Bc20Declaration, BlEntry, BookedAnswer, OfferAnswer, Sp2Container, Sp2Document } from '../src/catalogue/resources.ts'
 import { cachedCamelCase, camelCaseDeep, spellingsOf } from '../src/mapping/fields.ts'
+import { documentedTolerance } from '../src/mapping/drift.ts'
+import { identityOnly } from './fixtures/loose-specs.ts'
 
 test('generic camelCase of unknown keys', async (t) => {
   t.equal(camelCase('id_document_sp2'), 'idDocumentSp2')
@@ -14,20 +16,38 @@ test('generic camelCase of unknown keys', async (t) => {
   t.same(camelCaseDeep({ a_b: [{ c_d: 1 }], e: null }), { aB: [{ cD: 1 }], e: null })
 })
 
-test('a compiled normalizer renames, converts and keeps unknown fields', async (t) => {
+test('a compiled normalizer renames, converts and keeps unknown fields under hubExtra', async (t) => {
   const normalize = compileNormalizer(Sp2Container, { offset: '+07:00' })
-  t.same(normalize({ id_sp2_container: '7', container_no: 'TCLU6470801', gate_pass: '', extra_field: { nested_key: 1 } }), {
+  t.strictSame(normalize({ id_sp2_container: '7', container_no: 'TCLU6470801', gate_pass: '', extra_field: { nested_key: 1 }, 'Hub Note': 'x' }), {
     sp2ContainerId: 7,
     containerNo: 'TCLU6470801',
     gatePass: null,
-    extraField: { nestedKey: 1 }
-  })
-  t.same(normalize({ container_no: 'X', gate_pass: null }), { containerNo: 'X', gatePass: null })
-  t.same(normalize({ container_no: 'X', gate_pass: 'GP-1' }), { containerNo: 'X', gatePass: 'GP-1' })
+    hubExtra: { extraField: { nestedKey: 1 }, hubNote: 'x' }
+  }, 'beside ours only under hubExtra')
+  t.strictSame(normalize({ id_sp2_container: 7, container_no: 'X', gate_pass: null }), { sp2ContainerId: 7, containerNo: 'X', gatePass: null }, 'no hubExtra without extra fields')
+  t.strictSame(normalize({ id_sp2_container: 7, container_no: 'X', gate_pass: 'GP-1', hub_extra: 1 }), { sp2ContainerId: 7, containerNo: 'X', gatePass: 'GP-1', hubExtra: { hubExtra: 1 } }, 'a hub key spelling hubExtra is one of its fields')
+})
+
+test('a required field: missing, null where it may not be, or a null string where it may not be null is a ShapeError naming it', async (t) => {
+  const normalize = compileNormalizer(Sp2Container, { offset: '+07:00' })
+  t.equal(shapePath(() => normalize({ container_no: 'X', gate_pass: null })), 'Sp2Container.id_sp2_container', 'missing')
+  t.equal(shapePath(() => normalize({ container_no: 'X', id_sp2_container: 7 })), 'Sp2Container.gate_pass', 'a required field that may be null is still sent')
+  t.equal(shapePath(() => normalize({ container_no: 'X', id_sp2_container: null, gate_pass: null })), 'Sp2Container.id_sp2_container', 'null where it may not be null')
+  const tolerant = compileNormalizer(Sp2Container, { offset: '+07:00', tolerance: { ...documentedTolerance(), nullStrings: new Set(['null', '']) } })
+  t.equal(shapePath(() => tolerant({ container_no: 'X', id_sp2_container: 'null', gate_pass: 'null' })), 'Sp2Container.id_sp2_container', 'a profile\'s null string where the field may not be null: no value, so not the documented shape')
+  t.strictSame(tolerant({ container_no: 'X', id_sp2_container: '7', gate_pass: 'null', container_size: '' }), { sp2ContainerId: 7, containerNo: 'X', gatePass: null },
+    'a null string: null on a required field that may be null; an optional field left out')
+  const bl = compileNormalizer(BlEntry, { offset: '+07:00' })
+  t.equal(shapePath(() => bl({ bl_no: 'B' })), 'BillOfLading.bl_date', 'a BL entry without its date')
+  t.strictSame(bl({ bl_no: 'B', BL_DATE: '2024-04-23 03:20:00.0' }), { blNo: 'B', blDate: '2024-04-23', blDateTime: '2024-04-23T03:20:00.0+07:00' }, 'a required field in another spelling is there, both its names')
+  const tolerantBl = compileNormalizer(BlEntry, { offset: '+07:00', tolerance: { ...documentedTolerance(), nullStrings: new Set(['null']) } })
+  t.equal(shapePath(() => tolerantBl({ bl_no: 'B', blDate: 'null' })), 'BillOfLading.blDate', 'a null string in another spelling: the same shape error, under the key the hub sent')
+  const dayOnly = compileNormalizer(BlEntry, { offset: '+07:00', tolerance: { ...documentedTolerance(), dayOnly: true } })
+  t.strictSame(dayOnly({ bl_no: 'B', bl_date: '2024-04-23' }), { blNo: 'B', blDate: '2024-04-23' }, 'the day alone: the date answered, no date-time (it is never required)')
 })
 
 test('flags, dates and nested records', async (t) => {
-  const normalize = compileNormalizer(Sp2Document, { offset: '+07:00' })
+  const normalize = compileNormalizer(identityOnly(Sp2Document), { offset: '+07:00' })
   const out = normalize({
     id_document_sp2: 'u',
     is_finished: '1',
@@ -56,7 +76,7 @@ function shapePath (fn: () => unknown): string | undefined {
 }
 
 test('a value that does not fit is a ShapeError naming the field', async (t) => {
-  const normalize = compileNormalizer(Sp2Document, { offset: '+07:00' })
+  const normalize = compileNormalizer(identityOnly(Sp2Document), { offset: '+07:00' })
   t.throws(() => normalize({ id_document_sp2: 'u', is_finished: 2 }), ShapeError)
   t.equal(shapePath(() => normalize({ id_document_sp2: 'u', price: 'cheap' })), 'Sp2Document.price')
   t.equal(shapePath(() => normalize({ id_document_sp2: 'u', container: {} })), 'Sp2Document.container')
@@ -75,7 +95,7 @@ test('a field the spec maps, in another spelling, is renamed like the field, or 
   t.same(booked({ id_request_booking: 'BKG-1', IdRequestBooking: 'BKG-2' }), { bookingRequestId: 'BKG-1' }, 'of two other spellings, the first')
   const offer = compileNormalizer(OfferAnswer, { offset: '+07:00' })
   t.same(offer({ message: 'ok', id_request_booking: 'B', id_service_order: 'SO-1', waktu_penawaran: '2024-03-01 08:15:00', other_thing: 1 }),
-    { upstreamMessage: 'ok', bookingRequestId: 'B', serviceOrderId: 'SO-1', offeredAt: '2024-03-01T08:15:00+07:00', otherThing: 1 }, 'converted by the field\'s rule; unknown fields still kept')
+    { upstreamMessage: 'ok', bookingRequestId: 'B', serviceOrderId: 'SO-1', offeredAt: '2024-03-01T08:15:00+07:00', hubExtra: { otherThing: 1 } }, 'converted by the field\'s rule; unknown fields still kept, under hubExtra')
   // A required field in another spelling is there.
   const declaration = compileNormalizer(Bc20Declaration, { offset: '+07:00' })
   t.same(declaration({ noPib: '350420', tgl_pib: '2024-02-20 00:00:00.0' }), { pibNo: '350420', pibDate: '2024-02-20', pibDateTime: '2024-02-20T00:00:00.0+07:00' })

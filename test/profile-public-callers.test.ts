@@ -83,7 +83,23 @@ test('SP2 documents: nle-api-key, the documented query string, every value a str
     url: 'null',
     payment_url: '',
     id_document: '100001',
-    container: [{ id_sp2_container: '300001', container_no: 'TCLU6470801', container_size: '40', container_type: '45R1', gate_pass: 'null' }]
+    id_ff_ppjk: 'null',
+    td_document: {
+      id_document: '100001',
+      kd_document_type: '1',
+      finish_do: '1',
+      finish_trucking: '0',
+      finish_sp2: '1',
+      finish_warehouse: '0',
+      finish_depo: '0',
+      do_number: 'null',
+      do_date: 'null',
+      mst_document_type: { kd_document_type: '1', kd_process_type: '1', mst_process_type: { kd_process_type: '1', process_name: 'Impor' } },
+      user_document: []
+    },
+    mst_platform: { id_platform: 'PLT1', no_rekening: 'null', npwp: 'null', app_url: '', kode_kantor: 'null', mst_kantor: 'null', mstPlatformServices: [] },
+    container: [{ id_sp2_container: '300001', container_no: 'TCLU6470801', container_size: '40', container_type: '45R1', gate_pass: 'null' }],
+    sp2_log: []
   }
   const { app, hub, logs } = await gateway(t, at('/nlesp2/v1/document_sp2/host-to-host/', { body: { status: 'Success.', message: '', data: [document] } }))
   const url = `/v1/sp2/documents?npwp=${NPWP}&blNo=MEDU1234567&blDate=2024-02-17`
@@ -97,6 +113,7 @@ test('SP2 documents: nle-api-key, the documented query string, every value a str
   t.equal(doc.documentUrl, null, 'a field that may be null: null')
   t.equal(doc.paymentUrl, null, 'the empty string too')
   t.notOk('terminal' in doc, 'a field that may not be null: left out')
+  t.same(doc.platform, { platformId: 'PLT1', bankAccountNo: null, npwp: null, appUrl: null, officeCode: null, office: null, services: [] }, 'required fields that may be null: null')
   t.same(doc.containers, [{ sp2ContainerId: 300001, containerNo: 'TCLU6470801', containerSize: '40', isoSizeTypeCode: '45R1', gatePass: null }])
   const sent = hub.requests[0]!
   t.same(sent.query, { npwp_cargo_owner: NPWP, bl_no: 'MEDU1234567', bl_date: '20240217' })
@@ -105,6 +122,21 @@ test('SP2 documents: nle-api-key, the documented query string, every value a str
   await app.inject({ url })
   for (const kind of ['number-string', 'flag-string', 'null-string']) t.equal(await driftCount(app, 'document_sp2/host-to-host', kind), 2, `${kind}: counted each time`)
   t.equal(logs.filter(l => l.operation === 'document_sp2/host-to-host' && l.drift === 'null-string').length, 1, 'logged once per operation and kind')
+})
+
+test('a null string where a required field may not be null is not the documented shape: UPSTREAM_BAD_RESPONSE', async (t) => {
+  const { app } = await gateway(t,
+    at(`/V1/NLE/INT/AUTH/noblbc20/${NPWP}`, { body: { 'Data BL BC 2.0': [{ bl_no: 'MEDU1234567', bl_date: 'null' }] } }),
+    at(`/V1/NLE/INT/AUTH/noblbc23/${NPWP}`, { body: { 'Data BL BC23': [{ bl_no: 'MEDU1234567', bl_date: '' }] } }),
+    at(`/V1/NLE/INT/AUTH/noblbc16/${NPWP}`, { body: { 'Data BL BC 1.6': [{ bl_no: 'MEDU1234567', bl_date: '2024-04-23', 'Kode Kantor': 'null' }] } })
+  )
+  for (const type of ['bc20', 'bc23']) {
+    const res = await app.inject({ url: `/v1/customs/${type}/bills-of-lading?npwp=${NPWP}` })
+    t.equal(res.statusCode, 502, `${type}: ${res.body}`)
+    t.equal(res.json().code, 'UPSTREAM_BAD_RESPONSE')
+  }
+  const ok = await app.inject({ url: `/v1/customs/bc16/bills-of-lading?npwp=${NPWP}` })
+  t.same(ok.json().data, [{ blNo: 'MEDU1234567', blDate: '2024-04-23', hubExtra: { kodeKantor: 'null' } }], 'a field of the hub\'s own beyond the documented ones: under hubExtra, as sent')
 })
 
 test('a 2xx answer that reports a failure is that failure, not an empty list', async (t) => {

@@ -7,6 +7,7 @@ import { loadConfig } from '../src/config/load.ts'
 import { sandboxEnv } from '../src/sandbox/index.ts'
 import { toIsoDate, toIsoDateTime } from '../src/domain/dates.ts'
 import { compileTranscoder } from '../src/mapping/transcode/index.ts'
+import { compileNormalizer } from '../src/mapping/normalize.ts'
 import { camelCase, isArrayKind, isResource, type FieldSpec, type ResourceSpec } from '../src/catalogue/resource-spec.ts'
 import { BlEntry, BookedAnswer, OfferAnswer, Sp2Container, Sp2Document } from '../src/catalogue/resources.ts'
 import { extract } from '../src/upstream/reference-path.ts'
@@ -14,6 +15,7 @@ import { resolveOperations, type ResolvedOperation } from '../src/upstream/resol
 import { oneTurnEach } from '../src/upstream/one-turn-each.ts'
 import { SANDBOX_FIXTURES } from '../src/sandbox/index.ts'
 import { build } from './helper.ts'
+import { identityOnly } from './fixtures/loose-specs.ts'
 
 /**
  * The byte transcoder (fast path) against the reference path (JSON.parse,
@@ -177,7 +179,8 @@ test('on any answer the fast path either gives up or equals the reference path',
 })
 
 test('text that is not JSON, or not quite, is left to the reference path', async (t) => {
-  const list = compileTranscoder({ type: 'list', item: Sp2Container }, { offset: OFFSET })
+  // Only the identity required: each body is given up on for what it shows, not for a field it leaves out.
+  const list = compileTranscoder({ type: 'list', item: identityOnly(Sp2Container) }, { offset: OFFSET })
   const keyed = compileTranscoder({ type: 'keyed-list', item: BlEntry, key: 'Data BL BC 2.0' }, { offset: OFFSET })
   const cases: Array<[string, typeof list, string | Buffer]> = [
     ['empty body', list, ''],
@@ -220,14 +223,14 @@ test('a field in another spelling is left to the reference path, which renames i
   }
   t.equal(offer(Buffer.from('{"message":"ok","idRequestBooking":"B","id_service_order":"SO-1"}')), undefined)
   t.same(JSON.parse(booked(Buffer.from('{"message":"ok","idRequestBooking":"B","isBooked":1,"other_key":2}'))?.json.toString() ?? 'null'),
-    { upstreamMessage: 'ok', bookingRequestId: 'B', booked: true, otherKey: 2 }, 'the hub\'s own spelling takes the fast path')
+    { upstreamMessage: 'ok', bookingRequestId: 'B', booked: true, hubExtra: { otherKey: 2 } }, 'the hub\'s own spelling takes the fast path')
   const op = operations.find(o => o.id === 'DetilBooking/isBooked')!
   const ref = reference(op, '{"message":"ok","id_request_booking":"B","is_booked":1}')
   t.same(ref.ok ? JSON.parse(ref.json) : ref.error, { upstreamMessage: 'ok', bookingRequestId: 'B', booked: true }, 'the reference path renames')
 })
 
 test('values pass through or convert exactly as the normalizer converts them', async (t) => {
-  const doc = compileTranscoder({ type: 'record', item: Sp2Document }, { offset: OFFSET })
+  const doc = compileTranscoder({ type: 'record', item: identityOnly(Sp2Document) }, { offset: OFFSET })
   const out = (body: string) => JSON.parse(doc(Buffer.from(body))?.json.toString() ?? 'null') as Record<string, unknown> | null
   const base = '"id_document_sp2":"u"'
   t.same(out(`{${base},"terminal":"Jl. \\"A\\" \\\\ \\u00e9 é 東京"}`), { sp2Id: 'u', terminal: 'Jl. "A" \\ é é 東京' }, 'escapes and UTF-8 kept')
@@ -236,9 +239,9 @@ test('values pass through or convert exactly as the normalizer converts them', a
   t.same(out(`{${base},"is_finished":"0","price":"12.50","party":"3","id_ff_ppjk":12}`), { sp2Id: 'u', finished: false, price: 12.5, containerCount: 3, forwarderId: '12' }, 'numbers and flags sent as strings, a number as text')
   t.same(out(`{${base},"price":1.50e2,"party":1e2,"id_platform":1.0}`), { sp2Id: 'u', price: 150, containerCount: 100, platformId: '1' }, 'numbers in other notations')
   t.same(out(`{${base},"container":[{"container_no":"C","gate_pass":""}],"url":null}`), { sp2Id: 'u', containers: [{ containerNo: 'C', gatePass: null }], documentUrl: null }, 'empty gate pass and null')
-  t.same(out(`{${base},"Extra Field":{"inner_key":[{"deep_key":1e400}]}}`), { sp2Id: 'u', extraField: { innerKey: [{ deepKey: null }] } }, 'unknown content camelCased, an infinite number as null like JSON.stringify')
+  t.same(out(`{${base},"Extra Field":{"inner_key":[{"deep_key":1e400}]}}`), { sp2Id: 'u', hubExtra: { extraField: { innerKey: [{ deepKey: null }] } } }, 'unknown content camelCased, an infinite number as null like JSON.stringify')
   const wide = Array.from({ length: 20 }, (_, i) => `"key_${i}":${i}`).join(',')
-  t.same(out(`{${base},"Extra Field":{${wide},"k\\u0065y_x":"e"}}`), { sp2Id: 'u', extraField: { ...Object.fromEntries(Array.from({ length: 20 }, (_, i) => [`key${i}`, i])), keyX: 'e' } },
+  t.same(out(`{${base},"Extra Field":{${wide},"k\\u0065y_x":"e"}}`), { sp2Id: 'u', hubExtra: { extraField: { ...Object.fromEntries(Array.from({ length: 20 }, (_, i) => [`key${i}`, i])), keyX: 'e' } } },
     'unknown content with many keys and an escaped one, camelCased')
   t.equal(out(`{${base},"Extra Field":{"a_b":1,"aB":2}}`), null, 'unknown content with two keys camelCased alike: the reference path decides')
   t.equal(out(`{${base},"Extra Field":{${wide},"key_3":9}}`), null, 'the same, past 16 keys')
@@ -248,7 +251,7 @@ test('values pass through or convert exactly as the normalizer converts them', a
 })
 
 test('numbers and dates come out in exactly the text the normalizer writes, whichever path they take', async (t) => {
-  const doc = compileTranscoder({ type: 'record', item: Sp2Document }, { offset: OFFSET })
+  const doc = compileTranscoder({ type: 'record', item: identityOnly(Sp2Document) }, { offset: OFFSET })
   // The text of one member of our answer, as written (not parsed): a number passed through must already be its shortest form.
   const member = (body: string, name: string): string | undefined => {
     const json = doc(Buffer.from(`{"id_document_sp2":"u",${body}}`))?.json.toString()
@@ -341,6 +344,43 @@ test('keys shorter than a word are recognised too', async (t) => {
   t.equal(out('[{"a":"x","bc":2,"def":"y"},{"a":"z","bc":3,"def":"w"}]'), '[{"alpha":"x","beta":2,"gamma":"y"},{"alpha":"z","beta":3,"gamma":"w"}]')
   t.equal(out('[{"a" : "x", "def":"y"}]'), '[{"alpha":"x","gamma":"y"}]', 'with white space around the colon')
   t.equal(out('[{"b":"x"}]'), undefined, 'a different one-byte key is not taken for the predicted one: the identity field is missing')
+})
+
+test('unknown keys, wherever the hub writes them, end up under hubExtra at the end of their record, byte for byte as the normalizer\'s', async (t) => {
+  const list = compileTranscoder({ type: 'list', item: Sp2Container }, { offset: OFFSET })
+  const doc = compileTranscoder({ type: 'record', item: identityOnly(Sp2Document) }, { offset: OFFSET })
+  const op = operations.find(o => o.id === 'document_sp2_container/cargo_owner')!
+  const c = '"id_sp2_container":1,"container_no":"A","gate_pass":null'
+  const cases: Array<[string, string, string]> = [
+    ['none', `[{${c}}]`, '[{"sp2ContainerId":1,"containerNo":"A","gatePass":null}]'],
+    ['first', `[{"x_a":1,${c}}]`, '[{"sp2ContainerId":1,"containerNo":"A","gatePass":null,"hubExtra":{"xA":1}}]'],
+    ['between and last', '[{"id_sp2_container":1,"x_a":[1,{"y_b":2}],"container_no":"A","gate_pass":null,"z":"q"}]',
+      '[{"sp2ContainerId":1,"containerNo":"A","gatePass":null,"hubExtra":{"xA":[1,{"yB":2}],"z":"q"}}]'],
+    ['in each of two items', `[{${c},"p":1},{"q":{},${c}}]`,
+      '[{"sp2ContainerId":1,"containerNo":"A","gatePass":null,"hubExtra":{"p":1}},{"sp2ContainerId":1,"containerNo":"A","gatePass":null,"hubExtra":{"q":{}}}]']
+  ]
+  for (const [name, body, expected] of cases) {
+    t.equal(list(Buffer.from(body))?.json.toString(), expected, name)
+    const ref = compileNormalizer(Sp2Container, { offset: OFFSET })
+    t.equal(JSON.stringify((JSON.parse(body) as unknown[]).map(item => ref(item))), expected, `${name}: the normalizer's bytes`)
+  }
+  t.ok(agree(op, `[{"x_a":1,${c},"id_document_sp2":"u"}]`), 'the cargo-owner lookup: fast path, the reference path\'s answer')
+  t.same(JSON.parse(doc(Buffer.from('{"o_k":1,"id_document_sp2":"u","container":[{"container_no":"C","n_k":2}],"mst_platform":{"p_k":3},"z_k":4}'))?.json.toString() ?? 'null'),
+    { sp2Id: 'u', containers: [{ containerNo: 'C', hubExtra: { nK: 2 } }], platform: { hubExtra: { pK: 3 } }, hubExtra: { oK: 1, zK: 4 } }, 'nested records each keep their own')
+  t.equal(doc(Buffer.from('{"id_document_sp2":"u","container":[{"container_no":"C","x":1,"x":2}]}')), undefined, 'a duplicate unknown key in a nested record: the reference path decides')
+})
+
+test('a required field left out, or null where it may not be, is left to the reference path, which reports it', async (t) => {
+  const list = compileTranscoder({ type: 'list', item: Sp2Container }, { offset: OFFSET })
+  const bl = compileTranscoder({ type: 'record', item: BlEntry }, { offset: OFFSET })
+  t.ok(list(Buffer.from('[{"id_sp2_container":1,"container_no":"A","gate_pass":null}]')), 'all there: the fast path')
+  t.equal(list(Buffer.from('[{"container_no":"A","gate_pass":null}]')), undefined, 'an integer left out')
+  t.equal(list(Buffer.from('[{"id_sp2_container":1,"container_no":"A"}]')), undefined, 'a field that may be null left out')
+  t.equal(list(Buffer.from('[{"id_sp2_container":null,"container_no":"A","gate_pass":null}]')), undefined, 'null where it may not be')
+  t.equal(bl(Buffer.from('{"bl_no":"B"}')), undefined, 'a BL entry without its date')
+  const op = operations.find(o => o.id === 'noblbc16')!
+  const ref = reference(op, '{"Data BL BC 1.6":[{"bl_no":"B"}]}')
+  t.match(ref.ok ? undefined : ref.error, { name: 'ShapeError', path: /bl_date$/ }, 'the reference path names the field')
 })
 
 test('the sandbox\'s SP2 lists (20 and 500 documents) take the fast path, equal to the reference path', async (t) => {

@@ -196,10 +196,9 @@ form.npwpForm.addEventListener('submit', async (event) => {
  * @param {TaxpayerBillOfLading} bl
  */
 async function openShipment (npwp, bl) {
-  const blDate = bl.blDate ?? ''
-  shown = { npwp, blNo: bl.blNo, blDate, documentType: bl.documentType, etag: null }
+  shown = { npwp, blNo: bl.blNo, blDate: bl.blDate, documentType: bl.documentType, etag: null }
   view.shipment.hidden = false
-  view.shipmentTitle.textContent = `${TYPE_NAMES[bl.documentType]} ${bl.blNo} of ${blDate}`
+  view.shipmentTitle.textContent = `${TYPE_NAMES[bl.documentType]} ${bl.blNo} of ${bl.blDate}`
   for (const table of [view.declarations, view.containers, view.sp2Documents]) replaceRows(table, [])
   for (const note of [view.declarationsEmpty, view.containersEmpty, view.sp2DocumentsEmpty]) hide(note)
   await showShipment()
@@ -257,13 +256,13 @@ function renderShipment (shipment, meta) {
   // A container's gate pass is on its SP2 document.
   const gatePasses = new Map()
   for (const sp2 of sp2Documents ?? []) {
-    for (const container of sp2.containers ?? []) if (container.containerNo !== undefined) gatePasses.set(container.containerNo, container.gatePass)
+    for (const container of sp2.containers) gatePasses.set(container.containerNo, container.gatePass)
   }
   replaceRows(view.containers, (containers ?? []).map(c => row([c.containerNo, c.containerSize, c.containerType, gatePasses.get(c.containerNo) ?? 'none yet'])))
   emptyState(view.containersEmpty, containers, sourceOf('containers'), 'No containers listed for this BL.')
 
   replaceRows(view.sp2Documents, (sp2Documents ?? []).map(d =>
-    row([d.sp2Id, d.status, d.terminal, d.containers?.map(c => c.containerNo).join(', ')])))
+    row([d.sp2Id, d.status, d.terminal, d.containers.map(c => c.containerNo).join(', ')])))
   emptyState(view.sp2DocumentsEmpty, sp2Documents, sourceOf('sp2Documents'), 'No SP2 documents for this BL yet.')
 }
 

@@ -1,5 +1,5 @@
 import { OPERATIONS, type OperationId } from '../../src/catalogue/operations.ts'
-import { camelCase, isArrayKind, isResource, namesOf, type FieldSpec, type ResourceSpec, type ScalarKind } from '../../src/catalogue/resource-spec.ts'
+import { camelCase, HUB_EXTRA, isArrayKind, isResource, namesOf, type FieldSpec, type ResourceSpec, type ScalarKind } from '../../src/catalogue/resource-spec.ts'
 import { ALL_RESOURCES } from '../../src/catalogue/resources.ts'
 import type { HubOperation, ParamKind, RequestBodyField } from '../../src/catalogue/types.ts'
 import { ConfigSchema } from '../../src/config/schema.ts'
@@ -102,7 +102,7 @@ function resourceRows (spec: ResourceSpec): GlossaryRow[] {
     upstream: field.upstream,
     gateway: name,
     where: spec.id,
-    conversion: i === 0 ? fieldConversion(field) : `${SCALAR_CONVERSIONS.datetime}${field.nullable === true ? ', or null' : ''}`,
+    conversion: i === 0 ? `${fieldConversion(field)}${spec.required?.includes(field.upstream) === true ? '; **required**' : ''}` : `${SCALAR_CONVERSIONS.datetime}${field.nullable === true ? ', or null' : ''}`,
     description: i === 0 ? field.description : `${field.description}, with its time of day`
   })))
 }
@@ -269,7 +269,8 @@ export function renderGlossary (): string {
     `- Request dates: the hub takes ${code('YYYYMMDD')}; callers write ${code('YYYY-MM-DD')} (${code('2024-03-01')} → ${code(toCompactDate('2024-03-01'))}).`,
     `- Request date-times (offers): an ISO date-time with offset becomes ${code('YYYY-MM-DD HH:MM:SS')} in the hub's local time.`,
     `- An empty ${code('gate_pass')} becomes ${code('null')}, like a null one.`,
-    `- Fields the hub sends beyond those listed are kept, their keys camelCased all the way down (${code(unknownExample)} → ${code(camelCase(unknownExample))}); none is silently dropped.`,
+    `- Fields the hub sends beyond those listed are kept, their keys camelCased all the way down (${code(unknownExample)} → ${code(camelCase(unknownExample))}), under the record's ${code(HUB_EXTRA)}, which is there only when the hub sent some; none is silently dropped, and none is beside ours.`,
+    '- A field marked **required** is in every record: the hub always sends it, and a record without it (or with null where it may not be) is UPSTREAM_BAD_RESPONSE. The others may be absent.',
     `- A listed field the hub spells another way (${code('id_request_booking')}, ${code('IdRequestBooking')} or ${code('bookingRequestId')} for ${code('idRequestBooking')}: any key that camelCases to the field's hub name or to ours) is that field: renamed and converted like it, and dropped where the field is answered already (write answers always answer the request's own fields). One thing never comes back under two names.`,
     '',
     '## Resources',

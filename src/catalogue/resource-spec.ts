@@ -47,11 +47,21 @@ export interface ResourceSpec {
   source: string
   fields: FieldSpec[]
   /**
-   * Upstream fields without which a record is not the documented shape
-   * (UPSTREAM_BAD_RESPONSE): the record's identity. Everything else may be absent.
+   * Upstream fields the hub always sends: without one, or with a profile's
+   * null string where the field may not be null, the record is not the
+   * documented shape (UPSTREAM_BAD_RESPONSE). They are answered always (for
+   * a date-with-time field its date; the date-time is left out where the hub
+   * sends the day alone). Which fields: resources.ts says.
    */
   required?: string[]
 }
+
+/**
+ * Our name of the member of a record that holds what the hub sent beyond the
+ * record's spec (its keys camelCased), present only when it sent some: our
+ * names stay a closed set, and a caller's misspelt field does not compile.
+ */
+export const HUB_EXTRA = 'hubExtra'
 
 export function isResource (kind: FieldSpec['kind']): kind is ResourceSpec {
   return typeof kind === 'object' && 'fields' in kind

@@ -1,11 +1,24 @@
 import type { FieldSpec, ResourceSpec } from './resource-spec.ts'
 
+/*
+ * Which fields are `required` (always answered; missing, the record is
+ * UPSTREAM_BAD_RESPONSE): of a record the hub's description shows in full,
+ * its identity (a BL's number and date: every lookup takes both), and the
+ * listed fields that are not text: integers, numbers, flags, nested records
+ * and lists, and the fields that may be null (a profile's null string there
+ * is null, never absent). Text fields other than the identity stay optional:
+ * a hub may send one empty, and a profile that reads the empty string as null
+ * (public-callers) leaves it out. Records the description does not show
+ * (container list items, platform services) and the hub's part of the write
+ * answers have no required field.
+ */
+
 // docs/hub.md#bl-list-entry
 export const BlEntry: ResourceSpec = {
   id: 'BillOfLading',
   title: 'Bill of lading list entry',
   source: 'docs/hub.md#bl-list-entry',
-  required: ['bl_no'],
+  required: ['bl_no', 'bl_date'],
   fields: [
     { upstream: 'bl_no', name: 'blNo', kind: 'string', description: 'Bill of lading number' },
     { upstream: 'bl_date', name: 'blDate', dateTimeName: 'blDateTime', kind: 'date-with-time', description: 'Bill of lading date' }
@@ -62,7 +75,7 @@ export const Sp2Container: ResourceSpec = {
   id: 'Sp2Container',
   title: 'Container of an SP2 document',
   source: 'docs/hub.md#sp2-container',
-  required: ['container_no'],
+  required: ['container_no', 'id_sp2_container', 'gate_pass'],
   fields: sp2ContainerFields
 }
 
@@ -71,7 +84,7 @@ export const CargoOwnerContainer: ResourceSpec = {
   id: 'CargoOwnerContainer',
   title: 'Container of a cargo owner\'s SP2 document',
   source: 'docs/hub.md#sp2-container, docs/hub.md#sp2-containers-of-a-cargo-owner',
-  required: ['container_no'],
+  required: ['container_no', 'id_sp2_container', 'gate_pass'],
   fields: [
     ...sp2ContainerFields,
     { upstream: 'id_document_sp2', name: 'sp2Id', kind: 'string', format: 'uuid', description: 'SP2 document id' }
@@ -83,6 +96,7 @@ export const Sp2Log: ResourceSpec = {
   id: 'Sp2LogEntry',
   title: 'SP2 status log entry',
   source: 'docs/hub.md#sp2-log-entry',
+  required: ['id_sp2_log'],
   fields: [
     { upstream: 'id_sp2_log', name: 'sp2LogId', kind: 'integer', description: 'Log entry id' },
     { upstream: 'id_document_sp2', name: 'sp2Id', kind: 'string', description: 'SP2 document id' },
@@ -96,6 +110,7 @@ export const UserDocument: ResourceSpec = {
   id: 'DocumentUser',
   title: 'User with access to a document',
   source: 'docs/hub.md#document-user',
+  required: ['id_user_document', 'access_do', 'access_sp2', 'access_trucking', 'access_warehouse', 'access_depo', 'access_domestic', 'is_ppjk'],
   fields: [
     { upstream: 'id_user_document', name: 'userDocumentId', kind: 'integer', description: 'User-document link id' },
     { upstream: 'npwp', name: 'npwp', kind: 'string', description: 'User taxpayer number' },
@@ -115,6 +130,7 @@ export const ProcessType: ResourceSpec = {
   id: 'ProcessType',
   title: 'Customs process type',
   source: 'docs/hub.md#document-type',
+  required: ['kd_process_type'],
   fields: [
     { upstream: 'kd_process_type', name: 'processTypeCode', kind: 'integer', description: 'Process type code' },
     { upstream: 'process_name', name: 'processName', kind: 'string', description: 'Process name' }
@@ -126,6 +142,7 @@ export const DocumentType: ResourceSpec = {
   id: 'DocumentType',
   title: 'Customs document type',
   source: 'docs/hub.md#document-type',
+  required: ['kd_document_type', 'kd_process_type', 'mst_process_type'],
   fields: [
     { upstream: 'kd_document_type', name: 'documentTypeCode', kind: 'integer', description: 'Document type code' },
     { upstream: 'kd_process_type', name: 'processTypeCode', kind: 'integer', description: 'Process type code' },
@@ -141,6 +158,7 @@ export const TdDocument: ResourceSpec = {
   id: 'CustomsDocument',
   title: 'Customs document of an SP2 document',
   source: 'docs/hub.md#customs-document',
+  required: ['id_document', 'kd_document_type', 'finish_do', 'finish_trucking', 'finish_sp2', 'finish_warehouse', 'finish_depo', 'do_number', 'do_date', 'mst_document_type', 'user_document'],
   fields: [
     { upstream: 'id_document', name: 'documentId', kind: 'integer', description: 'Document id' },
     { upstream: 'kd_document_type', name: 'documentTypeCode', kind: 'integer', description: 'Document type code' },
@@ -182,6 +200,7 @@ export const Platform: ResourceSpec = {
   id: 'Platform',
   title: 'Truck or logistics platform',
   source: 'docs/hub.md#platform',
+  required: ['no_rekening', 'npwp', 'app_url', 'kode_kantor', 'mst_kantor', 'mstPlatformServices'],
   fields: [
     { upstream: 'id_platform', name: 'platformId', kind: 'string', description: 'Platform code' },
     { upstream: 'nama_platform', name: 'name', kind: 'string', description: 'Platform name' },
@@ -206,7 +225,7 @@ export const Sp2Document: ResourceSpec = {
   id: 'Sp2Document',
   title: 'SP2 (delivery order release) document',
   source: 'docs/hub.md#sp2-document',
-  required: ['id_document_sp2'],
+  required: ['id_document_sp2', 'id_ff_ppjk', 'price', 'party', 'url', 'is_finished', 'payment_url', 'id_document', 'td_document', 'mst_platform', 'container', 'sp2_log'],
   fields: [
     { upstream: 'id_document_sp2', name: 'sp2Id', kind: 'string', format: 'uuid', description: 'SP2 document id' },
     { upstream: 'request_date', name: 'requestedAt', kind: 'datetime', description: 'When the SP2 was requested' },

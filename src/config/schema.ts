@@ -15,7 +15,7 @@ const Milliseconds = (description: string, defaultValue: number) =>
   Type.Integer({ minimum: 1, maximum: 600_000, default: defaultValue, description })
 
 /**
- * Per-operation overrides for what docs/hub.md leaves open (4.10): the
+ * Per-operation overrides for what docs/hub.md#open-points leaves open: the
  * response key, the headers an operation sends, the upstream parameter names
  * and the date format of date parameters.
  */

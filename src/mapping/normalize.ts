@@ -1,5 +1,5 @@
 import { camelCaseDeep, cachedCamelCase, fieldRules, orNull, spellingsOf, type Convert } from './fields.ts'
-import { isArrayKind, isResource, namesOf, type FieldSpec, type ResourceSpec } from '../catalogue/resource-spec.ts'
+import { HUB_EXTRA, isArrayKind, isResource, namesOf, type FieldSpec, type ResourceSpec } from '../catalogue/resource-spec.ts'
 import { documentedTolerance, OMIT, type Tolerance } from './drift.ts'
 import { located, ShapeError } from './shape-error.ts'
 
@@ -91,13 +91,14 @@ function compileRecord (spec: ResourceSpec, options: Options): (value: unknown) 
         throw located(error, field.upstream)
       }
     }
+    let extra: Record<string, unknown> | undefined
     for (const key in src) {
       if (known.has(key)) continue
       const name = cachedCamelCase(key)
       const field = aliases.get(name)
-      // Unknown fields are kept, camelCased (docs/api.md#the-dialect).
+      // Unknown fields are kept, camelCased, apart from ours: under `hubExtra`, so that our names stay a closed set (docs/api.md#the-dialect).
       if (field === undefined) {
-        out[name] = camelCaseDeep(src[key])
+        (extra ??= {})[name] = camelCaseDeep(src[key])
         continue
       }
       // A field the spec maps, in another spelling: the field, under our name; dropped where the field is already answered.
@@ -114,6 +115,7 @@ function compileRecord (spec: ResourceSpec, options: Options): (value: unknown) 
         throw located(error, key)
       }
     }
+    if (extra !== undefined) out[HUB_EXTRA] = extra
     return out
   }
 }

@@ -3,7 +3,7 @@ import type { Answer } from './answer.ts'
 import type { OperationContext } from './context.ts'
 
 // Handlers of the booking calls (docs/hub.md#offer-posting-api-02, docs/hub.md#booked-notification-api-04).
-// Neither success body is shown (4.10.5, 4.10.6); these are our choices.
+// Neither success body is shown (docs/hub.md#offer-answer-and-its-credentials, docs/hub.md#booked-answer); these are our choices.
 
 const DATETIME = /^\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01]) ([01]\d|2[0-3]):[0-5]\d:[0-5]\d$/
 const UNKNOWN_BOOKING = 'Booking request tidak ditemukan'

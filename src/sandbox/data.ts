@@ -331,7 +331,7 @@ export interface SandboxFixtures {
   unknownNpwp: string
   /** Well-formed BL number the hub knows nothing about (empty lists). */
   unknownBlNo: string
-  /** One BC 2.0 declaration (4.4). */
+  /** One BC 2.0 declaration (docs/hub.md#bc-20-declaration-by-pib-number). */
   declaration: { npwp: string, pibNo: string, blNo: string, blDate: string }
   /** Six-digit PIB number that does not exist. */
   unknownPibNo: string
@@ -343,7 +343,7 @@ export interface SandboxFixtures {
   sp2: BlFixture & {
     npwp: string
     documentIds: string[]
-    /** First document's id (4.2 finalization). */
+    /** First document's id (the finalization's, docs/hub.md#sp2-finalization). */
     sp2Id: string
     /** First document's td_document.id_document. */
     idDocument: number

@@ -1,5 +1,8 @@
 import { DOCUMENT_TYPES, operationsOf } from '../catalogue/operations.ts'
 import { Type, type TSchema } from './typebox.ts'
+import { BlEntry } from '../catalogue/resources.ts'
+import { HUB_EXTRA } from '../catalogue/resource-spec.ts'
+import { resourceSchema } from './resource-schemas.ts'
 
 /**
  * The answers composed of several lookups: a taxpayer's BL lists
@@ -55,10 +58,17 @@ export const ShipmentResponseSchema = Type.Object({
 
 const BL_LIST_TYPES = operationsOf('bl-list').map(op => op.documentType.code)
 
-export const TaxpayerBillOfLadingSchema = Type.Intersect([
-  Type.Ref('BillOfLading'),
-  Type.Object({ documentType: Type.Enum(BL_LIST_TYPES, { description: 'Customs document type of the list the entry came from' }) })
-], { $id: 'TaxpayerBillOfLading', title: 'Bill of lading of a taxpayer, tagged with its document type' })
+// The BL list entry's fields and its tag in one closed object: an allOf of the closed entry and the tag would admit neither.
+const BillOfLading = resourceSchema(BlEntry)
+export const TaxpayerBillOfLadingSchema = Type.Object({
+  ...BillOfLading.properties,
+  documentType: Type.Enum(BL_LIST_TYPES, { description: 'Customs document type of the list the entry came from' })
+}, {
+  $id: 'TaxpayerBillOfLading',
+  title: 'Bill of lading of a taxpayer, tagged with its document type',
+  description: `A BL list entry (\`BillOfLading\`) with its \`documentType\`. Fields the hub sends beyond these are under \`${HUB_EXTRA}\`, present only when there are some.`,
+  additionalProperties: false
+})
 
 const TaxpayerSourceSchema = Type.Object({
   documentType: Type.Enum(BL_LIST_TYPES, { description: 'Customs document type' }),

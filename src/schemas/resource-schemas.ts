@@ -1,5 +1,5 @@
-import { Type, type TSchema } from './typebox.ts'
-import { isArrayKind, isResource, namesOf, type FieldSpec, type ResourceSpec, type ScalarKind } from '../catalogue/resource-spec.ts'
+import { Type, type TObject, type TSchema } from './typebox.ts'
+import { HUB_EXTRA, isArrayKind, isResource, namesOf, type FieldSpec, type ResourceSpec, type ScalarKind } from '../catalogue/resource-spec.ts'
 
 // The JSON Schema of each resource of catalogue/resources.ts, as the OpenAPI
 // document's components show it (registered by plugins/swagger.ts).
@@ -50,24 +50,32 @@ function dateTimeSchema (field: FieldSpec): TSchema {
   return scalarSchema(field, SCALAR.datetime, `${field.description}, with the time of day the hub sends: ISO 8601 with the hub's offset. Hub field: \`${field.upstream}\`.`)
 }
 
+/** What `hubExtra` is, in every resource's schema. */
+const HUB_EXTRA_DESCRIPTION = 'The fields the hub sent beyond the documented ones, under their names camelCased (all the way down); ' +
+  'present only when there are some. Undocumented: their names and values may change with the hub.'
+
 /**
- * The response schema of a resource: every field the spec names, optional
- * but for the record's identity (the hub omits fields at times), and open for the unknown fields
- * the gateway keeps (docs/api.md#the-dialect).
+ * The response schema of a resource: every field the spec names, required
+ * where the spec says the hub always sends it (`required`, and the fields
+ * filled from the request), optional otherwise, and closed: what the hub
+ * adds beyond the spec is under `hubExtra`, so a misspelt field is no field.
  */
-export function resourceSchema (spec: ResourceSpec): TSchema {
+export function resourceSchema (spec: ResourceSpec): TObject {
   const properties: Record<string, TSchema> = {}
   const required = new Set([...(spec.required ?? []), ...spec.fields.filter(f => f.fromRequest === true).map(f => f.upstream)])
   for (const field of spec.fields) {
     const schemas = [fieldSchema(field), ...(namesOf(field).length === 2 ? [dateTimeSchema(field)] : [])]
     namesOf(field).forEach((name, i) => {
-      properties[name] = required.has(field.upstream) ? schemas[i]! : Type.Optional(schemas[i]!)
+      // A date-with-time's date-time is left out where the hub sends the day alone (a profile's dateAnswered): never required.
+      properties[name] = required.has(field.upstream) && i === 0 ? schemas[i]! : Type.Optional(schemas[i]!)
     })
   }
+  if (HUB_EXTRA in properties) throw new Error(`resource ${spec.id}: a field is named ${HUB_EXTRA}`)
+  properties[HUB_EXTRA] = Type.Optional(Type.Unsafe<Record<string, unknown>>({ type: 'object', additionalProperties: true, description: HUB_EXTRA_DESCRIPTION }))
   return Type.Object(properties, {
     $id: spec.id,
     title: spec.title,
-    description: `${spec.title}. Fields the hub adds beyond these are passed on with camelCased names.`,
-    additionalProperties: true
+    description: `${spec.title}. Fields the hub sends beyond these are under \`${HUB_EXTRA}\`, present only when there are some.`,
+    additionalProperties: false
   })
 }

@@ -677,7 +677,7 @@ export interface components {
         };
         /**
          * Bill of lading list entry
-         * @description Bill of lading list entry. Fields the hub adds beyond these are passed on with camelCased names.
+         * @description Bill of lading list entry. Fields the hub sends beyond these are under `hubExtra`, present only when there are some.
          */
         BillOfLading: {
             /** @description Bill of lading number. Hub field: `bl_no`. */
@@ -686,18 +686,20 @@ export interface components {
              * Format: date
              * @description Bill of lading date: the day in the hub's calendar, `YYYY-MM-DD`. Hub field: `bl_date` (its date).
              */
-            blDate?: string;
+            blDate: string;
             /**
              * Format: date-time
              * @description Bill of lading date, with the time of day the hub sends: ISO 8601 with the hub's offset. Hub field: `bl_date`.
              */
             blDateTime?: string;
-        } & {
-            [key: string]: unknown;
+            /** @description The fields the hub sent beyond the documented ones, under their names camelCased (all the way down); present only when there are some. Undocumented: their names and values may change with the hub. */
+            hubExtra?: {
+                [key: string]: unknown;
+            };
         };
         /**
          * BC 2.0 customs declaration (PIB)
-         * @description BC 2.0 customs declaration (PIB). Fields the hub adds beyond these are passed on with camelCased names.
+         * @description BC 2.0 customs declaration (PIB). Fields the hub sends beyond these are under `hubExtra`, present only when there are some.
          */
         Bc20Declaration: {
             /** @description Customs application reference (CAR, nomor aju). Hub field: `car`. */
@@ -748,12 +750,14 @@ export interface components {
             forwarderNpwp?: string;
             /** @description Freight forwarder name. Hub field: `nm_ff`. */
             forwarderName?: string;
-        } & {
-            [key: string]: unknown;
+            /** @description The fields the hub sent beyond the documented ones, under their names camelCased (all the way down); present only when there are some. Undocumented: their names and values may change with the hub. */
+            hubExtra?: {
+                [key: string]: unknown;
+            };
         };
         /**
          * Container of a customs document
-         * @description Container of a customs document. Fields the hub adds beyond these are passed on with camelCased names.
+         * @description Container of a customs document. Fields the hub sends beyond these are under `hubExtra`, present only when there are some.
          */
         CustomsContainer: {
             /** @description Container number (ISO 6346). Hub field: `no_kontainer`. */
@@ -769,12 +773,14 @@ export interface components {
              * @description Bill of lading date. Hub field: `tgl_bl`.
              */
             blDate?: string;
-        } & {
-            [key: string]: unknown;
+            /** @description The fields the hub sent beyond the documented ones, under their names camelCased (all the way down); present only when there are some. Undocumented: their names and values may change with the hub. */
+            hubExtra?: {
+                [key: string]: unknown;
+            };
         };
         /**
          * SP2 (delivery order release) document
-         * @description SP2 (delivery order release) document. Fields the hub adds beyond these are passed on with camelCased names.
+         * @description SP2 (delivery order release) document. Fields the hub sends beyond these are under `hubExtra`, present only when there are some.
          */
         Sp2Document: {
             /**
@@ -790,7 +796,7 @@ export interface components {
             /** @description Platform code. Hub field: `id_platform`. */
             platformId?: string;
             /** @description Freight forwarder / customs broker id. Hub field: `id_ff_ppjk`. */
-            forwarderId?: string | null;
+            forwarderId: string | null;
             /** @description Terminal name. Hub field: `terminal`. */
             terminal?: string;
             /**
@@ -806,39 +812,41 @@ export interface components {
              */
             proformaDate?: string;
             /** @description Price, two decimals. Hub field: `price`. */
-            price?: number;
+            price: number;
             /** @description Status, e.g. Finish. Hub field: `status`. */
             status?: string;
             /** @description Number of containers (the hub's "party"). Hub field: `party`. */
-            containerCount?: number;
+            containerCount: number;
             /** @description Document address. Hub field: `url`. */
-            documentUrl?: string | null;
+            documentUrl: string | null;
             /** @description Finished (finalized). Hub field: `is_finished`. */
-            finished?: boolean;
+            finished: boolean;
             /** @description Payment address. Hub field: `payment_url`. */
-            paymentUrl?: string | null;
+            paymentUrl: string | null;
             /** @description Id of the customs document (equals customsDocument.documentId; not the SP2 document's id, `sp2Id`). Hub field: `id_document`. */
-            customsDocumentId?: number;
+            customsDocumentId: number;
             /** @description The customs document the SP2 releases. Hub field: `td_document`. */
-            customsDocument?: components["schemas"]["CustomsDocument"];
+            customsDocument: components["schemas"]["CustomsDocument"];
             /** @description Platform. Hub field: `mst_platform`. */
-            platform?: components["schemas"]["Platform"];
+            platform: components["schemas"]["Platform"];
             /** @description Containers. Hub field: `container`. */
-            containers?: components["schemas"]["Sp2Container"][];
+            containers: components["schemas"]["Sp2Container"][];
             /** @description Status log. Hub field: `sp2_log`. */
-            logs?: components["schemas"]["Sp2LogEntry"][];
-        } & {
-            [key: string]: unknown;
+            logs: components["schemas"]["Sp2LogEntry"][];
+            /** @description The fields the hub sent beyond the documented ones, under their names camelCased (all the way down); present only when there are some. Undocumented: their names and values may change with the hub. */
+            hubExtra?: {
+                [key: string]: unknown;
+            };
         };
         /**
          * Customs document of an SP2 document
-         * @description Customs document of an SP2 document. Fields the hub adds beyond these are passed on with camelCased names.
+         * @description Customs document of an SP2 document. Fields the hub sends beyond these are under `hubExtra`, present only when there are some.
          */
         CustomsDocument: {
             /** @description Document id. Hub field: `id_document`. */
-            documentId?: number;
+            documentId: number;
             /** @description Document type code. Hub field: `kd_document_type`. */
-            documentTypeCode?: number;
+            documentTypeCode: number;
             /** @description Document number. Hub field: `document_no`. */
             documentNo?: string;
             /**
@@ -856,15 +864,15 @@ export interface components {
              */
             blDate?: string;
             /** @description Delivery order done. Hub field: `finish_do`. */
-            deliveryOrderFinished?: boolean;
+            deliveryOrderFinished: boolean;
             /** @description Trucking done. Hub field: `finish_trucking`. */
-            truckingFinished?: boolean;
+            truckingFinished: boolean;
             /** @description SP2 done. Hub field: `finish_sp2`. */
-            sp2Finished?: boolean;
+            sp2Finished: boolean;
             /** @description Warehousing done. Hub field: `finish_warehouse`. */
-            warehouseFinished?: boolean;
+            warehouseFinished: boolean;
             /** @description Depot done. Hub field: `finish_depo`. */
-            depotFinished?: boolean;
+            depotFinished: boolean;
             /** @description Cargo owner name. Hub field: `nm_cargoowner`. */
             cargoOwnerName?: string;
             /** @description Cargo owner taxpayer number. Hub field: `npwp_cargo_owner`. */
@@ -877,28 +885,30 @@ export interface components {
              */
             sppbDate?: string;
             /** @description Delivery order number. Hub field: `do_number`. */
-            deliveryOrderNo?: string | null;
+            deliveryOrderNo: string | null;
             /**
              * Format: date
              * @description Delivery order date. Hub field: `do_date`.
              */
-            deliveryOrderDate?: string | null;
+            deliveryOrderDate: string | null;
             /** @description The customs document type: code, name, process (not the `documentType` tag of the taxpayer's BL list, `bc16`/`bc20`/`bc23`). Hub field: `mst_document_type`. */
-            documentTypeDetails?: components["schemas"]["DocumentType"];
+            documentTypeDetails: components["schemas"]["DocumentType"];
             /** @description Users with access to the document. Hub field: `user_document`. */
-            users?: components["schemas"]["DocumentUser"][];
-        } & {
-            [key: string]: unknown;
+            users: components["schemas"]["DocumentUser"][];
+            /** @description The fields the hub sent beyond the documented ones, under their names camelCased (all the way down); present only when there are some. Undocumented: their names and values may change with the hub. */
+            hubExtra?: {
+                [key: string]: unknown;
+            };
         };
         /**
          * Customs document type
-         * @description Customs document type. Fields the hub adds beyond these are passed on with camelCased names.
+         * @description Customs document type. Fields the hub sends beyond these are under `hubExtra`, present only when there are some.
          */
         DocumentType: {
             /** @description Document type code. Hub field: `kd_document_type`. */
-            documentTypeCode?: number;
+            documentTypeCode: number;
             /** @description Process type code. Hub field: `kd_process_type`. */
-            processTypeCode?: number;
+            processTypeCode: number;
             /** @description Document name. Hub field: `document_name`. */
             documentName?: string;
             /** @description Description. Hub field: `description`. */
@@ -906,53 +916,59 @@ export interface components {
             /** @description Address of the hub's container lookup for this document type (a hub address, not a gateway route). Hub field: `containerAPI`. */
             containerLookupUrl?: string;
             /** @description Process type. Hub field: `mst_process_type`. */
-            processType?: components["schemas"]["ProcessType"];
-        } & {
-            [key: string]: unknown;
+            processType: components["schemas"]["ProcessType"];
+            /** @description The fields the hub sent beyond the documented ones, under their names camelCased (all the way down); present only when there are some. Undocumented: their names and values may change with the hub. */
+            hubExtra?: {
+                [key: string]: unknown;
+            };
         };
         /**
          * Customs process type
-         * @description Customs process type. Fields the hub adds beyond these are passed on with camelCased names.
+         * @description Customs process type. Fields the hub sends beyond these are under `hubExtra`, present only when there are some.
          */
         ProcessType: {
             /** @description Process type code. Hub field: `kd_process_type`. */
-            processTypeCode?: number;
+            processTypeCode: number;
             /** @description Process name. Hub field: `process_name`. */
             processName?: string;
-        } & {
-            [key: string]: unknown;
+            /** @description The fields the hub sent beyond the documented ones, under their names camelCased (all the way down); present only when there are some. Undocumented: their names and values may change with the hub. */
+            hubExtra?: {
+                [key: string]: unknown;
+            };
         };
         /**
          * User with access to a document
-         * @description User with access to a document. Fields the hub adds beyond these are passed on with camelCased names.
+         * @description User with access to a document. Fields the hub sends beyond these are under `hubExtra`, present only when there are some.
          */
         DocumentUser: {
             /** @description User-document link id. Hub field: `id_user_document`. */
-            userDocumentId?: number;
+            userDocumentId: number;
             /** @description User taxpayer number. Hub field: `npwp`. */
             npwp?: string;
             /** @description User name. Hub field: `name`. */
             name?: string;
             /** @description May use delivery orders. Hub field: `access_do`. */
-            deliveryOrderAccess?: boolean;
+            deliveryOrderAccess: boolean;
             /** @description May use SP2. Hub field: `access_sp2`. */
-            sp2Access?: boolean;
+            sp2Access: boolean;
             /** @description May use trucking. Hub field: `access_trucking`. */
-            truckingAccess?: boolean;
+            truckingAccess: boolean;
             /** @description May use warehousing. Hub field: `access_warehouse`. */
-            warehouseAccess?: boolean;
+            warehouseAccess: boolean;
             /** @description May use depots. Hub field: `access_depo`. */
-            depotAccess?: boolean;
+            depotAccess: boolean;
             /** @description May use domestic services. Hub field: `access_domestic`. */
-            domesticAccess?: boolean;
+            domesticAccess: boolean;
             /** @description User is a customs broker (PPJK). Hub field: `is_ppjk`. */
-            isCustomsBroker?: boolean;
-        } & {
-            [key: string]: unknown;
+            isCustomsBroker: boolean;
+            /** @description The fields the hub sent beyond the documented ones, under their names camelCased (all the way down); present only when there are some. Undocumented: their names and values may change with the hub. */
+            hubExtra?: {
+                [key: string]: unknown;
+            };
         };
         /**
          * Truck or logistics platform
-         * @description Truck or logistics platform. Fields the hub adds beyond these are passed on with camelCased names.
+         * @description Truck or logistics platform. Fields the hub sends beyond these are under `hubExtra`, present only when there are some.
          */
         Platform: {
             /** @description Platform code. Hub field: `id_platform`. */
@@ -968,11 +984,11 @@ export interface components {
             /** @description Live tracking address. Hub field: `live_tracking_url`. */
             liveTrackingUrl?: string;
             /** @description Application address. Hub field: `app_url`. */
-            appUrl?: string | null;
+            appUrl: string | null;
             /** @description Bank account number. Hub field: `no_rekening`. */
-            bankAccountNo?: string | null;
+            bankAccountNo: string | null;
             /** @description Platform taxpayer number. Hub field: `npwp`. */
-            npwp?: string | null;
+            npwp: string | null;
             /** @description Logo file name. Hub field: `logo_platform`. */
             logoFileName?: string;
             /**
@@ -986,33 +1002,37 @@ export interface components {
              */
             publicationUpdatedAt?: string;
             /** @description Customs office code. Hub field: `kode_kantor`. */
-            officeCode?: string | null;
+            officeCode: string | null;
             /** @description Customs office (its structure is not documented by the hub; passed on with camelCased keys). Hub field: `mst_kantor`. */
-            office?: unknown;
+            office: unknown;
             /** @description Services the platform offers. Hub field: `mstPlatformServices`. */
-            services?: components["schemas"]["PlatformService"][];
-        } & {
-            [key: string]: unknown;
+            services: components["schemas"]["PlatformService"][];
+            /** @description The fields the hub sent beyond the documented ones, under their names camelCased (all the way down); present only when there are some. Undocumented: their names and values may change with the hub. */
+            hubExtra?: {
+                [key: string]: unknown;
+            };
         };
         /**
          * Service of a platform
-         * @description Service of a platform. Fields the hub adds beyond these are passed on with camelCased names.
+         * @description Service of a platform. Fields the hub sends beyond these are under `hubExtra`, present only when there are some.
          */
         PlatformService: {
             /** @description Service id. Hub field: `id_service`. */
             serviceId?: number;
             /** @description Service name, e.g. Trucking. Hub field: `service_name`. */
             serviceName?: string;
-        } & {
-            [key: string]: unknown;
+            /** @description The fields the hub sent beyond the documented ones, under their names camelCased (all the way down); present only when there are some. Undocumented: their names and values may change with the hub. */
+            hubExtra?: {
+                [key: string]: unknown;
+            };
         };
         /**
          * Container of an SP2 document
-         * @description Container of an SP2 document. Fields the hub adds beyond these are passed on with camelCased names.
+         * @description Container of an SP2 document. Fields the hub sends beyond these are under `hubExtra`, present only when there are some.
          */
         Sp2Container: {
             /** @description SP2 container id. Hub field: `id_sp2_container`. */
-            sp2ContainerId?: number;
+            sp2ContainerId: number;
             /** @description Container number. Hub field: `container_no`. */
             containerNo: string;
             /** @description Container size, e.g. 20 or 40. Hub field: `container_size`. */
@@ -1020,17 +1040,19 @@ export interface components {
             /** @description ISO 6346 size and type code, e.g. 45R1 (not the container type in words of customs lists, `containerType`). Hub field: `container_type`. */
             isoSizeTypeCode?: string;
             /** @description Gate pass; null when the hub sends null or an empty string. Hub field: `gate_pass`. */
-            gatePass?: string | null;
-        } & {
-            [key: string]: unknown;
+            gatePass: string | null;
+            /** @description The fields the hub sent beyond the documented ones, under their names camelCased (all the way down); present only when there are some. Undocumented: their names and values may change with the hub. */
+            hubExtra?: {
+                [key: string]: unknown;
+            };
         };
         /**
          * Container of a cargo owner's SP2 document
-         * @description Container of a cargo owner's SP2 document. Fields the hub adds beyond these are passed on with camelCased names.
+         * @description Container of a cargo owner's SP2 document. Fields the hub sends beyond these are under `hubExtra`, present only when there are some.
          */
         CargoOwnerContainer: {
             /** @description SP2 container id. Hub field: `id_sp2_container`. */
-            sp2ContainerId?: number;
+            sp2ContainerId: number;
             /** @description Container number. Hub field: `container_no`. */
             containerNo: string;
             /** @description Container size, e.g. 20 or 40. Hub field: `container_size`. */
@@ -1038,22 +1060,24 @@ export interface components {
             /** @description ISO 6346 size and type code, e.g. 45R1 (not the container type in words of customs lists, `containerType`). Hub field: `container_type`. */
             isoSizeTypeCode?: string;
             /** @description Gate pass; null when the hub sends null or an empty string. Hub field: `gate_pass`. */
-            gatePass?: string | null;
+            gatePass: string | null;
             /**
              * Format: uuid
              * @description SP2 document id. Hub field: `id_document_sp2`.
              */
             sp2Id?: string;
-        } & {
-            [key: string]: unknown;
+            /** @description The fields the hub sent beyond the documented ones, under their names camelCased (all the way down); present only when there are some. Undocumented: their names and values may change with the hub. */
+            hubExtra?: {
+                [key: string]: unknown;
+            };
         };
         /**
          * SP2 status log entry
-         * @description SP2 status log entry. Fields the hub adds beyond these are passed on with camelCased names.
+         * @description SP2 status log entry. Fields the hub sends beyond these are under `hubExtra`, present only when there are some.
          */
         Sp2LogEntry: {
             /** @description Log entry id. Hub field: `id_sp2_log`. */
-            sp2LogId?: number;
+            sp2LogId: number;
             /** @description SP2 document id. Hub field: `id_document_sp2`. */
             sp2Id?: string;
             /**
@@ -1063,12 +1087,14 @@ export interface components {
             createdAt?: string;
             /** @description Status, e.g. Finish. Hub field: `status`. */
             status?: string;
-        } & {
-            [key: string]: unknown;
+            /** @description The fields the hub sent beyond the documented ones, under their names camelCased (all the way down); present only when there are some. Undocumented: their names and values may change with the hub. */
+            hubExtra?: {
+                [key: string]: unknown;
+            };
         };
         /**
          * Offer, as the hub accepted it
-         * @description Offer, as the hub accepted it. Fields the hub adds beyond these are passed on with camelCased names.
+         * @description Offer, as the hub accepted it. Fields the hub sends beyond these are under `hubExtra`, present only when there are some.
          */
         OfferAnswer: {
             /** @description Booking request code. Hub field: `idRequestBooking`. */
@@ -1084,12 +1110,14 @@ export interface components {
             offeredAt: string;
             /** @description The hub's own message, as it wrote it (Indonesian, as a rule), when it sent one. Hub field: `message`. */
             upstreamMessage?: string;
-        } & {
-            [key: string]: unknown;
+            /** @description The fields the hub sent beyond the documented ones, under their names camelCased (all the way down); present only when there are some. Undocumented: their names and values may change with the hub. */
+            hubExtra?: {
+                [key: string]: unknown;
+            };
         };
         /**
          * Booked notification, as the hub accepted it
-         * @description Booked notification, as the hub accepted it. Fields the hub adds beyond these are passed on with camelCased names.
+         * @description Booked notification, as the hub accepted it. Fields the hub sends beyond these are under `hubExtra`, present only when there are some.
          */
         BookedAnswer: {
             /** @description Booking request code. Hub field: `idRequestBooking`. */
@@ -1100,12 +1128,14 @@ export interface components {
             note: string;
             /** @description The hub's own message, as it wrote it (Indonesian, as a rule), when it sent one. Hub field: `message`. */
             upstreamMessage?: string;
-        } & {
-            [key: string]: unknown;
+            /** @description The fields the hub sent beyond the documented ones, under their names camelCased (all the way down); present only when there are some. Undocumented: their names and values may change with the hub. */
+            hubExtra?: {
+                [key: string]: unknown;
+            };
         };
         /**
          * SP2 finalization, as the hub accepted it
-         * @description SP2 finalization, as the hub accepted it. Fields the hub adds beyond these are passed on with camelCased names.
+         * @description SP2 finalization, as the hub accepted it. Fields the hub sends beyond these are under `hubExtra`, present only when there are some.
          */
         FinalizationAnswer: {
             /**
@@ -1119,11 +1149,32 @@ export interface components {
             status?: string;
             /** @description The hub's own message, as it wrote it (Indonesian, as a rule), when it sent one. Hub field: `message`. */
             upstreamMessage?: string;
-        } & {
-            [key: string]: unknown;
+            /** @description The fields the hub sent beyond the documented ones, under their names camelCased (all the way down); present only when there are some. Undocumented: their names and values may change with the hub. */
+            hubExtra?: {
+                [key: string]: unknown;
+            };
         };
-        /** Bill of lading of a taxpayer, tagged with its document type */
-        TaxpayerBillOfLading: components["schemas"]["BillOfLading"] & {
+        /**
+         * Bill of lading of a taxpayer, tagged with its document type
+         * @description A BL list entry (`BillOfLading`) with its `documentType`. Fields the hub sends beyond these are under `hubExtra`, present only when there are some.
+         */
+        TaxpayerBillOfLading: {
+            /** @description Bill of lading number. Hub field: `bl_no`. */
+            blNo: string;
+            /**
+             * Format: date
+             * @description Bill of lading date: the day in the hub's calendar, `YYYY-MM-DD`. Hub field: `bl_date` (its date).
+             */
+            blDate: string;
+            /**
+             * Format: date-time
+             * @description Bill of lading date, with the time of day the hub sends: ISO 8601 with the hub's offset. Hub field: `bl_date`.
+             */
+            blDateTime?: string;
+            /** @description The fields the hub sent beyond the documented ones, under their names camelCased (all the way down); present only when there are some. Undocumented: their names and values may change with the hub. */
+            hubExtra?: {
+                [key: string]: unknown;
+            };
             /**
              * @description Customs document type of the list the entry came from
              * @enum {unknown}
@@ -4692,44 +4743,44 @@ export interface operations {
                      *       "data": [
                      *         {
                      *           "blNo": "OOLUSUB1282443",
-                     *           "documentType": "bc16",
                      *           "blDate": "2024-04-23",
+                     *           "documentType": "bc16",
                      *           "blDateTime": "2024-04-23T11:12:00.0+07:00"
                      *         },
                      *         {
                      *           "blNo": "CMDUSUB9785135",
-                     *           "documentType": "bc16",
                      *           "blDate": "2024-05-06",
+                     *           "documentType": "bc16",
                      *           "blDateTime": "2024-05-06T01:10:00.0+07:00"
                      *         },
                      *         {
                      *           "blNo": "COSUMKS9061740",
-                     *           "documentType": "bc20",
                      *           "blDate": "2024-02-17",
+                     *           "documentType": "bc20",
                      *           "blDateTime": "2024-02-17T12:37:00.0+07:00"
                      *         },
                      *         {
                      *           "blNo": "CMDUMKS1456801",
-                     *           "documentType": "bc20",
                      *           "blDate": "2024-01-13",
+                     *           "documentType": "bc20",
                      *           "blDateTime": "2024-01-13T04:12:00.0+07:00"
                      *         },
                      *         {
                      *           "blNo": "EGLVBLW5323101",
-                     *           "documentType": "bc20",
                      *           "blDate": "2024-05-09",
+                     *           "documentType": "bc20",
                      *           "blDateTime": "2024-05-09T03:15:00.0+07:00"
                      *         },
                      *         {
                      *           "blNo": "MEDUSUB5040963",
-                     *           "documentType": "bc23",
                      *           "blDate": "2024-02-01",
+                     *           "documentType": "bc23",
                      *           "blDateTime": "2024-02-01T16:05:00.0+07:00"
                      *         },
                      *         {
                      *           "blNo": "EGLVSRG7216700",
-                     *           "documentType": "bc23",
                      *           "blDate": "2024-01-17",
+                     *           "documentType": "bc23",
                      *           "blDateTime": "2024-01-17T08:10:00.0+07:00"
                      *         }
                      *       ],

@@ -18,6 +18,19 @@ if (bls.error !== undefined) {
   bls.data.meta.count satisfies number
   bls.data.data[0]?.documentType satisfies 'bc16' | 'bc20' | 'bc23' | undefined
   bls.data.data[0]?.blNo satisfies string | undefined
+  const first = bls.data.data[0]
+  if (first !== undefined) {
+    // The BL→SP2 flow compiles without a guard: a BL entry always has its number and its date.
+    first.blDate satisfies string
+    await client.GET('/v1/sp2/documents', { params: { query: { npwp, blNo: first.blNo, blDate: first.blDate } } })
+    await client.GET('/v1/shipments/{blNo}', { params: { path: { blNo: first.blNo }, query: { npwp, blDate: first.blDate, documentType: first.documentType } } })
+    // What the hub sends beyond the documented fields is under hubExtra, untyped.
+    first.hubExtra?.someHubField satisfies unknown
+    // @ts-expect-error a misspelt field of an answer does not compile
+    console.log(first.blNumbr)
+    // @ts-expect-error a field the hub sends beyond the documented ones is not beside ours
+    console.log(first.someHubField)
+  }
 }
 await client.GET('/v1/customs/bc23/containers', { params: { query: { blNo: 'MEDUSUB5040963', blDate: '2024-02-01' } } })
 await client.POST('/v1/bookings/{bookingRequestId}/offers', {
@@ -60,7 +73,11 @@ if (shipment.data !== undefined) {
   const { declarations, containers, sp2Documents } = shipment.data.data
   declarations?.[0]?.pibNo satisfies string | undefined
   containers?.[0]?.containerNo satisfies string | undefined
-  sp2Documents?.[0]?.containers?.[0]?.gatePass satisfies string | null | undefined
+  sp2Documents?.[0]?.containers[0]?.gatePass satisfies string | null | undefined
+  // Fields the hub always sends are there: no guard between a document and its customs document.
+  sp2Documents?.[0]?.customsDocument.documentId satisfies number | undefined
+  // @ts-expect-error a misspelt field of a nested answer does not compile either
+  console.log(sp2Documents?.[0]?.customsDocument.blNumbr)
   shipment.data.meta.sources[0]?.status satisfies 'ok' | 'failed' | 'none' | undefined
   // @ts-expect-error a part may be null: its source failed or has no lookup
   console.log(sp2Documents.length)

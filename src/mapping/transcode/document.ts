@@ -1,9 +1,14 @@
+import { HUB_EXTRA } from '../../catalogue/resource-spec.ts'
 import { cachedCamelCase } from '../fields.ts'
 import type { Field, Plan } from './plan.ts'
 import { CLOSE_BRACE, CLOSE_BRACKET, COLON, COMMA, GIVE_UP, hashOf, MINUS, NINE, OPEN_BRACE, OPEN_BRACKET, QUOTE, ZERO } from './reader.ts'
 import { Values } from './values.ts'
 
 const MAX_DEPTH = 64
+const HUB_EXTRA_OPEN = Buffer.from(`${JSON.stringify(HUB_EXTRA)}:{`)
+const COMMA_HUB_EXTRA = Buffer.from(`,${JSON.stringify(HUB_EXTRA)}:{`)
+const COMMA_BYTE = Buffer.from(',')
+const CLOSE_BRACE_BYTE = Buffer.from('}')
 const KEY_CACHE_LIMIT = 10_000
 
 /** A key the specs do not name: its bytes, its camelCased name and that name's `"name":` bytes. */
@@ -46,6 +51,8 @@ export class Run extends Values {
     let previous: Field | undefined
     let first = true
     let unknown: Set<string> | undefined
+    /** Where the unknown members were written (from, to, …): moved under `hubExtra` at the end. */
+    let extras: number[] | undefined
     if (this.peek() === CLOSE_BRACE) {
       this.p++
     } else {
@@ -82,8 +89,6 @@ export class Run extends Values {
           first = false
           this.value(field, depth)
         } else {
-          if (!first) this.byte(COMMA)
-          first = false
           // scanKey gave up on escaped keys.
           const { name, out } = this.otherKey(start, close, false)
           // An unknown key landing on one of our names, or twice on one name: the reference path decides.
@@ -91,14 +96,44 @@ export class Run extends Values {
           unknown ??= new Set()
           if (unknown.has(name)) throw GIVE_UP
           unknown.add(name)
+          // Written in place, without a comma; hubExtra() moves it.
+          const from = this.o
           this.bytes(out)
           this.json(depth + 1)
+          extras ??= []
+          extras.push(from, this.o)
         }
         if (!this.moreMembers()) break
       }
     }
     if (required !== plan.requiredMask) throw GIVE_UP
+    if (extras !== undefined) this.hubExtra(extras, !first)
     this.byte(CLOSE_BRACE)
+  }
+
+  /**
+   * The unknown members of the record being written, at `extras` (output
+   * offsets, from and to in pairs, in order), moved out of the way of ours
+   * into one `"hubExtra":{…}` member at its end, as the normalizer answers
+   * them; `comma` when one of ours comes before it.
+   */
+  hubExtra (extras: readonly number[], comma: boolean): void {
+    const parts: Buffer[] = [comma ? COMMA_HUB_EXTRA : HUB_EXTRA_OPEN]
+    for (let k = 0; k < extras.length; k += 2) {
+      if (k > 0) parts.push(COMMA_BYTE)
+      parts.push(this.out.subarray(extras[k]!, extras[k + 1]!))
+    }
+    parts.push(CLOSE_BRACE_BYTE)
+    // A copy: the members' bytes are overwritten next.
+    const moved = Buffer.concat(parts)
+    let o = extras[0]!
+    for (let k = 0; k < extras.length; k += 2) {
+      const end = k + 2 < extras.length ? extras[k + 2]! : this.o
+      this.out.copyWithin(o, extras[k + 1]!, end)
+      o += end - extras[k + 1]!
+    }
+    this.o = o
+    this.bytes(moved)
   }
 
   /** Whether `key":` starts at `start` (the usual compact member), compared a word at a time. */

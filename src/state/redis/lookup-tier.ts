@@ -12,7 +12,7 @@ export interface RedisLookupTierOptions {
 }
 
 /** Format of the value's header; a reader skips any other. */
-const VERSION = 1
+const VERSION = 2
 const NEWLINE = 0x0a
 
 interface Header {
