@@ -67,7 +67,7 @@ test('with SANDBOX=true in production it starts the sandbox; unknown settings ge
   t.match(docs, { level: 30, docs: /^http:\/\/127\.0\.0\.1:\d+\/docs$/ }, 'the docs URL, among the first lines')
   t.ok(seen.length <= 8, `within the first lines (${seen.length})`)
   const res = await fetch(String(docs?.docs).replace(/\/docs$/, `/v1/customs/bc20/bills-of-lading?npwp=${F.taxpayer.npwp}`))
-  t.equal(res.status, 200, 'the sandbox answers')
+  t.equal(res.status, 200, `the sandbox answers: ${(await res.clone().text()).slice(0, 300)}`)
 })
 
 test('the prefixes and known names come from ConfigSchema', async (t) => {
