@@ -270,6 +270,20 @@ test('a single pause shorter than PRESSURE_MAX_EVENT_LOOP_DELAY_MS sheds nothing
   t.equal(sandbox.count(), 6)
 })
 
+test('a start-up that held the loop past PRESSURE_MAX_EVENT_LOOP_DELAY_MS does not shed the first requests', async (t) => {
+  // A gateway just started on a busy machine: its last stretch of loading
+  // outlasts a whole sampling window, so the sampler reads Infinity; the
+  // first requests come right after. Without the start-up grace they were
+  // answered 503 OVERLOADED.
+  // A window of 500 ms, and a grace of two: the stretch outlasts one window but not the grace.
+  const { app, sandbox } = await build(t, { env: { PRESSURE_MAX_EVENT_LOOP_DELAY_MS: '500' } })
+  blockLoop(700)
+  await new Promise(resolve => setTimeout(resolve, 2)) // the samplers' timers run first
+  const statuses = [(await app.inject({ url: BL })).statusCode, (await app.inject({ url: BL })).statusCode]
+  t.same(statuses, [200, 200], 'the first lookups after the start-up answered')
+  t.equal(sandbox.count(), 2)
+})
+
 test('a loop that stays behind for longer than PRESSURE_MAX_EVENT_LOOP_DELAY_MS sheds, and recovers when it catches up', async (t) => {
   const { app, sandbox } = await build(t, { env: { PRESSURE_MAX_EVENT_LOOP_DELAY_MS: '200' } })
   // Sustained lag: the loop turns only every 300 ms, over several windows.
