@@ -90,7 +90,12 @@ test('two replicas on one Redis: one login, one refresh before expiry, one refre
   await both('401')
   t.equal(sandbox.count('refresh'), 1, 'one refresh for the 401 on both replicas')
   t.equal(sandbox.count('login'), 0, 'no login: the refresh token was good')
-  t.equal(sandbox.count('kontainerbc261'), 8 + 8 + 8, 'each 401 retried once (8), no more')
+  // A caller that set out after the renewal (a busy machine staggers them) sends the new token at once and meets no 401.
+  const round = new Map<string, number>()
+  for (const r of sandbox.requests) if (r.operation === 'kontainerbc261' && /401-/.test(r.values.blNo ?? '')) round.set(r.values.blNo!, (round.get(r.values.blNo!) ?? 0) + 1)
+  t.equal(round.size, 8, 'every caller of the 401 round reached the hub')
+  t.ok([...round.values()].every(n => n === 1 || n === 2), `each caller asked once, or once more after its 401, no more (${[...round.values()].join(', ')})`)
+  t.ok([...round.values()].some(n => n === 2), 'some met the 401 and were retried')
 
   // A third replica joins: it takes the session from Redis, refresh token included, and renews with it.
   const c = await start()
