@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process'
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
-import { connect, createServer, type Socket } from 'node:net'
+import { connect, type Socket } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { createInterface } from 'node:readline'
@@ -10,6 +10,7 @@ import { KEEP_BYTES, KEEP_MS, LINGER_MS } from '../src/plugins/lingering-close.t
 import { SANDBOX_FIXTURES as F } from '../src/sandbox/index.ts'
 import { localHaproxyConfig, parseHaproxy } from './deploy/haproxy.ts'
 import { build, writeClientsFile } from './helper.ts'
+import { freePort } from './free-port.ts'
 
 /**
  * An answer sent before the request body was read (413, 415, 401, ...) is
@@ -23,17 +24,6 @@ interface TestLike { teardown (fn: () => unknown): void }
 const BOOKED = `/v1/bookings/${F.bookingRequestId}/booked`
 /** A 5 MB JSON body: far past the 64 KiB body limit. */
 const FIVE_MB = Buffer.concat([Buffer.from('{"booked":true,"note":"'), Buffer.alloc(5 * 1024 * 1024, 'a'), Buffer.from('"}')])
-
-function freePort (): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer()
-    server.once('error', reject)
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number }
-      server.close(() => resolve(port))
-    })
-  })
-}
 
 /**
  * The real process (src/server.ts, its own timeouts) on the sandbox, in a

@@ -1,12 +1,12 @@
 import { spawn, type ChildProcess } from 'node:child_process'
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
-import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { Writable } from 'node:stream'
 import { Redis } from 'ioredis'
 import pino from 'pino'
 import { createRedisConnection, type RedisConnection, type RedisConnectionOptions } from '../../src/state/redis/connection.ts'
+import { freePort } from '../free-port.ts'
 
 /** The subset of a tap `Test` the helpers use. */
 interface TestLike { teardown (fn: () => unknown): void }
@@ -46,17 +46,6 @@ export function redisUserRules (prefix: string): Record<string, string> {
     const [user = '', ...rules] = line.trim().split(/\s+/)
     return [user, rules.join(' ').replaceAll('{prefix}', prefix)]
   }))
-}
-
-function freePort (): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer()
-    server.once('error', reject)
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number }
-      server.close(() => resolve(port))
-    })
-  })
 }
 
 /**
