@@ -1,5 +1,5 @@
 import fp from 'fastify-plugin'
-import type { FastifyInstance, FastifyRequest, FastifyReply, FastifySchema, onRequestAsyncHookHandler, RouteOptions } from 'fastify'
+import type { FastifyInstance, FastifyRequest, FastifyReply, FastifySchema, HookHandlerDoneFunction, onRequestHookHandler, RouteOptions } from 'fastify'
 import { presentedKey } from '../auth/clients.ts'
 import { needsScope, SECURITY_SCHEME, type Scope } from '../auth/scopes.ts'
 import { gatewayError } from '../errors.ts'
@@ -33,19 +33,23 @@ function withScope (schema: FastifySchema | undefined, scope: Scope, url: string
 async function auth (app: FastifyInstance) {
   const enabled = app.clients !== null
 
-  function requireScope (scope: Scope): onRequestAsyncHookHandler {
-    return async function requireScope (request: FastifyRequest, reply: FastifyReply) {
+  // A callback hook: it runs on every request and nearly always passes, and an async one costs a promise each time.
+  function requireScope (scope: Scope): onRequestHookHandler {
+    return function requireScope (request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction) {
       const client = request.client
       if (client === null) {
         reply.header('www-authenticate', REALM)
         request.log.info({ reason: presentedKey(request.headers) === undefined ? 'no key' : 'unknown key' }, 'caller not authenticated')
-        throw gatewayError('UNAUTHORIZED')
+        done(gatewayError('UNAUTHORIZED'))
+        return
       }
       if (!client.scopes.includes(scope)) {
         reply.header('www-authenticate', `${REALM}, error="insufficient_scope", scope="${scope}"`)
         request.log.info({ client: client.name, scope }, 'client lacks the scope')
-        throw gatewayError('FORBIDDEN', {}, scope)
+        done(gatewayError('FORBIDDEN', {}, scope))
+        return
       }
+      done()
     }
   }
 
