@@ -3,11 +3,12 @@
 // full gateway, one per stage with that stage's modules replaced by a stub,
 // and `bare` with every stub at once (what is left: Fastify, the route's
 // handler, the reply). All are started together and measured in turn on the
-// server CPU, the order rotated each round, the full gateway at the start
-// and the end of every round; a stage's cost is the full gateway's CPU per
-// request (mean of its two runs in that round) minus the variant's, and the
-// report gives the median over rounds and the spread. Every variant has one
-// unrecorded run first (a fresh process's code is not optimized yet).
+// server CPU, the order rotated each round; each variant is measured right
+// beside a run of the full gateway (A, B or B, A, alternating), and a stage's
+// cost is the full gateway's CPU per request minus the variant's in that
+// pair. The report gives the median over rounds and every round's figure.
+// Every variant has one unrecorded run first (a fresh process's code is not
+// optimized yet).
 import type { Child } from '../processes.ts'
 import { median, type Measurement } from '../report.ts'
 import { BARE, FULL, STAGES } from './catalogue.ts'
@@ -79,26 +80,27 @@ export async function runStages (context: StageContext): Promise<StageResult> {
     const shift = (round - 1) % variants.length
     const order = [...variants.slice(shift), ...variants.slice(0, shift)]
     const raw = await context.measureRaw()
-    const before = await context.measure(full)
-    const measured = new Map<string, Measurement>()
-    for (const variant of order) {
-      const m = await context.measure(children.get(variant)!)
-      measured.set(variant, m)
-      context.log(`round ${round} ${variant}: ${usOf(m).toFixed(0)} µs/req, ${Math.round(m.rps)} req/s`)
-    }
-    const after = await context.measure(full)
-    const fullUs = (usOf(before) + usOf(after)) / 2
-    context.log(`round ${round} full: ${usOf(before).toFixed(0)} and ${usOf(after).toFixed(0)} µs/req; raw proxy ${usOf(raw).toFixed(0)}`)
-    result.full.push(fullUs)
-    result.fullRps.push((before.rps + after.rps) / 2)
     result.raw.push(usOf(raw))
     result.rawRps.push(raw.rps)
-    for (const row of result.rows) {
-      const m = measured.get(row.variant)!
+    const fulls: number[] = []
+    const fullRps: number[] = []
+    // Each variant right beside a run of the full gateway (which goes first alternates), so that the machine's drift cancels in the difference.
+    for (const [i, variant] of order.entries()) {
+      const fullFirst = (round + i) % 2 === 1
+      const a = fullFirst ? await context.measure(full) : undefined
+      const m = await context.measure(children.get(variant)!)
+      const b = a ?? await context.measure(full)
+      fulls.push(usOf(b))
+      fullRps.push(b.rps)
+      const row = result.rows.find(r => r.variant === variant)!
       row.own.push(usOf(m))
-      row.savings.push(fullUs - usOf(m))
+      row.savings.push(usOf(b) - usOf(m))
       row.rps.push(m.rps)
+      context.log(`round ${round} ${variant}: ${usOf(m).toFixed(0)} µs/req beside the full gateway's ${usOf(b).toFixed(0)} (${Math.round(m.rps)} and ${Math.round(b.rps)} req/s)`)
     }
+    result.full.push(median(fulls))
+    result.fullRps.push(median(fullRps))
+    context.log(`round ${round}: full gateway ${median(fulls).toFixed(0)} µs/req (median of its ${fulls.length} runs), raw proxy ${usOf(raw).toFixed(0)}`)
   }
   return result
 }
@@ -114,7 +116,7 @@ export function renderStages (result: StageResult, heading: string): string {
   const lines = [
     heading,
     '',
-    `Full gateway: **${us(fullUs)} µs** of CPU per request (rounds: ${result.full.map(us).join(', ')}); raw proxy: **${us(rawUs)} µs** (${result.raw.map(us).join(', ')}); ratio ${(fullUs / rawUs).toFixed(2)}.`,
+    `Full gateway: **${us(fullUs)} µs** of CPU per request (median of each round's runs: ${result.full.map(us).join(', ')}); raw proxy: **${us(rawUs)} µs** (${result.raw.map(us).join(', ')}); ratio ${(fullUs / rawUs).toFixed(2)}. A stage's saving is the full gateway's CPU per request minus the variant's, measured side by side.`,
     '',
     '| stage | taken out by | saves (median) | per round | variant µs/req (median) |',
     '| --- | --- | ---: | --- | ---: |'
