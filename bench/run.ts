@@ -18,6 +18,7 @@ import { checkPinning, pinProcess, planPinning, type Pinning } from './pinning.t
 import { clockTicks, environmentOf, freePort, memoryOf, meterCpu, sampleMemory, spawnChild, stopAll, stopChild, waitIdle, waitReady, warningsSince, type Child } from './processes.ts'
 import { summarizeProfile } from './profile.ts'
 import { startRedis, type BenchRedis } from './redis.ts'
+import { measureTranscoder } from './transcode-speed.ts'
 import { renderStages, runStages } from './stages/run-stages.ts'
 import { cpuRatioOf, problemsOf, renderReport, renderTargetsText, type CacheStatus, type CaseInfo, type Measurement, type Pair, type PairKind, type PinningReport, type ReportInput } from './report.ts'
 import { CACHED_REFERENCES, RAW_READY_PATH, REFERENCE_MODES, UNCACHED_REFERENCES, UPSTREAM_READY_PATH, type RawProxyConfig, type ReferenceMode, type ReferenceServerConfig, type UpstreamConfig } from './shared.ts'
@@ -589,7 +590,14 @@ async function main (): Promise<number> {
       await stopAll()
     }
 
+    log('the transcoder alone')
+    // A quick run (the smoke test) measures it briefly.
+    const transcoder = await (options.duration < 2 ? measureTranscoder(1, 100) : measureTranscoder()).catch((error: unknown) => {
+      log(`transcoder measurement failed: ${(error as Error).message}`)
+      return undefined
+    })
     const input: ReportInput = {
+      transcoder,
       options,
       command: commandLine(argv),
       date: startedAt,
