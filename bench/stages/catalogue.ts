@@ -35,10 +35,12 @@ export const STAGES: readonly Stage[] = [
 /** Every stage's stubs at once: what is left is Fastify, routing, the route's handler and the reply. */
 export const BARE = 'bare'
 export const FULL = 'full'
+/** A second full gateway, measured like a stage: its "saving" is the method's own bias and noise, which every row carries. */
+export const CONTROL = 'control'
 
 /** The dist/ replacements of a variant (`full`, `bare` or a stage's name). */
 export function replacementsOf (variant: string): Record<string, string> {
-  if (variant === FULL) return {}
+  if (variant === FULL || variant === CONTROL) return {}
   if (variant === BARE) return Object.assign({}, ...STAGES.map(s => s.replaces)) as Record<string, string>
   const stage = STAGES.find(s => s.name === variant)
   if (stage === undefined) throw new Error(`unknown stage ${variant}`)

@@ -11,7 +11,7 @@
 // optimized yet).
 import type { Child } from '../processes.ts'
 import { median, type Measurement } from '../report.ts'
-import { BARE, FULL, STAGES } from './catalogue.ts'
+import { BARE, CONTROL, FULL, STAGES } from './catalogue.ts'
 
 export interface StageContext {
   /** Starts the gateway variant `name` (full, bare or a stage's) and resolves once it is ready and pinned. */
@@ -48,7 +48,7 @@ function usOf (m: Measurement): number {
 }
 
 export async function runStages (context: StageContext): Promise<StageResult> {
-  const variants = [...STAGES.map(s => s.name), BARE]
+  const variants = [CONTROL, ...STAGES.map(s => s.name), BARE]
   context.log(`starting ${variants.length + 1} gateway variants`)
   const full = await context.start(FULL)
   const children = new Map<string, Child>()
@@ -58,8 +58,8 @@ export async function runStages (context: StageContext): Promise<StageResult> {
       const stage = STAGES.find(s => s.name === variant)
       return {
         variant,
-        label: stage?.label ?? 'every stage above at once: Fastify, routing, the route handler, the reply are left',
-        instead: stage?.instead ?? 'all the stubs',
+        label: stage?.label ?? (variant === CONTROL ? 'control: a second full gateway, nothing taken out' : 'every stage above at once: Fastify, routing, the route handler, the reply are left'),
+        instead: stage?.instead ?? (variant === CONTROL ? 'nothing (the method\'s own bias and noise)' : 'all the stubs'),
         savings: [],
         own: [],
         rps: []
@@ -122,9 +122,9 @@ export function renderStages (result: StageResult, heading: string): string {
     '| --- | --- | ---: | --- | ---: |'
   ]
   for (const row of result.rows) {
-    lines.push(`| ${row.variant === BARE ? '**all of them (bare)**' : row.label} | ${row.instead} | **${us(median(row.savings))} µs** | ${row.savings.map(us).join(', ')} | ${us(median(row.own))} |`)
+    lines.push(`| ${row.variant === BARE ? '**all of them (bare)**' : row.variant === CONTROL ? '*control (a second full gateway)*' : row.label} | ${row.instead} | **${us(median(row.savings))} µs** | ${row.savings.map(us).join(', ')} | ${us(median(row.own))} |`)
   }
-  const stages = result.rows.filter(r => r.variant !== BARE)
+  const stages = result.rows.filter(r => r.variant !== BARE && r.variant !== CONTROL)
   const sum = stages.reduce((total, r) => total + median(r.savings), 0)
   const bare = result.rows.find(r => r.variant === BARE)!
   lines.push('', `Sum of the single stages: ${us(sum)} µs; all taken out at once: ${us(median(bare.savings))} µs (the bare gateway at ${us(median(bare.own))} µs per request, the raw proxy at ${us(rawUs)}).`)
