@@ -102,7 +102,8 @@ floor. Writes the markdown report to --out and prints it.
   --stages                    instead of the targets: the CPU per request each stage of an
                               uncached lookup costs, one gateway per stage with that stage
                               taken out (bench/stages/), of the first case of --cases
-                              (default bl; 3 rounds of 5 s; --out default docs/stage-costs.md)
+                              (default bl; 3 rounds of 5 s, 4 s of warm-up before each run;
+                              --out default docs/stage-costs.md)
   --help`
 
 function number (name: string, raw: string | undefined, fallback: number, { integer = false, min = 0 } = {}): number {
@@ -172,7 +173,8 @@ export function parseOptions (argv: string[]): BenchOptions {
     jitter: number('jitter', values.jitter, 5),
     cases: list('cases', values.cases, CASE_NAMES),
     modes: list('modes', values.modes, MODE_NAMES),
-    warmup: number('warmup', values.warmup, quick ? 0.5 : 1),
+    // --stages: a process measured once a round sits idle between its runs, and a warm-up of 1 s left it costing more than one measured often (the control row showed it).
+    warmup: number('warmup', values.warmup, quick ? 0.5 : stages ? 4 : 1),
     upstreamConnections: number('upstream-connections', values['upstream-connections'], 64, { integer: true, min: 1 }),
     cacheTtl: number('cache-ttl', values['cache-ttl'], 3600, { integer: true, min: 1 }),
     sameUrl: values['same-url'] === true,
