@@ -20,7 +20,7 @@ async function cpuPer (n: number, work: () => Promise<void> | void): Promise<num
   return (used.user + used.system) / n
 }
 
-async function compare (name: string, n: number, before: () => Promise<void> | void, after: () => Promise<void> | void, rounds = 7): Promise<void> {
+async function compare (name: string, n: number, before: () => Promise<void> | void, after: () => Promise<void> | void, rounds = 11): Promise<void> {
   await cpuPer(n, before)
   await cpuPer(n, after)
   const a: number[] = []
