@@ -49,6 +49,8 @@ export interface BenchOptions {
   profileMode: ModeName
   /** Where to copy the raw .cpuprofile (open it in Chrome DevTools); not kept when unset. */
   profileOut: string | undefined
+  /** Measure the cost of each stage of an uncached lookup (bench/stages/) instead of the targets. */
+  stages: boolean
   help: boolean
 }
 
@@ -97,6 +99,11 @@ floor. Writes the markdown report to --out and prints it.
   --profile-case <case>       the case of the CPU profile (default sp2-500)
   --profile-mode <mode>       uncached (default) or cached
   --profile-out <file>        keep that .cpuprofile (for Chrome DevTools / speedscope)
+  --stages                    instead of the targets: the CPU per request each stage of an
+                              uncached lookup costs, one gateway per stage with that stage
+                              taken out (bench/stages/), of the first case of --cases
+                              (default bl; 3 rounds of 5 s, 4 s of warm-up before each run;
+                              --out default docs/stage-costs.md)
   --help`
 
 function number (name: string, raw: string | undefined, fallback: number, { integer = false, min = 0 } = {}): number {
@@ -150,13 +157,15 @@ export function parseOptions (argv: string[]): BenchOptions {
       'profile-out': { type: 'string' },
       'profile-case': { type: 'string' },
       'profile-mode': { type: 'string' },
+      stages: { type: 'boolean', default: false },
       help: { type: 'boolean', short: 'h', default: false }
     }
   })
   const quick = values.quick === true
+  const stages = values.stages === true
   if (values.references === true && values['no-references'] === true) throw new Error('--references and --no-references contradict each other')
   return {
-    duration: number('duration', values.duration, quick ? 1 : 10, { min: 0.5 }),
+    duration: number('duration', values.duration, quick ? 1 : stages ? 5 : 10, { min: 0.5 }),
     rounds: number('rounds', values.rounds, quick ? 1 : 3, { integer: true, min: 1 }),
     connections: number('connections', values.connections, 100, { integer: true, min: 1 }),
     p99Connections: number('p99-connections', values['p99-connections'], 10, { integer: true, min: 1 }),
@@ -164,7 +173,8 @@ export function parseOptions (argv: string[]): BenchOptions {
     jitter: number('jitter', values.jitter, 5),
     cases: list('cases', values.cases, CASE_NAMES),
     modes: list('modes', values.modes, MODE_NAMES),
-    warmup: number('warmup', values.warmup, quick ? 0.5 : 1),
+    // --stages: a process measured once a round sits idle between its runs, and a warm-up of 1 s left it costing more than one measured often (the control row showed it).
+    warmup: number('warmup', values.warmup, quick ? 0.5 : stages ? 4 : 1),
     upstreamConnections: number('upstream-connections', values['upstream-connections'], 64, { integer: true, min: 1 }),
     cacheTtl: number('cache-ttl', values['cache-ttl'], 3600, { integer: true, min: 1 }),
     sameUrl: values['same-url'] === true,
@@ -179,7 +189,7 @@ export function parseOptions (argv: string[]): BenchOptions {
       return flag
     }),
     keepLogs: values['keep-logs'] === true,
-    out: values.out ?? 'docs/benchmarks.md',
+    out: values.out ?? (stages ? 'docs/stage-costs.md' : 'docs/benchmarks.md'),
     build: values['no-build'] !== true && values.source !== true,
     source: values.source === true,
     profile: values['no-profile'] !== true,
@@ -189,6 +199,7 @@ export function parseOptions (argv: string[]): BenchOptions {
     profileOut: values['profile-out'],
     profileCase: list('profile-case', values['profile-case'] ?? 'sp2-500', CASE_NAMES)[0] as CaseName,
     profileMode: list('profile-mode', values['profile-mode'] ?? 'uncached', MODE_NAMES)[0] as ModeName,
+    stages,
     help: values.help === true
   }
 }

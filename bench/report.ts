@@ -2,6 +2,7 @@
 import type { LoadResult } from './load.ts'
 import type { BenchOptions, CaseName, ModeName } from './options.ts'
 import type { ProfileSummary } from './profile.ts'
+import type { TranscoderSpeed } from './transcode-speed.ts'
 import type { RedisActivity } from './redis.ts'
 import { CACHED_REFERENCES, UNCACHED_REFERENCES, type ReferenceMode } from './shared.ts'
 
@@ -107,6 +108,8 @@ export interface ReportInput {
   clockTicks: number
   /** `--redis`: the server the gateways were given. */
   redis: RedisReport | undefined
+  /** The transcoder alone, in the bench's process (bench/transcode-speed.ts); undefined when not measured. */
+  transcoder?: TranscoderSpeed[] | undefined
 }
 
 export interface TargetResult {
@@ -459,6 +462,13 @@ export function renderReport (input: ReportInput): string {
   const peaks = Object.entries(input.lifetimePeaks).filter(([, v]) => v !== undefined)
   if (peaks.length > 0) push(`Lifetime peak RSS (VmHWM) at the end: ${peaks.map(([name, v]) => `${name} ${mb(v)}`).join(', ')}.`, '')
 
+  if (input.transcoder !== undefined) {
+    push('## The transcoder alone', '')
+    push('`bench/transcode-speed.ts` in the bench\'s process after the runs above: each hub body transcoded into the fresh envelope over and over, 5 rounds of 0.4 s of CPU time (one of 0.1 s in a run shorter than 2 s), timed by the process\'s own CPU time (so other work on the machine does not count; the collector\'s threads do). MB are of the hub\'s bytes read.', '')
+    push('| body | bytes | MB/s (median) | MB/s per round | µs per body (median) |', '| --- | ---: | ---: | --- | ---: |')
+    for (const t of input.transcoder) push(`| ${t.body} | ${int(t.bytes)} | **${Math.round(t.mbPerSecond)}** | ${t.rounds.map(r => Math.round(r)).join(', ')} | ${t.usPerBody.toFixed(0)} |`)
+    push('')
+  }
   if (input.profile !== undefined) {
     const { summary, durationS, rps } = input.profile
     push(`## Where the gateway spends its time (${input.profile.caseLabel})`, '')

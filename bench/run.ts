@@ -18,6 +18,8 @@ import { checkPinning, pinProcess, planPinning, type Pinning } from './pinning.t
 import { clockTicks, environmentOf, freePort, memoryOf, meterCpu, sampleMemory, spawnChild, stopAll, stopChild, waitIdle, waitReady, warningsSince, type Child } from './processes.ts'
 import { summarizeProfile } from './profile.ts'
 import { startRedis, type BenchRedis } from './redis.ts'
+import { measureTranscoder } from './transcode-speed.ts'
+import { renderStages, runStages } from './stages/run-stages.ts'
 import { cpuRatioOf, problemsOf, renderReport, renderTargetsText, type CacheStatus, type CaseInfo, type Measurement, type Pair, type PairKind, type PinningReport, type ReportInput } from './report.ts'
 import { CACHED_REFERENCES, RAW_READY_PATH, REFERENCE_MODES, UNCACHED_REFERENCES, UPSTREAM_READY_PATH, type RawProxyConfig, type ReferenceMode, type ReferenceServerConfig, type UpstreamConfig } from './shared.ts'
 
@@ -410,9 +412,9 @@ async function main (): Promise<number> {
     const bodies = await prepareBodies(dir)
     const clientsFile = await writeClientsFile(dir)
     const cases = casesFrom(bodies, options.cases)
-    const needCached = options.modes.includes('cached')
+    const needCached = options.modes.includes('cached') && !options.stages
     // buffer and parse beside the uncached and latency pairs (the latency pair runs whatever --modes says), cache beside the cached ones.
-    const referenceModes = options.references ? REFERENCE_MODES.filter(mode => UNCACHED_REFERENCES.includes(mode) || (needCached && CACHED_REFERENCES.includes(mode))) : []
+    const referenceModes = options.references && !options.stages ? REFERENCE_MODES.filter(mode => UNCACHED_REFERENCES.includes(mode) || (needCached && CACHED_REFERENCES.includes(mode))) : []
     const [upstreamPort, rawPort, gatewayPort, cachedPort, redisPort, ...referencePorts] = await distinctPorts(5 + referenceModes.length) as [number, number, number, number, number, ...number[]]
 
     const upstreamConfig: UpstreamConfig = {
@@ -489,6 +491,50 @@ async function main (): Promise<number> {
     log(`pinning: ${pinningReport.text}`)
     log('checking answers')
     const cache = await verify(cases, raw, gateway, cached, references.map(r => r.child))
+    if (options.stages) {
+      const c = cases[0]!
+      let next = 0
+      const result = await runStages({
+        start: async (variant) => {
+          const [port] = await distinctPorts(1)
+          const child = spawnChild({
+            name: `gateway-${variant}`,
+            args: gatewayArgs(options, tsx, ['--import', join(benchDir, 'stages/register.ts')]),
+            env: gatewayEnv(port as number, upstreamUrl, options, clientsFile, {
+              BENCH_STAGE_VARIANT: variant,
+              BENCH_STAGE_BODIES: JSON.stringify({ noblbc: bodies.blListFile, [bodies.sp2.twenty.blNo]: bodies.sp2.twenty.file, [bodies.sp2.fiveHundred.blNo]: bodies.sp2.fiveHundred.file }),
+              BENCH_STAGE_LATENCY_MS: String(options.latency)
+            }),
+            cwd: dir,
+            url: `http://${HOST}:${port as number}`,
+            logDir: dir
+          })
+          await waitReady(child, GATEWAY_READY_PATH, 120_000)
+          pinProcess(pinning, 'server', child.pid)
+          quietPids.push(child.pid)
+          const g = await getJson(child.url + c.gatewayPathFor(`0979${String(next++).padStart(11, '0')}`))
+          if (g.status !== 200) throw new Error(`gateway variant ${variant} answered ${g.status}: ${JSON.stringify(g.body).slice(0, 300)}\n${child.tail()}`)
+          return child
+        },
+        measure: async (child) => await measure(child, distinctPaths(c.gatewayPathFor), options.connections, options),
+        raw,
+        measureRaw: async () => await measure(raw, distinctPaths(c.rawPathFor), options.connections, options),
+        rounds: options.rounds,
+        log
+      })
+      const markdown = [
+        '# Stage costs of an uncached lookup',
+        '',
+        `Written by \`${commandLine(argv)}\` on ${startedAt.toISOString()}, ${gatewayCode}, Node ${machine.node}, ${machine.cpus} × ${machine.cpu}, load average at the start ${machine.loadAverage.map(l => l.toFixed(1)).join(' ')}. ${c.label}, uncached (a distinct NPWP per request), ${options.connections} connections, ${options.duration} s runs, ${options.rounds} rounds; pinning ${pinningReport.text}. See docs/performance.md for what each stage is and what halving it would take.`,
+        '',
+        renderStages(result, '## CPU per request, by stage taken out')
+      ].join('\n')
+      await mkdir(dirname(outFile), { recursive: true })
+      await writeFile(outFile, `${markdown}\n`)
+      process.stdout.write(`${markdown}\n`)
+      log(`wrote ${relative(process.cwd(), outFile) || outFile}`)
+      return 0
+    }
     if (cache !== undefined) log(`response cache: ${cache.available ? 'available' : 'NOT available'} (${cache.detail})`)
 
     const targets: Targets = { raw, gateway, cached, references }
@@ -544,7 +590,14 @@ async function main (): Promise<number> {
       await stopAll()
     }
 
+    log('the transcoder alone')
+    // A quick run (the smoke test) measures it briefly.
+    const transcoder = await (options.duration < 2 ? measureTranscoder(1, 100) : measureTranscoder()).catch((error: unknown) => {
+      log(`transcoder measurement failed: ${(error as Error).message}`)
+      return undefined
+    })
     const input: ReportInput = {
+      transcoder,
       options,
       command: commandLine(argv),
       date: startedAt,

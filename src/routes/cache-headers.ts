@@ -15,15 +15,26 @@ type CacheInfo = NonNullable<CallResult['cache']>
  * uncached lookups must not be reused.
  */
 export function setCacheHeaders (reply: FastifyReply, infos: ReadonlyArray<CacheInfo | undefined>): { cached: boolean, stale: boolean } {
-  const known = infos.filter((info): info is CacheInfo => info !== undefined)
-  const stale = known.some(info => info.stale)
-  const cached = known.length > 0 && known.every(info => info.cached)
-  const remaining = Math.min(...known.map(info => info.ttlSeconds - info.ageSeconds))
-  if (known.length === 0 || stale || !(remaining > 0)) {
+  // One loop, no arrays: every lookup runs it.
+  let known = 0
+  let stale = false
+  let cached = true
+  let remaining = Number.POSITIVE_INFINITY
+  let age = Number.NEGATIVE_INFINITY
+  for (const info of infos) {
+    if (info === undefined) continue
+    known++
+    if (info.stale) stale = true
+    if (!info.cached) cached = false
+    remaining = Math.min(remaining, info.ttlSeconds - info.ageSeconds)
+    age = Math.max(age, info.ageSeconds)
+  }
+  cached &&= known > 0
+  if (known === 0 || stale || !(remaining > 0)) {
     reply.header('cache-control', stale ? 'private, max-age=0, must-revalidate' : 'no-store')
   } else {
     reply.header('cache-control', `private, max-age=${remaining}`)
   }
-  if (cached) reply.header('age', String(Math.max(...known.map(info => info.ageSeconds))))
+  if (cached) reply.header('age', String(age))
   return { cached, stale }
 }

@@ -66,6 +66,11 @@ export interface HubClientOptions {
   clock?: Clock
 }
 
+/** What a call's span records of its answer. */
+function describeCall ({ cache }: CallResult): Record<string, string> {
+  return cache === undefined ? {} : { 'gateway.hub.cache': cache.stale ? 'stale' : cache.cached ? 'hit' : 'miss' }
+}
+
 export function createHubClient ({ config, credentials, userAgent, observe, onSlowPath, onDrift, lookupTier, clock, profile = resolveProfile(config) }: HubClientOptions): HubClient {
   const operations = resolveOperations(config, profile)
   const drift = createDriftReporter(onDrift)
@@ -104,14 +109,14 @@ export function createHubClient ({ config, credentials, userAgent, observe, onSl
       const fresh = input.fresh === true
       // A value that cannot be placed is the caller's error, not a hub call that failed.
       const path = buildPath(op, input.params ?? {}, transport.basePath(op.service))
-      const release = share.admit(op, caller, log, () => op.method !== 'GET' || cache.wouldCall(cache.key(caller, path), fresh))
+      const key = op.method === 'GET' ? cache.key(caller, path) : ''
+      const release = share.admit(op, caller, log, () => op.method !== 'GET' || cache.wouldCall(key, fresh))
       const started = process.hrtime.bigint()
       try {
         // The call's span (spans.ts): a no-op that records nothing while tracing is off.
-        const result = await inCallSpan(op, breakers.state(op), async () => op.method === 'GET'
-          ? await cache.lookup(op, cache.key(caller, path), fresh, log, () => fetch(op, caller, input, path))
-          : resultOf(await fetch(op, caller, input, path)),
-        ({ cache }): Record<string, string> => cache === undefined ? {} : { 'gateway.hub.cache': cache.stale ? 'stale' : cache.cached ? 'hit' : 'miss' })
+        const result = await inCallSpan(op, breakers.state(op), () => op.method === 'GET'
+          ? cache.lookup(op, key, fresh, log, () => fetch(op, caller, input, path))
+          : fetch(op, caller, input, path).then(fetched => resultOf(fetched)), describeCall)
         caller.upstreamStatus = result.upstreamStatus
         observe?.(op.id, result.cache?.cached === true ? (result.cache.stale ? 'stale' : 'cached') : 'ok', Number(process.hrtime.bigint() - started) / 1e9)
         return result

@@ -6,8 +6,9 @@
  */
 import { Pool, type Dispatcher } from 'undici'
 import type { Config } from '../config/load.ts'
-import { gatewayError, isGatewayError } from '../errors.ts'
+import { gatewayError } from '../errors.ts'
 import { byteBudget } from './body-budget.ts'
+import { bodyPool, type BodyPool } from './body-pool.ts'
 import { retryAfterSeconds, statusFailure, transportFailure } from './failures.ts'
 import { DRIFT } from '../mapping/drift.ts'
 import { hubError } from './hub-message.ts'
@@ -52,6 +53,9 @@ export interface Transport {
 
 type Body = Dispatcher.ResponseData['body']
 
+/** Bodies declared this long or longer are read into one pooled buffer (body-pool.ts); shorter ones usually come in one chunk. */
+const POOLED_FROM_BYTES = 16 * 1024
+
 /** Error bodies read for their message at most; a larger one loses its message. */
 const ERROR_BODY_LIMIT = 64 * 1024
 
@@ -61,34 +65,71 @@ function discard (body: Body): void {
   body.destroy()
 }
 
-/** The body as it arrived, in chunks, refused past `limit` bytes. */
-async function readChunks (body: Body, declared: string | string[] | undefined, limit: number): Promise<{ chunks: Buffer[], size: number }> {
-  if (typeof declared === 'string' && Number(declared) > limit) {
+/** A body as read: its chunks (one, the pooled buffer, when it was read into one), and that buffer to give back. */
+interface ReadResult {
+  chunks: Buffer[]
+  size: number
+  pooled: Buffer | undefined
+}
+
+/**
+ * The body, refused past `limit` bytes. A body declared at least
+ * POOLED_FROM_BYTES long is copied as it arrives into one buffer of the
+ * pool (body-pool.ts); a shorter one (usually one chunk) is kept in the
+ * chunks it came in. Read with events, not `for await`: an async iterator
+ * costs a promise per chunk, on every request.
+ */
+function readBody (body: Body, declared: string | string[] | undefined, limit: number, pool: BodyPool | undefined): Promise<ReadResult> {
+  const length = typeof declared === 'string' ? Number(declared) : Number.NaN
+  if (length > limit) {
     discard(body)
-    throw gatewayError('UPSTREAM_BAD_RESPONSE', { cause: new Error(`declared body of ${declared} bytes exceeds ${limit}`) })
+    return Promise.reject(gatewayError('UPSTREAM_BAD_RESPONSE', { cause: new Error(`declared body of ${declared as string} bytes exceeds ${limit}`) }))
   }
-  const chunks: Buffer[] = []
-  let size = 0
-  try {
-    for await (const chunk of body) {
-      size += chunk.length
-      if (size > limit) {
-        discard(body)
-        throw gatewayError('UPSTREAM_BAD_RESPONSE', { cause: new Error(`body exceeds ${limit} bytes`) })
-      }
-      chunks.push(chunk)
+  const pooled = pool !== undefined && length >= POOLED_FROM_BYTES ? pool.take(length) : undefined
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = []
+    let size = 0
+    let failed = false
+    const fail = (error: unknown): void => {
+      if (failed) return
+      failed = true
+      if (pooled !== undefined) pool!.give(pooled)
+      reject(error)
     }
-  } catch (error) {
-    if (isGatewayError(error, 'UPSTREAM_BAD_RESPONSE')) throw error
-    throw transportFailure(error, 'body')
-  }
-  return { chunks, size }
+    body.on('data', (chunk: Buffer) => {
+      if (failed) return
+      const end = size + chunk.length
+      if (end > limit) {
+        discard(body)
+        fail(gatewayError('UPSTREAM_BAD_RESPONSE', { cause: new Error(`body exceeds ${limit} bytes`) }))
+        return
+      }
+      if (pooled === undefined) {
+        chunks.push(chunk)
+      } else if (end > pooled.length) {
+        // More than declared: undici refuses it too; until then, read on in chunks.
+        discard(body)
+        fail(transportFailure(new Error(`body longer than its content-length ${length}`), 'body'))
+        return
+      } else {
+        chunk.copy(pooled, size)
+      }
+      size = end
+    })
+    body.once('error', (error) => fail(transportFailure(error, 'body')))
+    body.once('end', () => {
+      if (failed) return
+      resolve(pooled === undefined ? { chunks, size, pooled } : { chunks: [pooled.subarray(0, size)], size, pooled })
+    })
+  })
 }
 
 export function createTransport ({ config, userAgent, budgetFromBytes }: TransportOptions): Transport {
   const pools = new Map<string, Pool>()
   const maxBytes = config.UPSTREAM_MAX_RESPONSE_BYTES
   const largeBodies = config.UPSTREAM_BODY_BUDGET_BYTES > 0 ? byteBudget(config.UPSTREAM_BODY_BUDGET_BYTES) : undefined
+  // Spare buffers within the body budget (16 MiB by default); without a budget, none are kept.
+  const buffers = bodyPool(config.UPSTREAM_BODY_BUDGET_BYTES)
 
   // One pool per upstream address (origin): hub and base share one when they are the same host.
   function upstreamFor (address: string): { pool: Pool, basePath: string } {
@@ -141,7 +182,7 @@ export function createTransport ({ config, userAgent, budgetFromBytes }: Transpo
         let text = ''
         if (statusCode >= 400 && statusCode < 500) {
           try {
-            const { chunks, size } = await readChunks(body, headers['content-length'], ERROR_BODY_LIMIT)
+            const { chunks, size } = await readBody(body, headers['content-length'], ERROR_BODY_LIMIT, undefined)
             text = Buffer.concat(chunks, size).toString('utf8')
           } catch {
             // The status already decides; an unreadable error body only loses its message.
@@ -157,6 +198,7 @@ export function createTransport ({ config, userAgent, budgetFromBytes }: Transpo
       // A large body waits for room in the budget before it is read (backpressure to the hub, not memory).
       const declared = Number(headers['content-length'])
       let release: (() => void) | undefined
+      let pooled: Buffer | undefined
       try {
         if (largeBodies !== undefined && declared >= budgetFromBytes && declared <= maxBytes) {
           try {
@@ -166,13 +208,16 @@ export function createTransport ({ config, userAgent, budgetFromBytes }: Transpo
             throw error
           }
         }
-        const { chunks, size } = await readChunks(body, headers['content-length'], maxBytes)
-        return await read(chunks, size, statusCode)
+        const result = await readBody(body, headers['content-length'], maxBytes, buffers)
+        pooled = result.pooled
+        return await read(result.chunks, result.size, statusCode)
       } catch (error) {
         // The hub answered 2xx: it acted, whatever became of its answer here.
         if (error !== null && typeof error === 'object') Object.assign(error, { hubMayHaveActed: true })
         throw error
       } finally {
+        // The decoder has copied what it keeps.
+        if (pooled !== undefined) buffers.give(pooled)
         release?.()
       }
     },

@@ -1,0 +1,4 @@
+// Stage `load-shedding`: @fastify/under-pressure not registered.
+import fp from 'fastify-plugin'
+
+export default fp(async () => {}, { name: 'pressure' })
