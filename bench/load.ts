@@ -29,6 +29,8 @@ export interface LoadOptions {
   /** When given, each request's path and query come from it instead of `url`'s. */
   nextPath?: () => string
   headers?: Record<string, string>
+  /** Requests per second over all connections (autocannon's overallRate); 0 or absent for as many as they carry. */
+  rate?: number
 }
 
 /** Nearest-rank percentile of a sorted array. */
@@ -38,7 +40,7 @@ export function percentile (sorted: Float64Array | number[], p: number): number 
   return sorted[rank - 1] as number
 }
 
-export async function runLoad ({ url, connections, durationS, nextPath, headers }: LoadOptions): Promise<LoadResult> {
+export async function runLoad ({ url, connections, durationS, nextPath, headers, rate }: LoadOptions): Promise<LoadResult> {
   let times = new Float64Array(1 << 14)
   let count = 0
   let bytes = 0
@@ -49,7 +51,7 @@ export async function runLoad ({ url, connections, durationS, nextPath, headers 
       : [{ setupRequest: (request: RequestParams): RequestParams => ({ ...request, path: nextPath() }) }]
     // autocannon checks whether the run is over once per sample; at its default of one
     // a second, a 0.5 s run would last 1 s and a 10 s run up to 11 s.
-    const instance = autocannon({ url, connections, duration: durationS, sampleInt: 100, pipelining: 1, timeout: 10, ...(headers !== undefined ? { headers } : {}), ...(requests !== undefined ? { requests } : {}) }, (error, res) => {
+    const instance = autocannon({ url, connections, duration: durationS, sampleInt: 100, pipelining: 1, timeout: 10, ...(headers !== undefined ? { headers } : {}), ...(rate !== undefined && rate > 0 ? { overallRate: rate } : {}), ...(requests !== undefined ? { requests } : {}) }, (error, res) => {
       if (error !== null) reject(error)
       else resolve(res)
     })

@@ -49,6 +49,8 @@ export interface BenchOptions {
   profileMode: ModeName
   /** Where to copy the raw .cpuprofile (open it in Chrome DevTools); not kept when unset. */
   profileOut: string | undefined
+  /** Requests per second offered in every measured run (autocannon's overallRate); 0 for as fast as the connections go. */
+  rate: number
   /** Measure the cost of each stage of an uncached lookup (bench/stages/) instead of the targets. */
   stages: boolean
   help: boolean
@@ -99,6 +101,11 @@ floor. Writes the markdown report to --out and prints it.
   --profile-case <case>       the case of the CPU profile (default sp2-500)
   --profile-mode <mode>       uncached (default) or cached
   --profile-out <file>        keep that .cpuprofile (for Chrome DevTools / speedscope)
+  --rate <req/s>              offer this many requests per second in every run instead
+                              of as many as the connections carry (default 0, as many;
+                              with --stages 1500: every variant then does the same work
+                              per second, so its CPU per request is not lowered or raised
+                              by how many requests each wake-up of its event loop finds)
   --stages                    instead of the targets: the CPU per request each stage of an
                               uncached lookup costs, one gateway per stage with that stage
                               taken out (bench/stages/), of the first case of --cases
@@ -158,6 +165,7 @@ export function parseOptions (argv: string[]): BenchOptions {
       'profile-case': { type: 'string' },
       'profile-mode': { type: 'string' },
       stages: { type: 'boolean', default: false },
+      rate: { type: 'string' },
       help: { type: 'boolean', short: 'h', default: false }
     }
   })
@@ -199,6 +207,7 @@ export function parseOptions (argv: string[]): BenchOptions {
     profileOut: values['profile-out'],
     profileCase: list('profile-case', values['profile-case'] ?? 'sp2-500', CASE_NAMES)[0] as CaseName,
     profileMode: list('profile-mode', values['profile-mode'] ?? 'uncached', MODE_NAMES)[0] as ModeName,
+    rate: number('rate', values.rate, stages ? 1500 : 0, { integer: true }),
     stages,
     help: values.help === true
   }

@@ -208,6 +208,7 @@ async function measure (target: Child, path: string | (() => string), connection
       connections,
       durationS,
       headers: CLIENT_HEADERS,
+      rate: options.rate,
       ...(typeof path === 'string' ? {} : { nextPath: path })
     })
   }
@@ -525,7 +526,7 @@ async function main (): Promise<number> {
       const markdown = [
         '# Stage costs of an uncached lookup',
         '',
-        `Written by \`${commandLine(argv)}\` on ${startedAt.toISOString()}, ${gatewayCode}, Node ${machine.node}, ${machine.cpus} × ${machine.cpu}, load average at the start ${machine.loadAverage.map(l => l.toFixed(1)).join(' ')}. ${c.label}, uncached (a distinct NPWP per request), ${options.connections} connections, ${options.duration} s runs, ${options.rounds} rounds; pinning ${pinningReport.text}. See docs/performance.md for what each stage is and what halving it would take.`,
+        `Written by \`${commandLine(argv)}\` on ${startedAt.toISOString()}, ${gatewayCode}, Node ${machine.node}, ${machine.cpus} × ${machine.cpu}, load average at the start ${machine.loadAverage.map(l => l.toFixed(1)).join(' ')}. ${c.label}, uncached (a distinct NPWP per request), ${options.connections} connections${options.rate > 0 ? ` offering ${options.rate} requests a second (each variant does the same work per second)` : ''}, ${options.duration} s runs, ${options.rounds} rounds; pinning ${pinningReport.text}. See docs/performance.md for what each stage is and what halving it would take.`,
         '',
         renderStages(result, '## CPU per request, by stage taken out')
       ].join('\n')

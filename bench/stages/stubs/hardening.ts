@@ -8,5 +8,5 @@ const { parseJsonBody } = await import(originalOf('plugins/json-body.js')) as ty
 export default fp(async (app: FastifyInstance) => {
   app.removeContentTypeParser('text/plain')
   app.removeContentTypeParser('application/json')
-  app.addContentTypeParser('application/json', { parseAs: 'string' }, parseJsonBody)
+  app.addContentTypeParser('application/json', { parseAs: 'buffer' }, parseJsonBody)
 }, { name: 'hardening' })

@@ -11,7 +11,8 @@ export default fp(async (app: FastifyInstance) => {
     countSlowPath () {},
     countDrift () {},
     countDroppedSubscriber () {},
-    countLogin () {}
+    countLogin () {},
+    countRefresh () {}
   }
   app.decorate('metrics', metrics)
 }, { name: 'metrics', dependencies: ['state'] })
