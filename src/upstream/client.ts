@@ -95,8 +95,8 @@ export function createHubClient ({ config, credentials, userAgent, observe, onSl
     return withAuthorization(credentials, op, caller, log, (authorization) =>
       breakers.run(op, () =>
         withRetries(retries, op, deadline, log, (attempt) => inAttemptSpan(op, attempt, templates.get(op.id)!, () =>
-          transport.exchange(op, { path, requestId: caller.id, authorization, body: input.body, signal: deadline.signal, noteDrift: (bit, details) => drift.report(op.id, bit, log, details) }, (chunks, size, status) =>
-            decoder.decode(op, chunks, size, status, deadline.signal, log, [config.UPSTREAM_API_KEY, authorization]))))))
+          transport.exchange(op, { path, requestId: caller.id, authorization, body: input.body, deadline, noteDrift: (bit, details) => drift.report(op.id, bit, log, details) }, (chunks, size, status) =>
+            decoder.decode(op, chunks, size, status, deadline, log, [config.UPSTREAM_API_KEY, authorization]))))))
   }
 
   return {

@@ -36,11 +36,11 @@ export interface DecoderOptions {
 
 export interface Decoder {
   /**
-   * Our answer of a 2xx body, as it arrived in chunks; `signal` is the
-   * call's deadline; `secrets` are scrubbed from the error text of a 2xx
+   * Our answer of a 2xx body, as it arrived in chunks; `deadline` is the
+   * call's (its signal is read only by a large answer, which may wait); `secrets` are scrubbed from the error text of a 2xx
    * answer that reports a failure.
    */
-  decode (op: ResolvedOperation, chunks: readonly Buffer[], size: number, statusCode: number, signal: AbortSignal, log: FastifyBaseLogger, secrets: readonly string[]): Fetched | Promise<Fetched>
+  decode (op: ResolvedOperation, chunks: readonly Buffer[], size: number, statusCode: number, deadline: { readonly signal: AbortSignal }, log: FastifyBaseLogger, secrets: readonly string[]): Fetched | Promise<Fetched>
   /** Ends the threads (after the calls in flight, which may be waiting on one). */
   close (): Promise<void>
 }
@@ -138,8 +138,9 @@ export function createDecoder ({ operations, config, onSlowPath, drift }: Decode
   }
 
   return {
-    decode (op, chunks, size, statusCode, signal, log, secrets) {
+    decode (op, chunks, size, statusCode, deadline, log, secrets) {
       if (size < LARGE_ANSWER_BYTES) return decodeBytes(op, contiguous(chunks, size), statusCode, log, secrets)
+      const signal = deadline.signal
       return (async () => {
         const fast = transcoding === undefined || op.transcode === undefined ? undefined : await onThread(op, chunks, size, signal, log)
         if (fast !== undefined && !('gaveUp' in fast)) return fastAnswer(op, fast, statusCode, log)

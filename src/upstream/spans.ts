@@ -33,9 +33,10 @@ function ended (span: Span, value: HubStatus | undefined, error: unknown): void 
 
 /**
  * Runs one hub call in its span. `describe` adds what is known once it is
- * done (the cache's answer).
+ * done (the cache's answer). Not an async function: without a span it hands
+ * back `run`'s own promise, with no promise of its own around it.
  */
-export async function inCallSpan<T extends HubStatus> (op: ResolvedOperation, circuit: string, run: () => Promise<T>, describe: (result: T) => Record<string, string>): Promise<T> {
+export function inCallSpan<T extends HubStatus> (op: ResolvedOperation, circuit: string, run: () => Promise<T>, describe: (result: T) => Record<string, string>): Promise<T> {
   // Tracing off (no SDK), or a request not sampled: no span, not even a no-op one.
   const request = trace.getActiveSpan()
   if (request === undefined || !request.isRecording()) return run()
@@ -58,7 +59,7 @@ export async function inCallSpan<T extends HubStatus> (op: ResolvedOperation, ci
  * Runs one attempt of a hub call in its span, with the address template
  * (`template`) in the context for the HTTP span (telemetry/safe-target.ts).
  */
-export async function inAttemptSpan<T extends HubStatus> (op: ResolvedOperation, attempt: number, template: string, run: () => Promise<T>): Promise<T> {
+export function inAttemptSpan<T extends HubStatus> (op: ResolvedOperation, attempt: number, template: string, run: () => Promise<T>): Promise<T> {
   const active = trace.getActiveSpan()
   if (active === undefined || !active.isRecording()) return run()
   return tracer.startActiveSpan(`hub ${op.id} attempt`, { attributes: { 'gateway.hub.operation': op.id, 'gateway.hub.attempt': attempt } }, async (span) => {

@@ -59,21 +59,21 @@ export function opossumOptions (name: string, options: BreakerOptions): CircuitB
  * (half-open) closes or reopens it.
  */
 export function createBreaker (name: string, options: BreakerOptions): Breaker {
-  const breaker = new CircuitBreaker(async (action: () => Promise<unknown>) => action(), opossumOptions(name, options))
+  // The action is the call's own promise: no async wrapper around it, and no await in run (a promise and a turn fewer per call).
+  const breaker = new CircuitBreaker((action: () => Promise<unknown>) => action(), opossumOptions(name, options))
   let openedAt = 0
   breaker.on('open', () => { openedAt = Date.now() })
+  const refused = (error: unknown): never => {
+    if (codeOf(error) === 'EOPENBREAKER') {
+      const wait = Math.max(1, Math.ceil((openedAt + options.resetTimeout - Date.now()) / 1000))
+      throw gatewayError('UPSTREAM_UNAVAILABLE', { statusCode: 503, retryAfter: String(wait), cause: error })
+    }
+    throw error
+  }
 
   return {
-    async run<T> (action: () => Promise<T>): Promise<T> {
-      try {
-        return await (breaker.fire(action) as Promise<T>)
-      } catch (error) {
-        if (codeOf(error) === 'EOPENBREAKER') {
-          const wait = Math.max(1, Math.ceil((openedAt + options.resetTimeout - Date.now()) / 1000))
-          throw gatewayError('UPSTREAM_UNAVAILABLE', { statusCode: 503, retryAfter: String(wait), cause: error })
-        }
-        throw error
-      }
+    run<T> (action: () => Promise<T>): Promise<T> {
+      return (breaker.fire(action) as Promise<T>).catch(refused)
     },
     get state (): BreakerState {
       if (breaker.opened) return 'open'

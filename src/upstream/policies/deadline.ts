@@ -4,12 +4,26 @@
  * the hub call, so a cache hit sets no timer.
  */
 export interface Deadline {
-  /** When it passes (ms, Date.now's clock: the timer below runs on it too). */
-  at: number
-  /** Aborts when it passes. */
-  signal: AbortSignal
+  /** When it passes (ms, Date.now's clock: the timers that enforce it run on it too). */
+  readonly at: number
+  /**
+   * Aborts when it passes. Made when first read: only what waits (a retry's
+   * backoff, the body budget, a transcoding thread) needs one; the exchange
+   * with the hub keeps its own timer to `at` (transport.ts). An
+   * `AbortSignal.timeout` per call was a timer, a signal and its listeners on
+   * every lookup.
+   */
+  readonly signal: AbortSignal
 }
 
 export function startDeadline (ms: number): Deadline {
-  return { at: Date.now() + ms, signal: AbortSignal.timeout(ms) }
+  const at = Date.now() + ms
+  let signal: AbortSignal | undefined
+  return {
+    at,
+    get signal () {
+      signal ??= AbortSignal.timeout(Math.max(0, at - Date.now()))
+      return signal
+    }
+  }
 }
