@@ -49,6 +49,8 @@ export interface BenchOptions {
   profileMode: ModeName
   /** Where to copy the raw .cpuprofile (open it in Chrome DevTools); not kept when unset. */
   profileOut: string | undefined
+  /** --stages: seconds of unmeasured load each variant gets first, to fill its lookup cache. */
+  fill: number
   /** Requests per second offered in every measured run (autocannon's overallRate); 0 for as fast as the connections go. */
   rate: number
   /** Measure the cost of each stage of an uncached lookup (bench/stages/) instead of the targets. */
@@ -103,14 +105,19 @@ floor. Writes the markdown report to --out and prints it.
   --profile-out <file>        keep that .cpuprofile (for Chrome DevTools / speedscope)
   --rate <req/s>              offer this many requests per second in every run instead
                               of as many as the connections carry (default 0, as many;
-                              with --stages 1500: every variant then does the same work
-                              per second, so its CPU per request is not lowered or raised
-                              by how many requests each wake-up of its event loop finds)
+                              with --stages 2400, shared among the variants measured at
+                              once: each then does the same work per second, so its CPU
+                              per request is not lowered or raised by how many requests
+                              each wake-up of its event loop finds)
+  --fill <s>                  --stages: seconds of load each variant gets before its warm-up,
+                              as fast as the connections go, so that its lookup cache is
+                              full (the steady state) when the rounds start (default 20)
   --stages                    instead of the targets: the CPU per request each stage of an
                               uncached lookup costs, one gateway per stage with that stage
                               taken out (bench/stages/), of the first case of --cases
-                              (default bl; 3 rounds of 5 s, 4 s of warm-up before each run;
-                              --out default docs/stage-costs.md)
+                              (default bl): every variant at once, 3 rounds of 5 s, after
+                              --fill and a warm-up run each; --out default
+                              docs/stage-costs.md)
   --help`
 
 function number (name: string, raw: string | undefined, fallback: number, { integer = false, min = 0 } = {}): number {
@@ -166,6 +173,7 @@ export function parseOptions (argv: string[]): BenchOptions {
       'profile-mode': { type: 'string' },
       stages: { type: 'boolean', default: false },
       rate: { type: 'string' },
+      fill: { type: 'string' },
       help: { type: 'boolean', short: 'h', default: false }
     }
   })
@@ -207,7 +215,8 @@ export function parseOptions (argv: string[]): BenchOptions {
     profileOut: values['profile-out'],
     profileCase: list('profile-case', values['profile-case'] ?? 'sp2-500', CASE_NAMES)[0] as CaseName,
     profileMode: list('profile-mode', values['profile-mode'] ?? 'uncached', MODE_NAMES)[0] as ModeName,
-    rate: number('rate', values.rate, stages ? 1500 : 0, { integer: true }),
+    fill: number('fill', values.fill, 20),
+    rate: number('rate', values.rate, stages ? 2400 : 0, { integer: true }),
     stages,
     help: values.help === true
   }

@@ -16,7 +16,7 @@ export interface Stage {
 
 export const STAGES: readonly Stage[] = [
   { name: 'client-key', label: 'client key (SHA-256 of the bearer key, registry lookup)', instead: 'every request is the bench client, no hook', replaces: { 'plugins/clients.js': 'clients.ts' } },
-  { name: 'scopes', label: 'scope check (onRequest, async)', instead: 'no hook', replaces: { 'plugins/auth.js': 'auth.ts' } },
+  { name: 'scopes', label: 'scope check (onRequest, a callback hook)', instead: 'no hook', replaces: { 'plugins/auth.js': 'auth.ts' } },
   { name: 'rate-limit', label: 'rate limit (@fastify/rate-limit, memory store)', instead: 'no limiter', replaces: { 'plugins/rate-limit.js': 'rate-limit.ts' } },
   { name: 'validation', label: 'query validation (ajv, with coercion)', instead: 'every part valid as sent', replaces: { 'schemas/validators.js': 'validators.ts' } },
   { name: 'request-id-logger', label: 'request id (random UUID) and per-request child logger', instead: 'a constant id, the server\'s logger itself', replaces: { 'app.js': 'app.ts' } },
@@ -25,10 +25,10 @@ export const STAGES: readonly Stage[] = [
   { name: 'headers', label: 'security headers (helmet, precomputed) and cache headers', instead: 'neither set', replaces: { 'plugins/hardening.js': 'hardening.ts', 'routes/cache-headers.js': 'cache-headers.ts' } },
   { name: 'metrics', label: 'metrics (prom-client: request counter and histogram in onResponse, hub call counter and histogram)', instead: 'no-op metrics, no hook', replaces: { 'plugins/metrics.js': 'metrics.ts' } },
   { name: 'breaker', label: 'circuit breaker (opossum, counts only)', instead: 'the call itself', replaces: { 'upstream/policies/breaker.js': 'breaker.ts' } },
-  { name: 'deadline', label: 'deadline (AbortSignal.timeout per hub call)', instead: 'one signal that never aborts', replaces: { 'upstream/policies/deadline.js': 'deadline.ts' } },
-  { name: 'call-wrappers', label: 'retry, credentials and span wrappers (async layers around the call)', instead: 'the call itself', replaces: { 'upstream/policies/retry.js': 'retry.ts', 'upstream/policies/credentials.js': 'credentials.ts', 'upstream/spans.js': 'spans.ts' } },
+  { name: 'deadline', label: 'deadline (its time, an AbortSignal only when something waits on it; the exchange\'s timer is the hub call\'s)', instead: 'a constant deadline and signal', replaces: { 'upstream/policies/deadline.js': 'deadline.ts' } },
+  { name: 'call-wrappers', label: 'retry, credentials and span wrappers (the layers around the call)', instead: 'the call itself', replaces: { 'upstream/policies/retry.js': 'retry.ts', 'upstream/policies/credentials.js': 'credentials.ts', 'upstream/spans.js': 'spans.ts' } },
   { name: 'cache-policy', label: 'cache policy (key, coalescing, store of the answer, 64 MiB budget, sweep)', instead: 'the hub call\'s answer, nothing kept', replaces: { 'upstream/policies/cache.js': 'cache.ts' } },
-  { name: 'hub-call', label: 'hub call (undici request, the hub\'s socket, the body read)', instead: 'the body from memory, as one chunk', replaces: { 'upstream/transport.js': 'transport.ts' } },
+  { name: 'hub-call', label: 'hub call (undici dispatch, the hub\'s socket, the body kept as it comes)', instead: 'the body from memory, as one chunk', replaces: { 'upstream/transport.js': 'transport.ts' } },
   { name: 'decode', label: 'decode (transcoder into the envelope)', instead: 'a copy of the answer decoded the first time', replaces: { 'upstream/decode.js': 'decode.ts' } }
 ]
 
