@@ -104,20 +104,17 @@ floor. Writes the markdown report to --out and prints it.
   --profile-mode <mode>       uncached (default) or cached
   --profile-out <file>        keep that .cpuprofile (for Chrome DevTools / speedscope)
   --rate <req/s>              offer this many requests per second in every run instead
-                              of as many as the connections carry (default 0, as many;
-                              with --stages 2400, shared among the variants measured at
-                              once: each then does the same work per second, so its CPU
-                              per request is not lowered or raised by how many requests
-                              each wake-up of its event loop finds)
+                              of as many as the connections carry (default 0, as many)
   --fill <s>                  --stages: seconds of load each variant gets before its warm-up,
                               as fast as the connections go, so that its lookup cache is
                               full (the steady state) when the rounds start (default 20)
   --stages                    instead of the targets: the CPU per request each stage of an
                               uncached lookup costs, one gateway per stage with that stage
                               taken out (bench/stages/), of the first case of --cases
-                              (default bl): every variant at once, 3 rounds of 5 s, after
-                              --fill and a warm-up run each; --out default
-                              docs/stage-costs.md)
+                              (default bl): each variant after --fill and a warm-up run,
+                              then once a round, 3 rounds of 5 s, 256 connections and 256
+                              hub connections unless given (the server CPU saturated);
+                              --out default docs/stage-costs.md)
   --help`
 
 function number (name: string, raw: string | undefined, fallback: number, { integer = false, min = 0 } = {}): number {
@@ -183,7 +180,7 @@ export function parseOptions (argv: string[]): BenchOptions {
   return {
     duration: number('duration', values.duration, quick ? 1 : stages ? 5 : 10, { min: 0.5 }),
     rounds: number('rounds', values.rounds, quick ? 1 : 3, { integer: true, min: 1 }),
-    connections: number('connections', values.connections, 100, { integer: true, min: 1 }),
+    connections: number('connections', values.connections, stages ? 256 : 100, { integer: true, min: 1 }),
     p99Connections: number('p99-connections', values['p99-connections'], 10, { integer: true, min: 1 }),
     latency: number('latency', values.latency, 20),
     jitter: number('jitter', values.jitter, 5),
@@ -191,7 +188,7 @@ export function parseOptions (argv: string[]): BenchOptions {
     modes: list('modes', values.modes, MODE_NAMES),
     // --stages: a process measured once a round sits idle between its runs, and a warm-up of 1 s left it costing more than one measured often (the control row showed it).
     warmup: number('warmup', values.warmup, quick ? 0.5 : stages ? 4 : 1),
-    upstreamConnections: number('upstream-connections', values['upstream-connections'], 64, { integer: true, min: 1 }),
+    upstreamConnections: number('upstream-connections', values['upstream-connections'], stages ? 256 : 64, { integer: true, min: 1 }),
     cacheTtl: number('cache-ttl', values['cache-ttl'], 3600, { integer: true, min: 1 }),
     sameUrl: values['same-url'] === true,
     gatewayEnv: Object.fromEntries((values['gateway-env'] ?? []).map((pair) => {
@@ -216,7 +213,7 @@ export function parseOptions (argv: string[]): BenchOptions {
     profileCase: list('profile-case', values['profile-case'] ?? 'sp2-500', CASE_NAMES)[0] as CaseName,
     profileMode: list('profile-mode', values['profile-mode'] ?? 'uncached', MODE_NAMES)[0] as ModeName,
     fill: number('fill', values.fill, 20),
-    rate: number('rate', values.rate, stages ? 2400 : 0, { integer: true }),
+    rate: number('rate', values.rate, 0, { integer: true }),
     stages,
     help: values.help === true
   }

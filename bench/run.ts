@@ -15,7 +15,7 @@ import { API_KEY_HEADER, BL_LIST_SIZE, prepareBodies, type Bodies } from './bodi
 import { runLoad, type LoadResult } from './load.ts'
 import { parseOptions, USAGE, type BenchOptions, type CaseName, type ModeName } from './options.ts'
 import { checkPinning, pinProcess, planPinning, type Pinning } from './pinning.ts'
-import { clockTicks, cpuSecondsOf, environmentOf, freePort, memoryOf, meterCpu, sampleMemory, spawnChild, stopAll, stopChild, waitIdle, waitReady, warningsSince, type Child } from './processes.ts'
+import { clockTicks, environmentOf, freePort, memoryOf, meterCpu, sampleMemory, spawnChild, stopAll, stopChild, waitIdle, waitReady, warningsSince, type Child } from './processes.ts'
 import { summarizeProfile } from './profile.ts'
 import { startRedis, type BenchRedis } from './redis.ts'
 import { measureTranscoder } from './transcode-speed.ts'
@@ -518,21 +518,6 @@ async function main (): Promise<number> {
           return child
         },
         measure: async (child) => await measure(child, distinctPaths(c.gatewayPathFor), options.connections, options),
-        measureTogether: async (children) => {
-          await settle()
-          // Each gets its share of --rate (as fast as it goes with --rate 0) over its share of the connections.
-          const rate = options.rate > 0 ? Math.max(1, Math.round(options.rate / children.length)) : 0
-          const connections = Math.max(2, Math.ceil(options.connections / children.length))
-          const before = await Promise.all(children.map(async child => await cpuSecondsOf(child.pid)))
-          const loads = await Promise.all(children.map(async child => await runLoad({ url: child.url + '/', connections, durationS: options.duration, headers: CLIENT_HEADERS, rate, nextPath: distinctPaths(c.gatewayPathFor) })))
-          const after = await Promise.all(children.map(async child => await cpuSecondsOf(child.pid)))
-          settled = false
-          return children.map((child, i) => {
-            const [a, b, load] = [after[i], before[i], loads[i]!]
-            if (load.non2xx > 0 || load.errors > 0) log(`${child.name}: ${load.non2xx} non-2xx, ${load.errors} errors`)
-            return { usPerRequest: a !== undefined && b !== undefined && load.ok > 0 ? (a - b) / load.ok * 1e6 : Number.NaN, rps: load.rps }
-          })
-        },
         fill: async (child) => {
           await runLoad({ url: child.url + '/', connections: options.connections, durationS: options.fill, headers: CLIENT_HEADERS, nextPath: distinctPaths(c.gatewayPathFor) })
         },

@@ -2,21 +2,18 @@
 // measured by taking it out. One gateway per variant (catalogue.ts): the
 // full gateway, one per stage with that stage's modules replaced by a stub,
 // and `bare` with every stub at once (what is left: Fastify, the route's
-// handler, the reply). All are started together, pinned to the server CPU;
-// each first gets load enough to fill its lookup cache (the steady state)
-// and a warm-up run. Then, each round, all of them are measured at once,
-// each offered the same requests a second (--rate, divided among them), and
-// a stage's cost is the full gateway's CPU per request minus the variant's
-// over the same seconds; the report gives the median over rounds and every
-// round's figure. A control, a second full gateway, is measured like a
-// stage: its "saving" is the method's own noise.
-//
-// Measuring the variants one after another was tried first, and dropped:
-// on this kind of machine (a 2-vCPU VM) the same gateway's CPU per request
-// drifted by ±30 % from one minute to the next, as did the raw proxy's, so
-// a stage's 5-40 µs drowned; and a process's CPU per request depends on how
-// many requests each wake-up of its event loop finds (closed-loop, a cheaper
-// variant runs faster and pays less per request for that alone).
+// handler, the reply). All are started together and pinned to the server
+// CPU; each first gets --fill seconds of load that fill its lookup cache (the
+// steady state: a cache filling up costs more collection from round to
+// round) and a warm-up run. Then each is measured once a round, the order
+// rotated, as fast as 256 connections and 256 hub connections carry it, so
+// that its CPU is saturated: a variant's CPU per request does not then
+// depend on how much of the time it sits idle. A stage's cost is the full
+// gateway's CPU per request minus the variant's in the same round, the
+// median over rounds; every round's figure is in the report. A control, a
+// second full gateway, is measured like a stage: its "saving" is the
+// method's own noise (docs/performance.md, "How the stage table is
+// measured", has the other methods tried and what their controls showed).
 import type { Child } from '../processes.ts'
 import { median, type Measurement } from '../report.ts'
 import { BARE, CONTROL, FULL, STAGES } from './catalogue.ts'
@@ -26,11 +23,6 @@ export interface StageContext {
   start: (variant: string) => Promise<Child>
   /** One measured run of `child` at the options' connections, with a distinct lookup per request. */
   measure: (child: Child) => Promise<Measurement>
-  /**
-   * One measured run of every child at once, each offered the same number of
-   * requests a second: the CPU per request of each, over the same seconds.
-   */
-  measureTogether: (children: Child[]) => Promise<Array<{ usPerRequest: number, rps: number }>>
   /** Unmeasured load as fast as the connections go, long enough to fill the gateway's lookup cache to its budget. */
   fill: (child: Child) => Promise<void>
   raw: Child
@@ -94,28 +86,30 @@ export async function runStages (context: StageContext): Promise<StageResult> {
     await context.measure(child)
   }
   for (let round = 1; round <= context.rounds; round++) {
+    // Every gateway once a round, the full one and the control among them, the order rotated: each sits idle as long as the others between its runs.
+    const all = [FULL, ...variants]
+    const shift = (round - 1) % all.length
+    const order = [...all.slice(shift), ...all.slice(0, shift)]
     const raw = await context.measureRaw()
     result.raw.push(usOf(raw))
     result.rawRps.push(raw.rps)
-    // Every gateway at once, each offered the same requests a second, over the same seconds: whatever
-    // the machine does meanwhile (its other work, the hypervisor, the CPU's clock) each of them meets.
-    const all = [FULL, ...variants]
-    const measured = new Map<string, { usPerRequest: number, rps: number }>()
-    const figures = await context.measureTogether(all.map(v => v === FULL ? full : children.get(v)!))
-    all.forEach((variant, i) => {
-      measured.set(variant, figures[i]!)
-      context.log(`round ${round} ${variant}: ${figures[i]!.usPerRequest.toFixed(0)} µs/req, ${Math.round(figures[i]!.rps)} req/s`)
-    })
-    const fullUs = measured.get(FULL)!.usPerRequest
+    const measured = new Map<string, Measurement>()
+    for (const variant of order) {
+      const m = await context.measure(variant === FULL ? full : children.get(variant)!)
+      measured.set(variant, m)
+      context.log(`round ${round} ${variant}: ${usOf(m).toFixed(0)} µs/req, ${Math.round(m.rps)} req/s`)
+    }
+    // The full gateway of the round: the mean of the two identical ones (full and control).
+    const fullUs = usOf(measured.get(FULL)!)
     result.full.push(fullUs)
     result.fullRps.push(measured.get(FULL)!.rps)
     for (const row of result.rows) {
       const m = measured.get(row.variant)!
-      row.own.push(m.usPerRequest)
-      row.savings.push(fullUs - m.usPerRequest)
+      row.own.push(usOf(m))
+      row.savings.push(fullUs - usOf(m))
       row.rps.push(m.rps)
     }
-    context.log(`round ${round}: full gateway ${fullUs.toFixed(0)} µs/req, control ${measured.get(CONTROL)!.usPerRequest.toFixed(0)}, raw proxy ${usOf(raw).toFixed(0)} (alone)`)
+    context.log(`round ${round}: full gateway ${fullUs.toFixed(0)} µs/req, control ${usOf(measured.get(CONTROL)!).toFixed(0)}, raw proxy ${usOf(raw).toFixed(0)}`)
   }
   return result
 }
