@@ -115,8 +115,8 @@ export function createTransport ({ config, userAgent, budgetFromBytes }: Transpo
    * One exchange through undici's `dispatch`, with a handler of ours that
    * keeps the body's chunks (or copies them into a pooled buffer) as they
    * come: no Readable body and no signal listener per answer, which
-   * undici's `request` makes (measured in bench/hub-call-micro.ts: 45 against
-   * 60 µs an exchange, client and server together). The deadline is a timer
+   * undici's `request` makes (measured in bench/hub-call-micro.ts: 36 against
+   * 52 µs an exchange, client and server together). The deadline is a timer
    * to `at`. Resolves once the whole body is read; rejects with the
    * contract's error.
    */
