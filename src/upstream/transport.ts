@@ -9,7 +9,7 @@ import type { Deadline } from './policies/deadline.ts'
 import type { Config } from '../config/load.ts'
 import { gatewayError } from '../errors.ts'
 import { byteBudget } from './body-budget.ts'
-import { bodyPool } from './body-pool.ts'
+import { bodyPool, type BodyPool } from './body-pool.ts'
 import { retryAfterSeconds, statusFailure, transportFailure } from './failures.ts'
 import { DRIFT } from '../mapping/drift.ts'
 import { hubError } from './hub-message.ts'
@@ -25,6 +25,8 @@ export interface TransportOptions {
   userAgent: string
   /** Bodies declared this large or larger wait for room in UPSTREAM_BODY_BUDGET_BYTES before they are read. */
   budgetFromBytes: number
+  /** Where bodies of POOLED_FROM_BYTES or more are read into (default: spare buffers kept within the body budget; without a budget, none kept). */
+  buffers?: BodyPool
 }
 
 /** What one exchange sends. */
@@ -77,12 +79,10 @@ function deadlinePassed (): Error {
   return new DOMException('The hub call\'s deadline passed', 'TimeoutError')
 }
 
-export function createTransport ({ config, userAgent, budgetFromBytes }: TransportOptions): Transport {
+export function createTransport ({ config, userAgent, budgetFromBytes, buffers = bodyPool(config.UPSTREAM_BODY_BUDGET_BYTES) }: TransportOptions): Transport {
   const pools = new Map<string, Pool>()
   const maxBytes = config.UPSTREAM_MAX_RESPONSE_BYTES
   const largeBodies = config.UPSTREAM_BODY_BUDGET_BYTES > 0 ? byteBudget(config.UPSTREAM_BODY_BUDGET_BYTES) : undefined
-  // Spare buffers within the body budget (16 MiB by default); without a budget, none are kept.
-  const buffers = bodyPool(config.UPSTREAM_BODY_BUDGET_BYTES)
 
   // One pool per upstream address (origin): hub and base share one when they are the same host.
   function upstreamFor (address: string): { pool: Pool, basePath: string } {
@@ -117,10 +117,10 @@ export function createTransport ({ config, userAgent, budgetFromBytes }: Transpo
    * come: no Readable body and no signal listener per answer, which
    * undici's `request` makes (measured in bench/hub-call-micro.ts: 36 against
    * 52 µs an exchange, client and server together). The deadline is a timer
-   * to `at`. Resolves once the whole body is read; rejects with the
+   * to `deadline.at`. Resolves once the whole body is read; rejects with the
    * contract's error.
    */
-  function send (op: ResolvedOperation, options: Dispatcher.DispatchOptions, at: number, deadline: Deadline): Promise<Answer> {
+  function send (op: ResolvedOperation, options: Dispatcher.DispatchOptions, deadline: Deadline): Promise<Answer> {
     return new Promise<Answer>((resolve, reject) => {
       let controller: Dispatcher.DispatchController | undefined
       let settled = false
@@ -157,7 +157,7 @@ export function createTransport ({ config, userAgent, budgetFromBytes }: Transpo
         const reason = deadlinePassed()
         stop(reason)
         fail(transportFailure(reason, statusCode === 0 ? 'headers' : 'body'))
-      }, Math.max(0, at - Date.now()))
+      }, Math.max(0, deadline.at - Date.now()))
 
       upstreams[op.service].pool.dispatch(options, {
         onRequestStart (c) {
@@ -184,8 +184,8 @@ export function createTransport ({ config, userAgent, budgetFromBytes }: Transpo
             fail(error)
             return
           }
-          if (declared >= POOLED_FROM_BYTES) pooled = buffers.take(declared)
-          // A large body waits for room in the budget before it is read (backpressure to the hub, not memory).
+          // A large body waits for room in the budget before it is read (backpressure to the hub, not memory),
+          // and takes its buffer only then: a body waiting for room holds none.
           if (largeBodies !== undefined && declared >= budgetFromBytes) {
             c.pause()
             largeBodies.acquire(declared, deadline.signal).then((give) => {
@@ -194,11 +194,14 @@ export function createTransport ({ config, userAgent, budgetFromBytes }: Transpo
                 return
               }
               release = give
+              pooled = buffers.take(declared)
               c.resume()
             }, (error: unknown) => {
               stop(error instanceof Error ? error : new Error('no room in the body budget'))
               fail(error)
             })
+          } else if (declared >= POOLED_FROM_BYTES) {
+            pooled = buffers.take(declared)
           }
         },
         onResponseData (_c, chunk) {
@@ -254,7 +257,7 @@ export function createTransport ({ config, userAgent, budgetFromBytes }: Transpo
         body: hasBody ? JSON.stringify(payload) : null,
         ...(op.headersTimeout === undefined ? {} : { headersTimeout: op.headersTimeout }),
         ...(op.bodyTimeout === undefined ? {} : { bodyTimeout: op.bodyTimeout })
-      }, deadline.at, deadline)
+      }, deadline)
       const { statusCode, headers } = answer
       if (statusCode < 200 || statusCode >= 300) {
         const text = answer.chunks.length === 0 ? '' : Buffer.concat(answer.chunks, answer.size).toString('utf8')
