@@ -54,14 +54,15 @@ function usOf (m: Measurement): number {
   return m.usPerRequest ?? Number.NaN
 }
 
-export async function runStages (context: StageContext): Promise<StageResult> {
-  const variants = [CONTROL, ...STAGES.map(s => s.name), BARE]
-  context.log(`starting ${variants.length + 1} gateway variants`)
-  const full = await context.start(FULL)
-  const children = new Map<string, Child>()
-  for (const variant of variants) children.set(variant, await context.start(variant))
-  const result: StageResult = {
-    rows: variants.map((variant) => {
+/** Every variant measured besides the full gateway, in the report's order. */
+export const VARIANTS: readonly string[] = [CONTROL, ...STAGES.map(s => s.name), BARE]
+
+/** What one round measured of one gateway. */
+export interface RoundFigure { usPerRequest: number, rps: number }
+
+export function emptyStageResult (): StageResult {
+  return {
+    rows: VARIANTS.map((variant) => {
       const stage = STAGES.find(s => s.name === variant)
       return {
         variant,
@@ -77,6 +78,35 @@ export async function runStages (context: StageContext): Promise<StageResult> {
     rawRps: [],
     fullRps: []
   }
+}
+
+/**
+ * Adds one round: `figures` has the full gateway and every variant. The
+ * round's full-gateway figure is the mean of the two identical ones (full
+ * and control), which differ by the method's noise; the control's row then
+ * says how far each is from that mean. Returns that figure.
+ */
+export function addRound (result: StageResult, figures: ReadonlyMap<string, RoundFigure>, raw: RoundFigure): number {
+  const fullUs = (figures.get(FULL)!.usPerRequest + figures.get(CONTROL)!.usPerRequest) / 2
+  result.raw.push(raw.usPerRequest)
+  result.rawRps.push(raw.rps)
+  result.full.push(fullUs)
+  result.fullRps.push(figures.get(FULL)!.rps)
+  for (const row of result.rows) {
+    const m = figures.get(row.variant)!
+    row.own.push(m.usPerRequest)
+    row.savings.push(fullUs - m.usPerRequest)
+    row.rps.push(m.rps)
+  }
+  return fullUs
+}
+
+export async function runStages (context: StageContext): Promise<StageResult> {
+  context.log(`starting ${VARIANTS.length + 1} gateway variants`)
+  const full = await context.start(FULL)
+  const children = new Map<string, Child>()
+  for (const variant of VARIANTS) children.set(variant, await context.start(variant))
+  const result = emptyStageResult()
   // Every variant once before the rounds, not recorded: each is a fresh process whose code is not optimized yet,
   // and whose lookup cache is empty (a cache filling up costs more garbage collection from round to round).
   context.log('filling every variant\'s cache, then a warm-up run of each')
@@ -87,30 +117,18 @@ export async function runStages (context: StageContext): Promise<StageResult> {
   }
   for (let round = 1; round <= context.rounds; round++) {
     // Every gateway once a round, the full one and the control among them, the order rotated: each sits idle as long as the others between its runs.
-    const all = [FULL, ...variants]
+    const all = [FULL, ...VARIANTS]
     const shift = (round - 1) % all.length
     const order = [...all.slice(shift), ...all.slice(0, shift)]
     const raw = await context.measureRaw()
-    result.raw.push(usOf(raw))
-    result.rawRps.push(raw.rps)
-    const measured = new Map<string, Measurement>()
+    const figures = new Map<string, RoundFigure>()
     for (const variant of order) {
       const m = await context.measure(variant === FULL ? full : children.get(variant)!)
-      measured.set(variant, m)
+      figures.set(variant, { usPerRequest: usOf(m), rps: m.rps })
       context.log(`round ${round} ${variant}: ${usOf(m).toFixed(0)} µs/req, ${Math.round(m.rps)} req/s`)
     }
-    // The full gateway of the round: the mean of the two identical ones (full and control), which
-    // differ by the method's noise; the control's row then says how far each is from that mean.
-    const fullUs = (usOf(measured.get(FULL)!) + usOf(measured.get(CONTROL)!)) / 2
-    result.full.push(fullUs)
-    result.fullRps.push(measured.get(FULL)!.rps)
-    for (const row of result.rows) {
-      const m = measured.get(row.variant)!
-      row.own.push(usOf(m))
-      row.savings.push(fullUs - usOf(m))
-      row.rps.push(m.rps)
-    }
-    context.log(`round ${round}: full gateway ${fullUs.toFixed(0)} µs/req, control ${usOf(measured.get(CONTROL)!).toFixed(0)}, raw proxy ${usOf(raw).toFixed(0)}`)
+    const fullUs = addRound(result, figures, { usPerRequest: usOf(raw), rps: raw.rps })
+    context.log(`round ${round}: full gateway ${fullUs.toFixed(0)} µs/req, control ${figures.get(CONTROL)!.usPerRequest.toFixed(0)}, raw proxy ${usOf(raw).toFixed(0)}`)
   }
   return result
 }
