@@ -34,10 +34,12 @@ RUN npm ci --omit=dev --ignore-scripts \
 # ---------------------------------------------------------------------------
 FROM base AS build
 COPY package.json package-lock.json ./
-RUN npm ci
+# Without install scripts: `prepare` would build before src/ is copied. The build
+# below is whole (not incremental), so dist/ holds no build-info file.
+RUN npm ci --ignore-scripts
 COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src
-RUN npm run build:gateway
+RUN npm run build:gateway -- --incremental false
 
 # ---------------------------------------------------------------------------
 FROM ${NODE_IMAGE} AS runtime
