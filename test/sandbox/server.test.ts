@@ -90,8 +90,11 @@ t.test('the record is a bounded ring of the newest requests; counts cover every 
   t.equal(sb.count('noblbc20'), 8)
 
   // The default keeps 1,000: a long-running sandbox does not grow with its traffic.
+  // 100 at a time: 1,100 at once each wait their turn past the helper's timeout on a busy machine.
   const plain = await sandbox(t)
-  await Promise.all(Array.from({ length: 1100 }, () => get(plain, `${LOOKUP}/noblbc20/${F.taxpayer.npwp}`)))
+  for (let sent = 0; sent < 1100; sent += 100) {
+    await Promise.all(Array.from({ length: 100 }, () => get(plain, `${LOOKUP}/noblbc20/${F.taxpayer.npwp}`)))
+  }
   t.equal(plain.requests.length, 1000)
   t.equal(plain.count('noblbc20'), 1100)
 })
