@@ -30,6 +30,7 @@ interface Settings {
   errorFields?: string[]
   nullStrings?: string[]
   failure?: { statusField?: string, successValues?: string[], statusCodeField?: string }
+  notFound?: string
 }
 
 export interface ProfileJson {

@@ -6,10 +6,11 @@ import { join } from 'node:path'
 import { createInterface } from 'node:readline'
 import tap, { test } from 'tap'
 import { Agent, fetch } from 'undici'
-import { KEEP_BYTES, KEEP_MS, LINGER_MS } from '../src/plugins/lingering-close.ts'
+import type { IncomingMessage } from 'node:http'
+import { KEEP_BYTES, KEEP_MS, LINGER_BYTES, LINGER_MS } from '../src/plugins/lingering-close.ts'
 import { SANDBOX_FIXTURES as F } from '../src/sandbox/index.ts'
 import { localHaproxyConfig, parseHaproxy } from './deploy/haproxy.ts'
-import { build, writeClientsFile } from './helper.ts'
+import { build, writeClientsFile, type Built } from './helper.ts'
 import { freePort } from './free-port.ts'
 
 /**
@@ -259,4 +260,99 @@ test('a refused body that stops coming within the bound: the gateway ends its si
   t.ok(endedAfter >= KEEP_MS - 100 && endedAfter < KEEP_MS + 1500, `the FIN ${endedAfter} ms after the answer (KEEP_MS ${KEEP_MS})`)
   t.ok(closedAfter - endedAfter >= LINGER_MS - 100 && closedAfter - endedAfter < LINGER_MS + 1500, `closed ${closedAfter - endedAfter} ms after the FIN (LINGER_MS ${LINGER_MS})`)
   raw.socket.destroy()
+})
+
+/** What the gateway's side of a connection had read, and when (performance.now()). */
+interface Mark { bytes: number, at: number }
+
+/**
+ * The gateway's side of the next connection and request: what it had read
+ * when its answer was finished, and when the connection closed (the
+ * server's own socket.bytesRead, not what the caller managed to write).
+ */
+function serverSide (app: Built['app']): { answered: Promise<Mark>, closed: Promise<Mark> } {
+  const mark = (socket: Socket): Mark => ({ bytes: socket.bytesRead, at: performance.now() })
+  return {
+    answered: new Promise(resolve => app.server.once('request', (req: IncomingMessage, res) => {
+      res.once('finish', () => resolve(mark(req.socket)))
+    })),
+    closed: new Promise(resolve => app.server.once('connection', (socket: Socket) => {
+      socket.once('close', () => resolve(mark(socket)))
+    }))
+  }
+}
+
+/** Writes `chunk` until the connection closes: as fast as it takes them, or one every `everyMs`. */
+async function keepSending (socket: Socket, chunk: Buffer, everyMs = 0): Promise<void> {
+  while (!socket.destroyed) {
+    if (everyMs > 0) await new Promise(resolve => setTimeout(resolve, everyMs))
+    if (socket.destroyed) return
+    if (!socket.write(chunk)) {
+      await new Promise<void>(resolve => {
+        const done = () => {
+          socket.off('drain', done)
+          socket.off('close', done)
+          resolve()
+        }
+        socket.on('drain', done)
+        socket.on('close', done)
+      })
+    }
+  }
+}
+
+const GIB = 1024 ** 3
+/** One read of the connection (libuv reads 64 KiB at a time): the bound is checked after each. */
+const ONE_READ = 64 * 1024
+const BYTES = Buffer.alloc(ONE_READ, 'a')
+const CHUNKED = Buffer.concat([Buffer.from('10000\r\n'), BYTES, Buffer.from('\r\n')])
+const JSON_BODY = { 'content-type': 'application/json' }
+
+const WEB = { name: 'web', key: 'web-key-0123456789abcdef', scopes: ['bookings:write' as const] }
+const LENGTH = { 'content-length': GIB }
+const UNKNOWN_LENGTH = { 'transfer-encoding': 'chunked' }
+const REFUSALS = [
+  { refusal: '413, by its content-length', status: 413, headers: { ...JSON_BODY, ...LENGTH } },
+  { refusal: '413, chunked', status: 413, headers: { ...JSON_BODY, ...UNKNOWN_LENGTH } },
+  { refusal: '415', status: 415, headers: { 'content-type': 'text/plain', ...LENGTH } },
+  { refusal: '401', status: 401, headers: { ...JSON_BODY, ...LENGTH }, clients: [WEB] }
+]
+
+test('a caller that keeps sending after an early refusal: LINGER_BYTES more read', async (t) => {
+  for (const { refusal, status, headers, clients } of REFUSALS) {
+    await t.test(refusal, async (t) => {
+      const { app } = await build(t, clients === undefined ? {} : { clients })
+      await app.listen({ port: 0, host: '127.0.0.1' })
+      const server = serverSide(app)
+      const raw = await rawConnection((app.server.address() as { port: number }).port)
+      raw.socket.write(head('POST', BOOKED, headers))
+      const sent = keepSending(raw.socket, 'transfer-encoding' in headers ? CHUNKED : BYTES)
+      await raw.until(new RegExp(`^HTTP/1\\.1 ${status} `))
+      const [answered, closed] = await Promise.all([server.answered, server.closed])
+      await sent
+      const more = closed.bytes - answered.bytes
+      const ms = Math.round(closed.at - answered.at)
+      t.ok(more <= LINGER_BYTES + ONE_READ,
+        `${more} bytes read after the answer: at most LINGER_BYTES, and the read that passed it`)
+      // Which bound ended it is the machine's speed; one of them did.
+      t.ok(more > LINGER_BYTES || ms >= LINGER_MS - 5, `closed after ${more} bytes and ${ms} ms`)
+    })
+  }
+})
+
+test('a caller that keeps sending slowly: closed LINGER_MS after the answer', async (t) => {
+  const { app } = await build(t)
+  await app.listen({ port: 0, host: '127.0.0.1' })
+  const server = serverSide(app)
+  const raw = await rawConnection((app.server.address() as { port: number }).port)
+  raw.socket.write(head('POST', BOOKED, { ...JSON_BODY, 'content-length': GIB }))
+  // 16 KiB every 20 ms: about 1.6 MB in LINGER_MS, far from LINGER_BYTES.
+  const sent = keepSending(raw.socket, Buffer.alloc(16 * 1024, 'a'), 20)
+  await raw.until(ANSWER_413)
+  const [answered, closed] = await Promise.all([server.answered, server.closed])
+  await sent
+  t.ok(closed.bytes - answered.bytes < LINGER_BYTES, 'the bytes did not end it')
+  // A timer never fires early; how late it fires is the machine's business.
+  const ms = Math.round(closed.at - answered.at)
+  t.ok(ms >= LINGER_MS - 5, `closed ${ms} ms after the answer (LINGER_MS ${LINGER_MS})`)
 })

@@ -58,12 +58,17 @@ test('each problem names its place in the file and the rule, in words', async (t
   }), [
     '$.name: must be a name of 1 to 64 letters, digits and ._-',
     '$.prefixes.lookup: must be an address prefix such as /V1/NLE/INT/AUTH: segments each after a /, no / at the end (or empty)',
-    '$.defaults: unknown member "nullString" (known here: apiKeyHeader, tokenHeader, credentials, answerKey, dateSent, dateAnswered, errorFields, nullStrings, failure)',
+    '$.defaults: unknown member "nullString" (known here: apiKeyHeader, tokenHeader, ' +
+      'credentials, answerKey, dateSent, dateAnswered, errorFields, nullStrings, failure, ' +
+      'notFound)',
     '$.defaults.apiKeyHeader: must be one of the forms allowed: The name of the header that carries the API key, or several names: the key is sent under each',
     '$.defaults.dateSent: must be one of "YYYYMMDD", "YYYY-MM-DD"',
     `$.operations: unknown member "kontainerbc99" (known here: ${OPERATIONS.map(op => op.id).join(', ')})`,
     '$.operations["document_sp2/final"].params: unknown member "blNo" (known here: sp2Id)'
   ])
+  t.match(profileProblems({ name: 'x', operations: { BC20ByNoPib: { notFound: '404' } } }),
+    [/^\$\.operations\.BC20ByNoPib: unknown member "notFound" \(known here: (?!.*notFound)/],
+    'a record\'s 404 is always not found: notFound is for the lists')
   t.same(profileProblems({ operations: {} }), ['$: is missing its member "name"'])
   t.match(profileProblems([])[0], /^\$: must be an object/)
 })

@@ -2,7 +2,8 @@ import { test } from 'tap'
 import { magicValue, SANDBOX_FIXTURES as F } from '../src/sandbox/index.ts'
 import { narrowed } from '../src/routes/shipments.ts'
 import { operationOf } from '../src/catalogue/operations.ts'
-import { build } from './helper.ts'
+import { build, writeTempFile, type Built } from './helper.ts'
+import { hubRequest, profileJson, type ProfileJson } from './hub-profiles.ts'
 
 /**
  * GET /v1/shipments/{blNo}: a shipment page's data from one call, checked
@@ -82,6 +83,73 @@ test('BC 1.6 has no container lookup: containers null, source `none`, the answer
   t.same(meta.sources[1], { part: 'containers', status: 'none', message: 'The hub has no container lookup for BC 1.6' })
   t.equal(meta.complete, true)
   t.equal(sandbox.count(), 2)
+})
+
+// A hub as documented, but one that answers 404 where a list finds nothing, as some do.
+const ANSWERS_404 = {
+  ...profileJson('documented'),
+  name: 'answers-404',
+  defaults: { ...profileJson('documented').defaults, notFound: '404' }
+}
+// A BC 2.3 BL: no BC 2.0 declaration is filed against it.
+const BC23 = F.containers.kontainerbc23
+const BC23_DATE = `${BC23.tglBl.slice(0, 4)}-${BC23.tglBl.slice(4, 6)}-${BC23.tglBl.slice(6)}`
+const BC23_PAGE = `/v1/shipments/${BC23.noBl}?npwp=${npwp}&blDate=${BC23_DATE}&documentType=bc23`
+
+test('a BL without BC 2.0 declarations: an empty part of a complete page, cached, ' +
+  'whether the hub answers [] or a 404 its profile names (notFound)', async (t) => {
+  const hubs: Record<string, [ProfileJson, (t: Parameters<typeof build>[0]) => Promise<Built>]> = {
+    '[]': [profileJson('documented'), (t) => build(t, { env: { CACHE_TTL_SECONDS: '60' } })],
+    404: [ANSWERS_404, (t) => build(t, {
+      sandbox: { profile: ANSWERS_404 },
+      env: {
+        CACHE_TTL_SECONDS: '60',
+        UPSTREAM_PROFILE_FILE: writeTempFile(t, JSON.stringify(ANSWERS_404))
+      }
+    })]
+  }
+  for (const [answer, [profile, start]] of Object.entries(hubs)) {
+    await t.test(`the hub answers ${answer}`, async (t) => {
+      const { app, sandbox } = await start(t)
+      const asked = hubRequest(profile, 'BC20ByNoBL', { blNo: BC23.noBl })
+      const hub = await fetch(`${sandbox.url}${asked.path}`, { headers: asked.headers })
+      t.equal(`${hub.status} ${await hub.text()}`, answer === '404'
+        ? '404 {"message":"Data tidak ditemukan"}'
+        : '200 []', 'the hub answers as its profile says')
+      sandbox.reset()
+
+      const res = await app.inject({ url: BC23_PAGE })
+      t.equal(res.statusCode, 200, res.body)
+      const { data, meta } = res.json()
+      t.same(data.declarations, [])
+      t.ok(data.containers.length > 0)
+      t.equal(meta.complete, true)
+      t.same(meta.sources[0],
+        { part: 'declarations', operation: 'BC20ByNoBL', status: 'ok', count: 0 })
+      t.equal(res.headers['cache-control'], 'private, max-age=60', 'a complete page may be kept')
+
+      const again = await app.inject({ url: BC23_PAGE })
+      t.equal(again.json().meta.cached, true)
+      t.equal(sandbox.count('BC20ByNoBL'), 1, 'the empty list was cached like any other')
+      const single = await app.inject({ url: `/v1/customs/bc20/declarations?blNo=${BC23.noBl}` })
+      t.equal(single.statusCode, 200)
+      t.same(single.json().data, [])
+      t.equal(single.json().meta.count, 0)
+    })
+  }
+})
+
+test('a 404 where the profile says the hub answers []: UPSTREAM_NOT_FOUND', async (t) => {
+  // The gateway reads the documented profile (notFound: empty); the hub answers 404.
+  const { app } = await build(t, { sandbox: { profile: ANSWERS_404 } })
+  const single = await app.inject({ url: `/v1/customs/bc20/declarations?blNo=${BC23.noBl}` })
+  t.equal(single.statusCode, 404)
+  t.equal(single.json().code, 'UPSTREAM_NOT_FOUND')
+  const res = await app.inject({ url: BC23_PAGE })
+  t.equal(res.json().data.declarations, null)
+  t.match(res.json().meta.sources[0], { status: 'failed', code: 'UPSTREAM_NOT_FOUND' })
+  t.equal(res.json().meta.complete, false)
+  t.equal(res.headers['cache-control'], 'no-store')
 })
 
 test('a container list the hub answers for a whole day is narrowed to the BL; one asked by BL is taken as it is', async (t) => {

@@ -119,9 +119,13 @@ export const OPERATIONS = [
       scope: 'customs:read',
       tag: 'customs',
       summary: 'BC 2.0 declarations by bill of lading',
-      description: 'The BC 2.0 import declarations filed against a bill of lading.'
+      description: 'The BC 2.0 import declarations filed against a bill of lading; ' +
+        'an empty list when it has none.'
     },
-    note: 'The hub\'s documentation shows neither its parameters nor its answer. Default: one parameter `nobl`; the answer may be one record or an array of BC 2.0 records, always answered as a list.'
+    note: 'The hub\'s documentation shows neither its parameters nor its answer. ' +
+      'Default: one parameter `nobl`; the answer may be one record or an array of BC 2.0 ' +
+      'records, always answered as a list. A BL without declarations: an empty list, or a 404 ' +
+      'where the profile says the hub answers so (`notFound`).'
   },
   containerList('kontainerbc20', { code: 'bc20', label: 'BC 2.0' }, [tglBl], 'data kontainer bc 20', { blNo: 'COSUMKS9061740', blDate: '2024-02-17' },
     'The hub\'s documentation shows neither its headers nor its response key. Default: both credential headers and the key `data kontainer bc 20`.'),

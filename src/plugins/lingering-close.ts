@@ -1,4 +1,4 @@
-import type { IncomingMessage } from 'node:http'
+import type { IncomingMessage, ServerResponse } from 'node:http'
 import { Socket } from 'node:net'
 import fp from 'fastify-plugin'
 import type { FastifyInstance } from 'fastify'
@@ -68,14 +68,23 @@ function hasBody (req: IncomingMessage): boolean {
 }
 
 /**
- * After the answer to a request whose body is unread: the rest is read and
- * dropped, and the connection kept or closed in stages (see above). `close`:
- * the answer said `connection: close`.
+ * A request whose body is unread, answered with `res`: from the answer on,
+ * the rest is read and dropped, and the connection kept or closed in stages
+ * (see above). `close`: the answer says `connection: close`. Called before
+ * the answer is sent: reading starts at once, since Node dumps a body that
+ * nobody reads when the answer is finished (IncomingMessage#_dump), which
+ * drops every `data` listener and emits nothing of what it goes on reading,
+ * so that nothing can count it (a caller that kept sending had gigabytes
+ * read before LINGER_MS).
  */
-export function discardRest (req: IncomingMessage, socket: Socket, close: boolean): void {
+export function discardRest (req: IncomingMessage, res: ServerResponse, close: boolean): void {
+  const socket = req.socket
   if (req.complete || socket.destroyed) return
   discarding.add(socket)
-  let received = 0
+  let answered = false
+  // What the connection had read when the current bound began: the bytes
+  // themselves are counted (framing included), not the chunks seen.
+  let from = 0
   let budget = KEEP_BYTES
   let lingering = false
   let timer: NodeJS.Timeout | undefined
@@ -83,6 +92,7 @@ export function discardRest (req: IncomingMessage, socket: Socket, close: boolea
     clearTimeout(timer)
     req.off('data', count)
     req.off('end', ended)
+    res.off('finish', start)
     socket.off('close', stop)
   }
   function destroy (): void {
@@ -90,6 +100,8 @@ export function discardRest (req: IncomingMessage, socket: Socket, close: boolea
     socket.destroy()
   }
   function ended (): void {
+    // Before the answer is out, the connection is Node's to keep or close.
+    if (!answered) return
     if (lingering) {
       // Nothing left unread: closing now sends no reset.
       destroy()
@@ -102,7 +114,7 @@ export function discardRest (req: IncomingMessage, socket: Socket, close: boolea
   function linger (): void {
     clearTimeout(timer)
     lingering = true
-    received = 0
+    from = socket.bytesRead
     budget = LINGER_BYTES
     // After `connection: close` Node has ended the socket (the FIN follows the
     // answer) and destroys it once that is flushed (net.Socket#destroySoon):
@@ -111,19 +123,28 @@ export function discardRest (req: IncomingMessage, socket: Socket, close: boolea
     socket.end()
     timer = setTimeout(destroy, LINGER_MS).unref()
   }
-  function count (chunk: Buffer): void {
-    received += chunk.length
-    if (received <= budget) return
+  function count (): void {
+    if (!answered || socket.bytesRead - from <= budget) return
     if (lingering) destroy()
     else linger()
   }
-  // Node's server goes on reading a body nobody reads (or that Fastify stopped reading) and drops it: counted here.
+  function start (): void {
+    answered = true
+    if (req.complete) {
+      ended()
+      return
+    }
+    from = socket.bytesRead
+    if (close) linger()
+    else timer = setTimeout(linger, KEEP_MS).unref()
+  }
+  // Node's server goes on reading a body nobody reads (or that Fastify stopped reading):
+  // read and counted here.
   req.on('data', count)
   req.on('end', ended)
   socket.on('close', stop)
+  res.once('finish', start)
   req.resume()
-  if (close) linger()
-  else timer = setTimeout(linger, KEEP_MS).unref()
 }
 
 async function lingeringClose (app: FastifyInstance) {
@@ -137,8 +158,7 @@ async function lingeringClose (app: FastifyInstance) {
       const close = app.closing || length === undefined || length > KEEP_BYTES
       if (close) reply.header('connection', 'close')
       else reply.removeHeader('connection')
-      const socket = req.socket
-      reply.raw.once('finish', () => discardRest(req, socket, close))
+      discardRest(req, reply.raw, close)
     }
     done(null, payload)
   })

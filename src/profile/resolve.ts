@@ -5,7 +5,10 @@ import { ConfigError, type Config } from '../config/load.ts'
 import { ConfigSchema } from '../config/schema.ts'
 import { hubNames, loadProfileFile } from './load.ts'
 import { member } from './problems.ts'
-import type { DATE_ANSWERED, DATE_SENT, HubProfile, ProfileFailure, ProfileOperation, ProfileSettings } from './schema.ts'
+import type {
+  DATE_ANSWERED, DATE_SENT, HubProfile, NotFoundAnswer,
+  ProfileFailure, ProfileOperation, ProfileSettings
+} from './schema.ts'
 
 /**
  * The hub profile in force: the profile file (UPSTREAM_PROFILE_FILE) over
@@ -49,6 +52,8 @@ export interface OperationProfile {
   errorFields: readonly string[]
   nullStrings: readonly string[]
   failure: ProfileFailure | undefined
+  /** How the hub answers a list lookup that finds nothing; undefined for a record. */
+  notFound: NotFoundAnswer | undefined
 }
 
 /** The login's members as the profile in force has them: where the answers keep the token, its lifetime and the refresh token; the addresses when the profile gives them. */
@@ -207,7 +212,8 @@ function resolveOperation (op: HubOperation, config: Config, profile: HubProfile
     dateAnswered: entry?.dateAnswered ?? defaults.dateAnswered ?? DOCUMENTED.dateAnswered,
     errorFields: entry?.errorFields ?? defaults.errorFields ?? DOCUMENTED.errorFields,
     nullStrings: entry?.nullStrings ?? defaults.nullStrings ?? DOCUMENTED.nullStrings,
-    failure: entry?.failure ?? defaults.failure
+    failure: entry?.failure ?? defaults.failure,
+    notFound: isList(op) ? entry?.notFound ?? defaults.notFound ?? 'empty' : undefined
   }
 }
 
@@ -226,7 +232,8 @@ export function entryOf (op: OperationProfile): ProfileOperation {
     dateAnswered: op.dateAnswered,
     errorFields: [...op.errorFields],
     nullStrings: [...op.nullStrings],
-    ...(op.failure === undefined ? {} : { failure: op.failure })
+    ...(op.failure === undefined ? {} : { failure: op.failure }),
+    ...(op.notFound === undefined ? {} : { notFound: op.notFound })
   }
 }
 

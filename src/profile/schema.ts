@@ -44,6 +44,8 @@ export const DATE_ANSWERED = ['YYYY-MM-DD HH:MM:SS.S', 'YYYY-MM-DD', 'YYYYMMDD']
 /** What a 200 that reports a failure is answered as: a contract code, or EMPTY (no data: an empty list; for a record, UPSTREAM_NOT_FOUND). */
 export const FAILURE_CODES = ['UPSTREAM_REJECTED', 'UPSTREAM_NOT_FOUND', 'UPSTREAM_AUTH_FAILED', 'UPSTREAM_UNAVAILABLE', 'UPSTREAM_BAD_RESPONSE', 'EMPTY'] as const
 export const CREDENTIALS = ['apiKey', 'token'] as const
+/** How the hub answers a list lookup that finds nothing: an empty list, or a 404. */
+export const NOT_FOUND_ANSWERS = ['empty', '404'] as const
 
 const FailureCode = (description: string) => Type.Enum(FAILURE_CODES, { description })
 
@@ -72,7 +74,12 @@ const settings = {
   dateAnswered: Type.Optional(Type.Enum(DATE_ANSWERED, { description: 'The form of the days the hub answers with a time of day (bill of lading and declaration dates): with the time (`YYYY-MM-DD HH:MM:SS.S`), or the day alone' })),
   errorFields: Type.Optional(Type.Array(FieldPath('A member of an error answer'), { minItems: 1, maxItems: 8, uniqueItems: true, description: 'The members of an error answer that carry its text, tried in order' })),
   nullStrings: Type.Optional(Type.Array(Type.String({ maxLength: 16 }), { maxItems: 8, uniqueItems: true, description: 'Strings that mean null (`"null"`, `""`)' })),
-  failure: Type.Optional(FailureSchema)
+  failure: Type.Optional(FailureSchema),
+  notFound: Type.Optional(Type.Enum(NOT_FOUND_ANSWERS, {
+    description: 'How the hub answers a list lookup that finds nothing: `empty`, an empty list ' +
+      '(a 404 is then UPSTREAM_NOT_FOUND); `404`, a 404, answered as an empty list. ' +
+      'Only for the operations that answer a list (default `empty`)'
+  }))
 }
 
 export const SettingsSchema = Type.Object(settings, { additionalProperties: false, description: 'Settings for every operation; an operation\'s own settings win' })
@@ -87,6 +94,9 @@ const address = {
   path: Type.Optional(Type.String({ pattern: PATH, maxLength: 300, description: PATH_WORDS }))
 }
 
+/** What a record operation's entry may set: a record's 404 is always UPSTREAM_NOT_FOUND. */
+const { notFound: _notFound, ...recordSettings } = settings
+
 /** One operation's entry, with the parameters and defaults of its catalogue entry in the words. */
 function operationSchema (op: HubOperation): TSchema {
   const names = [...op.params.map(p => p.name), ...(op.alsoTakes ?? [])]
@@ -95,7 +105,7 @@ function operationSchema (op: HubOperation): TSchema {
     description: `The parameters it takes, by the gateway's name, each with the hub's: of ${names.join(', ')}. Given, it replaces the default set (${op.params.map(p => `${p.name}: ${p.upstream}`).join(', ') || 'none'}); the route then takes exactly these`
   })
   return Type.Object({
-    ...settings,
+    ...(op.response.type === 'record' ? recordSettings : settings),
     service: Type.Optional(Type.Enum(['hub', 'base'], { description: `${SERVICE_WORDS} (default ${op.service})` })),
     prefix: Type.Optional(Prefix(`Its address prefix, in place of the prefix of its area (${op.area})`)),
     path: Type.Optional(Type.String({ pattern: PATH, maxLength: 300, description: `${PATH_WORDS} (default \`${op.path}\`)` })),
@@ -147,3 +157,4 @@ export type HubProfile = Static<typeof HubProfileShape>
 export type ProfileOperation = Static<typeof OperationEntrySchema>
 export type ProfileSettings = Static<typeof SettingsSchema>
 export type ProfileFailure = Static<typeof FailureSchema>
+export type NotFoundAnswer = typeof NOT_FOUND_ANSWERS[number]

@@ -30,6 +30,8 @@ export interface ProfileSettings {
   errorFields?: string[]
   nullStrings?: string[]
   failure?: ProfileFailure
+  /** How the hub answers a list lookup that finds nothing: an empty list, or a 404. */
+  notFound?: 'empty' | '404'
 }
 
 export interface ProfileOperation extends ProfileSettings {

@@ -36,6 +36,7 @@ const STAMPED = /^(\d{4})-(\d{2})-(\d{2}) \d{2}:\d{2}:\d{2}\.\d$/
 /** Errors a hub's front answers (credentials, its own failures), worded in its first error field; the others in its last. */
 const HUB_LEVEL = new Set([401, 403, 500, 502, 503, 504])
 const KEY_REFUSED = 'API key is not valid or is expired / revoked.'
+const NOT_FOUND = 'Data tidak ditemukan'
 const WENT_WRONG = 'Something went wrong. Please try again later.'
 
 interface PlayedParam extends ParamSpec {
@@ -61,6 +62,8 @@ interface Played {
   errorFields: string[]
   nullString: string | undefined
   failure: ProfileFailure | undefined
+  /** A list that finds nothing is answered 404 (profile `notFound: "404"`), not empty. */
+  emptyIs404: boolean
   shape: Shape
   report: ReportForm
 }
@@ -123,6 +126,7 @@ function play (operation: Operation, profile: HubProfile): Played {
     errorFields,
     nullString,
     failure,
+    emptyIs404: isList(operation) && setting('notFound', true) === '404',
     shape: playedShape(operation, answerKey === '*' ? undefined : answerKey),
     report: {
       status: failure?.statusField ?? 'status',
@@ -133,6 +137,14 @@ function play (operation: Operation, profile: HubProfile): Played {
     }
   }
   return played
+}
+
+/** Whether an answer in the sandbox's own form (before the profile's) is an empty list. */
+function isEmptyList (operation: Operation, body: unknown): boolean {
+  const data = operation.shape.kind === 'keyed' && typeof body === 'object' && body !== null
+    ? Object.values(body)[0]
+    : body
+  return Array.isArray(data) && data.length === 0
 }
 
 /** The token as the hub takes it: a static one verbatim, one it issued after the scheme (or alone, without one). */
@@ -233,6 +245,7 @@ export function profileModel (profile: HubProfile, config: SandboxConfig): HubMo
       if (!isSuccess(answer)) return answer
       const one = of(operation)
       const source = answer.body
+      if (one.emptyIs404 && isEmptyList(operation, source)) return message(404, NOT_FOUND)
       const cached = typeof source === 'object' && source !== null ? rewritten.get(source) : undefined
       if (cached !== undefined) return { kind: 'json', status: answer.status, body: cached.body, text: cached.text }
       let body = rewrite(source, one, strings)

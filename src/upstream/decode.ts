@@ -38,11 +38,18 @@ export interface Decoder {
   /**
    * Our answer of a 2xx body, as it arrived in chunks; `deadline` is the
    * call's (its signal is read only by a large answer, which may wait); `secrets` are scrubbed from the error text of a 2xx
-   * answer that reports a failure.
+   * answer that reports a failure. A 404 (passed on only for a list the hub answers so
+   * when it has nothing) is an empty list.
    */
   decode (op: ResolvedOperation, chunks: readonly Buffer[], size: number, statusCode: number, deadline: { readonly signal: AbortSignal }, log: FastifyBaseLogger, secrets: readonly string[]): Fetched | Promise<Fetched>
   /** Ends the threads (after the calls in flight, which may be waiting on one). */
   close (): Promise<void>
+}
+
+/** An empty list, framed in the fresh envelope. */
+function emptyList (statusCode: number): Fetched {
+  const { body, json } = envelopeAround(Buffer.from('[]'), { count: 0, cached: false })
+  return { json, count: 0, upstreamStatus: statusCode, body, cached: false }
 }
 
 export function createDecoder ({ operations, config, onSlowPath, drift }: DecoderOptions): Decoder {
@@ -139,6 +146,8 @@ export function createDecoder ({ operations, config, onSlowPath, drift }: Decode
 
   return {
     decode (op, chunks, size, statusCode, deadline, log, secrets) {
+      // A 404 of a list the hub answers so when it has nothing (transport.ts): no list to read.
+      if (statusCode === 404) return emptyList(statusCode)
       if (size < LARGE_ANSWER_BYTES) return decodeBytes(op, contiguous(chunks, size), statusCode, log, secrets)
       const signal = deadline.signal
       return (async () => {

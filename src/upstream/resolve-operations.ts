@@ -63,6 +63,8 @@ export interface ResolvedOperation {
   errorFields: readonly string[]
   /** How a 2xx answer reporting a failure is recognised; undefined: never. */
   failure: FailureRules | undefined
+  /** A 404 is the hub's answer that the list has nothing (profile `notFound: "404"`). */
+  emptyWhenNotFound: boolean
   /** Per-operation undici timeouts; undefined: the pool's. */
   headersTimeout?: number
   bodyTimeout?: number
@@ -160,6 +162,7 @@ function resolveOne (op: HubOperation, profile: OperationProfile, config: Config
     dateFormat: profile.dateSent,
     errorFields: profile.errorFields,
     failure,
+    emptyWhenNotFound: profile.notFound === '404',
     ...(override.headersTimeoutMs === undefined ? {} : { headersTimeout: override.headersTimeoutMs }),
     ...(override.bodyTimeoutMs === undefined ? {} : { bodyTimeout: override.bodyTimeoutMs }),
     cacheTtlSeconds: op.method === 'GET' ? override.cacheTtlSeconds ?? config.CACHE_TTL_SECONDS : 0,

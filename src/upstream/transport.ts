@@ -49,7 +49,11 @@ export type ReadBody<T> = (chunks: readonly Buffer[], size: number, statusCode: 
 export interface Transport {
   /** The path prefix of an upstream address ({hub_url} or {base_url}). */
   basePath (service: ResolvedOperation['service']): string
-  /** One HTTP exchange: a 2xx answer's body goes to `read`; any other status, or trouble on the way, throws the contract's error. */
+  /**
+   * One HTTP exchange: a 2xx answer's body goes to `read` (so does a 404 of a list the profile
+   * says the hub answers so when it has nothing); any other status, or trouble on the way,
+   * throws the contract's error.
+   */
   exchange<T> (op: ResolvedOperation, exchange: Exchange, read: ReadBody<T>): Promise<T>
   /** Lets exchanges in flight finish, but never waits on a hung hub longer than a moment. */
   close (): Promise<void>
@@ -259,7 +263,10 @@ export function createTransport ({ config, userAgent, budgetFromBytes, buffers =
         ...(op.bodyTimeout === undefined ? {} : { bodyTimeout: op.bodyTimeout })
       }, deadline)
       const { statusCode, headers } = answer
-      if (statusCode < 200 || statusCode >= 300) {
+      // A 404 that says a list has nothing is an answer (decode.ts reads it as an empty list).
+      const answered = (statusCode >= 200 && statusCode < 300) ||
+        (statusCode === 404 && op.emptyWhenNotFound)
+      if (!answered) {
         const text = answer.chunks.length === 0 ? '' : Buffer.concat(answer.chunks, answer.size).toString('utf8')
         const found = hubError(statusCode, text, [config.UPSTREAM_API_KEY, authorization], op.errorFields)
         if (found !== undefined && found.field !== 'message') noteDrift?.(DRIFT.errorField, { field: found.field })

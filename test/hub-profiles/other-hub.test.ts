@@ -1,4 +1,7 @@
-import { HUBS } from '../hubs.ts'
+import { test } from 'tap'
+import { SANDBOX_FIXTURES as F } from '../../src/sandbox/index.ts'
+import { hubRequest } from '../hub-profiles.ts'
+import { buildHub, HUBS, routeUrl } from '../hubs.ts'
 import { driftSuite } from '../suites/drift.ts'
 import { failureSuite } from '../suites/failures.ts'
 import { requestSuite } from '../suites/hub-requests.ts'
@@ -13,6 +16,29 @@ const hub = HUBS['other-hub']
 
 routeSuite(hub)
 requestSuite(hub)
+
+// `notFound: "404"` on BC20ByNoBL: the hub says a BL has no declaration with a 404.
+test('a BL without BC 2.0 declarations: the hub answers 404, the route []', async (t) => {
+  const { app, sandbox } = await buildHub(t, hub)
+  const [bl] = F.taxpayer.bc16
+  const values = { blNo: bl!.blNo, npwp: F.taxpayer.npwp, blDate: bl!.blDate }
+  const url = routeUrl(hub, 'BC20ByNoBL', values)
+  const res = await app.inject({ url })
+  t.equal(res.statusCode, 200, res.body)
+  t.same(res.json().data, [])
+  t.equal(res.json().meta.count, 0)
+  t.equal(sandbox.requests.at(-1)?.operation, 'BC20ByNoBL')
+  const asked = hubRequest(hub.profile, 'BC20ByNoBL', values)
+  const answer = await fetch(`${sandbox.url}${asked.path}`, { headers: asked.headers })
+  t.same([answer.status, await answer.json()], [404, { error: 'Data tidak ditemukan' }],
+    'the hub\'s own answer: a 404 with its text')
+  const found = await app.inject({
+    url: routeUrl(hub, 'BC20ByNoBL', {
+      blNo: F.declaration.blNo, npwp: F.declaration.npwp, blDate: F.declaration.blDate
+    })
+  })
+  t.equal(found.json().meta.count, F.blWithTwoDeclarations.pibNos.length, 'a BL with some: 200')
+})
 
 // A `result` that is not OK is a failure, answered as the status its `code`
 // names; an error text without a `result` is no failure (an answer without

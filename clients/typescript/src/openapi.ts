@@ -162,7 +162,7 @@ export interface paths {
         };
         /**
          * BC 2.0 declarations by bill of lading
-         * @description The BC 2.0 import declarations filed against a bill of lading.
+         * @description The BC 2.0 import declarations filed against a bill of lading; an empty list when it has none.
          *
          *     **Scope:** `customs:read` (send `Authorization: Bearer <client key>`). Without a known key: 401 UNAUTHORIZED; without the scope: 403 FORBIDDEN; over the client's rate limit: 429 RATE_LIMITED.
          */
@@ -1399,7 +1399,7 @@ export interface operations {
                      *         "profile": {
                      *           "name": "documented",
                      *           "source": "built-in",
-                     *           "digest": "de1490612572fad3"
+                     *           "digest": "53097dc89e700289"
                      *         }
                      *       },
                      *       "meta": {}
