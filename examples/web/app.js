@@ -29,6 +29,15 @@ const LABELS = {
   'idempotency-key': 'Idempotency-Key'
 }
 
+/**
+ * The hub's offset: it works in western Indonesian time, UTC+7 all year (the
+ * gateway's default for the hub). The gateway takes an offer's time in any
+ * offset and sends the hub its local time; the page's default is in the hub's
+ * time whatever the browser's zone, so that it reads as the hub's records do.
+ */
+const HUB_OFFSET = '+07:00'
+const HUB_OFFSET_MS = 7 * 60 * 60 * 1000
+
 /** The parts of a shipment, as the page names them. */
 const PART_NAMES = { declarations: 'BC 2.0 declarations', containers: 'Containers', sp2Documents: 'SP2 documents' }
 
@@ -97,7 +106,7 @@ let shown
 
 // ?gateway=<url> points the page at a gateway; the key is typed in, never put in a URL.
 form.gatewayUrl.value = new URLSearchParams(location.search).get('gateway') ?? 'http://127.0.0.1:3000'
-form.offeredAt.value = isoWithOffset(new Date())
+form.offeredAt.value = inHubTime(new Date())
 form.idempotencyKey.value = newIdempotencyKey()
 connect()
 
@@ -342,9 +351,7 @@ function showError (target, error) {
   const problems = error.code === 'VALIDATION_FAILED' && error.details !== undefined && error.details.length > 0
     ? error.details.map(detail => `${label(detail.field)} ${detail.rule}`).join('; ')
     : undefined
-  showMessage(target, problems === undefined
-    ? `${error.message} (${error.code}, request id ${error.requestId})`
-    : `${problems} (request id ${error.requestId})`)
+  showMessage(target, `${problems ?? error.message} (${error.code}, request id ${error.requestId})`)
 }
 
 /**
@@ -406,10 +413,10 @@ function element (tag, text) {
   return node
 }
 
-/** `2024-03-01T08:15:00+07:00`: the local time with its offset, as offers take it. @param {Date} date */
-function isoWithOffset (date) {
-  const pad = (/** @type {number} */ n) => String(Math.trunc(Math.abs(n))).padStart(2, '0')
-  const offset = -date.getTimezoneOffset()
-  return `${date.getFullYear()}-${pad(date.getMonth() + 1)}-${pad(date.getDate())}T${pad(date.getHours())}:${pad(date.getMinutes())}:${pad(date.getSeconds())}` +
-    `${offset < 0 ? '-' : '+'}${pad(offset / 60)}:${pad(offset % 60)}`
+/**
+ * `2024-03-01T08:15:00+07:00`: this moment in the hub's time, as offers take it.
+ * @param {Date} date
+ */
+function inHubTime (date) {
+  return `${new Date(date.getTime() + HUB_OFFSET_MS).toISOString().slice(0, 19)}${HUB_OFFSET}`
 }

@@ -11,7 +11,7 @@ import Fastify from 'fastify'
  */
 
 const PAGE_DIR = fileURLToPath(new URL('./', import.meta.url))
-const PAGE_FILES = new Set(['/', '/index.html', '/app.js', '/style.css'])
+const PAGE_FILES = new Set(['/', '/index.html', '/app.js', '/style.css', '/favicon.svg'])
 export const CLIENT_DIR = fileURLToPath(new URL('../../clients/typescript/dist/', import.meta.url))
 const OPENAPI_FETCH_DIR = dirname(fileURLToPath(import.meta.resolve('openapi-fetch')))
 
@@ -21,6 +21,8 @@ export interface PageServerOptions {
   port?: number
   /** Where the built client is (default clients/typescript/dist). */
   clientDir?: string
+  /** Called with the path of each request that found no file (a 404): a file the page lacks. */
+  onNotFound?: (path: string) => void
 }
 
 export interface PageServer {
@@ -31,6 +33,12 @@ export interface PageServer {
 
 export async function startPageServer (options: PageServerOptions = {}): Promise<PageServer> {
   const app = Fastify()
+  const { onNotFound } = options
+  if (onNotFound !== undefined) {
+    app.addHook('onResponse', async (request, reply) => {
+      if (reply.statusCode === 404) onNotFound(request.url)
+    })
+  }
   await app.register(fastifyStatic, { root: PAGE_DIR, allowedPath: (path) => PAGE_FILES.has(path) })
   for (const [prefix, root] of [['/client/', options.clientDir ?? CLIENT_DIR], ['/vendor/openapi-fetch/', OPENAPI_FETCH_DIR]] as const) {
     await app.register(fastifyStatic, { root, prefix, decorateReply: false })

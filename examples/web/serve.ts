@@ -56,7 +56,11 @@ async function chosen (name: 'port' | 'gateway-port', fallback: number, what: st
 
 const pagePort = await chosen('port', 8080, 'the page')
 const gatewayPort = values.gateway === undefined ? await chosen('gateway-port', 3000, 'the gateway') : undefined
-const page = await startPageServer({ host: HOST, port: pagePort.port })
+const page = await startPageServer({
+  host: HOST,
+  port: pagePort.port,
+  onNotFound: (path) => { process.stderr.write(`example page: no file at ${path} (404)\n`) }
+})
 const origins = [page.origin, page.origin.replace(HOST, 'localhost')].join(',')
 for (const note of [pagePort.note, gatewayPort?.note]) if (note !== undefined) process.stdout.write(`note: ${note}\n`)
 

@@ -1,7 +1,8 @@
 // `npm run sandbox`: the sandbox hub as a standalone process. The one place
 // in the sandbox that reads process.env.
+import { resolve } from 'node:path'
 import { parseArgs } from 'node:util'
-import { DEFAULT_API_KEY_HEADER, SANDBOX_ACCESS_TOKEN, SANDBOX_API_KEY, SANDBOX_PLATFORM_ID } from './constants.ts'
+import { sandboxEnv } from './gateway-env.ts'
 import { ProfileError } from './profile-file.ts'
 import { requestLogLine } from './request-log.ts'
 import { startSandbox } from './server.ts'
@@ -38,9 +39,23 @@ const sandbox = await startSandbox({
   process.exit(1)
 })
 
-console.log(sandbox.profile === undefined
-  ? `sandbox hub listening on ${sandbox.url} | ${DEFAULT_API_KEY_HEADER}: ${SANDBOX_API_KEY} | Authorization: ${SANDBOX_ACCESS_TOKEN} | platform id: ${SANDBOX_PLATFORM_ID}`
-  : `sandbox hub playing the profile ${sandbox.profile} listening on ${sandbox.url} | API key (under the profile's header names): ${SANDBOX_API_KEY} | token (in the profile's token header): ${SANDBOX_ACCESS_TOKEN} | platform id: ${SANDBOX_PLATFORM_ID}`)
+// What a gateway needs to use this sandbox, as lines for its .env, after a first line that
+// says where it listens. Only addresses, secrets and the platform id: the hub's shape is
+// the profile's, the same file for both sides when the sandbox plays one.
+const env = sandboxEnv(sandbox.url)
+const settings = {
+  UPSTREAM_HUB_URL: env.UPSTREAM_HUB_URL,
+  UPSTREAM_BASE_URL: env.UPSTREAM_BASE_URL,
+  UPSTREAM_API_KEY: env.UPSTREAM_API_KEY,
+  UPSTREAM_ACCESS_TOKEN: env.UPSTREAM_ACCESS_TOKEN,
+  PLATFORM_ID: env.PLATFORM_ID,
+  ...(profile === undefined ? {} : { UPSTREAM_PROFILE_FILE: resolve(profile) })
+}
+console.log([
+  `sandbox hub ${sandbox.profile === undefined ? '' : `playing the profile ${sandbox.profile} `}` +
+    `listening on ${sandbox.url} - a gateway uses it with these settings (lines for its .env):`,
+  ...Object.entries(settings).map(([name, value]) => `${name}=${value}`)
+].join('\n'))
 
 const stop = (): void => {
   sandbox.close().then(() => process.exit(0), () => process.exit(1))

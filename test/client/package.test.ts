@@ -1,5 +1,7 @@
 import { execFile, spawnSync } from 'node:child_process'
-import { readFile } from 'node:fs/promises'
+import { cp, mkdtemp, readFile, rm, symlink } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join, relative } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
 import t from 'tap'
@@ -26,6 +28,23 @@ t.test('package.json points at what the build wrote', async (t) => {
   for (const target of Object.values(manifest.exports['.'] ?? {})) {
     await t.resolves(readFile(new URL(target, `file://${CLIENT_PACKAGE_DIR}`)), `${target} exists`)
   }
+})
+
+t.test('packing builds it first: a tree never built packs with dist/', async (t) => {
+  // A copy of the package without dist/ (this one's is written above, and maybe by other
+  // tests), resolving its tools and dependencies in the workspace's node_modules.
+  const copy = await mkdtemp(join(tmpdir(), 'gateway-client-pack-'))
+  t.teardown(() => rm(copy, { recursive: true, force: true }))
+  await cp(CLIENT_PACKAGE_DIR, copy, {
+    recursive: true,
+    filter: source => !/^(dist|node_modules)(\/|$)/.test(relative(CLIENT_PACKAGE_DIR, source))
+  })
+  await symlink(join(ROOT, 'node_modules'), join(copy, 'node_modules'))
+  const { stdout } = await promisify(execFile)('npm', ['pack', '--dry-run', '--json'],
+    { cwd: copy })
+  const [packed] = JSON.parse(stdout) as Array<{ files: Array<{ path: string }> }>
+  const files = (packed?.files ?? []).map(file => file.path)
+  t.ok(['dist/index.js', 'dist/index.d.ts'].every(file => files.includes(file)), files.join(', '))
 })
 
 t.test('Node imports it by name and calls the gateway with it', async (t) => {

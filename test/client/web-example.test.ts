@@ -25,13 +25,17 @@ const clientDir = await mkdtemp(join(tmpdir(), 'gateway-client-'))
 t.teardown(() => rm(clientDir, { recursive: true, force: true }))
 buildClient(clientDir)
 
-const site = await startPageServer({ clientDir })
+// Files the page asked its server for and did not get (the browser's own favicon request
+// included, which the page's response events do not show).
+const notFound: string[] = []
+const site = await startPageServer({ clientDir, onNotFound: path => notFound.push(path) })
 t.teardown(() => site.close())
 const gateway = await listeningGateway(t, { env: { CORS_ORIGINS: site.origin } })
 const proxy = await startTcpProxy(t, (gateway.app.server.address() as { port: number }).port)
 const pageGateway = `http://127.0.0.1:${proxy.port}`
 const api = createGatewayClient({ baseUrl: gateway.baseUrl, apiKey: gateway.key })
-const browser = await launchChromium()
+// A browser in UTC, as the page's first users had: the hub's offset is not the browser's.
+const browser = await launchChromium({ timezoneId: 'UTC' })
 t.teardown(() => browser.dispose())
 
 const page = await browser.newPage()
@@ -39,7 +43,10 @@ const pageErrors: string[] = []
 const failedFiles: string[] = []
 page.on('pageerror', error => pageErrors.push(error.message))
 page.on('response', response => { if (response.url().startsWith(site.origin) && response.status() >= 400) failedFiles.push(`${response.status()} ${response.url()}`) })
+// The page's default offer time is taken between these two moments (whole seconds).
+const loadedFrom = Math.floor(Date.now() / 1000) * 1000
 await page.goto(`${site.origin}/?gateway=${encodeURIComponent(pageGateway)}`)
+const loadedBy = Date.now()
 
 /** The text of each row's cells, in order. */
 async function rows (tableName: string, on: Page = page): Promise<string[][]> {
@@ -136,7 +143,8 @@ t.test('a BC 2.3 BL shows its containers; a BC 1.6 BL says there is no container
   t.pass('empty states in words')
 })
 
-t.test('an invalid NPWP shows the field by its label, the rule, and the request id; no field path', async (t) => {
+t.test('an invalid NPWP shows the field by its label, the rule, the code and the request id; ' +
+  'no field path', async (t) => {
   const expected = await api.GET('/v1/taxpayers/{npwp}/bills-of-lading', { params: { path: { npwp: '12345' } } })
   t.equal(expected.error?.code, 'VALIDATION_FAILED')
   const rule = expected.error?.details?.[0]?.rule ?? '?'
@@ -147,12 +155,19 @@ t.test('an invalid NPWP shows the field by its label, the rule, and the request 
   const text = await alert.textContent() ?? ''
   t.ok(text.startsWith(`NPWP ${rule}`), `the label and the rule: ${text}`)
   t.notMatch(text, 'path.npwp', 'no field path')
-  const requestId = /request id ([\w-]+)\)$/.exec(text)?.[1]
+  const requestId = /\(VALIDATION_FAILED, request id ([\w-]+)\)$/.exec(text)?.[1]
   t.ok(requestId !== undefined && requestId !== expected.error?.requestId, 'the id of the page\'s own request')
   const line = gateway.logs.find(line => line.requestId === requestId && line.msg === 'request completed')
   t.equal((line?.res as { statusCode?: number } | undefined)?.statusCode, 400, 'which the gateway logged as a 400')
   t.equal(await page.getByRole('table', { name: 'Bills of lading' }).isVisible(), false, 'no stale list')
   t.equal(await page.locator('#shipment').isVisible(), false, 'nor a stale shipment')
+})
+
+t.test('an offer\'s time is now in the hub\'s time, +07:00, in a browser in UTC', async (t) => {
+  const offeredAt = await page.getByLabel('Offered at').inputValue()
+  t.match(offeredAt, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\+07:00$/)
+  const moment = Date.parse(offeredAt)
+  t.ok(moment >= loadedFrom && moment <= loadedBy, `${offeredAt}: when the page loaded`)
 })
 
 t.test('an offer posts with its idempotency key, and the key changes for the next one', async (t) => {
@@ -255,6 +270,7 @@ t.test('Redis mode: the replica the page is connected to restarts while the othe
 
 t.test('the pages loaded all their files and threw nothing', async (t) => {
   t.same(failedFiles, [])
+  t.same(notFound, [], 'nothing the page server lacks was asked for, a favicon included')
   t.same(pageErrors, [])
   const png = await page.screenshot({ fullPage: true })
   t.same([...png.subarray(0, 4)], [0x89, 0x50, 0x4e, 0x47], 'it renders (a PNG screenshot)')

@@ -1,8 +1,12 @@
 import { spawn } from 'node:child_process'
 import { createInterface } from 'node:readline'
 import t from 'tap'
+import { buildApp } from '../../src/app.ts'
+import { resolveConfig } from '../../src/config/resolve.ts'
 import { SANDBOX_FIXTURES as F, magicValue } from '../../src/sandbox/index.ts'
 import { requestLogLine } from '../../src/sandbox/request-log.ts'
+import { writeClientsFile } from '../helper.ts'
+import { PROFILE_FILES } from '../hub-profiles.ts'
 import { AUTH, LOOKUP } from './helpers.ts'
 
 /** The children's V8 coverage joins the suite's (c8). */
@@ -16,14 +20,69 @@ t.test('a request on one line: time, method, path, operation, fault, status, and
     '2024-03-01T01:15:00.000Z POST /V3/HUB/DetilBooking/ operation=DetilBooking fault=SLOW status=200 delay=3000ms')
 })
 
-t.test('npm run sandbox logs each request it receives on stdout, one line each', async (t) => {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/sandbox/main.ts'], {
+interface TestLike { teardown (fn: () => unknown): void }
+
+/** The settings `npm run sandbox` prints for a gateway: every line of them, none other. */
+const SETTINGS = [
+  'UPSTREAM_HUB_URL', 'UPSTREAM_BASE_URL', 'UPSTREAM_API_KEY', 'UPSTREAM_ACCESS_TOKEN',
+  'PLATFORM_ID'
+]
+
+/**
+ * `npm run sandbox` with these arguments: its first line, the settings lines after it
+ * (`count` of them), and the lines that follow, one per request.
+ */
+async function runSandbox (t: TestLike, args: string[], count: number) {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/sandbox/main.ts', ...args], {
     env: { PATH: process.env.PATH ?? '', ...COVERAGE, SANDBOX_PORT: '0' },
     stdio: ['ignore', 'pipe', 'inherit']
   })
   t.teardown(() => { child.kill('SIGKILL') })
   const lines = createInterface({ input: child.stdout })[Symbol.asyncIterator]()
   const first = String((await lines.next()).value)
+  const printed: string[] = []
+  for (let i = 0; i < count; i++) printed.push(String((await lines.next()).value))
+  const settings = Object.fromEntries(printed.map(line => {
+    const at = line.indexOf('=')
+    return [line.slice(0, at), line.slice(at + 1)]
+  }))
+  return { child, lines, first, printed, settings }
+}
+
+t.test('npm run sandbox prints the settings a gateway needs, as .env lines, and a gateway ' +
+  'with them alone answers', async (t) => {
+  for (const [name, args, profileFile] of [
+    ['the documented hub', [], undefined],
+    ['a profile', ['--profile', PROFILE_FILES['public-callers']], PROFILE_FILES['public-callers']]
+  ] as const) {
+    const names = [...SETTINGS, ...(profileFile === undefined ? [] : ['UPSTREAM_PROFILE_FILE'])]
+    const { first, printed, settings } = await runSandbox(t, [...args], names.length)
+    const url = /listening on (http:\/\/\S+)/.exec(first)?.[1]
+    t.ok(url, `${name}: ${first}`)
+    t.ok(printed.every(line => /^[A-Z_]+=\S+$/.test(line)),
+      `${name}: NAME=value lines: ${printed.join(' | ')}`)
+    t.same(Object.keys(settings), names, `${name}: the addresses, the secrets, the platform id`)
+    t.match(settings,
+      { UPSTREAM_HUB_URL: url, UPSTREAM_BASE_URL: url, UPSTREAM_PROFILE_FILE: profileFile })
+
+    const key = 'cgw_sandbox-settings-test'
+    const config = resolveConfig({
+      ...settings,
+      CLIENTS_FILE: writeClientsFile(t, [{ name: 'reader', key, scopes: ['customs:read'] }])
+    })
+    const app = await buildApp({ config, sandbox: false }, false)
+    t.teardown(() => app.close())
+    const res = await app.inject({
+      url: `/v1/customs/bc20/bills-of-lading?npwp=${F.taxpayer.npwp}`,
+      headers: { authorization: `Bearer ${key}` }
+    })
+    t.equal(res.statusCode, 200, `${name}: ${res.body}`)
+    t.ok(res.json().data.length > 0, `${name}: the sandbox's records`)
+  }
+})
+
+t.test('npm run sandbox logs each request it receives on stdout, one line each', async (t) => {
+  const { child, lines, first } = await runSandbox(t, [], SETTINGS.length)
   const url = /listening on (http:\/\/[^ ]+)/.exec(first)?.[1]
   t.ok(url, first)
 
