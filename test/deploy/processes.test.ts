@@ -1,10 +1,9 @@
-import { execFile, spawn } from 'node:child_process'
+import { spawn } from 'node:child_process'
 import { once } from 'node:events'
 import { mkdtemp, readFile, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { promisify } from 'node:util'
 import { Lexer } from 'marked'
 import tap from 'tap'
 import { SANDBOX_FIXTURES as F } from '../../src/sandbox/index.ts'
@@ -50,9 +49,7 @@ async function stopGroup (pid: number): Promise<void> {
 }
 
 tap.test('the recipe starts Redis, the sandbox and two gateways sharing state', async (t) => {
-  // What `npm ci` does before the recipe: dist/ built.
-  await promisify(execFile)('npm', ['run', 'build:gateway'], { cwd: ROOT })
-
+  // dist/ is built, as `npm ci` leaves it (tap's before step keeps it current).
   const run = await mkdtemp(join(tmpdir(), 'gateway-recipe-'))
   t.teardown(() => rm(run, { recursive: true, force: true }))
   const [redisPort, sandboxPort, portA, portB] =
@@ -69,9 +66,7 @@ tap.test('the recipe starts Redis, the sandbox and two gateways sharing state', 
       SANDBOX_PORT: String(sandboxPort),
       PORT_A: String(portA),
       PORT_B: String(portB),
-      RUN: run,
-      // `npm start` on a tree npm ci built is `node dist/main.js`: no build before each start.
-      npm_config_ignore_scripts: 'true'
+      RUN: run
     },
     // Its own process group, so that teardown ends everything it started.
     detached: true,
