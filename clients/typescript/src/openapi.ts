@@ -1569,7 +1569,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Service Unavailable: SHUTTING_DOWN */
+            /** @description Service Unavailable: OVERLOADED or SHUTTING_DOWN */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -1600,6 +1600,15 @@ export interface operations {
             };
             /** @description Internal Server Error: INTERNAL */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Service Unavailable: SHUTTING_DOWN */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6096,7 +6105,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Service Unavailable: UPSTREAM_UNAVAILABLE, OVERLOADED, or SHUTTING_DOWN */
+            /** @description Service Unavailable: OVERLOADED or SHUTTING_DOWN */
             503: {
                 headers: {
                     [name: string]: unknown;
