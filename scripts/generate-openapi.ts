@@ -6,8 +6,9 @@ import { ANSWER_EXAMPLES_PATH, generateAnswerExamples, generateArtefacts, render
 
 /**
  * `npm run openapi`: regenerates the committed answer examples, OpenAPI
- * document, glossary and hub-operations page from the code.
- * test/openapi.test.ts fails when they differ.
+ * document, glossary, hub-operations page, hub profile schema and the
+ * reference pages (docs/reference/) from the code. Drift tests fail when the
+ * committed ones differ.
  *
  * The examples come first (what the gateway answers on the sandbox); the
  * document includes them as the app is built, from the imported JSON, so the

@@ -1,43 +1,181 @@
 import { STATUS_CODES } from 'node:http'
-import createError from '@fastify/error'
+import createError, { type FastifyErrorConstructor } from '@fastify/error'
+
+/** One code of the table: what a caller gets, and when. */
+export interface ErrorEntry {
+  /** The status it is answered with. */
+  readonly status: number
+  /** Other statuses it is given where it is made (ErrorExtras.statusCode). */
+  readonly also?: readonly number[]
+  /** The human message; `%s` is filled in where the error is made. */
+  readonly message: string
+  /** When the gateway answers it, in one sentence (docs/reference/errors.md). */
+  readonly when: string
+}
 
 /**
- * Every error the gateway answers with (docs/api.md#the-envelope). Each has a code, a
- * status and a human message; routes throw these and the one error handler
- * (plugins/error-handler.ts) turns them into the envelope.
+ * Every error the gateway answers with (docs/api.md#the-envelope): its code, its
+ * status, its message and when it is answered. Routes throw these and the one error
+ * handler (plugins/error-handler.ts) turns them into the envelope; `npm run openapi`
+ * writes docs/reference/errors.md from this table.
  */
-export const errors = {
-  VALIDATION_FAILED: createError('VALIDATION_FAILED', '%s', 400),
-  UNAUTHORIZED: createError('UNAUTHORIZED', 'Missing or unknown client credentials', 401),
-  FORBIDDEN: createError('FORBIDDEN', 'The client lacks the scope %s', 403),
-  NOT_FOUND: createError('NOT_FOUND', '%s', 404),
-  METHOD_NOT_ALLOWED: createError('METHOD_NOT_ALLOWED', '%s', 405),
-  REQUEST_TIMEOUT: createError('REQUEST_TIMEOUT', 'The request was not received in time', 408),
-  PAYLOAD_TOO_LARGE: createError('PAYLOAD_TOO_LARGE', 'The request body is larger than the limit of %s', 413),
-  UNSUPPORTED_MEDIA_TYPE: createError('UNSUPPORTED_MEDIA_TYPE', 'The request body must be application/json', 415),
-  HEADERS_TOO_LARGE: createError('HEADERS_TOO_LARGE', 'The request header fields are too large', 431),
-  UPGRADE_REQUIRED: createError('UPGRADE_REQUIRED', 'This route is a WebSocket: connect with Upgrade: websocket', 426),
-  RATE_LIMITED: createError('RATE_LIMITED', 'Too many requests, retry later', 429),
-  IDEMPOTENCY_KEY_REUSED: createError('IDEMPOTENCY_KEY_REUSED', 'This Idempotency-Key was already used with a different request; use a new key for a new request', 422),
-  // 409, not a 5xx: retrying with the same key gets the same answer for as long as the key lives,
-  // so a client that retries 5xx by itself must not retry this one blindly (docs/idempotency.md).
-  OUTCOME_UNKNOWN: createError('OUTCOME_UNKNOWN', 'An earlier request with this Idempotency-Key may have reached the customs hub, but its answer was lost; the gateway does not send it again with this key. Find out whether it took effect before sending it again with a new key', 409),
-  UPSTREAM_REJECTED: createError('UPSTREAM_REJECTED', 'The customs hub rejected the request as invalid', 422),
-  UPSTREAM_NOT_FOUND: createError('UPSTREAM_NOT_FOUND', 'The customs hub has no such document', 404),
-  UPSTREAM_AUTH_FAILED: createError('UPSTREAM_AUTH_FAILED', 'The customs hub rejected the gateway\'s credentials', 502),
-  UPSTREAM_UNAVAILABLE: createError('UPSTREAM_UNAVAILABLE', 'The customs hub did not answer', 502),
-  UPSTREAM_TIMEOUT: createError('UPSTREAM_TIMEOUT', 'The customs hub did not answer in time', 504),
-  UPSTREAM_BAD_RESPONSE: createError('UPSTREAM_BAD_RESPONSE', 'The customs hub sent a response the gateway cannot read', 502),
-  IDEMPOTENCY_UNAVAILABLE: createError('IDEMPOTENCY_UNAVAILABLE', 'The gateway cannot check this Idempotency-Key right now, so nothing was sent to the hub; retry shortly with the same key', 503),
-  OVERLOADED: createError('OVERLOADED', 'The gateway is overloaded; retry shortly', 503),
-  EVENTS_UNAVAILABLE: createError('EVENTS_UNAVAILABLE', 'The gateway cannot reach its shared state for event-stream tickets right now; retry shortly, or send the key in the Authorization header', 503),
-  SHUTTING_DOWN: createError('SHUTTING_DOWN', 'The gateway is shutting down; retry on another instance', 503),
+export const ERROR_TABLE = {
+  VALIDATION_FAILED: {
+    status: 400,
+    message: '%s',
+    when: 'A path, query, header or body value breaks its rule, or the body or the request ' +
+      'itself is malformed; `details` names each field and rule.'
+  },
+  UNAUTHORIZED: {
+    status: 401,
+    message: 'Missing or unknown client credentials',
+    when: 'A `/v1` request carries no client key, or one the gateway does not know.'
+  },
+  FORBIDDEN: {
+    status: 403,
+    message: 'The client lacks the scope %s',
+    when: 'The client key is known but lacks the scope the route needs.'
+  },
+  NOT_FOUND: { status: 404, message: '%s', when: 'No route has this path.' },
+  METHOD_NOT_ALLOWED: {
+    status: 405,
+    message: '%s',
+    when: 'The path is a route, but not for this method; `allow` lists the methods it takes.'
+  },
+  REQUEST_TIMEOUT: {
+    status: 408,
+    message: 'The request was not received in time',
+    when: 'The request did not arrive in full within the server\'s request timeout.'
+  },
+  PAYLOAD_TOO_LARGE: {
+    status: 413,
+    message: 'The request body is larger than the limit of %s',
+    when: 'The request body is over the route\'s body limit.'
+  },
+  UNSUPPORTED_MEDIA_TYPE: {
+    status: 415,
+    message: 'The request body must be application/json',
+    when: 'A write\'s body comes with another content type than `application/json`.'
+  },
+  HEADERS_TOO_LARGE: {
+    status: 431,
+    message: 'The request header fields are too large',
+    when: 'The request\'s header fields are over the server\'s maximum header size.'
+  },
+  UPGRADE_REQUIRED: {
+    status: 426,
+    message: 'This route is a WebSocket: connect with Upgrade: websocket',
+    when: '`GET /v1/events` is asked as plain HTTP instead of a WebSocket upgrade.'
+  },
+  RATE_LIMITED: {
+    status: 429,
+    message: 'Too many requests, retry later',
+    when: 'The client is over its request rate, its share of hub calls in flight or its ' +
+      'event sockets and streams; `retry-after` says when to retry.'
+  },
+  IDEMPOTENCY_KEY_REUSED: {
+    status: 422,
+    message: 'This Idempotency-Key was already used with a different request; use a new key ' +
+      'for a new request',
+    when: 'A write\'s `Idempotency-Key` was used before with a different request.'
+  },
+  // 409, not a 5xx: retrying with the same key gets the same answer for as long as the key
+  // lives, so a client that retries 5xx by itself must not retry this one blindly
+  // (docs/idempotency.md).
+  OUTCOME_UNKNOWN: {
+    status: 409,
+    message: 'An earlier request with this Idempotency-Key may have reached the customs hub, ' +
+      'but its answer was lost; the gateway does not send it again with this key. Find out ' +
+      'whether it took effect before sending it again with a new key',
+    when: 'A write\'s `Idempotency-Key` belongs to an earlier request whose hub call may have ' +
+      'taken effect but whose answer was lost.'
+  },
+  UPSTREAM_REJECTED: {
+    status: 422,
+    also: [400],
+    message: 'The customs hub rejected the request as invalid',
+    when: 'The hub refused the request: 400 when it answered 400, 422 for its other 4xx or a ' +
+      '2xx reporting a failure; `upstreamMessage` carries its words.'
+  },
+  UPSTREAM_NOT_FOUND: {
+    status: 404,
+    message: 'The customs hub has no such document',
+    when: 'The hub answered 404, or reported no data where the route asks for one record.'
+  },
+  UPSTREAM_AUTH_FAILED: {
+    status: 502,
+    message: 'The customs hub rejected the gateway\'s credentials',
+    when: 'The hub answered 401 or 403: it refused the gateway\'s own credentials.'
+  },
+  UPSTREAM_UNAVAILABLE: {
+    status: 502,
+    also: [503],
+    message: 'The customs hub did not answer',
+    when: 'The hub failed (5xx), could not be reached or dropped the connection; 503 with ' +
+      '`retry-after` when it answered 503 or 429, or the operation\'s circuit is open.'
+  },
+  UPSTREAM_TIMEOUT: {
+    status: 504,
+    message: 'The customs hub did not answer in time',
+    when: 'The hub did not answer within the call\'s deadline, retries included.'
+  },
+  UPSTREAM_BAD_RESPONSE: {
+    status: 502,
+    message: 'The customs hub sent a response the gateway cannot read',
+    when: 'The hub\'s answer cannot be read: not JSON, not of the expected shape, cut short ' +
+      'or over the size limit.'
+  },
+  IDEMPOTENCY_UNAVAILABLE: {
+    status: 503,
+    message: 'The gateway cannot check this Idempotency-Key right now, so nothing was sent to ' +
+      'the hub; retry shortly with the same key',
+    when: 'A write with an `Idempotency-Key` arrives while the shared store (Redis) does not ' +
+      'answer: nothing is sent to the hub; `retry-after` says when to retry.'
+  },
+  OVERLOADED: {
+    status: 503,
+    message: 'The gateway is overloaded; retry shortly',
+    when: 'The gateway sheds load (event-loop delay or memory over their limits), or holds as ' +
+      'many event sockets and streams as it may; `retry-after` says when to retry.'
+  },
+  EVENTS_UNAVAILABLE: {
+    status: 503,
+    message: 'The gateway cannot reach its shared state for event-stream tickets right now; ' +
+      'retry shortly, or send the key in the Authorization header',
+    when: 'An event-stream ticket cannot be issued or redeemed while the shared state (Redis) ' +
+      'does not answer; `retry-after` says when to retry.'
+  },
+  SHUTTING_DOWN: {
+    status: 503,
+    message: 'The gateway is shutting down; retry on another instance',
+    when: 'The gateway is closing: every request but `GET /health/live` gets it, with ' +
+      '`retry-after`; another instance can answer.'
+  },
   // nginx's 499: nobody reads this answer; it names the case in logs, audit lines and metrics.
-  CLIENT_CLOSED_REQUEST: createError('CLIENT_CLOSED_REQUEST', 'The client closed the connection before the write was sent to the hub; nothing was sent', 499),
-  INTERNAL: createError('INTERNAL', 'Something went wrong in the gateway', 500)
-} as const
+  CLIENT_CLOSED_REQUEST: {
+    status: 499,
+    message: 'The client closed the connection before the write was sent to the hub; nothing ' +
+      'was sent',
+    when: 'The caller closed the connection before its write was sent to the hub: seen only ' +
+      'in logs, audit lines and metrics.'
+  },
+  INTERNAL: {
+    status: 500,
+    message: 'Something went wrong in the gateway',
+    when: 'A bug: the gateway met an error it did not expect.'
+  }
+} as const satisfies Record<string, ErrorEntry>
 
-export type ErrorCode = keyof typeof errors
+export type ErrorCode = keyof typeof ERROR_TABLE
+
+/** What makes an error of one code (new errors[code](...args)). */
+type ErrorMaker = FastifyErrorConstructor<{ code: ErrorCode, statusCode: number }>
+
+/** The table's errors as @fastify/error constructors, by code. */
+export const errors = Object.fromEntries(Object.entries(ERROR_TABLE).map(([code, entry]) =>
+  [code, createError(code, entry.message, entry.status)])
+  // Object.fromEntries keys its result by any string: these are the table's codes.
+) as Readonly<Record<ErrorCode, ErrorMaker>>
 
 /** The reason phrase of a status (the envelope's `error`): Node's, or nginx's name for 499. */
 export function reasonPhrase (status: number): string {

@@ -14,9 +14,17 @@ import { test } from 'tap'
 
 const root = fileURLToPath(new URL('..', import.meta.url))
 
-function markdownFiles (): string[] {
-  const inDir = (dir: string) => readdirSync(join(root, dir)).filter(name => name.endsWith('.md')).map(name => join(root, dir, name))
-  return [...inDir('.'), ...inDir('docs'), ...inDir('clients/typescript')]
+/** Folders that hold no Markdown of the repository's own: installed, built or local. */
+const NOT_OURS = new Set(['node_modules', 'dist', 'coverage'])
+
+/** Every Markdown file of the repository, in every folder but those and hidden ones. */
+function markdownFiles (dir = root): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap(entry => {
+    if (entry.name.startsWith('.') || NOT_OURS.has(entry.name)) return []
+    const path = join(dir, entry.name)
+    if (entry.isDirectory()) return markdownFiles(path)
+    return entry.name.endsWith('.md') ? [path] : []
+  }).sort()
 }
 
 /** The text a reader sees of inline tokens: what GitHub makes a heading's id from. */
@@ -55,10 +63,18 @@ export function anchorsOf (file: string): Set<string> {
 
 interface Link { file: string, href: string }
 
+/** Markdown links and images, and the `href` and `src` of HTML written in the Markdown. */
 function linksOf (file: string): Link[] {
   const links: Link[] = []
   walkTokens(tokensOf(file), (token) => {
-    if (token.type === 'link' || token.type === 'image') links.push({ file, href: (token as Tokens.Link).href })
+    if (token.type === 'link' || token.type === 'image') {
+      links.push({ file, href: (token as Tokens.Link).href })
+    }
+    if (token.type === 'html') {
+      for (const match of token.raw.matchAll(/\b(?:href|src)="([^"]+)"/g)) {
+        links.push({ file, href: match[1] ?? '' })
+      }
+    }
   })
   return links
 }
@@ -76,9 +92,14 @@ function problem ({ file, href }: Link): string | undefined {
   return anchorsOf(target).has(anchor) ? undefined : `no heading or id "${anchor}" in ${relative(root, target)}`
 }
 
-test('every relative link in the README and docs/ reaches a file, and every #anchor a heading of it', async (t) => {
+const SOME_PAGES = [
+  'README.md', 'CHANGELOG.md', 'docs/api.md', 'docs/reference/routes.md', 'test/deploy/README.md'
+]
+
+test('every relative link of every Markdown file reaches a file and its #anchor', async (t) => {
   const files = markdownFiles()
-  t.ok(files.some(file => file.endsWith('docs/api.md')), 'docs/ is read')
+  for (const file of SOME_PAGES) t.ok(files.includes(join(root, file)), `${file} is read`)
+  t.notOk(files.some(file => file.includes('node_modules')), 'installed packages are not')
   const broken: string[] = []
   let checked = 0
   for (const file of files) {
@@ -124,11 +145,15 @@ function codeFiles (): string[] {
   return ['src', 'test', 'scripts', 'bench', 'examples', 'clients/typescript/src'].flatMap(walk)
 }
 
+/** A page of docs/ (its subfolders too), ARCHITECTURE.md or README.md, then `#` and an id. */
+const CITED_ANCHOR = /\b(docs\/[\w/-]+\.md|ARCHITECTURE\.md|README\.md)#([\w-]+)/g
+
 test('every docs/<page>.md#anchor the code cites is a heading of that page', async (t) => {
   const broken: string[] = []
   let checked = 0
   for (const file of codeFiles()) {
-    for (const [ref, page, anchor] of readFileSync(join(root, file), 'utf8').matchAll(/\b(docs\/[\w-]+\.md|ARCHITECTURE\.md|README\.md)#([\w-]+)/g)) {
+    const text = readFileSync(join(root, file), 'utf8')
+    for (const [ref, page, anchor] of text.matchAll(CITED_ANCHOR)) {
       checked++
       const target = join(root, page!)
       if (!existsSync(target)) broken.push(`${file}: ${ref}: no such file`)

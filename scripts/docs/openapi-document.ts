@@ -4,13 +4,18 @@ import { resolveConfig } from '../../src/config/resolve.ts'
 import type { AnswerExamples } from '../../src/plugins/swagger.ts'
 import { SANDBOX_ACCESS_TOKEN, SANDBOX_API_KEY, SANDBOX_PLATFORM_ID, sandboxEnv, startSandbox } from '../../src/sandbox/index.ts'
 import { EXAMPLE_REQUEST_ID } from '../../src/schemas/error-examples.ts'
+import { ERRORS_REFERENCE_PATH, renderErrorsReference } from './errors-reference.ts'
 import { renderGlossary } from './glossary.ts'
 import { renderHubOperations, type RouteOperations } from './hub-operations.ts'
+import { METRICS_REFERENCE_PATH, metricRows, renderMetricsReference } from './metrics-reference.ts'
 import { PROFILE_SCHEMA_PATH, renderProfileSchema } from './profile-schema.ts'
+import {
+  renderRoutesReference, ROUTES_REFERENCE_PATH, type RouteDocument
+} from './routes-reference.ts'
 
 /**
  * The committed artefacts (`openapi/openapi.json`, the answer examples,
- * `docs/glossary.md`, `docs/hub-operations.md`) and how to produce them.
+ * `docs/glossary.md`, `docs/hub-operations.md`, `docs/reference/`) and how to produce them.
  * Shared by `scripts/generate-openapi.ts`, which writes them, and the test
  * that fails when the committed copies drift; the gateway itself never
  * imports it.
@@ -87,6 +92,31 @@ export async function generateHubOperations (): Promise<string> {
     }
     return renderHubOperations(list)
   })
+}
+
+/**
+ * Where the metrics page's gateway finds its Redis: nowhere (nothing listens on port 1). The
+ * gateway registers its Redis metrics all the same, after waiting for Redis a few seconds.
+ */
+const NO_REDIS = 'redis://127.0.0.1:1'
+
+/**
+ * The pages of docs/reference/ that a built gateway gives: the routes (from its OpenAPI
+ * document and the routes it registered) and the metrics (from its registry, as built with
+ * and without Redis), with the error codes beside them. Keyed by path from the root.
+ */
+export async function generateReference (): Promise<Record<string, string>> {
+  const [routes, plain] = await withGateway({}, async ({ app, routes }) => {
+    const doc = JSON.parse(JSON.stringify(app.swagger())) as RouteDocument
+    return [renderRoutesReference(doc, routes), metricRows(app.metrics.registry)] as const
+  })
+  const withRedis = await withGateway({ REDIS_URL: NO_REDIS }, async ({ app }) =>
+    metricRows(app.metrics.registry))
+  return {
+    [ROUTES_REFERENCE_PATH]: routes,
+    [ERRORS_REFERENCE_PATH]: renderErrorsReference(),
+    [METRICS_REFERENCE_PATH]: renderMetricsReference(plain, withRedis)
+  }
 }
 
 interface DocOperation {
@@ -172,6 +202,7 @@ export async function generateArtefacts (options: GenerateOptions = {}): Promise
     [OPENAPI_PATH]: renderDocument(await generateDocument(options)),
     [GLOSSARY_PATH]: renderGlossary(),
     [HUB_OPERATIONS_PATH]: await generateHubOperations(),
-    [PROFILE_SCHEMA_PATH]: renderProfileSchema()
+    [PROFILE_SCHEMA_PATH]: renderProfileSchema(),
+    ...await generateReference()
   }
 }

@@ -61,7 +61,9 @@ export default async function eventRoutes (fastify: FastifyInstance) {
       response: {
         101: Type.Null({ description: 'Switching Protocols: the WebSocket stream begins' }),
         ...errorResponses([400], { codes: ['VALIDATION_FAILED'] }),
-        ...errorResponses([426, 503])
+        // No hub behind it: its 503s are the gateway's own.
+        ...errorResponses([426]),
+        ...errorResponses([503], { codes: ['OVERLOADED', 'SHUTTING_DOWN'] })
       }
     },
     // After the scope check (onRequest): the limits count the authenticated client.

@@ -57,7 +57,11 @@ export default async function healthRoutes (app: FastifyInstance, { sandbox }: {
       summary: 'Readiness',
       operationId: 'getHealthReady',
       description: 'Ready once configuration is loaded and every plugin started; 503 SHUTTING_DOWN while closing. Shows the circuit of every hub operation and the hub profile in force. An open circuit does not make the gateway unready: it still answers, fast, from cache or with UPSTREAM_UNAVAILABLE. Nor does an outage of the Redis that replicas share: `data.redis` reports it.',
-      response: { 200: ReadySchema, ...errorResponses([503], { codes: ['SHUTTING_DOWN'] }) }
+      // Load shedding spares only liveness and the metrics (plugins/pressure.ts).
+      response: {
+        200: ReadySchema,
+        ...errorResponses([503], { codes: ['OVERLOADED', 'SHUTTING_DOWN'] })
+      }
     }
   }, async () => {
     const upstreams: Record<'hub' | 'base', Record<string, string>> = { hub: {}, base: {} }
@@ -77,7 +81,9 @@ export default async function healthRoutes (app: FastifyInstance, { sandbox }: {
       description: 'Prometheus text format: requests by route template and status code, hub calls by operation and outcome, latency histograms, circuit states, the lookup cache, idempotency keys and replays, event sockets, rate-limited requests per client, hub logins, hub answers read by the slow path (gateway_upstream_slow_path_total), process metrics. Not served here when the deployment serves metrics on a separate port.',
       response: {
         200: { description: 'Prometheus text exposition', content: { 'text/plain': { schema: Type.String({ examples: [METRICS_EXAMPLE] }) } } },
-        ...errorResponses([500])
+        ...errorResponses([500]),
+        // Closing spares only liveness (plugins/lifecycle.ts).
+        ...errorResponses([503], { codes: ['SHUTTING_DOWN'] })
       }
     }
   }, async (_request, reply) => {

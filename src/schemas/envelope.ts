@@ -1,13 +1,20 @@
-import { errors, type ErrorCode } from '../errors.ts'
+import { ERROR_TABLE, errors, reasonPhrase, type ErrorCode, type ErrorEntry } from '../errors.ts'
 import { errorExamples } from './error-examples.ts'
 import { MAX_PROBLEMS } from './problems.ts'
 import { Type, type TSchema } from './typebox.ts'
+
+/** What `code` says, and when each code is answered, in the error table's words. */
+const ENTRIES: ReadonlyArray<[string, ErrorEntry]> = Object.entries(ERROR_TABLE)
+const CODE_TEXT = ['Stable error code: what went wrong, for programs. When each is answered:', '',
+  ...ENTRIES.map(([code, entry]) =>
+    `- \`${code}\` (${[entry.status, ...entry.also ?? []].join(', ')}): ${entry.when}`)
+].join('\n')
 
 // No examples on the properties: Swagger UI would compose one envelope from
 // them and show it under every status. Each status has its own (errorResponses).
 export const ErrorEnvelopeSchema = Type.Object({
   statusCode: Type.Integer({ description: 'HTTP status, repeated' }),
-  code: Type.Enum(Object.keys(errors) as ErrorCode[], { description: 'Stable error code: what went wrong, for programs (docs/api.md#errors-and-codes lists when each is answered)' }),
+  code: Type.Enum(Object.keys(errors) as ErrorCode[], { description: CODE_TEXT }),
   error: Type.String({ description: 'HTTP reason phrase' }),
   message: Type.String({ description: 'A human sentence' }),
   requestId: Type.String({ description: 'Id of this request (also the `x-request-id` header); quote it when reporting a problem' }),
@@ -18,21 +25,12 @@ export const ErrorEnvelopeSchema = Type.Object({
   }, { additionalProperties: false }), { maxItems: MAX_PROBLEMS, description: `Validation problems (VALIDATION_FAILED): one per field and rule, path, query, body and headers together, at most ${MAX_PROBLEMS}` }))
 }, { $id: 'ErrorEnvelope', title: 'Error envelope', description: 'Every non-2xx answer of the gateway', additionalProperties: false })
 
-const STATUS_TEXT: Record<number, string> = {
-  400: 'Invalid input (VALIDATION_FAILED) or the hub rejected it (UPSTREAM_REJECTED)',
-  405: 'The path takes other methods (METHOD_NOT_ALLOWED); `allow` lists them',
-  401: 'Missing or unknown client credentials (UNAUTHORIZED)',
-  403: 'The client lacks the scope (FORBIDDEN)',
-  404: 'No such route (NOT_FOUND) or the hub has no such document (UPSTREAM_NOT_FOUND)',
-  409: 'An earlier request with this Idempotency-Key may have reached the hub, but its answer was lost (OUTCOME_UNKNOWN)',
-  413: 'Request body too large (PAYLOAD_TOO_LARGE)',
-  415: 'Request body is not JSON (UNSUPPORTED_MEDIA_TYPE)',
-  422: 'The hub rejected the request (UPSTREAM_REJECTED)',
-  429: 'Too many requests (RATE_LIMITED)',
-  500: 'A gateway bug (INTERNAL)',
-  502: 'The hub failed: UPSTREAM_UNAVAILABLE, UPSTREAM_AUTH_FAILED or UPSTREAM_BAD_RESPONSE',
-  503: 'The hub is unavailable or rate limited the gateway (UPSTREAM_UNAVAILABLE), or the gateway is overloaded (OVERLOADED) or closing (SHUTTING_DOWN), or (a write with an Idempotency-Key) cannot reach its shared idempotency store (IDEMPOTENCY_UNAVAILABLE); see `retry-after`',
-  504: 'The hub did not answer in time (UPSTREAM_TIMEOUT)'
+const EITHER = new Intl.ListFormat('en', { type: 'disjunction' })
+
+/** A status's description: its reason phrase and the codes it is answered with. */
+function statusText (status: number, codes: readonly string[]): string {
+  const phrase = reasonPhrase(status)
+  return codes.length === 0 ? phrase : `${phrase}: ${EITHER.format(codes)}`
 }
 
 export const UPSTREAM_STATUSES = [400, 404, 422, 500, 502, 503, 504] as const
@@ -55,7 +53,11 @@ export function errorResponses (statuses: readonly number[], options: ErrorRespo
   for (const status of statuses) {
     const examples = errorExamples(status, options)
     // An allOf of one, as resource fields do: @fastify/swagger keeps nothing beside a bare $ref.
-    out[status] = Type.Intersect([Type.Ref('ErrorEnvelope')], { description: STATUS_TEXT[status] ?? 'Error', ...(Object.keys(examples).length > 0 ? { 'x-examples': examples } : {}) })
+    const codes = Object.keys(examples)
+    out[status] = Type.Intersect([Type.Ref('ErrorEnvelope')], {
+      description: statusText(status, codes),
+      ...(codes.length > 0 ? { 'x-examples': examples } : {})
+    })
   }
   return out
 }

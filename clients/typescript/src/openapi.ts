@@ -655,7 +655,33 @@ export interface components {
             /** @description HTTP status, repeated */
             statusCode: number;
             /**
-             * @description Stable error code: what went wrong, for programs (docs/api.md#errors-and-codes lists when each is answered)
+             * @description Stable error code: what went wrong, for programs. When each is answered:
+             *
+             *     - `VALIDATION_FAILED` (400): A path, query, header or body value breaks its rule, or the body or the request itself is malformed; `details` names each field and rule.
+             *     - `UNAUTHORIZED` (401): A `/v1` request carries no client key, or one the gateway does not know.
+             *     - `FORBIDDEN` (403): The client key is known but lacks the scope the route needs.
+             *     - `NOT_FOUND` (404): No route has this path.
+             *     - `METHOD_NOT_ALLOWED` (405): The path is a route, but not for this method; `allow` lists the methods it takes.
+             *     - `REQUEST_TIMEOUT` (408): The request did not arrive in full within the server's request timeout.
+             *     - `PAYLOAD_TOO_LARGE` (413): The request body is over the route's body limit.
+             *     - `UNSUPPORTED_MEDIA_TYPE` (415): A write's body comes with another content type than `application/json`.
+             *     - `HEADERS_TOO_LARGE` (431): The request's header fields are over the server's maximum header size.
+             *     - `UPGRADE_REQUIRED` (426): `GET /v1/events` is asked as plain HTTP instead of a WebSocket upgrade.
+             *     - `RATE_LIMITED` (429): The client is over its request rate, its share of hub calls in flight or its event sockets and streams; `retry-after` says when to retry.
+             *     - `IDEMPOTENCY_KEY_REUSED` (422): A write's `Idempotency-Key` was used before with a different request.
+             *     - `OUTCOME_UNKNOWN` (409): A write's `Idempotency-Key` belongs to an earlier request whose hub call may have taken effect but whose answer was lost.
+             *     - `UPSTREAM_REJECTED` (422, 400): The hub refused the request: 400 when it answered 400, 422 for its other 4xx or a 2xx reporting a failure; `upstreamMessage` carries its words.
+             *     - `UPSTREAM_NOT_FOUND` (404): The hub answered 404, or reported no data where the route asks for one record.
+             *     - `UPSTREAM_AUTH_FAILED` (502): The hub answered 401 or 403: it refused the gateway's own credentials.
+             *     - `UPSTREAM_UNAVAILABLE` (502, 503): The hub failed (5xx), could not be reached or dropped the connection; 503 with `retry-after` when it answered 503 or 429, or the operation's circuit is open.
+             *     - `UPSTREAM_TIMEOUT` (504): The hub did not answer within the call's deadline, retries included.
+             *     - `UPSTREAM_BAD_RESPONSE` (502): The hub's answer cannot be read: not JSON, not of the expected shape, cut short or over the size limit.
+             *     - `IDEMPOTENCY_UNAVAILABLE` (503): A write with an `Idempotency-Key` arrives while the shared store (Redis) does not answer: nothing is sent to the hub; `retry-after` says when to retry.
+             *     - `OVERLOADED` (503): The gateway sheds load (event-loop delay or memory over their limits), or holds as many event sockets and streams as it may; `retry-after` says when to retry.
+             *     - `EVENTS_UNAVAILABLE` (503): An event-stream ticket cannot be issued or redeemed while the shared state (Redis) does not answer; `retry-after` says when to retry.
+             *     - `SHUTTING_DOWN` (503): The gateway is closing: every request but `GET /health/live` gets it, with `retry-after`; another instance can answer.
+             *     - `CLIENT_CLOSED_REQUEST` (499): The caller closed the connection before its write was sent to the hub: seen only in logs, audit lines and metrics.
+             *     - `INTERNAL` (500): A bug: the gateway met an error it did not expect.
              * @enum {unknown}
              */
             code: "VALIDATION_FAILED" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "HEADERS_TOO_LARGE" | "UPGRADE_REQUIRED" | "RATE_LIMITED" | "IDEMPOTENCY_KEY_REUSED" | "OUTCOME_UNKNOWN" | "UPSTREAM_REJECTED" | "UPSTREAM_NOT_FOUND" | "UPSTREAM_AUTH_FAILED" | "UPSTREAM_UNAVAILABLE" | "UPSTREAM_TIMEOUT" | "UPSTREAM_BAD_RESPONSE" | "IDEMPOTENCY_UNAVAILABLE" | "OVERLOADED" | "EVENTS_UNAVAILABLE" | "SHUTTING_DOWN" | "CLIENT_CLOSED_REQUEST" | "INTERNAL";
@@ -1543,7 +1569,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The hub is unavailable or rate limited the gateway (UPSTREAM_UNAVAILABLE), or the gateway is overloaded (OVERLOADED) or closing (SHUTTING_DOWN), or (a write with an Idempotency-Key) cannot reach its shared idempotency store (IDEMPOTENCY_UNAVAILABLE); see `retry-after` */
+            /** @description Service Unavailable: OVERLOADED or SHUTTING_DOWN */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -1572,8 +1598,17 @@ export interface operations {
                     "text/plain": string;
                 };
             };
-            /** @description A gateway bug (INTERNAL) */
+            /** @description Internal Server Error: INTERNAL */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Service Unavailable: SHUTTING_DOWN */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1652,7 +1687,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Invalid input (VALIDATION_FAILED) or the hub rejected it (UPSTREAM_REJECTED) */
+            /** @description Bad Request: VALIDATION_FAILED or UPSTREAM_REJECTED */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1661,7 +1696,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Missing or unknown client credentials (UNAUTHORIZED) */
+            /** @description Unauthorized: UNAUTHORIZED */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -1670,7 +1705,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The client lacks the scope (FORBIDDEN) */
+            /** @description Forbidden: FORBIDDEN */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1679,7 +1714,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description No such route (NOT_FOUND) or the hub has no such document (UPSTREAM_NOT_FOUND) */
+            /** @description Not Found: UPSTREAM_NOT_FOUND */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -1688,7 +1723,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The hub rejected the request (UPSTREAM_REJECTED) */
+            /** @description Unprocessable Entity: UPSTREAM_REJECTED */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -1697,7 +1732,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Too many requests (RATE_LIMITED) */
+            /** @description Too Many Requests: RATE_LIMITED */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -1706,7 +1741,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description A gateway bug (INTERNAL) */
+            /** @description Internal Server Error: INTERNAL */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -1715,7 +1750,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The hub failed: UPSTREAM_UNAVAILABLE, UPSTREAM_AUTH_FAILED or UPSTREAM_BAD_RESPONSE */
+            /** @description Bad Gateway: UPSTREAM_UNAVAILABLE, UPSTREAM_AUTH_FAILED, or UPSTREAM_BAD_RESPONSE */
             502: {
                 headers: {
                     [name: string]: unknown;
@@ -1724,7 +1759,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The hub is unavailable or rate limited the gateway (UPSTREAM_UNAVAILABLE), or the gateway is overloaded (OVERLOADED) or closing (SHUTTING_DOWN), or (a write with an Idempotency-Key) cannot reach its shared idempotency store (IDEMPOTENCY_UNAVAILABLE); see `retry-after` */
+            /** @description Service Unavailable: UPSTREAM_UNAVAILABLE, OVERLOADED, or SHUTTING_DOWN */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -1733,7 +1768,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The hub did not answer in time (UPSTREAM_TIMEOUT) */
+            /** @description Gateway Timeout: UPSTREAM_TIMEOUT */
             504: {
                 headers: {
                     [name: string]: unknown;
@@ -1818,7 +1853,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Invalid input (VALIDATION_FAILED) or the hub rejected it (UPSTREAM_REJECTED) */
+            /** @description Bad Request: VALIDATION_FAILED or UPSTREAM_REJECTED */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1827,7 +1862,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Missing or unknown client credentials (UNAUTHORIZED) */
+            /** @description Unauthorized: UNAUTHORIZED */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -1836,7 +1871,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The client lacks the scope (FORBIDDEN) */
+            /** @description Forbidden: FORBIDDEN */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1845,7 +1880,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description No such route (NOT_FOUND) or the hub has no such document (UPSTREAM_NOT_FOUND) */
+            /** @description Not Found: UPSTREAM_NOT_FOUND */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -1854,7 +1889,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The hub rejected the request (UPSTREAM_REJECTED) */
+            /** @description Unprocessable Entity: UPSTREAM_REJECTED */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -1863,7 +1898,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Too many requests (RATE_LIMITED) */
+            /** @description Too Many Requests: RATE_LIMITED */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -1872,7 +1907,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description A gateway bug (INTERNAL) */
+            /** @description Internal Server Error: INTERNAL */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -1881,7 +1916,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The hub failed: UPSTREAM_UNAVAILABLE, UPSTREAM_AUTH_FAILED or UPSTREAM_BAD_RESPONSE */
+            /** @description Bad Gateway: UPSTREAM_UNAVAILABLE, UPSTREAM_AUTH_FAILED, or UPSTREAM_BAD_RESPONSE */
             502: {
                 headers: {
                     [name: string]: unknown;
@@ -1890,7 +1925,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The hub is unavailable or rate limited the gateway (UPSTREAM_UNAVAILABLE), or the gateway is overloaded (OVERLOADED) or closing (SHUTTING_DOWN), or (a write with an Idempotency-Key) cannot reach its shared idempotency store (IDEMPOTENCY_UNAVAILABLE); see `retry-after` */
+            /** @description Service Unavailable: UPSTREAM_UNAVAILABLE, OVERLOADED, or SHUTTING_DOWN */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -1899,7 +1934,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The hub did not answer in time (UPSTREAM_TIMEOUT) */
+            /** @description Gateway Timeout: UPSTREAM_TIMEOUT */
             504: {
                 headers: {
                     [name: string]: unknown;
@@ -1979,7 +2014,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Invalid input (VALIDATION_FAILED) or the hub rejected it (UPSTREAM_REJECTED) */
+            /** @description Bad Request: VALIDATION_FAILED or UPSTREAM_REJECTED */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1988,7 +2023,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Missing or unknown client credentials (UNAUTHORIZED) */
+            /** @description Unauthorized: UNAUTHORIZED */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -1997,7 +2032,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The client lacks the scope (FORBIDDEN) */
+            /** @description Forbidden: FORBIDDEN */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2006,7 +2041,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description No such route (NOT_FOUND) or the hub has no such document (UPSTREAM_NOT_FOUND) */
+            /** @description Not Found: UPSTREAM_NOT_FOUND */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2015,7 +2050,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The hub rejected the request (UPSTREAM_REJECTED) */
+            /** @description Unprocessable Entity: UPSTREAM_REJECTED */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -2024,7 +2059,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Too many requests (RATE_LIMITED) */
+            /** @description Too Many Requests: RATE_LIMITED */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -2033,7 +2068,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description A gateway bug (INTERNAL) */
+            /** @description Internal Server Error: INTERNAL */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -2042,7 +2077,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The hub failed: UPSTREAM_UNAVAILABLE, UPSTREAM_AUTH_FAILED or UPSTREAM_BAD_RESPONSE */
+            /** @description Bad Gateway: UPSTREAM_UNAVAILABLE, UPSTREAM_AUTH_FAILED, or UPSTREAM_BAD_RESPONSE */
             502: {
                 headers: {
                     [name: string]: unknown;
@@ -2051,7 +2086,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The hub is unavailable or rate limited the gateway (UPSTREAM_UNAVAILABLE), or the gateway is overloaded (OVERLOADED) or closing (SHUTTING_DOWN), or (a write with an Idempotency-Key) cannot reach its shared idempotency store (IDEMPOTENCY_UNAVAILABLE); see `retry-after` */
+            /** @description Service Unavailable: UPSTREAM_UNAVAILABLE, OVERLOADED, or SHUTTING_DOWN */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -2060,7 +2095,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The hub did not answer in time (UPSTREAM_TIMEOUT) */
+            /** @description Gateway Timeout: UPSTREAM_TIMEOUT */
             504: {
                 headers: {
                     [name: string]: unknown;
@@ -2148,7 +2183,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Invalid input (VALIDATION_FAILED) or the hub rejected it (UPSTREAM_REJECTED) */
+            /** @description Bad Request: VALIDATION_FAILED or UPSTREAM_REJECTED */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2157,7 +2192,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Missing or unknown client credentials (UNAUTHORIZED) */
+            /** @description Unauthorized: UNAUTHORIZED */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2166,7 +2201,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The client lacks the scope (FORBIDDEN) */
+            /** @description Forbidden: FORBIDDEN */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2175,7 +2210,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description No such route (NOT_FOUND) or the hub has no such document (UPSTREAM_NOT_FOUND) */
+            /** @description Not Found: UPSTREAM_NOT_FOUND */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2184,7 +2219,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The hub rejected the request (UPSTREAM_REJECTED) */
+            /** @description Unprocessable Entity: UPSTREAM_REJECTED */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -2193,7 +2228,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Too many requests (RATE_LIMITED) */
+            /** @description Too Many Requests: RATE_LIMITED */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -2202,7 +2237,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description A gateway bug (INTERNAL) */
+            /** @description Internal Server Error: INTERNAL */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -2211,7 +2246,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The hub failed: UPSTREAM_UNAVAILABLE, UPSTREAM_AUTH_FAILED or UPSTREAM_BAD_RESPONSE */
+            /** @description Bad Gateway: UPSTREAM_UNAVAILABLE, UPSTREAM_AUTH_FAILED, or UPSTREAM_BAD_RESPONSE */
             502: {
                 headers: {
                     [name: string]: unknown;
@@ -2220,7 +2255,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The hub is unavailable or rate limited the gateway (UPSTREAM_UNAVAILABLE), or the gateway is overloaded (OVERLOADED) or closing (SHUTTING_DOWN), or (a write with an Idempotency-Key) cannot reach its shared idempotency store (IDEMPOTENCY_UNAVAILABLE); see `retry-after` */
+            /** @description Service Unavailable: UPSTREAM_UNAVAILABLE, OVERLOADED, or SHUTTING_DOWN */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -2229,7 +2264,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The hub did not answer in time (UPSTREAM_TIMEOUT) */
+            /** @description Gateway Timeout: UPSTREAM_TIMEOUT */
             504: {
                 headers: {
                     [name: string]: unknown;
@@ -2333,7 +2368,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Invalid input (VALIDATION_FAILED) or the hub rejected it (UPSTREAM_REJECTED) */
+            /** @description Bad Request: VALIDATION_FAILED or UPSTREAM_REJECTED */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2342,7 +2377,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Missing or unknown client credentials (UNAUTHORIZED) */
+            /** @description Unauthorized: UNAUTHORIZED */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2351,7 +2386,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The client lacks the scope (FORBIDDEN) */
+            /** @description Forbidden: FORBIDDEN */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2360,7 +2395,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description No such route (NOT_FOUND) or the hub has no such document (UPSTREAM_NOT_FOUND) */
+            /** @description Not Found: UPSTREAM_NOT_FOUND */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2369,7 +2404,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The hub rejected the request (UPSTREAM_REJECTED) */
+            /** @description Unprocessable Entity: UPSTREAM_REJECTED */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -2378,7 +2413,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Too many requests (RATE_LIMITED) */
+            /** @description Too Many Requests: RATE_LIMITED */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -2387,7 +2422,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description A gateway bug (INTERNAL) */
+            /** @description Internal Server Error: INTERNAL */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -2396,7 +2431,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The hub failed: UPSTREAM_UNAVAILABLE, UPSTREAM_AUTH_FAILED or UPSTREAM_BAD_RESPONSE */
+            /** @description Bad Gateway: UPSTREAM_UNAVAILABLE, UPSTREAM_AUTH_FAILED, or UPSTREAM_BAD_RESPONSE */
             502: {
                 headers: {
                     [name: string]: unknown;
@@ -2405,7 +2440,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The hub is unavailable or rate limited the gateway (UPSTREAM_UNAVAILABLE), or the gateway is overloaded (OVERLOADED) or closing (SHUTTING_DOWN), or (a write with an Idempotency-Key) cannot reach its shared idempotency store (IDEMPOTENCY_UNAVAILABLE); see `retry-after` */
+            /** @description Service Unavailable: UPSTREAM_UNAVAILABLE, OVERLOADED, or SHUTTING_DOWN */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -2414,7 +2449,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The hub did not answer in time (UPSTREAM_TIMEOUT) */
+            /** @description Gateway Timeout: UPSTREAM_TIMEOUT */
             504: {
                 headers: {
                     [name: string]: unknown;
@@ -2512,7 +2547,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Invalid input (VALIDATION_FAILED) or the hub rejected it (UPSTREAM_REJECTED) */
+            /** @description Bad Request: VALIDATION_FAILED or UPSTREAM_REJECTED */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2521,7 +2556,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Missing or unknown client credentials (UNAUTHORIZED) */
+            /** @description Unauthorized: UNAUTHORIZED */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2530,7 +2565,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The client lacks the scope (FORBIDDEN) */
+            /** @description Forbidden: FORBIDDEN */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2539,7 +2574,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description No such route (NOT_FOUND) or the hub has no such document (UPSTREAM_NOT_FOUND) */
+            /** @description Not Found: UPSTREAM_NOT_FOUND */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2548,7 +2583,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The hub rejected the request (UPSTREAM_REJECTED) */
+            /** @description Unprocessable Entity: UPSTREAM_REJECTED */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -2557,7 +2592,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Too many requests (RATE_LIMITED) */
+            /** @description Too Many Requests: RATE_LIMITED */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -2566,7 +2601,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description A gateway bug (INTERNAL) */
+            /** @description Internal Server Error: INTERNAL */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -2575,7 +2610,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The hub failed: UPSTREAM_UNAVAILABLE, UPSTREAM_AUTH_FAILED or UPSTREAM_BAD_RESPONSE */
+            /** @description Bad Gateway: UPSTREAM_UNAVAILABLE, UPSTREAM_AUTH_FAILED, or UPSTREAM_BAD_RESPONSE */
             502: {
                 headers: {
                     [name: string]: unknown;
@@ -2584,7 +2619,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The hub is unavailable or rate limited the gateway (UPSTREAM_UNAVAILABLE), or the gateway is overloaded (OVERLOADED) or closing (SHUTTING_DOWN), or (a write with an Idempotency-Key) cannot reach its shared idempotency store (IDEMPOTENCY_UNAVAILABLE); see `retry-after` */
+            /** @description Service Unavailable: UPSTREAM_UNAVAILABLE, OVERLOADED, or SHUTTING_DOWN */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -2593,7 +2628,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The hub did not answer in time (UPSTREAM_TIMEOUT) */
+            /** @description Gateway Timeout: UPSTREAM_TIMEOUT */
             504: {
                 headers: {
                     [name: string]: unknown;
@@ -2696,7 +2731,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Invalid input (VALIDATION_FAILED) or the hub rejected it (UPSTREAM_REJECTED) */
+            /** @description Bad Request: VALIDATION_FAILED or UPSTREAM_REJECTED */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2705,7 +2740,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Missing or unknown client credentials (UNAUTHORIZED) */
+            /** @description Unauthorized: UNAUTHORIZED */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2714,7 +2749,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The client lacks the scope (FORBIDDEN) */
+            /** @description Forbidden: FORBIDDEN */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2723,7 +2758,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description No such route (NOT_FOUND) or the hub has no such document (UPSTREAM_NOT_FOUND) */
+            /** @description Not Found: UPSTREAM_NOT_FOUND */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2732,7 +2767,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The hub rejected the request (UPSTREAM_REJECTED) */
+            /** @description Unprocessable Entity: UPSTREAM_REJECTED */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -2741,7 +2776,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Too many requests (RATE_LIMITED) */
+            /** @description Too Many Requests: RATE_LIMITED */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -2750,7 +2785,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description A gateway bug (INTERNAL) */
+            /** @description Internal Server Error: INTERNAL */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -2759,7 +2794,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The hub failed: UPSTREAM_UNAVAILABLE, UPSTREAM_AUTH_FAILED or UPSTREAM_BAD_RESPONSE */
+            /** @description Bad Gateway: UPSTREAM_UNAVAILABLE, UPSTREAM_AUTH_FAILED, or UPSTREAM_BAD_RESPONSE */
             502: {
                 headers: {
                     [name: string]: unknown;
@@ -2768,7 +2803,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The hub is unavailable or rate limited the gateway (UPSTREAM_UNAVAILABLE), or the gateway is overloaded (OVERLOADED) or closing (SHUTTING_DOWN), or (a write with an Idempotency-Key) cannot reach its shared idempotency store (IDEMPOTENCY_UNAVAILABLE); see `retry-after` */
+            /** @description Service Unavailable: UPSTREAM_UNAVAILABLE, OVERLOADED, or SHUTTING_DOWN */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -2777,7 +2812,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The hub did not answer in time (UPSTREAM_TIMEOUT) */
+            /** @description Gateway Timeout: UPSTREAM_TIMEOUT */
             504: {
                 headers: {
                     [name: string]: unknown;
@@ -2861,7 +2896,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Invalid input (VALIDATION_FAILED) or the hub rejected it (UPSTREAM_REJECTED) */
+            /** @description Bad Request: VALIDATION_FAILED or UPSTREAM_REJECTED */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2870,7 +2905,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Missing or unknown client credentials (UNAUTHORIZED) */
+            /** @description Unauthorized: UNAUTHORIZED */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2879,7 +2914,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The client lacks the scope (FORBIDDEN) */
+            /** @description Forbidden: FORBIDDEN */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2888,7 +2923,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description No such route (NOT_FOUND) or the hub has no such document (UPSTREAM_NOT_FOUND) */
+            /** @description Not Found: UPSTREAM_NOT_FOUND */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2897,7 +2932,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The hub rejected the request (UPSTREAM_REJECTED) */
+            /** @description Unprocessable Entity: UPSTREAM_REJECTED */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -2906,7 +2941,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Too many requests (RATE_LIMITED) */
+            /** @description Too Many Requests: RATE_LIMITED */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -2915,7 +2950,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description A gateway bug (INTERNAL) */
+            /** @description Internal Server Error: INTERNAL */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -2924,7 +2959,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The hub failed: UPSTREAM_UNAVAILABLE, UPSTREAM_AUTH_FAILED or UPSTREAM_BAD_RESPONSE */
+            /** @description Bad Gateway: UPSTREAM_UNAVAILABLE, UPSTREAM_AUTH_FAILED, or UPSTREAM_BAD_RESPONSE */
             502: {
                 headers: {
                     [name: string]: unknown;
@@ -2933,7 +2968,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The hub is unavailable or rate limited the gateway (UPSTREAM_UNAVAILABLE), or the gateway is overloaded (OVERLOADED) or closing (SHUTTING_DOWN), or (a write with an Idempotency-Key) cannot reach its shared idempotency store (IDEMPOTENCY_UNAVAILABLE); see `retry-after` */
+            /** @description Service Unavailable: UPSTREAM_UNAVAILABLE, OVERLOADED, or SHUTTING_DOWN */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -2942,7 +2977,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The hub did not answer in time (UPSTREAM_TIMEOUT) */
+            /** @description Gateway Timeout: UPSTREAM_TIMEOUT */
             504: {
                 headers: {
                     [name: string]: unknown;
@@ -3040,7 +3075,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Invalid input (VALIDATION_FAILED) or the hub rejected it (UPSTREAM_REJECTED) */
+            /** @description Bad Request: VALIDATION_FAILED or UPSTREAM_REJECTED */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3049,7 +3084,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Missing or unknown client credentials (UNAUTHORIZED) */
+            /** @description Unauthorized: UNAUTHORIZED */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3058,7 +3093,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The client lacks the scope (FORBIDDEN) */
+            /** @description Forbidden: FORBIDDEN */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3067,7 +3102,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description No such route (NOT_FOUND) or the hub has no such document (UPSTREAM_NOT_FOUND) */
+            /** @description Not Found: UPSTREAM_NOT_FOUND */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -3076,7 +3111,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The hub rejected the request (UPSTREAM_REJECTED) */
+            /** @description Unprocessable Entity: UPSTREAM_REJECTED */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -3085,7 +3120,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Too many requests (RATE_LIMITED) */
+            /** @description Too Many Requests: RATE_LIMITED */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -3094,7 +3129,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description A gateway bug (INTERNAL) */
+            /** @description Internal Server Error: INTERNAL */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -3103,7 +3138,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The hub failed: UPSTREAM_UNAVAILABLE, UPSTREAM_AUTH_FAILED or UPSTREAM_BAD_RESPONSE */
+            /** @description Bad Gateway: UPSTREAM_UNAVAILABLE, UPSTREAM_AUTH_FAILED, or UPSTREAM_BAD_RESPONSE */
             502: {
                 headers: {
                     [name: string]: unknown;
@@ -3112,7 +3147,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The hub is unavailable or rate limited the gateway (UPSTREAM_UNAVAILABLE), or the gateway is overloaded (OVERLOADED) or closing (SHUTTING_DOWN), or (a write with an Idempotency-Key) cannot reach its shared idempotency store (IDEMPOTENCY_UNAVAILABLE); see `retry-after` */
+            /** @description Service Unavailable: UPSTREAM_UNAVAILABLE, OVERLOADED, or SHUTTING_DOWN */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -3121,7 +3156,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The hub did not answer in time (UPSTREAM_TIMEOUT) */
+            /** @description Gateway Timeout: UPSTREAM_TIMEOUT */
             504: {
                 headers: {
                     [name: string]: unknown;
@@ -3198,7 +3233,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Invalid input (VALIDATION_FAILED) or the hub rejected it (UPSTREAM_REJECTED) */
+            /** @description Bad Request: VALIDATION_FAILED or UPSTREAM_REJECTED */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3207,7 +3242,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Missing or unknown client credentials (UNAUTHORIZED) */
+            /** @description Unauthorized: UNAUTHORIZED */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3216,7 +3251,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The client lacks the scope (FORBIDDEN) */
+            /** @description Forbidden: FORBIDDEN */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3225,7 +3260,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description No such route (NOT_FOUND) or the hub has no such document (UPSTREAM_NOT_FOUND) */
+            /** @description Not Found: UPSTREAM_NOT_FOUND */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -3234,7 +3269,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The hub rejected the request (UPSTREAM_REJECTED) */
+            /** @description Unprocessable Entity: UPSTREAM_REJECTED */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -3243,7 +3278,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Too many requests (RATE_LIMITED) */
+            /** @description Too Many Requests: RATE_LIMITED */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -3252,7 +3287,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description A gateway bug (INTERNAL) */
+            /** @description Internal Server Error: INTERNAL */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -3261,7 +3296,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The hub failed: UPSTREAM_UNAVAILABLE, UPSTREAM_AUTH_FAILED or UPSTREAM_BAD_RESPONSE */
+            /** @description Bad Gateway: UPSTREAM_UNAVAILABLE, UPSTREAM_AUTH_FAILED, or UPSTREAM_BAD_RESPONSE */
             502: {
                 headers: {
                     [name: string]: unknown;
@@ -3270,7 +3305,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The hub is unavailable or rate limited the gateway (UPSTREAM_UNAVAILABLE), or the gateway is overloaded (OVERLOADED) or closing (SHUTTING_DOWN), or (a write with an Idempotency-Key) cannot reach its shared idempotency store (IDEMPOTENCY_UNAVAILABLE); see `retry-after` */
+            /** @description Service Unavailable: UPSTREAM_UNAVAILABLE, OVERLOADED, or SHUTTING_DOWN */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -3279,7 +3314,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The hub did not answer in time (UPSTREAM_TIMEOUT) */
+            /** @description Gateway Timeout: UPSTREAM_TIMEOUT */
             504: {
                 headers: {
                     [name: string]: unknown;
@@ -3363,7 +3398,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Invalid input (VALIDATION_FAILED) or the hub rejected it (UPSTREAM_REJECTED) */
+            /** @description Bad Request: VALIDATION_FAILED or UPSTREAM_REJECTED */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3372,7 +3407,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Missing or unknown client credentials (UNAUTHORIZED) */
+            /** @description Unauthorized: UNAUTHORIZED */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3381,7 +3416,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The client lacks the scope (FORBIDDEN) */
+            /** @description Forbidden: FORBIDDEN */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3390,7 +3425,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description No such route (NOT_FOUND) or the hub has no such document (UPSTREAM_NOT_FOUND) */
+            /** @description Not Found: UPSTREAM_NOT_FOUND */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -3399,7 +3434,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The hub rejected the request (UPSTREAM_REJECTED) */
+            /** @description Unprocessable Entity: UPSTREAM_REJECTED */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -3408,7 +3443,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Too many requests (RATE_LIMITED) */
+            /** @description Too Many Requests: RATE_LIMITED */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -3417,7 +3452,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description A gateway bug (INTERNAL) */
+            /** @description Internal Server Error: INTERNAL */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -3426,7 +3461,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The hub failed: UPSTREAM_UNAVAILABLE, UPSTREAM_AUTH_FAILED or UPSTREAM_BAD_RESPONSE */
+            /** @description Bad Gateway: UPSTREAM_UNAVAILABLE, UPSTREAM_AUTH_FAILED, or UPSTREAM_BAD_RESPONSE */
             502: {
                 headers: {
                     [name: string]: unknown;
@@ -3435,7 +3470,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The hub is unavailable or rate limited the gateway (UPSTREAM_UNAVAILABLE), or the gateway is overloaded (OVERLOADED) or closing (SHUTTING_DOWN), or (a write with an Idempotency-Key) cannot reach its shared idempotency store (IDEMPOTENCY_UNAVAILABLE); see `retry-after` */
+            /** @description Service Unavailable: UPSTREAM_UNAVAILABLE, OVERLOADED, or SHUTTING_DOWN */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -3444,7 +3479,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The hub did not answer in time (UPSTREAM_TIMEOUT) */
+            /** @description Gateway Timeout: UPSTREAM_TIMEOUT */
             504: {
                 headers: {
                     [name: string]: unknown;
@@ -3535,7 +3570,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Invalid input (VALIDATION_FAILED) or the hub rejected it (UPSTREAM_REJECTED) */
+            /** @description Bad Request: VALIDATION_FAILED or UPSTREAM_REJECTED */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3544,7 +3579,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Missing or unknown client credentials (UNAUTHORIZED) */
+            /** @description Unauthorized: UNAUTHORIZED */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3553,7 +3588,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The client lacks the scope (FORBIDDEN) */
+            /** @description Forbidden: FORBIDDEN */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3562,7 +3597,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description No such route (NOT_FOUND) or the hub has no such document (UPSTREAM_NOT_FOUND) */
+            /** @description Not Found: UPSTREAM_NOT_FOUND */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -3571,7 +3606,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The hub rejected the request (UPSTREAM_REJECTED) */
+            /** @description Unprocessable Entity: UPSTREAM_REJECTED */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -3580,7 +3615,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Too many requests (RATE_LIMITED) */
+            /** @description Too Many Requests: RATE_LIMITED */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -3589,7 +3624,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description A gateway bug (INTERNAL) */
+            /** @description Internal Server Error: INTERNAL */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -3598,7 +3633,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The hub failed: UPSTREAM_UNAVAILABLE, UPSTREAM_AUTH_FAILED or UPSTREAM_BAD_RESPONSE */
+            /** @description Bad Gateway: UPSTREAM_UNAVAILABLE, UPSTREAM_AUTH_FAILED, or UPSTREAM_BAD_RESPONSE */
             502: {
                 headers: {
                     [name: string]: unknown;
@@ -3607,7 +3642,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The hub is unavailable or rate limited the gateway (UPSTREAM_UNAVAILABLE), or the gateway is overloaded (OVERLOADED) or closing (SHUTTING_DOWN), or (a write with an Idempotency-Key) cannot reach its shared idempotency store (IDEMPOTENCY_UNAVAILABLE); see `retry-after` */
+            /** @description Service Unavailable: UPSTREAM_UNAVAILABLE, OVERLOADED, or SHUTTING_DOWN */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -3616,7 +3651,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The hub did not answer in time (UPSTREAM_TIMEOUT) */
+            /** @description Gateway Timeout: UPSTREAM_TIMEOUT */
             504: {
                 headers: {
                     [name: string]: unknown;
@@ -3698,7 +3733,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Invalid input (VALIDATION_FAILED) or the hub rejected it (UPSTREAM_REJECTED) */
+            /** @description Bad Request: VALIDATION_FAILED or UPSTREAM_REJECTED */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3707,7 +3742,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Missing or unknown client credentials (UNAUTHORIZED) */
+            /** @description Unauthorized: UNAUTHORIZED */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3716,7 +3751,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The client lacks the scope (FORBIDDEN) */
+            /** @description Forbidden: FORBIDDEN */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3725,7 +3760,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description No such route (NOT_FOUND) or the hub has no such document (UPSTREAM_NOT_FOUND) */
+            /** @description Not Found: UPSTREAM_NOT_FOUND */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -3734,7 +3769,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The hub rejected the request (UPSTREAM_REJECTED) */
+            /** @description Unprocessable Entity: UPSTREAM_REJECTED */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -3743,7 +3778,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Too many requests (RATE_LIMITED) */
+            /** @description Too Many Requests: RATE_LIMITED */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -3752,7 +3787,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description A gateway bug (INTERNAL) */
+            /** @description Internal Server Error: INTERNAL */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -3761,7 +3796,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The hub failed: UPSTREAM_UNAVAILABLE, UPSTREAM_AUTH_FAILED or UPSTREAM_BAD_RESPONSE */
+            /** @description Bad Gateway: UPSTREAM_UNAVAILABLE, UPSTREAM_AUTH_FAILED, or UPSTREAM_BAD_RESPONSE */
             502: {
                 headers: {
                     [name: string]: unknown;
@@ -3770,7 +3805,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The hub is unavailable or rate limited the gateway (UPSTREAM_UNAVAILABLE), or the gateway is overloaded (OVERLOADED) or closing (SHUTTING_DOWN), or (a write with an Idempotency-Key) cannot reach its shared idempotency store (IDEMPOTENCY_UNAVAILABLE); see `retry-after` */
+            /** @description Service Unavailable: UPSTREAM_UNAVAILABLE, OVERLOADED, or SHUTTING_DOWN */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -3779,7 +3814,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The hub did not answer in time (UPSTREAM_TIMEOUT) */
+            /** @description Gateway Timeout: UPSTREAM_TIMEOUT */
             504: {
                 headers: {
                     [name: string]: unknown;
@@ -3861,7 +3896,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Invalid input (VALIDATION_FAILED) or the hub rejected it (UPSTREAM_REJECTED) */
+            /** @description Bad Request: VALIDATION_FAILED or UPSTREAM_REJECTED */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3870,7 +3905,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Missing or unknown client credentials (UNAUTHORIZED) */
+            /** @description Unauthorized: UNAUTHORIZED */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3879,7 +3914,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The client lacks the scope (FORBIDDEN) */
+            /** @description Forbidden: FORBIDDEN */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3888,7 +3923,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description No such route (NOT_FOUND) or the hub has no such document (UPSTREAM_NOT_FOUND) */
+            /** @description Not Found: UPSTREAM_NOT_FOUND */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -3897,7 +3932,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The hub rejected the request (UPSTREAM_REJECTED) */
+            /** @description Unprocessable Entity: UPSTREAM_REJECTED */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -3906,7 +3941,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Too many requests (RATE_LIMITED) */
+            /** @description Too Many Requests: RATE_LIMITED */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -3915,7 +3950,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description A gateway bug (INTERNAL) */
+            /** @description Internal Server Error: INTERNAL */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -3924,7 +3959,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The hub failed: UPSTREAM_UNAVAILABLE, UPSTREAM_AUTH_FAILED or UPSTREAM_BAD_RESPONSE */
+            /** @description Bad Gateway: UPSTREAM_UNAVAILABLE, UPSTREAM_AUTH_FAILED, or UPSTREAM_BAD_RESPONSE */
             502: {
                 headers: {
                     [name: string]: unknown;
@@ -3933,7 +3968,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The hub is unavailable or rate limited the gateway (UPSTREAM_UNAVAILABLE), or the gateway is overloaded (OVERLOADED) or closing (SHUTTING_DOWN), or (a write with an Idempotency-Key) cannot reach its shared idempotency store (IDEMPOTENCY_UNAVAILABLE); see `retry-after` */
+            /** @description Service Unavailable: UPSTREAM_UNAVAILABLE, OVERLOADED, or SHUTTING_DOWN */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -3942,7 +3977,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The hub did not answer in time (UPSTREAM_TIMEOUT) */
+            /** @description Gateway Timeout: UPSTREAM_TIMEOUT */
             504: {
                 headers: {
                     [name: string]: unknown;
@@ -4045,7 +4080,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Invalid input (VALIDATION_FAILED) or the hub rejected it (UPSTREAM_REJECTED) */
+            /** @description Bad Request: VALIDATION_FAILED or UPSTREAM_REJECTED */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4054,7 +4089,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Missing or unknown client credentials (UNAUTHORIZED) */
+            /** @description Unauthorized: UNAUTHORIZED */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4063,7 +4098,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The client lacks the scope (FORBIDDEN) */
+            /** @description Forbidden: FORBIDDEN */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4072,7 +4107,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description No such route (NOT_FOUND) or the hub has no such document (UPSTREAM_NOT_FOUND) */
+            /** @description Not Found: UPSTREAM_NOT_FOUND */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -4081,7 +4116,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The hub rejected the request (UPSTREAM_REJECTED) */
+            /** @description Unprocessable Entity: UPSTREAM_REJECTED */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -4090,7 +4125,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Too many requests (RATE_LIMITED) */
+            /** @description Too Many Requests: RATE_LIMITED */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -4099,7 +4134,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description A gateway bug (INTERNAL) */
+            /** @description Internal Server Error: INTERNAL */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -4108,7 +4143,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The hub failed: UPSTREAM_UNAVAILABLE, UPSTREAM_AUTH_FAILED or UPSTREAM_BAD_RESPONSE */
+            /** @description Bad Gateway: UPSTREAM_UNAVAILABLE, UPSTREAM_AUTH_FAILED, or UPSTREAM_BAD_RESPONSE */
             502: {
                 headers: {
                     [name: string]: unknown;
@@ -4117,7 +4152,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The hub is unavailable or rate limited the gateway (UPSTREAM_UNAVAILABLE), or the gateway is overloaded (OVERLOADED) or closing (SHUTTING_DOWN), or (a write with an Idempotency-Key) cannot reach its shared idempotency store (IDEMPOTENCY_UNAVAILABLE); see `retry-after` */
+            /** @description Service Unavailable: UPSTREAM_UNAVAILABLE, OVERLOADED, or SHUTTING_DOWN */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -4126,7 +4161,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The hub did not answer in time (UPSTREAM_TIMEOUT) */
+            /** @description Gateway Timeout: UPSTREAM_TIMEOUT */
             504: {
                 headers: {
                     [name: string]: unknown;
@@ -4219,7 +4254,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Invalid input (VALIDATION_FAILED) or the hub rejected it (UPSTREAM_REJECTED) */
+            /** @description Bad Request: VALIDATION_FAILED or UPSTREAM_REJECTED */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4228,7 +4263,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Missing or unknown client credentials (UNAUTHORIZED) */
+            /** @description Unauthorized: UNAUTHORIZED */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4237,7 +4272,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The client lacks the scope (FORBIDDEN) */
+            /** @description Forbidden: FORBIDDEN */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4246,7 +4281,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description No such route (NOT_FOUND) or the hub has no such document (UPSTREAM_NOT_FOUND) */
+            /** @description Not Found: UPSTREAM_NOT_FOUND */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -4255,7 +4290,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The hub rejected the request (UPSTREAM_REJECTED) */
+            /** @description Unprocessable Entity: UPSTREAM_REJECTED */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -4264,7 +4299,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Too many requests (RATE_LIMITED) */
+            /** @description Too Many Requests: RATE_LIMITED */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -4273,7 +4308,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description A gateway bug (INTERNAL) */
+            /** @description Internal Server Error: INTERNAL */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -4282,7 +4317,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The hub failed: UPSTREAM_UNAVAILABLE, UPSTREAM_AUTH_FAILED or UPSTREAM_BAD_RESPONSE */
+            /** @description Bad Gateway: UPSTREAM_UNAVAILABLE, UPSTREAM_AUTH_FAILED, or UPSTREAM_BAD_RESPONSE */
             502: {
                 headers: {
                     [name: string]: unknown;
@@ -4291,7 +4326,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The hub is unavailable or rate limited the gateway (UPSTREAM_UNAVAILABLE), or the gateway is overloaded (OVERLOADED) or closing (SHUTTING_DOWN), or (a write with an Idempotency-Key) cannot reach its shared idempotency store (IDEMPOTENCY_UNAVAILABLE); see `retry-after` */
+            /** @description Service Unavailable: UPSTREAM_UNAVAILABLE, OVERLOADED, or SHUTTING_DOWN */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -4300,7 +4335,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The hub did not answer in time (UPSTREAM_TIMEOUT) */
+            /** @description Gateway Timeout: UPSTREAM_TIMEOUT */
             504: {
                 headers: {
                     [name: string]: unknown;
@@ -4620,7 +4655,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Invalid input (VALIDATION_FAILED) or the hub rejected it (UPSTREAM_REJECTED) */
+            /** @description Bad Request: VALIDATION_FAILED or UPSTREAM_REJECTED */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4629,7 +4664,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Missing or unknown client credentials (UNAUTHORIZED) */
+            /** @description Unauthorized: UNAUTHORIZED */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4638,7 +4673,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The client lacks the scope (FORBIDDEN) */
+            /** @description Forbidden: FORBIDDEN */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4647,7 +4682,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description No such route (NOT_FOUND) or the hub has no such document (UPSTREAM_NOT_FOUND) */
+            /** @description Not Found: UPSTREAM_NOT_FOUND */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -4656,7 +4691,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The hub rejected the request (UPSTREAM_REJECTED) */
+            /** @description Unprocessable Entity: UPSTREAM_REJECTED */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -4665,7 +4700,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Too many requests (RATE_LIMITED) */
+            /** @description Too Many Requests: RATE_LIMITED */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -4674,7 +4709,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description A gateway bug (INTERNAL) */
+            /** @description Internal Server Error: INTERNAL */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -4683,7 +4718,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The hub failed: UPSTREAM_UNAVAILABLE, UPSTREAM_AUTH_FAILED or UPSTREAM_BAD_RESPONSE */
+            /** @description Bad Gateway: UPSTREAM_UNAVAILABLE, UPSTREAM_AUTH_FAILED, or UPSTREAM_BAD_RESPONSE */
             502: {
                 headers: {
                     [name: string]: unknown;
@@ -4692,7 +4727,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The hub is unavailable or rate limited the gateway (UPSTREAM_UNAVAILABLE), or the gateway is overloaded (OVERLOADED) or closing (SHUTTING_DOWN), or (a write with an Idempotency-Key) cannot reach its shared idempotency store (IDEMPOTENCY_UNAVAILABLE); see `retry-after` */
+            /** @description Service Unavailable: UPSTREAM_UNAVAILABLE, OVERLOADED, or SHUTTING_DOWN */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -4701,7 +4736,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The hub did not answer in time (UPSTREAM_TIMEOUT) */
+            /** @description Gateway Timeout: UPSTREAM_TIMEOUT */
             504: {
                 headers: {
                     [name: string]: unknown;
@@ -4858,7 +4893,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Invalid input (VALIDATION_FAILED) or the hub rejected it (UPSTREAM_REJECTED) */
+            /** @description Bad Request: VALIDATION_FAILED or UPSTREAM_REJECTED */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4867,7 +4902,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Missing or unknown client credentials (UNAUTHORIZED) */
+            /** @description Unauthorized: UNAUTHORIZED */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4876,7 +4911,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The client lacks the scope (FORBIDDEN) */
+            /** @description Forbidden: FORBIDDEN */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4885,7 +4920,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description No such route (NOT_FOUND) or the hub has no such document (UPSTREAM_NOT_FOUND) */
+            /** @description Not Found: UPSTREAM_NOT_FOUND */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -4894,7 +4929,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The hub rejected the request (UPSTREAM_REJECTED) */
+            /** @description Unprocessable Entity: UPSTREAM_REJECTED */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -4903,7 +4938,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Too many requests (RATE_LIMITED) */
+            /** @description Too Many Requests: RATE_LIMITED */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -4912,7 +4947,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description A gateway bug (INTERNAL) */
+            /** @description Internal Server Error: INTERNAL */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -4921,7 +4956,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The hub failed: UPSTREAM_UNAVAILABLE, UPSTREAM_AUTH_FAILED or UPSTREAM_BAD_RESPONSE */
+            /** @description Bad Gateway: UPSTREAM_UNAVAILABLE, UPSTREAM_AUTH_FAILED, or UPSTREAM_BAD_RESPONSE */
             502: {
                 headers: {
                     [name: string]: unknown;
@@ -4930,7 +4965,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The hub is unavailable or rate limited the gateway (UPSTREAM_UNAVAILABLE), or the gateway is overloaded (OVERLOADED) or closing (SHUTTING_DOWN), or (a write with an Idempotency-Key) cannot reach its shared idempotency store (IDEMPOTENCY_UNAVAILABLE); see `retry-after` */
+            /** @description Service Unavailable: UPSTREAM_UNAVAILABLE, OVERLOADED, or SHUTTING_DOWN */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -4939,7 +4974,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The hub did not answer in time (UPSTREAM_TIMEOUT) */
+            /** @description Gateway Timeout: UPSTREAM_TIMEOUT */
             504: {
                 headers: {
                     [name: string]: unknown;
@@ -5378,7 +5413,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Invalid input (VALIDATION_FAILED) or the hub rejected it (UPSTREAM_REJECTED) */
+            /** @description Bad Request: VALIDATION_FAILED or UPSTREAM_REJECTED */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -5387,7 +5422,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Missing or unknown client credentials (UNAUTHORIZED) */
+            /** @description Unauthorized: UNAUTHORIZED */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5396,7 +5431,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The client lacks the scope (FORBIDDEN) */
+            /** @description Forbidden: FORBIDDEN */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5405,7 +5440,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description No such route (NOT_FOUND) or the hub has no such document (UPSTREAM_NOT_FOUND) */
+            /** @description Not Found: UPSTREAM_NOT_FOUND */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -5414,7 +5449,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The hub rejected the request (UPSTREAM_REJECTED) */
+            /** @description Unprocessable Entity: UPSTREAM_REJECTED */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -5423,7 +5458,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Too many requests (RATE_LIMITED) */
+            /** @description Too Many Requests: RATE_LIMITED */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -5432,7 +5467,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description A gateway bug (INTERNAL) */
+            /** @description Internal Server Error: INTERNAL */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -5441,7 +5476,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The hub failed: UPSTREAM_UNAVAILABLE, UPSTREAM_AUTH_FAILED or UPSTREAM_BAD_RESPONSE */
+            /** @description Bad Gateway: UPSTREAM_UNAVAILABLE, UPSTREAM_AUTH_FAILED, or UPSTREAM_BAD_RESPONSE */
             502: {
                 headers: {
                     [name: string]: unknown;
@@ -5450,7 +5485,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The hub is unavailable or rate limited the gateway (UPSTREAM_UNAVAILABLE), or the gateway is overloaded (OVERLOADED) or closing (SHUTTING_DOWN), or (a write with an Idempotency-Key) cannot reach its shared idempotency store (IDEMPOTENCY_UNAVAILABLE); see `retry-after` */
+            /** @description Service Unavailable: UPSTREAM_UNAVAILABLE, OVERLOADED, or SHUTTING_DOWN */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -5459,7 +5494,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The hub did not answer in time (UPSTREAM_TIMEOUT) */
+            /** @description Gateway Timeout: UPSTREAM_TIMEOUT */
             504: {
                 headers: {
                     [name: string]: unknown;
@@ -5519,7 +5554,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input (VALIDATION_FAILED) or the hub rejected it (UPSTREAM_REJECTED) */
+            /** @description Bad Request: VALIDATION_FAILED or UPSTREAM_REJECTED */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -5528,7 +5563,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Missing or unknown client credentials (UNAUTHORIZED) */
+            /** @description Unauthorized: UNAUTHORIZED */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5537,7 +5572,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The client lacks the scope (FORBIDDEN) */
+            /** @description Forbidden: FORBIDDEN */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5546,7 +5581,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description No such route (NOT_FOUND) or the hub has no such document (UPSTREAM_NOT_FOUND) */
+            /** @description Not Found: UPSTREAM_NOT_FOUND */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -5564,7 +5599,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Request body too large (PAYLOAD_TOO_LARGE) */
+            /** @description Payload Too Large: PAYLOAD_TOO_LARGE */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -5573,7 +5608,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Request body is not JSON (UNSUPPORTED_MEDIA_TYPE) */
+            /** @description Unsupported Media Type: UNSUPPORTED_MEDIA_TYPE */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -5591,7 +5626,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Too many requests (RATE_LIMITED) */
+            /** @description Too Many Requests: RATE_LIMITED */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -5600,7 +5635,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description A gateway bug (INTERNAL) */
+            /** @description Internal Server Error: INTERNAL */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -5609,7 +5644,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The hub failed: UPSTREAM_UNAVAILABLE, UPSTREAM_AUTH_FAILED or UPSTREAM_BAD_RESPONSE */
+            /** @description Bad Gateway: UPSTREAM_UNAVAILABLE, UPSTREAM_AUTH_FAILED, or UPSTREAM_BAD_RESPONSE */
             502: {
                 headers: {
                     [name: string]: unknown;
@@ -5618,7 +5653,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The hub is unavailable or rate limited the gateway (UPSTREAM_UNAVAILABLE), or the gateway is overloaded (OVERLOADED) or closing (SHUTTING_DOWN), or (a write with an Idempotency-Key) cannot reach its shared idempotency store (IDEMPOTENCY_UNAVAILABLE); see `retry-after` */
+            /** @description Service Unavailable: UPSTREAM_UNAVAILABLE, OVERLOADED, IDEMPOTENCY_UNAVAILABLE, or SHUTTING_DOWN */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -5627,7 +5662,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The hub did not answer in time (UPSTREAM_TIMEOUT) */
+            /** @description Gateway Timeout: UPSTREAM_TIMEOUT */
             504: {
                 headers: {
                     [name: string]: unknown;
@@ -5705,7 +5740,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input (VALIDATION_FAILED) or the hub rejected it (UPSTREAM_REJECTED) */
+            /** @description Bad Request: VALIDATION_FAILED or UPSTREAM_REJECTED */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -5714,7 +5749,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Missing or unknown client credentials (UNAUTHORIZED) */
+            /** @description Unauthorized: UNAUTHORIZED */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5723,7 +5758,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The client lacks the scope (FORBIDDEN) */
+            /** @description Forbidden: FORBIDDEN */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5732,7 +5767,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description No such route (NOT_FOUND) or the hub has no such document (UPSTREAM_NOT_FOUND) */
+            /** @description Not Found: UPSTREAM_NOT_FOUND */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -5750,7 +5785,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Request body too large (PAYLOAD_TOO_LARGE) */
+            /** @description Payload Too Large: PAYLOAD_TOO_LARGE */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -5759,7 +5794,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Request body is not JSON (UNSUPPORTED_MEDIA_TYPE) */
+            /** @description Unsupported Media Type: UNSUPPORTED_MEDIA_TYPE */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -5777,7 +5812,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Too many requests (RATE_LIMITED) */
+            /** @description Too Many Requests: RATE_LIMITED */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -5786,7 +5821,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description A gateway bug (INTERNAL) */
+            /** @description Internal Server Error: INTERNAL */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -5795,7 +5830,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The hub failed: UPSTREAM_UNAVAILABLE, UPSTREAM_AUTH_FAILED or UPSTREAM_BAD_RESPONSE */
+            /** @description Bad Gateway: UPSTREAM_UNAVAILABLE, UPSTREAM_AUTH_FAILED, or UPSTREAM_BAD_RESPONSE */
             502: {
                 headers: {
                     [name: string]: unknown;
@@ -5804,7 +5839,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The hub is unavailable or rate limited the gateway (UPSTREAM_UNAVAILABLE), or the gateway is overloaded (OVERLOADED) or closing (SHUTTING_DOWN), or (a write with an Idempotency-Key) cannot reach its shared idempotency store (IDEMPOTENCY_UNAVAILABLE); see `retry-after` */
+            /** @description Service Unavailable: UPSTREAM_UNAVAILABLE, OVERLOADED, IDEMPOTENCY_UNAVAILABLE, or SHUTTING_DOWN */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -5813,7 +5848,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The hub did not answer in time (UPSTREAM_TIMEOUT) */
+            /** @description Gateway Timeout: UPSTREAM_TIMEOUT */
             504: {
                 headers: {
                     [name: string]: unknown;
@@ -5884,7 +5919,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input (VALIDATION_FAILED) or the hub rejected it (UPSTREAM_REJECTED) */
+            /** @description Bad Request: VALIDATION_FAILED or UPSTREAM_REJECTED */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -5893,7 +5928,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Missing or unknown client credentials (UNAUTHORIZED) */
+            /** @description Unauthorized: UNAUTHORIZED */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5902,7 +5937,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The client lacks the scope (FORBIDDEN) */
+            /** @description Forbidden: FORBIDDEN */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5911,7 +5946,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description No such route (NOT_FOUND) or the hub has no such document (UPSTREAM_NOT_FOUND) */
+            /** @description Not Found: UPSTREAM_NOT_FOUND */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -5929,7 +5964,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Request body too large (PAYLOAD_TOO_LARGE) */
+            /** @description Payload Too Large: PAYLOAD_TOO_LARGE */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -5938,7 +5973,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Request body is not JSON (UNSUPPORTED_MEDIA_TYPE) */
+            /** @description Unsupported Media Type: UNSUPPORTED_MEDIA_TYPE */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -5956,7 +5991,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Too many requests (RATE_LIMITED) */
+            /** @description Too Many Requests: RATE_LIMITED */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -5965,7 +6000,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description A gateway bug (INTERNAL) */
+            /** @description Internal Server Error: INTERNAL */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -5974,7 +6009,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The hub failed: UPSTREAM_UNAVAILABLE, UPSTREAM_AUTH_FAILED or UPSTREAM_BAD_RESPONSE */
+            /** @description Bad Gateway: UPSTREAM_UNAVAILABLE, UPSTREAM_AUTH_FAILED, or UPSTREAM_BAD_RESPONSE */
             502: {
                 headers: {
                     [name: string]: unknown;
@@ -5983,7 +6018,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The hub is unavailable or rate limited the gateway (UPSTREAM_UNAVAILABLE), or the gateway is overloaded (OVERLOADED) or closing (SHUTTING_DOWN), or (a write with an Idempotency-Key) cannot reach its shared idempotency store (IDEMPOTENCY_UNAVAILABLE); see `retry-after` */
+            /** @description Service Unavailable: UPSTREAM_UNAVAILABLE, OVERLOADED, IDEMPOTENCY_UNAVAILABLE, or SHUTTING_DOWN */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -5992,7 +6027,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The hub did not answer in time (UPSTREAM_TIMEOUT) */
+            /** @description Gateway Timeout: UPSTREAM_TIMEOUT */
             504: {
                 headers: {
                     [name: string]: unknown;
@@ -6025,7 +6060,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Invalid input (VALIDATION_FAILED) or the hub rejected it (UPSTREAM_REJECTED) */
+            /** @description Bad Request: VALIDATION_FAILED */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -6034,7 +6069,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Missing or unknown client credentials (UNAUTHORIZED) */
+            /** @description Unauthorized: UNAUTHORIZED */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -6043,7 +6078,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The client lacks the scope (FORBIDDEN) */
+            /** @description Forbidden: FORBIDDEN */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6052,7 +6087,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Error */
+            /** @description Upgrade Required: UPGRADE_REQUIRED */
             426: {
                 headers: {
                     [name: string]: unknown;
@@ -6061,7 +6096,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Too many requests (RATE_LIMITED) */
+            /** @description Too Many Requests: RATE_LIMITED */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -6070,7 +6105,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The hub is unavailable or rate limited the gateway (UPSTREAM_UNAVAILABLE), or the gateway is overloaded (OVERLOADED) or closing (SHUTTING_DOWN), or (a write with an Idempotency-Key) cannot reach its shared idempotency store (IDEMPOTENCY_UNAVAILABLE); see `retry-after` */
+            /** @description Service Unavailable: OVERLOADED or SHUTTING_DOWN */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -6113,7 +6148,7 @@ export interface operations {
                     "text/event-stream": string;
                 };
             };
-            /** @description Invalid input (VALIDATION_FAILED) or the hub rejected it (UPSTREAM_REJECTED) */
+            /** @description Bad Request: VALIDATION_FAILED */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -6122,7 +6157,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Missing or unknown client credentials (UNAUTHORIZED) */
+            /** @description Unauthorized: UNAUTHORIZED */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -6131,7 +6166,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The client lacks the scope (FORBIDDEN) */
+            /** @description Forbidden: FORBIDDEN */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6140,7 +6175,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Too many requests (RATE_LIMITED) */
+            /** @description Too Many Requests: RATE_LIMITED */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -6149,7 +6184,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description A gateway bug (INTERNAL) */
+            /** @description Internal Server Error: INTERNAL */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -6158,7 +6193,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The hub is unavailable or rate limited the gateway (UPSTREAM_UNAVAILABLE), or the gateway is overloaded (OVERLOADED) or closing (SHUTTING_DOWN), or (a write with an Idempotency-Key) cannot reach its shared idempotency store (IDEMPOTENCY_UNAVAILABLE); see `retry-after` */
+            /** @description Service Unavailable: OVERLOADED, EVENTS_UNAVAILABLE, or SHUTTING_DOWN */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -6200,7 +6235,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Missing or unknown client credentials (UNAUTHORIZED) */
+            /** @description Unauthorized: UNAUTHORIZED */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -6209,7 +6244,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The client lacks the scope (FORBIDDEN) */
+            /** @description Forbidden: FORBIDDEN */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6218,7 +6253,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Too many requests (RATE_LIMITED) */
+            /** @description Too Many Requests: RATE_LIMITED */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -6227,7 +6262,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description A gateway bug (INTERNAL) */
+            /** @description Internal Server Error: INTERNAL */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -6236,7 +6271,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The hub is unavailable or rate limited the gateway (UPSTREAM_UNAVAILABLE), or the gateway is overloaded (OVERLOADED) or closing (SHUTTING_DOWN), or (a write with an Idempotency-Key) cannot reach its shared idempotency store (IDEMPOTENCY_UNAVAILABLE); see `retry-after` */
+            /** @description Service Unavailable: OVERLOADED, EVENTS_UNAVAILABLE, or SHUTTING_DOWN */
             503: {
                 headers: {
                     [name: string]: unknown;
