@@ -2,7 +2,9 @@ import { createServer } from 'node:http'
 import fc from 'fast-check'
 import { test } from 'tap'
 import { redactQuery } from '../src/logging/request-serializer.ts'
-import { hubMessage, MESSAGE_LIMIT, scrubSecrets, SECRET_PIECE } from '../src/upstream/hub-message.ts'
+import {
+  hubError, hubMessage, MESSAGE_LIMIT, pick, scrubSecrets, SECRET_PIECE
+} from '../src/upstream/hub-message.ts'
 import { SANDBOX_FIXTURES as F } from '../src/sandbox/index.ts'
 import { build } from './helper.ts'
 
@@ -125,6 +127,19 @@ test('hubMessage: a 4xx\'s message only; 5xx bodies are not passed on', async (t
   t.equal(hubMessage(400, 'not json', []), undefined)
   t.equal(hubMessage(400, '{"message":""}', []), undefined)
   t.equal(hubMessage(400, JSON.stringify({ message: 'y'.repeat(2000) }), [])?.length, MESSAGE_LIMIT)
+})
+
+test('hubError: the text in a list of errors, by index (errors.0.detail), scrubbed', async (t) => {
+  const body = JSON.stringify({ errors: [{ detail: `bad key ${API_KEY}` }, { detail: 'second' }] })
+  const fields = ['message', 'errors.0.detail']
+  const found = hubError(400, body, [API_KEY], fields)
+  t.same(found, { text: 'bad key [redacted]', field: 'errors.0.detail' })
+  t.same(hubError(400, body, [], ['errors.1.detail']), { text: 'second', field: 'errors.1.detail' })
+  for (const path of ['errors.2.detail', 'errors.x.detail', 'errors.01.detail', 'errors.length']) {
+    t.equal(pick(JSON.parse(body), path), undefined, path)
+  }
+  t.equal(pick({ a: {} }, 'a.constructor'), undefined, 'own members only')
+  t.equal(pick([['x']], '0.0'), 'x')
 })
 
 test('a hub echoing the gateway\'s key and token in pieces and other cases: none of it reaches the caller', async (t) => {

@@ -41,6 +41,11 @@ export function locate (op: HubOperation, body: unknown, configuredKey: string |
   const spec = op.response.item
   if (op.response.type === 'record' || op.response.type === 'records') {
     if (isRecord(body) && isItem(body, spec)) return { key: undefined, items: [body] }
+    // A record under the key the profile names (`{"data": {...}}`).
+    const under = configuredKey === undefined || !isRecord(body) ? undefined : body[configuredKey]
+    if (configuredKey !== '*' && isRecord(under) && isItem(under, spec)) {
+      return { key: configuredKey, items: [under] }
+    }
     // A list of records may come bare or under a key, as the lists do.
     if (op.response.type === 'record') return undefined
   }
@@ -52,7 +57,11 @@ export function locate (op: HubOperation, body: unknown, configuredKey: string |
   const arrays = Object.entries(body).filter((entry): entry is [string, Json[]] => Array.isArray(entry[1]))
   if (arrays.length !== 1) return undefined
   const [key, list] = arrays[0]!
-  return { key, items: records(list) }
+  // The only list, under a key nobody named: data only if its items are records of the kind
+  // asked for (a 200 reporting a failure may carry a list of errors, `errors: [{detail}]`).
+  const items = records(list)
+  if (items.length !== list.length || !items.every(item => isItem(item, spec))) return undefined
+  return { key, items }
 }
 
 /** Item fields the catalogue's spec does not name (top level of each item), sorted. */
@@ -110,35 +119,88 @@ export function valueForms (items: ReadonlyArray<Record<string, Json>>, spec: Re
   return forms
 }
 
-/** The dotted paths of the string members of an error answer (two levels deep): where its text is. */
-export function errorShape (body: unknown): string[] {
-  if (!isRecord(body)) return []
-  const paths: string[] = []
-  for (const [name, value] of Object.entries(body)) {
-    if (typeof value === 'string') paths.push(name)
-    else if (isRecord(value)) for (const [inner, text] of Object.entries(value)) if (typeof text === 'string') paths.push(`${name}.${inner}`)
-  }
-  return paths
+/** Members that say an answer's state or where it was asked, not what went wrong. */
+const NOT_TEXT = new Set(['status', 'result', 'state', 'code', 'path', 'timestamp', 'success'])
+/** The names error texts are usually under, tried first (the order errorFields are proposed in). */
+const TEXT_NAMES = ['message', 'error', 'detail', 'description', 'error_description', 'msg', 'text']
+
+/** A value that reads as words: not a date, a time, an address path or a number. */
+function isText (value: string): boolean {
+  return /\p{L}/u.test(value) && !/^\d{4}-\d{2}-\d{2}/.test(value) && !value.startsWith('/')
 }
 
-/** The value at a dotted path, when it is a string. */
+/**
+ * The dotted paths of the members of an error answer that carry words: up
+ * to three levels deep, a list by its first item (`errors.0.detail`); the
+ * usual names first. A status word (`status`, `result`), a code, a time or
+ * the address asked are no error text.
+ */
+export function errorShape (body: unknown): string[] {
+  const paths: string[] = []
+  const walk = (value: unknown, at: string, depth: number): void => {
+    if (Array.isArray(value)) {
+      if (value.length > 0) walk(value[0], `${at}.0`, depth + 1)
+      return
+    }
+    if (!isRecord(value) || depth > 2) return
+    for (const [name, inner] of Object.entries(value)) {
+      const path = at === '' ? name : `${at}.${name}`
+      if (typeof inner === 'string') {
+        if (!NOT_TEXT.has(name.toLowerCase()) && isText(inner)) paths.push(path)
+      } else walk(inner, path, depth + 1)
+    }
+  }
+  if (isRecord(body)) walk(body, '', 0)
+  return byUsualName(paths)
+}
+
+/** Error members, the usual names first (a stable sort: otherwise in the order given). */
+export function byUsualName (paths: readonly string[]): string[] {
+  const rank = (path: string): number => {
+    const at = TEXT_NAMES.indexOf(path.split('.').at(-1)!.toLowerCase())
+    return at === -1 ? TEXT_NAMES.length : at
+  }
+  return paths.map((path, i) => ({ path, i }))
+    .sort((a, b) => rank(a.path) - rank(b.path) || a.i - b.i)
+    .map(p => p.path)
+}
+
+/** The value at a dotted path (a list's item by its index), when it is a string. */
 export function textAt (body: unknown, path: string): string | undefined {
   let value: unknown = body
   for (const part of path.split('.')) {
-    if (!isRecord(value)) return undefined
-    value = value[part]
+    if (Array.isArray(value) && /^(0|[1-9]\d*)$/.test(part)) value = value[Number(part)]
+    else if (isRecord(value) && Object.hasOwn(value, part)) value = value[part]
+    else return undefined
   }
   return typeof value === 'string' ? value : undefined
 }
 
-/** A member beside a list's data that reads as the answer's status (`status`, `result`, `state`): its name and value. */
-export function statusMember (body: unknown, dataKey: string | undefined): { field: string, value: string } | undefined {
-  if (!isRecord(body)) return undefined
-  for (const field of ['status', 'result', 'state']) {
+/** The members an envelope says an answer's state in. */
+export const STATUS_MEMBERS = ['status', 'result', 'state'] as const
+
+/** A state member and the short text it held. */
+export interface StateMember { field: string, value: string }
+
+/**
+ * The state members of an envelope: members beside the data's own member
+ * (`{"status": "success", "data": [...]}`) holding a short text. Never from
+ * inside the data: an answer that is the record itself (`dataKey`
+ * undefined) or a bare list (`*`) has no envelope, and a record's own
+ * `status` (a declaration's SPPB) says the record's state, not the answer's.
+ */
+export function envelopeStatus (body: unknown, dataKey: string | undefined): StateMember[] {
+  if (dataKey === undefined || dataKey === '*') return []
+  return stateMembers(body).filter(({ field }) => field !== dataKey)
+}
+
+/** The state members of an answer: the short texts under `status`, `result` or `state`. */
+export function stateMembers (body: unknown): StateMember[] {
+  if (!isRecord(body)) return []
+  return STATUS_MEMBERS.flatMap(field => {
     const value = body[field]
-    if (field !== dataKey && typeof value === 'string' && value.length <= 64) return { field, value }
-  }
-  return undefined
+    return typeof value === 'string' && value.length <= 64 ? [{ field, value }] : []
+  })
 }
 
 /** A JSON value from text, or undefined. */

@@ -18,7 +18,9 @@ export interface ProbeOptions {
   timeoutMs: number
   /** Address prefixes --discover tries before its own list. */
   tryPrefixes: string[]
-  /** Token header names --discover tries after its own list. */
+  /** API-key header names --discover tries before its own list. */
+  tryKeyHeaders: string[]
+  /** Token header names --discover tries before its own list. */
   tryTokenHeaders: string[]
 }
 
@@ -36,8 +38,10 @@ export class UsageError extends Error {
   }
 }
 
-export const USAGE = `npm run probe-hub -- --npwp <taxpayer number> [--bl-no <BL> --bl-date <YYYY-MM-DD>] [--pib-no <PIB>] [--container-no <container>]
-  [--hub-url <url>] [--base-url <url>] [--discover] [--try-prefix </prefix>]... [--try-token-header <name>]...
+export const USAGE = `npm run -s probe-hub -- --npwp <taxpayer number>
+  [--bl-no <BL> --bl-date <YYYY-MM-DD>] [--pib-no <PIB>] [--container-no <container>]
+  [--hub-url <url>] [--base-url <url>] [--discover] [--try-prefix </prefix>]...
+  [--try-key-header <name>]... [--try-token-header <name>]...
   [--max-calls <n>] [--pause-ms <ms>] [--timeout-ms <ms>] [--json]`
 
 const PREFIX = /^(\/[A-Za-z0-9._~!$&'()*+,;=:@-]+)+$/
@@ -80,6 +84,7 @@ export function parseOptions (argv: readonly string[]): ProbeOptions {
         'pause-ms': { type: 'string' },
         'timeout-ms': { type: 'string' },
         'try-prefix': { type: 'string', multiple: true },
+        'try-key-header': { type: 'string', multiple: true },
         'try-token-header': { type: 'string', multiple: true }
       }
     }).values
@@ -100,8 +105,17 @@ export function parseOptions (argv: readonly string[]): ProbeOptions {
   if (blNo !== undefined && !/^[A-Za-z0-9._-]{1,64}$/.test(blNo)) problems.push(`--bl-no: must be 1 to 64 letters, digits and ._- (got "${blNo}")`)
   const tryPrefixes = parsed['try-prefix'] ?? []
   for (const prefix of tryPrefixes) if (!PREFIX.test(prefix)) problems.push(`--try-prefix: must be an address prefix such as /V1/NLE/INT/AUTH (got "${prefix}")`)
+  const tryKeyHeaders = parsed['try-key-header'] ?? []
   const tryTokenHeaders = parsed['try-token-header'] ?? []
-  for (const name of tryTokenHeaders) if (!HEADER.test(name)) problems.push(`--try-token-header: must be a header name (got "${name}")`)
+  const headerFlags = [
+    ['try-key-header', tryKeyHeaders], ['try-token-header', tryTokenHeaders]
+  ] as const
+  for (const [flag, names] of headerFlags) {
+    for (const name of names) {
+      if (HEADER.test(name)) continue
+      problems.push(`--${flag}: must be a header name such as x-api-key (got "${name}")`)
+    }
+  }
   const options: ProbeOptions = {
     hubUrl: url(problems, 'hub-url', parsed['hub-url']),
     baseUrl: url(problems, 'base-url', parsed['base-url']),
@@ -118,6 +132,7 @@ export function parseOptions (argv: readonly string[]): ProbeOptions {
     pauseMs: whole(problems, 'pause-ms', parsed['pause-ms'], DEFAULT_PAUSE_MS, 0, 60_000),
     timeoutMs: whole(problems, 'timeout-ms', parsed['timeout-ms'], DEFAULT_TIMEOUT_MS, 100, 120_000),
     tryPrefixes,
+    tryKeyHeaders,
     tryTokenHeaders
   }
   if (problems.length > 0) throw new UsageError(problems)

@@ -1,13 +1,19 @@
 import { OPERATIONS, type OperationId } from '../catalogue/operations.ts'
-import type { HubOperation, ParamKind } from '../catalogue/types.ts'
+import type { Area, HubOperation, ParamKind } from '../catalogue/types.ts'
 import type { GatewayConfig } from '../config/resolve.ts'
 import { toIsoDate } from '../domain/dates.ts'
 import type { OperationProfile, ProfileInForce } from '../profile/resolve.ts'
 import { buildPath, placementOf } from '../upstream/resolve-operations.ts'
 import type { CallResult, HubCalls } from './calls.ts'
-import { dateForms, errorShape, extraFields, locate, statusMember, textAt, valueForms, type Json, type Located, type ValueForms } from './observe.ts'
+import {
+  dateForms, envelopeStatus, errorShape, extraFields, stateMembers, locate, valueForms,
+  type Json, type Located, type StateMember, type ValueForms
+} from './observe.ts'
 import type { ProbeOptions } from './options.ts'
-import { addressVariants, authVariants, fullParams, keyHeaderSets, learn, learnedPrefixes, paramVariants, prefixesFor, TOKEN_HEADERS, unique, type Learned } from './variants.ts'
+import {
+  addressVariants, authVariants, fullParams, keyHeaderSets, learn, learnedPrefixes, paramVariants,
+  prefixesFor, TOKEN_HEADERS, unique, type Learned
+} from './variants.ts'
 
 /** How far a call got: no answer, an address the hub does not know, refused credentials, refused parameters, reached without data, reached with data. */
 export const RANK = { none: -1, address: 0, auth: 1, params: 2, empty: 2.5, data: 3 } as const
@@ -30,13 +36,24 @@ export interface Finding {
   /** The best call: the configured form's, or the variant --discover found. */
   best: Attempt | undefined
   calls: number
-  /** Bodies of the error answers seen, for their shape. */
+  /** Bodies of the answers without data (errors, 2xx answers reporting one), for their shape. */
   errors: Json[]
+  /** The envelope's state members beside the data of answers with data: words for success. */
+  succeeded: StateMember[]
+  /** The same members in the answers without data: the hub's words for a failure. */
+  failed: StateMember[]
 }
 
 export interface ProbeRun {
   findings: Finding[]
   calls: number
+  /** The hub's answers to the address that names no operation (its own error form, hub-wide). */
+  baselineErrors: Json[]
+  /**
+   * The areas where no operation called was found at any address tried: each
+   * was answered as the address that names no operation (an unknown prefix).
+   */
+  unknownPrefixes: Area[]
   /** The hub could not be reached at all. */
   unreachable: string | undefined
 }
@@ -47,6 +64,9 @@ export const READ_OPERATIONS: readonly HubOperation[] = (OPERATIONS as readonly 
 const NO_SUCH_OPERATION = 'probe-hub-no-such-operation'
 
 interface Baseline { status: number | undefined, text: string }
+
+/** The Authorization value for the next call (a login's token is renewed as it expires). */
+export type TokenSource = () => Promise<string>
 
 function serviceUrl (config: GatewayConfig, service: HubOperation['service']): URL {
   return new URL(service === 'hub' ? config.UPSTREAM_HUB_URL : config.UPSTREAM_BASE_URL)
@@ -67,15 +87,30 @@ function rankOf (op: HubOperation, variant: OperationProfile, result: CallResult
 }
 
 /** One probe of the configured hub: per read operation, its configured form, then (--discover) variants until one answers. */
-export async function probeHub (config: GatewayConfig, inForce: ProfileInForce, options: ProbeOptions, calls: HubCalls, token: string): Promise<ProbeRun> {
+export async function probeHub (
+  config: GatewayConfig, inForce: ProfileInForce, options: ProbeOptions, calls: HubCalls,
+  token: TokenSource
+): Promise<ProbeRun> {
   const values: Partial<Record<ParamKind, string>> = { ...options.values }
-  const learned: Learned = { prefixes: new Map(), keyHeaders: undefined, tokenHeader: undefined, dateSent: undefined }
+  const learned: Learned = {
+    prefixes: new Map(), keyHeaders: undefined, tokenHeader: undefined, dateSent: undefined
+  }
   const baselines = new Map<string, Baseline>()
+  const baselineErrors: Json[] = []
+  /** Areas where an operation was reached, and where --discover found no address at all. */
+  const reachedAreas = new Set<Area>()
+  const lostAreas = new Set<Area>()
 
-  const headersOf = (variant: OperationProfile): Record<string, string> => {
-    const headers: Record<string, string> = { accept: 'application/json', 'user-agent': 'customs-gateway-probe' }
-    if (variant.credentials.apiKey) for (const name of variant.apiKeyHeaders) headers[name.toLowerCase()] = config.UPSTREAM_API_KEY
-    if (variant.credentials.token) headers[variant.tokenHeader.toLowerCase()] = token
+  const headersOf = async (variant: OperationProfile): Promise<Record<string, string>> => {
+    const headers: Record<string, string> = {
+      accept: 'application/json', 'user-agent': 'customs-gateway-probe'
+    }
+    if (variant.credentials.apiKey) {
+      for (const name of variant.apiKeyHeaders) {
+        headers[name.toLowerCase()] = config.UPSTREAM_API_KEY
+      }
+    }
+    if (variant.credentials.token) headers[variant.tokenHeader.toLowerCase()] = await token()
     return headers
   }
 
@@ -85,8 +120,11 @@ export async function probeHub (config: GatewayConfig, inForce: ProfileInForce, 
     const key = `${url.origin}${url.pathname}`
     const known = baselines.get(key)
     if (known !== undefined) return known
-    const result = await calls.get(`${url.origin}${url.pathname.replace(/\/$/, '')}${prefix}/${NO_SUCH_OPERATION}`, headersOf(inForce.operations.get(READ_OPERATIONS[0]!.id as OperationId)!))
+    const first = inForce.operations.get(READ_OPERATIONS[0]!.id as OperationId)!
+    const address = `${url.origin}${url.pathname.replace(/\/$/, '')}${prefix}/${NO_SUCH_OPERATION}`
+    const result = await calls.get(address, await headersOf(first))
     if (result === undefined) return undefined
+    if (result.body !== undefined) baselineErrors.push(result.body)
     const baseline = { status: result.status, text: result.text }
     baselines.set(key, baseline)
     return baseline
@@ -96,7 +134,17 @@ export async function probeHub (config: GatewayConfig, inForce: ProfileInForce, 
   let unreachable: string | undefined
   for (const op of READ_OPERATIONS) {
     const configured = inForce.operations.get(op.id as OperationId)!
-    const finding: Finding = { op, configured, skipped: undefined, first: undefined, best: undefined, calls: 0, errors: [] }
+    const finding: Finding = {
+      op,
+      configured,
+      skipped: undefined,
+      first: undefined,
+      best: undefined,
+      calls: 0,
+      errors: [],
+      succeeded: [],
+      failed: []
+    }
     findings.push(finding)
     const missing = configured.params.filter(p => values[p.kind] === undefined).map(p => p.kind)
     if (missing.length > 0) {
@@ -116,11 +164,18 @@ export async function probeHub (config: GatewayConfig, inForce: ProfileInForce, 
       const needed = variant.params.filter(p => values[p.kind] === undefined)
       if (needed.length > 0) return undefined
       const path = buildPath(placementOf(variant), values, basePath)
-      const result = await calls.get(`${root}${path}`, headersOf(variant))
+      const result = await calls.get(`${root}${path}`, await headersOf(variant))
       if (result === undefined) return undefined
       finding.calls++
       const { rank, located } = rankOf(op, variant, result, baseline)
-      if (result.status !== undefined && (result.status < 200 || result.status >= 300) && result.body !== undefined) finding.errors.push(result.body)
+      // Words for success only beside data: an empty list's state may say "not found".
+      if (located !== undefined) {
+        const words = located.items.length > 0 ? envelopeStatus(result.body, located.key) : []
+        finding.succeeded.push(...words)
+      } else if (result.status !== undefined && result.body !== undefined) {
+        finding.errors.push(result.body)
+        finding.failed.push(...stateMembers(result.body))
+      }
       return { variant, result, rank, located }
     }
 
@@ -135,12 +190,22 @@ export async function probeHub (config: GatewayConfig, inForce: ProfileInForce, 
       unreachable = first.result.error
       continue
     }
-    if (options.discover && first.rank < RANK.empty) finding.best = await discover(op, first, attempt, learned, options, inForce)
+    if (options.discover && first.rank < RANK.empty) {
+      // An area where no prefix answered: the operator's and the configured one only, not the
+      // whole list again for each of its operations (it would spend the call bound on one area).
+      const lost = lostAreas.has(op.area) && !reachedAreas.has(op.area)
+      finding.best = await discover(op, first, attempt, learned, options, inForce, lost)
+    }
     const best = finding.best
+    if (best.rank > RANK.address) reachedAreas.add(op.area)
+    else if (options.discover && best.rank === RANK.address) lostAreas.add(op.area)
     if (best.rank >= RANK.empty) learn(learned, op.area, best.variant)
     if (best.rank >= RANK.data) fillFrom(op, best, values)
   }
-  return { findings, calls: calls.count, unreachable }
+  const called = findings.filter(f => f.best !== undefined)
+  const unknownPrefixes = unique(called.map(f => f.op.area))
+    .filter(area => called.every(f => f.op.area !== area || f.best!.rank === RANK.address))
+  return { findings, calls: calls.count, baselineErrors, unknownPrefixes, unreachable }
 }
 
 export const FLAGS: Readonly<Record<ParamKind, string>> = {
@@ -168,7 +233,15 @@ function fillFrom (op: HubOperation, best: Attempt, values: Partial<Record<Param
 }
 
 /** Stage by stage, as far as the hub's answers lead: the address, then the credentials, then the parameters' places and date form. */
-async function discover (op: HubOperation, first: Attempt, attempt: (variant: OperationProfile) => Promise<Attempt | undefined>, learned: Learned, options: ProbeOptions, inForce: ProfileInForce): Promise<Attempt> {
+async function discover (
+  op: HubOperation,
+  first: Attempt,
+  attempt: (variant: OperationProfile) => Promise<Attempt | undefined>,
+  learned: Learned,
+  options: ProbeOptions,
+  inForce: ProfileInForce,
+  lost: boolean
+): Promise<Attempt> {
   let best = first
   const tried = new Set<string>([key(first.variant)])
   const full = fullParams(op, first.variant.params, OPERATIONS as readonly HubOperation[])
@@ -193,13 +266,24 @@ async function discover (op: HubOperation, first: Attempt, attempt: (variant: Op
   }
   const configuredPrefix = first.variant.prefix
   const areaPrefixes = [...inForce.operations.values()].map(o => o.prefix)
-  const prefixes = unique([...learnedPrefixes(learned, op.area), ...options.tryPrefixes, configuredPrefix, ...prefixesFor(op.area), ...areaPrefixes])
+  const known = lost ? [] : [...prefixesFor(op.area), ...areaPrefixes]
+  const prefixes = unique([
+    ...learnedPrefixes(learned, op.area), ...options.tryPrefixes, configuredPrefix, ...known
+  ])
   // Learned credentials and date form first: what worked for the operations before.
   if (!await run([withLearned(first.variant)], RANK.data)) return best
   if (best.rank < RANK.auth && !await run(addressVariants(op, withLearned(first.variant), prefixes, full), RANK.auth)) return best
   if (best.rank < RANK.auth) return best
-  const tokens = unique([...(learned.tokenHeader === undefined ? [] : [learned.tokenHeader]), best.variant.tokenHeader, ...TOKEN_HEADERS, ...options.tryTokenHeaders])
-  const keySets = unique([...(learned.keyHeaders === undefined ? [] : [learned.keyHeaders]), [...best.variant.apiKeyHeaders], ...keyHeaderSets()], set => set.join())
+  // The operator's names (from the hub's documentation) before the known ones.
+  const tokens = unique([
+    ...(learned.tokenHeader === undefined ? [] : [learned.tokenHeader]), best.variant.tokenHeader,
+    ...options.tryTokenHeaders, ...TOKEN_HEADERS
+  ])
+  const keySets = unique([
+    ...(learned.keyHeaders === undefined ? [] : [learned.keyHeaders]),
+    [...best.variant.apiKeyHeaders],
+    ...keyHeaderSets(options.tryKeyHeaders)
+  ], set => set.join())
   if (best.rank < RANK.params && !await run(authVariants(best.variant, tokens, keySets), RANK.params)) return best
   if (best.rank < RANK.params) return best
   const dates = unique([...(learned.dateSent === undefined ? [] : [learned.dateSent]), best.variant.dateSent])
@@ -218,28 +302,20 @@ export interface Observed {
   extraFields: string[]
   dateForms: string[]
   valueForms: ValueForms | undefined
+  /** Where the text of its answers without data was. */
   errorFields: string[]
-  status: { field: string, value: string } | undefined
 }
 
 export function observed (finding: Finding): Observed {
-  const best = finding.best
-  const located = best?.located
+  const located = finding.best?.located
   const spec = finding.op.response.item
   const items = located?.items ?? []
-  const errorFields = unique(finding.errors.flatMap(body => errorShape(body)))
   return {
     answerKey: located?.key,
     items: items.length,
     extraFields: extraFields(items, spec),
     dateForms: dateForms(items, spec),
     valueForms: located === undefined ? undefined : valueForms(items, spec),
-    errorFields,
-    status: located === undefined || finding.op.response.type === 'record' ? undefined : statusMember(best?.result.body, located.key)
+    errorFields: unique(finding.errors.flatMap(body => errorShape(body)))
   }
-}
-
-/** Whether the configured error members find the text of the error answers seen (none seen: yes). */
-export function errorFieldsFit (finding: Finding, fields: readonly string[]): boolean {
-  return finding.errors.every(body => fields.some(field => textAt(body, field) !== undefined))
 }

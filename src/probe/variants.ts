@@ -4,7 +4,8 @@ import type { OperationProfile, ProfileParam } from '../profile/resolve.ts'
 /**
  * What --discover tries for an operation that fails as configured: the forms
  * the hub's variants are known to take (docs/hub.md, "variants seen in
- * callers"), and the operator's own (--try-prefix, --try-token-header).
+ * callers"), and the operator's own (--try-prefix, --try-key-header,
+ * --try-token-header).
  */
 
 export const KEY_HEADERS = ['beacukai-api-key', 'nle-api-key', 'key', 'customs-api-key'] as const
@@ -23,11 +24,15 @@ export function prefixesFor (area: Area): string[] {
 export const PATH_ALIASES: Readonly<Record<string, readonly string[]>> = { kontainerbc20: ['kontainerbc20All/'] }
 const DATE_SENT = ['YYYYMMDD', 'YYYY-MM-DD'] as const
 
-/** The API-key header sets tried: each name alone, then each two at once. */
-export function keyHeaderSets (): string[][] {
-  const sets: string[][] = KEY_HEADERS.map(name => [name])
-  for (let i = 0; i < KEY_HEADERS.length; i++) {
-    for (let j = i + 1; j < KEY_HEADERS.length; j++) sets.push([KEY_HEADERS[i]!, KEY_HEADERS[j]!])
+/**
+ * The API-key header sets tried: each name alone (the operator's, from
+ * --try-key-header, first), then each two at once.
+ */
+export function keyHeaderSets (tried: readonly string[] = []): string[][] {
+  const names = unique([...tried, ...KEY_HEADERS], name => name.toLowerCase())
+  const sets: string[][] = names.map(name => [name])
+  for (let i = 0; i < names.length; i++) {
+    for (let j = i + 1; j < names.length; j++) sets.push([names[i]!, names[j]!])
   }
   return sets
 }

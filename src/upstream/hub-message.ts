@@ -74,11 +74,16 @@ export function scrubSecrets (text: string, secrets: readonly string[]): string 
   return out
 }
 
-/** The value at a dotted path (`error.detail`) of a parsed body. */
+/**
+ * The value at a dotted path of a parsed body (`error.detail`; a list's
+ * item by its index, `errors.0.detail`, as APIs that answer a list of
+ * errors put their text). Own members only: `constructor` is no member.
+ */
 export function pick (value: unknown, path: string): unknown {
   let out = value
   for (const part of path.split('.')) {
-    if (out === null || typeof out !== 'object' || Array.isArray(out)) return undefined
+    if (out === null || typeof out !== 'object') return undefined
+    if (Array.isArray(out) ? !/^(0|[1-9]\d*)$/.test(part) : !Object.hasOwn(out, part)) return undefined
     out = (out as Record<string, unknown>)[part]
   }
   return out

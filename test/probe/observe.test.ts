@@ -1,6 +1,8 @@
 import { test } from 'tap'
 import { operationOf } from '../../src/catalogue/operations.ts'
-import { dateFormOf, errorShape, locate, parseJson, statusMember, textAt } from '../../src/probe/observe.ts'
+import {
+  dateFormOf, envelopeStatus, errorShape, stateMembers, locate, parseJson, textAt
+} from '../../src/probe/observe.ts'
 
 // The probe's reading of an answer, on the forms the hub's variants send.
 
@@ -19,10 +21,23 @@ test('where the data is', async (t) => {
 test('forms and shapes', async (t) => {
   t.equal(dateFormOf('17/02/2024'), 'other')
   t.same(errorShape(['x']), [])
-  t.same(errorShape({ fault: { text: 'no', code: 3 }, error: 'x', n: 1 }), ['fault.text', 'error'])
+  const errors = { fault: { text: 'no', code: 3 }, error: 'x', n: 1 }
+  t.same(errorShape(errors), ['error', 'fault.text'], 'the usual names first')
   t.equal(textAt({ a: 'x' }, 'a.b'), undefined)
   t.equal(textAt({ a: { b: 2 } }, 'a.b'), undefined)
-  t.same(statusMember({ status: 'success', data: [] }, 'data'), { field: 'status', value: 'success' })
-  t.equal(statusMember([], undefined), undefined)
+  const envelope = { status: 'success', data: [] }
+  t.same(envelopeStatus(envelope, 'data'), [{ field: 'status', value: 'success' }])
+  t.same(envelopeStatus([], undefined), [])
+  const declaration = { no_pib: '1', status: 'SPPB' }
+  t.same(envelopeStatus(declaration, undefined), [], 'never a record\'s own state')
+  const enveloped = { status: 'ok', data: [declaration] }
+  t.same(envelopeStatus(enveloped, 'data'), [{ field: 'status', value: 'ok' }])
+  t.same(errorShape({ errors: [{ detail: 'Tidak ada', code: 'E1' }] }), ['errors.0.detail'])
+  t.same(errorShape({ status: 404, error: 'Not Found', path: '/x', timestamp: '2024-01-01T00:00' }),
+    ['error'], 'a front\'s 404: its words, not its address or time')
+  t.equal(textAt({ errors: [{ detail: 'x' }] }, 'errors.0.detail'), 'x')
+  const failed = { status: 'failed', errors: [{ detail: 'no' }] }
+  t.equal(locate(operationOf('kontainerbc20'), failed, 'data'), undefined, 'errors are no data')
+  t.same(stateMembers({ status: 'failed', message: 'x' }), [{ field: 'status', value: 'failed' }])
   t.equal(parseJson('<html>'), undefined)
 })

@@ -447,6 +447,17 @@ t.test('a status member at a dotted path, beside the list', async (t) => {
   t.strictSame(failed.body, { meta: { status: 'Data tidak ditemukan' } })
 })
 
+t.test('an error field with an index: a list of errors (errors.0.detail)', async (t) => {
+  const profile = { name: 'error-list', defaults: { errorFields: ['error', 'errors.0.detail'] } }
+  const sb = await sandbox(t, { profile })
+  const headers = { 'customs-api-key': SANDBOX_API_KEY, authorization: SANDBOX_ACCESS_TOKEN }
+  const at = (f: '404' | '403') => `/V1/HUB/INT/AUTH/noblbc16/?npwp=${magicValue(f, 'npwp')}`
+  const res = await call(sb, 'GET', at('404'), { headers })
+  t.strictSame(res.body, { errors: [{ detail: 'Data tidak ditemukan' }] }, 'the operation\'s error')
+  const front = await call(sb, 'GET', at('403'), { headers })
+  t.strictSame(front.body, { error: 'Forbidden' }, 'the front\'s')
+})
+
 t.test('a body over the limit is refused at the login too', async (t) => {
   const sb = await played(t, 'public-callers')
   const res = await call(sb, 'POST', '/nle-oauth/v1/user/login', { raw: JSON.stringify({ username: 'x'.repeat(1100 * 1024) }) })
