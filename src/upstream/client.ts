@@ -13,7 +13,7 @@
  */
 import type { Clock } from '../clock.ts'
 import type { Config } from '../config/load.ts'
-import { upstreamStatusOf } from '../errors.ts'
+import { reasonOf, upstreamStatusOf } from '../errors.ts'
 import { resolveProfile, type ProfileInForce } from '../profile/resolve.ts'
 import type { SharedLookupTier } from '../state/types.ts'
 import { resultOf, type CallResult, type Fetched } from './answer.ts'
@@ -125,7 +125,7 @@ export function createHubClient ({ config, credentials, userAgent, observe, onSl
         const status = upstreamStatusOf(error)
         if (status !== undefined) caller.upstreamStatus = status
         observe?.(op.id, outcome, Number(process.hrtime.bigint() - started) / 1e9)
-        log.warn({ operation: op.id, outcome, err: (error instanceof Error ? error.cause : undefined) ?? error }, 'upstream call failed')
+        log.warn({ operation: op.id, outcome, err: reasonOf(error) }, 'upstream call failed')
         throw error
       } finally {
         release()

@@ -10,7 +10,7 @@ import type { Config } from '../config/load.ts'
 import { gatewayError } from '../errors.ts'
 import { byteBudget } from './body-budget.ts'
 import { bodyPool, type BodyPool } from './body-pool.ts'
-import { retryAfterSeconds, statusFailure, transportFailure } from './failures.ts'
+import { afterHubActed, retryAfterSeconds, statusFailure, transportFailure } from './failures.ts'
 import { DRIFT } from '../mapping/drift.ts'
 import { hubError } from './hub-message.ts'
 import type { ResolvedOperation } from './resolve-operations.ts'
@@ -144,8 +144,7 @@ export function createTransport ({ config, userAgent, budgetFromBytes, buffers =
         if (pooled !== undefined) buffers.give(pooled)
         release?.()
         // The hub answered 2xx: it acted, whatever became of its answer here.
-        if (statusCode >= 200 && statusCode < 300 && error !== null && typeof error === 'object') Object.assign(error, { hubMayHaveActed: true })
-        reject(error)
+        reject(statusCode >= 200 && statusCode < 300 ? afterHubActed(error) : error)
       }
       const succeed = (): void => {
         if (settled) return
@@ -179,7 +178,8 @@ export function createTransport ({ config, userAgent, budgetFromBytes, buffers =
           limit = maxBytes
           keep = true
           if (declared > maxBytes) {
-            const error = gatewayError('UPSTREAM_BAD_RESPONSE', { cause: new Error(`declared body of ${declared} bytes exceeds ${maxBytes}`) })
+            const cause = new Error(`declared body of ${declared} bytes exceeds ${maxBytes}`)
+            const error = gatewayError('UPSTREAM_BAD_RESPONSE', { hubMayHaveActed: true, cause })
             stop(error)
             fail(error)
             return
@@ -209,7 +209,8 @@ export function createTransport ({ config, userAgent, budgetFromBytes, buffers =
           const end = size + chunk.length
           if (end > limit) {
             if (statusCode >= 200 && statusCode < 300) {
-              const error = gatewayError('UPSTREAM_BAD_RESPONSE', { cause: new Error(`body exceeds ${limit} bytes`) })
+              const cause = new Error(`body exceeds ${limit} bytes`)
+              const error = gatewayError('UPSTREAM_BAD_RESPONSE', { hubMayHaveActed: true, cause })
               stop(error)
               fail(error)
               return
@@ -268,9 +269,7 @@ export function createTransport ({ config, userAgent, budgetFromBytes, buffers =
       try {
         return await read(answer.chunks, answer.size, statusCode)
       } catch (error) {
-        // The hub answered 2xx: it acted, whatever became of its answer here.
-        if (error !== null && typeof error === 'object') Object.assign(error, { hubMayHaveActed: true })
-        throw error
+        throw afterHubActed(error)
       } finally {
         // The decoder has copied what it keeps.
         if (answer.pooled !== undefined) buffers.give(answer.pooled)

@@ -20,7 +20,7 @@
 import type { FastifyBaseLogger } from 'fastify'
 import { systemClock, type Clock } from '../../clock.ts'
 import type { Config } from '../../config/load.ts'
-import { codeOf, gatewayError, isGatewayError } from '../../errors.ts'
+import { codeOf, isGatewayError, remade } from '../../errors.ts'
 import type { Caller, HubCredentials } from '../call.ts'
 import { envelopeAround } from '../../schemas/envelope.ts'
 import { createMemoryLookupStore } from '../../state/memory/lookup-cache.ts'
@@ -231,22 +231,15 @@ function isHubTrouble (error: unknown): boolean {
  * A remembered failure as it is answered (docs/api.md#the-envelope: every 503 says
  * when to come back): with `retry-after`, the seconds until the gateway asks
  * the hub again, or what is left of the hub's own `retry-after` if that is
- * longer. A copy: the remembered failure itself is answered again later.
+ * longer. A new error (its cause the remembered failure, which is answered
+ * again later).
  */
 export function withRetryAfter (error: unknown, retryInMs: number, ageMs: number): unknown {
   if (!isGatewayError(error)) return error
   const hub = Number(error.retryAfter)
-  const seconds = Math.max(1, Math.ceil(retryInMs / 1000), Number.isFinite(hub) ? Math.ceil(hub - ageMs / 1000) : 0)
-  const copy = gatewayError(error.code, {
-    statusCode: error.statusCode,
-    retryAfter: String(seconds),
-    ...(error.upstreamStatus === undefined ? {} : { upstreamStatus: error.upstreamStatus }),
-    ...(error.upstreamMessage === undefined ? {} : { upstreamMessage: error.upstreamMessage }),
-    ...(error.hubMayHaveActed === undefined ? {} : { hubMayHaveActed: error.hubMayHaveActed }),
-    ...(error.cause === undefined ? {} : { cause: error.cause })
-  })
-  copy.message = error.message
-  return copy
+  const fromHub = Number.isFinite(hub) ? Math.ceil(hub - ageMs / 1000) : 0
+  const seconds = Math.max(1, Math.ceil(retryInMs / 1000), fromHub)
+  return remade(error, { retryAfter: String(seconds) })
 }
 
 /** Failures a stale answer may stand in for. */
