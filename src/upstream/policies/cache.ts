@@ -17,7 +17,6 @@
  * is for all or none), a failure is remembered and answered again without a
  * call, and a joined call is `meta.cached` when it began before the caller.
  */
-import type { FastifyBaseLogger } from 'fastify'
 import { systemClock, type Clock } from '../../clock.ts'
 import type { Config } from '../../config/load.ts'
 import { codeOf, isGatewayError, remade } from '../../errors.ts'
@@ -25,8 +24,8 @@ import type { Caller, HubCredentials } from '../call.ts'
 import { envelopeAround } from '../../schemas/envelope.ts'
 import { createMemoryLookupStore } from '../../state/memory/lookup-cache.ts'
 import type { LookupEntry, LookupStore, SharedLookupTier } from '../../state/types.ts'
-import { ANSWER_OVERHEAD_BYTES, own, resultOf, type CallResult, type Fetched } from '../answer.ts'
-import type { ResolvedOperation } from '../resolve-operations.ts'
+import { ANSWER_OVERHEAD_BYTES, own, type Fetched } from '../answer.ts'
+import type { Call, CallContext, Policy } from '../call-path.ts'
 
 export interface Lookup<T> {
   entry: LookupEntry<T>
@@ -260,8 +259,12 @@ export interface CachePolicy {
   key (caller: Caller, path: string): string
   /** See LookupCache.wouldCall. */
   wouldCall (key: string, fresh: boolean): boolean
-  /** A GET lookup's answer: from the cache, from a call in flight, or from `fetch` (one hub call). */
-  lookup (op: ResolvedOperation, key: string, fresh: boolean, log: FastifyBaseLogger, fetch: () => Promise<Fetched>): Promise<CallResult>
+  /**
+   * The cache step: a GET lookup's answer from the cache, from a call in
+   * flight, or from the call below (one hub call), with how it relates to
+   * the cache set on the context; a write goes down as it is.
+   */
+  policy: Policy
   /** What the memory holds: entries, the bytes charged for them, failures remembered. */
   usage (): { entries: number, bytes: number, failures: number }
   close (): void
@@ -294,30 +297,43 @@ export function createCachePolicy ({ config, credentials, tier, clock = systemCl
     return { value, bytes: value.body.length + ANSWER_OVERHEAD_BYTES, fetchedAt: entry.fetchedAt, shared: { expiresAt: entry.expiresAt, staleUntil: entry.staleUntil } }
   }
 
+  async function lookup (next: Call, ctx: CallContext): Promise<Fetched> {
+    const { op, key, fresh } = ctx
+    const ttlMs = op.cacheTtlSeconds * 1000
+    const keeps = ttlMs > 0 || staleMs > 0
+    const options = { ttlMs, staleMs, refresh: fresh, serveStaleOn: isHubDown }
+    const lookup = await cache.load(key, options, async () => {
+      const shared = tier !== undefined && ttlMs > 0 && !fresh ? await fromTier(key) : undefined
+      if (shared !== undefined) return shared
+      const fetched = await next(ctx)
+      const fetchedAt = clock()
+      if (keeps) {
+        // Only an answer the cache keeps needs memory of its own.
+        own(fetched)
+        // Best effort, not waited for: the answer does not depend on it.
+        const { json, count, upstreamStatus } = fetched
+        const staleUntil = fetchedAt + Math.max(ttlMs, staleMs)
+        const expiresAt = fetchedAt + ttlMs
+        tier?.set(key, { json, count, upstreamStatus, fetchedAt, expiresAt, staleUntil })
+          .catch(() => {})
+      }
+      return { value: fetched, bytes: fetched.body.length + ANSWER_OVERHEAD_BYTES, fetchedAt }
+    })
+    const { value, fetchedAt } = lookup.entry
+    const age = (clock() - fetchedAt) / 1000
+    if (lookup.stale) {
+      const ageSeconds = Math.round(age)
+      ctx.log.warn({ operation: op.id, ageSeconds }, 'hub failed: serving a stale answer')
+    }
+    const { cached, stale } = lookup
+    ctx.cache = { cached, stale, ageSeconds: Math.floor(age), ttlSeconds: op.cacheTtlSeconds }
+    return value
+  }
+
   return {
     key: (caller, path) => `${credentials.identity(caller)} ${path}`,
     wouldCall: (key, fresh) => cache.wouldCall(key, fresh),
-    async lookup (op, key, fresh, log, fetch) {
-      const ttlMs = op.cacheTtlSeconds * 1000
-      const keeps = ttlMs > 0 || staleMs > 0
-      const lookup = await cache.load(key, { ttlMs, staleMs, refresh: fresh, serveStaleOn: isHubDown }, async () => {
-        const shared = tier !== undefined && ttlMs > 0 && !fresh ? await fromTier(key) : undefined
-        if (shared !== undefined) return shared
-        const fetched = await fetch()
-        const fetchedAt = clock()
-        if (keeps) {
-          // Only an answer the cache keeps needs memory of its own.
-          own(fetched)
-          // Best effort, not waited for: the answer does not depend on it.
-          tier?.set(key, { json: fetched.json, count: fetched.count, upstreamStatus: fetched.upstreamStatus, fetchedAt, expiresAt: fetchedAt + ttlMs, staleUntil: fetchedAt + Math.max(ttlMs, staleMs) })
-            .catch(() => {})
-        }
-        return { value: fetched, bytes: fetched.body.length + ANSWER_OVERHEAD_BYTES, fetchedAt }
-      })
-      const { value, fetchedAt } = lookup.entry
-      if (lookup.stale) log.warn({ operation: op.id, ageSeconds: Math.round((clock() - fetchedAt) / 1000) }, 'hub failed: serving a stale answer')
-      return resultOf(value, { cached: lookup.cached, stale: lookup.stale, ageSeconds: Math.floor((clock() - fetchedAt) / 1000), ttlSeconds: op.cacheTtlSeconds })
-    },
+    policy: (next) => (ctx) => ctx.op.method === 'GET' ? lookup(next, ctx) : next(ctx),
     usage: () => ({ entries: cache.size, bytes: cache.bytes, failures: cache.failures }),
     close: () => cache.close()
   }
