@@ -22,6 +22,7 @@ import { SANDBOX_FIXTURES, sandboxEnv, startSandbox } from '../src/sandbox/index
 type ClientModule = typeof import('../src/upstream/client.ts')
 type HubClient = import('../src/upstream/client.ts').HubClient
 type HubCaller = import('../src/upstream/client.ts').HubCaller
+type LookupBudget = import('../src/state/types.ts').LookupBudget
 
 const IN_FLIGHT = 16
 const CALLS = 4000
@@ -76,6 +77,8 @@ async function clientOf (dir: string, cacheTtl: string): Promise<HubClient> {
     typeof import('../src/profile/resolve.ts')
   const { createMemoryTokenStore } = await import(at('state/memory/token-store.ts')) as
     typeof import('../src/state/memory/token-store.ts')
+  const { createMemoryLookupStore } = await import(at('state/memory/lookup-cache.ts')) as
+    typeof import('../src/state/memory/lookup-cache.ts')
   const config = resolveConfig({
     ...sandboxEnv(upstream),
     CACHE_TTL_SECONDS: cacheTtl,
@@ -85,7 +88,9 @@ async function clientOf (dir: string, cacheTtl: string): Promise<HubClient> {
   const credentials = createCredentials(config, resolveProfile(config), {
     log, tokens: createMemoryTokenStore({}), clock: Date.now
   })
-  return createHubClient({ config, credentials, userAgent: 'bench' })
+  // (A tree from before the state made the cache's store ignores lookupStore.)
+  const lookupStore = <T>(budget: LookupBudget) => createMemoryLookupStore<T>(budget)
+  return createHubClient({ config, credentials, userAgent: 'bench', lookupStore })
 }
 
 let next = 0

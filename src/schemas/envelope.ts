@@ -1,7 +1,7 @@
 import { errors, type ErrorCode } from '../errors.ts'
 import { errorExamples } from './error-examples.ts'
 import { MAX_PROBLEMS } from './problems.ts'
-import { Type, type TSchema } from './typebox.ts'
+import { Type, type TSchema } from '../typebox.ts'
 
 // No examples on the properties: Swagger UI would compose one envelope from
 // them and show it under every status. Each status has its own (errorResponses).

@@ -5,7 +5,7 @@
 import type { Clock } from '../clock.ts'
 import type { Config } from '../config/load.ts'
 import { resolveProfile, type ProfileInForce } from '../profile/resolve.ts'
-import type { SharedLookupTier } from '../state/types.ts'
+import type { GatewayState, SharedLookupTier } from '../state/types.ts'
 import { resultOf, type CallResult } from './answer.ts'
 import type { CallInput, HubCaller, HubCredentials } from './call.ts'
 import { callContext, compose, type CallContext, type CallStep } from './call-path.ts'
@@ -58,6 +58,8 @@ export interface HubClientOptions {
   onDrift?: (operation: string, kind: string) => void
   /** The hub profile in force; resolved from `config` when not given. */
   profile?: ProfileInForce
+  /** Makes the lookup cache's memory in this process (GatewayState.lookupStore, createState). */
+  lookupStore: GatewayState['lookupStore']
   /** The lookup cache's tier shared by the replicas; none (undefined) for a single instance. */
   lookupTier?: SharedLookupTier
   /** What the cache's TTLs are measured by (default: the system clock). */
@@ -91,12 +93,13 @@ export function policyOptions (config: HubClientConfig) {
 }
 
 export function createHubClient (options: HubClientOptions): HubClient {
-  const { config, credentials, userAgent, lookupTier, clock, callPath = steps => steps } = options
+  const { config, credentials, userAgent, lookupStore, lookupTier, clock } = options
+  const callPath = options.callPath ?? (steps => steps)
   const profile = options.profile ?? resolveProfile(config)
   const operations = resolveOperations(config, profile)
   const drift = createDriftReporter(options.onDrift)
   const given = policyOptions(config)
-  const cache = createCachePolicy({ config, credentials, tier: lookupTier, clock })
+  const cache = createCachePolicy({ config, credentials, lookupStore, tier: lookupTier, clock })
   const breakers = createBreakers(operations, given.breaker)
   const budgetFromBytes = LARGE_ANSWER_BYTES
   const transport = createTransport({ config, userAgent, budgetFromBytes, drift })

@@ -1,9 +1,9 @@
 /**
  * The lookup cache policy: coalescing of identical concurrent lookups, a TTL
  * per entry, stale-if-error, and a short memory of failures, around a
- * replica's own store (a LookupStore: state/memory/lookup-cache.ts by
- * default, as undici's cache interceptor defaults to its memory store) and,
- * where there is one, a tier shared by the replicas (SharedLookupTier).
+ * replica's own store (a LookupStore, which the state makes: this process's
+ * memory, state/memory/lookup-cache.ts) and, where there is one, a tier
+ * shared by the replicas (SharedLookupTier).
  *
  * Written here rather than taken from async-cache-dedupe (which the issue
  * names): that library has no byte budget (its memory store counts entries,
@@ -22,8 +22,7 @@ import type { Config } from '../../config/load.ts'
 import { codeOf, isGatewayError, remade } from '../../errors.ts'
 import type { Caller, HubCredentials } from '../call.ts'
 import { envelopeAround } from '../../schemas/envelope.ts'
-import { createMemoryLookupStore } from '../../state/memory/lookup-cache.ts'
-import type { LookupEntry, LookupStore, SharedLookupTier } from '../../state/types.ts'
+import type { GatewayState, LookupEntry, LookupStore, SharedLookupTier } from '../../state/types.ts'
 import { ANSWER_OVERHEAD_BYTES, own, type Fetched } from '../answer.ts'
 import type { Call, CallContext, Policy } from '../call-path.ts'
 
@@ -56,10 +55,8 @@ export interface Loaded<T> {
 }
 
 export interface LookupCacheOptions<T> {
-  /** Budget of the default store's entries, in bytes of memory. */
-  maxBytes: number
-  /** Entries the default store keeps at most. */
-  maxEntries: number
+  /** Where the entries are kept (GatewayState.lookupStore makes one). */
+  store: LookupStore<T>
   /** How long a lookup the hub just failed answers that failure again without a hub call (ms); 0: never. */
   failureMs: number
   /** Which failures are remembered so. */
@@ -71,10 +68,8 @@ export interface LookupCacheOptions<T> {
    * remembered. Default: the failure as it was.
    */
   replay?: (error: unknown, retryInMs: number, ageMs: number) => unknown
-  /** How often entries past their stale time, and remembered failures past theirs, are swept out (ms). */
+  /** How often remembered failures past their time are swept out (ms). */
   sweepMs?: number
-  /** Where the entries are kept (default: this process's memory, createMemoryLookupStore). */
-  store?: LookupStore<T>
   clock?: Clock
 }
 
@@ -104,8 +99,8 @@ interface Failure { error: unknown, at: number, until: number }
 interface Settled<T> { entry: LookupEntry<T>, shared: boolean }
 
 export function createLookupCache<T> (options: LookupCacheOptions<T>): LookupCache<T> {
-  const { failureMs, remember, clock = systemClock, sweepMs = SWEEP_MS, replay = (error: unknown) => error } = options
-  const store = options.store ?? createMemoryLookupStore<T>({ maxBytes: options.maxBytes, maxEntries: options.maxEntries, sweepMs, clock })
+  const { store, failureMs, remember, clock = systemClock, sweepMs = SWEEP_MS } = options
+  const replay = options.replay ?? ((error: unknown) => error)
   const failures = new Map<string, Failure>()
   // Calls in flight: any (a plain lookup joins the newest), and those begun by a caller asking afresh.
   const inflight = new Map<string, Promise<Settled<T>>>()
@@ -249,6 +244,8 @@ function isHubDown (error: unknown): boolean {
 export interface CachePolicyOptions {
   config: Pick<Config, 'CACHE_MAX_BYTES' | 'CACHE_MAX_ENTRIES' | 'CACHE_FAILURE_SECONDS' | 'CACHE_STALE_IF_ERROR_SECONDS'>
   credentials: Pick<HubCredentials, 'identity'>
+  /** Makes this replica's memory of lookups (GatewayState.lookupStore). */
+  lookupStore: GatewayState['lookupStore']
   /** The tier the replicas share, behind this one's memory; none for a single instance. */
   tier?: SharedLookupTier | undefined
   clock?: Clock | undefined
@@ -278,10 +275,11 @@ function fetchedOfShared (entry: { json: Buffer, count: number | undefined, upst
   return fetched
 }
 
-export function createCachePolicy ({ config, credentials, tier, clock = systemClock }: CachePolicyOptions): CachePolicy {
+export function createCachePolicy (options: CachePolicyOptions): CachePolicy {
+  const { config, credentials, tier, clock = systemClock } = options
+  const budget = { maxBytes: config.CACHE_MAX_BYTES, maxEntries: config.CACHE_MAX_ENTRIES }
   const cache = createLookupCache<Fetched>({
-    maxBytes: config.CACHE_MAX_BYTES,
-    maxEntries: config.CACHE_MAX_ENTRIES,
+    store: options.lookupStore<Fetched>(budget),
     failureMs: config.CACHE_FAILURE_SECONDS * 1000,
     remember: isHubTrouble,
     replay: withRetryAfter,
