@@ -30,12 +30,12 @@ export type { Circuit } from './policies/breaker.ts'
 
 export interface HubClient {
   operations: OperationMap
-  /** The hub profile in force (docs/profiles.md): how each operation is addressed, authenticated and read. */
+  /** The hub profile in force (docs/profiles.md): how each operation is sent and read. */
   profile: ProfileInForce
   call (caller: HubCaller, input: CallInput): Promise<CallResult>
   /** The state of every circuit: one per upstream and operation (a gauge can read them). */
   circuits (): Circuit[]
-  /** What the lookup cache holds in this process: entries, the bytes charged for them, failures remembered. */
+  /** What the lookup cache holds in this process: entries, bytes charged, failures remembered. */
   cacheUsage (): { entries: number, bytes: number, failures: number }
   close (): Promise<void>
 }
@@ -49,7 +49,7 @@ export interface HubClientOptions {
   userAgent: string
   /** Called once per call with its outcome and duration, for metrics. */
   observe?: ObserveCall
-  /** Called when a 2xx answer is read by the reference path (the transcoder gave up, or there is none). */
+  /** Called when the reference path reads a 2xx answer (the transcoder gave up, or has none). */
   onSlowPath?: (operation: OperationId) => void
   /**
    * Called for each tolerance a hub answer needed (mapping/drift.ts), by

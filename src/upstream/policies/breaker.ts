@@ -70,7 +70,8 @@ export function createBreaker (name: string, options: BreakerOptions): Breaker {
   const refused = (error: unknown): never => {
     if (codeOf(error) === 'EOPENBREAKER') {
       const wait = Math.max(1, Math.ceil((openedAt + options.resetTimeout - Date.now()) / 1000))
-      throw gatewayError('UPSTREAM_UNAVAILABLE', { statusCode: 503, retryAfter: String(wait), cause: error })
+      const retryAfter = String(wait)
+      throw gatewayError('UPSTREAM_UNAVAILABLE', { statusCode: 503, retryAfter, cause: error })
     }
     throw error
   }
