@@ -1,7 +1,7 @@
 import { parseArgs } from 'node:util'
 import { clientsFileProblems, type ClientEntry } from '../src/auth/clients.ts'
 import { generateClientKey, hashClientKey } from '../src/auth/keys.ts'
-import { SCOPES } from '../src/auth/scopes.ts'
+import { SCOPES } from '../src/catalogue/scopes.ts'
 
 /**
  * `npm run client-key -- --name yard-app --scopes customs:read,sp2:read [--max 600 --window "1 minute"] [--events all]`

@@ -202,38 +202,93 @@ export interface ErrorExtras {
    */
   hubMayHaveActed?: boolean
   /** The rules a request broke (VALIDATION_FAILED). */
-  details?: ErrorDetail[]
+  details?: readonly ErrorDetail[]
   cause?: unknown
 }
 
 /**
  * An error of the table, as the rest of the gateway reads it: its code, its
- * status, and the extras it was made with. Read-only: an error says what it
- * was made to say, and a reader that needs another answer makes another
- * error. Tell one from any other thrown value with isGatewayError, never by
- * casting.
+ * status, and the extras it was made with. Complete when made, and read-only:
+ * an error says what it was made to say, and a reader that needs another
+ * answer makes another error (remade). Tell one from any other thrown value
+ * with isGatewayError, never by casting.
  */
 export interface GatewayError<C extends ErrorCode = ErrorCode> extends Error {
   readonly code: C
   readonly statusCode: number
+  readonly message: string
   readonly upstreamMessage?: string
   readonly upstreamStatus?: number
   readonly retryAfter?: string
   readonly hubMayHaveActed?: boolean
   readonly details?: readonly ErrorDetail[]
+  readonly cause?: unknown
 }
 
-export function gatewayError (code: ErrorCode, extras: ErrorExtras = {}, ...args: unknown[]): GatewayError {
-  // Only the extras given become fields: an error has no `retryAfter: undefined` to log.
-  const error: Error & { code: ErrorCode, statusCode: number } & ErrorExtras = new errors[code](...args)
-  if (extras.statusCode !== undefined) error.statusCode = extras.statusCode
-  if (extras.upstreamMessage !== undefined) error.upstreamMessage = extras.upstreamMessage
-  if (extras.upstreamStatus !== undefined) error.upstreamStatus = extras.upstreamStatus
-  if (extras.retryAfter !== undefined) error.retryAfter = extras.retryAfter
-  if (extras.hubMayHaveActed !== undefined) error.hubMayHaveActed = extras.hubMayHaveActed
-  if (extras.details !== undefined) error.details = extras.details
-  if (extras.cause !== undefined) error.cause = extras.cause
+/** The extras besides the status: fields of every error of the table, undefined when not given. */
+const EXTRAS = [
+  'upstreamMessage', 'upstreamStatus', 'retryAfter', 'hubMayHaveActed', 'details'
+] as const
+
+const FIXED = { writable: false, configurable: false } as const
+
+/**
+ * Makes an error of the table, complete: its code, status, message and
+ * extras are read-only fields from the start, and the extras not given are
+ * fields too, undefined and unlisted (nothing logs them), so that nothing
+ * can be set or attached once it is made: an assignment throws. Not frozen:
+ * pino's error serializer marks each error it logs for a moment (a symbol
+ * it adds and deletes), which a frozen error refuses, and the log line with
+ * it. (Its `name`, FastifyError, is left as Error has it: tap's assertions
+ * redefine it.)
+ */
+function made (
+  code: ErrorCode, extras: ErrorExtras, message: string | undefined, args: unknown[]
+): GatewayError {
+  const error: Error & { code: ErrorCode, statusCode: number } & ErrorExtras =
+    new errors[code](...args)
+  const fields: PropertyDescriptorMap = {
+    code: FIXED,
+    statusCode: { value: extras.statusCode ?? error.statusCode, ...FIXED },
+    message: { value: message ?? error.message, ...FIXED }
+  }
+  for (const key of EXTRAS) {
+    fields[key] = { value: extras[key], enumerable: extras[key] !== undefined, ...FIXED }
+  }
+  if (extras.cause !== undefined) {
+    fields['cause'] = { value: extras.cause, enumerable: true, ...FIXED }
+  }
+  Object.defineProperties(error, fields)
   return error
+}
+
+export function gatewayError (
+  code: ErrorCode, extras: ErrorExtras = {}, ...args: unknown[]
+): GatewayError {
+  return made(code, extras, undefined, args)
+}
+
+/**
+ * `error` saying more, as a new error: the same code, status, message and
+ * extras, those of `more` instead where it gives them, and `error` as its
+ * cause (what a failure log line shows is the cause under them, reasonOf).
+ */
+export function remade (error: GatewayError, more: Omit<ErrorExtras, 'cause'>): GatewayError {
+  const { code, message, statusCode, upstreamMessage, upstreamStatus, retryAfter, details } = error
+  const was = { statusCode, upstreamMessage, upstreamStatus, retryAfter, details }
+  const extras = { ...was, hubMayHaveActed: error.hubMayHaveActed, ...more, cause: error }
+  return made(code, extras, message, [])
+}
+
+/**
+ * What a failed call's log line shows as its `err`: the cause under the
+ * contract's errors (undici's, Node's or opossum's error, past any error
+ * remade from another), or the contract's error itself when it has none.
+ */
+export function reasonOf (error: unknown): unknown {
+  let reason = error
+  while (isGatewayError(reason) && reason.cause !== undefined) reason = reason.cause
+  return reason
 }
 
 const MADE_BY = new Map(Object.entries(errors))

@@ -2,7 +2,7 @@ import { once } from 'node:events'
 import { test } from 'tap'
 import WebSocket from 'ws'
 import { buildApp, serverOptions } from '../src/app.ts'
-import { SCOPES, type Scope } from '../src/auth/scopes.ts'
+import { SCOPES, type Scope } from '../src/catalogue/scopes.ts'
 import { ConfigError } from '../src/config/load.ts'
 import { resolveConfig, type GatewayConfig } from '../src/config/resolve.ts'
 import { SANDBOX_FIXTURES as F } from '../src/sandbox/index.ts'
@@ -11,7 +11,7 @@ import gateway from '../src/app.ts'
 import { build, writeClientsFile, writeTempFile, type TestClient } from './helper.ts'
 
 /**
- * docs/api.md 3b, written out independently of src/auth/scopes.ts: the scopes
+ * docs/api.md 3b, written out independently of src/catalogue/scopes.ts: the scopes
  * each route needs (all of them), or null for the public ones. A shipment
  * answers customs and SP2 data at once: it needs the scopes of both.
  */

@@ -5,7 +5,7 @@ import { test } from 'tap'
 import { resolveConfig } from '../src/config/resolve.ts'
 import { sandboxEnv } from '../src/sandbox/index.ts'
 import { bodyPool, sizeClassOf, type BodyPool } from '../src/upstream/body-pool.ts'
-import { startDeadline } from '../src/upstream/policies/deadline.ts'
+import { startDeadline } from '../src/upstream/deadline.ts'
 import { resolveOperations } from '../src/upstream/resolve-operations.ts'
 import { createTransport } from '../src/upstream/transport.ts'
 

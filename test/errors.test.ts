@@ -1,6 +1,11 @@
 import { STATUS_CODES } from 'node:http'
+import pino from 'pino'
 import { test } from 'tap'
-import { codeOf, errors, gatewayError, isGatewayError, reasonPhrase, upstreamStatusOf, type ErrorCode, type GatewayError } from '../src/errors.ts'
+import {
+  codeOf, errors, gatewayError, isGatewayError, reasonOf, reasonPhrase, remade, upstreamStatusOf,
+  type ErrorCode, type GatewayError
+} from '../src/errors.ts'
+import { afterHubActed } from '../src/upstream/failures.ts'
 
 /** The contract's minimum codes (docs/api.md#the-envelope), with their allowed statuses. */
 const CONTRACT: Record<string, number[]> = {
@@ -70,10 +75,81 @@ test('an error carries as fields only the extras it was made with, read-only', a
   const error = gatewayError('UPSTREAM_REJECTED', { statusCode: 400, upstreamStatus: 400, upstreamMessage: 'Parameter tidak valid' })
   const extras = ['upstreamMessage', 'upstreamStatus', 'retryAfter', 'details', 'cause']
   t.same(Object.keys(error).filter(key => extras.includes(key)).sort(), ['upstreamMessage', 'upstreamStatus'])
-  t.notOk(Object.hasOwn(gatewayError('INTERNAL'), 'retryAfter'), 'no field for an extra not given')
+  const internal = gatewayError('INTERNAL')
+  t.notOk(Object.keys(internal).includes('retryAfter'), 'no listed field for an extra not given')
+  t.equal(internal.retryAfter, undefined)
   // @ts-expect-error: an error says what it was made to say; another answer is another error
   const change = (made: GatewayError) => { made.retryAfter = '1' }
   t.type(change, 'function')
+})
+
+/** Sets a field as any code could, past the types (this module is strict: a refusal throws). */
+function assign (target: object, key: string, value: unknown): void {
+  (target as Record<string, unknown>)[key] = value
+}
+
+/** Deletes a field, as assign sets one. */
+function remove (target: object, key: string): void {
+  delete (target as Record<string, unknown>)[key]
+}
+
+test('an error is complete when made: setting, attaching or deleting a field throws', async (t) => {
+  const cause = new Error('x')
+  const error = gatewayError('UPSTREAM_UNAVAILABLE', { statusCode: 503, upstreamStatus: 5, cause })
+  const attempts: Record<string, () => void> = {
+    'its code': () => { assign(error, 'code', 'INTERNAL') },
+    'its status': () => { assign(error, 'statusCode', 500) },
+    'its message': () => { assign(error, 'message', 'something else') },
+    'an extra it was made with': () => { assign(error, 'upstreamStatus', 502) },
+    'an extra it was made without': () => { assign(error, 'hubMayHaveActed', true) },
+    'an extra, by Object.assign': () => { Object.assign(error, { retryAfter: '1' }) },
+    'its cause': () => { assign(error, 'cause', undefined) },
+    'deleting an extra': () => { remove(error, 'upstreamStatus') }
+  }
+  for (const [what, attempt] of Object.entries(attempts)) t.throws(attempt, TypeError, what)
+  t.match(error, { code: 'UPSTREAM_UNAVAILABLE', statusCode: 503, upstreamStatus: 5, cause })
+  t.equal(error.message, 'The customs hub did not answer')
+  t.equal(error.hubMayHaveActed, undefined)
+  t.equal(error.retryAfter, undefined)
+})
+
+test('an error that must say more is a new error, the one it came from its cause', async (t) => {
+  const syntax = new SyntaxError('Unexpected end of JSON input')
+  const original = gatewayError('UPSTREAM_BAD_RESPONSE', { upstreamStatus: 200, cause: syntax })
+  const marked = remade(original, { hubMayHaveActed: true })
+  t.not(marked, original)
+  t.ok(isGatewayError(marked, 'UPSTREAM_BAD_RESPONSE'))
+  t.match(marked, { statusCode: 502, upstreamStatus: 200, hubMayHaveActed: true })
+  t.equal(marked.message, original.message)
+  t.equal(marked.cause, original)
+  t.equal(original.hubMayHaveActed, undefined, 'the original as it was made')
+  t.equal(reasonOf(marked), syntax, 'a failure log line shows the cause under both')
+  const alone = gatewayError('UPSTREAM_TIMEOUT')
+  t.equal(reasonOf(alone), alone, 'one without a cause is its own reason')
+  t.equal(reasonOf(syntax), syntax)
+})
+
+test('a failure after a 2xx is marked: the hub may have acted (a new error)', async (t) => {
+  const original = gatewayError('UPSTREAM_BAD_RESPONSE')
+  const marked = afterHubActed(original)
+  t.ok(isGatewayError(marked) && marked.hubMayHaveActed === true && marked.cause === original)
+  t.equal(afterHubActed(marked), marked, 'one already marked as it is')
+  const plain = new Error('not ours')
+  t.equal(afterHubActed(plain), plain, 'anything else thrown as it is')
+  t.same(Object.keys(plain), [], 'and not changed')
+})
+
+// Not frozen: pino's serializer marks each error it logs for a moment, which a frozen one refuses.
+test('pino logs an error of the table', async (t) => {
+  const lines: string[] = []
+  const log = pino({}, { write: (line: string) => { lines.push(line) } })
+  const timeout = gatewayError('UPSTREAM_TIMEOUT', { upstreamStatus: 504 })
+  const error = remade(timeout, { hubMayHaveActed: true })
+  log.error({ err: error }, 'failed')
+  const { err } = JSON.parse(lines[0] ?? '{}') as { err?: Record<string, unknown> }
+  t.match(err, { code: 'UPSTREAM_TIMEOUT', statusCode: 504, upstreamStatus: 504 })
+  t.equal(err?.['hubMayHaveActed'], true)
+  t.notOk(err !== undefined && 'retryAfter' in err, 'an extra not given is not logged')
 })
 
 test('isGatewayError tells the table\'s errors, of given codes, from anything else thrown', async (t) => {

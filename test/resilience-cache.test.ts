@@ -1,6 +1,8 @@
 import { setTimeout as sleep } from 'node:timers/promises'
 import { test } from 'tap'
-import { ENTRY_OVERHEAD_BYTES, keyBytes } from '../src/state/memory/lookup-cache.ts'
+import {
+  createMemoryLookupStore, ENTRY_OVERHEAD_BYTES, keyBytes
+} from '../src/state/memory/lookup-cache.ts'
 import { createLookupCache, withRetryAfter } from '../src/upstream/policies/cache.ts'
 import { SANDBOX_FIXTURES as F } from '../src/sandbox/index.ts'
 import { gatewayError } from '../src/errors.ts'
@@ -146,7 +148,8 @@ test('the cache keeps at most CACHE_MAX_ENTRIES lookups, the least recently used
 })
 
 test('an entry is charged its answer, its key and its bookkeeping', async (t) => {
-  const cache = createLookupCache<string>({ maxBytes: 10_000, maxEntries: 100, failureMs: 0, remember: () => false })
+  const store = createMemoryLookupStore<string>({ maxBytes: 10_000, maxEntries: 100 })
+  const cache = createLookupCache({ store, failureMs: 0, remember: () => false })
   t.teardown(() => cache.close())
   const options = { ttlMs: 60_000, staleMs: 0, refresh: false, serveStaleOn: () => false }
   await cache.load('a key', options, async () => ({ value: 'x', bytes: 100 }))
@@ -158,7 +161,9 @@ test('an entry is charged its answer, its key and its bookkeeping', async (t) =>
 })
 
 test('expired entries and remembered failures are swept out without being asked for again', async (t) => {
-  const cache = createLookupCache<string>({ maxBytes: 1_000_000, maxEntries: 100, failureMs: 60, remember: () => true, sweepMs: 20 })
+  const budget = { maxBytes: 1_000_000, maxEntries: 100 }
+  const store = createMemoryLookupStore<string>({ ...budget, sweepMs: 20 })
+  const cache = createLookupCache({ store, failureMs: 60, remember: () => true, sweepMs: 20 })
   t.teardown(() => cache.close())
   for (let i = 0; i < 10; i++) await cache.load(`k${i}`, { ttlMs: 40, staleMs: 0, refresh: false, serveStaleOn: () => false }, async () => ({ value: 'x', bytes: 10 }))
   await cache.load('failing', { ttlMs: 40, staleMs: 0, refresh: false, serveStaleOn: () => false }, async () => { throw new Error('hub down') }).catch(() => {})

@@ -4,6 +4,7 @@ import { resolveConfig } from '../src/config/resolve.ts'
 import { createCredentials } from '../src/credentials/index.ts'
 import { resolveProfile } from '../src/profile/resolve.ts'
 import { SANDBOX_FIXTURES as F, sandboxEnv, startSandbox, type Sandbox } from '../src/sandbox/index.ts'
+import { createMemoryLookupStore } from '../src/state/memory/lookup-cache.ts'
 import { createMemoryTokenStore } from '../src/state/memory/token-store.ts'
 import type { SharedLookupEntry, SharedLookupTier } from '../src/state/types.ts'
 import { createHubClient, type HubCaller, type HubClient } from '../src/upstream/client.ts'
@@ -42,6 +43,7 @@ async function replicas (t: { teardown (fn: () => unknown): void }, tier: Shared
     config,
     credentials: createCredentials(config, resolveProfile(config), { log, tokens: createMemoryTokenStore({ clock }), clock }),
     userAgent: 'customs-gateway/test',
+    lookupStore: budget => createMemoryLookupStore({ ...budget, clock }),
     ...(tier === undefined ? {} : { lookupTier: tier }),
     clock
   })

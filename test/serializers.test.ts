@@ -3,7 +3,7 @@ import { buildApp } from '../src/app.ts'
 import { resolveConfig } from '../src/config/resolve.ts'
 import { sandboxEnv } from '../src/sandbox/index.ts'
 import { serializersCompiled, sharedSerializerFactory, withoutAnnotations } from '../src/schemas/serializers.ts'
-import { Type } from '../src/schemas/typebox.ts'
+import { Type } from '../src/typebox.ts'
 
 const route = (schema: unknown, httpStatus = '200') => ({ schema, method: 'GET', url: '/x', httpStatus })
 

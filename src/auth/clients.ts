@@ -5,8 +5,8 @@ import { Value } from 'typebox/value'
 import { ConfigError } from '../config/load.ts'
 import { DURATION_PATTERN, parseDuration } from '../config/duration.ts'
 import { codeOf } from '../errors.ts'
-import { Type, type Static } from '../schemas/typebox.ts'
-import { SCOPES, type Scope } from './scopes.ts'
+import { Type, type Static } from '../typebox.ts'
+import { SCOPES, type Scope } from '../catalogue/scopes.ts'
 
 /** One entry of the CLIENTS_FILE JSON array (docs/security.md#clients-and-keys). */
 export const ClientEntrySchema = Type.Object({

@@ -1,4 +1,4 @@
-import type { Scope } from '../auth/scopes.ts'
+import type { Scope } from './scopes.ts'
 import type { ResourceSpec } from './resource-spec.ts'
 
 /**

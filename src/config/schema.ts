@@ -1,4 +1,4 @@
-import { Type, type Static } from '../schemas/typebox.ts'
+import { Type, type Static } from '../typebox.ts'
 import { DURATION_PATTERN } from './duration.ts'
 
 /**

@@ -1,7 +1,7 @@
 import fp from 'fastify-plugin'
 import type { FastifyInstance, FastifyRequest, FastifyReply, FastifySchema, HookHandlerDoneFunction, onRequestHookHandler, RouteOptions } from 'fastify'
 import { presentedKey } from '../auth/clients.ts'
-import { needsScope, scopesOf, SECURITY_SCHEME, type Scope } from '../auth/scopes.ts'
+import { needsScope, scopesOf, SECURITY_SCHEME, type Scope } from '../catalogue/scopes.ts'
 import { gatewayError } from '../errors.ts'
 import { errorResponses } from '../schemas/envelope.ts'
 

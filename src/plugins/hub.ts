@@ -28,7 +28,8 @@ async function hub (app: FastifyInstance, { config, profile, version, clock }: {
     observe: (operation, outcome, seconds) => app.metrics.observeUpstream(operation, outcome, seconds),
     onSlowPath: (operation) => app.metrics.countSlowPath(operation),
     onDrift: (operation, kind) => app.metrics.countDrift(operation, kind),
-    // With REDIS_URL, the replicas' shared tier behind this process's memory cache.
+    // This process's memory of lookups and, with REDIS_URL, the replicas' shared tier behind it.
+    lookupStore: app.state.lookupStore,
     lookupTier: app.state.lookupTier,
     clock
   })

@@ -2,11 +2,10 @@ import fp from 'fastify-plugin'
 import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from 'fastify'
 import { gatewayError } from '../errors.ts'
 import { requestFingerprint } from '../idempotency/fingerprint.ts'
-import { isStateUnavailable } from '../state/errors.ts'
-import type { StoredResponse } from '../state/types.ts'
+import { isStateUnavailable, type StoredResponse } from '../state/types.ts'
 import { errorResponses } from '../schemas/envelope.ts'
 import { IDEMPOTENCY_KEY } from '../schemas/formats.ts'
-import { Type } from '../schemas/typebox.ts'
+import { Type } from '../typebox.ts'
 import { addRouteHook } from './route-hooks.ts'
 
 declare module 'fastify' {

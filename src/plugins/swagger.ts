@@ -2,8 +2,9 @@ import fp from 'fastify-plugin'
 import swagger from '@fastify/swagger'
 import swaggerUi from '@fastify/swagger-ui'
 import type { FastifyInstance, RouteOptions } from 'fastify'
-import { SCOPE_DESCRIPTIONS, SCOPES, scopesOf, SECURITY_SCHEME } from '../auth/scopes.ts'
+import { SCOPE_DESCRIPTIONS, SCOPES, scopesOf, SECURITY_SCHEME } from '../catalogue/scopes.ts'
 import { ALL_RESOURCES } from '../catalogue/resources.ts'
+import { OPTIONAL_BODY } from '../routes/route-config.ts'
 import ANSWER_EXAMPLES from '../schemas/answer-examples.json' with { type: 'json' }
 import { ErrorEnvelopeSchema, withErrorExamples } from '../schemas/envelope.ts'
 import { errorEnvelope, errorExampleComponents, errorExamples } from '../schemas/error-examples.ts'
@@ -94,9 +95,6 @@ function withExamples (route: RouteOptions): void {
   }
   route.schema = { ...route.schema, response: next }
 }
-
-/** The route extension marking a body that may be left out (the finalization's). */
-export const OPTIONAL_BODY = 'x-optional-body'
 
 /**
  * @fastify/swagger marks every request body required; a route that takes

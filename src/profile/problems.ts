@@ -1,6 +1,6 @@
 import { Settings } from 'typebox/system'
 import { Value } from 'typebox/value'
-import type { TSchema } from '../schemas/typebox.ts'
+import type { TSchema } from '../typebox.ts'
 
 /**
  * A JSON file's problems against a schema, each naming where in the file

@@ -1,6 +1,6 @@
 import { OPERATIONS } from '../catalogue/operations.ts'
 import type { HubOperation } from '../catalogue/types.ts'
-import { Type, type Static, type TSchema } from '../schemas/typebox.ts'
+import { Type, type Static, type TSchema } from '../typebox.ts'
 
 /**
  * The hub profile (UPSTREAM_PROFILE_FILE): how one variant of the hub

@@ -5,7 +5,7 @@ import { gatewayError } from '../errors.ts'
 import { EXAMPLES } from '../schemas/examples.ts'
 import { BL_DATE_YEARS, inDateYears } from '../schemas/formats.ts'
 import { PARAM_SCHEMAS } from '../schemas/params.ts'
-import { Type } from '../schemas/typebox.ts'
+import { Type } from '../typebox.ts'
 import { registerWrite } from './write-route.ts'
 
 export const OfferBodySchema = Type.Object({

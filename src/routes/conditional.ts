@@ -1,5 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
-import { Type, type TSchema } from '../schemas/typebox.ts'
+import { Type, type TSchema } from '../typebox.ts'
 
 /**
  * Conditional requests on the lookups (RFC 9110 13.1.2): each answer has a

@@ -4,8 +4,8 @@ import { gatewayError } from '../errors.ts'
 import { errorResponses } from '../schemas/envelope.ts'
 import { BOOKED_EVENT_EXAMPLE, STREAM_RELOAD_EXAMPLE, TICKET_PATTERN } from '../schemas/events.ts'
 import { EVENT_POSITION } from '../schemas/formats.ts'
-import { Type, type TypeBoxTypeProvider } from '../schemas/typebox.ts'
-import { isStateUnavailable } from '../state/errors.ts'
+import { Type, type TypeBoxTypeProvider } from '../typebox.ts'
+import { isStateUnavailable } from '../state/types.ts'
 
 /** What a caller retries after when the shared state does not answer. */
 const UNAVAILABLE_RETRY_AFTER = '2'

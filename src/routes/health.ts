@@ -1,7 +1,7 @@
 import { basename } from 'node:path'
 import type { FastifyInstance } from 'fastify'
 import { dataEnvelope, errorResponses } from '../schemas/envelope.ts'
-import { Type } from '../schemas/typebox.ts'
+import { Type } from '../typebox.ts'
 import { OPERATIONS } from '../catalogue/operations.ts'
 
 const LiveSchema = dataEnvelope(Type.Object({ status: Type.Literal('ok', { description: 'The process is up' }) }, { additionalProperties: false }), 'Liveness')

@@ -3,7 +3,7 @@ import type { OperationId } from '../catalogue/operations.ts'
 import type { HubOperation, LookupRouteSpec } from '../catalogue/types.ts'
 import { errorResponses, lookupListEnvelope, lookupRecordEnvelope, UPSTREAM_STATUSES } from '../schemas/envelope.ts'
 import { paramsObject } from '../schemas/params.ts'
-import type { TypeBoxTypeProvider } from '../schemas/typebox.ts'
+import type { TypeBoxTypeProvider } from '../typebox.ts'
 import { setCacheHeaders, wantsFresh } from './cache-headers.ts'
 import { conditionalResponses, ConditionalHeadersSchema, notModified } from './conditional.ts'
 

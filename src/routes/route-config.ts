@@ -1,5 +1,11 @@
-import type { RouteScope } from '../auth/scopes.ts'
+import type { RouteScope } from '../catalogue/scopes.ts'
 import type { OperationId } from '../catalogue/operations.ts'
+
+/**
+ * The route schema's extension marking a body that may be left out (the
+ * finalization's): the OpenAPI document says it is not required (plugins/swagger.ts).
+ */
+export const OPTIONAL_BODY = 'x-optional-body'
 
 /** A write: audited, and idempotent with an `Idempotency-Key`. */
 export interface WriteRoute {
@@ -18,7 +24,7 @@ declare module 'fastify' {
    */
   interface FastifyContextConfig {
     /**
-     * The scope a client needs (auth/scopes.ts), or the scopes, all of which
+     * The scope a client needs (catalogue/scopes.ts), or the scopes, all of which
      * it needs (a route whose answer mixes customs and SP2 data); null for a public route: no
      * key needed and not rate limited (health, metrics, docs). A route under
      * /v1 without one stops start-up, so that no route goes unprotected by

@@ -1,8 +1,8 @@
 import type { FastifyInstance } from 'fastify'
 import { PARAM_SCHEMAS } from '../schemas/params.ts'
-import { Type } from '../schemas/typebox.ts'
+import { Type } from '../typebox.ts'
 import { toUpstreamFinalization, writeAnswer } from '../mapping/request-bodies.ts'
-import { OPTIONAL_BODY } from '../plugins/swagger.ts'
+import { OPTIONAL_BODY } from './route-config.ts'
 import { registerWrite } from './write-route.ts'
 
 /** The finalization takes no fields: an empty body or `{}`. */

@@ -3,7 +3,7 @@ import { operationOf, type OperationId } from '../catalogue/operations.ts'
 import { gatewayError } from '../errors.ts'
 import { hubMayHaveActed } from '../upstream/failures.ts'
 import { errorResponses, recordEnvelope, UPSTREAM_STATUSES } from '../schemas/envelope.ts'
-import type { TSchema, TypeBoxTypeProvider } from '../schemas/typebox.ts'
+import type { TSchema, TypeBoxTypeProvider } from '../typebox.ts'
 
 /** What a write may answer besides 200: the hub's failures, a body too large or not JSON. */
 const WRITE_ERRORS = errorResponses([...UPSTREAM_STATUSES, 413, 415])

@@ -1,5 +1,5 @@
 import { DOCUMENT_TYPES, operationsOf } from '../catalogue/operations.ts'
-import { Type, type TSchema } from './typebox.ts'
+import { Type, type TSchema } from '../typebox.ts'
 import { BlEntry } from '../catalogue/resources.ts'
 import { HUB_EXTRA } from '../catalogue/resource-spec.ts'
 import { resourceSchema } from './resource-schemas.ts'

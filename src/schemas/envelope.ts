@@ -1,7 +1,7 @@
 import { ERROR_TABLE, errors, reasonPhrase, type ErrorCode, type ErrorEntry } from '../errors.ts'
 import { errorExamples } from './error-examples.ts'
 import { MAX_PROBLEMS } from './problems.ts'
-import { Type, type TSchema } from './typebox.ts'
+import { Type, type TSchema } from '../typebox.ts'
 
 /** What `code` says, and when each code is answered, in the error table's words. */
 const ENTRIES: ReadonlyArray<[string, ErrorEntry]> = Object.entries(ERROR_TABLE)

@@ -1,5 +1,5 @@
 import { EVENT_ID_PATTERN } from '../state/event-ids.ts'
-import { Type, type Static } from './typebox.ts'
+import { Type, type Static } from '../typebox.ts'
 
 /** One message as an example: the document shows it, and typed clients see it. */
 export const BOOKED_EVENT_EXAMPLE = { id: '1709255700000-0', type: 'booking.booked', occurredAt: '2024-03-01T01:15:00.000Z', requestId: '5b0b7c1e-0d5f-4b8e-9a51-2f4f1d3c9e01', data: { bookingRequestId: 'BKG-20240301-0001', booked: true, note: 'Truck B 1234 XYZ, pickup 08:00' } }

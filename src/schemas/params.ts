@@ -1,7 +1,7 @@
 import type { ParamKind } from '../catalogue/types.ts'
 import { EXAMPLES } from './examples.ts'
 import { BL_DATE_PATTERN, BL_DATE_YEARS, BL_NO, BL_NO_SEGMENT, BOOKING_REQUEST_ID, PIB_NO } from './formats.ts'
-import { Type, type TObject, type TString } from './typebox.ts'
+import { Type, type TObject, type TString } from '../typebox.ts'
 
 /**
  * One schema per gateway parameter kind (docs/api.md#routes). The format each

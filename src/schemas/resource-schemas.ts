@@ -1,4 +1,4 @@
-import { Type, type TObject, type TSchema } from './typebox.ts'
+import { Type, type TObject, type TSchema } from '../typebox.ts'
 import { HUB_EXTRA, isArrayKind, isResource, namesOf, type FieldSpec, type ResourceSpec, type ScalarKind } from '../catalogue/resource-spec.ts'
 
 // The JSON Schema of each resource of catalogue/resources.ts, as the OpenAPI

@@ -3,10 +3,11 @@ import type { Clock } from '../clock.ts'
 import type { Config } from '../config/load.ts'
 import { createMemoryEventLog } from './memory/event-log.ts'
 import { createMemoryIdempotencyStore } from './memory/idempotency.ts'
+import { createMemoryLookupStore } from './memory/lookup-cache.ts'
 import { createMemoryRateLimitStore } from './memory/rate-limit-store.ts'
 import { createMemoryTicketStore } from './memory/ticket-store.ts'
 import { createMemoryTokenStore } from './memory/token-store.ts'
-import type { GatewayState } from './types.ts'
+import type { GatewayState, LookupBudget, LookupStore } from './types.ts'
 
 export type { GatewayState } from './types.ts'
 
@@ -36,6 +37,9 @@ const RATE_LIMIT_KEYS = 10_000
  */
 export async function createState (config: StateConfig, { clock, log, loginRefreshes = false }: StateDeps): Promise<GatewayState> {
   const url = config.REDIS_URL
+  // A replica's own memory of lookups, whatever the state: in front of the shared tier, if any.
+  const lookupStore = <T>(budget: LookupBudget): LookupStore<T> =>
+    createMemoryLookupStore<T>({ ...budget, clock })
   if (url === undefined) {
     const events = createMemoryEventLog({ log, clock, windowMs: config.EVENTS_REPLAY_SECONDS * 1000, maxEntries: config.EVENTS_REPLAY_MAX })
     return {
@@ -44,6 +48,7 @@ export async function createState (config: StateConfig, { clock, log, loginRefre
       events,
       tickets: createMemoryTicketStore({ clock }),
       tokens: createMemoryTokenStore({ clock }),
+      lookupStore,
       close: () => events.close()
     }
   }
@@ -52,5 +57,6 @@ export async function createState (config: StateConfig, { clock, log, loginRefre
   // 1.3 MB of heap (measured in the built gateway) a single instance would
   // otherwise keep for nothing.
   const { createRedisState } = await import('./redis/index.ts')
-  return createRedisState({ ...config, REDIS_URL: url }, { log, clock, rateLimitKeys: RATE_LIMIT_KEYS, loginRefreshes })
+  const deps = { log, clock, rateLimitKeys: RATE_LIMIT_KEYS, loginRefreshes }
+  return { ...createRedisState({ ...config, REDIS_URL: url }, deps), lookupStore }
 }

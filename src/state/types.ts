@@ -15,6 +15,20 @@ import type { FastifyRateLimitStore } from '@fastify/rate-limit'
  */
 export type StoreHealth = 'up' | 'down' | 'refusing-writes'
 
+/**
+ * What a shared store throws when it cannot answer and a guess could cost a
+ * second hub write (Redis down, too slow, or holding a value this version
+ * cannot read): an error whose `code` is STATE_UNAVAILABLE (state/errors.ts).
+ */
+export interface StateUnavailable extends Error {
+  readonly code: 'STATE_UNAVAILABLE'
+}
+
+/** Whether a caught value is a store's STATE_UNAVAILABLE (beside the interfaces its users read). */
+export function isStateUnavailable (error: unknown): error is StateUnavailable {
+  return error instanceof Error && 'code' in error && error.code === 'STATE_UNAVAILABLE'
+}
+
 // 1. Lookup cache. Each replica keeps recent answers in its own memory (a LookupStore: an LRU
 //    under a byte budget, read synchronously so that identical concurrent lookups coalesce
 //    in-process); the coalescing, stale-if-error and failure memory around it are the hub
@@ -31,6 +45,14 @@ export interface LookupEntry<T> {
   expiresAt: number
   /** May be served on a hub failure until (ms epoch); dropped after. */
   staleUntil: number
+}
+
+/** The budget of a replica's memory of lookups (CACHE_MAX_BYTES, CACHE_MAX_ENTRIES). */
+export interface LookupBudget {
+  /** Bytes of memory its entries may be charged: their answers, their keys and the bookkeeping. */
+  maxBytes: number
+  /** Entries kept at most. */
+  maxEntries: number
 }
 
 export interface LookupStore<T> {
@@ -247,6 +269,12 @@ export interface GatewayState {
   events: EventLog
   tickets: TicketStore
   tokens: TokenStore
+  /**
+   * Makes a replica's own memory of lookups, under `budget`: where the hub
+   * client's cache keeps its entries, in front of lookupTier. This
+   * process's memory whatever the state (the cache coalesces in-process).
+   */
+  lookupStore<T> (budget: LookupBudget): LookupStore<T>
   /**
    * The shared tier of the lookup cache, behind each replica's memory tier;
    * undefined when the state is in memory (the memory tier is all there is).

@@ -1,103 +1,130 @@
 /**
- * The hub client: composes the call path, its layers in the order a call
- * meets them. From the outside in:
- *
- *   caller's share (policies/caller-share.ts)  one caller cannot take every connection
- *   cache (policies/cache.ts)                  GET lookups: memory, shared tier, coalescing, stale-if-error
- *   deadline (policies/deadline.ts)            UPSTREAM_DEADLINE_MS for the whole hub call
- *   credentials (policies/credentials.ts)      the hub's token; a 401 gets one new one
- *   breaker (policies/breaker.ts)              one circuit per upstream and operation
- *   retry (policies/retry.ts)                  GET lookups, within the deadline; a span per attempt
- *   transport (transport.ts)                   pool, send, read under the budget, failure mapping
- *   decoder (decode.ts)                        transcoder fast path, threads, reference path
+ * The hub client: the call path, composed from one ordered list of steps of
+ * one shape (call-path.ts), and what the rest of the gateway asks of it.
  */
 import type { Clock } from '../clock.ts'
 import type { Config } from '../config/load.ts'
-import { upstreamStatusOf } from '../errors.ts'
 import { resolveProfile, type ProfileInForce } from '../profile/resolve.ts'
-import type { SharedLookupTier } from '../state/types.ts'
-import { resultOf, type CallResult, type Fetched } from './answer.ts'
+import type { GatewayState, SharedLookupTier } from '../state/types.ts'
+import { resultOf, type CallResult } from './answer.ts'
 import type { CallInput, HubCaller, HubCredentials } from './call.ts'
-import { createDecoder, LARGE_ANSWER_BYTES } from './decode.ts'
+import { callContext, compose, type CallContext, type CallStep } from './call-path.ts'
+import { createDecoder, decodePolicy, LARGE_ANSWER_BYTES } from './decode.ts'
 import { createDriftReporter } from './drift.ts'
-import { outcomeOf, type Outcome } from './failures.ts'
 import type { OperationId } from '../catalogue/operations.ts'
+import { outcomePolicy, type ObserveCall } from './outcomes.ts'
 import { createBreakers, type Circuit } from './policies/breaker.ts'
 import { createCachePolicy } from './policies/cache.ts'
-import { createCallerShare } from './policies/caller-share.ts'
-import { withAuthorization } from './policies/credentials.ts'
-import { startDeadline } from './policies/deadline.ts'
-import { withRetries } from './policies/retry.ts'
-import { buildPath, resolveOperations, type OperationMap, type ResolvedOperation } from './resolve-operations.ts'
-import { inAttemptSpan, inCallSpan } from './spans.ts'
-import { createTransport } from './transport.ts'
+import { callerSharePolicy } from './policies/caller-share.ts'
+import { credentialsPolicy } from './policies/credentials.ts'
+import { deadlinePolicy } from './policies/deadline.ts'
+import { retryPolicy } from './policies/retry.ts'
+import { buildPath, resolveOperations, type OperationMap } from './resolve-operations.ts'
+import { attemptSpanPolicy, callSpanPolicy } from './spans.ts'
+import { createTransport, exchangePolicy } from './transport.ts'
 
 export type { CallResult } from './answer.ts'
 export type { CallInput, HubCaller, HubCredentials } from './call.ts'
+export type { CallContext, CallStep, Policy } from './call-path.ts'
 export type { Circuit } from './policies/breaker.ts'
 
 export interface HubClient {
   operations: OperationMap
-  /** The hub profile in force (docs/profiles.md): how each operation is addressed, authenticated and read. */
+  /** The hub profile in force (docs/profiles.md): how each operation is sent and read. */
   profile: ProfileInForce
   call (caller: HubCaller, input: CallInput): Promise<CallResult>
   /** The state of every circuit: one per upstream and operation (a gauge can read them). */
   circuits (): Circuit[]
-  /** What the lookup cache holds in this process: entries, the bytes charged for them, failures remembered. */
+  /** What the lookup cache holds in this process: entries, bytes charged, failures remembered. */
   cacheUsage (): { entries: number, bytes: number, failures: number }
   close (): Promise<void>
 }
 
+export type HubClientConfig = Config &
+  { UPSTREAM_HUB_URL: string, UPSTREAM_BASE_URL: string, UPSTREAM_API_KEY: string }
+
 export interface HubClientOptions {
-  config: Config & { UPSTREAM_HUB_URL: string, UPSTREAM_BASE_URL: string, UPSTREAM_API_KEY: string }
+  config: HubClientConfig
   credentials: HubCredentials
   userAgent: string
   /** Called once per call with its outcome and duration, for metrics. */
-  observe?: (operation: OperationId, outcome: Outcome, seconds: number) => void
-  /** Called when a 2xx answer is read by the reference path (the transcoder gave up, or there is none). */
+  observe?: ObserveCall
+  /** Called when the reference path reads a 2xx answer (the transcoder gave up, or has none). */
   onSlowPath?: (operation: OperationId) => void
-  /** Called for each tolerance a hub answer needed (mapping/drift.ts), by operation and kind, for metrics; the first of each is logged. */
+  /**
+   * Called for each tolerance a hub answer needed (mapping/drift.ts), by
+   * operation and kind, for metrics; the first of each is logged.
+   */
   onDrift?: (operation: string, kind: string) => void
   /** The hub profile in force; resolved from `config` when not given. */
   profile?: ProfileInForce
+  /** Makes the lookup cache's memory in this process (GatewayState.lookupStore, createState). */
+  lookupStore: GatewayState['lookupStore']
   /** The lookup cache's tier shared by the replicas; none (undefined) for a single instance. */
   lookupTier?: SharedLookupTier
   /** What the cache's TTLs are measured by (default: the system clock). */
   clock?: Clock
+  /**
+   * The call path to compose, given the default one's steps (outermost
+   * first, as createHubClient lists them): to add a policy of one's own,
+   * take one out, or put another in its place, by name. Default: the steps
+   * as they are. `npm run bench -- --stages` measures each step so.
+   */
+  callPath?: (steps: readonly CallStep[]) => readonly CallStep[]
 }
 
-/** What a call's span records of its answer. */
-function describeCall ({ cache }: CallResult): Record<string, string> {
-  return cache === undefined ? {} : { 'gateway.hub.cache': cache.stale ? 'stale' : cache.cached ? 'hit' : 'miss' }
-}
-
-export function createHubClient ({ config, credentials, userAgent, observe, onSlowPath, onDrift, lookupTier, clock, profile = resolveProfile(config) }: HubClientOptions): HubClient {
-  const operations = resolveOperations(config, profile)
-  const drift = createDriftReporter(onDrift)
-  const share = createCallerShare(config.UPSTREAM_MAX_CALLS_PER_CLIENT)
-  const cache = createCachePolicy({ config, credentials, tier: lookupTier, clock })
-  const breakers = createBreakers(operations, {
-    errorThresholdPercentage: config.BREAKER_ERROR_PERCENTAGE,
-    volumeThreshold: config.BREAKER_VOLUME_THRESHOLD,
-    rollingCountTimeout: config.BREAKER_WINDOW_MS,
-    resetTimeout: config.BREAKER_RESET_MS
-  })
-  const retries = { retries: config.UPSTREAM_RETRIES, baseMs: config.UPSTREAM_RETRY_BASE_MS, maxMs: config.UPSTREAM_RETRY_MAX_MS }
-  const transport = createTransport({ config, userAgent, budgetFromBytes: LARGE_ANSWER_BYTES })
-  const decoder = createDecoder({ operations, config, onSlowPath, drift })
-  // Each operation's address without its values, for the spans of its calls.
-  const templates = new Map([...operations.values()].map(op => [op.id, transport.basePath(op.service) + op.address]))
-
-  /** One hub call: the layers below the cache, outermost first. */
-  function fetch (op: ResolvedOperation, caller: HubCaller, input: CallInput, path: string): Promise<Fetched> {
-    const deadline = startDeadline(config.UPSTREAM_DEADLINE_MS)
-    const { log } = caller
-    return withAuthorization(credentials, op, caller, log, (authorization) =>
-      breakers.run(op, () =>
-        withRetries(retries, op, deadline, log, (attempt) => inAttemptSpan(op, attempt, templates.get(op.id)!, () =>
-          transport.exchange(op, { path, requestId: caller.id, authorization, body: input.body, deadline, noteDrift: (bit, details) => drift.report(op.id, bit, log, details) }, (chunks, size, status) =>
-            decoder.decode(op, chunks, size, status, deadline, log, [config.UPSTREAM_API_KEY, authorization]))))))
+/** What the policies are given, read from the settings in this one place. */
+export function policyOptions (config: HubClientConfig) {
+  return {
+    callsPerClient: config.UPSTREAM_MAX_CALLS_PER_CLIENT,
+    deadlineMs: config.UPSTREAM_DEADLINE_MS,
+    breaker: {
+      errorThresholdPercentage: config.BREAKER_ERROR_PERCENTAGE,
+      volumeThreshold: config.BREAKER_VOLUME_THRESHOLD,
+      rollingCountTimeout: config.BREAKER_WINDOW_MS,
+      resetTimeout: config.BREAKER_RESET_MS
+    },
+    retry: {
+      retries: config.UPSTREAM_RETRIES,
+      baseMs: config.UPSTREAM_RETRY_BASE_MS,
+      maxMs: config.UPSTREAM_RETRY_MAX_MS
+    }
   }
+}
+
+export function createHubClient (options: HubClientOptions): HubClient {
+  const { config, credentials, userAgent, lookupStore, lookupTier, clock } = options
+  const callPath = options.callPath ?? (steps => steps)
+  const profile = options.profile ?? resolveProfile(config)
+  const operations = resolveOperations(config, profile)
+  const drift = createDriftReporter(options.onDrift)
+  const given = policyOptions(config)
+  const cache = createCachePolicy({ config, credentials, lookupStore, tier: lookupTier, clock })
+  const breakers = createBreakers(operations, given.breaker)
+  const budgetFromBytes = LARGE_ANSWER_BYTES
+  const transport = createTransport({ config, userAgent, budgetFromBytes, drift })
+  const decoder = createDecoder({ operations, config, onSlowPath: options.onSlowPath, drift })
+  // Each operation's address without its values, for the spans of its calls.
+  const templates = new Map([...operations.values()]
+    .map(op => [op.id, transport.basePath(op.service) + op.address]))
+  // A write, or a lookup the cache would not answer, starts a hub call of its own.
+  const startsCall = ({ op, key, fresh }: CallContext): boolean =>
+    op.method !== 'GET' || cache.wouldCall(key, fresh)
+
+  // The call path, in the order a call meets its steps: each a function of the next.
+  const hubCall = compose(callPath([
+    { name: 'caller-share', policy: callerSharePolicy(given.callsPerClient, startsCall) },
+    { name: 'outcome', policy: outcomePolicy(options.observe) },
+    { name: 'call-span', policy: callSpanPolicy(breakers.state) },
+    { name: 'cache', policy: cache.policy },
+    { name: 'deadline', policy: deadlinePolicy(given.deadlineMs) },
+    { name: 'credentials', policy: credentialsPolicy(credentials) },
+    { name: 'breaker', policy: breakers.policy },
+    { name: 'retry', policy: retryPolicy(given.retry) },
+    { name: 'attempt-span', policy: attemptSpanPolicy(op => templates.get(op.id) ?? '') },
+    { name: 'decode', policy: decodePolicy(decoder, config.UPSTREAM_API_KEY) },
+    { name: 'exchange', policy: exchangePolicy(transport) }
+  ]))
 
   return {
     operations,
@@ -105,31 +132,11 @@ export function createHubClient ({ config, credentials, userAgent, observe, onSl
     async call (caller, input) {
       const op = operations.get(input.operation)
       if (op === undefined) throw new Error(`unknown operation ${input.operation}`)
-      const { log } = caller
-      const fresh = input.fresh === true
       // A value that cannot be placed is the caller's error, not a hub call that failed.
       const path = buildPath(op, input.params ?? {}, transport.basePath(op.service))
       const key = op.method === 'GET' ? cache.key(caller, path) : ''
-      const release = share.admit(op, caller, log, () => op.method !== 'GET' || cache.wouldCall(key, fresh))
-      const started = process.hrtime.bigint()
-      try {
-        // The call's span (spans.ts): a no-op that records nothing while tracing is off.
-        const result = await inCallSpan(op, breakers.state(op), () => op.method === 'GET'
-          ? cache.lookup(op, key, fresh, log, () => fetch(op, caller, input, path))
-          : fetch(op, caller, input, path).then(fetched => resultOf(fetched)), describeCall)
-        caller.upstreamStatus = result.upstreamStatus
-        observe?.(op.id, result.cache?.cached === true ? (result.cache.stale ? 'stale' : 'cached') : 'ok', Number(process.hrtime.bigint() - started) / 1e9)
-        return result
-      } catch (error) {
-        const outcome = outcomeOf(error)
-        const status = upstreamStatusOf(error)
-        if (status !== undefined) caller.upstreamStatus = status
-        observe?.(op.id, outcome, Number(process.hrtime.bigint() - started) / 1e9)
-        log.warn({ operation: op.id, outcome, err: (error instanceof Error ? error.cause : undefined) ?? error }, 'upstream call failed')
-        throw error
-      } finally {
-        release()
-      }
+      const ctx = callContext(op, caller, path, input.body, key, input.fresh === true)
+      return resultOf(await hubCall(ctx), ctx.cache)
     },
     circuits: () => breakers.circuits(),
     cacheUsage: () => cache.usage(),

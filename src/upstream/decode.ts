@@ -13,6 +13,7 @@ import type { Transcoded } from '../mapping/transcode/index.ts'
 import { envelopeAround, FRESH_FRAME } from '../schemas/envelope.ts'
 import { reportedFailure } from './answer-failure.ts'
 import { fetchedOf, type CallResult, type Fetched } from './answer.ts'
+import type { Policy, ReadAnswer } from './call-path.ts'
 import type { DriftReporter } from './drift.ts'
 import { oneTurnEach } from './one-turn-each.ts'
 import { extract } from './reference-path.ts'
@@ -162,5 +163,20 @@ export function createDecoder ({ operations, config, onSlowPath, drift }: Decode
       })()
     },
     close: async () => transcoding?.close()
+  }
+}
+
+/**
+ * The decode step: the exchange below reads a 2xx body with `decoder` (as
+ * an undici interceptor wraps the handler). `apiKey` and the call's
+ * authorization are scrubbed from the text of a 2xx answer that reports a
+ * failure.
+ */
+export function decodePolicy (decoder: Decoder, apiKey: string): Policy {
+  const read: ReadAnswer = (chunks, size, statusCode, { op, deadline, log, authorization }) =>
+    decoder.decode(op, chunks, size, statusCode, deadline, log, [apiKey, authorization])
+  return (next) => (ctx) => {
+    ctx.read = read
+    return next(ctx)
   }
 }

@@ -1,4 +1,4 @@
-import { codeOf, gatewayError, isGatewayError, type ErrorCode } from '../errors.ts'
+import { codeOf, gatewayError, isGatewayError, remade, type ErrorCode } from '../errors.ts'
 
 /**
  * Upstream failures mapped by cause, in one place (docs/api.md#the-envelope). Status
@@ -46,6 +46,17 @@ function neverConnected (error: unknown): boolean {
  */
 export function hubMayHaveActed (error: unknown): boolean {
   return isGatewayError(error) && error.hubMayHaveActed === true
+}
+
+/**
+ * A failure after the hub answered 2xx (its body cut short, too large, or
+ * unreadable): the hub acted, whatever became of its answer here. The same
+ * error marked so, as a new error (the original its cause); any other thrown
+ * value as it is (hubMayHaveActed reads the contract's errors only).
+ */
+export function afterHubActed (error: unknown): unknown {
+  if (!isGatewayError(error) || error.hubMayHaveActed === true) return error
+  return remade(error, { hubMayHaveActed: true })
 }
 
 /** A transport error (undici or node:net) before or while reading a response. */

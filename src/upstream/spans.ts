@@ -1,6 +1,7 @@
 import { context, SpanStatusCode, trace, type Span } from '@opentelemetry/api'
 import { upstreamStatusOf } from '../errors.ts'
 import { HUB_TARGET } from '../telemetry/safe-target.ts'
+import type { CallContext, Policy } from './call-path.ts'
 import { outcomeOf } from './failures.ts'
 import type { ResolvedOperation } from './resolve-operations.ts'
 
@@ -31,45 +32,64 @@ function ended (span: Span, value: HubStatus | undefined, error: unknown): void 
   span.end()
 }
 
-/**
- * Runs one hub call in its span. `describe` adds what is known once it is
- * done (the cache's answer). Not an async function: without a span it hands
- * back `run`'s own promise, with no promise of its own around it.
- */
-export function inCallSpan<T extends HubStatus> (op: ResolvedOperation, circuit: string, run: () => Promise<T>, describe: (result: T) => Record<string, string>): Promise<T> {
-  // Tracing off (no SDK), or a request not sampled: no span, not even a no-op one.
-  const request = trace.getActiveSpan()
-  if (request === undefined || !request.isRecording()) return run()
-  return tracer.startActiveSpan(`hub ${op.id}`, async (span) => {
-    if (!span.isRecording()) return run()
-    span.setAttributes({ 'gateway.hub.operation': op.id, 'gateway.hub.upstream': op.service, 'gateway.hub.circuit': circuit })
-    try {
-      const result = await run()
-      span.setAttributes(describe(result))
-      ended(span, result, undefined)
-      return result
-    } catch (error) {
-      ended(span, undefined, error)
-      throw error
-    }
-  })
+/** What a call's span records of its answer: how it relates to the cache. */
+function describeCall ({ cache }: CallContext): Record<string, string> {
+  if (cache === undefined) return {}
+  return { 'gateway.hub.cache': cache.stale ? 'stale' : cache.cached ? 'hit' : 'miss' }
 }
 
 /**
- * Runs one attempt of a hub call in its span, with the address template
- * (`template`) in the context for the HTTP span (telemetry/safe-target.ts).
+ * The call's span step: the rest of the call in its span, with the state of
+ * the operation's circuit (`circuitOf`) and, once done, the cache's answer.
+ * Without a span it hands back the next call's own promise, with no promise
+ * of its own around it.
  */
-export function inAttemptSpan<T extends HubStatus> (op: ResolvedOperation, attempt: number, template: string, run: () => Promise<T>): Promise<T> {
-  const active = trace.getActiveSpan()
-  if (active === undefined || !active.isRecording()) return run()
-  return tracer.startActiveSpan(`hub ${op.id} attempt`, { attributes: { 'gateway.hub.operation': op.id, 'gateway.hub.attempt': attempt } }, async (span) => {
-    try {
-      const result = await context.with(context.active().setValue(HUB_TARGET, template), run)
-      ended(span, result, undefined)
-      return result
-    } catch (error) {
-      ended(span, undefined, error)
-      throw error
-    }
-  })
+export function callSpanPolicy (circuitOf: (op: ResolvedOperation) => string): Policy {
+  return (next) => (ctx) => {
+    // Tracing off (no SDK), or a request not sampled: no span, not even a no-op one.
+    const request = trace.getActiveSpan()
+    if (request === undefined || !request.isRecording()) return next(ctx)
+    const { op } = ctx
+    return tracer.startActiveSpan(`hub ${op.id}`, async (span) => {
+      if (!span.isRecording()) return await next(ctx)
+      span.setAttributes({
+        'gateway.hub.operation': op.id,
+        'gateway.hub.upstream': op.service,
+        'gateway.hub.circuit': circuitOf(op)
+      })
+      try {
+        const fetched = await next(ctx)
+        span.setAttributes(describeCall(ctx))
+        ended(span, fetched, undefined)
+        return fetched
+      } catch (error) {
+        ended(span, undefined, error)
+        throw error
+      }
+    })
+  }
+}
+
+/**
+ * The attempt's span step: each attempt in its span, with its operation's
+ * address template in the context for the HTTP span (telemetry/safe-target.ts).
+ */
+export function attemptSpanPolicy (templateOf: (op: ResolvedOperation) => string): Policy {
+  return (next) => (ctx) => {
+    const active = trace.getActiveSpan()
+    if (active === undefined || !active.isRecording()) return next(ctx)
+    const { op, attempt } = ctx
+    const attributes = { 'gateway.hub.operation': op.id, 'gateway.hub.attempt': attempt }
+    return tracer.startActiveSpan(`hub ${op.id} attempt`, { attributes }, async (span) => {
+      try {
+        const target = context.active().setValue(HUB_TARGET, templateOf(op))
+        const fetched = await context.with(target, next, undefined, ctx)
+        ended(span, fetched, undefined)
+        return fetched
+      } catch (error) {
+        ended(span, undefined, error)
+        throw error
+      }
+    })
+  }
 }

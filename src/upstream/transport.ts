@@ -4,13 +4,16 @@
  * every failure on the way mapped to the contract's error (failures.ts).
  * What the body means is the decoder's business (decode.ts).
  */
+import type { FastifyBaseLogger } from 'fastify'
 import { Pool, type Dispatcher } from 'undici'
-import type { Deadline } from './policies/deadline.ts'
 import type { Config } from '../config/load.ts'
 import { gatewayError } from '../errors.ts'
 import { byteBudget } from './body-budget.ts'
 import { bodyPool, type BodyPool } from './body-pool.ts'
-import { retryAfterSeconds, statusFailure, transportFailure } from './failures.ts'
+import type { Policy } from './call-path.ts'
+import type { Deadline } from './deadline.ts'
+import type { DriftReporter } from './drift.ts'
+import { afterHubActed, retryAfterSeconds, statusFailure, transportFailure } from './failures.ts'
 import { DRIFT } from '../mapping/drift.ts'
 import { hubError } from './hub-message.ts'
 import type { ResolvedOperation } from './resolve-operations.ts'
@@ -27,6 +30,11 @@ export interface TransportOptions {
   budgetFromBytes: number
   /** Where bodies of POOLED_FROM_BYTES or more are read into (default: spare buffers kept within the body budget; without a budget, none kept). */
   buffers?: BodyPool
+  /**
+   * Where what the hub sent beyond its documented forms is counted and
+   * logged: an error's text in another member than `message`.
+   */
+  drift?: DriftReporter | undefined
 }
 
 /** What one exchange sends. */
@@ -39,12 +47,16 @@ export interface Exchange {
   body?: unknown
   /** The call's deadline: the exchange is abandoned (UPSTREAM_TIMEOUT) when it passes. */
   deadline: Deadline
-  /** Notes what the hub sent beyond its documented forms (DRIFT bits): an error's text in another member than `message`. */
-  noteDrift?: (bit: number, details?: Record<string, unknown>) => void
+  /** Where the drift reporter (TransportOptions.drift) logs what the answer needed. */
+  log?: Pick<FastifyBaseLogger, 'warn'>
 }
 
-/** Reads a 2xx answer's body, as it arrived in chunks, into what the caller wants of it; runs inside the body budget. */
-export type ReadBody<T> = (chunks: readonly Buffer[], size: number, statusCode: number) => T | Promise<T>
+/**
+ * Reads a 2xx answer's body, as it arrived in chunks, into what the caller
+ * wants of it, given the exchange it answers; runs inside the body budget.
+ */
+export type ReadBody<T, E extends Exchange = Exchange> =
+  (chunks: readonly Buffer[], size: number, statusCode: number, exchange: E) => T | Promise<T>
 
 export interface Transport {
   /** The path prefix of an upstream address ({hub_url} or {base_url}). */
@@ -54,7 +66,9 @@ export interface Transport {
    * says the hub answers so when it has nothing); any other status, or trouble on the way,
    * throws the contract's error.
    */
-  exchange<T> (op: ResolvedOperation, exchange: Exchange, read: ReadBody<T>): Promise<T>
+  exchange<T, E extends Exchange = Exchange> (
+    op: ResolvedOperation, exchange: E, read: ReadBody<T, E>
+  ): Promise<T>
   /** Lets exchanges in flight finish, but never waits on a hung hub longer than a moment. */
   close (): Promise<void>
 }
@@ -83,7 +97,9 @@ function deadlinePassed (): Error {
   return new DOMException('The hub call\'s deadline passed', 'TimeoutError')
 }
 
-export function createTransport ({ config, userAgent, budgetFromBytes, buffers = bodyPool(config.UPSTREAM_BODY_BUDGET_BYTES) }: TransportOptions): Transport {
+export function createTransport (options: TransportOptions): Transport {
+  const { config, userAgent, budgetFromBytes, drift } = options
+  const buffers = options.buffers ?? bodyPool(config.UPSTREAM_BODY_BUDGET_BYTES)
   const pools = new Map<string, Pool>()
   const maxBytes = config.UPSTREAM_MAX_RESPONSE_BYTES
   const largeBodies = config.UPSTREAM_BODY_BUDGET_BYTES > 0 ? byteBudget(config.UPSTREAM_BODY_BUDGET_BYTES) : undefined
@@ -148,8 +164,7 @@ export function createTransport ({ config, userAgent, budgetFromBytes, buffers =
         if (pooled !== undefined) buffers.give(pooled)
         release?.()
         // The hub answered 2xx: it acted, whatever became of its answer here.
-        if (statusCode >= 200 && statusCode < 300 && error !== null && typeof error === 'object') Object.assign(error, { hubMayHaveActed: true })
-        reject(error)
+        reject(statusCode >= 200 && statusCode < 300 ? afterHubActed(error) : error)
       }
       const succeed = (): void => {
         if (settled) return
@@ -183,7 +198,8 @@ export function createTransport ({ config, userAgent, budgetFromBytes, buffers =
           limit = maxBytes
           keep = true
           if (declared > maxBytes) {
-            const error = gatewayError('UPSTREAM_BAD_RESPONSE', { cause: new Error(`declared body of ${declared} bytes exceeds ${maxBytes}`) })
+            const cause = new Error(`declared body of ${declared} bytes exceeds ${maxBytes}`)
+            const error = gatewayError('UPSTREAM_BAD_RESPONSE', { hubMayHaveActed: true, cause })
             stop(error)
             fail(error)
             return
@@ -213,7 +229,8 @@ export function createTransport ({ config, userAgent, budgetFromBytes, buffers =
           const end = size + chunk.length
           if (end > limit) {
             if (statusCode >= 200 && statusCode < 300) {
-              const error = gatewayError('UPSTREAM_BAD_RESPONSE', { cause: new Error(`body exceeds ${limit} bytes`) })
+              const cause = new Error(`body exceeds ${limit} bytes`)
+              const error = gatewayError('UPSTREAM_BAD_RESPONSE', { hubMayHaveActed: true, cause })
               stop(error)
               fail(error)
               return
@@ -252,7 +269,8 @@ export function createTransport ({ config, userAgent, budgetFromBytes, buffers =
   return {
     basePath: (service) => upstreams[service].basePath,
 
-    async exchange (op, { path, requestId, authorization, body: payload, deadline, noteDrift }, read) {
+    async exchange (op, exchange, read) {
+      const { path, requestId, authorization, body: payload, deadline, log } = exchange
       const hasBody = payload !== undefined
       const answer = await send(op, {
         method: op.method,
@@ -269,15 +287,15 @@ export function createTransport ({ config, userAgent, budgetFromBytes, buffers =
       if (!answered) {
         const text = answer.chunks.length === 0 ? '' : Buffer.concat(answer.chunks, answer.size).toString('utf8')
         const found = hubError(statusCode, text, [config.UPSTREAM_API_KEY, authorization], op.errorFields)
-        if (found !== undefined && found.field !== 'message') noteDrift?.(DRIFT.errorField, { field: found.field })
+        if (found !== undefined && found.field !== 'message' && log !== undefined) {
+          drift?.report(op.id, DRIFT.errorField, log, { field: found.field })
+        }
         throw statusFailure(statusCode, found?.text, retryAfterSeconds(headers['retry-after']))
       }
       try {
-        return await read(answer.chunks, answer.size, statusCode)
+        return await read(answer.chunks, answer.size, statusCode, exchange)
       } catch (error) {
-        // The hub answered 2xx: it acted, whatever became of its answer here.
-        if (error !== null && typeof error === 'object') Object.assign(error, { hubMayHaveActed: true })
-        throw error
+        throw afterHubActed(error)
       } finally {
         // The decoder has copied what it keeps.
         if (answer.pooled !== undefined) buffers.give(answer.pooled)
@@ -298,4 +316,9 @@ export function createTransport ({ config, userAgent, budgetFromBytes, buffers =
       }))
     }
   }
+}
+
+/** The exchange step, the call path's last: the HTTP exchange, its body read as decode said. */
+export function exchangePolicy (transport: Transport): Policy {
+  return () => (ctx) => transport.exchange(ctx.op, ctx, ctx.read)
 }

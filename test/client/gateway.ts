@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto'
-import { SCOPES } from '../../src/auth/scopes.ts'
+import { SCOPES } from '../../src/catalogue/scopes.ts'
 import { build, type Built, type TestClient } from '../helper.ts'
 
 /** The subset of a tap `Test` the helpers use. */

@@ -1,7 +1,6 @@
 import { Redis } from 'ioredis'
 import { test } from 'tap'
-import type { StoredResponse } from '../../src/state/types.ts'
-import { isStateUnavailable } from '../../src/state/errors.ts'
+import { isStateUnavailable, type StoredResponse } from '../../src/state/types.ts'
 import { createRedisIdempotencyStore, idempotencyKey, type RedisIdempotencyOptions } from '../../src/state/redis/idempotency.ts'
 import { connect, startRedisServer, until, type LogLines } from './redis-server.ts'
 

@@ -47,7 +47,18 @@ function sentinelsOf (config: RedisStateConfig): RedisSentinels | undefined {
   }
 }
 
-export function createRedisState (config: RedisStateConfig, { clock, log, rateLimitKeys, loginRefreshes }: { clock: Clock, log: FastifyBaseLogger, rateLimitKeys: number, loginRefreshes: boolean }): GatewayState {
+interface RedisStateDeps {
+  clock: Clock
+  log: FastifyBaseLogger
+  rateLimitKeys: number
+  loginRefreshes: boolean
+}
+
+/** The state in Redis; createState adds the replica's own memory of lookups. */
+export function createRedisState (
+  config: RedisStateConfig,
+  { clock, log, rateLimitKeys, loginRefreshes }: RedisStateDeps
+): Omit<GatewayState, 'lookupStore'> {
   const sentinels = sentinelsOf(config)
   const redisLog = log.child({ component: 'redis' })
   const connection = createRedisConnection({

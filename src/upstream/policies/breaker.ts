@@ -1,6 +1,8 @@
 import CircuitBreaker from 'opossum'
 import { codeOf, gatewayError, type ErrorCode } from '../../errors.ts'
 import type { OperationId } from '../../catalogue/operations.ts'
+import type { Fetched } from '../answer.ts'
+import type { Call, CallContext, Policy } from '../call-path.ts'
 import type { OperationMap, ResolvedOperation } from '../resolve-operations.ts'
 
 export type BreakerState = 'closed' | 'open' | 'half-open'
@@ -13,8 +15,8 @@ export interface BreakerOptions {
 }
 
 export interface Breaker {
-  /** Runs `action` through the circuit; an open circuit answers UPSTREAM_UNAVAILABLE 503 at once. */
-  run<T> (action: () => Promise<T>): Promise<T>
+  /** Runs `next(ctx)` through the circuit; an open one answers UPSTREAM_UNAVAILABLE 503 at once. */
+  run (next: Call, ctx: CallContext): Promise<Fetched>
   readonly state: BreakerState
   shutdown (): void
 }
@@ -59,22 +61,23 @@ export function opossumOptions (name: string, options: BreakerOptions): CircuitB
  * (half-open) closes or reopens it.
  */
 export function createBreaker (name: string, options: BreakerOptions): Breaker {
-  // The action is the call's own promise: no async wrapper around it, and no await in run (a promise and a turn fewer per call).
-  const breaker = new CircuitBreaker((action: () => Promise<unknown>) => action(), opossumOptions(name, options))
+  // The call itself is opossum's action, given its context: no closure around it per call, and
+  // no await in run (a promise and a turn fewer per call).
+  const call = (next: Call, ctx: CallContext): Promise<Fetched> => next(ctx)
+  const breaker = new CircuitBreaker(call, opossumOptions(name, options))
   let openedAt = 0
   breaker.on('open', () => { openedAt = Date.now() })
   const refused = (error: unknown): never => {
     if (codeOf(error) === 'EOPENBREAKER') {
       const wait = Math.max(1, Math.ceil((openedAt + options.resetTimeout - Date.now()) / 1000))
-      throw gatewayError('UPSTREAM_UNAVAILABLE', { statusCode: 503, retryAfter: String(wait), cause: error })
+      const retryAfter = String(wait)
+      throw gatewayError('UPSTREAM_UNAVAILABLE', { statusCode: 503, retryAfter, cause: error })
     }
     throw error
   }
 
   return {
-    run<T> (action: () => Promise<T>): Promise<T> {
-      return (breaker.fire(action) as Promise<T>).catch(refused)
-    },
+    run: (next, ctx) => breaker.fire(next, ctx).catch(refused),
     get state (): BreakerState {
       if (breaker.opened) return 'open'
       if (breaker.halfOpen) return 'half-open'
@@ -94,8 +97,11 @@ export interface Circuit {
 }
 
 export interface Breakers {
-  /** Runs the whole call (its retries included) through the operation's circuit, so that it counts once. */
-  run<T> (op: ResolvedOperation, action: () => Promise<T>): Promise<T>
+  /**
+   * The breaker step: the whole call below it (its retries included) through
+   * the operation's circuit, so that it counts once.
+   */
+  policy: Policy
   /** The state of the operation's circuit (a span records it). */
   state (op: ResolvedOperation): BreakerState
   /** The state of every circuit (a gauge can read them). */
@@ -108,11 +114,19 @@ export interface Breakers {
  * failing opens its own circuit, not the writes' (nor the other lookups').
  */
 export function createBreakers (operations: OperationMap, options: BreakerOptions): Breakers {
-  const breakers = new Map<OperationId, Breaker>([...operations.values()].map(op => [op.id, createBreaker(`${op.service} ${op.id}`, options)]))
+  const breakers = new Map<OperationId, Breaker>()
+  for (const op of operations.values()) {
+    breakers.set(op.id, createBreaker(`${op.service} ${op.id}`, options))
+  }
+  const of = (op: ResolvedOperation): Breaker => breakers.get(op.id)!
   return {
-    run: (op, action) => breakers.get(op.id)!.run(action),
-    state: (op) => breakers.get(op.id)!.state,
-    circuits: () => [...breakers].map(([operation, breaker]) => ({ upstream: operations.get(operation)!.service, operation, state: breaker.state })),
+    policy: (next) => (ctx) => of(ctx.op).run(next, ctx),
+    state: (op) => of(op).state,
+    circuits: () => [...breakers].map(([operation, breaker]) => ({
+      upstream: operations.get(operation)!.service,
+      operation,
+      state: breaker.state
+    })),
     shutdown () {
       for (const breaker of breakers.values()) breaker.shutdown()
     }

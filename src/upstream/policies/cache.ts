@@ -1,9 +1,9 @@
 /**
  * The lookup cache policy: coalescing of identical concurrent lookups, a TTL
  * per entry, stale-if-error, and a short memory of failures, around a
- * replica's own store (a LookupStore: state/memory/lookup-cache.ts by
- * default, as undici's cache interceptor defaults to its memory store) and,
- * where there is one, a tier shared by the replicas (SharedLookupTier).
+ * replica's own store (a LookupStore, which the state makes: this process's
+ * memory, state/memory/lookup-cache.ts) and, where there is one, a tier
+ * shared by the replicas (SharedLookupTier).
  *
  * Written here rather than taken from async-cache-dedupe (which the issue
  * names): that library has no byte budget (its memory store counts entries,
@@ -17,16 +17,14 @@
  * is for all or none), a failure is remembered and answered again without a
  * call, and a joined call is `meta.cached` when it began before the caller.
  */
-import type { FastifyBaseLogger } from 'fastify'
 import { systemClock, type Clock } from '../../clock.ts'
 import type { Config } from '../../config/load.ts'
-import { codeOf, gatewayError, isGatewayError } from '../../errors.ts'
+import { codeOf, isGatewayError, remade } from '../../errors.ts'
 import type { Caller, HubCredentials } from '../call.ts'
 import { envelopeAround } from '../../schemas/envelope.ts'
-import { createMemoryLookupStore } from '../../state/memory/lookup-cache.ts'
-import type { LookupEntry, LookupStore, SharedLookupTier } from '../../state/types.ts'
-import { ANSWER_OVERHEAD_BYTES, own, resultOf, type CallResult, type Fetched } from '../answer.ts'
-import type { ResolvedOperation } from '../resolve-operations.ts'
+import type { GatewayState, LookupEntry, LookupStore, SharedLookupTier } from '../../state/types.ts'
+import { ANSWER_OVERHEAD_BYTES, own, type Fetched } from '../answer.ts'
+import type { Call, CallContext, Policy } from '../call-path.ts'
 
 export interface Lookup<T> {
   entry: LookupEntry<T>
@@ -57,10 +55,8 @@ export interface Loaded<T> {
 }
 
 export interface LookupCacheOptions<T> {
-  /** Budget of the default store's entries, in bytes of memory. */
-  maxBytes: number
-  /** Entries the default store keeps at most. */
-  maxEntries: number
+  /** Where the entries are kept (GatewayState.lookupStore makes one). */
+  store: LookupStore<T>
   /** How long a lookup the hub just failed answers that failure again without a hub call (ms); 0: never. */
   failureMs: number
   /** Which failures are remembered so. */
@@ -72,10 +68,8 @@ export interface LookupCacheOptions<T> {
    * remembered. Default: the failure as it was.
    */
   replay?: (error: unknown, retryInMs: number, ageMs: number) => unknown
-  /** How often entries past their stale time, and remembered failures past theirs, are swept out (ms). */
+  /** How often remembered failures past their time are swept out (ms). */
   sweepMs?: number
-  /** Where the entries are kept (default: this process's memory, createMemoryLookupStore). */
-  store?: LookupStore<T>
   clock?: Clock
 }
 
@@ -105,8 +99,8 @@ interface Failure { error: unknown, at: number, until: number }
 interface Settled<T> { entry: LookupEntry<T>, shared: boolean }
 
 export function createLookupCache<T> (options: LookupCacheOptions<T>): LookupCache<T> {
-  const { failureMs, remember, clock = systemClock, sweepMs = SWEEP_MS, replay = (error: unknown) => error } = options
-  const store = options.store ?? createMemoryLookupStore<T>({ maxBytes: options.maxBytes, maxEntries: options.maxEntries, sweepMs, clock })
+  const { store, failureMs, remember, clock = systemClock, sweepMs = SWEEP_MS } = options
+  const replay = options.replay ?? ((error: unknown) => error)
   const failures = new Map<string, Failure>()
   // Calls in flight: any (a plain lookup joins the newest), and those begun by a caller asking afresh.
   const inflight = new Map<string, Promise<Settled<T>>>()
@@ -231,22 +225,15 @@ function isHubTrouble (error: unknown): boolean {
  * A remembered failure as it is answered (docs/api.md#the-envelope: every 503 says
  * when to come back): with `retry-after`, the seconds until the gateway asks
  * the hub again, or what is left of the hub's own `retry-after` if that is
- * longer. A copy: the remembered failure itself is answered again later.
+ * longer. A new error (its cause the remembered failure, which is answered
+ * again later).
  */
 export function withRetryAfter (error: unknown, retryInMs: number, ageMs: number): unknown {
   if (!isGatewayError(error)) return error
   const hub = Number(error.retryAfter)
-  const seconds = Math.max(1, Math.ceil(retryInMs / 1000), Number.isFinite(hub) ? Math.ceil(hub - ageMs / 1000) : 0)
-  const copy = gatewayError(error.code, {
-    statusCode: error.statusCode,
-    retryAfter: String(seconds),
-    ...(error.upstreamStatus === undefined ? {} : { upstreamStatus: error.upstreamStatus }),
-    ...(error.upstreamMessage === undefined ? {} : { upstreamMessage: error.upstreamMessage }),
-    ...(error.hubMayHaveActed === undefined ? {} : { hubMayHaveActed: error.hubMayHaveActed }),
-    ...(error.cause === undefined ? {} : { cause: error.cause })
-  })
-  copy.message = error.message
-  return copy
+  const fromHub = Number.isFinite(hub) ? Math.ceil(hub - ageMs / 1000) : 0
+  const seconds = Math.max(1, Math.ceil(retryInMs / 1000), fromHub)
+  return remade(error, { retryAfter: String(seconds) })
 }
 
 /** Failures a stale answer may stand in for. */
@@ -257,6 +244,8 @@ function isHubDown (error: unknown): boolean {
 export interface CachePolicyOptions {
   config: Pick<Config, 'CACHE_MAX_BYTES' | 'CACHE_MAX_ENTRIES' | 'CACHE_FAILURE_SECONDS' | 'CACHE_STALE_IF_ERROR_SECONDS'>
   credentials: Pick<HubCredentials, 'identity'>
+  /** Makes this replica's memory of lookups (GatewayState.lookupStore). */
+  lookupStore: GatewayState['lookupStore']
   /** The tier the replicas share, behind this one's memory; none for a single instance. */
   tier?: SharedLookupTier | undefined
   clock?: Clock | undefined
@@ -267,8 +256,12 @@ export interface CachePolicy {
   key (caller: Caller, path: string): string
   /** See LookupCache.wouldCall. */
   wouldCall (key: string, fresh: boolean): boolean
-  /** A GET lookup's answer: from the cache, from a call in flight, or from `fetch` (one hub call). */
-  lookup (op: ResolvedOperation, key: string, fresh: boolean, log: FastifyBaseLogger, fetch: () => Promise<Fetched>): Promise<CallResult>
+  /**
+   * The cache step: a GET lookup's answer from the cache, from a call in
+   * flight, or from the call below (one hub call), with how it relates to
+   * the cache set on the context; a write goes down as it is.
+   */
+  policy: Policy
   /** What the memory holds: entries, the bytes charged for them, failures remembered. */
   usage (): { entries: number, bytes: number, failures: number }
   close (): void
@@ -282,10 +275,11 @@ function fetchedOfShared (entry: { json: Buffer, count: number | undefined, upst
   return fetched
 }
 
-export function createCachePolicy ({ config, credentials, tier, clock = systemClock }: CachePolicyOptions): CachePolicy {
+export function createCachePolicy (options: CachePolicyOptions): CachePolicy {
+  const { config, credentials, tier, clock = systemClock } = options
+  const budget = { maxBytes: config.CACHE_MAX_BYTES, maxEntries: config.CACHE_MAX_ENTRIES }
   const cache = createLookupCache<Fetched>({
-    maxBytes: config.CACHE_MAX_BYTES,
-    maxEntries: config.CACHE_MAX_ENTRIES,
+    store: options.lookupStore<Fetched>(budget),
     failureMs: config.CACHE_FAILURE_SECONDS * 1000,
     remember: isHubTrouble,
     replay: withRetryAfter,
@@ -301,30 +295,43 @@ export function createCachePolicy ({ config, credentials, tier, clock = systemCl
     return { value, bytes: value.body.length + ANSWER_OVERHEAD_BYTES, fetchedAt: entry.fetchedAt, shared: { expiresAt: entry.expiresAt, staleUntil: entry.staleUntil } }
   }
 
+  async function lookup (next: Call, ctx: CallContext): Promise<Fetched> {
+    const { op, key, fresh } = ctx
+    const ttlMs = op.cacheTtlSeconds * 1000
+    const keeps = ttlMs > 0 || staleMs > 0
+    const options = { ttlMs, staleMs, refresh: fresh, serveStaleOn: isHubDown }
+    const lookup = await cache.load(key, options, async () => {
+      const shared = tier !== undefined && ttlMs > 0 && !fresh ? await fromTier(key) : undefined
+      if (shared !== undefined) return shared
+      const fetched = await next(ctx)
+      const fetchedAt = clock()
+      if (keeps) {
+        // Only an answer the cache keeps needs memory of its own.
+        own(fetched)
+        // Best effort, not waited for: the answer does not depend on it.
+        const { json, count, upstreamStatus } = fetched
+        const staleUntil = fetchedAt + Math.max(ttlMs, staleMs)
+        const expiresAt = fetchedAt + ttlMs
+        tier?.set(key, { json, count, upstreamStatus, fetchedAt, expiresAt, staleUntil })
+          .catch(() => {})
+      }
+      return { value: fetched, bytes: fetched.body.length + ANSWER_OVERHEAD_BYTES, fetchedAt }
+    })
+    const { value, fetchedAt } = lookup.entry
+    const age = (clock() - fetchedAt) / 1000
+    if (lookup.stale) {
+      const ageSeconds = Math.round(age)
+      ctx.log.warn({ operation: op.id, ageSeconds }, 'hub failed: serving a stale answer')
+    }
+    const { cached, stale } = lookup
+    ctx.cache = { cached, stale, ageSeconds: Math.floor(age), ttlSeconds: op.cacheTtlSeconds }
+    return value
+  }
+
   return {
     key: (caller, path) => `${credentials.identity(caller)} ${path}`,
     wouldCall: (key, fresh) => cache.wouldCall(key, fresh),
-    async lookup (op, key, fresh, log, fetch) {
-      const ttlMs = op.cacheTtlSeconds * 1000
-      const keeps = ttlMs > 0 || staleMs > 0
-      const lookup = await cache.load(key, { ttlMs, staleMs, refresh: fresh, serveStaleOn: isHubDown }, async () => {
-        const shared = tier !== undefined && ttlMs > 0 && !fresh ? await fromTier(key) : undefined
-        if (shared !== undefined) return shared
-        const fetched = await fetch()
-        const fetchedAt = clock()
-        if (keeps) {
-          // Only an answer the cache keeps needs memory of its own.
-          own(fetched)
-          // Best effort, not waited for: the answer does not depend on it.
-          tier?.set(key, { json: fetched.json, count: fetched.count, upstreamStatus: fetched.upstreamStatus, fetchedAt, expiresAt: fetchedAt + ttlMs, staleUntil: fetchedAt + Math.max(ttlMs, staleMs) })
-            .catch(() => {})
-        }
-        return { value: fetched, bytes: fetched.body.length + ANSWER_OVERHEAD_BYTES, fetchedAt }
-      })
-      const { value, fetchedAt } = lookup.entry
-      if (lookup.stale) log.warn({ operation: op.id, ageSeconds: Math.round((clock() - fetchedAt) / 1000) }, 'hub failed: serving a stale answer')
-      return resultOf(value, { cached: lookup.cached, stale: lookup.stale, ageSeconds: Math.floor((clock() - fetchedAt) / 1000), ttlSeconds: op.cacheTtlSeconds })
-    },
+    policy: (next) => (ctx) => ctx.op.method === 'GET' ? lookup(next, ctx) : next(ctx),
     usage: () => ({ entries: cache.size, bytes: cache.bytes, failures: cache.failures }),
     close: () => cache.close()
   }

@@ -3,50 +3,43 @@
  * cannot take every connection to the hub. Counted per client, or per
  * address without authentication.
  */
-import type { FastifyBaseLogger } from 'fastify'
 import { gatewayError } from '../../errors.ts'
-import type { ResolvedOperation } from '../resolve-operations.ts'
+import type { Fetched } from '../answer.ts'
+import type { Call, CallContext, Policy } from '../call-path.ts'
 
-/** Who a call is for: its client, or without authentication its address. */
-export interface ShareHolder {
-  readonly client?: { name: string } | null
-  readonly ip?: string
-}
-
-export interface CallerShare {
-  /**
-   * A place among the caller's hub calls in flight, or RATE_LIMITED when it
-   * has its share of them already. A call that starts no hub call of its own
-   * (`startsCall` says no: the cache answers it, or it joins one in flight)
-   * needs none. Returns the release.
-   */
-  admit (op: ResolvedOperation, holder: ShareHolder, log: FastifyBaseLogger, startsCall: () => boolean): () => void
-}
-
-const NOTHING = (): void => {}
-
-export function createCallerShare (limit: number): CallerShare {
+/**
+ * The caller's share step: a place among the caller's hub calls in flight
+ * for the rest of the call, or RATE_LIMITED when it has its share of them
+ * already. A call that starts no hub call of its own (`startsCall` says no:
+ * the cache answers it, or it joins one in flight) needs none.
+ */
+export function callerSharePolicy (
+  limit: number, startsCall: (ctx: CallContext) => boolean
+): Policy {
   const inFlight = new Map<string, number>()
-  return {
-    admit (op, holder, log, startsCall) {
-      const caller = holder.client?.name ?? holder.ip
-      if (limit === 0 || caller === undefined) return NOTHING
-      if (!startsCall()) return NOTHING
-      const who = holder.client != null ? `client ${caller}` : `address ${caller}`
-      const count = inFlight.get(who) ?? 0
-      if (count >= limit) {
-        log.info({ operation: op.id, inFlight: count }, 'caller has too many hub calls in flight')
-        throw gatewayError('RATE_LIMITED', { retryAfter: '1' })
-      }
-      inFlight.set(who, count + 1)
-      let released = false
-      return () => {
-        if (released) return
-        released = true
-        const left = (inFlight.get(who) ?? 1) - 1
-        if (left === 0) inFlight.delete(who)
-        else inFlight.set(who, left)
-      }
+
+  async function holding (who: string, next: Call, ctx: CallContext): Promise<Fetched> {
+    try {
+      return await next(ctx)
+    } finally {
+      const left = (inFlight.get(who) ?? 1) - 1
+      if (left === 0) inFlight.delete(who)
+      else inFlight.set(who, left)
     }
+  }
+
+  return (next) => (ctx) => {
+    const { caller } = ctx
+    const name = caller.client?.name ?? caller.ip
+    if (limit === 0 || name === undefined || !startsCall(ctx)) return next(ctx)
+    const who = caller.client != null ? `client ${name}` : `address ${name}`
+    const count = inFlight.get(who) ?? 0
+    if (count >= limit) {
+      const operation = ctx.op.id
+      ctx.log.info({ operation, inFlight: count }, 'caller has too many hub calls in flight')
+      return Promise.reject(gatewayError('RATE_LIMITED', { retryAfter: '1' }))
+    }
+    inFlight.set(who, count + 1)
+    return holding(who, next, ctx)
   }
 }
