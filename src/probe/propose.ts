@@ -235,7 +235,7 @@ export function proposedOperation (finding: Finding, hub: HubEvidence): Operatio
 /** The settings a profile's `defaults` may hold, and the operations each applies to there. */
 const SHARED = [
   'apiKeyHeader', 'tokenHeader', 'dateSent', 'dateAnswered', 'errorFields', 'nullStrings',
-  'answerKey', 'failure'
+  'answerKey', 'failure', 'notFound'
 ] as const
 type Shared = typeof SHARED[number]
 
@@ -305,7 +305,8 @@ function expand (op: HubOperation, profile: HubProfile): ProfileOperation {
     dateAnswered: entry.dateAnswered ?? defaults.dateAnswered,
     errorFields: entry.errorFields ?? defaults.errorFields,
     nullStrings: entry.nullStrings ?? defaults.nullStrings,
-    ...(failure === undefined ? {} : { failure })
+    ...(failure === undefined ? {} : { failure }),
+    ...(isList(op) ? { notFound: entry.notFound ?? defaults.notFound ?? 'empty' } : {})
   }
 }
 
@@ -325,7 +326,7 @@ export function group (
   const prefixes = prefixesOf(ops, entry)
   const defaults: ProfileSettings = {}
   for (const name of SHARED) {
-    const scope = name === 'answerKey' ? ops.filter(isList) : ops
+    const scope = name === 'answerKey' || name === 'notFound' ? ops.filter(isList) : ops
     const values = scope.map(op => entry(op)[name])
     // A default an operation could not undo (it has none of its own): not a default.
     if (values.some(v => v === undefined)) continue
@@ -351,7 +352,9 @@ export function group (
       if (name === 'answerKey') {
         const documentedKey = op.response.type === 'keyed-list' ? op.response.key : undefined
         given(name, (isList(op) ? defaults.answerKey : undefined) ?? documentedKey)
-      } else given(name, defaults[name as Exclude<Shared, 'answerKey'>])
+      } else if (name === 'notFound') {
+        given(name, isList(op) ? defaults.notFound ?? 'empty' : undefined)
+      } else given(name, defaults[name as Exclude<Shared, 'answerKey' | 'notFound'>])
     }
     operations[op.id] = own
     if (!sameEntry(op, expand(op, { ...profile, operations }), full)) operations[op.id] = full
