@@ -1,4 +1,6 @@
 import { DATE, DATE_WITH_TIME, DATETIME, FLAG, INTEGER, JSON_ARRAY, JSON_CONTENT, NUMBER, RECORD, RECORD_ARRAY, STRING, type Field, type Plan } from './plan.ts'
+import { UUID } from './plan.ts'
+import { isCalendarDay, isTimeOfDay } from '../../domain/dates.ts'
 import { DRIFT, OMIT } from '../drift.ts'
 import { COLON, FALSE, GIVE_UP, MINUS, NINE, NOT_PLAIN, OPEN_BRACKET, PLAIN_DECIMAL, PLAIN_INTEGER, QUOTE, Reader, TRUE, ZERO } from './reader.ts'
 
@@ -40,6 +42,14 @@ export abstract class Values extends Reader {
       return
     }
     switch (field.kind) {
+      case UUID: {
+        if (c !== QUOTE) break
+        const start = this.p
+        const close = this.scanString()
+        if (!this.escaped && uuidAt(this.src, start + 1, close)) this.copy(start, close + 1)
+        else this.ruled(field, this.stringValue(start, close))
+        return
+      }
       case STRING: {
         const start = this.p
         if (c === QUOTE) {
@@ -195,9 +205,9 @@ export abstract class Values extends Reader {
 
   /**
    * At a date's opening quote: the usual compact shapes (`YYYY-MM-DD` for a
-   * date, `YYYY-MM-DD HH:MM:SS` for a date-time) read and written in words,
-   * byte for byte what toIsoDate / toIsoDateTime make of them. False,
-   * moving nothing: take the general path.
+   * date, `YYYY-MM-DD HH:MM:SS` for a date-time), a real day and time,
+   * written in words, byte for byte what the rules (fields.ts) make of them.
+   * False, moving nothing: take the general path.
    */
   dateFast (kind: number): boolean {
     const src = this.src
@@ -205,18 +215,9 @@ export abstract class Values extends Reader {
     const p = this.p
     const close = kind === DATE ? p + 11 : p + 20
     if (close >= this.end || src[close] !== QUOTE) return false
-    // The characters between the quotes: printable ASCII, no quote or backslash.
-    for (let i = p + 1, last = close - 4; ; i += 4) {
-      if (i > last) i = last
-      const w = sv.getInt32(i, true)
-      const q = w ^ 0x22222222
-      const b = w ^ 0x5c5c5c5c
-      if ((((q - 0x01010101) & ~q) | ((b - 0x01010101) & ~b) | ((w - 0x20202020) & ~w) | w) & 0x80808080) return false
-      if (i === last) break
-    }
-    // The separators toIsoDate / toIsoDateTime look at, and only those.
+    // Digits where digits belong, each separator in its place: no quote or escape between.
+    if (src[p + 5] !== MINUS || src[p + 8] !== MINUS || !dayAt(src, p + 1)) return false
     if (kind === DATE) {
-      if (src[p + 5] !== MINUS || src[p + 8] !== MINUS) return false
       if (this.o + 12 > this.out.length) this.grow(12)
       const ov = this.ov
       const o = this.o
@@ -225,7 +226,8 @@ export abstract class Values extends Reader {
       ov.setInt32(o + 8, sv.getInt32(p + 8, true), true)
       this.o = o + 12
     } else {
-      if (src[p + 5] !== MINUS || src[p + 11] !== 0x20 || src[p + 14] !== COLON || src[p + 17] !== COLON) return false
+      if (src[p + 11] !== 0x20 || src[p + 14] !== COLON || src[p + 17] !== COLON) return false
+      if (!timeAt(src, p + 12)) return false
       const tail = this.offsetWords
       const n = 20 + tail.length * 4
       if (this.o + n > this.out.length) this.grow(n)
@@ -246,15 +248,17 @@ export abstract class Values extends Reader {
 
   /**
    * A date-time with a fraction, `YYYY-MM-DD HH:MM:SS.S` (dateFast takes the
-   * shapes of fixed length), byte for byte what toIsoDateTime makes of it,
+   * shapes of fixed length), byte for byte what the rules make of it,
    * from the string between `from` and `to` (validated, without escapes).
    * False: take the general path.
    */
   fractionFast (from: number, to: number): boolean {
     const src = this.src
-    // Byte positions are character positions only in ASCII.
-    for (let i = from, last = Math.min(to, from + 19); i < last; i++) if (src[i]! >= 0x80) return false
-    if (to - from <= 19 || src[from + 4] !== MINUS || src[from + 10] !== 0x20 || src[from + 13] !== COLON || src[from + 16] !== COLON || src[from + 19] !== 0x2e) return false
+    if (to - from < 21 || src[from + 4] !== MINUS || src[from + 7] !== MINUS) return false
+    if (src[from + 10] !== 0x20 || src[from + 13] !== COLON) return false
+    if (src[from + 16] !== COLON || src[from + 19] !== 0x2e) return false
+    if (!dayAt(src, from) || !timeAt(src, from + 11)) return false
+    for (let i = from + 20; i < to; i++) if (src[i]! < ZERO || src[i]! > NINE) return false
     this.dateTimeOut(from, to)
     return true
   }
@@ -272,9 +276,8 @@ export abstract class Values extends Reader {
    * The usual `YYYY-MM-DD HH:MM:SS` or `YYYY-MM-DD HH:MM:SS.S` of a
    * date-with-time field, between `from` and `to` (validated, without
    * escapes), written as its date, `second` and its date-time: byte for byte
-   * what toIsoDate and toIsoDateTime make of it. Only digits where digits
-   * belong (toIsoDate checks them; a date-time of other characters keeps its
-   * own text there). False: take the general path.
+   * what the rules (fields.ts) make of it. Only digits where digits belong,
+   * a real day and time. False: take the general path.
    */
   dateWithTimeFast (from: number, to: number, second: Buffer): boolean {
     const src = this.src
@@ -292,10 +295,46 @@ export abstract class Values extends Reader {
         return false
       }
     }
+    if (!dayAt(src, from) || !timeAt(src, from + 11)) return false
     this.copy(from - 1, from + 10)
     this.byte(QUOTE)
     this.bytes(second)
     this.dateTimeOut(from, to)
     return true
   }
+}
+
+/** The number the `n` ASCII digits at `at` write; -1 where one is not a digit. */
+function digitsAt (src: Buffer, at: number, n: number): number {
+  let out = 0
+  for (let i = at; i < at + n; i++) {
+    const d = src[i]! - ZERO
+    if (d < 0 || d > 9) return -1
+    out = out * 10 + d
+  }
+  return out
+}
+
+/** Whether `YYYY-MM-DD` at `at` (separators checked by the caller) is a day of the calendar. */
+function dayAt (src: Buffer, at: number): boolean {
+  return isCalendarDay(digitsAt(src, at, 4), digitsAt(src, at + 5, 2), digitsAt(src, at + 8, 2))
+}
+
+/** Whether `HH:MM:SS` at `at` (separators checked by the caller) is a time of day. */
+function timeAt (src: Buffer, at: number): boolean {
+  return isTimeOfDay(digitsAt(src, at, 2), digitsAt(src, at + 3, 2), digitsAt(src, at + 6, 2))
+}
+
+/** Whether the bytes from `from` to `to` are a UUID (fields.ts's check: hex digits 8-4-4-4-12). */
+function uuidAt (src: Buffer, from: number, to: number): boolean {
+  if (to - from !== 36) return false
+  for (let i = 0; i < 36; i++) {
+    const c = src[from + i]!
+    if (i === 8 || i === 13 || i === 18 || i === 23) {
+      if (c !== MINUS) return false
+    } else if (!((c >= ZERO && c <= NINE) || ((c | 0x20) >= 0x61 && (c | 0x20) <= 0x66))) {
+      return false
+    }
+  }
+  return true
 }
