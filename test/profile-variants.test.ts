@@ -1,12 +1,13 @@
 import { test } from 'tap'
+import { SANDBOX_FIXTURES as F } from '../src/sandbox/index.ts'
 import { at, scriptedHub, type Script } from './fixtures/scripted-hub.ts'
-import { build, writeTempFile } from './helper.ts'
+import { build, SANDBOX_ACCESS_TOKEN, SANDBOX_API_KEY, writeTempFile } from './helper.ts'
 
 // Hub variants beyond the two shipped profiles, each said by a profile file
 // of its own, against a real HTTP hub on port 0: the kinds of variation a
 // hub may show (header names, prefixes, parameter orders, answer keys, error
 // members, date forms), so that the gateway serves a hub neither shipped
-// profile describes.
+// profile describes. The sandbox plays those it can.
 
 const KEY = 'variant-key-5e1c9a27'
 const TOKEN = 'variant-token-0b8d3f'
@@ -67,6 +68,28 @@ test('days answered alone in the documented fast path; several records under the
   t.match(gone.json(), { code: 'UPSTREAM_NOT_FOUND', upstreamMessage: 'BL tidak ditemukan' })
   const refused = await app.inject({ url: `/v1/customs/bc16/bills-of-lading?npwp=${NPWP}` })
   t.match(refused.json(), { code: 'UPSTREAM_REJECTED', upstreamMessage: 'npwp salah' }, 'error text at a dotted path')
+})
+
+test('an Oracle-backed hub\'s DD-MON-YY days, as the sandbox plays them: the day', async (t) => {
+  const profile = { name: 'oracle', defaults: { dateAnswered: 'DD-MON-YY' } }
+  const file = writeTempFile(t, JSON.stringify(profile))
+  const { app, sandbox } = await build(t, {
+    sandbox: { profile: file },
+    env: { UPSTREAM_PROFILE_FILE: file }
+  })
+  const { npwp, bc20 } = F.taxpayer
+  const raw = await fetch(`${sandbox.url}/V1/HUB/INT/AUTH/noblbc20/?npwp=${npwp}`, {
+    headers: { 'customs-api-key': SANDBOX_API_KEY, authorization: SANDBOX_ACCESS_TOKEN }
+  })
+  const answer = await raw.json() as Record<string, Array<{ bl_date: string }>>
+  const sent = answer['Data BL BC 2.0'] ?? []
+  t.ok(sent.length > 0 && sent.every(bl => /^\d{2}-[A-Z]{3}-\d{2}$/.test(bl.bl_date)),
+    `the sandbox answers as the profile says: ${sent[0]?.bl_date}`)
+  const res = await app.inject({ url: `/v1/customs/bc20/bills-of-lading?npwp=${npwp}` })
+  t.equal(res.statusCode, 200, res.body)
+  t.same(res.json().data, bc20.map(bl => ({ blNo: bl.blNo, blDate: bl.blDate })), 'no date-time')
+  const drift = await app.metrics.registry.getSingleMetric('gateway_hub_drift_total')?.get()
+  t.same(drift?.values.map(v => [v.labels.kind, v.value]), [['date-form', 1]], 'a date form')
 })
 
 test('a value no form reads is left out, counted; each drift line has its details', async (t) => {
