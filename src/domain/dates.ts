@@ -40,6 +40,13 @@ function digitsAt (value: string, at: number, n: number): number {
   return out
 }
 
+/** The two ASCII digits of `value` at `at` as a number; -1 where one is not a digit. */
+function twoAt (value: string, at: number): number {
+  const a = value.charCodeAt(at) - 48
+  const b = value.charCodeAt(at + 1) - 48
+  return a >= 0 && a <= 9 && b >= 0 && b <= 9 ? a * 10 + b : -1
+}
+
 /** Whether `year`-`month`-`day` is a day of the calendar (a month 1-12, a day it has). */
 export function isCalendarDay (year: number, month: number, day: number): boolean {
   if (year < 0 || month < 1 || month > 12 || day < 1) return false
@@ -69,15 +76,16 @@ export function isTimeOfDay (hours: number, minutes: number, seconds: number): b
 export function readHubDate (value: string): HubDate | undefined {
   const n = value.length
   if (n >= 10 && value.charCodeAt(4) === 45 && value.charCodeAt(7) === 45) {
-    const year = digitsAt(value, 0, 4)
-    if (!isCalendarDay(year, digitsAt(value, 5, 2), digitsAt(value, 8, 2))) return undefined
+    const century = twoAt(value, 0)
+    const years = twoAt(value, 2)
+    if (century < 0 || years < 0) return undefined
+    if (!isCalendarDay(century * 100 + years, twoAt(value, 5), twoAt(value, 8))) return undefined
     if (n === 10) return { day: value, time: undefined }
     // A time after a space (or a T), `HH:MM:SS`, and a fraction of at least one digit.
     const separator = value.charCodeAt(10)
     if (n < 19 || (separator !== 32 && separator !== 84)) return undefined
     if (value.charCodeAt(13) !== 58 || value.charCodeAt(16) !== 58) return undefined
-    const hours = digitsAt(value, 11, 2)
-    if (!isTimeOfDay(hours, digitsAt(value, 14, 2), digitsAt(value, 17, 2))) return undefined
+    if (!isTimeOfDay(twoAt(value, 11), twoAt(value, 14), twoAt(value, 17))) return undefined
     if (n > 19 && (value.charCodeAt(19) !== 46 || n === 20 || digitsAt(value, 20, n - 20) < 0)) {
       return undefined
     }
