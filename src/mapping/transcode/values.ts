@@ -283,19 +283,11 @@ export abstract class Values extends Reader {
     const src = this.src
     const n = to - from
     if (n !== 19 && !(n >= 21 && src[from + 19] === 0x2e)) return false
-    for (let i = 0; i < n; i++) {
-      const c = src[from + i]!
-      if (i === 4 || i === 7) {
-        if (c !== MINUS) return false
-      } else if (i === 10) {
-        if (c !== 0x20) return false
-      } else if (i === 13 || i === 16) {
-        if (c !== COLON) return false
-      } else if (i !== 19 && (c < ZERO || c > NINE)) {
-        return false
-      }
-    }
+    if (src[from + 4] !== MINUS || src[from + 7] !== MINUS || src[from + 10] !== 0x20) return false
+    if (src[from + 13] !== COLON || src[from + 16] !== COLON) return false
+    // The digits of the day and the time, checked as they are read; then the fraction's.
     if (!dayAt(src, from) || !timeAt(src, from + 11)) return false
+    for (let i = from + 20; i < to; i++) if (src[i]! < ZERO || src[i]! > NINE) return false
     this.copy(from - 1, from + 10)
     this.byte(QUOTE)
     this.bytes(second)
