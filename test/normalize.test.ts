@@ -2,9 +2,12 @@ import { test } from 'tap'
 import { compileNormalizer } from '../src/mapping/normalize.ts'
 import { ShapeError } from '../src/mapping/shape-error.ts'
 import { camelCase, namesOf } from '../src/catalogue/resource-spec.ts'
-import { ALL_RESOURCES, Bc20Declaration, BlEntry, BookedAnswer, OfferAnswer, Sp2Container, Sp2Document } from '../src/catalogue/resources.ts'
+import {
+  ALL_RESOURCES, Bc20Declaration, BlEntry, BookedAnswer, CargoOwnerContainer, OfferAnswer,
+  Sp2Container, Sp2Document
+} from '../src/catalogue/resources.ts'
 import { cachedCamelCase, camelCaseDeep, spellingsOf } from '../src/mapping/fields.ts'
-import { documentedTolerance } from '../src/mapping/drift.ts'
+import { documentedTolerance, DRIFT } from '../src/mapping/drift.ts'
 import { identityOnly } from './fixtures/loose-specs.ts'
 
 test('generic camelCase of unknown keys', async (t) => {
@@ -46,10 +49,13 @@ test('a required field: missing, null where it may not be, or a null string wher
   t.strictSame(dayOnly({ bl_no: 'B', bl_date: '2024-04-23' }), { blNo: 'B', blDate: '2024-04-23' }, 'the day alone: the date answered, no date-time (it is never required)')
 })
 
+/** An SP2 document's id: a UUID, as its schema says. */
+const ID = '3f2504e0-4f89-11d3-9a0c-0305e82c3301'
+
 test('flags, dates and nested records', async (t) => {
   const normalize = compileNormalizer(identityOnly(Sp2Document), { offset: '+07:00' })
   const out = normalize({
-    id_document_sp2: 'u',
+    id_document_sp2: ID,
     is_finished: '1',
     request_date: '2024-03-01 08:15:00',
     paid_thrud_date: '2024-03-05',
@@ -75,15 +81,67 @@ function shapePath (fn: () => unknown): string | undefined {
   return undefined
 }
 
-test('a value that does not fit is a ShapeError naming the field', async (t) => {
-  const normalize = compileNormalizer(identityOnly(Sp2Document), { offset: '+07:00' })
-  t.throws(() => normalize({ id_document_sp2: 'u', is_finished: 2 }), ShapeError)
-  t.equal(shapePath(() => normalize({ id_document_sp2: 'u', price: 'cheap' })), 'Sp2Document.price')
-  t.equal(shapePath(() => normalize({ id_document_sp2: 'u', container: {} })), 'Sp2Document.container')
-  t.equal(shapePath(() => normalize({ id_document_sp2: 'u', container: [{ container_no: 'X', gate_pass: {} }] })), 'Sp2Document.container[0].gate_pass')
-  t.equal(shapePath(() => normalize({ is_finished: 1 })), 'Sp2Document.id_document_sp2', 'identity required')
-  t.throws(() => normalize([]), ShapeError)
-  t.throws(() => normalize(null), ShapeError)
+test('a value its field refuses: null where it may be, else left out, and counted', async (t) => {
+  let bits = 0
+  const tolerance = documentedTolerance((bit) => { bits |= bit })
+  const normalize = compileNormalizer(identityOnly(Sp2Document), { offset: '+07:00', tolerance })
+  const cases: Array<[Record<string, unknown>, Record<string, unknown>, string]> = [
+    [{ is_finished: 2 }, {}, 'a flag of 2'],
+    [{ price: 'cheap', party: 1.5 }, {}, 'no number, no integer'],
+    [{ terminal: {}, status: null }, {}, 'an object or null where a string goes'],
+    [{ paid_thrud_date: '2024-02-30', proforma_date: '21-MAY-2' }, {}, 'no real day'],
+    [{ request_date: '2024-03-01 24:00:00' }, {}, 'no real time'],
+    [{ url: [], id_ff_ppjk: true }, { documentUrl: null, forwarderId: null }, 'may be null: null'],
+    [{ container: [{ container_no: 'X', gate_pass: {} }] },
+      { containers: [{ containerNo: 'X', gatePass: null }] }, 'in a nested record']
+  ]
+  for (const [hub, ours, name] of cases) {
+    bits = 0
+    t.strictSame(normalize({ id_document_sp2: ID, ...hub }), { sp2Id: ID, ...ours }, name)
+    t.equal(bits, DRIFT.invalidValue, `${name}: counted as invalid-value`)
+  }
+  const owned = compileNormalizer(CargoOwnerContainer, { offset: '+07:00' })
+  const container = { container_no: 'X', id_sp2_container: 7, gate_pass: null }
+  t.strictSame(owned({ ...container, id_document_sp2: '12' }),
+    { sp2ContainerId: 7, containerNo: 'X', gatePass: null }, 'an optional id, no UUID: left out')
+})
+
+test('a refused value, required and never null, is a ShapeError naming the field', async (t) => {
+  const loose = compileNormalizer(identityOnly(Sp2Document), { offset: '+07:00' })
+  const path = 'Sp2Document.id_document_sp2'
+  t.equal(shapePath(() => loose({ id_document_sp2: ID, container: {} })), 'Sp2Document.container')
+  t.equal(shapePath(() => loose({ is_finished: 1 })), path, 'identity required')
+  t.equal(shapePath(() => loose({ id_document_sp2: '12' })), path, 'no UUID')
+  t.throws(() => loose([]), ShapeError)
+  t.throws(() => loose(null), ShapeError)
+  const strict = compileNormalizer(Sp2Container, { offset: '+07:00' })
+  const container = { container_no: 'X', id_sp2_container: 7 }
+  const ours = { sp2ContainerId: 7, containerNo: 'X' }
+  t.equal(shapePath(() => strict({ ...container, id_sp2_container: 'seven', gate_pass: null })),
+    'Sp2Container.id_sp2_container', 'a required integer')
+  t.strictSame(strict({ ...container, gate_pass: 12.5 }), { ...ours, gatePass: '12.5' },
+    'a number where a string goes is its text')
+  t.strictSame(strict({ ...container, gate_pass: false }), { ...ours, gatePass: null },
+    'required, but it may be null: null')
+  const bl = compileNormalizer(BlEntry, { offset: '+07:00' })
+  t.equal(shapePath(() => bl({ bl_no: 'B', bl_date: '21-MAY-2' })), 'BillOfLading.bl_date')
+  t.equal(shapePath(() => bl({ bl_no: 'B', bl_date: '2024-02-30' })), 'BillOfLading.bl_date')
+})
+
+test('the day-month-name forms of an Oracle-backed hub are read as the day they say', async (t) => {
+  let bits = 0
+  const tolerance = { ...documentedTolerance((bit) => { bits |= bit }), dayOnly: true }
+  const bl = compileNormalizer(BlEntry, { offset: '+07:00', tolerance })
+  const day = (text: string) => bl({ bl_no: 'B', bl_date: text })
+  t.strictSame(day('21-MAY-23'), { blNo: 'B', blDate: '2023-05-21' }, 'no date-time')
+  t.strictSame(day('01-Feb-1999'), { blNo: 'B', blDate: '1999-02-01' })
+  t.strictSame(day('29-feb-24'), { blNo: 'B', blDate: '2024-02-29' })
+  t.strictSame(day('31-DEC-50'), { blNo: 'B', blDate: '1950-12-31' }, 'YY 50-99: 19YY')
+  t.equal(bits, DRIFT.dateForm, 'another form than documented: date-form, nothing refused')
+  const timed = compileNormalizer(BlEntry, { offset: '+07:00' })
+  t.strictSame(timed({ bl_no: 'B', bl_date: '21-MAY-23' }),
+    { blNo: 'B', blDate: '2023-05-21', blDateTime: '2023-05-21T00:00:00+07:00' },
+    'where the profile expects a time: its midnight, as for YYYY-MM-DD')
 })
 
 test('a field the spec maps, in another spelling, is renamed like the field, or dropped where the field is there: never two names', async (t) => {
@@ -100,7 +158,10 @@ test('a field the spec maps, in another spelling, is renamed like the field, or 
   const declaration = compileNormalizer(Bc20Declaration, { offset: '+07:00' })
   t.same(declaration({ noPib: '350420', tgl_pib: '2024-02-20 00:00:00.0' }), { pibNo: '350420', pibDate: '2024-02-20', pibDateTime: '2024-02-20T00:00:00.0+07:00' })
   t.throws(() => declaration({ no_pib_x: '1' }), ShapeError, 'still required')
-  t.throws(() => booked({ is_booked: 'yes' }), { name: 'ShapeError', message: /is_booked/ }, 'a value the field cannot take is the field\'s error, under the key the hub sent')
+  t.same(booked({ is_booked: 'yes' }), {}, 'a value the field refuses: left out, as under its name')
+  const container = compileNormalizer(Sp2Container, { offset: '+07:00' })
+  t.throws(() => container({ container_no: 'X', IdSp2Container: 'seven', gate_pass: null }),
+    { name: 'ShapeError', message: /IdSp2Container/ }, 'a required one: the error, the hub\'s key')
 })
 
 test('no two fields of a spec share a spelling (which would leave it an unknown field)', async (t) => {

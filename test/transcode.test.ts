@@ -5,7 +5,7 @@ import { test } from 'tap'
 import { prepareBodies } from './fixtures/hub-bodies.ts'
 import { loadConfig } from '../src/config/load.ts'
 import { sandboxEnv } from '../src/sandbox/index.ts'
-import { toIsoDate, toIsoDateTime } from '../src/domain/dates.ts'
+import { readHubDate } from '../src/domain/dates.ts'
 import { compileTranscoder } from '../src/mapping/transcode/index.ts'
 import { compileNormalizer } from '../src/mapping/normalize.ts'
 import { camelCase, isArrayKind, isResource, type FieldSpec, type ResourceSpec } from '../src/catalogue/resource-spec.ts'
@@ -31,13 +31,18 @@ const quiet = () => {}
 
 const operations = [...resolveOperations(loadConfig(sandboxEnv('http://127.0.0.1:1'))).values()]
 
-type Outcome = { ok: true, json: string, count: number | undefined } | { ok: false, error: unknown }
+type Outcome =
+  | { ok: true, json: string, count: number | undefined, drift: number }
+  | { ok: false, error: unknown }
 
-/** The reference path, as client.ts takes it: what would go on the wire, or the error. */
+/** The reference path, as the decoder takes it: the wire's answer and its drift, or the error. */
 function reference (op: ResolvedOperation, text: string): Outcome {
+  op.drift.bits = 0
   try {
     const data = extract(op, JSON.parse(text), quiet)
-    return { ok: true, json: JSON.stringify(data), count: Array.isArray(data) ? data.length : undefined }
+    const drift = op.drift.bits
+    const count = Array.isArray(data) ? data.length : undefined
+    return { ok: true, json: JSON.stringify(data), count, drift }
   } catch (error) {
     return { ok: false, error }
   }
@@ -53,6 +58,8 @@ function agree (op: ResolvedOperation, text: string): boolean {
   // Valid JSON, and the same values as the reference answer (key order aside).
   assert.deepStrictEqual(JSON.parse(ours), JSON.parse(ref.json), `${op.id}: ${text.slice(0, 300)}`)
   assert.strictEqual(fast.count, ref.count, `${op.id}: count`)
+  // The same tolerances counted (a refused value as invalid-value), whichever path read it.
+  assert.strictEqual(fast.drift, ref.drift, `${op.id}: drift bits: ${text.slice(0, 300)}`)
   return true
 }
 
@@ -62,10 +69,16 @@ const datePart = fc.tuple(fc.integer({ min: 1990, max: 2040 }), fc.integer({ min
   .map(([y, m, d]) => `${y}-${String(m).padStart(2, '0')}-${String(d).padStart(2, '0')}`)
 const timePart = fc.tuple(fc.integer({ min: 0, max: 23 }), fc.integer({ min: 0, max: 59 }), fc.integer({ min: 0, max: 59 }))
   .map(([h, m, s]) => [h, m, s].map(n => String(n).padStart(2, '0')).join(':'))
-/** The hub's four date formats (docs/hub.md#resources). */
+const MONTHS = ['JAN', 'FEB', 'MAR', 'APR', 'MAY', 'JUN', 'JUL', 'AUG', 'SEP', 'OCT', 'NOV', 'DEC']
+/** The hub's four date formats (docs/hub.md#resources), an Oracle-backed hub's DD-MON-YY[YY]. */
 const hubDate = fc.oneof(
   datePart,
   datePart.map(d => d.replaceAll('-', '')),
+  fc.tuple(datePart, fc.boolean(), fc.boolean()).map(([d, long, lower]) => {
+    const month = MONTHS[Number(d.slice(5, 7)) - 1]!
+    const year = long ? d.slice(0, 4) : d.slice(2, 4)
+    return `${d.slice(8)}-${lower ? month.toLowerCase() : month}-${year}`
+  }),
   fc.tuple(datePart, timePart).map(([d, t]) => `${d} ${t}`),
   fc.tuple(datePart, timePart, fc.integer({ min: 0, max: 9 })).map(([d, t, f]) => `${d} ${t}.${f}`)
 )
@@ -95,7 +108,9 @@ function wellFormedValue (field: FieldSpec): fc.Arbitrary<unknown> {
   if (isResource(kind)) return orNull(wellFormedRecord(kind))
   if (isArrayKind(kind)) return fc.array<unknown>(kind.arrayOf === 'json' ? hubJson : wellFormedRecord(kind.arrayOf), { maxLength: 3 })
   switch (kind) {
-    case 'string': return orNull(field.emptyAsNull === true ? fc.oneof(hubString, fc.constant('')) : hubString)
+    case 'string':
+      if (field.format === 'uuid') return orNull(fc.uuid())
+      return orNull(field.emptyAsNull === true ? fc.oneof(hubString, fc.constant('')) : hubString)
     case 'text': return orNull(fc.oneof(hubString, fc.integer(), fc.constantFrom(20, 40)))
     case 'integer': return orNull(fc.oneof(fc.integer(), fc.integer().map(String)))
     case 'number': return orNull(fc.oneof(fc.integer(), fc.double({ noNaN: true, noDefaultInfinity: true }), fc.constantFrom(3855830.15, 0.5, 12.25)))
@@ -117,6 +132,9 @@ function wellFormedRecord (spec: ResourceSpec): fc.Arbitrary<Record<string, unkn
 const hostileValue = fc.oneof(
   fc.jsonValue({ maxDepth: 2 }),
   fc.constantFrom('', ' ', '1', '0', '2', 'yes', 1e21, -0, 0.1, 2, -1, 1.5, '1.5', 'NaN', '1e400', '2024-13-45', '20240301', '2024-03-01T08:00:00'),
+  fc.constantFrom('2024-02-30', '2023-02-29', '20241301', '2024-03-01 24:00:00',
+    '2024-03-01 08:15:60.0', '2024-03-01 08:15:00.', '31-APR-23', '21-MAI-23', '21-MAY-2',
+    '2024-03x01 08:15:00', '0000-01-01'),
   hubDate,
   hubString
 )
@@ -229,32 +247,57 @@ test('a field in another spelling is left to the reference path, which renames i
   t.same(ref.ok ? JSON.parse(ref.json) : ref.error, { upstreamMessage: 'ok', bookingRequestId: 'B', booked: true }, 'the reference path renames')
 })
 
+/** An SP2 document's id: a UUID, as its schema says. */
+const U = '3f2504e0-4f89-11d3-9a0c-0305e82c3301'
+
 test('values pass through or convert exactly as the normalizer converts them', async (t) => {
   const doc = compileTranscoder({ type: 'record', item: identityOnly(Sp2Document) }, { offset: OFFSET })
-  const out = (body: string) => JSON.parse(doc(Buffer.from(body))?.json.toString() ?? 'null') as Record<string, unknown> | null
-  const base = '"id_document_sp2":"u"'
-  t.same(out(`{${base},"terminal":"Jl. \\"A\\" \\\\ \\u00e9 é 東京"}`), { sp2Id: 'u', terminal: 'Jl. "A" \\ é é 東京' }, 'escapes and UTF-8 kept')
-  t.same(out(`{${base},"request_date":"2024-03-01 08:15:00.0","paid_thrud_date":"20240305","proforma_date":"2024-03-06 10:00:00"}`),
-    { sp2Id: 'u', requestedAt: '2024-03-01T08:15:00.0+07:00', paidThroughDate: '2024-03-05', proformaDate: '2024-03-06' }, 'the four date formats')
-  t.same(out(`{${base},"is_finished":"0","price":"12.50","party":"3","id_ff_ppjk":12}`), { sp2Id: 'u', finished: false, price: 12.5, containerCount: 3, forwarderId: '12' }, 'numbers and flags sent as strings, a number as text')
-  t.same(out(`{${base},"price":1.50e2,"party":1e2,"id_platform":1.0}`), { sp2Id: 'u', price: 150, containerCount: 100, platformId: '1' }, 'numbers in other notations')
-  t.same(out(`{${base},"container":[{"container_no":"C","gate_pass":""}],"url":null}`), { sp2Id: 'u', containers: [{ containerNo: 'C', gatePass: null }], documentUrl: null }, 'empty gate pass and null')
-  t.same(out(`{${base},"Extra Field":{"inner_key":[{"deep_key":1e400}]}}`), { sp2Id: 'u', hubExtra: { extraField: { innerKey: [{ deepKey: null }] } } }, 'unknown content camelCased, an infinite number as null like JSON.stringify')
+  const out = (body: string) =>
+    JSON.parse(doc(Buffer.from(body))?.json.toString() ?? 'null') as Record<string, unknown> | null
+  const base = `"id_document_sp2":"${U}"`
+  t.same(out(`{${base},"terminal":"Jl. \\"A\\" \\\\ \\u00e9 é 東京"}`),
+    { sp2Id: U, terminal: 'Jl. "A" \\ é é 東京' }, 'escapes and UTF-8 kept')
+  const dates = '"request_date":"2024-03-01 08:15:00.0","paid_thrud_date":"20240305",' +
+    '"proforma_date":"2024-03-06 10:00:00"'
+  t.same(out(`{${base},${dates}}`), {
+    sp2Id: U,
+    requestedAt: '2024-03-01T08:15:00.0+07:00',
+    paidThroughDate: '2024-03-05',
+    proformaDate: '2024-03-06'
+  }, 'the four date formats')
+  t.same(out(`{${base},"is_finished":"0","price":"12.50","party":"3","id_ff_ppjk":12}`),
+    { sp2Id: U, finished: false, price: 12.5, containerCount: 3, forwarderId: '12' },
+    'numbers and flags sent as strings, a number as text')
+  t.same(out(`{${base},"price":1.50e2,"party":1e2,"id_platform":1.0}`),
+    { sp2Id: U, price: 150, containerCount: 100, platformId: '1' }, 'numbers in other notations')
+  t.same(out(`{${base},"container":[{"container_no":"C","gate_pass":""}],"url":null}`),
+    { sp2Id: U, containers: [{ containerNo: 'C', gatePass: null }], documentUrl: null },
+    'empty gate pass and null')
+  t.same(out(`{${base},"Extra Field":{"inner_key":[{"deep_key":1e400}]}}`),
+    { sp2Id: U, hubExtra: { extraField: { innerKey: [{ deepKey: null }] } } },
+    'unknown content camelCased, an infinite number as null like JSON.stringify')
   const wide = Array.from({ length: 20 }, (_, i) => `"key_${i}":${i}`).join(',')
-  t.same(out(`{${base},"Extra Field":{${wide},"k\\u0065y_x":"e"}}`), { sp2Id: 'u', hubExtra: { extraField: { ...Object.fromEntries(Array.from({ length: 20 }, (_, i) => [`key${i}`, i])), keyX: 'e' } } },
+  const keys = Object.fromEntries(Array.from({ length: 20 }, (_, i) => [`key${i}`, i]))
+  t.same(out(`{${base},"Extra Field":{${wide},"k\\u0065y_x":"e"}}`),
+    { sp2Id: U, hubExtra: { extraField: { ...keys, keyX: 'e' } } },
     'unknown content with many keys and an escaped one, camelCased')
   t.equal(out(`{${base},"Extra Field":{"a_b":1,"aB":2}}`), null, 'unknown content with two keys camelCased alike: the reference path decides')
   t.equal(out(`{${base},"Extra Field":{${wide},"key_3":9}}`), null, 'the same, past 16 keys')
-  t.equal(out(`{${base},"party":1.5}`), null, 'a fraction where an integer goes: the reference path reports it')
-  t.equal(out(`{${base},"is_finished":2}`), null, 'a flag of 2: the reference path reports it')
-  t.equal(out(`{${base},"terminal":{}}`), null, 'an object where a string goes: the reference path reports it')
+  t.equal(out(`{${base},"party":1.5}`), null, 'a fraction for an integer: the reference path')
+  t.equal(out(`{${base},"is_finished":2}`), null, 'a flag of 2: the reference path leaves it out')
+  t.equal(out(`{${base},"terminal":{}}`), null, 'an object for a string: the reference path')
+  t.same(out(`{${base},"url":{},"id_ff_ppjk":"2024-02-30","payment_url":true}`),
+    { sp2Id: U, documentUrl: null, forwarderId: '2024-02-30', paymentUrl: null },
+    'a field that may be null, refused: null, on the fast path too')
+  t.equal(out('{"id_document_sp2":"not-a-uuid"}'), null, 'an id, no UUID: the reference path')
+  t.equal(out(`{${base},"paid_thrud_date":"2024-02-30"}`), null, 'no real day: the reference path')
 })
 
 test('numbers and dates come out in exactly the text the normalizer writes, whichever path they take', async (t) => {
   const doc = compileTranscoder({ type: 'record', item: identityOnly(Sp2Document) }, { offset: OFFSET })
   // The text of one member of our answer, as written (not parsed): a number passed through must already be its shortest form.
   const member = (body: string, name: string): string | undefined => {
-    const json = doc(Buffer.from(`{"id_document_sp2":"u",${body}}`))?.json.toString()
+    const json = doc(Buffer.from(`{"id_document_sp2":"${U}",${body}}`))?.json.toString()
     return json === undefined ? undefined : new RegExp(`"${name}":("[^"]*"|[^,}]*)`).exec(json)?.[1]
   }
   const numbers = ['3855830.15', '0.5', '12.25', '1.50', '0.05', '0.10', '100', '-0.5', '-0', '0', '0.0', '-12.340', '1e2', '1.5E-3',
@@ -276,7 +319,7 @@ test('numbers and dates come out in exactly the text the normalizer writes, whic
       assert.strictEqual(member(`"price":${text}`, 'price'), String(Number(text)), text)
     }
   }), { seed: SEED, numRuns: 300 })
-  // Expected: the normalizer's own conversions (src/domain/dates.ts) of the decoded string.
+  // Expected: the rules' reading (src/domain/dates.ts) of the decoded string; none where refused.
   const dates: Array<[string, string]> = [
     ['proforma_date', '2024-03-06'],
     ['proforma_date', '2024-03-06 10:00:00'],
@@ -292,11 +335,21 @@ test('numbers and dates come out in exactly the text the normalizer writes, whic
     ['request_date', '2024-03X01 08:15:00'],
     ['request_date', '2024-03-01 08:15:00.25'],
     ['request_date', '2024-03-01 08:15:00,5'],
-    ['proforma_date', '2024-03-01 08:15:00.5']
+    ['proforma_date', '2024-03-01 08:15:00.5'],
+    ['proforma_date', '21-MAY-23'],
+    ['proforma_date', '21-May-2023'],
+    ['proforma_date', '2024-02-30'],
+    ['proforma_date', '2024-02-29'],
+    ['request_date', '21-MAY-23'],
+    ['request_date', '20240301'],
+    ['request_date', '2024-03-01 24:00:00'],
+    ['request_date', '2024-03-01 08:15:00.'],
+    ['request_date', '2023-02-29 08:15:00']
   ]
   for (const [key, text] of dates) {
-    const value = JSON.parse(`"${text}"`) as string
-    const expected = JSON.stringify(key === 'proforma_date' ? toIsoDate(value) : toIsoDateTime(value, OFFSET))
+    const read = readHubDate(JSON.parse(`"${text}"`) as string)
+    const moment = `${read?.day}T${read?.time ?? '00:00:00'}${OFFSET}`
+    const expected = read && JSON.stringify(key === 'proforma_date' ? read.day : moment)
     t.equal(member(`"${key}":"${text}"`, key === 'proforma_date' ? 'proformaDate' : 'requestedAt'), expected, `${key} ${text}`)
   }
 })
@@ -312,10 +365,13 @@ test('a date the hub sends with a time becomes its date and its date-time, in ex
   const stamped = compileTranscoder({ type: 'record', item: nullable }, { offset: OFFSET })
   const texts = ['2023-01-01 03:20:00.0', '2024-04-23 00:00:00.0', '2024-04-23 23:59:59', '2024-04-23 08:15:00.25', '2024-04-23', '20240423',
     '2024-04-23T08:15:00', '2024-04-23 08:15:00.', '2024-04-23 08:15:0é', '2024-0X-23 08:15:00.0', '2024-04-23 08\u003a15:00.0', 'soon', '']
-  for (const text of texts) {
-    const value = JSON.parse(`"${text}"`) as string
+  for (const text of [...texts, '21-MAY-23', '2024-02-30 08:00:00.0', '2024-04-23 08:15:61.0']) {
+    const read = readHubDate(JSON.parse(`"${text}"`) as string)
     const json = bl(Buffer.from(`{"bl_no":"B","bl_date":"${text}"}`))?.json.toString()
-    t.equal(json, `{"blNo":"B","blDate":${JSON.stringify(toIsoDate(value))},"blDateTime":${JSON.stringify(toIsoDateTime(value, OFFSET))}}`, `bl_date ${text}`)
+    // Unread, the BL's date (its identity) fails the answer: the reference path reports it.
+    const moment = `${read?.day}T${read?.time ?? '00:00:00'}${OFFSET}`
+    const expected = read && `{"blNo":"B","blDate":"${read.day}","blDateTime":"${moment}"}`
+    t.equal(json, expected, `bl_date ${text}`)
   }
   t.equal(bl(Buffer.from('{"bl_no":"B","bl_date":"2023-01-01 03:20:00.0"}'))?.json.toString(),
     '{"blNo":"B","blDate":"2023-01-01","blDateTime":"2023-01-01T03:20:00.0+07:00"}', 'the day in the hub\'s calendar, whatever the hour')
@@ -364,10 +420,18 @@ test('unknown keys, wherever the hub writes them, end up under hubExtra at the e
     const ref = compileNormalizer(Sp2Container, { offset: OFFSET })
     t.equal(JSON.stringify((JSON.parse(body) as unknown[]).map(item => ref(item))), expected, `${name}: the normalizer's bytes`)
   }
-  t.ok(agree(op, `[{"x_a":1,${c},"id_document_sp2":"u"}]`), 'the cargo-owner lookup: fast path, the reference path\'s answer')
-  t.same(JSON.parse(doc(Buffer.from('{"o_k":1,"id_document_sp2":"u","container":[{"container_no":"C","n_k":2}],"mst_platform":{"p_k":3},"z_k":4}'))?.json.toString() ?? 'null'),
-    { sp2Id: 'u', containers: [{ containerNo: 'C', hubExtra: { nK: 2 } }], platform: { hubExtra: { pK: 3 } }, hubExtra: { oK: 1, zK: 4 } }, 'nested records each keep their own')
-  t.equal(doc(Buffer.from('{"id_document_sp2":"u","container":[{"container_no":"C","x":1,"x":2}]}')), undefined, 'a duplicate unknown key in a nested record: the reference path decides')
+  t.ok(agree(op, `[{"x_a":1,${c},"id_document_sp2":"${U}"}]`),
+    'the cargo-owner lookup: fast path, the reference path\'s answer')
+  const nested = `{"o_k":1,"id_document_sp2":"${U}","container":[{"container_no":"C","n_k":2}],` +
+    '"mst_platform":{"p_k":3},"z_k":4}'
+  t.same(JSON.parse(doc(Buffer.from(nested))?.json.toString() ?? 'null'), {
+    sp2Id: U,
+    containers: [{ containerNo: 'C', hubExtra: { nK: 2 } }],
+    platform: { hubExtra: { pK: 3 } },
+    hubExtra: { oK: 1, zK: 4 }
+  }, 'nested records each keep their own')
+  const twice = `{"id_document_sp2":"${U}","container":[{"container_no":"C","x":1,"x":2}]}`
+  t.equal(doc(Buffer.from(twice)), undefined, 'a duplicate unknown key, nested: the reference path')
 })
 
 test('a required field left out, or null where it may not be, is left to the reference path, which reports it', async (t) => {

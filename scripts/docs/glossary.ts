@@ -90,7 +90,6 @@ function fieldConversion (field: FieldSpec): string {
   else if (isArrayKind(kind)) text = kind.arrayOf === 'json' ? 'array of any JSON, keys camelCased' : `array of ${resourceLink(kind.arrayOf)}`
   else text = SCALAR_CONVERSIONS[kind]
   if (field.format === 'uuid') text += ' (UUID)'
-  if (field.format === 'uri') text += ' (URI)'
   if (field.emptyAsNull === true) text += '; empty string or null → null'
   else if (field.nullable === true) text += ', or null'
   if (field.fromRequest === true) text += '; always answered: filled from the request the hub accepted (its echo gives way)'

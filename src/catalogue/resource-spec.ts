@@ -23,7 +23,8 @@ export interface FieldSpec {
   /** Upstream empty string is answered as null (docs/hub.md#sp2-container: gate_pass). */
   emptyAsNull?: boolean
   description: string
-  format?: 'uuid' | 'uri'
+  /** A format of the OpenAPI document its string holds to (mapping/fields.ts checks it). */
+  format?: 'uuid'
   /**
    * For a `date-with-time` field, our name of its date-time: `bl_date`
    * `2024-04-23 03:20:00.0` becomes `blDate` `2024-04-23` (the day in the

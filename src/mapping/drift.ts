@@ -21,7 +21,9 @@ export const DRIFT = {
   /** An error's text in another member than `message`. */
   errorField: 32,
   /** A 2xx answer reporting a failure, answered as the failure. */
-  failure: 64
+  failure: 64,
+  /** A value its field's schema refuses (no real day, no number), answered as null or left out. */
+  invalidValue: 128
 } as const
 
 /** The metric's `kind` label of each bit, in bit order. */
@@ -32,7 +34,8 @@ export const DRIFT_KINDS: ReadonlyArray<readonly [number, string]> = [
   [DRIFT.dateForm, 'date-form'],
   [DRIFT.answerKey, 'answer-key'],
   [DRIFT.errorField, 'error-field'],
-  [DRIFT.failure, 'failure-2xx']
+  [DRIFT.failure, 'failure-2xx'],
+  [DRIFT.invalidValue, 'invalid-value']
 ]
 
 /** Where readers note what they tolerated, and how tolerant they are (the profile's nullStrings and dateAnswered). */

@@ -1,4 +1,4 @@
-import { toIsoDate, toIsoDateTime } from '../domain/dates.ts'
+import { readHubDate, type HubDate } from '../domain/dates.ts'
 import { camelCase, namesOf, type FieldSpec, type ResourceSpec, type ScalarKind } from '../catalogue/resource-spec.ts'
 import { DRIFT, documentedTolerance, OMIT, type Tolerance } from './drift.ts'
 import { ShapeError } from './shape-error.ts'
@@ -11,6 +11,9 @@ import { ShapeError } from './shape-error.ts'
  * empty string become; its shortcuts are held to these rules, byte for
  * byte, by test/transcode.test.ts.
  */
+
+/** Where a rule notes what it tolerated (a DRIFT bit). */
+type Note = Tolerance['note']
 
 /** One value of the hub's to ours (OMIT: no value, the field is left out); throws a ShapeError (path '') for a value that does not fit. */
 export type Convert = (value: unknown) => unknown
@@ -55,9 +58,13 @@ function isMoment (v: string): boolean {
   return v.length >= 19 && v.charCodeAt(10) === 32 && v.charCodeAt(4) === 45 && v.charCodeAt(13) === 58
 }
 
-/** A day sent alone (`YYYY-MM-DD` or `YYYYMMDD`), where a time of day could have been. */
-function isDayAlone (v: string): boolean {
-  return isDay(v) || (v.length === 8 && /^\d{8}$/.test(v))
+const DATE_FORMS = 'YYYY-MM-DD, YYYY-MM-DD HH:MM:SS[.S], YYYYMMDD, DD-MON-YY or DD-MON-YYYY'
+
+/** A date string the hub wrote, read (domain/dates.ts); a ShapeError where it is no real day. */
+function hubDate (v: unknown, what: string): HubDate {
+  const read = typeof v === 'string' ? readHubDate(v) : undefined
+  if (read === undefined) throw new ShapeError('', `${what}: a real day (and time), ${DATE_FORMS}`)
+  return read
 }
 
 /**
@@ -84,13 +91,14 @@ export function kindRule (kind: ScalarKind, offset: string, tolerance: Tolerance
     case 'number':
       // Number text: a number, or a string holding one.
       return (v) => {
-        let n = v
-        if (typeof v === 'string' && v.trim() !== '') {
-          n = Number(v)
-          note(DRIFT.numberString)
+        const n = typeof v === 'string' && v.trim() !== '' ? Number(v) : v
+        const finite = typeof n === 'number' && Number.isFinite(n)
+        if (!finite || (kind === 'integer' && !Number.isInteger(n))) {
+          throw new ShapeError('', `a${kind === 'integer' ? 'n integer' : ' number'}`)
         }
-        if (typeof n === 'number' && Number.isFinite(n) && (kind === 'number' || Number.isInteger(n))) return n
-        throw new ShapeError('', `a${kind === 'integer' ? 'n integer' : ' number'}`)
+        // Noted only where read: a string that is no number is refused, not read.
+        if (n !== v) note(DRIFT.numberString)
+        return n
       }
     case 'flag':
       return (v) => {
@@ -105,15 +113,15 @@ export function kindRule (kind: ScalarKind, offset: string, tolerance: Tolerance
     case 'date':
     case 'date-with-time':
       return (v) => {
-        if (typeof v !== 'string') throw new ShapeError('', kind === 'date' ? 'a date string' : 'a date-time string')
-        if (kind === 'date' ? !isDay(v) : !isMoment(v)) note(DRIFT.dateForm)
-        return toIsoDate(v)
+        const { day } = hubDate(v, kind === 'date' ? 'a date' : 'a date-time')
+        if (kind === 'date' ? !isDay(v as string) : !isMoment(v as string)) note(DRIFT.dateForm)
+        return day
       }
     case 'datetime':
       return (v) => {
-        if (typeof v !== 'string') throw new ShapeError('', 'a date-time string')
-        if (!isMoment(v)) note(DRIFT.dateForm)
-        return toIsoDateTime(v, offset)
+        const { day, time } = hubDate(v, 'a date-time')
+        if (!isMoment(v as string)) note(DRIFT.dateForm)
+        return `${day}T${time ?? '00:00:00'}${offset}`
       }
     case 'json':
       return v => camelCaseDeep(v)
@@ -123,12 +131,55 @@ export function kindRule (kind: ScalarKind, offset: string, tolerance: Tolerance
 /**
  * The date-time of a `date-with-time` field: where the hub sends the day
  * alone and the profile says it does (`dayOnly`), no time (OMIT) rather than
- * a midnight the hub never said; else the datetime rule, as documented.
+ * a midnight the hub never said; else its moment, or the day's midnight.
  */
 function momentOfDay (offset: string, tolerance: Tolerance): Convert {
-  const moment = kindRule('datetime', offset, { ...tolerance, note: () => {} })
-  if (!tolerance.dayOnly) return moment
-  return (v) => typeof v === 'string' && isDayAlone(v) ? OMIT : moment(v)
+  const { dayOnly } = tolerance
+  return (v) => {
+    const { day, time } = hubDate(v, 'a date-time')
+    if (time === undefined && dayOnly) return OMIT
+    return `${day}T${time ?? '00:00:00'}${offset}`
+  }
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
+
+/** The check of each format a string field may name (FieldSpec.format), as OpenAPI's. */
+const FORMATS: Record<NonNullable<FieldSpec['format']>, [RegExp, string]> = {
+  uuid: [UUID, 'a UUID']
+}
+
+/** `convert`, its string held to the field's format (a ShapeError where it breaks it). */
+function formatted (field: FieldSpec, convert: Convert): Convert {
+  if (field.format === undefined) return convert
+  const [pattern, words] = FORMATS[field.format]
+  return (v) => {
+    const out = convert(v)
+    if (typeof out !== 'string' || !pattern.test(out)) throw new ShapeError('', words)
+    return out
+  }
+}
+
+/**
+ * The one rule for a value its field's schema refuses (`convert` throws a
+ * ShapeError): it is answered as no value, the nearest the schema allows:
+ * null where the field may be null, left out (OMIT) where it may be absent,
+ * noted as drift (DRIFT.invalidValue); where it can be neither (a required
+ * field that may not be null: the record's identity, its numbers and
+ * flags), the ShapeError stands and the answer is UPSTREAM_BAD_RESPONSE.
+ */
+function refusing (field: FieldSpec, required: boolean, convert: Convert, note: Note): Convert {
+  if (required && field.nullable !== true) return convert
+  const none = field.nullable === true ? null : OMIT
+  return (v) => {
+    try {
+      return convert(v)
+    } catch (error) {
+      if (!(error instanceof ShapeError)) throw error
+      note(DRIFT.invalidValue)
+      return none
+    }
+  }
 }
 
 /**
@@ -164,14 +215,21 @@ export function orNull (field: FieldSpec, convert: Convert, tolerance: Tolerance
  * the normalizer and the transcoder walk themselves. A `date-with-time`
  * field (`bl_date` `2024-04-23 03:20:00.0`) is the pair: its day
  * (`2024-04-23`) under its name, its date-time
- * (`2024-04-23T03:20:00.0+07:00`) under its second name.
+ * (`2024-04-23T03:20:00.0+07:00`) under its second name. `required`: the
+ * record's spec requires the field (refusing says what that changes).
  */
-export function fieldRules (field: FieldSpec, offset: string, tolerance: Tolerance = documentedTolerance()): FieldRules | undefined {
+export function fieldRules (
+  field: FieldSpec, offset: string, tolerance: Tolerance = documentedTolerance(), required = false
+): FieldRules | undefined {
   const { kind } = field
   if (typeof kind !== 'string') return undefined
+  const silent = { ...tolerance, note: () => {} }
+  const convert = formatted(field, kindRule(kind, offset, tolerance))
+  // The date-time refuses the values the date refuses; noted once, there.
+  const second = kind === 'date-with-time' ? momentOfDay(offset, tolerance) : undefined
   return {
-    convert: orNull(field, kindRule(kind, offset, tolerance), tolerance),
-    second: kind === 'date-with-time' ? orNull(field, momentOfDay(offset, tolerance), { ...tolerance, note: () => {} }) : undefined
+    convert: orNull(field, refusing(field, required, convert, tolerance.note), tolerance),
+    second: second && orNull(field, refusing(field, required, second, silent.note), silent)
   }
 }
 

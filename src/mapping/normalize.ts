@@ -22,11 +22,12 @@ interface CompiledField {
   secondName: string
 }
 
-function compileField (field: FieldSpec, options: Options): CompiledField {
+/** `required`: the record's spec requires the field (fields.ts fieldRules). */
+function compileField (field: FieldSpec, options: Options, required: boolean): CompiledField {
   const { kind } = field
   const compiled = { upstream: field.upstream, name: field.name, second: undefined, secondName: namesOf(field)[1] ?? '' }
   const tolerance = options.tolerance ?? documentedTolerance()
-  const rules = fieldRules(field, options.offset, tolerance)
+  const rules = fieldRules(field, options.offset, tolerance, required)
   if (rules !== undefined) return { ...compiled, ...rules }
   if (isResource(kind)) return { ...compiled, convert: orNull(field, compileRecord(kind, options), tolerance) }
   if (!isArrayKind(kind)) throw new Error(`field ${field.upstream}: unknown kind ${String(kind)}`)
@@ -56,11 +57,11 @@ function compileField (field: FieldSpec, options: Options): CompiledField {
  * the way out). Each value is converted by its field's rule (fields.ts).
  */
 function compileRecord (spec: ResourceSpec, options: Options): (value: unknown) => Record<string, unknown> {
-  const fields = spec.fields.map(field => compileField(field, options))
-  const count = fields.length
-  const known = new Set(spec.fields.map(f => f.upstream))
   const required = spec.required ?? []
   const identity = new Set(required)
+  const fields = spec.fields.map(f => compileField(f, options, identity.has(f.upstream)))
+  const count = fields.length
+  const known = new Set(spec.fields.map(f => f.upstream))
   const aliases = spellingsOf(spec, fields)
   /** The value of a required field under another spelling, on the failure path only. */
   const aliasedValue = (upstream: string, src: Record<string, unknown>): unknown => {

@@ -64,7 +64,12 @@ async function metrics (app: FastifyInstance, { config }: { config: GatewayConfi
   })
   const drift = new Counter({
     name: 'gateway_hub_drift_total',
-    help: 'Hub answers the gateway read beyond their documented forms, by operation and kind: number-string, flag-string, null-string, date-form, answer-key (the list under another key), error-field (error text not in message), failure-2xx (a 2xx answer reporting a failure). The first of each operation and kind is logged',
+    help: 'Hub answers the gateway read beyond their documented forms, by operation and kind: ' +
+      'number-string, flag-string, null-string, date-form, ' +
+      'answer-key (the list under another key), ' +
+      'error-field (error text not in message), failure-2xx (a 2xx answer reporting a failure), ' +
+      'invalid-value (a value its field cannot hold, answered as null or left out). ' +
+      'The first of each operation and kind is logged',
     labelNames: ['operation', 'kind'],
     registers
   })

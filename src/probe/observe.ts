@@ -72,12 +72,15 @@ export function extraFields (items: ReadonlyArray<Record<string, Json>>, spec: R
   return [...extra].sort()
 }
 
-export type DateForm = 'YYYY-MM-DD HH:MM:SS.S' | 'YYYY-MM-DD' | 'YYYYMMDD' | 'other'
+export type DateForm = 'YYYY-MM-DD HH:MM:SS.S' | 'YYYY-MM-DD' | 'YYYYMMDD'
+  | 'DD-MON-YY' | 'DD-MON-YYYY' | 'other'
 
 export function dateFormOf (value: string): DateForm {
   if (/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}(\.\d+)?$/.test(value)) return 'YYYY-MM-DD HH:MM:SS.S'
   if (/^\d{4}-\d{2}-\d{2}$/.test(value)) return 'YYYY-MM-DD'
   if (/^\d{8}$/.test(value)) return 'YYYYMMDD'
+  if (/^\d{2}-[A-Za-z]{3}-\d{2}$/.test(value)) return 'DD-MON-YY'
+  if (/^\d{2}-[A-Za-z]{3}-\d{4}$/.test(value)) return 'DD-MON-YYYY'
   return 'other'
 }
 

@@ -40,7 +40,10 @@ const FieldPath = (description: string) => Type.String({ pattern: FIELD_PATH, ma
 const Prefix = (description: string) => Type.String({ pattern: PREFIX, maxLength: 200, description })
 
 export const DATE_SENT = ['YYYYMMDD', 'YYYY-MM-DD'] as const
-export const DATE_ANSWERED = ['YYYY-MM-DD HH:MM:SS.S', 'YYYY-MM-DD', 'YYYYMMDD'] as const
+/** Day-month-name forms are an Oracle-backed hub's (`21-MAY-23`): YY 00-49 is 20YY, else 19YY. */
+export const DATE_ANSWERED = [
+  'YYYY-MM-DD HH:MM:SS.S', 'YYYY-MM-DD', 'YYYYMMDD', 'DD-MON-YY', 'DD-MON-YYYY'
+] as const
 /** What a 200 that reports a failure is answered as: a contract code, or EMPTY (no data: an empty list; for a record, UPSTREAM_NOT_FOUND). */
 export const FAILURE_CODES = ['UPSTREAM_REJECTED', 'UPSTREAM_NOT_FOUND', 'UPSTREAM_AUTH_FAILED', 'UPSTREAM_UNAVAILABLE', 'UPSTREAM_BAD_RESPONSE', 'EMPTY'] as const
 export const CREDENTIALS = ['apiKey', 'token'] as const

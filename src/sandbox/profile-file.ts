@@ -12,6 +12,7 @@ import type { Operation } from './operations.ts'
 
 export type DateSent = 'YYYYMMDD' | 'YYYY-MM-DD'
 export type DateAnswered = 'YYYY-MM-DD HH:MM:SS.S' | 'YYYY-MM-DD' | 'YYYYMMDD'
+  | 'DD-MON-YY' | 'DD-MON-YYYY'
 
 export interface ProfileFailure {
   statusField?: string

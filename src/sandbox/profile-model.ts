@@ -33,6 +33,19 @@ const DATE_FORMS: Record<DateSent, RegExp> = { YYYYMMDD: /^\d{8}$/, 'YYYY-MM-DD'
 /** A day with its time of day, as the BL lists and declarations stamp it. */
 const STAMPED = /^(\d{4})-(\d{2})-(\d{2}) \d{2}:\d{2}:\d{2}\.\d$/
 
+/** Month names as an Oracle-backed hub writes them in `DD-MON-YY` (its default date form). */
+const MONTH_NAMES = 'JAN FEB MAR APR MAY JUN JUL AUG SEP OCT NOV DEC'.split(' ')
+
+/** A stamped day (year, month, day) alone, in the form the profile's hub answers it. */
+function dayAlone (form: DateAnswered, [year, month, day]: [string, string, string]): string {
+  switch (form) {
+    case 'YYYYMMDD': return `${year}${month}${day}`
+    case 'DD-MON-YY': return `${day}-${MONTH_NAMES[Number(month) - 1]}-${year.slice(2)}`
+    case 'DD-MON-YYYY': return `${day}-${MONTH_NAMES[Number(month) - 1]}-${year}`
+    default: return `${year}-${month}-${day}`
+  }
+}
+
 /** Errors a hub's front answers (credentials, its own failures), worded in its first error field; the others in its last. */
 const HUB_LEVEL = new Set([401, 403, 500, 502, 503, 504])
 const KEY_REFUSED = 'API key is not valid or is expired / revoked.'
@@ -168,7 +181,7 @@ function rewrite (value: unknown, played: Played, strings: boolean): unknown {
   if (typeof value === 'string') {
     const stamped = STAMPED.exec(value)
     if (stamped === null || played.dateAnswered === 'YYYY-MM-DD HH:MM:SS.S') return value
-    return played.dateAnswered === 'YYYY-MM-DD' ? `${stamped[1]}-${stamped[2]}-${stamped[3]}` : `${stamped[1]}${stamped[2]}${stamped[3]}`
+    return dayAlone(played.dateAnswered, [stamped[1]!, stamped[2]!, stamped[3]!])
   }
   return strings ? String(value) : value
 }

@@ -124,12 +124,13 @@ export function createDecoder ({ operations, config, onSlowPath, drift }: Decode
       data = []
     } else {
       let bits = 0
-      let details: Record<string, unknown> | undefined
+      // By bit: each kind's log line carries its own details only (answer-key: the keys).
+      const details = new Map<number, Record<string, unknown>>()
       op.drift.bits = 0
       try {
         data = extract(op, parsed, (bit, more) => {
           bits |= bit
-          details ??= more
+          if (more !== undefined && !details.has(bit)) details.set(bit, more)
         })
       } catch (error) {
         if (error instanceof ShapeError) throw gatewayError('UPSTREAM_BAD_RESPONSE', { cause: error })
@@ -138,7 +139,12 @@ export function createDecoder ({ operations, config, onSlowPath, drift }: Decode
         bits |= op.drift.bits
         op.drift.bits = 0
       }
-      if (bits !== 0) drift?.report(op.id, bits, log, details)
+      let rest = bits
+      for (const [bit, more] of details) {
+        drift?.report(op.id, bit, log, more)
+        rest &= ~bit
+      }
+      if (rest !== 0) drift?.report(op.id, rest, log)
     }
     const count = Array.isArray(data) ? data.length : undefined
     const { body, json } = envelopeAround(Buffer.from(JSON.stringify(data)), { count, cached: false })

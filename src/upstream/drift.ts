@@ -20,7 +20,8 @@ const MESSAGES: Record<string, string> = {
   // The message of the log line tests and dashboards already know.
   'answer-key': 'upstream response key drift',
   'error-field': 'hub answer drift: an error\'s text in another member than message',
-  'failure-2xx': 'hub answer drift: a 2xx answer reporting a failure, answered as that failure'
+  'failure-2xx': 'hub answer drift: a 2xx answer reporting a failure, answered as that failure',
+  'invalid-value': 'hub answer drift: a value its field cannot hold, answered as null or left out'
 }
 
 export function createDriftReporter (count?: (operation: string, kind: string) => void): DriftReporter {

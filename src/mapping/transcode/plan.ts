@@ -1,4 +1,4 @@
-import type { Tolerance } from '../drift.ts'
+import { OMIT, type Tolerance } from '../drift.ts'
 import { fieldRules, isNull, spellingsOf, type FieldRules } from '../fields.ts'
 import { isArrayKind, isResource, namesOf, type FieldSpec, type ResourceSpec } from '../../catalogue/resource-spec.ts'
 import { hashOf, NULL } from './reader.ts'
@@ -23,6 +23,7 @@ export const RECORD = 7
 export const RECORD_ARRAY = 8
 export const JSON_ARRAY = 9
 export const DATE_WITH_TIME = 10
+export const UUID = 11 // a string of format uuid
 
 export interface Field {
   /** The upstream name, bytes. */
@@ -95,7 +96,7 @@ function kindOf (field: FieldSpec): number {
   if (isArrayKind(kind)) return kind.arrayOf === 'json' ? JSON_ARRAY : RECORD_ARRAY
   switch (kind) {
     case 'string':
-    case 'text': return STRING
+    case 'text': return field.format === 'uuid' ? UUID : STRING
     case 'integer': return INTEGER
     case 'number': return NUMBER
     case 'flag': return FLAG
@@ -106,12 +107,20 @@ function kindOf (field: FieldSpec): number {
   }
 }
 
-/** What `rules` write for the hub's `value` after the field's name, or undefined where they refuse it. */
+/**
+ * What `rules` write for the hub's `value` after the field's name, or
+ * undefined where they refuse it or answer no value (OMIT: the name is
+ * written by then; the reference path leaves the field out).
+ */
 function written (rules: FieldRules, second: Buffer | undefined, value: unknown): Buffer | undefined {
   try {
-    const first = Buffer.from(JSON.stringify(rules.convert(value)))
+    const converted = rules.convert(value)
+    if (converted === OMIT) return undefined
+    const first = Buffer.from(JSON.stringify(converted))
     if (second === undefined || rules.second === undefined) return first
-    return Buffer.concat([first, second, Buffer.from(JSON.stringify(rules.second(value)))])
+    const moment = rules.second(value)
+    if (moment === OMIT) return first
+    return Buffer.concat([first, second, Buffer.from(JSON.stringify(moment))])
   } catch {
     return undefined
   }
@@ -127,7 +136,7 @@ function compileField (f: FieldSpec, index: number, required: readonly string[],
   const keyAt = member.length < 4 ? [] : Array.from({ length: Math.ceil(member.length / 4) }, (_, k) => Math.min(k * 4, member.length - 4))
   const names = namesOf(f)
   const second = names.length === 2 ? Buffer.from(`,${JSON.stringify(names[1])}:`) : undefined
-  const rules = fieldRules(f, offset, tolerance)
+  const rules = fieldRules(f, offset, tolerance, requiredAt !== -1)
   return {
     key,
     hash: hashOf(key, 0, key.length),

@@ -1,4 +1,6 @@
 import { DATE, DATE_WITH_TIME, DATETIME, FLAG, INTEGER, JSON_ARRAY, JSON_CONTENT, NUMBER, RECORD, RECORD_ARRAY, STRING, type Field, type Plan } from './plan.ts'
+import { UUID } from './plan.ts'
+import { isCalendarDay } from '../../domain/dates.ts'
 import { DRIFT, OMIT } from '../drift.ts'
 import { COLON, FALSE, GIVE_UP, MINUS, NINE, NOT_PLAIN, OPEN_BRACKET, PLAIN_DECIMAL, PLAIN_INTEGER, QUOTE, Reader, TRUE, ZERO } from './reader.ts'
 
@@ -40,6 +42,14 @@ export abstract class Values extends Reader {
       return
     }
     switch (field.kind) {
+      case UUID: {
+        if (c !== QUOTE) break
+        const start = this.p
+        const close = this.scanString()
+        if (!this.escaped && uuidAt(this.src, start + 1, close)) this.copy(start, close + 1)
+        else this.ruled(field, this.stringValue(start, close))
+        return
+      }
       case STRING: {
         const start = this.p
         if (c === QUOTE) {
@@ -195,9 +205,9 @@ export abstract class Values extends Reader {
 
   /**
    * At a date's opening quote: the usual compact shapes (`YYYY-MM-DD` for a
-   * date, `YYYY-MM-DD HH:MM:SS` for a date-time) read and written in words,
-   * byte for byte what toIsoDate / toIsoDateTime make of them. False,
-   * moving nothing: take the general path.
+   * date, `YYYY-MM-DD HH:MM:SS` for a date-time), a real day and time,
+   * written in words, byte for byte what the rules (fields.ts) make of them.
+   * False, moving nothing: take the general path.
    */
   dateFast (kind: number): boolean {
     const src = this.src
@@ -205,18 +215,9 @@ export abstract class Values extends Reader {
     const p = this.p
     const close = kind === DATE ? p + 11 : p + 20
     if (close >= this.end || src[close] !== QUOTE) return false
-    // The characters between the quotes: printable ASCII, no quote or backslash.
-    for (let i = p + 1, last = close - 4; ; i += 4) {
-      if (i > last) i = last
-      const w = sv.getInt32(i, true)
-      const q = w ^ 0x22222222
-      const b = w ^ 0x5c5c5c5c
-      if ((((q - 0x01010101) & ~q) | ((b - 0x01010101) & ~b) | ((w - 0x20202020) & ~w) | w) & 0x80808080) return false
-      if (i === last) break
-    }
-    // The separators toIsoDate / toIsoDateTime look at, and only those.
+    // Digits where digits belong, each separator in its place: no quote or escape between.
+    if (src[p + 5] !== MINUS || src[p + 8] !== MINUS || !dayAt(src, p + 1)) return false
     if (kind === DATE) {
-      if (src[p + 5] !== MINUS || src[p + 8] !== MINUS) return false
       if (this.o + 12 > this.out.length) this.grow(12)
       const ov = this.ov
       const o = this.o
@@ -225,7 +226,8 @@ export abstract class Values extends Reader {
       ov.setInt32(o + 8, sv.getInt32(p + 8, true), true)
       this.o = o + 12
     } else {
-      if (src[p + 5] !== MINUS || src[p + 11] !== 0x20 || src[p + 14] !== COLON || src[p + 17] !== COLON) return false
+      if (src[p + 11] !== 0x20 || src[p + 14] !== COLON || src[p + 17] !== COLON) return false
+      if (!timeAt(src, p + 12)) return false
       const tail = this.offsetWords
       const n = 20 + tail.length * 4
       if (this.o + n > this.out.length) this.grow(n)
@@ -246,15 +248,17 @@ export abstract class Values extends Reader {
 
   /**
    * A date-time with a fraction, `YYYY-MM-DD HH:MM:SS.S` (dateFast takes the
-   * shapes of fixed length), byte for byte what toIsoDateTime makes of it,
+   * shapes of fixed length), byte for byte what the rules make of it,
    * from the string between `from` and `to` (validated, without escapes).
    * False: take the general path.
    */
   fractionFast (from: number, to: number): boolean {
     const src = this.src
-    // Byte positions are character positions only in ASCII.
-    for (let i = from, last = Math.min(to, from + 19); i < last; i++) if (src[i]! >= 0x80) return false
-    if (to - from <= 19 || src[from + 4] !== MINUS || src[from + 10] !== 0x20 || src[from + 13] !== COLON || src[from + 16] !== COLON || src[from + 19] !== 0x2e) return false
+    if (to - from < 21 || src[from + 4] !== MINUS || src[from + 7] !== MINUS) return false
+    if (src[from + 10] !== 0x20 || src[from + 13] !== COLON) return false
+    if (src[from + 16] !== COLON || src[from + 19] !== 0x2e) return false
+    if (!dayAt(src, from) || !timeAt(src, from + 11)) return false
+    for (let i = from + 20; i < to; i++) if (src[i]! < ZERO || src[i]! > NINE) return false
     this.dateTimeOut(from, to)
     return true
   }
@@ -272,30 +276,65 @@ export abstract class Values extends Reader {
    * The usual `YYYY-MM-DD HH:MM:SS` or `YYYY-MM-DD HH:MM:SS.S` of a
    * date-with-time field, between `from` and `to` (validated, without
    * escapes), written as its date, `second` and its date-time: byte for byte
-   * what toIsoDate and toIsoDateTime make of it. Only digits where digits
-   * belong (toIsoDate checks them; a date-time of other characters keeps its
-   * own text there). False: take the general path.
+   * what the rules (fields.ts) make of it. Only digits where digits belong,
+   * a real day and time. False: take the general path.
    */
   dateWithTimeFast (from: number, to: number, second: Buffer): boolean {
     const src = this.src
     const n = to - from
     if (n !== 19 && !(n >= 21 && src[from + 19] === 0x2e)) return false
-    for (let i = 0; i < n; i++) {
-      const c = src[from + i]!
-      if (i === 4 || i === 7) {
-        if (c !== MINUS) return false
-      } else if (i === 10) {
-        if (c !== 0x20) return false
-      } else if (i === 13 || i === 16) {
-        if (c !== COLON) return false
-      } else if (i !== 19 && (c < ZERO || c > NINE)) {
-        return false
-      }
-    }
+    if (src[from + 4] !== MINUS || src[from + 7] !== MINUS || src[from + 10] !== 0x20) return false
+    if (src[from + 13] !== COLON || src[from + 16] !== COLON) return false
+    // The digits of the day and the time, checked as they are read; then the fraction's.
+    if (!dayAt(src, from) || !timeAt(src, from + 11)) return false
+    for (let i = from + 20; i < to; i++) if (src[i]! < ZERO || src[i]! > NINE) return false
     this.copy(from - 1, from + 10)
     this.byte(QUOTE)
     this.bytes(second)
     this.dateTimeOut(from, to)
     return true
   }
+}
+
+/** The number the two ASCII digits at `at` write; -1 where one is not a digit. */
+function twoDigits (src: Buffer, at: number): number {
+  const a = src[at]! - ZERO
+  const b = src[at + 1]! - ZERO
+  return a >= 0 && a <= 9 && b >= 0 && b <= 9 ? a * 10 + b : -1
+}
+
+/**
+ * Whether `YYYY-MM-DD` at `at` (separators checked by the caller) is a day
+ * of the calendar. Straight-line, on the hot path: the year is only made a
+ * number for the days past the 28th, which not every month has.
+ */
+function dayAt (src: Buffer, at: number): boolean {
+  const century = twoDigits(src, at)
+  const year = twoDigits(src, at + 2)
+  const month = twoDigits(src, at + 5)
+  const day = twoDigits(src, at + 8)
+  if (century < 0 || year < 0 || month < 1 || month > 12 || day < 1) return false
+  return day <= 28 || isCalendarDay(century * 100 + year, month, day)
+}
+
+/** Whether `HH:MM:SS` at `at` (separators checked by the caller) is a time of day. */
+function timeAt (src: Buffer, at: number): boolean {
+  const hours = twoDigits(src, at)
+  const minutes = twoDigits(src, at + 3)
+  const seconds = twoDigits(src, at + 6)
+  return hours >= 0 && hours <= 23 && minutes >= 0 && minutes <= 59 && seconds >= 0 && seconds <= 59
+}
+
+/** Whether the bytes from `from` to `to` are a UUID (fields.ts's check: hex digits 8-4-4-4-12). */
+function uuidAt (src: Buffer, from: number, to: number): boolean {
+  if (to - from !== 36) return false
+  for (let i = 0; i < 36; i++) {
+    const c = src[from + i]!
+    if (i === 8 || i === 13 || i === 18 || i === 23) {
+      if (c !== MINUS) return false
+    } else if (!((c >= ZERO && c <= NINE) || ((c | 0x20) >= 0x61 && (c | 0x20) <= 0x66))) {
+      return false
+    }
+  }
+  return true
 }
