@@ -202,7 +202,12 @@ test('/health/ready and the start-up log show the profile in force; the log hold
   t.match(ready.json().data.profile, { name: 'public-callers', source: 'public-callers.json', digest: /^[0-9a-f]{16}$/ })
   const line = logs.find(l => typeof l.msg === 'string' && l.msg.startsWith('hub profile in force: public-callers'))
   t.ok(line, 'one line at start-up')
-  t.match(line, { source: PROFILE, profile: { name: 'public-callers', operations: { BC20ByNoBL: { path: 'BC20ByNoBL/{npwp}/{blNumber}/{blDate}', prefix: '/NLEMICROAPI-1.0/webresources/ceisa' } } } })
+  const BC20ByNoBL = {
+    path: 'BC20ByNoBL/{npwp}/{blNumber}/{blDate}',
+    prefix: '/NLEMICROAPI-1.0/webresources/ceisa'
+  }
+  const profile = { name: 'public-callers', operations: { BC20ByNoBL } }
+  t.match(line, { source: /public-callers\.json$/, profile })
   const all = rawLogs.join('\n')
   t.notMatch(all, KEY)
   t.notMatch(all, 'pc-access-token')

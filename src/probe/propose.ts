@@ -93,6 +93,11 @@ export function proposeProfile (inForce: ProfileInForce, findings: readonly Find
     tokenScheme: inForce.tokenScheme,
     stringValues,
     login: inForce.login,
+    // How the gateway calls the hub is the profile in force's: kept as it is.
+    timeZone: inForce.timeZone,
+    connections: inForce.connections,
+    retries: inForce.retries,
+    breaker: inForce.breaker,
     operations
   }
   return { profile, stringValues: stringValues === inForce.stringValues ? undefined : { setting: 'stringValues', configured: inForce.stringValues, proposed: stringValues } }

@@ -77,14 +77,17 @@ export function createHubClient ({ config, credentials, userAgent, observe, onSl
   const share = createCallerShare(config.UPSTREAM_MAX_CALLS_PER_CLIENT)
   const cache = createCachePolicy({ config, credentials, tier: lookupTier, clock })
   const breakers = createBreakers(operations, {
-    errorThresholdPercentage: config.BREAKER_ERROR_PERCENTAGE,
-    volumeThreshold: config.BREAKER_VOLUME_THRESHOLD,
-    rollingCountTimeout: config.BREAKER_WINDOW_MS,
-    resetTimeout: config.BREAKER_RESET_MS
+    errorThresholdPercentage: profile.breaker.errorPercentage,
+    volumeThreshold: profile.breaker.volumeThreshold,
+    rollingCountTimeout: profile.breaker.windowMs,
+    resetTimeout: profile.breaker.resetMs
   })
-  const retries = { retries: config.UPSTREAM_RETRIES, baseMs: config.UPSTREAM_RETRY_BASE_MS, maxMs: config.UPSTREAM_RETRY_MAX_MS }
-  const transport = createTransport({ config, userAgent, budgetFromBytes: LARGE_ANSWER_BYTES })
-  const decoder = createDecoder({ operations, config, onSlowPath, drift })
+  const { count, baseMs, maxMs } = profile.retries
+  const retries = { retries: count, baseMs, maxMs }
+  const budgetFromBytes = LARGE_ANSWER_BYTES
+  const transport = createTransport({ config, profile, userAgent, budgetFromBytes })
+  const { timeZone } = profile
+  const decoder = createDecoder({ operations, config, timeZone, onSlowPath, drift })
   // Each operation's address without its values, for the spans of its calls.
   const templates = new Map([...operations.values()].map(op => [op.id, transport.basePath(op.service) + op.address]))
 

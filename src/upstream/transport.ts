@@ -13,15 +13,17 @@ import { bodyPool, type BodyPool } from './body-pool.ts'
 import { retryAfterSeconds, statusFailure, transportFailure } from './failures.ts'
 import { DRIFT } from '../mapping/drift.ts'
 import { hubError } from './hub-message.ts'
+import type { ProfileInForce } from '../profile/resolve.ts'
 import type { ResolvedOperation } from './resolve-operations.ts'
 
 export type TransportConfig = Pick<Config,
-  'UPSTREAM_MAX_CONNECTIONS' | 'UPSTREAM_CONNECT_TIMEOUT_MS' | 'UPSTREAM_HEADERS_TIMEOUT_MS' | 'UPSTREAM_BODY_TIMEOUT_MS' |
   'UPSTREAM_BODY_BUDGET_BYTES' | 'UPSTREAM_MAX_RESPONSE_BYTES'> &
   { UPSTREAM_HUB_URL: string, UPSTREAM_BASE_URL: string, UPSTREAM_API_KEY: string }
 
 export interface TransportOptions {
   config: TransportConfig
+  /** The hub profile's connections and default timeouts: each address's pool. */
+  profile: Pick<ProfileInForce, 'connections' | 'timeouts'>
   userAgent: string
   /** Bodies declared this large or larger wait for room in UPSTREAM_BODY_BUDGET_BYTES before they are read. */
   budgetFromBytes: number
@@ -79,7 +81,9 @@ function deadlinePassed (): Error {
   return new DOMException('The hub call\'s deadline passed', 'TimeoutError')
 }
 
-export function createTransport ({ config, userAgent, budgetFromBytes, buffers = bodyPool(config.UPSTREAM_BODY_BUDGET_BYTES) }: TransportOptions): Transport {
+export function createTransport (options: TransportOptions): Transport {
+  const { config, profile, userAgent, budgetFromBytes } = options
+  const buffers = options.buffers ?? bodyPool(config.UPSTREAM_BODY_BUDGET_BYTES)
   const pools = new Map<string, Pool>()
   const maxBytes = config.UPSTREAM_MAX_RESPONSE_BYTES
   const largeBodies = config.UPSTREAM_BODY_BUDGET_BYTES > 0 ? byteBudget(config.UPSTREAM_BODY_BUDGET_BYTES) : undefined
@@ -90,10 +94,10 @@ export function createTransport ({ config, userAgent, budgetFromBytes, buffers =
     let pool = pools.get(url.origin)
     if (pool === undefined) {
       pool = new Pool(url.origin, {
-        connections: config.UPSTREAM_MAX_CONNECTIONS,
-        connect: { timeout: config.UPSTREAM_CONNECT_TIMEOUT_MS },
-        headersTimeout: config.UPSTREAM_HEADERS_TIMEOUT_MS,
-        bodyTimeout: config.UPSTREAM_BODY_TIMEOUT_MS,
+        connections: profile.connections.max,
+        connect: { timeout: profile.connections.connectTimeoutMs },
+        headersTimeout: profile.timeouts.headersMs,
+        bodyTimeout: profile.timeouts.bodyMs,
         keepAliveTimeout: 10_000
       })
       pools.set(url.origin, pool)

@@ -1399,7 +1399,7 @@ export interface operations {
                      *         "profile": {
                      *           "name": "documented",
                      *           "source": "built-in",
-                     *           "digest": "de1490612572fad3"
+                     *           "digest": "60e7f553fc6700ec"
                      *         }
                      *       },
                      *       "meta": {}
