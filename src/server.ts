@@ -6,6 +6,7 @@ import { listenHost, LOOPBACK_ADVICE } from './config/listen.ts'
 import { ConfigError, isSandboxMode, loadConfig, loadEnvFile } from './config/load.ts'
 import { plainHttpWarnings } from './config/plain-http.ts'
 import { resolveConfig } from './config/resolve.ts'
+import { startLine } from './config/start-line.ts'
 import { tracingSettings } from './config/tracing.ts'
 import { unknownSettings } from './config/unknown-settings.ts'
 import { loadProfileFile } from './profile/load.ts'
@@ -83,6 +84,9 @@ if (isSandboxMode(config)) {
 }
 const gatewayConfig = orExit(() => resolveConfig(process.env, sandboxSettings === undefined ? {} : { sandbox: sandboxSettings }))
 for (const { setting, host, message } of plainHttpWarnings(gatewayConfig)) app.log.warn({ setting, host }, message)
+// What runs, in one short line (the hub profile's follows; the whole profile at debug level).
+const started = startLine(gatewayConfig, sandbox !== undefined, VERSION)
+app.log.info(started.fields, started.message)
 
 // One line per variable that looks like a setting but is none (a typo is otherwise silent).
 for (const { name, meant } of unknownSettings(process.env)) {
