@@ -135,6 +135,28 @@ test('invalid configuration stops start-up with one line per problem', async (t)
   t.match(lines[0], /PORT/)
 })
 
+test('the start line says what runs and where the state is, never a password', async (t) => {
+  const { startLine } = await import('../src/config/start-line.ts')
+  const hub = {
+    UPSTREAM_HUB_URL: 'https://hub.example.go.id/api',
+    UPSTREAM_BASE_URL: 'https://hub.example.go.id'
+  }
+  const REDIS_URL = 'rediss://gateway:s3cret@redis.internal:6380'
+  const redis = startLine({ ...hub, REDIS_URL }, false, '1.0.0')
+  const state = 'redis at redis.internal:6380'
+  t.same(redis, {
+    fields: { version: '1.0.0', mode: 'hub', hub: 'hub.example.go.id', state },
+    message: `customs-gateway 1.0.0 in front of the hub at hub.example.go.id, state in ${state}`
+  })
+  t.notMatch(JSON.stringify(redis), 's3cret')
+  const sentinels = {
+    REDIS_URL: 'redis://gateway:pw@mymaster',
+    REDIS_SENTINELS: 's-1:26379, s-2:26379'
+  }
+  t.equal(startLine({ ...hub, ...sentinels }, false, '1.0.0').fields.state,
+    'redis via sentinels s-1:26379,s-2:26379')
+})
+
 test('with no upstream the server starts its sandbox, says so first, and closes on SIGTERM', async (t) => {
   const child = startServer({ PORT: '0', HOST: '127.0.0.1' })
   t.teardown(() => { child.kill('SIGKILL') })
@@ -145,6 +167,11 @@ test('with no upstream the server starts its sandbox, says so first, and closes 
     if (String(seen.at(-1)?.msg).startsWith('Server listening')) break
   }
   t.match(seen[0]?.msg, /built-in sandbox/, 'the first log line says the sandbox is in use')
+  const profile = /^hub profile in force: sandbox \(built-in\), digest [0-9a-f]{16}$/
+  const runs = { mode: 'sandbox', state: 'memory', version: /^\d+\.\d+\.\d+/ }
+  t.match(seen, [{}, runs, { msg: profile }], 'then what runs, in short')
+  t.same(seen.filter(line => JSON.stringify(line).length > 400), [],
+    'every line short: no profile dump')
   const address = /listening at (http:\/\/[^ ]+)/.exec(String(seen.at(-1)?.msg))?.[1]
   const res = await fetch(`${address}/v1/customs/bc20/bills-of-lading?npwp=012345678901000`)
   t.equal(res.status, 200)
