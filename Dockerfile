@@ -67,6 +67,8 @@ WORKDIR /app
 # relative to dist/, so package.json sits next to dist/.
 COPY --from=deps /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist
+# The shipped hub profiles (UPSTREAM_PROFILE_FILE=deploy/profiles/<name>.json) and their schema.
+COPY deploy/profiles ./deploy/profiles
 COPY package.json ./
 
 USER node

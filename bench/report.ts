@@ -392,7 +392,17 @@ export function renderReport (input: ReportInput): string {
   push(`- **Pinning:** ${input.pinning.text}${input.pinning.seen.length > 0 ? `; \`Cpus_allowed_list\` as read: ${input.pinning.seen.map(s => `${s.name} ${s.cpus}`).join(', ')}` : ''}`)
   push(`- **Mode:** ${input.redis !== undefined ? redisLine(input.redis) : 'memory: the gateways keep their state in process (no REDIS_URL)'}`)
   push(`- **CPU time:** utime + stime of each server's \`/proc/<pid>/stat\` (all its threads), in ticks of 1/${input.clockTicks} s (\`getconf CLK_TCK\`), read after the warm-up at the start and at the end of each measured run and divided by the run's 2xx answers`)
-  push(`- **Settings:** upstream latency ${options.latency} ms ± ${options.jitter} ms; ${options.connections} connections (latency case: ${options.p99Connections}); ${options.duration} s per run after ${options.warmup} s of warm-up; ${plural(options.rounds, 'interleaved round')}; undici pool of ${options.upstreamConnections} keep-alive connections towards the upstream for the gateway (\`UPSTREAM_MAX_CONNECTIONS\`), the raw proxy and the reference servers; the gateway's configuration is its default but for the upstream, the bench's client key and rate limit, \`LOG_LEVEL=warn\`${overrides.length > 0 ? ` and ${overrides.map(o => `\`${o}\``).join(', ')}` : ''} (the cached gateway: \`CACHE_TTL_SECONDS=${options.cacheTtl}\`)`)
+  push(`- **Settings:** upstream latency ${options.latency} ms ± ${options.jitter} ms; ` +
+    `${options.connections} connections (latency case: ${options.p99Connections}); ` +
+    `${options.duration} s per run after ${options.warmup} s of warm-up; ` +
+    `${plural(options.rounds, 'interleaved round')}; ` +
+    `undici pool of ${options.upstreamConnections} ` +
+    'keep-alive connections towards the upstream for the gateway (the hub profile\'s ' +
+    '`connections.max`), the raw proxy and the reference servers; ' +
+    'the gateway\'s configuration is its ' +
+    'default but for the upstream, the bench\'s client key and rate limit, `LOG_LEVEL=warn`' +
+    `${overrides.length > 0 ? ` and ${overrides.map(o => `\`${o}\``).join(', ')}` : ''} ` +
+    `(the cached gateway: \`CACHE_TTL_SECONDS=${options.cacheTtl}\`)`)
   push(`- **Requests:** ${options.sameUrl
     ? 'every run repeats one URL per case (`--same-url`): the gateway may coalesce identical concurrent lookups'
     : 'uncached and latency runs send a distinct, well-formed NPWP with every request, never the same one twice in the whole bench (the upstream answers the same body), so every request is its own lookup: neither the cache nor the coalescing of identical concurrent lookups answers it; cached runs repeat the warmed URL'}. Every request carries the bench client’s bearer key (\`CLIENTS_FILE\` with scopes customs:read and sp2:read; its rate limit raised to 1,000,000/minute so that the limiter runs but never refuses); the raw proxy and the reference servers ignore it.`)

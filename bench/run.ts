@@ -44,6 +44,16 @@ async function writeClientsFile (dir: string): Promise<string> {
   return file
 }
 
+/** The gateways' hub profile, by their clients file: the documented hub, --upstream-connections. */
+function profileFileFor (clientsFile: string): string {
+  return join(dirname(clientsFile), 'hub-profile.json')
+}
+
+async function writeProfileFile (clientsFile: string, options: BenchOptions): Promise<void> {
+  const profile = { name: 'bench', connections: { max: options.upstreamConnections } }
+  await writeFile(profileFileFor(clientsFile), JSON.stringify(profile, null, 2))
+}
+
 function log (message: string): void {
   process.stderr.write(`[bench] ${message}\n`)
 }
@@ -295,9 +305,9 @@ function gatewayEnv (port: number, upstreamUrl: string, options: BenchOptions, c
     UPSTREAM_BASE_URL: upstreamUrl,
     UPSTREAM_API_KEY: SANDBOX_API_KEY,
     UPSTREAM_ACCESS_TOKEN: SANDBOX_ACCESS_TOKEN,
-    UPSTREAM_API_KEY_HEADER: API_KEY_HEADER,
     PLATFORM_ID: SANDBOX_PLATFORM_ID,
-    UPSTREAM_MAX_CONNECTIONS: String(options.upstreamConnections),
+    // The documented hub, with --upstream-connections per address (connections.max).
+    UPSTREAM_PROFILE_FILE: profileFileFor(clientsFile),
     // With one URL repeated, a cache lifetime would answer the uncached runs.
     ...(options.sameUrl ? { CACHE_TTL_SECONDS: '0' } : {}),
     ...extra,
@@ -412,6 +422,7 @@ async function main (): Promise<number> {
     log(`preparing upstream bodies from the sandbox (work dir ${dir})`)
     const bodies = await prepareBodies(dir)
     const clientsFile = await writeClientsFile(dir)
+    await writeProfileFile(clientsFile, options)
     const cases = casesFrom(bodies, options.cases)
     const needCached = options.modes.includes('cached') && !options.stages
     // buffer and parse beside the uncached and latency pairs (the latency pair runs whatever --modes says), cache beside the cached ones.

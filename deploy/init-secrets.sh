@@ -2,7 +2,8 @@
 # Creates the secret files that deploy/compose.yaml mounts, each only where it
 # is missing, in deploy/secrets/ (or in SECRETS_DIR):
 #
-#   redis-password    a new random password of the gateway's Redis user (REDIS_PASSWORD_FILE)
+#   redis-url         redis://gateway:PASSWORD@redis:6379, with a new random password
+#                     of the gateway's Redis user (REDIS_URL_FILE)
 #   redis-users.acl   Redis users with the rules of deploy/redis-users.rules:
 #                     `gateway` with the SHA-256 of that password and only the
 #                     keys, channels and commands it needs (docs/redis.md);
@@ -37,15 +38,23 @@ rules () { sed -n "s/^$1 //p" "$(dirname "$0")/redis-users.rules" | sed "s/{pref
 mkdir -p "$dir"
 chmod 700 "$dir"
 
+# A deployment from before 1.0.0 gave the gateway its Redis password alone, in
+# redis-password: 1.0.0 reads it as part of REDIS_URL (REDIS_URL_FILE).
+if [ ! -e "$dir/redis-url" ] && [ -e "$dir/redis-password" ]; then
+  umask 022
+  printf 'redis://gateway:%s@redis:6379\n' "$(cat "$dir/redis-password")" > "$dir/redis-url"
+  echo "wrote $dir/redis-url from $dir/redis-password (the password is part of REDIS_URL now)"
+fi
+
 # The three files share the Redis passwords: all kept, or all written.
 present=0
-for file in redis-password redis-users.acl redis-functions-url; do
+for file in redis-url redis-users.acl redis-functions-url; do
   [ -e "$dir/$file" ] && present=$((present + 1))
 done
 if [ "$present" -eq 3 ]; then
-  echo "kept $dir/redis-password, $dir/redis-users.acl and $dir/redis-functions-url"
+  echo "kept $dir/redis-url, $dir/redis-users.acl and $dir/redis-functions-url"
 elif [ "$present" -gt 0 ]; then
-  echo "init-secrets: some of $dir/redis-password, redis-users.acl and redis-functions-url exist without the others; they share the Redis passwords (a deployment from before the Redis functions has no redis-functions-url, one from before the secret files a gateway.env instead of redis-password): remove those left and run again" >&2
+  echo "init-secrets: some of $dir/redis-url, redis-users.acl and redis-functions-url exist without the others; they share the Redis passwords (a deployment from before the Redis functions has no redis-functions-url, one from before the secret files a gateway.env instead of redis-password): remove those left and run again" >&2
   exit 1
 else
   # 32 random bytes in hex: nothing in it needs percent-encoding in a URL.
@@ -59,9 +68,9 @@ user default on nopass $(rules default)
 user gateway on #$hash $(rules gateway)
 user functions on #$functions_hash $(rules functions)
 ACL
-  printf %s "$password" > "$dir/redis-password"
+  printf 'redis://gateway:%s@redis:6379\n' "$password" > "$dir/redis-url"
   printf 'redis://functions:%s@redis:6379\n' "$functions_password" > "$dir/redis-functions-url"
-  echo "wrote $dir/redis-password, $dir/redis-users.acl and $dir/redis-functions-url (new Redis passwords)"
+  echo "wrote $dir/redis-url, $dir/redis-users.acl and $dir/redis-functions-url (new Redis passwords)"
 fi
 
 # For deploy/compose.sentinel.yaml: the users replicas and Sentinels log in to
@@ -112,4 +121,4 @@ if [ ! -e "$dir/clients.json" ]; then
   echo '[]' > "$dir/clients.json"
   echo "wrote $dir/clients.json (no client yet: add the entries npm run client-key prints)"
 fi
-chmod 644 "$dir/redis-password" "$dir/redis-users.acl" "$dir/redis-functions-url" "$dir/hub-api-key" "$dir/hub-access-token" "$dir/hub-login-username" "$dir/hub-login-password" "$dir/clients.json"
+chmod 644 "$dir/redis-url" "$dir/redis-users.acl" "$dir/redis-functions-url" "$dir/hub-api-key" "$dir/hub-access-token" "$dir/hub-login-username" "$dir/hub-login-password" "$dir/clients.json"

@@ -1,4 +1,5 @@
 import { ConfigSchema } from '../src/config/schema.ts'
+import { SECRET_SETTINGS } from '../src/config/secret-files.ts'
 
 /**
  * The configuration reference, written from ConfigSchema: docs/configuration.md
@@ -7,6 +8,9 @@ import { ConfigSchema } from '../src/config/schema.ts'
  * example, where the schema gives one (`examples`), shows in .env.example.
  * What is said here and not in the schema is how settings are grouped and what
  * holds across a group (the intros below).
+ *
+ * .env.example lists only the settings a deployment sets (DEPLOYMENT below)
+ * and points to docs/configuration.md for the rest.
  *
  * Regenerate after adding or changing a setting:
  *
@@ -29,9 +33,6 @@ interface SettingSchema {
   minLength?: number
   maxLength?: number
   format?: string
-  patternProperties?: Record<string, SettingSchema>
-  properties?: Record<string, SettingSchema>
-  items?: SettingSchema
 }
 
 /** A variable the gateway reads that ConfigSchema does not hold (the platform's own). */
@@ -58,21 +59,41 @@ export const GROUPS: readonly Group[] = [
   },
   {
     id: 'hub',
-    title: 'The hub: addresses, dialect, operations',
-    intro: 'Which hub the gateway fronts and how its addresses and answers are read ([hub.md](hub.md) describes the hub; [hub-operations.md](hub-operations.md) the address behind each route). Leave `UPSTREAM_HUB_URL` and `UPSTREAM_BASE_URL` both unset to run on the built-in sandbox; setting only one is an error. When they are set, `UPSTREAM_API_KEY`, a hub token (see the credentials below) and `PLATFORM_ID` are required, and so is `CLIENTS_FILE`. A plain `http://` address to another machine (not loopback) is allowed with a warning at start-up: the hub\'s key and token would cross the network unencrypted. With `NODE_ENV=production` a gateway without a hub refuses to start unless `SANDBOX=true`.',
-    match: (name) => oneOf('SANDBOX', 'PLATFORM_ID')(name) || startsWith('UPSTREAM_HUB_URL', 'UPSTREAM_BASE_URL', 'UPSTREAM_ENV', 'UPSTREAM_PATH_SEGMENT', 'UPSTREAM_PARAM_PLACEMENT', 'UPSTREAM_TIMEZONE', 'UPSTREAM_OPERATIONS', 'UPSTREAM_PROFILE')(name)
+    title: 'The hub: addresses and profile',
+    intro: 'Which hub the gateway fronts. Everything about the hub\'s shape (its prefixes and ' +
+      'paths, header names, answer keys, date forms, time zone, its login) and how the gateway ' +
+      'calls it (connections, timeouts, retries, circuit breaker) is the hub profile\'s ' +
+      '([profiles.md](profiles.md)), not a setting. Leave `UPSTREAM_HUB_URL` and ' +
+      '`UPSTREAM_BASE_URL` both unset to run on the built-in sandbox; setting only one is an ' +
+      'error. When they are set, `UPSTREAM_API_KEY`, a hub token (see the credentials below) ' +
+      'and `PLATFORM_ID` are required, and so is `CLIENTS_FILE`. A plain `http://` address to ' +
+      'another machine (not loopback) is allowed with a warning at start-up: the hub\'s key and ' +
+      'token would cross the network unencrypted. With `NODE_ENV=production` a gateway without ' +
+      'a hub refuses to start unless `SANDBOX=true`.',
+    match: oneOf('SANDBOX', 'PLATFORM_ID', 'UPSTREAM_HUB_URL', 'UPSTREAM_BASE_URL',
+      'UPSTREAM_PROFILE_FILE')
   },
   {
     id: 'hub-credentials',
     title: 'Hub credentials',
-    intro: 'The hub\'s API key and the token sent as its `Authorization` header. `UPSTREAM_CREDENTIALS` says where the token comes from: `static` (a value, or a file re-read when it changes, for rotation), `login` (the gateway logs in itself; the hub\'s login operation is not in its document, so all of it is configuration, and on the sandbox these settings default to its modelled login) or `forward` (each caller sends its own hub token in `x-upstream-authorization`). Secrets never reach a response, a log line or the OpenAPI document; pass them from a secret store, never in an image: each secret setting may be given as a file, `<name>_FILE` (read at start-up, its trailing line break dropped; both ways at once, or a file that cannot be read, stops start-up). [credentials.md](credentials.md) describes the three modes, the login and its renewal by refresh token, and the files; [resilience.md](resilience.md#hub-credentials) how each mode fails.',
-    match: startsWith('UPSTREAM_API_KEY', 'UPSTREAM_ACCESS_TOKEN', 'UPSTREAM_CREDENTIALS', 'UPSTREAM_LOGIN', 'UPSTREAM_REFRESH', 'UPSTREAM_USERNAME', 'UPSTREAM_PASSWORD', 'UPSTREAM_TOKEN')
+    intro: 'The hub\'s API key and token, and its account. `UPSTREAM_CREDENTIALS` says where ' +
+      'the token comes from: `static` (a value, or a file re-read when it changes, for ' +
+      'rotation), `login` (the gateway logs in where the hub profile\'s `login` says, with the ' +
+      'account below; on the sandbox these default to its modelled login) or `forward` (each ' +
+      'caller sends its own hub token in `x-upstream-authorization`). ' +
+      '[credentials.md](credentials.md) describes the three modes and the login\'s renewal; ' +
+      '[resilience.md](resilience.md#hub-credentials) how each mode fails.',
+    match: startsWith('UPSTREAM_API_KEY', 'UPSTREAM_ACCESS_TOKEN', 'UPSTREAM_CREDENTIALS',
+      'UPSTREAM_LOGIN')
   },
   {
     id: 'hub-calls',
-    title: 'Hub calls: timeouts, retries, circuit breaker',
-    intro: 'How each call to the hub is bounded ([resilience.md](resilience.md) has the failure matrix). A GET lookup is retried on refused or reset connections and hub 502/503/504 with exponential backoff and full jitter; a POST never is. The circuit breaker is one per hub address and operation, and counts only the hub being unavailable or too slow (a retried call once).',
-    match: (name) => startsWith('UPSTREAM_', 'BREAKER_', 'TRANSCODE_')(name) && name !== 'UPSTREAM_TRACE_PROPAGATION'
+    title: 'Hub calls: deadline and limits',
+    intro: 'How much of the gateway a hub call may take ([resilience.md](resilience.md) has the ' +
+      'failure matrix). The connections, timeouts, retries and circuit breaker are the hub ' +
+      'profile\'s (`connections`, `defaults.timeouts`, `retries`, `breaker`).',
+    match: (name) =>
+      startsWith('UPSTREAM_', 'TRANSCODE_')(name) && name !== 'UPSTREAM_TRACE_PROPAGATION'
   },
   {
     id: 'cache',
@@ -101,7 +122,15 @@ export const GROUPS: readonly Group[] = [
   {
     id: 'redis',
     title: 'Shared state for several replicas (Redis)',
-    intro: 'Set `REDIS_URL` on every replica behind one balancer ([deployment.md](deployment.md)); what is shared and how it is stored is in [redis.md](redis.md), what each use does while Redis fails in [resilience.md](resilience.md#shared-state-when-redis-fails). The URL may hold a password: pass it from your secret store as a file (`REDIS_URL_FILE`), or give the address without it and the password alone as `REDIS_PASSWORD_FILE` ([credentials.md](credentials.md#secrets-as-files)). Redis 7 or later: the gateway\'s Lua is a function library, loaded once by an administrator where the gateway\'s user may not load it; under the least-privilege ACL (no `SELECT`), leave the `/db` off the URL ([redis.md](redis.md#running-redis-for-the-gateway)).',
+    intro:
+      'Set `REDIS_URL` on every replica behind one balancer ([deployment.md](deployment.md)); ' +
+      'what is shared and how it is stored is in [redis.md](redis.md), what each use does while ' +
+      'Redis fails in [resilience.md](resilience.md#shared-state-when-redis-fails). The URL may ' +
+      'hold a password: pass it from your secret store as a file (`REDIS_URL_FILE`, ' +
+      '[credentials.md](credentials.md#secrets-as-files)). Redis 7 or later: the gateway\'s Lua ' +
+      'is a function library, loaded once by an administrator where the gateway\'s user may not ' +
+      'load it; under the least-privilege ACL (no `SELECT`), leave the `/db` off the URL ' +
+      '([redis.md](redis.md#running-redis-for-the-gateway)).',
     match: startsWith('REDIS_')
   },
   {
@@ -124,7 +153,23 @@ const OTHER: Group = { id: 'other', title: 'Other settings', intro: 'Settings no
 
 const INTRO = [
   'Environment variables; a `.env` file in the working directory is read at start-up when present (variables already set win). Every setting is optional: a setting left unset (or empty) takes the default shown. `NODE_ENV` is the platform\'s own: with `production`, a gateway without a hub refuses to start unless `SANDBOX=true`, so that a container whose settings failed to mount never serves seeded data with authentication off.',
-  'Invalid configuration stops start-up with one `config error:` line per problem and exit code 1. A variable with one of the gateway\'s prefixes (`UPSTREAM_`, `CACHE_`, `BREAKER_`, … the prefixes of the settings below) that names no setting, or a variable close to a setting\'s name, is logged as one warning each at start, with the setting it may have meant when one is within a few edits (`REDIS_UR`: did you mean `REDIS_URL`?); with `NODE_ENV=production`, one close to `REDIS_URL`, `REDIS_KEY_PREFIX`, `REDIS_SENTINELS`, `CLIENTS_FILE` or an `UPSTREAM_*` setting stops start-up instead ([operations.md](operations.md#start-up)). A setting checked against a pattern says what it expects, with an example. Numbers of whole units (ports, milliseconds, bytes, counts) are written in decimal digits: `1.5`, `1e3` or `0x10` is refused, never rounded; yes/no settings are `true` or `false`.'
+  'Secrets never reach a response, a log line or the OpenAPI document; pass them from a secret ' +
+  'store, never in an image. Every secret setting `X` (marked below) may be given as a file, ' +
+  '`X_FILE`, as the official Docker images do (read at start-up, its trailing line break ' +
+  'dropped; both ways at once, or a file that cannot be read, stops start-up).',
+  'Invalid configuration stops start-up with one `config error:` line per problem and exit code ' +
+  '1. A setting that 1.0.0 removed (most described the hub, which the hub profile alone ' +
+  'describes now) stops start-up with one line naming what replaces it; `npm run --silent ' +
+  'profile -- --from-env > hub-profile.json` writes the profile such settings meant. A variable ' +
+  'with one of the gateway\'s prefixes (`UPSTREAM_`, `CACHE_`, … the prefixes of the settings ' +
+  'below) that names no setting, or a variable close to a setting\'s name, is logged as one ' +
+  'warning each at start, with the setting it may have meant when one is within a few edits ' +
+  '(`REDIS_UR`: did you mean `REDIS_URL`?); with `NODE_ENV=production`, one close to ' +
+  '`REDIS_URL`, `REDIS_KEY_PREFIX`, `REDIS_SENTINELS`, `CLIENTS_FILE` or an `UPSTREAM_*` ' +
+  'setting stops start-up instead ([operations.md](operations.md#start-up)). A setting checked ' +
+  'against a pattern says what it expects, with an example. Numbers of whole units (ports, ' +
+  'milliseconds, bytes, counts) are written in decimal digits: `1.5`, `1e3` or `0x10` is ' +
+  'refused, never rounded; yes/no settings are `true` or `false`.'
 ]
 
 interface Setting { name: string, schema: SettingSchema, required: boolean }
@@ -174,23 +219,32 @@ export function form (name: string, schema: SettingSchema): string {
   return ''
 }
 
-/** A setting's meaning and, where the schema says more than "text", its form. */
+const SECRETS: ReadonlySet<string> = new Set(SECRET_SETTINGS)
+
+/** A setting's meaning, its form where the schema says more than "text", a secret's file. */
 function meaning (setting: Setting): string {
   const allowed = form(setting.name, setting.schema)
-  return sentence(setting.schema.description ?? '') + (allowed === '' ? '' : ` Form: ${allowed}.`)
+  const secret = SECRETS.has(setting.name)
+    ? ` Secret: may be given as a file, \`${setting.name}_FILE\`.`
+    : ''
+  return sentence(setting.schema.description ?? '') + (allowed === '' ? '' : ` Form: ${allowed}.`) +
+    secret
 }
 
-/** Fields of a JSON setting whose values are objects (UPSTREAM_OPERATIONS: per operation). */
-function jsonFields (schema: SettingSchema): Array<{ field: string, schema: SettingSchema }> {
-  const entry = Object.values(schema.patternProperties ?? {})[0] ?? schema
-  return Object.entries(entry.properties ?? {}).map(([field, fieldSchema]) => ({ field, schema: fieldSchema }))
-}
-
-function fieldForm (schema: SettingSchema): string {
-  if (schema.type === 'array' && schema.items?.enum !== undefined) return `a list of ${schema.items.enum.map(value => `\`${String(value)}\``).join(', ')}`
-  if (schema.type === 'object') return 'an object of text values'
-  return form('', schema) || 'text'
-}
+/**
+ * The settings a deployment sets, which .env.example lists: where the hub
+ * is and its profile, the secrets, who may call, Redis, where to listen
+ * and what to log. The others keep their defaults unless a reason says
+ * otherwise, and docs/configuration.md has them.
+ */
+export const DEPLOYMENT: readonly string[] = [
+  'PORT', 'HOST', 'TRUST_PROXY', 'LOG_LEVEL',
+  'UPSTREAM_HUB_URL', 'UPSTREAM_BASE_URL', 'UPSTREAM_PROFILE_FILE', 'PLATFORM_ID',
+  'UPSTREAM_API_KEY', 'UPSTREAM_CREDENTIALS', 'UPSTREAM_ACCESS_TOKEN',
+  'UPSTREAM_LOGIN_USERNAME', 'UPSTREAM_LOGIN_PASSWORD',
+  'CLIENTS_FILE', 'CORS_ORIGINS',
+  'REDIS_URL', 'REDIS_KEY_PREFIX'
+]
 
 const cell = (text: string) => text.replaceAll('|', '\\|').replaceAll('\n', ' ')
 
@@ -212,7 +266,8 @@ export function renderConfigurationDoc (): string {
     ''
   ]
   for (const paragraph of INTRO) lines.push(paragraph, '')
-  lines.push('The same settings, with their defaults, are in [`.env.example`](../.env.example), which is written from the same schema.', '')
+  lines.push('[`.env.example`](../.env.example), written from the same schema, lists the ' +
+    'settings a deployment sets.', '')
   lines.push('Groups: ' + groups.map(({ group }) => `[${group.title}](#${group.id})`).join(' · '), '')
   for (const { group, settings } of groups) {
     lines.push(`<a id="${group.id}"></a>`, '', `## ${group.title}`, '', group.intro, '')
@@ -222,13 +277,6 @@ export function renderConfigurationDoc (): string {
         lines.push(`| \`${setting.name}\` | ${cell(defaultCell(setting))} | ${cell(meaning(setting))} |`)
       }
       lines.push('')
-      for (const setting of settings) {
-        const fields = setting.schema.type === 'object' ? jsonFields(setting.schema) : []
-        if (fields.length === 0) continue
-        lines.push(`Fields of each entry of \`${setting.name}\`:`, '')
-        for (const { field, schema } of fields) lines.push(`- \`${field}\`: ${sentence(schema.description ?? '')} Form: ${fieldForm(schema)}.`)
-        lines.push('')
-      }
     }
     if (group.outside !== undefined) {
       lines.push('Read by the OpenTelemetry SDK, not by the gateway\'s schema (the SDK knows more; these are the usual ones):', '')
@@ -269,16 +317,19 @@ function comment (text: string, width = 78): string[] {
 export function renderEnvExample (): string {
   const lines: string[] = [
     '# Customs data gateway configuration, written by `npm run config-docs` from',
-    '# src/config/schema.ts (docs/configuration.md is the same reference); do not',
-    '# edit: change the schema and regenerate. Copy to .env to use it.',
+    '# src/config/schema.ts; do not edit: change the schema and regenerate. Copy to',
+    '# .env to use it (variables already set win).',
     '#',
-    ...INTRO.flatMap((paragraph, index) => [...(index > 0 ? ['#'] : []), ...comment(paragraph)]),
-    '#',
-    '# A line NAME=value shows the default; a commented line # NAME= a setting',
-    '# without one (unset), with an example where the schema gives one.'
+    '# The settings a deployment sets. docs/configuration.md describes every',
+    '# setting, its default and the rules between them; docs/profiles.md the hub',
+    '# profile, which describes the hub. Each secret X may be given as a file,',
+    '# X_FILE. A line NAME=value shows the default; a commented line # NAME= a',
+    '# setting without one (unset), with an example where the schema gives one.'
   ]
-  for (const { group, settings } of grouped()) {
-    lines.push('', `# --- ${group.title} ${'-'.repeat(Math.max(3, 72 - group.title.length))}`, ...comment(group.intro))
+  for (const { group, settings: all } of grouped()) {
+    const settings = all.filter(setting => DEPLOYMENT.includes(setting.name))
+    if (settings.length === 0) continue
+    lines.push('', `# --- ${group.title} ${'-'.repeat(Math.max(3, 72 - group.title.length))}`)
     for (const setting of settings) {
       lines.push(...comment(meaning(setting)))
       if (setting.schema.default !== undefined) {
@@ -288,7 +339,6 @@ export function renderEnvExample (): string {
         lines.push(`# ${setting.name}=${example === undefined ? '' : envValue(example)}`)
       }
     }
-    for (const outside of group.outside ?? []) lines.push(...comment(outside.meaning), `# ${outside.name}=${outside.example}`)
   }
   return lines.join('\n') + '\n'
 }

@@ -9,8 +9,10 @@ import type { GatewayConfig } from './config/resolve.ts'
 import { SECRET_SETTINGS } from './config/secret-files.ts'
 import { trustProxyOf } from './config/trust-proxy.ts'
 import { serializeRequest } from './logging/request-serializer.ts'
+import { BUILT_IN } from './profile/built-in.ts'
 import { profileHeaderNames } from './profile/headers.ts'
 import { resolveProfile } from './profile/resolve.ts'
+import type { HubProfile } from './profile/schema.ts'
 import audit from './plugins/audit.ts'
 import auth from './plugins/auth.ts'
 import bodyDepth from './plugins/body-depth.ts'
@@ -51,6 +53,12 @@ export interface AppOptions {
   config: GatewayConfig
   /** True when the upstream is the built-in sandbox. */
   sandbox: boolean
+  /**
+   * The hub profile when UPSTREAM_PROFILE_FILE is unset: the built-in
+   * sandbox's, which models a login the hub's document does not publish
+   * (default: the documented hub's).
+   */
+  profile?: HubProfile
   /** What keeps time for TTLs, windows and renewals (default: the system clock; tests move their own). */
   clock?: Clock
   /**
@@ -76,7 +84,10 @@ export function requestIdOf (header: string | string[] | undefined): string {
 /** Header paths pino must never print, whatever the log level. */
 export function redactPaths (config: Config): string[] {
   // sec-websocket-protocol: browsers send their client key there (plugins/events.ts); and every name the hub profile gives the hub's key and token.
-  const headers = [...new Set(['authorization', 'x-upstream-authorization', 'sec-websocket-protocol', config.UPSTREAM_API_KEY_HEADER.toLowerCase(), ...profileHeaderNames(config)])]
+  const headers = [...new Set([
+    'authorization', 'x-upstream-authorization', 'sec-websocket-protocol',
+    BUILT_IN.settings.apiKeyHeader, ...profileHeaderNames(config)
+  ])]
   return [
     ...headers.flatMap(h => [`req.headers["${h}"]`, `res.headers["${h}"]`, `headers["${h}"]`]),
     // Every secret setting (config/secret-files.ts), wherever the configuration is logged.
@@ -133,16 +144,18 @@ export function serverOptions (config: Config, logger: FastifyServerOptions['log
  * The gateway as a plugin, registered in a readable order: config,
  * infrastructure, upstream client, routes. It never listens.
  */
-async function gateway (app: FastifyInstance, { config, sandbox, clock = systemClock, productionDocument = false }: AppOptions) {
+async function gateway (app: FastifyInstance, options: AppOptions) {
+  const { config, sandbox, clock = systemClock, productionDocument = false } = options
   app.decorate<GatewayConfig>('config', config)
   app.addHook('onRequest', (request, reply, done) => {
     reply.header('x-request-id', request.id)
     done()
   })
 
-  // The hub profile in force (UPSTREAM_PROFILE_FILE over the settings; a problem in it stops start-up):
-  // the hub client's addresses and reading, and how the hub session is renewed.
-  const profile = resolveProfile(config)
+  // The hub profile in force (UPSTREAM_PROFILE_FILE, or the built-in one; a problem in it stops
+  // start-up): the hub client's addresses, reading and calls, and how the hub session is renewed.
+  const builtIn = options.profile
+  const profile = resolveProfile(config, builtIn === undefined ? {} : { builtIn })
 
   // Cheapest refusals first: closing, then load shedding.
   await app.register(lifecycle)
@@ -150,7 +163,12 @@ async function gateway (app: FastifyInstance, { config, sandbox, clock = systemC
   await app.register(lingeringClose)
   await app.register(pressure, { config })
   // The state the plugins below keep their counts, answers, events and hub session in.
-  await app.register(state, { config, clock, loginRefreshes: profile.loginAddresses.refreshUrl !== undefined })
+  await app.register(state, {
+    config,
+    clock,
+    loginRefreshes: profile.loginAddresses.refreshUrl !== undefined,
+    loginTimeoutMs: profile.timeouts.headersMs
+  })
   // Metrics early: the plugins below count into them.
   await app.register(metrics, { config })
   // Then who is calling (CLIENTS_FILE), the rate limiter keyed on it (which the

@@ -6,8 +6,11 @@ import { listenHost, LOOPBACK_ADVICE } from './config/listen.ts'
 import { ConfigError, isSandboxMode, loadConfig, loadEnvFile } from './config/load.ts'
 import { plainHttpWarnings } from './config/plain-http.ts'
 import { resolveConfig } from './config/resolve.ts'
+import { startLine } from './config/start-line.ts'
 import { tracingSettings } from './config/tracing.ts'
 import { unknownSettings } from './config/unknown-settings.ts'
+import { loadProfileFile } from './profile/load.ts'
+import type { HubProfile } from './profile/schema.ts'
 import type { Sandbox } from './sandbox/index.ts'
 import { startMetricsServer, type MetricsServer } from './telemetry/metrics-server.ts'
 
@@ -50,10 +53,28 @@ app.server.maxConnections = config.SERVER_MAX_CONNECTIONS
 
 let sandbox: Sandbox | undefined
 let sandboxSettings: Record<string, string> | undefined
+let builtInProfile: HubProfile | undefined
 if (isSandboxMode(config)) {
   // Loaded only here, as ioredis is only with REDIS_URL: the sandbox and its seeded data are no part of a gateway in front of a hub.
-  const { SANDBOX_PLATFORM_ID, sandboxEnv, startSandbox } = await import('./sandbox/index.ts')
-  sandbox = await startSandbox({ apiKeyHeader: config.UPSTREAM_API_KEY_HEADER, pathSegment: config.UPSTREAM_PATH_SEGMENT, platformId: config.PLATFORM_ID ?? SANDBOX_PLATFORM_ID })
+  const sandboxModule = await import('./sandbox/index.ts')
+  const { ProfileError, SANDBOX_PLATFORM_ID, sandboxEnv, sandboxProfile } = sandboxModule
+  // The sandbox plays the hub profile the gateway reads, or, without one, its own (the documented
+  // hub and its login): the gateway's reading of the file first, so that its problems are said in
+  // the gateway's words.
+  const played = config.UPSTREAM_PROFILE_FILE
+  if (played !== undefined) orExit(() => loadProfileFile(played))
+  sandbox = await sandboxModule.startSandbox({
+    platformId: config.PLATFORM_ID ?? SANDBOX_PLATFORM_ID,
+    ...(played === undefined ? {} : { profile: played })
+  }).catch((error: unknown) => {
+    if (!(error instanceof ProfileError)) throw error
+    for (const problem of error.problems) {
+      const where = `UPSTREAM_PROFILE_FILE (${played ?? ''})`
+      process.stderr.write(`config error: ${where} ${problem} (the sandbox cannot play it)\n`)
+    }
+    process.exit(1)
+  })
+  builtInProfile = sandboxProfile()
   // One first line: the sandbox, and whether callers must authenticate (docs/security.md#clients-and-keys).
   const authOff = config.CLIENTS_FILE === undefined
   app.log.warn({ sandbox: sandbox.url, authentication: authOff ? 'off' : 'on' },
@@ -63,6 +84,9 @@ if (isSandboxMode(config)) {
 }
 const gatewayConfig = orExit(() => resolveConfig(process.env, sandboxSettings === undefined ? {} : { sandbox: sandboxSettings }))
 for (const { setting, host, message } of plainHttpWarnings(gatewayConfig)) app.log.warn({ setting, host }, message)
+// What runs, in one short line (the hub profile's follows; the whole profile at debug level).
+const started = startLine(gatewayConfig, sandbox !== undefined, VERSION)
+app.log.info(started.fields, started.message)
 
 // One line per variable that looks like a setting but is none (a typo is otherwise silent).
 for (const { name, meant } of unknownSettings(process.env)) {
@@ -72,7 +96,11 @@ for (const { name, meant } of unknownSettings(process.env)) {
 try {
   // Before the gateway's plugins and routes, which it must see to trace them.
   if (tracing !== undefined) await app.register(tracing.plugin)
-  await app.register(gateway, { config: gatewayConfig, sandbox: sandbox !== undefined })
+  await app.register(gateway, {
+    config: gatewayConfig,
+    sandbox: sandbox !== undefined,
+    ...(builtInProfile === undefined ? {} : { profile: builtInProfile })
+  })
 } catch (error) {
   // Problems only the gateway can see (CLIENTS_FILE missing or invalid): the same lines as loadConfig's.
   if (error instanceof ConfigError) {

@@ -8,6 +8,7 @@ import { bodyPool, sizeClassOf, type BodyPool } from '../src/upstream/body-pool.
 import { startDeadline } from '../src/upstream/deadline.ts'
 import { resolveOperations } from '../src/upstream/resolve-operations.ts'
 import { createTransport } from '../src/upstream/transport.ts'
+import { resolveProfile } from '../src/profile/resolve.ts'
 
 test('sizes are rounded up to a power of two from 64 KiB', async (t) => {
   t.equal(sizeClassOf(1), 64 * 1024)
@@ -71,7 +72,13 @@ test('through the transport: a body waiting for room in the body budget holds no
       pool.give(buffer)
     }
   }
-  const transport = createTransport({ config, userAgent: 'test', budgetFromBytes: 64 * 1024, buffers: counted })
+  const transport = createTransport({
+    config,
+    profile: resolveProfile(config),
+    userAgent: 'test',
+    budgetFromBytes: 64 * 1024,
+    buffers: counted
+  })
   t.teardown(async () => { await transport.close() })
   const op = resolveOperations(config).get('noblbc20')!
   const sizes = await Promise.all([1, 2, 3, 4].map(async (n) => await transport.exchange(op, { path: `/bodies/${n}`, requestId: String(n), authorization: '', deadline: startDeadline(10_000) }, async (_chunks, size) => {

@@ -6,7 +6,7 @@ import { resolveConfig } from '../src/config/resolve.ts'
 import { sandboxEnv } from '../src/sandbox/index.ts'
 import { measureMemory, startSandboxProcess } from './memory-runs.ts'
 
-const [lookups = 200_000, maxBytes = 8 * 1024 * 1024, maxEntries = 100_000] = process.argv.slice(2).map(Number)
+const [lookups = 200_000, maxBytes = 8 * 1024 * 1024] = process.argv.slice(2).map(Number)
 const sandbox = await startSandboxProcess()
 let errors = 0
 const config = resolveConfig({
@@ -14,15 +14,15 @@ const config = resolveConfig({
   CACHE_TTL_SECONDS: '600',
   CACHE_STALE_IF_ERROR_SECONDS: '0',
   CACHE_MAX_BYTES: String(maxBytes),
-  CACHE_MAX_ENTRIES: String(maxEntries),
   RATE_LIMIT_MAX: '1000000',
   // One caller (without authentication, one address) makes 32 hub calls at a time here.
   UPSTREAM_MAX_CALLS_PER_CLIENT: '0',
-  PRESSURE_MAX_EVENT_LOOP_DELAY_MS: '0',
-  // The warm-up's lookups are not cached, so that the baseline holds no entries.
-  UPSTREAM_OPERATIONS: JSON.stringify({ noblbc16: { cacheTtlSeconds: 0 } })
+  PRESSURE_MAX_EVENT_LOOP_DELAY_MS: '0'
 })
-const app = await buildApp({ config, sandbox: true }, { level: 'warn', stream: { write: (text: string) => { if (/"level":(50|60)/.test(text)) errors++ } } })
+// The warm-up's lookups are not cached, so that the baseline holds no entries.
+const profile = { name: 'memory-run', operations: { noblbc16: { cacheTtlSeconds: 0 } } }
+const stream = { write: (text: string) => { if (/"level":(50|60)/.test(text)) errors++ } }
+const app = await buildApp({ config, sandbox: true, profile }, { level: 'warn', stream })
 
 async function run (count: number, url: (i: number) => string): Promise<void> {
   let next = 0
@@ -46,4 +46,6 @@ const after = (await measureMemory()).heap
 const usage = app.hub.cacheUsage()
 await app.close()
 sandbox.stop()
-process.stdout.write(JSON.stringify({ lookups, seconds, maxBytes, maxEntries, retainedBytes: after - before, ...usage, errors }) + '\n')
+const retainedBytes = after - before
+const summary = { lookups, seconds, maxBytes, retainedBytes, ...usage, errors }
+process.stdout.write(JSON.stringify(summary) + '\n')

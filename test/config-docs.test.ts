@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises'
 import { test } from 'tap'
 import { loadConfig } from '../src/config/load.ts'
 import { ConfigSchema } from '../src/config/schema.ts'
-import { CONFIG_DOCS, groupOf, renderEnvExample } from '../scripts/config-reference.ts'
+import { CONFIG_DOCS, DEPLOYMENT, groupOf, renderEnvExample } from '../scripts/config-reference.ts'
 
 const root = new URL('../', import.meta.url)
 
@@ -13,17 +13,29 @@ test('docs/configuration.md and .env.example are what npm run config-docs writes
   }
 })
 
+test('the reference has a row per setting and OpenTelemetry variable: at most 60', async (t) => {
+  const text = await readFile(new URL('docs/configuration.md', root), 'utf8')
+  const rows = text.split('\n').filter(line => /^\| `[A-Z]/.test(line))
+  t.equal(rows.length, Object.keys(ConfigSchema.properties).length + 6)
+  t.ok(rows.length <= 60, `${rows.length} rows`)
+  t.ok(rows.some(row => row.includes('may be given as a file, `REDIS_URL_FILE`')),
+    'a secret\'s file beside it, not a row of its own')
+})
+
 test('every setting belongs to a named group of the reference', async (t) => {
   const ungrouped = Object.keys(ConfigSchema.properties).filter(name => groupOf(name).id === 'other')
   t.same(ungrouped, [], 'give these a group in scripts/config-reference.ts')
 })
 
-test('.env.example names every setting once with its default, nothing else, and loads as it is', async (t) => {
+test('.env.example names each deployment setting once, with its default, and loads', async (t) => {
   const text = renderEnvExample()
   const assignments = text.split('\n').filter(line => /^(# )?[A-Z][A-Z0-9_]*=/.test(line)).map(line => line.replace(/^# /, ''))
   const names = assignments.map(line => line.slice(0, line.indexOf('=')))
   const settings = Object.keys(ConfigSchema.properties)
-  t.same(names.filter(name => !name.startsWith('OTEL_')).sort(), [...settings].sort(), 'each setting once, and no name the schema does not hold')
+  t.same(names.sort(), [...DEPLOYMENT].sort(), 'each deployment setting once, and no other name')
+  t.same(DEPLOYMENT.filter(name => !settings.includes(name)), [], 'each a setting of the schema')
+  t.match(text, /docs\/configuration\.md describes every\n# setting/,
+    'and a pointer to the reference for the rest')
   const env = Object.fromEntries(text.split('\n').filter(line => /^[A-Z][A-Z0-9_]*=/.test(line)).map(line => [line.slice(0, line.indexOf('=')), line.slice(line.indexOf('=') + 1)]))
   const defaults = loadConfig({}) as Record<string, unknown>
   for (const [name, value] of Object.entries(env)) {

@@ -11,23 +11,28 @@ test('defaults: the contract\'s values, sandbox mode', async (t) => {
   const config = loadConfig({})
   t.equal(config.PORT, 3000)
   t.equal(config.HOST, undefined, 'HOST unset: config/listen.ts decides')
-  t.equal(config.UPSTREAM_API_KEY_HEADER, 'customs-api-key')
-  t.equal(config.UPSTREAM_PATH_SEGMENT, 'HUB')
-  t.equal(config.UPSTREAM_ENV, 'development')
-  t.equal(config.UPSTREAM_TIMEZONE, '+07:00')
-  t.equal(config.UPSTREAM_PARAM_PLACEMENT, 'query')
+  t.equal(config.UPSTREAM_CREDENTIALS, 'static')
+  t.equal(config.UPSTREAM_PROFILE_FILE, undefined, 'the hub: the built-in profile')
   t.equal(config.LOG_LEVEL, 'info')
   t.ok(isSandboxMode(config))
 })
 
 test('each problem is one line naming the variable', async (t) => {
-  const problems = problemsOf({ PORT: 'abc', UPSTREAM_ENV: 'prod', UPSTREAM_TIMEZONE: '7', LOG_LEVEL: 'loud', UPSTREAM_OPERATIONS: '{not json' })
+  const problems = problemsOf({
+    PORT: 'abc',
+    UPSTREAM_CREDENTIALS: 'both',
+    TRANSCODE_THREADS: '99',
+    LOG_LEVEL: 'loud',
+    UPSTREAM_ENV: 'prod'
+  })
   t.equal(problems.length, 5, problems.join('\n'))
-  for (const name of ['PORT', 'UPSTREAM_ENV', 'UPSTREAM_TIMEZONE', 'LOG_LEVEL', 'UPSTREAM_OPERATIONS']) {
+  const named = ['PORT', 'UPSTREAM_CREDENTIALS', 'TRANSCODE_THREADS', 'LOG_LEVEL', 'UPSTREAM_ENV']
+  for (const name of named) {
     t.ok(problems.some(p => p.startsWith(`${name}:`)), `${name} named`)
   }
   t.ok(problems.every(p => !p.includes('\n')))
-  t.ok(problems.find(p => p.startsWith('UPSTREAM_ENV'))?.includes('production, development'), 'allowed values listed')
+  t.ok(problems.find(p => p.startsWith('UPSTREAM_CREDENTIALS'))?.includes('static, login, forward'),
+    'allowed values listed')
 })
 
 test('whole-number settings are refused unless written in decimal digits, never truncated', async (t) => {
@@ -38,14 +43,19 @@ test('whole-number settings are refused unless written in decimal digits, never 
     t.same(problemsOf({ [name]: '1.5' }), [`${name}: must be a whole number in decimal digits (such as 64)`], `${name}=1.5`)
   }
   for (const written of ['1e3', '0x10', '+5', '2.0', 'Infinity', '12abc']) {
-    t.same(problemsOf({ UPSTREAM_MAX_CONNECTIONS: written }), ['UPSTREAM_MAX_CONNECTIONS: must be a whole number in decimal digits (such as 64)'], written)
+    t.same(problemsOf({ SERVER_MAX_CONNECTIONS: written }),
+      ['SERVER_MAX_CONNECTIONS: must be a whole number in decimal digits (such as 64)'], written)
   }
-  t.equal(loadConfig({ UPSTREAM_MAX_CONNECTIONS: ' 12 ' }).UPSTREAM_MAX_CONNECTIONS, 12, 'spaces around are trimmed')
+  t.equal(loadConfig({ SERVER_MAX_CONNECTIONS: ' 12 ' }).SERVER_MAX_CONNECTIONS, 12,
+    'spaces around are trimmed')
   t.equal(loadConfig({ CACHE_MAX_BYTES: '0' }).CACHE_MAX_BYTES, 0)
-  t.match(problemsOf({ UPSTREAM_MAX_CONNECTIONS: '0' }), [/^UPSTREAM_MAX_CONNECTIONS: must be >= 1/], 'the range is still checked')
-  // Inside the JSON of UPSTREAM_OPERATIONS too: 1.5 is not an integer, and is not made one.
-  t.same(problemsOf({ UPSTREAM_OPERATIONS: '{"noblbc20":{"cacheTtlSeconds":1.5}}' }), ['UPSTREAM_OPERATIONS.noblbc20.cacheTtlSeconds: must be integer'])
-  t.same(loadConfig({ UPSTREAM_OPERATIONS: '{"noblbc20":{"cacheTtlSeconds":15}}' }).UPSTREAM_OPERATIONS, { noblbc20: { cacheTtlSeconds: 15 } })
+  t.match(problemsOf({ SERVER_MAX_CONNECTIONS: '0' }), [/^SERVER_MAX_CONNECTIONS: must be >= 1/],
+    'the range is still checked')
+  // In a hub profile too (its JSON is not converted): 1.5 is not an integer, and is not made one.
+  const { profileProblems } = await import('../src/profile/load.ts')
+  t.same(profileProblems({ name: 'x', operations: { noblbc20: { cacheTtlSeconds: 1.5 } } }),
+    ['$.operations.noblbc20.cacheTtlSeconds: must be a whole number: How long its answers are ' +
+      'cached, in seconds (0: not cached); default CACHE_TTL_SECONDS'])
 })
 
 test('an upstream needs both addresses and its credentials', async (t) => {
@@ -56,7 +66,15 @@ test('an upstream needs both addresses and its credentials', async (t) => {
 })
 
 test('resolveConfig: the sandbox\'s settings under the environment\'s, narrowed to what the gateway runs with', async (t) => {
-  const sandbox = { UPSTREAM_HUB_URL: 'http://127.0.0.1:4010', UPSTREAM_BASE_URL: 'http://127.0.0.1:4010', UPSTREAM_API_KEY: 'sandbox-key', UPSTREAM_ACCESS_TOKEN: 'sandbox-token', PLATFORM_ID: 'SBX', UPSTREAM_LOGIN_URL: 'http://127.0.0.1:4010/auth/login', UPSTREAM_LOGIN_BODY: '{"username":"u"}' }
+  const sandbox = {
+    UPSTREAM_HUB_URL: 'http://127.0.0.1:4010',
+    UPSTREAM_BASE_URL: 'http://127.0.0.1:4010',
+    UPSTREAM_API_KEY: 'sandbox-key',
+    UPSTREAM_ACCESS_TOKEN: 'sandbox-token',
+    PLATFORM_ID: 'SBX',
+    UPSTREAM_LOGIN_USERNAME: 'u',
+    UPSTREAM_LOGIN_PASSWORD: 'p'
+  }
   const config = resolveConfig({ PLATFORM_ID: 'MINE', UPSTREAM_API_KEY: ' ', SANDBOX: 'true' }, { sandbox })
   t.equal(config.UPSTREAM_HUB_URL, sandbox.UPSTREAM_HUB_URL, 'the sandbox\'s address')
   t.equal(config.PLATFORM_ID, 'MINE', 'a setting of the environment wins')
@@ -66,20 +84,33 @@ test('resolveConfig: the sandbox\'s settings under the environment\'s, narrowed 
   const fromFile = resolveConfig({ UPSTREAM_ACCESS_TOKEN_FILE: writeTempFile(t, 'a-token\n') }, { sandbox })
   t.equal(fromFile.UPSTREAM_ACCESS_TOKEN, undefined, 'a token file replaces the sandbox\'s token instead of conflicting with it')
   const login = resolveConfig({ UPSTREAM_CREDENTIALS: 'login' }, { sandbox })
-  t.equal(login.UPSTREAM_CREDENTIALS === 'login' ? login.UPSTREAM_LOGIN_URL : undefined, sandbox.UPSTREAM_LOGIN_URL, 'login mode has its login address')
+  t.equal(login.UPSTREAM_CREDENTIALS === 'login' ? login.UPSTREAM_LOGIN_USERNAME : undefined, 'u',
+    'login mode has its account')
+  const passwordFile = {
+    UPSTREAM_CREDENTIALS: 'login',
+    UPSTREAM_LOGIN_PASSWORD_FILE: writeTempFile(t, 'mine\n')
+  }
+  t.throws(() => resolveConfig(passwordFile, { sandbox }),
+    new ConfigError(['UPSTREAM_LOGIN_USERNAME: is required with UPSTREAM_LOGIN_PASSWORD']),
+    'a password file replaces the sandbox\'s password, not its user name')
   const configured = resolveConfig({ ...sandbox, UPSTREAM_HUB_URL: 'https://hub.example.co.id' }, { sandbox: { UPSTREAM_HUB_URL: 'http://ignored' } })
   t.equal(configured.UPSTREAM_HUB_URL, 'https://hub.example.co.id', 'a configured hub: the sandbox\'s settings are not used')
   t.throws(() => resolveConfig({}), new ConfigError(['UPSTREAM_HUB_URL: is required (no hub is configured and no built-in sandbox was started)', 'UPSTREAM_BASE_URL: is required (no hub is configured and no built-in sandbox was started)', 'UPSTREAM_API_KEY: is required (no hub is configured and no built-in sandbox was started)', 'PLATFORM_ID: is required (no hub is configured and no built-in sandbox was started)']), 'no hub and no sandbox: refused, not half a configuration')
   t.throws(() => resolveConfig({ SANDBOX: 'maybe' }, { sandbox }), ConfigError, 'the environment is checked before the sandbox\'s settings are used')
 })
 
-test('operation overrides are checked against the operations table', async (t) => {
+test('an operation\'s profile entry is checked against the catalogue, and read', async (t) => {
   const { resolveOperations } = await import('../src/upstream/resolve-operations.ts')
-  const base = { UPSTREAM_HUB_URL: 'http://h', UPSTREAM_BASE_URL: 'http://b', UPSTREAM_API_KEY: 'k', UPSTREAM_ACCESS_TOKEN: 't', PLATFORM_ID: 'p' }
-  t.throws(() => resolveOperations(loadConfig({ ...base, UPSTREAM_OPERATIONS: '{"nope":{}}' })), { message: /unknown operation "nope"/ })
-  t.throws(() => resolveOperations(loadConfig({ ...base, UPSTREAM_OPERATIONS: '{"noblbc20":{"paramNames":{"x":"y"}}}' })), { message: /unknown parameter "x"/ })
-  t.throws(() => resolveOperations(loadConfig({ ...base, UPSTREAM_OPERATIONS: '{"BC20ByNoPib":{"responseKey":"k"}}' })), { message: /does not answer under a key/ })
-  const ops = resolveOperations(loadConfig({ ...base, UPSTREAM_OPERATIONS: '{"kontainerbc20":{"responseKey":"Data Kontainer BC20","headers":["authorization"]}}' }))
+  const { profileProblems } = await import('../src/profile/load.ts')
+  const { resolveProfile } = await import('../src/profile/resolve.ts')
+  t.match(profileProblems({ name: 'x', operations: { nope: {} } }),
+    [/^\$\.operations: unknown member "nope"/])
+  t.match(profileProblems({ name: 'x', operations: { noblbc20: { params: { x: 'y' } } } }),
+    [/^\$\.operations\.noblbc20\.params: unknown member "x"/])
+  const kontainerbc20 = { answerKey: 'Data Kontainer BC20', credentials: ['token'] }
+  const file = writeTempFile(t, JSON.stringify({ name: 'x', operations: { kontainerbc20 } }))
+  const config = loadConfig({ UPSTREAM_PROFILE_FILE: file })
+  const ops = resolveOperations(config, resolveProfile(config))
   t.same(ops.get('kontainerbc20')?.answer, { kind: 'key', key: 'Data Kontainer BC20' })
   t.same([ops.get('kontainerbc20')?.sendsApiKey, ops.get('kontainerbc20')?.sendsToken], [false, true])
 })
@@ -104,6 +135,28 @@ test('invalid configuration stops start-up with one line per problem', async (t)
   t.match(lines[0], /PORT/)
 })
 
+test('the start line says what runs and where the state is, never a password', async (t) => {
+  const { startLine } = await import('../src/config/start-line.ts')
+  const hub = {
+    UPSTREAM_HUB_URL: 'https://hub.example.go.id/api',
+    UPSTREAM_BASE_URL: 'https://hub.example.go.id'
+  }
+  const REDIS_URL = 'rediss://gateway:s3cret@redis.internal:6380'
+  const redis = startLine({ ...hub, REDIS_URL }, false, '1.0.0')
+  const state = 'redis at redis.internal:6380'
+  t.same(redis, {
+    fields: { version: '1.0.0', mode: 'hub', hub: 'hub.example.go.id', state },
+    message: `customs-gateway 1.0.0 in front of the hub at hub.example.go.id, state in ${state}`
+  })
+  t.notMatch(JSON.stringify(redis), 's3cret')
+  const sentinels = {
+    REDIS_URL: 'redis://gateway:pw@mymaster',
+    REDIS_SENTINELS: 's-1:26379, s-2:26379'
+  }
+  t.equal(startLine({ ...hub, ...sentinels }, false, '1.0.0').fields.state,
+    'redis via sentinels s-1:26379,s-2:26379')
+})
+
 test('with no upstream the server starts its sandbox, says so first, and closes on SIGTERM', async (t) => {
   const child = startServer({ PORT: '0', HOST: '127.0.0.1' })
   t.teardown(() => { child.kill('SIGKILL') })
@@ -114,6 +167,11 @@ test('with no upstream the server starts its sandbox, says so first, and closes 
     if (String(seen.at(-1)?.msg).startsWith('Server listening')) break
   }
   t.match(seen[0]?.msg, /built-in sandbox/, 'the first log line says the sandbox is in use')
+  const profile = /^hub profile in force: sandbox \(built-in\), digest [0-9a-f]{16}$/
+  const runs = { mode: 'sandbox', state: 'memory', version: /^\d+\.\d+\.\d+/ }
+  t.match(seen, [{}, runs, { msg: profile }], 'then what runs, in short')
+  t.same(seen.filter(line => JSON.stringify(line).length > 400), [],
+    'every line short: no profile dump')
   const address = /listening at (http:\/\/[^ ]+)/.exec(String(seen.at(-1)?.msg))?.[1]
   const res = await fetch(`${address}/v1/customs/bc20/bills-of-lading?npwp=012345678901000`)
   t.equal(res.status, 200)
@@ -124,12 +182,12 @@ test('with no upstream the server starts its sandbox, says so first, and closes 
   t.equal(code, 0)
 })
 
-test('.env.example lists every variable with its default', async (t) => {
+test('.env.example lists every setting a deployment sets, with its default', async (t) => {
   const { readFile } = await import('node:fs/promises')
-  const { ConfigSchema } = await import('../src/config/schema.ts')
+  const { DEPLOYMENT } = await import('../scripts/config-reference.ts')
   const text = await readFile(new URL('../.env.example', import.meta.url), 'utf8')
   const defaults = loadConfig({}) as Record<string, unknown>
-  for (const name of Object.keys(ConfigSchema.properties)) {
+  for (const name of DEPLOYMENT) {
     const line = text.split('\n').find(l => l.replace(/^# /, '').startsWith(`${name}=`))
     t.ok(line, `${name} is listed`)
     const value = line?.split('=').slice(1).join('=')
@@ -168,12 +226,6 @@ test('a setting checked by a pattern says what it expects, with an example, neve
   const bad: Record<string, string> = {
     UPSTREAM_HUB_URL: 'ftp://hub.example',
     UPSTREAM_BASE_URL: 'hub.example',
-    UPSTREAM_LOGIN_URL: 'hub.example/login',
-    UPSTREAM_LOGIN_REFRESH_URL: 'hub.example/refresh',
-    UPSTREAM_API_KEY_HEADER: 'api key',
-    UPSTREAM_PATH_SEGMENT: 'HUB/v2',
-    UPSTREAM_TIMEZONE: '7',
-    UPSTREAM_LOGIN_TOKEN_SCHEME: 'Bearer token',
     TRANSCODE_THREADS: '32',
     RATE_LIMIT_WINDOW: 'soon',
     CORS_ORIGINS: 'yard.example.co.id',

@@ -134,7 +134,11 @@ test('the overlay renders as Kustomize would: namespace, image, JSON patches; an
   t.equal(find(objects, 'Namespace').metadata.namespace, undefined, 'the Namespace itself has none')
   t.equal(gatewayContainer(objects).image, 'registry.example.internal/customs-gateway:1.0.0', 'the image')
   t.equal(gatewayContainer(base()).image, 'customs-gateway', 'the base names the image only')
-  t.match(find(objects, 'ConfigMap').data, { UPSTREAM_HUB_URL: 'https://hub.example.go.id', UPSTREAM_ENV: 'production' }, 'the ConfigMap patched over the base')
+  const patched = {
+    UPSTREAM_HUB_URL: 'https://hub.example.go.id',
+    UPSTREAM_PROFILE_FILE: 'deploy/profiles/documented-production.json'
+  }
+  t.match(find(objects, 'ConfigMap').data, patched, 'the ConfigMap patched over the base')
   t.same(find(objects, 'NetworkPolicy').spec.egress[1].to, [{ ipBlock: { cidr: '203.0.113.0/24' } }], 'the NetworkPolicy patched')
   t.equal(find(objects, 'Deployment').spec.template.spec.volumes[0].secret.defaultMode, 0o440, 'YAML 1.1, as Kubernetes reads it: 0440 is octal')
   const dir = mkdtempSync(join(tmpdir(), 'gateway-kustomize-'))
@@ -177,9 +181,10 @@ test('the deployments cannot drift from the gateway: settings, ports, routes, ti
   }
   t.same(kubernetesConfigProblems(overlay(), d.dockerfile), [], 'overlay: the settings load as the gateway loads them')
   t.same(kubernetesConfigProblems(base(), d.dockerfile), [
-    'Deployment/customs-gateway gateway: UPSTREAM_HUB_URL: is required with NODE_ENV=production (set UPSTREAM_HUB_URL and UPSTREAM_BASE_URL, or SANDBOX=true to serve the built-in sandbox\'s seeded data)',
-    'Deployment/customs-gateway gateway: REDIS_PASSWORD: is set without REDIS_URL (or REDIS_URL_FILE), which says where Redis is'
-  ], 'base alone: the gateway refuses to start without the hub and the Redis an overlay names')
+    'Deployment/customs-gateway gateway: UPSTREAM_HUB_URL: is required with NODE_ENV=production ' +
+      '(set UPSTREAM_HUB_URL and UPSTREAM_BASE_URL, or SANDBOX=true to serve the built-in ' +
+      'sandbox\'s seeded data)'
+  ], 'base alone: the gateway refuses to start without the hub an overlay names')
 })
 
 /** A deep copy of `value` (its functions shared) with one change. */
@@ -196,6 +201,8 @@ test('each check fails when the deployment drifts from the gateway', async (t) =
   const d = composeDeployment(t)
   const o = overlay()
   const gateway1 = (c: ComposeDeployment) => c.compose.services['gateway-1'] as Record<string, any>
+  const env1 = (c: ComposeDeployment): Record<string, string> => gateway1(c).environment
+  const data = (objects: KubeObject[]): Record<string, string> => find(objects, 'ConfigMap').data
   const container = (objects: KubeObject[]) => gatewayContainer(objects)
   const dockerfile = d.dockerfile
   const cases: Array<[string, string[]]> = [
@@ -221,9 +228,18 @@ test('each check fails when the deployment drifts from the gateway', async (t) =
     ['compose: REDIS_URL written inline with its password', composeSecretProblems(changed(d, c => { gateway1(c).environment.REDIS_URL = 'redis://gateway:pw@redis:6379' }))],
     ['compose: the hub key written inline', composeSecretProblems(changed(d, c => { gateway1(c).environment.UPSTREAM_API_KEY = 'k' }))],
     ['compose: the hub key file not mounted', composeSecretProblems(changed(d, c => { gateway1(c).secrets = gateway1(c).secrets.filter((s: unknown) => s !== 'hub-api-key') }))],
-    ['compose: REDIS_PASSWORD_FILE outside the mounted secrets', composeSecretProblems(changed(d, c => { gateway1(c).environment.REDIS_PASSWORD_FILE = '/app/redis-password' }))],
+    ['compose: REDIS_URL_FILE outside the mounted secrets',
+      composeSecretProblems(changed(d, c => { env1(c).REDIS_URL_FILE = '/app/redis-url' }))],
     ['compose: a secret init-secrets.sh does not write', composeSecretProblems(changed(d, c => { c.compose.secrets = { ...c.compose.secrets, 'hub-other': { file: './secrets/hub-other' } } }))],
-    ['compose: a Redis password in the file and in the URL', composeConfigProblems(changed(d, c => { gateway1(c).environment.REDIS_URL = 'redis://gateway:pw@redis:6379' }))],
+    ['compose: REDIS_URL beside its file',
+      composeConfigProblems(changed(d, c => { env1(c).REDIS_URL = 'redis://gateway@redis:6379' }))],
+    ['compose: a setting 1.0.0 removed',
+      composeConfigProblems(changed(d, c => { env1(c).UPSTREAM_ENV = 'production' }))],
+    ['compose: a hub profile the image does not ship',
+      composeConfigProblems(changed(d, c => { env1(c).UPSTREAM_PROFILE_FILE = '/etc/hub.json' }))],
+    ['compose: a shipped profile that does not load', composeConfigProblems(changed(d, c => {
+      env1(c).UPSTREAM_PROFILE_FILE = 'deploy/profiles/profile.schema.json'
+    }))],
     ['compose: a secret from the environment', composeSecretProblems(changed(d, c => { c.compose.secrets = { ...c.compose.secrets, 'hub-access-token': { environment: 'HUB_TOKEN' } } }))],
     ['compose: a secret file git would commit', composeSecretProblems(changed(d, c => { c.compose.secrets = { ...c.compose.secrets, 'clients.json': { file: './clients.json' } } }))],
     ['compose: CLIENTS_FILE outside the mounted secrets', composeSecretProblems(changed(d, c => { gateway1(c).environment.CLIENTS_FILE = '/app/clients.json' }))],
@@ -236,7 +252,13 @@ test('each check fails when the deployment drifts from the gateway', async (t) =
     ['compose: the functions loader without its secret', composeFunctionsProblems(changed(d, c => { (c.compose.services['redis-functions'] as Record<string, any>).secrets = [] }))],
     ['compose: no functions loader', composeFunctionsProblems(changed(d, c => { delete c.compose.services['redis-functions'] }))],
     ['kubernetes: a setting the gateway does not have', kubernetesEnvNameProblems(changed(o, objects => { find(objects, 'ConfigMap').data.CACHE_TTL = '5' }))],
-    ['kubernetes: a value the gateway refuses', kubernetesConfigProblems(changed(o, objects => { find(objects, 'ConfigMap').data.UPSTREAM_ENV = 'prod' }), dockerfile)],
+    ['kubernetes: a value the gateway refuses', kubernetesConfigProblems(
+      changed(o, objects => { data(objects).SHUTDOWN_GRACE_MS = '10 s' }), dockerfile)],
+    ['kubernetes: a setting 1.0.0 removed', kubernetesConfigProblems(
+      changed(o, objects => { data(objects).UPSTREAM_ENV = 'production' }), dockerfile)],
+    ['kubernetes: a hub profile the image does not ship', kubernetesConfigProblems(
+      changed(o, objects => { data(objects).UPSTREAM_PROFILE_FILE = 'deploy/profiles/nope.json' }),
+      dockerfile)],
     ['kubernetes: containerPort not the gateway\'s', kubernetesPortProblems(changed(o, objects => { container(objects).ports[0].containerPort = 8080 }), dockerfile)],
     ['kubernetes: PORT moved, the manifests not', kubernetesPortProblems(changed(o, objects => { find(objects, 'ConfigMap').data.PORT = '8080' }), dockerfile)],
     ['kubernetes: METRICS_PORT moved, its containerPort not', kubernetesPortProblems(changed(o, objects => { find(objects, 'ConfigMap').data.METRICS_PORT = '9100' }), dockerfile)],
@@ -249,7 +271,12 @@ test('each check fails when the deployment drifts from the gateway', async (t) =
     ['kubernetes: no preStop pause', kubernetesShutdownProblems(changed(o, objects => { delete container(objects).lifecycle }), dockerfile)],
     ['kubernetes: the hub key written inline', kubernetesSecretProblems(changed(o, objects => { container(objects).env[0] = { name: 'UPSTREAM_API_KEY', value: 'k' } }))],
     ['kubernetes: the hub key a variable of a Secret', kubernetesSecretProblems(changed(o, objects => { container(objects).env[0] = { name: 'UPSTREAM_API_KEY', valueFrom: { secretKeyRef: { name: 'customs-gateway-hub', key: 'api-key' } } } }))],
-    ['kubernetes: REDIS_PASSWORD_FILE outside the mounted Secrets', kubernetesSecretProblems(changed(o, objects => { container(objects).env.find((e: { name: string }) => e.name === 'REDIS_PASSWORD_FILE').value = '/etc/redis-password' }))],
+    ['kubernetes: REDIS_URL_FILE outside the mounted Secrets', kubernetesSecretProblems(
+      changed(o, objects => {
+        const env: Array<{ name: string, value: string }> = container(objects).env
+        const entry = env.find(e => e.name === 'REDIS_URL_FILE')
+        if (entry !== undefined) entry.value = '/etc/redis-url'
+      }))],
     ['kubernetes: the Redis Secret not mounted', kubernetesSecretProblems(changed(o, objects => { container(objects).volumeMounts = container(objects).volumeMounts.filter((m: { name: string }) => m.name !== 'redis') }))],
     ['kubernetes: a login password file in the ConfigMap outside the mounted Secrets', kubernetesSecretProblems(changed(o, objects => { find(objects, 'ConfigMap').data.UPSTREAM_LOGIN_PASSWORD_FILE = '/etc/hub-password' }))],
     ['kubernetes: a Secret with its values', kubernetesSecretProblems(changed(o, objects => { objects.push({ apiVersion: 'v1', kind: 'Secret', metadata: { name: 's' }, stringData: { url: 'redis://x' } }) }))],
@@ -270,28 +297,32 @@ test('each check fails when the deployment drifts from the gateway', async (t) =
   for (const [mistake, problems] of cases) t.ok(problems.length > 0, `${mistake}: ${problems[0] ?? 'NOT DETECTED'}`)
 })
 
-/** REDIS_URL as compose.yaml gives it to the replicas. */
-function composeRedisUrl (): string {
+/** REDIS_URL_FILE as compose.yaml gives it to the replicas: where it mounts secret redis-url. */
+function composeRedisUrlFile (): string {
   const compose = interpolate(readCompose(path('deploy/compose.yaml')), {}) as ComposeFile
-  return String((compose.services['gateway-1'] as { environment: Record<string, string> }).environment.REDIS_URL)
+  const replica = compose.services['gateway-1'] as { environment: Record<string, string> }
+  return String(replica.environment.REDIS_URL_FILE)
 }
 
 test('deploy/init-secrets.sh: one Redis password for Redis and the gateway, a least-privileged Redis user, nothing overwritten', async (t) => {
   const { dir, status, output } = initSecrets(t)
   t.equal(status, 0, 'the script succeeds', { output })
   t.equal(statSync(dir).mode & 0o777, 0o700, 'the directory is the owner\'s alone')
-  const files = ['redis-password', 'redis-users.acl', 'redis-functions-url', 'hub-api-key', 'hub-access-token', 'hub-login-username', 'hub-login-password', 'clients.json']
+  const files = ['redis-url', 'redis-users.acl', 'redis-functions-url', 'hub-api-key',
+    'hub-access-token', 'hub-login-username', 'hub-login-password', 'clients.json']
   for (const file of files) {
     t.equal(statSync(join(dir, file)).mode & 0o777, 0o644, `${file}: readable by the containers' users`)
   }
   const compose = interpolate(readCompose(path('deploy/compose.yaml')), {}) as ComposeFile
   t.same(Object.values(compose.secrets ?? {}).map(secret => secret.file).sort(), files.map(file => `./secrets/${file}`).sort(), 'every secret file compose.yaml mounts, and no other')
-  const password = readFileSync(join(dir, 'redis-password'), 'utf8')
-  t.match(password, /^[0-9a-f]{64}$/, 'a password of 32 random bytes, alone in its file')
-  const url = new URL(composeRedisUrl())
+  const url = new URL(readFileSync(join(dir, 'redis-url'), 'utf8').trim())
+  const password = url.password
+  t.match(password, /^[0-9a-f]{64}$/, 'a password of 32 random bytes')
   t.equal(`${url.protocol}//${url.username}@${url.host}`, 'redis://gateway@redis:6379', 'REDIS_URL names the compose service and the gateway user')
-  t.equal(url.password, '', 'and no password: that is the file\'s')
-  t.equal(new URL(loadConfig({ REDIS_URL: url.href, REDIS_PASSWORD_FILE: join(dir, 'redis-password') }).REDIS_URL ?? '').password, password, 'the gateway puts the file\'s password into REDIS_URL')
+  t.equal(composeRedisUrlFile(), '/run/secrets/redis-url',
+    'compose.yaml gives it as REDIS_URL_FILE, the secret mounted')
+  t.equal(loadConfig({ REDIS_URL_FILE: join(dir, 'redis-url') }).REDIS_URL, url.href,
+    'the gateway reads the address with its password from the file')
   const acl = readFileSync(join(dir, 'redis-users.acl'), 'utf8')
   t.ok(acl.includes(`#${createHash('sha256').update(password).digest('hex')}`), 'Redis holds the password\'s SHA-256, not the password')
   t.notOk(acl.includes(password), 'and never the password itself')
@@ -317,13 +348,23 @@ test('deploy/init-secrets.sh: one Redis password for Redis and the gateway, a le
 
   writeFileSync(join(dir, 'hub-api-key'), 'filled-in\n')
   t.equal(runInit(dir).status, 0, 'a second run')
-  t.equal(readFileSync(join(dir, 'redis-password'), 'utf8'), password, 'keeps what exists')
+  t.equal(new URL(readFileSync(join(dir, 'redis-url'), 'utf8').trim()).password, password,
+    'keeps what exists')
   t.equal(readFileSync(join(dir, 'hub-api-key'), 'utf8'), 'filled-in\n', 'what the operator wrote too')
   rmSync(join(dir, 'redis-users.acl'))
   const half = runInit(dir)
   t.equal(half.status, 1, 'one of the three missing: refused')
   t.match(half.output, /exist without the others/)
   t.notOk(existsSync(join(dir, 'redis-users.acl')), 'and nothing written')
+
+  // A deployment from before 1.0.0: the password alone in redis-password; the URL from it.
+  const old = initSecrets(t)
+  rmSync(join(old.dir, 'redis-url'))
+  writeFileSync(join(old.dir, 'redis-password'), 'a'.repeat(64))
+  t.equal(runInit(old.dir).status, 0)
+  const derived = `redis://gateway:${'a'.repeat(64)}@redis:6379\n`
+  t.equal(readFileSync(join(old.dir, 'redis-url'), 'utf8'), derived,
+    'redis-url from an older redis-password')
 
   const other = initSecrets(t, { REDIS_KEY_PREFIX: 'prod:cgw:' })
   t.ok(readFileSync(join(other.dir, 'redis-users.acl'), 'utf8').includes(' ~prod:cgw:* '), 'REDIS_KEY_PREFIX given to the script: the ACL follows it')
@@ -332,10 +373,10 @@ test('deploy/init-secrets.sh: one Redis password for Redis and the gateway, a le
 test('the ACL file init-secrets.sh writes, loaded by a real redis-server: the gateway\'s user is let in with REDIS_URL\'s password and kept to its prefix', async (t) => {
   const { dir } = initSecrets(t)
   const server = await startRedisServer(t, { args: ['--aclfile', join(dir, 'redis-users.acl')] })
-  // compose.yaml's REDIS_URL and REDIS_PASSWORD_FILE, as the gateway reads them; the address of the test's Redis.
-  const address = new URL(composeRedisUrl())
+  // The file compose.yaml mounts as REDIS_URL_FILE, as the gateway reads it; the test's Redis.
+  const address = new URL(loadConfig({ REDIS_URL_FILE: join(dir, 'redis-url') }).REDIS_URL ?? '')
   address.host = `127.0.0.1:${server.port}`
-  const url = loadConfig({ REDIS_URL: address.href, REDIS_PASSWORD_FILE: join(dir, 'redis-password') }).REDIS_URL ?? ''
+  const url = address.href
   const gateway = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 0 })
   // No ready check: it asks INFO, which the default user may not run.
   const anonymous = new Redis(server.port, '127.0.0.1', { lazyConnect: true, maxRetriesPerRequest: 0, enableReadyCheck: false })
@@ -363,7 +404,7 @@ test('the ACL file init-secrets.sh writes, loaded by a real redis-server: the ga
   t.same(await gateway.call('FCALL', `${FUNCTION_LIBRARY.name}_stateClaim`, 1, 'cgw:claimed', 'v', 1000), [1], 'the gateway calls its functions')
   await t.rejects(gateway.call('FUNCTION', 'LOAD', FUNCTION_LIBRARY.code), /NOPERM/, 'but may not load any')
   const wrong = join(dir, 'wrong-url')
-  const gatewayPassword = readFileSync(join(dir, 'redis-password'), 'utf8')
+  const gatewayPassword = new URL(readFileSync(join(dir, 'redis-url'), 'utf8').trim()).password
   writeFileSync(wrong, `redis://gateway:${gatewayPassword}@127.0.0.1:${server.port}\n`)
   const refused = redisFunctions('--load', wrong)
   t.equal(refused.status, 1, 'the gateway\'s own URL cannot load it')

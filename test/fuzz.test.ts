@@ -160,7 +160,8 @@ const SAFE_TO_HUB = new Set(['host', 'connection', 'accept', 'user-agent', 'x-re
 test('hostile input on every route: no 5xx, no crash, the envelope on every error, nothing invalid reaches the hub', async (t) => {
   const { app, sandbox, logs } = await build(t, {
     clients: [{ name: 'fuzzer', key: KEY, scopes: [...SCOPES], rateLimit: { max: 1_000_000 } }],
-    env: { RATE_LIMIT_MAX: '1000000', UPSTREAM_HEADERS_TIMEOUT_MS: '3000' },
+    env: { RATE_LIMIT_MAX: '1000000' },
+    profile: { defaults: { timeouts: { headersMs: 3000 } } },
     logLevel: 'warn'
   })
   const stats = { requests: 0, hubCalls: 0, byStatus: new Map<number, number>(), byCode: new Map<string, number>() }

@@ -1,6 +1,6 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
-import { join } from 'node:path'
+import { basename, join } from 'node:path'
 import { Writable } from 'node:stream'
 import type { FastifyInstance } from 'fastify'
 import { buildApp } from '../src/app.ts'
@@ -9,17 +9,67 @@ import { hashClientKey } from '../src/auth/keys.ts'
 import type { Scope } from '../src/catalogue/scopes.ts'
 import { ConfigError, loadConfig } from '../src/config/load.ts'
 import { resolveConfig, type GatewayConfig } from '../src/config/resolve.ts'
-import { SANDBOX_ACCESS_TOKEN, SANDBOX_API_KEY, SANDBOX_PLATFORM_ID, sandboxEnv, startSandbox, type Sandbox, type SandboxOptions } from '../src/sandbox/index.ts'
+import { checkedProfile, profileProblems } from '../src/profile/load.ts'
+import type { HubProfile } from '../src/profile/schema.ts'
+import {
+  SANDBOX_ACCESS_TOKEN, SANDBOX_API_KEY, SANDBOX_PLATFORM_ID, sandboxEnv, sandboxProfile,
+  startSandbox, type Sandbox, type SandboxOptions
+} from '../src/sandbox/index.ts'
 
 export { SANDBOX_ACCESS_TOKEN, SANDBOX_API_KEY, SANDBOX_PLATFORM_ID }
 
+/** The settings that keep a test to one hub call per request: no cache, no load shedding. */
 export const RESILIENCE_OFF: Record<string, string> = {
   CACHE_TTL_SECONDS: '0',
   CACHE_STALE_IF_ERROR_SECONDS: '0',
   CACHE_FAILURE_SECONDS: '0',
-  UPSTREAM_RETRIES: '0',
-  BREAKER_VOLUME_THRESHOLD: '1000000',
   PRESSURE_MAX_EVENT_LOOP_DELAY_MS: '0'
+}
+
+/** A part of a hub profile, merged member by member over a whole one (mergeProfile). */
+export type ProfilePatch = { [member: string]: unknown }
+
+/** The hub profile members that keep a test to one hub call per request: no retries, no breaker. */
+export const RESILIENCE_OFF_PROFILE: ProfilePatch = {
+  retries: { count: 0 },
+  breaker: { volumeThreshold: 1_000_000 }
+}
+
+function isObject (value: unknown): value is ProfilePatch {
+  return value !== null && typeof value === 'object' && !Array.isArray(value)
+}
+
+/** `base` with each patch over it: objects merged member by member, other values replaced. */
+export function mergeProfile (
+  base: object,
+  ...patches: ReadonlyArray<ProfilePatch | undefined>
+): ProfilePatch {
+  const merge = (into: ProfilePatch, patch: ProfilePatch): ProfilePatch => {
+    const out: ProfilePatch = { ...into }
+    for (const [key, value] of Object.entries(patch)) {
+      const before = out[key]
+      out[key] = isObject(before) && isObject(value) ? merge(before, value) : value
+    }
+    return out
+  }
+  let merged: ProfilePatch = { ...base }
+  for (const patch of patches) if (patch !== undefined) merged = merge(merged, patch)
+  return merged
+}
+
+/** A sandbox's profile (sandboxProfile) with RESILIENCE_OFF_PROFILE and `patch` over it. */
+export function testProfile (sandbox: SandboxOptions = {}, patch?: ProfilePatch): HubProfile {
+  const merged = mergeProfile(sandboxProfile(sandbox), RESILIENCE_OFF_PROFILE, patch)
+  return checkedProfile(merged, 'the test\'s profile')
+}
+
+/** A temporary file holding this profile as JSON, named `name`, removed in teardown. */
+export function writeProfileFile (t: TestLike, profile: object, name = 'hub-profile.json'): string {
+  const dir = mkdtempSync(join(tmpdir(), 'gateway-profile-'))
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }))
+  const file = join(dir, name)
+  writeFileSync(file, JSON.stringify(profile))
+  return file
 }
 
 /** The subset of a tap `Test` the helpers use. */
@@ -47,6 +97,12 @@ export interface BuildOptions {
   logLevel?: string
   /** The gateway's clock (TTLs, windows, renewals); see manualClock. */
   clock?: Clock
+  /**
+   * Hub profile members for this gateway, over its profile: the file
+   * UPSTREAM_PROFILE_FILE names (then written to a temporary file of the
+   * same name), or the sandbox's. RESILIENCE_OFF_PROFILE goes under them.
+   */
+  profile?: ProfilePatch
 }
 
 /** A client of the test's CLIENTS_FILE, with its key in clear. */
@@ -79,7 +135,7 @@ export function writeClientsFile (t: TestLike, clients: readonly TestClient[]): 
  */
 export async function build (t: TestLike, options: BuildOptions = {}): Promise<Built> {
   const sandbox = await startSandbox({ ...options.sandbox })
-  const config = resolveConfig({
+  const env: Record<string, string> = {
     ...sandboxEnv(sandbox.url),
     LOG_LEVEL: 'debug',
     // One hub call per request, as in v1: tests of caching, retries, the breaker
@@ -87,7 +143,9 @@ export async function build (t: TestLike, options: BuildOptions = {}): Promise<B
     ...RESILIENCE_OFF,
     ...(options.clients === undefined ? {} : { CLIENTS_FILE: writeClientsFile(t, options.clients) }),
     ...(typeof options.env === 'function' ? options.env(sandbox) : options.env)
-  })
+  }
+  const { profile, file } = profileFor(t, env.UPSTREAM_PROFILE_FILE, options)
+  const config = resolveConfig(file === undefined ? env : { ...env, UPSTREAM_PROFILE_FILE: file })
   const rawLogs: string[] = []
   const logs: Array<Record<string, unknown>> = []
   const stream = new Writable({
@@ -102,7 +160,12 @@ export async function build (t: TestLike, options: BuildOptions = {}): Promise<B
   })
   let app: FastifyInstance
   try {
-    app = await buildApp({ config, sandbox: options.sandboxMode ?? true, ...(options.clock === undefined ? {} : { clock: options.clock }) }, { level: options.logLevel ?? 'debug', stream })
+    app = await buildApp({
+      config,
+      sandbox: options.sandboxMode ?? true,
+      ...(profile === undefined ? {} : { profile }),
+      ...(options.clock === undefined ? {} : { clock: options.clock })
+    }, { level: options.logLevel ?? 'debug', stream })
   } catch (error) {
     // An app that refuses to start (a configuration problem only it sees) leaves no sandbox behind.
     await sandbox.close()
@@ -113,6 +176,31 @@ export async function build (t: TestLike, options: BuildOptions = {}): Promise<B
     await sandbox.close()
   })
   return { app, sandbox, config, logs, rawLogs }
+}
+
+/**
+ * The gateway's hub profile in a test: without UPSTREAM_PROFILE_FILE, the
+ * sandbox's (given to the app); with it, that file with the test's members
+ * over it, written to a temporary file of the same name (a file with
+ * problems is left as it is, for the tests of its problems).
+ */
+function profileFor (
+  t: TestLike,
+  given: string | undefined,
+  options: BuildOptions
+): { profile?: HubProfile, file?: string } {
+  if (given === undefined || given.trim() === '') {
+    return { profile: testProfile(options.sandbox, options.profile) }
+  }
+  let base: unknown
+  try {
+    base = JSON.parse(readFileSync(given, 'utf8'))
+  } catch {
+    return {}
+  }
+  if (!isObject(base) || profileProblems(base).length > 0) return {}
+  const merged = mergeProfile(base, RESILIENCE_OFF_PROFILE, options.profile)
+  return { file: writeProfileFile(t, merged, basename(given)) }
 }
 
 /** The `config error:` problems of an environment, or [] when it is valid. */

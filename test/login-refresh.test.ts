@@ -1,6 +1,6 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
 import { test } from 'tap'
-import { SANDBOX_ACCESS_TOKEN, SANDBOX_PASSWORD, sandboxEnv, type Sandbox } from '../src/sandbox/index.ts'
+import { SANDBOX_ACCESS_TOKEN, SANDBOX_PASSWORD, type Sandbox } from '../src/sandbox/index.ts'
 import { build, manualClock, until } from './helper.ts'
 
 // Login mode against the sandbox playing the hub as its public callers show
@@ -13,14 +13,9 @@ type TestLike = Parameters<Parameters<typeof test>[0]>[0]
 
 const LOOKUP = (n: number | string) => `/v1/customs/bc261/containers?blNo=BL${n}`
 
-/** Login mode on a sandbox answering in the envelope, with its login and renewal settings. */
+/** Login mode (on a sandbox answering in the envelope, its profile reads the fields at item.*). */
 function envelopeEnv (extra: Record<string, string> = {}) {
-  return (sandbox: Sandbox) => ({
-    ...sandboxEnv(sandbox.url, { loginAnswer: 'envelope' }),
-    UPSTREAM_CREDENTIALS: 'login',
-    UPSTREAM_ACCESS_TOKEN: '',
-    ...extra
-  })
+  return { UPSTREAM_CREDENTIALS: 'login', UPSTREAM_ACCESS_TOKEN: '', ...extra }
 }
 
 /** The Authorization values the hub saw on lookups, in order. */
@@ -49,7 +44,8 @@ test('the hub\'s envelope: token, lifetime and refresh token read at item.*, the
   // One clock for the gateway and the hub's tokens.
   const clock = manualClock()
   const { app, sandbox, rawLogs } = await build(t, {
-    env: envelopeEnv({ UPSTREAM_LOGIN_RENEW_BEFORE_SECONDS: '1' }),
+    env: envelopeEnv(),
+    profile: { login: { renewBeforeSeconds: 1 } },
     sandbox: { loginAnswer: 'envelope', loginTokenTtlMs: 4000, now: clock.now },
     clock: clock.now
   })
@@ -87,7 +83,8 @@ test('the hub\'s envelope: token, lifetime and refresh token read at item.*, the
 test('a refresh the hub refuses is followed by one login', async (t) => {
   const clock = manualClock()
   const { app, sandbox, rawLogs } = await build(t, {
-    env: envelopeEnv({ UPSTREAM_LOGIN_RENEW_BEFORE_SECONDS: '1' }),
+    env: envelopeEnv(),
+    profile: { login: { renewBeforeSeconds: 1 } },
     sandbox: { loginAnswer: 'envelope', loginTokenTtlMs: 4000, now: clock.now },
     clock: clock.now
   })
@@ -115,7 +112,8 @@ test('a refresh the hub refuses is followed by one login', async (t) => {
 test('a hub 401 forces one renewal by the refresh token for 50 concurrent callers, and a hub that keeps refusing at most one per interval', async (t) => {
   const clock = manualClock()
   const { app, sandbox } = await build(t, {
-    env: envelopeEnv({ UPSTREAM_MAX_CALLS_PER_CLIENT: '0', UPSTREAM_LOGIN_MIN_INTERVAL_SECONDS: '2' }),
+    env: envelopeEnv({ UPSTREAM_MAX_CALLS_PER_CLIENT: '0' }),
+    profile: { login: { minIntervalSeconds: 2 } },
     sandbox: { loginAnswer: 'envelope', now: clock.now },
     clock: clock.now
   })
@@ -134,7 +132,7 @@ test('a hub 401 forces one renewal by the refresh token for 50 concurrent caller
   t.equal(sandbox.count('kontainerbc261'), 11, 'one retry with the new token, then one call each')
 })
 
-test('a token shorter than twice UPSTREAM_LOGIN_RENEW_BEFORE_SECONDS is renewed at half its life, not on every call', async (t) => {
+test('a token shorter than twice renewBeforeSeconds is renewed at half its life', async (t) => {
   const clock = manualClock()
   // 2 s tokens (the plain answer, no refresh token: renewals are logins), the default 60 s margin.
   const { app, sandbox, rawLogs } = await build(t, {
@@ -154,6 +152,12 @@ test('a token shorter than twice UPSTREAM_LOGIN_RENEW_BEFORE_SECONDS is renewed 
   await new Promise(resolve => setTimeout(resolve, 50))
   t.equal(sandbox.count('login'), 2, 'one renewal for the five calls past half its life')
 })
+
+/** A login of ours, its token sent alone, renewed a second before expiry, one forced per 10 s. */
+const OWN_LOGIN = {
+  tokenScheme: '',
+  login: { path: '/login', refreshPath: '/refresh', renewBeforeSeconds: 1, minIntervalSeconds: 10 }
+}
 
 /** A small real hub login of our own on port 0: each answer from `answer`, each request recorded. */
 async function fakeLogin (t: TestLike, answer: (req: IncomingMessage, n: number) => { status: number, body?: unknown }) {
@@ -184,19 +188,15 @@ test('a renewal answer without a refresh token keeps the one held; a refresh tha
     return { status: 200, body: { access_token: SANDBOX_ACCESS_TOKEN, expires_in: 4 } }
   })
   const { app, sandbox, rawLogs } = await build(t, {
-    env: {
-      UPSTREAM_CREDENTIALS: 'login',
-      UPSTREAM_ACCESS_TOKEN: '',
-      UPSTREAM_LOGIN_URL: `${auth.url}/login`,
-      UPSTREAM_LOGIN_REFRESH_URL: `${auth.url}/refresh`,
-      UPSTREAM_LOGIN_TOKEN_SCHEME: 'none',
-      UPSTREAM_LOGIN_RENEW_BEFORE_SECONDS: '1',
-      UPSTREAM_LOGIN_MIN_INTERVAL_SECONDS: '10'
-    },
+    // The login under UPSTREAM_BASE_URL (the default login.service), the lookups under the
+    // sandbox's UPSTREAM_HUB_URL.
+    env: { UPSTREAM_CREDENTIALS: 'login', UPSTREAM_ACCESS_TOKEN: '', UPSTREAM_BASE_URL: auth.url },
+    profile: OWN_LOGIN,
     clock: clock.now
   })
   t.equal((await app.inject({ url: LOOKUP(1) })).statusCode, 200)
-  t.equal(sandbox.requests.at(-1)?.headers.authorization, SANDBOX_ACCESS_TOKEN, 'UPSTREAM_LOGIN_TOKEN_SCHEME=none: the token alone')
+  t.equal(sandbox.requests.at(-1)?.headers.authorization, SANDBOX_ACCESS_TOKEN,
+    'an empty tokenScheme: the token alone')
   for (const round of [1, 2]) {
     clock.advance(3200) // into the renewal window of the token of the previous round
     t.equal((await app.inject({ url: LOOKUP(`R${round}`) })).statusCode, 200)
@@ -243,15 +243,10 @@ test('odd answers: a lifetime written as text or missing, a renewal without a to
   t.teardown(() => new Promise<void>(resolve => server.close(() => resolve())))
   const auth = `http://127.0.0.1:${(server.address() as { port: number }).port}`
   const { app, rawLogs } = await build(t, {
-    env: {
-      UPSTREAM_CREDENTIALS: 'login',
-      UPSTREAM_ACCESS_TOKEN: '',
-      UPSTREAM_LOGIN_URL: `${auth}/login`,
-      UPSTREAM_LOGIN_REFRESH_URL: `${auth}/refresh`,
-      UPSTREAM_LOGIN_TOKEN_SCHEME: 'none',
-      UPSTREAM_LOGIN_RENEW_BEFORE_SECONDS: '1',
-      UPSTREAM_LOGIN_MIN_INTERVAL_SECONDS: '10'
-    },
+    // The login under UPSTREAM_BASE_URL (the default login.service), the lookups under the
+    // sandbox's UPSTREAM_HUB_URL.
+    env: { UPSTREAM_CREDENTIALS: 'login', UPSTREAM_ACCESS_TOKEN: '', UPSTREAM_BASE_URL: auth },
+    profile: OWN_LOGIN,
     clock: clock.now
   })
   const code = async (): Promise<string | number> => {

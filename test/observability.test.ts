@@ -151,7 +151,8 @@ test('the gateway counts what the dashboard shows: limits per client, replays, c
   const key = 'cgw_METRICStestKEYmetricsTESTkeyMETRICStest1234'
   const { app } = await build(t, {
     clients: [{ name: 'yard-app', key, scopes: ['customs:read', 'bookings:write'], rateLimit: { max: 4, timeWindow: '1 minute' } }],
-    env: { CACHE_TTL_SECONDS: '30', UPSTREAM_CREDENTIALS: 'login', UPSTREAM_ACCESS_TOKEN: '', BREAKER_VOLUME_THRESHOLD: '1' }
+    env: { CACHE_TTL_SECONDS: '30', UPSTREAM_CREDENTIALS: 'login', UPSTREAM_ACCESS_TOKEN: '' },
+    profile: { breaker: { volumeThreshold: 1 } }
   })
   const headers = { authorization: `Bearer ${key}` }
   const lookup = `/v1/customs/bc20/bills-of-lading?npwp=${F.taxpayer.npwp}`

@@ -5,7 +5,7 @@ import gateway, { serverOptions } from '../src/app.ts'
 import { resolveConfig } from '../src/config/resolve.ts'
 import { SANDBOX_ACCESS_TOKEN, SANDBOX_API_KEY, SANDBOX_FIXTURES as F, SANDBOX_PLATFORM_ID, startSandbox } from '../src/sandbox/index.ts'
 import { OPERATIONS } from '../src/catalogue/operations.ts'
-import { build, RESILIENCE_OFF } from './helper.ts'
+import { build, RESILIENCE_OFF, testProfile } from './helper.ts'
 
 test('liveness and readiness answer in the envelope', async (t) => {
   const { app } = await build(t)
@@ -15,7 +15,10 @@ test('liveness and readiness answer in the envelope', async (t) => {
   const ready = await app.inject({ url: '/health/ready' })
   t.equal(ready.statusCode, 200)
   const closed = (service: string) => Object.fromEntries(OPERATIONS.filter(op => op.service === service).map(op => [op.id, 'closed']))
-  t.same(ready.json(), { data: { status: 'ready', upstreams: { hub: closed('hub'), base: closed('base') }, sandbox: true, profile: { name: 'documented', source: 'built-in', digest: app.hub.profile.digest } }, meta: {} }, 'every operation\'s circuit, by upstream, and the hub profile in force')
+  const profile = { name: 'sandbox', source: 'built-in', digest: app.hub.profile.digest }
+  const upstreams = { hub: closed('hub'), base: closed('base') }
+  t.same(ready.json(), { data: { status: 'ready', upstreams, sandbox: true, profile }, meta: {} },
+    'every operation\'s circuit, by upstream, and the hub profile in force (the sandbox\'s)')
   t.match(app.hub.profile.digest, /^[0-9a-f]{16}$/)
   t.equal(Object.keys(ready.json().data.upstreams.hub).length + Object.keys(ready.json().data.upstreams.base).length, OPERATIONS.length)
 })
@@ -45,7 +48,7 @@ test('while closing, readiness and other routes answer SHUTTING_DOWN; connection
   t.teardown(() => sandbox.close())
   const config = resolveConfig({ ...RESILIENCE_OFF, UPSTREAM_HUB_URL: sandbox.url, UPSTREAM_BASE_URL: sandbox.url, UPSTREAM_API_KEY: SANDBOX_API_KEY, UPSTREAM_ACCESS_TOKEN: SANDBOX_ACCESS_TOKEN, PLATFORM_ID: SANDBOX_PLATFORM_ID })
   const app = Fastify(serverOptions(config))
-  await app.register(gateway, { config, sandbox: true })
+  await app.register(gateway, { config, sandbox: true, profile: testProfile() })
   // Registered after the gateway's own: it holds the app in its closing phase,
   // before the listener closes, so that new requests can still arrive.
   let release = () => {}

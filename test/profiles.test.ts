@@ -5,11 +5,16 @@ import { fileURLToPath } from 'node:url'
 import Ajv2020 from 'ajv/dist/2020.js'
 import { test } from 'tap'
 import { PROFILE_SCHEMA_PATH, renderProfileSchema } from '../scripts/docs/profile-schema.ts'
-import { OPERATIONS } from '../src/catalogue/operations.ts'
+import { OPERATIONS, type OperationId } from '../src/catalogue/operations.ts'
 import { ConfigError, loadConfig } from '../src/config/load.ts'
+import { FROM_ENV_COMMAND, REMOVED_SETTINGS } from '../src/config/removed-settings.ts'
+import { unknownSettings } from '../src/config/unknown-settings.ts'
+import { profileFromSettings } from '../src/profile/from-settings.ts'
 import { loadProfileFile, profileProblems } from '../src/profile/load.ts'
+import { loginBody } from '../src/profile/login-body.ts'
 import { resolveProfile, type ProfileInForce } from '../src/profile/resolve.ts'
-import { build, writeTempFile } from './helper.ts'
+import { resolveOperations } from '../src/upstream/resolve-operations.ts'
+import { build, configProblems, writeTempFile } from './helper.ts'
 
 const ROOT = new URL('../', import.meta.url)
 const SHIPPED = ['deploy/profiles/documented.json', 'deploy/profiles/public-callers.json']
@@ -60,7 +65,7 @@ test('each problem names its place in the file and the rule, in words', async (t
     '$.prefixes.lookup: must be an address prefix such as /V1/NLE/INT/AUTH: segments each after a /, no / at the end (or empty)',
     '$.defaults: unknown member "nullString" (known here: apiKeyHeader, tokenHeader, ' +
       'credentials, answerKey, dateSent, dateAnswered, errorFields, nullStrings, failure, ' +
-      'notFound)',
+      'notFound, timeouts)',
     '$.defaults.apiKeyHeader: must be one of the forms allowed: The name of the header that carries the API key, or several names: the key is sent under each',
     '$.defaults.dateSent: must be one of "YYYYMMDD", "YYYY-MM-DD"',
     `$.operations: unknown member "kontainerbc99" (known here: ${OPERATIONS.map(op => op.id).join(', ')})`,
@@ -130,112 +135,234 @@ test('the documented profile is what the gateway does without one', async (t) =>
   t.not(publicCallers.digest, builtIn.digest)
 })
 
-test('the single-purpose settings are shorthand: the same hub said by settings or by a profile resolves alike', async (t) => {
-  const settings = resolved({
+test('old settings, written by --from-env, resolve as that hub written by hand', async (t) => {
+  const old = {
     UPSTREAM_PATH_SEGMENT: 'NLE',
     UPSTREAM_ENV: 'production',
     UPSTREAM_PARAM_PLACEMENT: 'path',
     UPSTREAM_API_KEY_HEADER: 'beacukai-api-key',
     UPSTREAM_LOGIN_TOKEN_SCHEME: 'Token',
-    UPSTREAM_OPERATIONS: JSON.stringify({ kontainerbc20: { responseKey: 'Data Kontainer BC20', headers: ['authorization'], dateFormat: 'YYYY-MM-DD' }, noblbc16: { paramNames: { npwp: 'NPWP' } } })
-  })
-  const paths = Object.fromEntries(OPERATIONS.filter(op => op.params.length > 0 && op.id !== 'DetilBooking/isBooked').map(op => [op.id, { path: op.path + op.params.map(p => `{${op.id === 'noblbc16' ? 'NPWP' : p.upstream}}`).join('/') }]))
-  const file = writeTempFile(t, JSON.stringify({
+    UPSTREAM_TIMEZONE: '+08:00',
+    UPSTREAM_OPERATIONS: JSON.stringify({
+      kontainerbc20: {
+        responseKey: 'Data Kontainer BC20',
+        headers: ['authorization'],
+        dateFormat: 'YYYY-MM-DD',
+        headersTimeoutMs: 2500
+      },
+      noblbc16: { paramNames: { npwp: 'NPWP' }, cacheTtlSeconds: 5, bodyTimeoutMs: 700 }
+    })
+  }
+  const written = profileFromSettings(old, undefined)
+  t.same(written.problems, [])
+  const order = Object.keys(REMOVED_SETTINGS)
+  t.same(written.unset, Object.keys(old).sort((a, b) => order.indexOf(a) - order.indexOf(b)),
+    'each setting set, to unset')
+  const inPath = OPERATIONS.filter(op => op.params.length > 0 && op.id !== 'DetilBooking/isBooked')
+  const hubName = (id: string, upstream: string) => id === 'noblbc16' ? 'NPWP' : upstream
+  const paths = Object.fromEntries(inPath.map(op =>
+    [op.id, { path: op.path + op.params.map(p => `{${hubName(op.id, p.upstream)}}`).join('/') }]))
+  const byHand = writeTempFile(t, JSON.stringify({
     name: 'same',
     prefixes: { lookup: '/V1/NLE/INT/AUTH', sp2: '/V3/NLE', booking: '/V3/NLE' },
     tokenScheme: 'Token',
+    timeZone: '+08:00',
     defaults: { apiKeyHeader: 'beacukai-api-key' },
     operations: {
       ...paths,
-      kontainerbc20: { ...paths.kontainerbc20, answerKey: 'Data Kontainer BC20', credentials: ['token'], dateSent: 'YYYY-MM-DD' },
-      noblbc16: { ...paths.noblbc16, params: { npwp: 'NPWP' } }
+      kontainerbc20: {
+        ...paths.kontainerbc20,
+        answerKey: 'Data Kontainer BC20',
+        credentials: ['token'],
+        dateSent: 'YYYY-MM-DD',
+        timeouts: { headersMs: 2500 }
+      },
+      noblbc16: {
+        ...paths.noblbc16,
+        params: { npwp: 'NPWP' },
+        cacheTtlSeconds: 5,
+        timeouts: { bodyMs: 700 }
+      }
     }
   }))
-  const profile = resolved({ UPSTREAM_PROFILE_FILE: file })
-  t.same([...profile.operations], [...settings.operations])
-  t.equal(profile.digest, settings.digest)
-  t.equal(settings.operations.get('noblbc16')?.path, 'noblbc16/{NPWP}')
-  t.equal(settings.operations.get('DetilBooking/isBooked')?.path, 'DetilBooking/isBooked/', 'the booked notification keeps its query string')
+  const writtenFile = writeTempFile(t, JSON.stringify(written.profile))
+  const fromSettings = resolved({ UPSTREAM_PROFILE_FILE: writtenFile })
+  const profile = resolved({ UPSTREAM_PROFILE_FILE: byHand })
+  t.same([...fromSettings.operations], [...profile.operations])
+  t.equal(fromSettings.digest, profile.digest, 'the same behaviour')
+  t.equal(fromSettings.name, 'documented-from-settings')
+  const op = (id: OperationId) => fromSettings.operations.get(id)
+  t.equal(op('noblbc16')?.path, 'noblbc16/{NPWP}')
+  t.equal(op('DetilBooking/isBooked')?.path, 'DetilBooking/isBooked/',
+    'the booked notification keeps its query string')
+  t.strictSame(op('kontainerbc20')?.timeouts, { headersMs: 2500, bodyMs: 10000 },
+    'an operation\'s timeouts over the defaults\'')
+  const atDefaults = {
+    UPSTREAM_PATH_SEGMENT: 'HUB',
+    UPSTREAM_ENV: 'development',
+    UPSTREAM_RETRIES: '2'
+  }
+  t.same(profileFromSettings(atDefaults, undefined).profile, { name: 'documented' },
+    'a setting at its old default said nothing, and writes nothing')
 })
 
-test('a profile and a setting saying the same thing: start-up refuses, naming both', async (t) => {
+test('--from-env over a profile: where both said it (refused), the setting wins', async (t) => {
   const file = fileURLToPath(new URL(SHIPPED[1]!, ROOT))
-  const keep = 'keep one of them (unset the setting, or remove that member of the profile)'
-  t.same(resolveProblems({
-    UPSTREAM_PROFILE_FILE: file,
-    UPSTREAM_API_KEY_HEADER: 'x-key',
-    UPSTREAM_PATH_SEGMENT: 'NLE',
+  const base = loadProfileFile(file)
+  const settings = { UPSTREAM_API_KEY_HEADER: 'x-key', UPSTREAM_RETRIES: '0' }
+  const written = profileFromSettings(settings, base)
+  t.equal(written.profile?.name, 'public-callers-from-settings')
+  t.equal(written.profile?.defaults?.apiKeyHeader, 'x-key')
+  t.same(written.profile?.retries, { count: 0 })
+  t.same(written.notes, ['UPSTREAM_API_KEY_HEADER and the profile\'s defaults.apiKeyHeader both ' +
+    'said it (the gateway refused that); the setting\'s value is written'])
+  const wrong = { UPSTREAM_OPERATIONS: '{"nope":{}}', UPSTREAM_RETRIES: '1.5' }
+  t.same(profileFromSettings(wrong, undefined).problems, [
+    'UPSTREAM_RETRIES: must be a whole number in decimal digits (such as 64)',
+    'UPSTREAM_OPERATIONS: unknown operation "nope"'
+  ])
+  t.match(profileFromSettings({ UPSTREAM_MAX_CONNECTIONS: '5000' }, undefined).problems,
+    [/^the profile written from the settings: \$\.connections\.max: /])
+})
+
+test('a removed setting still set stops start-up, naming what says it now', async (t) => {
+  const member = (setting: string, text: string) => `${setting}: removed in 1.0.0, now said by ` +
+    `the hub profile's ${text} (${FROM_ENV_COMMAND} writes the profile your settings meant)`
+  const removed = {
     UPSTREAM_ENV: 'production',
-    UPSTREAM_PARAM_PLACEMENT: 'path',
-    UPSTREAM_LOGIN_TOKEN_SCHEME: 'Token',
-    UPSTREAM_LOGIN_TOKEN_FIELD: 'token',
-    UPSTREAM_LOGIN_EXPIRES_FIELD: 'ttl',
-    UPSTREAM_OPERATIONS: JSON.stringify({ kontainerbc20: { responseKey: 'k', dateFormat: 'YYYY-MM-DD', headers: ['apiKey'], paramNames: { blDate: 'date' } }, BC20ByNoBL: { paramNames: { blNo: 'bl' } }, noblbc20: { cacheTtlSeconds: 5 } })
-  }), [
-    `UPSTREAM_API_KEY_HEADER: the profile (${file}) says the same at $.defaults.apiKeyHeader; ${keep}`,
-    `UPSTREAM_PATH_SEGMENT: the profile (${file}) says the same at $.prefixes.lookup; ${keep}`,
-    `UPSTREAM_ENV: the profile (${file}) says the same at $.prefixes.sp2; ${keep}`,
-    `UPSTREAM_PARAM_PLACEMENT: the profile (${file}) says the same at $.operations.noblbc16.path; ${keep}`,
-    `UPSTREAM_LOGIN_TOKEN_SCHEME: the profile (${file}) says the same at $.tokenScheme; ${keep}`,
-    `UPSTREAM_LOGIN_TOKEN_FIELD: the profile (${file}) says the same at $.login.tokenField; ${keep}`,
-    `UPSTREAM_LOGIN_EXPIRES_FIELD: the profile (${file}) says the same at $.login.expiresField; ${keep}`,
-    `UPSTREAM_OPERATIONS.kontainerbc20.responseKey: the profile (${file}) says the same at $.defaults.answerKey; ${keep}`,
-    `UPSTREAM_OPERATIONS.kontainerbc20.paramNames: the profile (${file}) says the same at $.operations.kontainerbc20.params; ${keep}`,
-    `UPSTREAM_OPERATIONS.kontainerbc20.dateFormat: the profile (${file}) says the same at $.defaults.dateSent; ${keep}`,
-    `UPSTREAM_OPERATIONS.BC20ByNoBL.paramNames: the profile (${file}) says the same at $.operations.BC20ByNoBL.params; ${keep}`
-  ], 'cacheTtlSeconds and headers are the profile\'s to leave alone here')
-  t.same(resolveProblems({ UPSTREAM_PROFILE_FILE: file, UPSTREAM_API_KEY_HEADER: 'customs-api-key', UPSTREAM_PATH_SEGMENT: 'HUB', UPSTREAM_ENV: 'development', UPSTREAM_PARAM_PLACEMENT: 'query' }), [],
-    'a setting at its default says nothing (.env.example lists them so)')
-  const onlyLookups = writeTempFile(t, JSON.stringify({ name: 'x', prefixes: { lookup: '/V1/NLE/INT/AUTH' }, operations: { DetilBooking: { prefix: '/v2' } } }))
-  t.same(resolveProblems({ UPSTREAM_PROFILE_FILE: onlyLookups, UPSTREAM_ENV: 'production' }), [`UPSTREAM_ENV: the profile (${onlyLookups}) says the same at $.operations.DetilBooking.prefix; ${keep}`], 'UPSTREAM_ENV decides the SP2 and booking prefixes')
-  const noPrefix = writeTempFile(t, JSON.stringify({ name: 'x', prefixes: { lookup: '/V1/NLE/INT/AUTH' } }))
-  t.same(resolveProblems({ UPSTREAM_PROFILE_FILE: noPrefix, UPSTREAM_ENV: 'production' }), [], 'but not the lookups\'')
-  t.same(resolveProblems({ UPSTREAM_OPERATIONS: '{"nope":{}}' }).map(p => p.split(' (')[0]), ['UPSTREAM_OPERATIONS: unknown operation "nope"'])
+    UPSTREAM_RETRIES: '0',
+    BREAKER_RESET_MS: '50',
+    UPSTREAM_LOGIN_BODY_FILE: '/run/secrets/body',
+    UPSTREAM_TIMEZONE: ''
+  }
+  t.same(configProblems(removed), [
+    member('BREAKER_RESET_MS', 'breaker.resetMs'),
+    member('UPSTREAM_ENV', 'prefixes.sp2 and prefixes.booking'),
+    member('UPSTREAM_LOGIN_BODY_FILE', 'login.body, whose "{username}" and "{password}" ' +
+      'UPSTREAM_LOGIN_USERNAME and UPSTREAM_LOGIN_PASSWORD fill'),
+    member('UPSTREAM_RETRIES', 'retries.count')
+  ], 'one line each, an empty value unset as for every setting')
+  t.same(configProblems({ REDIS_PASSWORD_FILE: '/run/secrets/redis', CACHE_MAX_ENTRIES: '10' }), [
+    'CACHE_MAX_ENTRIES: removed in 1.0.0; CACHE_MAX_BYTES charges each entry its bookkeeping, so ' +
+      'it bounds their number too; unset it',
+    'REDIS_PASSWORD_FILE: removed in 1.0.0; put the password in REDIS_URL (redis://user:PASSWORD@' +
+      'host, percent-encoded), and give the URL as REDIS_URL_FILE to keep it in a secret'
+  ])
+  for (const setting of Object.keys(REMOVED_SETTINGS)) {
+    const problems = configProblems({ [setting]: '1' })
+    t.equal(problems.length, 1, `${setting}: one line`)
+    t.ok(problems[0]?.startsWith(`${setting}: removed in 1.0.0`), setting)
+  }
+  t.same(unknownSettings({ UPSTREAM_ENV: 'production', REDIS_PASSWORD_FILE: 'x' }), [],
+    'refused by name, not taken for a typo')
 })
 
-test('the login is the profile\'s: its paths under UPSTREAM_BASE_URL, its fields, its scheme; the settings are shorthand, and both at once refuse the start', async (t) => {
+test('the login is the profile\'s: addresses, body, fields, scheme and lifetimes', async (t) => {
   const file = fileURLToPath(new URL(SHIPPED[1]!, ROOT))
-  const hub = { UPSTREAM_HUB_URL: 'https://hub.example.go.id', UPSTREAM_BASE_URL: 'https://nle.example.go.id/api/', UPSTREAM_API_KEY: 'k', PLATFORM_ID: 'p', UPSTREAM_ACCESS_TOKEN: 't' }
+  const hub = {
+    UPSTREAM_HUB_URL: 'https://hub.example.go.id',
+    UPSTREAM_BASE_URL: 'https://nle.example.go.id/api/',
+    UPSTREAM_API_KEY: 'k',
+    PLATFORM_ID: 'p',
+    UPSTREAM_ACCESS_TOKEN: 't'
+  }
   const login = { ...hub, UPSTREAM_CREDENTIALS: 'login', UPSTREAM_LOGIN_USERNAME: 'u', UPSTREAM_LOGIN_PASSWORD: 'p' }
   const callers = resolved({ ...login, UPSTREAM_PROFILE_FILE: file })
   t.strictSame(callers.loginAddresses, {
     url: 'https://nle.example.go.id/api/nle-oauth/v1/user/login',
     refreshUrl: 'https://nle.example.go.id/api/nle-oauth/v1/user/update-token'
   }, 'the paths under the base address, its own path kept')
-  t.strictSame([callers.login.tokenField, callers.login.expiresField, callers.login.refreshTokenField, callers.tokenScheme],
-    ['item.access_token', 'item.expires_in', 'item.refresh_token', 'Bearer'], 'where the envelope keeps the token, its lifetime and the refresh token')
+  const { login: read } = callers
+  t.strictSame([read.tokenField, read.expiresField, read.refreshTokenField, callers.tokenScheme],
+    ['item.access_token', 'item.expires_in', 'item.refresh_token', 'Bearer'],
+    'where the envelope keeps the token, its lifetime and the refresh token')
+  t.strictSame([read.body, read.renewBeforeSeconds, read.minIntervalSeconds],
+    [{ username: '{username}', password: '{password}' }, 60, 30],
+    'the documented hub\'s body and lifetimes where it says none')
 
-  const settings = resolved({
-    ...login,
-    UPSTREAM_LOGIN_URL: 'https://auth.example.go.id/login',
-    UPSTREAM_LOGIN_REFRESH_URL: 'https://auth.example.go.id/refresh',
-    UPSTREAM_LOGIN_TOKEN_FIELD: 'item.access_token',
-    UPSTREAM_LOGIN_EXPIRES_FIELD: 'item.expires_in',
-    UPSTREAM_LOGIN_REFRESH_TOKEN_FIELD: 'item.refresh_token',
-    UPSTREAM_LOGIN_TOKEN_SCHEME: 'none'
-  })
-  t.strictSame(settings.loginAddresses, { url: 'https://auth.example.go.id/login', refreshUrl: 'https://auth.example.go.id/refresh' }, 'without a profile: the settings')
-  t.strictSame([settings.login.refreshTokenField, settings.tokenScheme], ['item.refresh_token', ''], 'none: the token alone')
-  t.strictSame(resolved({ ...hub }).loginAddresses, { url: undefined, refreshUrl: undefined }, 'static mode: no login')
-
-  const keep = 'keep one of them (unset the setting, or remove that member of the profile)'
-  t.same(resolveProblems({
-    ...login,
-    UPSTREAM_PROFILE_FILE: file,
-    UPSTREAM_LOGIN_URL: 'https://auth.example.go.id/login',
-    UPSTREAM_LOGIN_REFRESH_URL: 'https://auth.example.go.id/refresh',
-    UPSTREAM_LOGIN_REFRESH_TOKEN_FIELD: 'data.refresh'
-  }), [
-    `UPSTREAM_LOGIN_REFRESH_TOKEN_FIELD: the profile (${file}) says the same at $.login.refreshTokenField; ${keep}`,
-    `UPSTREAM_LOGIN_URL: the profile (${file}) says the same at $.login.path; ${keep}`,
-    `UPSTREAM_LOGIN_REFRESH_URL: the profile (${file}) says the same at $.login.refreshPath; ${keep}`
-  ])
-  t.same(resolveProblems({ ...hub, UPSTREAM_PROFILE_FILE: file, UPSTREAM_LOGIN_URL: 'https://auth.example.go.id/login' }), [], 'outside login mode the addresses are not read')
+  const body = { auth: { user: '{username}', secret: '{password}' }, grant: 'password' }
+  const own = writeTempFile(t, JSON.stringify({
+    name: 'x',
+    tokenScheme: '',
+    login: {
+      service: 'hub',
+      path: '/auth/login/',
+      body,
+      renewBeforeSeconds: 5,
+      minIntervalSeconds: 0
+    }
+  }))
+  const hubLogin = resolved({ ...login, UPSTREAM_PROFILE_FILE: own })
+  const hubUrl = 'https://hub.example.go.id/auth/login/'
+  t.strictSame(hubLogin.loginAddresses, { url: hubUrl, refreshUrl: undefined },
+    'under UPSTREAM_HUB_URL; no renewal address: each renewal a login')
+  t.equal(loginBody(hubLogin.login.body, { username: 'me', password: '{username} "p"' }),
+    '{"auth":{"user":"me","secret":"{username} \\"p\\""},"grant":"password"}',
+    'the account in whole values, as JSON strings; a value holding a placeholder is the account\'s')
+  const { renewBeforeSeconds, minIntervalSeconds } = hubLogin.login
+  t.strictSame([hubLogin.tokenScheme, renewBeforeSeconds, minIntervalSeconds], ['', 5, 0])
+  t.strictSame(resolved({ ...hub }).loginAddresses, { url: undefined, refreshUrl: undefined },
+    'the documented hub publishes no login')
 
   const noPath = writeTempFile(t, JSON.stringify({ name: 'x', login: { tokenField: 'token' } }))
-  t.same(resolveProblems({ ...login, UPSTREAM_PROFILE_FILE: noPath }), [`UPSTREAM_LOGIN_URL: is required when UPSTREAM_CREDENTIALS=login, unless the profile gives login.path (${noPath} gives none)`])
-  const refreshOnly = resolved({ ...login, UPSTREAM_PROFILE_FILE: noPath, UPSTREAM_LOGIN_URL: 'https://auth.example.go.id/login' })
-  t.strictSame(refreshOnly.loginAddresses, { url: 'https://auth.example.go.id/login', refreshUrl: undefined }, 'a profile without paths: the setting\'s address')
+  const needed = (source: string) => 'UPSTREAM_CREDENTIALS: login needs the address of the ' +
+    `hub's login, the profile's login.path (${source} gives none: the hub's document does not ` +
+    'publish its login)'
+  t.same(resolveProblems({ ...login, UPSTREAM_PROFILE_FILE: noPath }), [needed(noPath)])
+  t.same(resolveProblems({ ...login }), [needed('the built-in profile')])
+  const inText = { user: '{username}', pass: 'secret {password}' }
+  t.same(profileProblems({ name: 'x', login: { body: inText } }),
+    ['$.login.body: must hold "{password}" as a whole string value (where the password goes)'])
+})
+
+test('how the gateway calls the hub is the profile\'s, and a lookup\'s cache TTL', async (t) => {
+  const builtIn = resolved({})
+  const calls = (p: ProfileInForce) => [p.connections, p.timeouts, p.retries, p.breaker, p.timeZone]
+  t.strictSame(calls(builtIn), [
+    { max: 64, connectTimeoutMs: 3000 },
+    { headersMs: 10000, bodyMs: 10000 },
+    { count: 2, baseMs: 100, maxMs: 2000 },
+    { errorPercentage: 50, volumeThreshold: 5, windowMs: 10000, resetMs: 10000 },
+    '+07:00'
+  ], 'the defaults of the settings they replace')
+  const file = writeTempFile(t, JSON.stringify({
+    name: 'x',
+    timeZone: '-05:00',
+    connections: { max: 8 },
+    retries: { count: 0 },
+    breaker: { resetMs: 50, volumeThreshold: 2 },
+    defaults: { timeouts: { headersMs: 1500 } },
+    operations: { noblbc20: { timeouts: { bodyMs: 400 }, cacheTtlSeconds: 0 } }
+  }))
+  const profile = resolved({ UPSTREAM_PROFILE_FILE: file })
+  t.strictSame(calls(profile), [
+    { max: 8, connectTimeoutMs: 3000 },
+    { headersMs: 1500, bodyMs: 10000 },
+    { count: 0, baseMs: 100, maxMs: 2000 },
+    { errorPercentage: 50, volumeThreshold: 2, windowMs: 10000, resetMs: 50 },
+    '-05:00'
+  ], 'each member over the default')
+  t.strictSame(profile.operations.get('noblbc20')?.timeouts, { headersMs: 1500, bodyMs: 400 })
+  t.equal(profile.operations.get('noblbc20')?.cacheTtlSeconds, 0)
+  t.equal(profile.operations.get('noblbc16')?.cacheTtlSeconds, undefined,
+    'CACHE_TTL_SECONDS elsewhere')
+  const ops = resolveOperations(loadConfig({ CACHE_TTL_SECONDS: '30' }), profile)
+  const ttl = (id: OperationId) => ops.get(id)?.cacheTtlSeconds
+  t.strictSame([ttl('noblbc20'), ttl('noblbc16'), ttl('DetilBooking')], [0, 30, 0],
+    'an operation\'s own lifetime wins; a write is never cached')
+  t.strictSame([ops.get('noblbc20')?.headersTimeout, ops.get('noblbc20')?.bodyTimeout], [1500, 400])
+  const known = 'apiKeyHeader, tokenHeader, credentials, answerKey, dateSent, dateAnswered, ' +
+    'errorFields, nullStrings, failure, timeouts, service, prefix, path, params'
+  const wrongTtl = {
+    name: 'x',
+    timeZone: '+7',
+    operations: { DetilBooking: { cacheTtlSeconds: 5 } }
+  }
+  t.same(profileProblems(wrongTtl), [
+    '$.timeZone: must be a UTC offset written +HH:MM or -HH:MM (hours 00 to 14), such as +07:00',
+    `$.operations.DetilBooking: unknown member "cacheTtlSeconds" (known here: ${known})`
+  ], 'a write has no cache lifetime')
+  t.not(profile.digest, builtIn.digest, 'what changes the calls changes the digest')
 })
 
 test('the server stops with one config error line per problem of the profile, naming its place in the file', async (t) => {

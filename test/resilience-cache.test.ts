@@ -58,8 +58,9 @@ test('no-cache does not join a lookup already in flight: the hub is asked afresh
   t.equal(sandbox.count('noblbc20'), 2)
 })
 
-test('entries expire after their TTL; a per-operation TTL overrides the default', async (t) => {
-  const { app, sandbox } = await build(t, { env: { CACHE_TTL_SECONDS: '60', UPSTREAM_OPERATIONS: JSON.stringify({ noblbc20: { cacheTtlSeconds: 1 } }) } })
+test('entries expire after their TTL; an operation\'s profile cacheTtlSeconds wins', async (t) => {
+  const profile = { operations: { noblbc20: { cacheTtlSeconds: 1 } } }
+  const { app, sandbox } = await build(t, { env: { CACHE_TTL_SECONDS: '60' }, profile })
   await app.inject({ url: BL })
   t.equal((await app.inject({ url: BL })).json().meta.cached, true)
   await new Promise(resolve => setTimeout(resolve, 1100))
@@ -138,13 +139,32 @@ test('writes are never cached', async (t) => {
 
 const UNKNOWN = (i: number) => `/v1/customs/bc20/bills-of-lading?npwp=${String(100_000_000_000_000 + i)}`
 
-test('the cache keeps at most CACHE_MAX_ENTRIES lookups, the least recently used going first', async (t) => {
-  const { app, sandbox } = await build(t, { env: { CACHE_TTL_SECONDS: '60', CACHE_MAX_ENTRIES: '50' } })
-  for (let i = 0; i < 80; i++) t.equal((await app.inject({ url: UNKNOWN(i) })).statusCode, 200)
-  t.equal(app.hub.cacheUsage().entries, 50)
+test('CACHE_MAX_BYTES bounds the number of lookups too, least recently used first', async (t) => {
+  const budget = 40_000
+  const env = { CACHE_TTL_SECONDS: '60', CACHE_MAX_BYTES: String(budget) }
+  const { app, sandbox } = await build(t, { env })
+  t.equal((await app.inject({ url: UNKNOWN(0) })).statusCode, 200)
+  const each = app.hub.cacheUsage().bytes
+  t.ok(each >= ENTRY_OVERHEAD_BYTES, `an empty answer charged ${each} bytes`)
+  for (let i = 1; i < 80; i++) t.equal((await app.inject({ url: UNKNOWN(i) })).statusCode, 200)
+  t.equal(app.hub.cacheUsage().entries, Math.floor(budget / each), 'as many as the budget pays for')
+  t.ok(app.hub.cacheUsage().entries < 80)
   t.equal((await app.inject({ url: UNKNOWN(79) })).json().meta.cached, true, 'the newest are kept')
   t.equal((await app.inject({ url: UNKNOWN(0) })).json().meta.cached, false, 'the oldest went')
   t.equal(sandbox.count('noblbc20'), 81)
+
+  // The store's own ceiling on entries, whatever the budget (a fixed one in the gateway).
+  const store = createLookupCache<string>({
+    store: createMemoryLookupStore<string>({ maxBytes: 1_000_000_000, maxEntries: 50 }),
+    failureMs: 0,
+    remember: () => false
+  })
+  t.teardown(() => store.close())
+  const options = { ttlMs: 60_000, staleMs: 0, refresh: false, serveStaleOn: () => false }
+  for (let i = 0; i < 80; i++) {
+    await store.load(`key ${i}`, options, async () => ({ value: 'x', bytes: 1 }))
+  }
+  t.equal(store.size, 50)
 })
 
 test('an entry is charged its answer, its key and its bookkeeping', async (t) => {

@@ -46,7 +46,7 @@ test('static token: a 401 with no new token is UPSTREAM_AUTH_FAILED after one ca
   t.equal(sandbox.count('noblbc20'), 1)
 })
 
-/** Login mode on the sandbox: its login address and credentials come from sandboxEnv. */
+/** Login mode on the sandbox: the login's address is its profile's, the account sandboxEnv's. */
 function loginEnv (extra: Record<string, string> = {}) {
   return { UPSTREAM_CREDENTIALS: 'login', UPSTREAM_ACCESS_TOKEN: '', ...extra }
 }
@@ -67,7 +67,8 @@ test('login mode: the token is renewed before it expires', async (t) => {
   // One clock for the gateway and the hub's tokens.
   const clock = manualClock()
   const { app, sandbox } = await build(t, {
-    env: loginEnv({ UPSTREAM_LOGIN_RENEW_BEFORE_SECONDS: '1' }),
+    env: loginEnv(),
+    profile: { login: { renewBeforeSeconds: 1 } },
     sandbox: { loginTokenTtlMs: 2000, now: clock.now },
     clock: clock.now
   })
@@ -99,7 +100,8 @@ test('login mode: 50 concurrent callers hitting a 401 cause one login, and all s
 
 test('login mode: a hub answering 401 forces at most one login per interval; callers in between fail at once', async (t) => {
   const clock = manualClock()
-  const { app, sandbox } = await build(t, { env: loginEnv({ UPSTREAM_LOGIN_MIN_INTERVAL_SECONDS: '2' }), clock: clock.now })
+  const profile = { login: { minIntervalSeconds: 2 } }
+  const { app, sandbox } = await build(t, { env: loginEnv(), profile, clock: clock.now })
   // SBX-401: the hub refuses every token for this lookup, as it would a revoked account.
   const answers = []
   for (let i = 0; i < 10; i++) answers.push(await app.inject({ url: '/v1/customs/bc261/containers?blNo=SBX-401' }))

@@ -10,7 +10,9 @@ import { build } from './helper.ts'
 const BL = `/v1/customs/bc20/bills-of-lading?npwp=${F.taxpayer.npwp}`
 const CONTAINERS = (blNo: string) => `/v1/customs/bc261/containers?blNo=${blNo}`
 const OFFER = { serviceOrderId: 'SO-1', price: 10, offeredAt: '2024-03-01T08:15:00+07:00' }
-const RESILIENT = { UPSTREAM_RETRIES: '2', UPSTREAM_RETRY_BASE_MS: '20', UPSTREAM_RETRY_MAX_MS: '200', CACHE_TTL_SECONDS: '0', CACHE_STALE_IF_ERROR_SECONDS: '0' }
+const RESILIENT = { CACHE_TTL_SECONDS: '0', CACHE_STALE_IF_ERROR_SECONDS: '0' }
+/** Retries on, with short delays (the hub profile's retries). */
+const RETRIES = { count: 2, baseMs: 20, maxMs: 200 }
 
 async function timed<T> (fn: () => Promise<T>): Promise<[T, number]> {
   const started = performance.now()
@@ -20,7 +22,8 @@ async function timed<T> (fn: () => Promise<T>): Promise<[T, number]> {
 
 test('the failure matrix: what the caller gets, and how long it took', async (t) => {
   const { app, sandbox } = await build(t, {
-    env: { ...RESILIENT, UPSTREAM_HEADERS_TIMEOUT_MS: '500', UPSTREAM_BODY_TIMEOUT_MS: '500', UPSTREAM_DEADLINE_MS: '2000' },
+    env: { ...RESILIENT, UPSTREAM_DEADLINE_MS: '2000' },
+    profile: { retries: RETRIES, defaults: { timeouts: { headersMs: 500, bodyMs: 500 } } },
     sandbox: { slowMs: 5000 }
   })
   const rows: Array<{ fault: string, status: number, code: string, calls: number, within: number }> = [
@@ -48,7 +51,11 @@ test('the failure matrix: what the caller gets, and how long it took', async (t)
 })
 
 test('a hub slower than the deadline gets UPSTREAM_TIMEOUT at the deadline', async (t) => {
-  const { app } = await build(t, { env: { ...RESILIENT, UPSTREAM_HEADERS_TIMEOUT_MS: '60000', UPSTREAM_DEADLINE_MS: '700' }, sandbox: { slowMs: 5000 } })
+  const { app } = await build(t, {
+    env: { ...RESILIENT, UPSTREAM_DEADLINE_MS: '700' },
+    profile: { retries: RETRIES, defaults: { timeouts: { headersMs: 60000 } } },
+    sandbox: { slowMs: 5000 }
+  })
   const [res, ms] = await timed(() => app.inject({ url: CONTAINERS('SBX-SLOW') }))
   t.equal(res.statusCode, 504)
   t.equal(res.json().code, 'UPSTREAM_TIMEOUT')
@@ -56,7 +63,7 @@ test('a hub slower than the deadline gets UPSTREAM_TIMEOUT at the deadline', asy
 })
 
 test('GETs are retried, each retry logged with the request id; POSTs never', async (t) => {
-  const { app, sandbox, logs } = await build(t, { env: RESILIENT })
+  const { app, sandbox, logs } = await build(t, { env: RESILIENT, profile: { retries: RETRIES } })
   const get = await app.inject({ url: CONTAINERS('SBX-503'), headers: { 'x-request-id': 'retry-me' } })
   t.equal(get.statusCode, 503)
   t.equal(sandbox.count('kontainerbc261'), 3, 'one call and two retries')
@@ -79,7 +86,14 @@ test('a refused connection is retried, then UPSTREAM_UNAVAILABLE', async (t) => 
       server.close(() => resolve(port))
     })
   })
-  const { app, logs } = await build(t, { env: { ...RESILIENT, UPSTREAM_HUB_URL: `http://127.0.0.1:${port}`, UPSTREAM_BASE_URL: `http://127.0.0.1:${port}` } })
+  const { app, logs } = await build(t, {
+    env: {
+      ...RESILIENT,
+      UPSTREAM_HUB_URL: `http://127.0.0.1:${port}`,
+      UPSTREAM_BASE_URL: `http://127.0.0.1:${port}`
+    },
+    profile: { retries: RETRIES }
+  })
   const res = await app.inject({ url: BL })
   t.equal(res.statusCode, 502)
   t.equal(logs.filter(l => l.msg === 'retrying hub call').length, 2)
@@ -100,7 +114,11 @@ const circuitOf = async (app: Awaited<ReturnType<typeof build>>['app'], upstream
 
 test('the circuit of an operation opens after repeated failures, answers fast while open, and closes after a probe', async (t) => {
   const { app, sandbox } = await build(t, {
-    env: { ...RESILIENT, UPSTREAM_RETRIES: '0', BREAKER_VOLUME_THRESHOLD: '3', BREAKER_ERROR_PERCENTAGE: '50', BREAKER_RESET_MS: '800' }
+    env: RESILIENT,
+    profile: {
+      retries: { count: 0 },
+      breaker: { volumeThreshold: 3, errorPercentage: 50, resetMs: 800 }
+    }
   })
   for (let i = 0; i < 3; i++) t.equal((await app.inject({ url: CONTAINERS('SBX-500') })).statusCode, 502)
   t.equal(await circuitOf(app, 'hub', 'kontainerbc261'), 'open')
@@ -124,7 +142,8 @@ test('the circuit of an operation opens after repeated failures, answers fast wh
 
 test('a retried call counts once toward the circuit', async (t) => {
   // Three calls of three attempts each: nine failed attempts, three failed calls.
-  const { app, sandbox } = await build(t, { env: { ...RESILIENT, BREAKER_VOLUME_THRESHOLD: '4', BREAKER_ERROR_PERCENTAGE: '50' } })
+  const profile = { retries: RETRIES, breaker: { volumeThreshold: 4, errorPercentage: 50 } }
+  const { app, sandbox } = await build(t, { env: RESILIENT, profile })
   for (let i = 0; i < 3; i++) t.equal((await app.inject({ url: CONTAINERS('SBX-503') })).statusCode, 503)
   t.equal(sandbox.count('kontainerbc261'), 9, 'each call was retried twice')
   t.equal(await circuitOf(app, 'hub', 'kontainerbc261'), 'closed', 'three calls are under the volume of four')
@@ -133,7 +152,8 @@ test('a retried call counts once toward the circuit', async (t) => {
 })
 
 test('an answer the gateway cannot read does not open the circuit: the hub is up', async (t) => {
-  const { app } = await build(t, { env: { ...RESILIENT, BREAKER_VOLUME_THRESHOLD: '3' } })
+  const profile = { retries: RETRIES, breaker: { volumeThreshold: 3 } }
+  const { app } = await build(t, { env: RESILIENT, profile })
   for (const fault of ['MALFORMED', 'TRUNCATED', 'SHAPE', 'MALFORMED', 'HTML', 'NOKEY']) {
     t.equal((await app.inject({ url: CONTAINERS(`SBX-${fault}`) })).json().code, 'UPSTREAM_BAD_RESPONSE', fault)
   }
@@ -146,7 +166,15 @@ test('a read client hammering a failing lookup cannot make another client\'s wri
   // The defaults, but for short timers: the breaker, retries, failures remembered.
   const { app, sandbox } = await build(t, {
     clients: [{ name: 'reader', key: 'key-reader', scopes: ['customs:read'] }, { name: 'writer', key: 'key-writer', scopes: ['customs:read', 'bookings:write'] }],
-    env: { CACHE_TTL_SECONDS: '30', CACHE_STALE_IF_ERROR_SECONDS: '300', CACHE_FAILURE_SECONDS: '5', UPSTREAM_RETRIES: '2', UPSTREAM_RETRY_BASE_MS: '10', BREAKER_VOLUME_THRESHOLD: '5', BREAKER_ERROR_PERCENTAGE: '50' }
+    profile: {
+      retries: { count: 2, baseMs: 10 },
+      breaker: { volumeThreshold: 5, errorPercentage: 50 }
+    },
+    env: {
+      CACHE_TTL_SECONDS: '30',
+      CACHE_STALE_IF_ERROR_SECONDS: '300',
+      CACHE_FAILURE_SECONDS: '5'
+    }
   })
   // 60 requests for lookups the hub fails (one retried on 503, one a plain 500), half of them with no-cache, 20 at a time.
   for (let round = 0; round < 3; round++) {
@@ -208,7 +236,8 @@ test('the circuit keeps counts, not every call\'s latency, and takes no snapshot
 })
 
 test('the hub refusing requests (4xx) does not open the circuit', async (t) => {
-  const { app } = await build(t, { env: { ...RESILIENT, BREAKER_VOLUME_THRESHOLD: '3' } })
+  const profile = { retries: RETRIES, breaker: { volumeThreshold: 3 } }
+  const { app } = await build(t, { env: RESILIENT, profile })
   for (let i = 0; i < 6; i++) t.equal((await app.inject({ url: CONTAINERS('SBX-404') })).statusCode, 404)
   t.equal(await circuitOf(app, 'hub', 'kontainerbc261'), 'closed')
 })
@@ -218,7 +247,8 @@ test('a hub body over the limit is cut off and memory stays flat', async (t) => 
   // survives a full collection is retained memory.
   setFlagsFromString('--expose-gc')
   const gc = runInNewContext('gc') as () => void
-  const { app } = await build(t, { env: { ...RESILIENT, UPSTREAM_MAX_RESPONSE_BYTES: '65536' } })
+  const env = { ...RESILIENT, UPSTREAM_MAX_RESPONSE_BYTES: '65536' }
+  const { app } = await build(t, { env, profile: { retries: RETRIES } })
   const url = `/v1/sp2/documents?npwp=${F.benchmark.fiveHundred.npwp}&blNo=${F.benchmark.fiveHundred.blNo}&blDate=${F.benchmark.fiveHundred.blDate}`
   await app.inject({ url })
   gc()
@@ -301,7 +331,8 @@ test('a loop that stays behind for longer than PRESSURE_MAX_EVENT_LOOP_DELAY_MS 
 
 test('load shedding answers 503 OVERLOADED with retry-after; liveness still answers', async (t) => {
   // A heap limit of one byte is always exceeded: the shedding path, deterministically.
-  const { app, sandbox } = await build(t, { env: { ...RESILIENT, PRESSURE_MAX_HEAP_USED_BYTES: '1' } })
+  const env = { ...RESILIENT, PRESSURE_MAX_HEAP_USED_BYTES: '1' }
+  const { app, sandbox } = await build(t, { env, profile: { retries: RETRIES } })
   await new Promise(resolve => setTimeout(resolve, 250)) // the sampler's first reading
   const shed = await app.inject({ url: BL })
   t.equal(shed.statusCode, 503)

@@ -9,7 +9,7 @@ import { createMemoryTokenStore } from '../src/state/memory/token-store.ts'
 import type { SharedLookupEntry, SharedLookupTier } from '../src/state/types.ts'
 import { createHubClient, type HubCaller, type HubClient } from '../src/upstream/client.ts'
 import type { Clock } from '../src/clock.ts'
-import { manualClock, RESILIENCE_OFF } from './helper.ts'
+import { manualClock, RESILIENCE_OFF, testProfile } from './helper.ts'
 
 /**
  * A SharedLookupTier held in one process's memory: what the Redis tier
@@ -39,9 +39,13 @@ const lookup = { operation: 'noblbc20', params: { npwp: F.taxpayer.npwp } } as c
 async function replicas (t: { teardown (fn: () => unknown): void }, tier: SharedLookupTier | undefined, clock: Clock): Promise<{ sandbox: Sandbox, a: HubClient, b: HubClient }> {
   const sandbox = await startSandbox({})
   const config = resolveConfig({ ...sandboxEnv(sandbox.url), ...RESILIENCE_OFF, CACHE_TTL_SECONDS: '60', LOG_LEVEL: 'silent' })
+  // No retries, no breaker: one hub call per lookup.
+  const profile = resolveProfile(config, { builtIn: testProfile() })
   const client = (): HubClient => createHubClient({
     config,
-    credentials: createCredentials(config, resolveProfile(config), { log, tokens: createMemoryTokenStore({ clock }), clock }),
+    profile,
+    credentials: createCredentials(config, profile,
+      { log, tokens: createMemoryTokenStore({ clock }), clock }),
     userAgent: 'customs-gateway/test',
     lookupStore: budget => createMemoryLookupStore({ ...budget, clock }),
     ...(tier === undefined ? {} : { lookupTier: tier }),

@@ -15,7 +15,8 @@ driftSuite(HUBS.default, { kontainerbc261: { 'answer-key': 1 } })
 
 test('taxpayer route reports a failed source in meta and returns the others', async (t) => {
   // The hub rejects noblbc16 when its parameter has another name: one real failing source.
-  const { app } = await build(t, { env: { UPSTREAM_OPERATIONS: JSON.stringify({ noblbc16: { paramNames: { npwp: 'wrong_name' } } }) } })
+  const wrongName = { operations: { noblbc16: { params: { npwp: 'wrong_name' } } } }
+  const { app } = await build(t, { profile: wrongName })
   const res = await app.inject({ url: `/v1/taxpayers/${F.taxpayer.npwp}/bills-of-lading` })
   t.equal(res.statusCode, 200)
   const body = res.json()

@@ -54,15 +54,25 @@ test('the server refuses to start in production without a hub, with a config err
 })
 
 test('with SANDBOX=true in production it starts the sandbox; unknown settings get one warning each; the docs URL is given', async (t) => {
-  const child = startServer({ NODE_ENV: 'production', SANDBOX: 'true', CACHE_TTL: '5', cors_origin: 'http://localhost:5173', BREAKER_COLOR: 'red', NODE_OPTIONS: '', SANDBOX_PORT: '4010' })
+  const child = startServer({
+    NODE_ENV: 'production',
+    SANDBOX: 'true',
+    CACHE_TTL: '5',
+    cors_origin: 'http://localhost:5173',
+    EVENTS_COLOR: 'red',
+    NODE_OPTIONS: '',
+    SANDBOX_PORT: '4010'
+  })
   t.teardown(() => { child.kill('SIGKILL') })
   const seen = await linesUntilDocs(child)
   t.match(seen[0], { msg: /built-in sandbox/ }, 'the first line: the sandbox')
   const unknown = seen.filter(l => typeof l.variable === 'string')
-  t.same(unknown.map(l => l.variable), ['BREAKER_COLOR', 'CACHE_TTL', 'cors_origin'], 'one line per unknown setting; NODE_OPTIONS and SANDBOX_PORT are not ours')
+  t.same(unknown.map(l => l.variable), ['CACHE_TTL', 'EVENTS_COLOR', 'cors_origin'],
+    'one line per unknown setting; NODE_OPTIONS and SANDBOX_PORT are not ours')
   t.match(unknown.find(l => l.variable === 'CACHE_TTL'), { level: 40, meant: 'CACHE_TTL_SECONDS', msg: 'unknown setting CACHE_TTL is ignored: did you mean CACHE_TTL_SECONDS?' })
   t.match(unknown.find(l => l.variable === 'cors_origin'), { meant: 'CORS_ORIGINS' })
-  t.match(unknown.find(l => l.variable === 'BREAKER_COLOR'), { msg: 'unknown setting BREAKER_COLOR is ignored' })
+  t.match(unknown.find(l => l.variable === 'EVENTS_COLOR'),
+    { msg: 'unknown setting EVENTS_COLOR is ignored' })
   const docs = seen.at(-1)
   t.match(docs, { level: 30, docs: /^http:\/\/127\.0\.0\.1:\d+\/docs$/ }, 'the docs URL, among the first lines')
   t.ok(seen.length <= 8, `within the first lines (${seen.length})`)
@@ -71,10 +81,14 @@ test('with SANDBOX=true in production it starts the sandbox; unknown settings ge
 })
 
 test('the prefixes and known names come from ConfigSchema', async (t) => {
-  for (const prefix of ['UPSTREAM_', 'CACHE_', 'BREAKER_', 'RATE_', 'IDEMPOTENCY_', 'TRUST_']) t.ok(SETTING_PREFIXES.includes(prefix), prefix)
+  for (const prefix of ['UPSTREAM_', 'CACHE_', 'RATE_', 'IDEMPOTENCY_', 'TRUST_']) {
+    t.ok(SETTING_PREFIXES.includes(prefix), prefix)
+  }
   t.notOk(SETTING_PREFIXES.includes('NODE_'), 'the platform\'s NODE_* are not ours')
   t.same(unknownSettings(Object.fromEntries(Object.keys(ConfigSchema.properties).map(name => [name, 'x']))), [], 'no known name is flagged')
-  t.same(unknownSettings({ BREAKER_COLOR: '1', PATH: '/bin', HOME: '/root' }), [{ name: 'BREAKER_COLOR' }], 'an unknown name without a near setting')
+  t.same(unknownSettings({ EVENTS_COLOR: '1', PATH: '/bin', HOME: '/root' }),
+    [{ name: 'EVENTS_COLOR' }],
+    'an unknown name without a near setting')
 })
 
 test('did you mean: the one setting within a few edits, over names without case and underscores, the unit optional', async (t) => {
@@ -86,7 +100,7 @@ test('did you mean: the one setting within a few edits, over names without case 
     ['REDIS_URI', 'REDIS_URL'],
     ['CORS_ORIGIN', 'CORS_ORIGINS'],
     ['CACHE_TTL', 'CACHE_TTL_SECONDS'],
-    ['BREAKER_RESET', 'BREAKER_RESET_MS'],
+    ['SHUTDOWN_GRACE', 'SHUTDOWN_GRACE_MS'],
     ['UPSTREAM_HUB_ULR', 'UPSTREAM_HUB_URL'],
     ['LOG_LEVL', 'LOG_LEVEL'],
     // Without a gateway prefix, when long enough and close.
@@ -107,7 +121,8 @@ test('in production a variable close to REDIS_URL, REDIS_KEY_PREFIX, REDIS_SENTI
   t.same(problemsOf({ ...production, REDIS_KEY_PREFX: 'prod:' }), [refusal('REDIS_KEY_PREFX', 'REDIS_KEY_PREFIX')])
   t.same(problemsOf({ ...production, CLIENT_FILE: '/run/secrets/clients.json' }), [refusal('CLIENT_FILE', 'CLIENTS_FILE')])
   t.same(problemsOf({ ...production, REDIS_SENTINEL: 'sentinel-1:26379' }), [refusal('REDIS_SENTINEL', 'REDIS_SENTINELS')])
-  t.same(problemsOf({ ...HUB, NODE_ENV: 'production', UPSTREAM_TIMEZON: '+08:00' }), [refusal('UPSTREAM_TIMEZON', 'UPSTREAM_TIMEZONE')])
+  t.same(problemsOf({ ...HUB, NODE_ENV: 'production', UPSTREAM_DEADLIN_MS: '9000' }),
+    [refusal('UPSTREAM_DEADLIN_MS', 'UPSTREAM_DEADLINE_MS')])
   t.same(problemsOf({ ...production, CACHE_TTL: '5', CORS_ORIGIN: 'http://x', REDIS_HOST: 'redis' }), [], 'other typos are warnings only')
   t.same(problemsOf({ REDIS_UR: 'redis://redis:6379' }), [], 'outside production a warning only')
 

@@ -7,6 +7,8 @@ import { test } from 'tap'
 import { ConfigError, loadConfig } from '../src/config/load.ts'
 import { resolveConfig } from '../src/config/resolve.ts'
 import { SECRET_SETTINGS } from '../src/config/secret-files.ts'
+import { BUILT_IN } from '../src/profile/built-in.ts'
+import { loginBody } from '../src/profile/login-body.ts'
 import { SANDBOX_API_KEY, SANDBOX_PASSWORD, SANDBOX_USERNAME } from '../src/sandbox/index.ts'
 import { build, configProblems as problemsOf } from './helper.ts'
 
@@ -33,11 +35,9 @@ const HUB = { UPSTREAM_HUB_URL: 'https://hub.example.go.id', UPSTREAM_BASE_URL: 
 const VALUES: Record<typeof SECRET_SETTINGS[number], string> = {
   UPSTREAM_API_KEY: 'key with an inner space',
   UPSTREAM_ACCESS_TOKEN: 'token-3c5e',
-  UPSTREAM_LOGIN_BODY: '{"user":"u","pass":"p w"}',
   UPSTREAM_LOGIN_USERNAME: 'hub-user',
   UPSTREAM_LOGIN_PASSWORD: 'p@ss:w/rd %20',
-  REDIS_URL: 'redis://gateway@redis:6379',
-  REDIS_PASSWORD: 'redis-pw-90ab',
+  REDIS_URL: 'redis://gateway:redis-pw-90ab@redis:6379',
   REDIS_SENTINEL_PASSWORD: 'sentinel-pw-11c2'
 }
 
@@ -46,26 +46,31 @@ test('each secret setting X may be given as X_FILE: read at start-up, its traili
   t.same([...SECRET_SETTINGS].sort(), Object.keys(VALUES).sort(), 'every secret setting has an example here')
   // The file's own line ending, whichever the editor or `echo` wrote; what is inside the value stays.
   const endings = ['\n', '\r\n', '', '\n\n']
-  const env: Record<string, string> = { ...HUB, UPSTREAM_API_KEY: '', UPSTREAM_ACCESS_TOKEN: '', UPSTREAM_LOGIN_BODY: '', UPSTREAM_CREDENTIALS: 'login', UPSTREAM_LOGIN_URL: 'https://hub.example.go.id/login', REDIS_SENTINELS: 'sentinel-1:26379' }
+  const env: Record<string, string> = {
+    ...HUB,
+    UPSTREAM_API_KEY: '',
+    UPSTREAM_ACCESS_TOKEN: '',
+    UPSTREAM_CREDENTIALS: 'login',
+    REDIS_SENTINELS: 'sentinel-1:26379'
+  }
   for (const [i, name] of SECRET_SETTINGS.entries()) {
-    // A login body and a user name with a password are two ways of one thing: the body is shown below.
-    if (name === 'UPSTREAM_LOGIN_BODY') continue
     env[`${name}_FILE`] = file(name, `${VALUES[name]}${endings[i % endings.length]}`)
   }
   const config = loadConfig(env)
   t.equal(config.UPSTREAM_API_KEY, VALUES.UPSTREAM_API_KEY)
   t.equal(config.UPSTREAM_LOGIN_USERNAME, VALUES.UPSTREAM_LOGIN_USERNAME)
   t.equal(config.UPSTREAM_LOGIN_PASSWORD, VALUES.UPSTREAM_LOGIN_PASSWORD, 'what a password may hold, unchanged')
-  t.equal(config.REDIS_PASSWORD, VALUES.REDIS_PASSWORD)
   t.equal(config.REDIS_SENTINEL_PASSWORD, VALUES.REDIS_SENTINEL_PASSWORD)
-  t.equal(config.REDIS_URL, `redis://gateway:${VALUES.REDIS_PASSWORD}@redis:6379`, 'the password put into the address')
+  t.equal(config.REDIS_URL, VALUES.REDIS_URL, 'the address with its password, from one file')
   t.equal(config.UPSTREAM_ACCESS_TOKEN, undefined, 'the access token\'s file is only checked: static mode re-reads it while running (rotation)')
+  t.equal(config.UPSTREAM_ACCESS_TOKEN_FILE, env.UPSTREAM_ACCESS_TOKEN_FILE, 'its path kept')
   const resolved = resolveConfig(env)
-  t.same(resolved.UPSTREAM_CREDENTIALS === 'login' ? JSON.parse(resolved.UPSTREAM_LOGIN_BODY) : undefined,
-    { username: VALUES.UPSTREAM_LOGIN_USERNAME, password: VALUES.UPSTREAM_LOGIN_PASSWORD }, 'the login body built from the user name and password')
-
-  const body = loadConfig({ ...HUB, UPSTREAM_CREDENTIALS: 'login', UPSTREAM_LOGIN_URL: 'https://hub.example.go.id/login', UPSTREAM_LOGIN_BODY_FILE: file('body.json', `${VALUES.UPSTREAM_LOGIN_BODY}\n`) })
-  t.equal(body.UPSTREAM_LOGIN_BODY, VALUES.UPSTREAM_LOGIN_BODY)
+  const account = resolved.UPSTREAM_CREDENTIALS === 'login'
+    ? { username: resolved.UPSTREAM_LOGIN_USERNAME, password: resolved.UPSTREAM_LOGIN_PASSWORD }
+    : undefined
+  t.same(account && JSON.parse(loginBody(BUILT_IN.login.body, account)),
+    { username: VALUES.UPSTREAM_LOGIN_USERNAME, password: VALUES.UPSTREAM_LOGIN_PASSWORD },
+    'the login body: the profile\'s, with the user name and password')
 })
 
 test('a setting given both as itself and as its file refuses the start, naming both', async (t) => {
@@ -81,21 +86,29 @@ test('a secret file that cannot be used: one line naming the setting and the pat
   const { dir, file } = secretsDir(t)
   const missing = join(dir, 'missing')
   t.same(problemsOf({ UPSTREAM_API_KEY_FILE: missing }), [`UPSTREAM_API_KEY_FILE: cannot read ${missing} (no such file)`])
-  t.same(problemsOf({ REDIS_PASSWORD_FILE: dir }), [`REDIS_PASSWORD_FILE: ${dir} is not a file but a directory (name the file inside it)`], 'a mounted Secret\'s directory instead of its file')
+  const sentinels = { REDIS_SENTINELS: 's:26379', REDIS_URL: 'redis://m' }
+  t.same(problemsOf({ ...sentinels, REDIS_SENTINEL_PASSWORD_FILE: dir }),
+    [`REDIS_SENTINEL_PASSWORD_FILE: ${dir} is not a file but a directory ` +
+      '(name the file inside it)'],
+    'a mounted Secret\'s directory instead of its file')
   t.same(problemsOf({ UPSTREAM_LOGIN_PASSWORD_FILE: `${file('parent', 'x')}/password` }), [`UPSTREAM_LOGIN_PASSWORD_FILE: cannot read ${join(dir, 'parent')}/password (a part of the path is not a directory)`])
   const empty = file('empty', '\n')
   t.same(problemsOf({ UPSTREAM_LOGIN_USERNAME_FILE: empty }), [`UPSTREAM_LOGIN_USERNAME_FILE: ${empty} is empty`], 'an empty file is no credential')
   const large = file('large', Buffer.alloc(65 * 1024, 'a'))
-  t.same(problemsOf({ UPSTREAM_LOGIN_BODY_FILE: large }), [`UPSTREAM_LOGIN_BODY_FILE: ${large} is larger than 64 KiB: not a secret of the gateway`])
+  t.same(problemsOf({ UPSTREAM_API_KEY_FILE: large }),
+    [`UPSTREAM_API_KEY_FILE: ${large} is larger than 64 KiB: not a secret of the gateway`])
   t.same(problemsOf({ UPSTREAM_ACCESS_TOKEN_FILE: missing }), [`UPSTREAM_ACCESS_TOKEN_FILE: cannot read ${missing} (no such file)`], 'the re-read token file is checked at start-up too')
 
   // A value the file holds that the setting's rule refuses: said so, the content not repeated.
   const password = 'hunter2-hunter2'
   const problems = [
     ...problemsOf({ REDIS_URL_FILE: file('redis-url', `http://gateway:${password}@redis\n`) }),
-    ...problemsOf({ UPSTREAM_LOGIN_BODY_FILE: file('body', `{"password":"${password}"\n`) })
+    ...problemsOf({ ...HUB, UPSTREAM_API_KEY: '', UPSTREAM_API_KEY_FILE: file('key', '\n\n') })
   ]
-  t.match(problems, [/^REDIS_URL \(from REDIS_URL_FILE\): must be redis:\/\/\[user:password@\]host/, /^UPSTREAM_LOGIN_BODY \(from UPSTREAM_LOGIN_BODY_FILE\): must be valid JSON$/])
+  t.match(problems, [
+    /^REDIS_URL \(from REDIS_URL_FILE\): must be redis:\/\/\[user:password@\]host/,
+    /^UPSTREAM_API_KEY_FILE: .* is empty$/
+  ])
   t.notMatch(problems.join('\n'), password, 'the error lines do not repeat what the file holds')
 })
 
@@ -114,35 +127,47 @@ test('the server refuses to start on a secret file it cannot read, with one line
   t.same(output.trim().split('\n'), [`config error: UPSTREAM_API_KEY_FILE: cannot read ${missing} (no such file)`])
 })
 
-test('the login\'s credentials: a user name with a password, or a body, not both', async (t) => {
-  const login = { ...HUB, UPSTREAM_ACCESS_TOKEN: '', UPSTREAM_CREDENTIALS: 'login', UPSTREAM_LOGIN_URL: 'https://hub.example.go.id/login' }
+test('the login\'s credentials: a user name with a password', async (t) => {
+  const login = { ...HUB, UPSTREAM_ACCESS_TOKEN: '', UPSTREAM_CREDENTIALS: 'login' }
   t.same(problemsOf({ ...login, UPSTREAM_LOGIN_USERNAME: 'u', UPSTREAM_LOGIN_PASSWORD: 'p' }), [])
-  t.same(problemsOf({ ...login, UPSTREAM_LOGIN_BODY: '{"user":"u"}' }), [], 'a body of its own keeps working')
   t.same(problemsOf({ ...login, UPSTREAM_LOGIN_USERNAME: 'u' }), ['UPSTREAM_LOGIN_PASSWORD: is required with UPSTREAM_LOGIN_USERNAME'])
   t.same(problemsOf({ ...login, UPSTREAM_LOGIN_PASSWORD: 'p' }), ['UPSTREAM_LOGIN_USERNAME: is required with UPSTREAM_LOGIN_PASSWORD'])
-  t.same(problemsOf({ ...login, UPSTREAM_LOGIN_BODY: '{}', UPSTREAM_LOGIN_PASSWORD: 'p' }), ['UPSTREAM_LOGIN_BODY: set either it or UPSTREAM_LOGIN_USERNAME and UPSTREAM_LOGIN_PASSWORD, not both (UPSTREAM_LOGIN_PASSWORD is set)'])
-  t.same(problemsOf(login), ['UPSTREAM_LOGIN_USERNAME: is required when UPSTREAM_CREDENTIALS=login, with UPSTREAM_LOGIN_PASSWORD (or their *_FILE, or UPSTREAM_LOGIN_BODY for a body of another shape)'])
-  t.same(problemsOf({ ...login, UPSTREAM_LOGIN_URL: '', UPSTREAM_LOGIN_BODY: '{}' }), ['UPSTREAM_LOGIN_URL: is required when UPSTREAM_CREDENTIALS=login'])
-  t.match(problemsOf({ UPSTREAM_LOGIN_REFRESH_URL: 'ftp://hub/refresh' }), ['UPSTREAM_LOGIN_REFRESH_URL: must be an http:// or https:// address, such as https://hub.example.go.id/auth/refresh'])
+  const required = 'UPSTREAM_LOGIN_USERNAME: is required when UPSTREAM_CREDENTIALS=login, with ' +
+    'UPSTREAM_LOGIN_PASSWORD (or their *_FILE)'
+  t.same(problemsOf(login), [required])
+  t.match(problemsOf({ ...login, UPSTREAM_LOGIN_BODY: '{"user":"u"}' }),
+    [/^UPSTREAM_LOGIN_BODY: removed in 1\.0\.0, now said by the hub profile's login\.body/],
+    'a body of its own: the profile\'s login.body now, the account in the settings')
 
-  // On the sandbox: a body of the environment's replaces the sandbox's user name and password.
-  const sandbox = { UPSTREAM_HUB_URL: 'http://127.0.0.1:4010', UPSTREAM_BASE_URL: 'http://127.0.0.1:4010', UPSTREAM_API_KEY: 'k', PLATFORM_ID: 'SBX', UPSTREAM_LOGIN_URL: 'http://127.0.0.1:4010/auth/login', UPSTREAM_LOGIN_USERNAME: SANDBOX_USERNAME, UPSTREAM_LOGIN_PASSWORD: SANDBOX_PASSWORD }
-  const own = resolveConfig({ UPSTREAM_CREDENTIALS: 'login', UPSTREAM_LOGIN_BODY: '{"user":"mine"}' }, { sandbox })
-  t.equal(own.UPSTREAM_CREDENTIALS === 'login' ? own.UPSTREAM_LOGIN_BODY : undefined, '{"user":"mine"}')
+  // On the sandbox: a setting or a file of the environment's replaces the sandbox's.
+  const sandbox = {
+    UPSTREAM_HUB_URL: 'http://127.0.0.1:4010',
+    UPSTREAM_BASE_URL: 'http://127.0.0.1:4010',
+    UPSTREAM_API_KEY: 'k',
+    PLATFORM_ID: 'SBX',
+    UPSTREAM_LOGIN_USERNAME: SANDBOX_USERNAME,
+    UPSTREAM_LOGIN_PASSWORD: SANDBOX_PASSWORD
+  }
   const { file } = secretsDir(t)
   const fromFile = resolveConfig({ UPSTREAM_CREDENTIALS: 'login', UPSTREAM_LOGIN_USERNAME: 'mine', UPSTREAM_LOGIN_PASSWORD_FILE: file('password', 'from-file\n') }, { sandbox })
-  t.same(fromFile.UPSTREAM_CREDENTIALS === 'login' ? JSON.parse(fromFile.UPSTREAM_LOGIN_BODY) : undefined, { username: 'mine', password: 'from-file' }, 'a password file replaces the sandbox\'s password')
-  t.throws(() => resolveConfig({ UPSTREAM_CREDENTIALS: 'login' }, { sandbox: { ...sandbox, UPSTREAM_LOGIN_PASSWORD: '', UPSTREAM_LOGIN_USERNAME: '' } }), new ConfigError(['UPSTREAM_LOGIN_USERNAME: is required when UPSTREAM_CREDENTIALS=login, with UPSTREAM_LOGIN_PASSWORD (or their *_FILE, or UPSTREAM_LOGIN_BODY for a body of another shape)']),
+  const account = fromFile.UPSTREAM_CREDENTIALS === 'login'
+    ? [fromFile.UPSTREAM_LOGIN_USERNAME, fromFile.UPSTREAM_LOGIN_PASSWORD]
+    : undefined
+  t.same(account, ['mine', 'from-file'], 'a password file replaces the sandbox\'s password')
+  const none = { ...sandbox, UPSTREAM_LOGIN_PASSWORD: '', UPSTREAM_LOGIN_USERNAME: '' }
+  t.throws(() => resolveConfig({ UPSTREAM_CREDENTIALS: 'login' }, { sandbox: none }),
+    new ConfigError([required]),
     'a sandbox without credentials: refused, not a login without them')
 })
 
-test('REDIS_PASSWORD goes into REDIS_URL, which must not have one of its own', async (t) => {
-  t.equal(loadConfig({ REDIS_URL: 'rediss://gateway@redis.internal:6380/2', REDIS_PASSWORD: 'p@ss:w/rd%' }).REDIS_URL, 'rediss://gateway:p%40ss%3Aw%2Frd%25@redis.internal:6380/2', 'percent-encoded into the userinfo')
-  t.equal(loadConfig({ REDIS_URL: 'redis://redis', REDIS_PASSWORD: 'pw' }).REDIS_URL, 'redis://:pw@redis', 'no user: the default user\'s password')
-  t.same(problemsOf({ REDIS_URL: 'redis://gateway:other@redis', REDIS_PASSWORD: 'pw' }), ['REDIS_PASSWORD: REDIS_URL has a password of its own; give it in one place only'])
-  t.same(problemsOf({ REDIS_PASSWORD: 'pw' }), ['REDIS_PASSWORD: is set without REDIS_URL (or REDIS_URL_FILE), which says where Redis is'])
-  t.match(problemsOf({ REDIS_URL: 'redis://', REDIS_PASSWORD: 'pw' }), [/^REDIS_URL: must be redis:\/\/\[user:password@\]host/], 'a URL that is no URL: its own rule says so, once')
-  t.same(problemsOf({ REDIS_URL: 'redis://[::1::2]:6379', REDIS_PASSWORD: 'pw' }), [], 'nor does REDIS_PASSWORD add a line about one its pattern lets through (ioredis refuses it when connecting)')
+test('REDIS_PASSWORD is removed: the password is part of REDIS_URL', async (t) => {
+  const url = 'rediss://gateway:p%40ss%3Aw%2Frd%25@redis.internal:6380/2'
+  t.equal(loadConfig({ REDIS_URL: url }).REDIS_URL, url, 'percent-encoded in the userinfo')
+  t.same(problemsOf({ REDIS_URL: 'redis://gateway@redis', REDIS_PASSWORD: 'pw' }), [
+    'REDIS_PASSWORD: removed in 1.0.0; put the password in REDIS_URL ' +
+      '(redis://user:PASSWORD@host, percent-encoded), and give the URL as REDIS_URL_FILE to keep ' +
+      'it in a secret'
+  ])
 })
 
 test('the login\'s user name and password, from files, reach the hub and no log line or response', async (t) => {

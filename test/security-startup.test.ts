@@ -104,7 +104,20 @@ test('a hub over plain http:// to another machine is a warning at start-up; loop
   for (const loopback of ['http://127.0.0.1:4010', 'http://localhost:4010', 'http://[::1]:4010', 'http://127.8.9.10', 'http://[::ffff:127.0.0.1]:80']) t.same(hubs(loopback), [], loopback)
   t.same(hubs('http://hub.example.go.id', 'https://base.example.go.id'), ['UPSTREAM_HUB_URL'])
   t.same(hubs('http://192.168.1.10', 'http://localhost.example.com'), ['UPSTREAM_HUB_URL', 'UPSTREAM_BASE_URL'], 'a name that only starts like localhost is not loopback')
-  t.same(plainHttpWarnings(loadConfig({ UPSTREAM_HUB_URL: 'https://h', UPSTREAM_BASE_URL: 'https://b', UPSTREAM_API_KEY: 'k', PLATFORM_ID: 'p', UPSTREAM_CREDENTIALS: 'login', UPSTREAM_LOGIN_URL: 'http://login.example/auth', UPSTREAM_LOGIN_BODY: '{}' })).map(w => w.setting), ['UPSTREAM_LOGIN_URL'])
+  const login = {
+    UPSTREAM_API_KEY: 'k',
+    PLATFORM_ID: 'p',
+    UPSTREAM_CREDENTIALS: 'login',
+    UPSTREAM_LOGIN_USERNAME: 'u',
+    UPSTREAM_LOGIN_PASSWORD: 'p'
+  }
+  const plainBase = {
+    ...login,
+    UPSTREAM_HUB_URL: 'https://h',
+    UPSTREAM_BASE_URL: 'http://login.example'
+  }
+  t.same(plainHttpWarnings(loadConfig(plainBase)).map(w => w.setting), ['UPSTREAM_BASE_URL'],
+    'the login is under UPSTREAM_BASE_URL (or UPSTREAM_HUB_URL): warned with its address')
 })
 
 test('the key command writes an entry allowed to see every booked event', async (t) => {

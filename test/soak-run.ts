@@ -51,9 +51,6 @@ const config = resolveConfig({
   CACHE_MAX_BYTES: String(CACHE_MAX_BYTES),
   IDEMPOTENCY_MAX_ENTRIES: String(IDEMPOTENCY_MAX_ENTRIES),
   UPSTREAM_DEADLINE_MS: '1000',
-  UPSTREAM_HEADERS_TIMEOUT_MS: '500',
-  UPSTREAM_RETRY_BASE_MS: '5',
-  UPSTREAM_RETRY_MAX_MS: '20',
   EVENTS_MAX_PER_CLIENT: '4',
   EVENTS_PING_INTERVAL_MS: '250',
   EVENTS_MAX_BUFFERED_BYTES: String(64 * 1024),
@@ -62,7 +59,13 @@ const config = resolveConfig({
 })
 // Warnings are counted, errors kept: the run's own bookkeeping must not grow the heap it measures.
 const logged = { warn: 0, errors: [] as string[] }
-const app = await buildApp({ config, sandbox: true }, {
+// Short hub timeouts and retry delays: the soak's faults come and go quickly.
+const profile = {
+  name: 'soak',
+  defaults: { timeouts: { headersMs: 500 } },
+  retries: { baseMs: 5, maxMs: 20 }
+}
+const app = await buildApp({ config, sandbox: true, profile }, {
   level: 'warn',
   stream: {
     write: (text: string) => {

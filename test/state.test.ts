@@ -25,11 +25,21 @@ function logger () {
 }
 
 /** The settings createState reads besides the idempotency bounds, as the config defaults them, without REDIS_URL. */
-const MEMORY = { REDIS_KEY_PREFIX: 'cgw:', REDIS_COMMAND_TIMEOUT_MS: 500, UPSTREAM_DEADLINE_MS: 15000, UPSTREAM_HEADERS_TIMEOUT_MS: 10000, EVENTS_REPLAY_SECONDS: 300, EVENTS_REPLAY_MAX: 10_000, REDIS_SENTINEL_MASTER_NAME: 'mymaster', REDIS_REPLICA_ACK_TIMEOUT_MS: 100 }
+const MEMORY = {
+  REDIS_KEY_PREFIX: 'cgw:',
+  REDIS_COMMAND_TIMEOUT_MS: 500,
+  UPSTREAM_DEADLINE_MS: 15000,
+  EVENTS_REPLAY_SECONDS: 300,
+  EVENTS_REPLAY_MAX: 10_000,
+  REDIS_SENTINEL_MASTER_NAME: 'mymaster',
+  REDIS_REPLICA_ACK_TIMEOUT_MS: 100
+}
 
 test('createState: the memory implementations, with the configured idempotency bounds and the clock given', async (t) => {
   let now = 1_000_000
-  const state = await createState({ ...MEMORY, IDEMPOTENCY_TTL_SECONDS: 2, IDEMPOTENCY_MAX_ENTRIES: 10 }, { clock: () => now, log: logger().log })
+  const config = { ...MEMORY, IDEMPOTENCY_TTL_SECONDS: 2, IDEMPOTENCY_MAX_ENTRIES: 10 }
+  const deps = { clock: () => now, log: logger().log, loginTimeoutMs: 10_000 }
+  const state = await createState(config, deps)
   t.teardown(() => state.close())
   t.same(await state.idempotency.begin('k', 'f'), { state: 'acquired' })
   await state.idempotency.complete('k', { statusCode: 200, headers: {}, body: '{}' })

@@ -11,7 +11,10 @@ import { request } from 'undici'
 import { ConfigError } from '../src/config/load.ts'
 import { tracingSettings } from '../src/config/tracing.ts'
 import { SANDBOX_ACCESS_TOKEN, SANDBOX_API_KEY, SANDBOX_FIXTURES as F, SANDBOX_PLATFORM_ID, startSandbox, type Sandbox } from '../src/sandbox/index.ts'
-import { writeClientsFile, type TestClient } from './helper.ts'
+import { profileFromSettings } from '../src/profile/from-settings.ts'
+import {
+  mergeProfile, writeClientsFile, writeProfileFile, type ProfilePatch, type TestClient
+} from './helper.ts'
 
 // The real process (src/server.ts) with the standard OTEL_* variables, a real
 // sandbox hub, and an OTLP/HTTP receiver on loopback that keeps what the
@@ -46,7 +49,12 @@ async function otlpReceiver (t: TestLike): Promise<Receiver> {
 
 interface Started { base: string, metrics: string | undefined, logs: Array<Record<string, unknown>>, stop (): Promise<void> }
 
-async function startServer (t: TestLike, sandbox: Sandbox, env: Record<string, string>): Promise<Started> {
+async function startServer (
+  t: TestLike,
+  sandbox: Sandbox,
+  env: Record<string, string>,
+  profile: ProfilePatch = {}
+): Promise<Started> {
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
     env: {
       PATH: process.env.PATH ?? '',
@@ -63,7 +71,9 @@ async function startServer (t: TestLike, sandbox: Sandbox, env: Record<string, s
       CACHE_TTL_SECONDS: '0',
       CACHE_STALE_IF_ERROR_SECONDS: '0',
       CACHE_FAILURE_SECONDS: '0',
-      UPSTREAM_RETRY_BASE_MS: '1',
+      // Retries a millisecond apart.
+      UPSTREAM_PROFILE_FILE: writeProfileFile(t,
+        mergeProfile({ name: 'tracing', retries: { baseMs: 1 } }, profile)),
       OTEL_BSP_SCHEDULE_DELAY: '50',
       ...env
     },
@@ -235,9 +245,11 @@ test('with UPSTREAM_TRACE_PROPAGATION the hub receives traceparent of the hub ca
     OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url,
     OTEL_EXPORTER_OTLP_PROTOCOL: 'http/protobuf',
     UPSTREAM_TRACE_PROPAGATION: 'true',
-    // Values as path segments: the HTTP span's address must still not hold them.
-    UPSTREAM_PARAM_PLACEMENT: 'path',
     METRICS_PORT: '0'
+  }, {
+    // Values as path segments: the HTTP span's address must still not hold them.
+    operations: profileFromSettings({ UPSTREAM_PARAM_PLACEMENT: 'path' }, undefined)
+      .profile?.operations
   })
   const lookup = await request(`${server.base}/v1/customs/bc20/bills-of-lading?npwp=${F.taxpayer.npwp}`, { headers: { ...auth, traceparent: `00-${CALLER_TRACE}-${CALLER_SPAN}-01` } })
   t.equal(lookup.statusCode, 200)

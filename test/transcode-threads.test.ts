@@ -11,6 +11,7 @@ import { transferableSymbol, valueSymbol } from 'piscina'
 import { createTranscodePool, threadSetup, transcodeThreads } from '../src/upstream/transcode-pool.ts'
 import { threadHandler, type TranscodeResult } from '../src/upstream/transcode-thread.ts'
 import { build } from './helper.ts'
+import { BUILT_IN } from '../src/profile/built-in.ts'
 
 /**
  * Large answers transcoded on worker threads (piscina, real threads running
@@ -19,7 +20,7 @@ import { build } from './helper.ts'
 const config = loadConfig(sandboxEnv('http://127.0.0.1:1'))
 const operations = resolveOperations(config)
 const sp2 = operations.get('document_sp2/host-to-host')!
-const setup = threadSetup(operations, config.UPSTREAM_TIMEZONE)
+const setup = threadSetup(operations, BUILT_IN.timeZone)
 const frame = FRESH_FRAME
 const never = new AbortController().signal
 

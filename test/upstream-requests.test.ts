@@ -1,6 +1,8 @@
 import fc from 'fast-check'
 import { test } from 'tap'
 import { loadConfig } from '../src/config/load.ts'
+import { profileFromSettings } from '../src/profile/from-settings.ts'
+import { resolveProfile } from '../src/profile/resolve.ts'
 import { SANDBOX_FIXTURES as F } from '../src/sandbox/index.ts'
 import { buildPath, formEncode, resolveOperations } from '../src/upstream/resolve-operations.ts'
 import { build } from './helper.ts'
@@ -12,8 +14,18 @@ const offer = { serviceOrderId: 'SO-1', price: 10, offeredAt: '2024-03-01T08:15:
 
 // Every route's headers (test/suites/hub-requests.ts; the same suite runs
 // against each profile in test/hub-profiles/), here with the key's header
-// renamed by UPSTREAM_API_KEY_HEADER.
-requestSuite(HUBS.default, { env: { UPSTREAM_API_KEY_HEADER: 'X-Hub-Key' }, sandbox: { apiKeyHeader: 'x-hub-key' }, keyHeader: 'x-hub-key' })
+// renamed by the profile's defaults.apiKeyHeader.
+requestSuite(HUBS.default, {
+  profile: { defaults: { apiKeyHeader: 'X-Hub-Key' } },
+  sandbox: { apiKeyHeader: 'x-hub-key' },
+  keyHeader: 'x-hub-key'
+})
+
+/** Parameters as path segments, in order: what --from-env writes for the old path placement. */
+const IN_PATH = {
+  operations: profileFromSettings({ UPSTREAM_PARAM_PLACEMENT: 'path' }, undefined)
+    .profile?.operations
+}
 
 test('an insane caller request id is replaced, never echoed', async (t) => {
   const { app, sandbox } = await build(t)
@@ -29,7 +41,7 @@ test('an insane caller request id is replaced, never echoed', async (t) => {
 })
 
 test('path placement puts parameters in path segments, each encoded', async (t) => {
-  const { app, sandbox } = await build(t, { env: { UPSTREAM_PARAM_PLACEMENT: 'path' } })
+  const { app, sandbox } = await build(t, { profile: IN_PATH })
   const res = await app.inject({ url: `/v1/customs/bc20/declarations/${F.declaration.pibNo}?npwp=${F.declaration.npwp}` })
   t.equal(res.statusCode, 200)
   t.equal(sandbox.requests.at(-1)?.path, `/V1/HUB/INT/AUTH/BC20ByNoPib/${F.declaration.npwp}/${F.declaration.pibNo}`)
@@ -44,7 +56,7 @@ test('path placement puts parameters in path segments, each encoded', async (t) 
 })
 
 test('path placement: a value holding / (or a dot segment) never becomes a hub path segment', async (t) => {
-  const { app, sandbox } = await build(t, { env: { UPSTREAM_PARAM_PLACEMENT: 'path' } })
+  const { app, sandbox } = await build(t, { profile: IN_PATH })
   const urls = [
     '/v1/customs/bc261/containers?blNo=A/../../X',
     '/v1/customs/bc261/containers?blNo=A%2F..%2F..%2FX',
@@ -69,19 +81,24 @@ test('path placement: a value holding / (or a dot segment) never becomes a hub p
 })
 
 test('buildPath refuses a path segment holding / or \\ or a dot segment, whatever the route let through', async (t) => {
-  const op = resolveOperations(loadConfig({ UPSTREAM_PARAM_PLACEMENT: 'path' })).get('kontainerbc261')!
+  const config = loadConfig({})
+  const inPath = resolveProfile(config, { builtIn: { name: 'x', ...IN_PATH } })
+  const op = resolveOperations(config, inPath).get('kontainerbc261')!
   for (const blNo of ['A/../../X', '..', '.', 'A\\..\\X', '/']) {
     t.throws(() => buildPath(op, { blNo }, ''), { code: 'VALIDATION_FAILED', details: [{ field: 'blNo' }] }, JSON.stringify(blNo))
   }
   t.equal(buildPath(op, { blNo: 'A..B' }, ''), '/V1/HUB/INT/AUTH/kontainerbc261/A..B')
   t.throws(() => buildPath(op, {}, ''), { code: 'VALIDATION_FAILED', details: [{ field: 'blNo', rule: 'is required' }] }, 'a value for each placeholder')
-  const query = resolveOperations(loadConfig({})).get('kontainerbc261')!
+  const query = resolveOperations(config).get('kontainerbc261')!
   t.equal(buildPath(query, { blNo: 'A/../X' }, ''), '/V1/HUB/INT/AUTH/kontainerbc261/?noBl=A%2F..%2FX', 'in the query string it is only a value')
 })
 
 test('production prefixes, a custom path segment and a custom date format', async (t) => {
   const { app, sandbox } = await build(t, {
-    env: { UPSTREAM_ENV: 'production', UPSTREAM_PATH_SEGMENT: 'GATE', UPSTREAM_OPERATIONS: JSON.stringify({ kontainerbc25: { dateFormat: 'YYYY-MM-DD' } }) },
+    profile: {
+      prefixes: { lookup: '/V1/GATE/INT/AUTH', sp2: '/V3/GATE', booking: '/V3/GATE' },
+      operations: { kontainerbc25: { dateSent: 'YYYY-MM-DD' } }
+    },
     sandbox: { pathSegment: 'GATE' }
   })
   await app.inject({ url: `/v1/sp2/documents?${sp2Query}` })

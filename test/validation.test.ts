@@ -104,7 +104,7 @@ test('blDate: the years 1900 to 2100 are accepted, the rule says so', async (t) 
 })
 
 test('offeredAt: a leap second, a year outside 1900-2100, or a hub-local time outside them is a 400 naming the rule; the edges inside reach the hub as written', async (t) => {
-  // The hub's zone is +07:00 (UPSTREAM_TIMEZONE's default).
+  // The hub's zone is +07:00 (the hub profile's timeZone by default).
   const { app, sandbox } = await build(t)
   const url = `/v1/bookings/${F.bookingRequestId}/offers`
   const refused: Array<[string, RegExp]> = [

@@ -2,8 +2,8 @@ import { OPERATIONS, type OperationId } from '../../src/catalogue/operations.ts'
 import { camelCase, HUB_EXTRA, isArrayKind, isResource, namesOf, type FieldSpec, type ResourceSpec, type ScalarKind } from '../../src/catalogue/resource-spec.ts'
 import { ALL_RESOURCES } from '../../src/catalogue/resources.ts'
 import type { HubOperation, ParamKind, RequestBodyField } from '../../src/catalogue/types.ts'
-import { ConfigSchema } from '../../src/config/schema.ts'
 import { toCompactDate, toIsoDate, toIsoDateTime } from '../../src/domain/dates.ts'
+import { BUILT_IN } from '../../src/profile/built-in.ts'
 import { PARAM_SCHEMAS } from '../../src/schemas/params.ts'
 
 /**
@@ -73,10 +73,6 @@ const SCALAR_CONVERSIONS = {
 
 function descriptionOf (schema: object): string {
   return 'description' in schema && typeof schema.description === 'string' ? schema.description : ''
-}
-
-function defaultOf (schema: object): string {
-  return 'default' in schema && typeof schema.default === 'string' ? schema.default : ''
 }
 
 function resourceLink (spec: ResourceSpec): string {
@@ -243,7 +239,7 @@ function code (text: string): string {
 
 /** The Markdown of `docs/glossary.md`. Deterministic: the same tables give the same text. */
 export function renderGlossary (): string {
-  const offset = defaultOf(ConfigSchema.properties.UPSTREAM_TIMEZONE)
+  const offset = BUILT_IN.timeZone
   const unknownExample = 'Data BL BC 2.0'
   const dateTimeExample = '2024-03-01 08:15:00.5'
   const out: string[] = [
@@ -258,8 +254,11 @@ export function renderGlossary (): string {
     '## Conversions',
     '',
     `- 0/1 flags become booleans: ${code('1')} → ${code('true')}, ${code('0')} → ${code('false')}.`,
-    `- Date-times ${code('YYYY-MM-DD HH:MM:SS')} and ${code('YYYY-MM-DD HH:MM:SS.S')} are the hub's local time; they become ISO 8601 date-times with the configured offset ` +
-      `(${code('UPSTREAM_TIMEZONE')}, default ${code(offset)}): ${code(dateTimeExample)} → ${code(toIsoDateTime(dateTimeExample, offset))}.`,
+    `- Date-times ${code('YYYY-MM-DD HH:MM:SS')} and ${code('YYYY-MM-DD HH:MM:SS.S')} ` +
+      'are the hub\'s ' +
+      'local time; they become ISO 8601 date-times with the hub\'s offset ' +
+      `(the hub profile's ${code('timeZone')}, default ${code(offset)}): ` +
+      `${code(dateTimeExample)} → ${code(toIsoDateTime(dateTimeExample, offset))}.`,
     `- A day the hub sends with a time of day (BL lists and declarations: ${code('2023-01-01 03:20:00.0')}) is answered twice: its date under the field's name ` +
       `(${code('blDate')}: ${code('2023-01-01')}, the day in the hub's calendar, the form the lookups take) and its date-time under the same name with ${code('Time')} ` +
       `(${code('blDateTime')}: ${code(toIsoDateTime('2023-01-01 03:20:00.0', offset))}). A browser that cut the day out of the date-time in its own zone would get another day. ` +
@@ -291,7 +290,8 @@ export function renderGlossary (): string {
 
   out.push('## Request parameters', '',
     'Parameters of the gateway routes (query string or path) and the hub parameter each is sent as. ' +
-      'Upstream names can be changed per operation with a hub profile (`params`, [profiles.md](profiles.md)) or `UPSTREAM_OPERATIONS` (`paramNames`).', '')
+      'Upstream names can be changed per operation with a hub profile (`params`, ' +
+      '[profiles.md](profiles.md)).', '')
   out.push(table(['Upstream', 'Gateway', 'Where', 'Conversion', 'Description'],
     parameterRows().map(r => [code(r.upstream), code(r.gateway), r.where, r.conversion, r.description])))
   out.push('')
@@ -306,7 +306,8 @@ export function renderGlossary (): string {
 
   out.push('## Response keys', '',
     'The list operations below answer with an object holding one array under a key of the hub\'s choosing. ' +
-      'The gateway always answers the list under `data`. A different key can be set with a hub profile (`answerKey`, [profiles.md](profiles.md)) or per operation with `UPSTREAM_OPERATIONS` (`responseKey`); ' +
+      'The gateway always answers the list under `data`. A different key can be set with a hub ' +
+      'profile (`answerKey`, [profiles.md](profiles.md)); ' +
       'when the expected key is missing but exactly one array-valued key is present, that array is used and the drift is logged.', '')
   out.push(table(['Operation', 'Upstream key', 'Gateway', 'Items', 'Note'],
     responseKeyRows().map(r => [code(r.operation), code(r.key), code('data'), `[${code(r.item)}](#${r.item.toLowerCase()})`, r.note])))

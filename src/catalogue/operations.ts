@@ -6,8 +6,8 @@ import type { CredentialHeader, DocumentType, HubOperation, OperationParam } fro
  * data, with the route it backs. Routes, their schemas, the OpenAPI
  * document, the glossary, docs/hub-operations.md and the tests are driven
  * from this table. Where the hub's documentation leaves something open the
- * value here is the default, which per-operation settings change
- * (UPSTREAM_OPERATIONS). ARCHITECTURE.md says how to add an operation.
+ * value here is the default, which a hub profile changes per operation
+ * (docs/profiles.md). ARCHITECTURE.md says how to add an operation.
  */
 
 const BOTH: readonly CredentialHeader[] = ['apiKey', 'authorization']
@@ -255,7 +255,8 @@ export const OPERATIONS = [
         { upstream: 'timestamp', gateway: '(filled by the gateway)', conversion: 'time of sending → `YYYY-MM-DD HH:MM:SS` in the hub\'s local time', description: 'When the data was sent' }
       ]
     },
-    note: 'Only the API key is listed for it; whether Authorization is required is not shown (add it with UPSTREAM_OPERATIONS).'
+    note: 'Only the API key is listed for it; whether Authorization is required is not shown ' +
+      '(a hub profile\'s `credentials` adds it).'
   },
   {
     id: 'DetilBooking/isBooked',

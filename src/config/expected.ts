@@ -7,12 +7,6 @@
 export const EXPECTED: Readonly<Record<string, string>> = {
   UPSTREAM_HUB_URL: 'an http:// or https:// address, such as https://hub.example.go.id',
   UPSTREAM_BASE_URL: 'an http:// or https:// address, such as https://hub.example.go.id',
-  UPSTREAM_LOGIN_URL: 'an http:// or https:// address, such as https://hub.example.go.id/auth/login',
-  UPSTREAM_LOGIN_REFRESH_URL: 'an http:// or https:// address, such as https://hub.example.go.id/auth/refresh',
-  UPSTREAM_API_KEY_HEADER: 'an HTTP header name: letters, digits and ! # $ % & \' * + . ^ _ ` | ~ -, such as customs-api-key',
-  UPSTREAM_PATH_SEGMENT: 'one path segment of letters, digits, _ and -, such as HUB',
-  UPSTREAM_TIMEZONE: 'a UTC offset written +HH:MM or -HH:MM (hours 00 to 14), such as +07:00',
-  UPSTREAM_LOGIN_TOKEN_SCHEME: 'an authorization scheme of letters, digits and -, such as Bearer (none: the token alone)',
   TRANSCODE_THREADS: 'a number of threads from 0 to 16, or auto, such as 2',
   RATE_LIMIT_WINDOW: 'a duration: a whole number and a unit (ms, s, m, h, d, or seconds, minutes, hours, days), such as 1 minute, 30 s or 1h; a number alone is milliseconds',
   CORS_ORIGINS: 'one or more origins separated by commas, each http:// or https:// with a host and an optional port, and no path or trailing /, such as https://yard.example.co.id,http://localhost:5173',

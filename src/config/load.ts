@@ -1,13 +1,17 @@
 import { existsSync } from 'node:fs'
 import { Value } from 'typebox/value'
-import { applyRedisPassword, credentialProblems } from './credential-rules.ts'
+import { credentialProblems } from './credential-rules.ts'
 import { expectedProblem } from './expected.ts'
+import { removedSettingProblems } from './removed-settings.ts'
 import { ConfigSchema, type RawConfig } from './schema.ts'
 import { fromFileProblem, readSecretFiles } from './secret-files.ts'
 import { trustProxyProblem } from './trust-proxy.ts'
 import { misspeltSettingProblems } from './unknown-settings.ts'
 
-export type Config = RawConfig
+export type Config = RawConfig & {
+  /** UPSTREAM_ACCESS_TOKEN's file, which static credentials re-read when it changes (rotation). */
+  UPSTREAM_ACCESS_TOKEN_FILE?: string
+}
 
 export class ConfigError extends Error {
   readonly problems: string[]
@@ -19,7 +23,6 @@ export class ConfigError extends Error {
 }
 
 const NAMES = Object.keys(ConfigSchema.properties) as Array<keyof RawConfig>
-const JSON_NAMES = new Set<string>(['UPSTREAM_OPERATIONS'])
 /**
  * Whole-number settings. TypeBox's Value.Convert reads them with Number()
  * and truncates, so `1.5` would become 1 and `0x10` 16 without a word:
@@ -41,18 +44,13 @@ export function loadConfig (env: Record<string, string | undefined>): Config {
   // Secrets given as files (X_FILE, config/secret-files.ts): read here, then checked as if X were set.
   const files = readSecretFiles(env)
   const given: Record<string, string | undefined> = { ...env, ...files.values }
-  const problems: string[] = [...files.problems]
+  // A removed setting still set: one line naming what says it now (config/removed-settings.ts).
+  const problems: string[] = [...removedSettingProblems(env), ...files.problems]
   const input: Record<string, unknown> = {}
   for (const name of NAMES) {
     const raw = given[name]
     if (raw === undefined || raw.trim() === '') continue
-    if (JSON_NAMES.has(name)) {
-      try {
-        input[name] = JSON.parse(raw)
-      } catch {
-        problems.push(`${name}: must be valid JSON`)
-      }
-    } else if (INTEGER_NAMES.has(name) && !DECIMAL_INTEGER.test(raw.trim())) {
+    if (INTEGER_NAMES.has(name) && !DECIMAL_INTEGER.test(raw.trim())) {
       problems.push(`${name}: must be a whole number in decimal digits (such as 64)`)
     } else if (BOOLEAN_NAMES.has(name) && raw.trim() !== 'true' && raw.trim() !== 'false') {
       problems.push(`${name}: must be true or false`)
@@ -61,17 +59,19 @@ export function loadConfig (env: Record<string, string | undefined>): Config {
     }
   }
   const withDefaults = Value.Default(ConfigSchema, input) as Record<string, unknown>
-  // Environment strings are converted to their types; JSON values already have theirs
-  // (converted, a cacheTtlSeconds of 1.5 would become 1).
-  const value = Value.Convert(ConfigSchema, structuredClone(withDefaults)) as Record<string, unknown>
-  for (const name of JSON_NAMES) if (name in withDefaults) value[name] = withDefaults[name]
+  // Environment strings are converted to their types.
+  const value = Value.Convert(ConfigSchema, withDefaults) as Record<string, unknown>
   for (const error of Value.Errors(ConfigSchema, value)) {
     const path = error.instancePath.replace(/^\//, '').replaceAll('/', '.')
     problems.push(expectedProblem(path, error.keyword) ?? `${path || 'configuration'}: ${error.message}${describeAllowed(error.params)}`)
   }
   // Value.Check narrows the type; Value.Errors above said why when it fails.
   if (problems.length > 0 || !Value.Check(ConfigSchema, value)) throw new ConfigError(problems.map(p => fromFileProblem(p, files.fromFile)))
-  const config: Config = value
+  // Kept as a path: static credentials re-read the file (config/secret-files.ts).
+  const tokenFile = env.UPSTREAM_ACCESS_TOKEN_FILE?.trim() ?? ''
+  const config: Config = tokenFile === ''
+    ? value
+    : { ...value, UPSTREAM_ACCESS_TOKEN_FILE: tokenFile }
   for (const name of ['UPSTREAM_HUB_URL', 'UPSTREAM_BASE_URL'] as const) {
     const url = config[name]
     if (url !== undefined && !URL.canParse(url)) problems.push(`${name}: must be an absolute http(s) URL`)
@@ -103,8 +103,8 @@ export function loadConfig (env: Record<string, string | undefined>): Config {
       problems.push('UPSTREAM_ACCESS_TOKEN: is required when an upstream is configured (or UPSTREAM_ACCESS_TOKEN_FILE, or UPSTREAM_CREDENTIALS=login|forward)')
     }
   }
-  // Login credentials and the Redis password (config/credential-rules.ts).
-  problems.push(...credentialProblems(config, hub && base), ...applyRedisPassword(config))
+  // The hub account of login mode (config/credential-rules.ts).
+  problems.push(...credentialProblems(config, hub && base))
   if (config.SERVER_HEADERS_TIMEOUT_MS > config.SERVER_REQUEST_TIMEOUT_MS) {
     problems.push(`SERVER_HEADERS_TIMEOUT_MS: must be at most SERVER_REQUEST_TIMEOUT_MS (${config.SERVER_REQUEST_TIMEOUT_MS})`)
   }

@@ -15,9 +15,8 @@ export function isLoopback (hostname: string): boolean {
 export function plainHttpWarnings (config: Config): Array<{ setting: string, host: string, message: string }> {
   const addresses: Array<[string, string | undefined]> = [
     ['UPSTREAM_HUB_URL', config.UPSTREAM_HUB_URL],
-    ['UPSTREAM_BASE_URL', config.UPSTREAM_BASE_URL],
-    ['UPSTREAM_LOGIN_URL', config.UPSTREAM_CREDENTIALS === 'login' ? config.UPSTREAM_LOGIN_URL : undefined],
-    ['UPSTREAM_LOGIN_REFRESH_URL', config.UPSTREAM_CREDENTIALS === 'login' ? config.UPSTREAM_LOGIN_REFRESH_URL : undefined]
+    // The login is under one of them (the hub profile's login.service).
+    ['UPSTREAM_BASE_URL', config.UPSTREAM_BASE_URL]
   ]
   const warnings = []
   for (const [setting, address] of addresses) {

@@ -2,18 +2,26 @@ import { ConfigError, isSandboxMode, loadConfig, type Config } from './load.ts'
 import { SECRET_SETTINGS } from './secret-files.ts'
 
 /** The settings resolveConfig narrows: the hub's addresses and credentials, and how the hub token is got. */
-type Narrowed = 'UPSTREAM_HUB_URL' | 'UPSTREAM_BASE_URL' | 'UPSTREAM_API_KEY' | 'PLATFORM_ID' | 'UPSTREAM_CREDENTIALS' | 'UPSTREAM_LOGIN_BODY'
+type Narrowed = 'UPSTREAM_HUB_URL' | 'UPSTREAM_BASE_URL' | 'UPSTREAM_API_KEY' | 'PLATFORM_ID' |
+  'UPSTREAM_CREDENTIALS' | 'UPSTREAM_LOGIN_USERNAME' | 'UPSTREAM_LOGIN_PASSWORD'
 
 /**
  * How the gateway gets its hub token (UPSTREAM_CREDENTIALS), with what login
- * mode needs. In login mode UPSTREAM_LOGIN_BODY is the body the login POSTs:
- * as given, or the JSON of UPSTREAM_LOGIN_USERNAME and UPSTREAM_LOGIN_PASSWORD.
- * The login's address is UPSTREAM_LOGIN_URL or the hub profile's login.path
- * (profile/resolve.ts, which requires one of them).
+ * mode needs: the hub account, which the profile's login.body places. The
+ * login's address is the hub profile's login.path (profile/resolve.ts,
+ * which requires it).
  */
 export type CredentialSettings =
-  | { UPSTREAM_CREDENTIALS: 'login', UPSTREAM_LOGIN_BODY: string }
-  | { UPSTREAM_CREDENTIALS: 'static' | 'forward', UPSTREAM_LOGIN_BODY?: string }
+  | {
+    UPSTREAM_CREDENTIALS: 'login'
+    UPSTREAM_LOGIN_USERNAME: string
+    UPSTREAM_LOGIN_PASSWORD: string
+  }
+  | {
+    UPSTREAM_CREDENTIALS: 'static' | 'forward'
+    UPSTREAM_LOGIN_USERNAME?: string
+    UPSTREAM_LOGIN_PASSWORD?: string
+  }
 
 /**
  * The configuration the gateway runs with: the hub is known (configured, or
@@ -56,13 +64,11 @@ export function resolveConfig (env: Record<string, string | undefined>, { sandbo
 /**
  * Whether the environment gives a sandbox setting another way: a secret as
  * its file (a token file replaces the sandbox's token rather than conflicting
- * with it), or the login's credentials as a body of its own.
+ * with it).
  */
 function replacedBy (name: string, given: Record<string, string | undefined>): boolean {
   const secret = SECRET_SETTINGS.find(setting => setting === name)
-  if (secret !== undefined && given[`${secret}_FILE`] !== undefined) return true
-  const ownBody = given.UPSTREAM_LOGIN_BODY !== undefined || given.UPSTREAM_LOGIN_BODY_FILE !== undefined
-  return ownBody && (name === 'UPSTREAM_LOGIN_USERNAME' || name === 'UPSTREAM_LOGIN_PASSWORD')
+  return secret !== undefined && given[`${secret}_FILE`] !== undefined
 }
 
 /**
@@ -71,16 +77,20 @@ function replacedBy (name: string, given: Record<string, string | undefined>): b
  * sandbox mode without a started sandbox.
  */
 function narrowed (config: Config): GatewayConfig {
-  const { UPSTREAM_HUB_URL, UPSTREAM_BASE_URL, UPSTREAM_API_KEY, PLATFORM_ID, UPSTREAM_CREDENTIALS, UPSTREAM_LOGIN_USERNAME: username, UPSTREAM_LOGIN_PASSWORD: password } = config
+  const { UPSTREAM_HUB_URL, UPSTREAM_BASE_URL, UPSTREAM_API_KEY, PLATFORM_ID } = config
+  const { UPSTREAM_CREDENTIALS } = config
   if (UPSTREAM_HUB_URL === undefined || UPSTREAM_BASE_URL === undefined || UPSTREAM_API_KEY === undefined || PLATFORM_ID === undefined) {
     const missing = Object.entries({ UPSTREAM_HUB_URL, UPSTREAM_BASE_URL, UPSTREAM_API_KEY, PLATFORM_ID }).filter(([, value]) => value === undefined)
     throw new ConfigError(missing.map(([name]) => `${name}: is required (no hub is configured and no built-in sandbox was started)`))
   }
   const hub = { ...config, UPSTREAM_HUB_URL, UPSTREAM_BASE_URL, UPSTREAM_API_KEY, PLATFORM_ID }
   if (UPSTREAM_CREDENTIALS !== 'login') return { ...hub, UPSTREAM_CREDENTIALS }
-  const UPSTREAM_LOGIN_BODY = config.UPSTREAM_LOGIN_BODY ?? (username === undefined || password === undefined ? undefined : JSON.stringify({ username, password }))
-  if (UPSTREAM_LOGIN_BODY === undefined) {
-    throw new ConfigError(['UPSTREAM_LOGIN_USERNAME with UPSTREAM_LOGIN_PASSWORD (or UPSTREAM_LOGIN_BODY): are required when UPSTREAM_CREDENTIALS=login'])
+  const { UPSTREAM_LOGIN_USERNAME, UPSTREAM_LOGIN_PASSWORD } = config
+  if (UPSTREAM_LOGIN_USERNAME === undefined || UPSTREAM_LOGIN_PASSWORD === undefined) {
+    throw new ConfigError([
+      'UPSTREAM_LOGIN_USERNAME with UPSTREAM_LOGIN_PASSWORD: are required when ' +
+        'UPSTREAM_CREDENTIALS=login'
+    ])
   }
-  return { ...hub, UPSTREAM_CREDENTIALS, UPSTREAM_LOGIN_BODY }
+  return { ...hub, UPSTREAM_CREDENTIALS, UPSTREAM_LOGIN_USERNAME, UPSTREAM_LOGIN_PASSWORD }
 }

@@ -14,21 +14,6 @@ const SENTINELS_PATTERN = '^\\s*([A-Za-z0-9.-]+|\\[[0-9A-Fa-f:.]+\\]):[0-9]{1,5}
 const Milliseconds = (description: string, defaultValue: number) =>
   Type.Integer({ minimum: 1, maximum: 600_000, default: defaultValue, description })
 
-/**
- * Per-operation overrides for what docs/hub.md#open-points leaves open: the
- * response key, the headers an operation sends, the upstream parameter names
- * and the date format of date parameters.
- */
-export const OperationOverrideSchema = Type.Object({
-  responseKey: Type.Optional(Type.String({ minLength: 1, description: 'Key the upstream answers the list under' })),
-  headers: Type.Optional(Type.Array(Type.Enum(['apiKey', 'authorization']), { uniqueItems: true, description: 'Credential headers sent with this operation' })),
-  paramNames: Type.Optional(Type.Record(Type.String(), Type.String({ minLength: 1 }), { description: 'Gateway parameter name to upstream parameter name' })),
-  dateFormat: Type.Optional(Type.Enum(['YYYYMMDD', 'YYYY-MM-DD'], { description: 'Format of date parameters sent upstream' })),
-  headersTimeoutMs: Type.Optional(Type.Integer({ minimum: 1, maximum: 600_000, description: 'Time allowed until the response headers of this operation' })),
-  bodyTimeoutMs: Type.Optional(Type.Integer({ minimum: 1, maximum: 600_000, description: 'Time allowed between body chunks of this operation' })),
-  cacheTtlSeconds: Type.Optional(Type.Integer({ minimum: 0, maximum: 86400, description: 'Cache lifetime of this lookup (overrides CACHE_TTL_SECONDS)' }))
-}, { additionalProperties: false })
-
 export const ConfigSchema = Type.Object({
   PORT: Type.Integer({ minimum: 0, maximum: 65535, default: 3000, description: 'Listen port' }),
   HOST: Type.Optional(Type.String({ minLength: 1, description: 'Listen address. Unset: 0.0.0.0 (every interface) when CLIENTS_FILE is set, else 127.0.0.1: the sandbox with client authentication off is not offered to the network unless HOST says so (the container image sets 0.0.0.0)', examples: ['0.0.0.0'] })),
@@ -36,52 +21,43 @@ export const ConfigSchema = Type.Object({
   UPSTREAM_HUB_URL: Type.Optional(Type.String({ format: 'uri', pattern: '^https?://', description: 'The hub\'s lookup address ({hub_url}, docs/hub.md). Unset together with UPSTREAM_BASE_URL: built-in sandbox', examples: ['https://hub.example.go.id'] })),
   UPSTREAM_BASE_URL: Type.Optional(Type.String({ format: 'uri', pattern: '^https?://', description: 'The hub\'s SP2 and booking address ({base_url}, docs/hub.md)', examples: ['https://base.example.go.id'] })),
   UPSTREAM_API_KEY: Type.Optional(Type.String({ minLength: 1, description: 'Value of the API key header (default: the sandbox key)' })),
-  UPSTREAM_API_KEY_HEADER: Type.String({ pattern: '^[A-Za-z0-9!#$%&\'*+.^_`|~-]+$', default: 'customs-api-key', description: 'Name of the API key header' }),
   UPSTREAM_ACCESS_TOKEN: Type.Optional(Type.String({ minLength: 1, description: 'Sent verbatim as the Authorization header (default: the sandbox token)' })),
-  UPSTREAM_PATH_SEGMENT: Type.String({ pattern: '^[A-Za-z0-9_-]+$', default: 'HUB', description: 'The path segment that names the hub in its addresses (written HUB in docs/hub.md); the development prefix is this segment plus -DEV' }),
-  UPSTREAM_ENV: Type.Enum(['production', 'development'], { default: 'development', description: 'Booking and SP2 address prefixes: production under /V3/HUB/, development under /HUB-DEV/ (docs/hub.md, Addresses and versions)' }),
-  UPSTREAM_TIMEZONE: Type.String({ pattern: '^[+-](0\\d|1[0-4]):[0-5]\\d$', default: '+07:00', description: 'UTC offset of upstream local times' }),
-  UPSTREAM_PARAM_PLACEMENT: Type.Enum(['query', 'path'], { default: 'query', description: 'Where hub parameters go: the query string, or path segments in the operation\'s order (the hub\'s document leaves it open: docs/hub.md, Open points)' }),
-  UPSTREAM_CONNECT_TIMEOUT_MS: Milliseconds('Upstream TCP/TLS connect timeout', 3000),
-  UPSTREAM_HEADERS_TIMEOUT_MS: Milliseconds('Time allowed until upstream response headers', 10000),
-  UPSTREAM_BODY_TIMEOUT_MS: Milliseconds('Time allowed between upstream body chunks', 10000),
-  UPSTREAM_MAX_CONNECTIONS: Type.Integer({ minimum: 1, maximum: 1024, default: 64, description: 'Connections per upstream address' }),
   UPSTREAM_MAX_RESPONSE_BYTES: Type.Integer({ minimum: 1024, default: 16 * 1024 * 1024, description: 'Largest upstream body read; a larger answer is UPSTREAM_BAD_RESPONSE' }),
   UPSTREAM_BODY_BUDGET_BYTES: Type.Integer({ minimum: 0, default: 16 * 1024 * 1024, description: 'Bytes of large upstream bodies (256 KiB or more, with a content-length) read or waiting to be decoded at once; the others wait in their sockets (0: no limit)' }),
   TRANSCODE_THREADS: Type.String({ pattern: '^(auto|[0-9]|1[0-6])$', default: '0', description: 'Worker threads that rewrite hub answers of 256 KiB or more: 0 to 16, or auto (one per core beyond the first, at most 4); 0: all on the main thread. More throughput for large SP2 lists where cores are free, at about 90 MB more peak memory (docs/performance.md); leave 0 in a container given one CPU' }),
   UPSTREAM_DEADLINE_MS: Milliseconds('Overall time a request may spend on the hub, retries included', 15000),
-  UPSTREAM_RETRIES: Type.Integer({ minimum: 0, maximum: 10, default: 2, description: 'Retries of a GET lookup on refused/reset connections and 502/503/504; POSTs are never retried' }),
-  UPSTREAM_RETRY_BASE_MS: Milliseconds('First retry delay; doubles each retry, with full jitter', 100),
-  UPSTREAM_RETRY_MAX_MS: Milliseconds('Longest single retry delay (a longer hub retry-after is not waited for)', 2000),
   UPSTREAM_MAX_CALLS_PER_CLIENT: Type.Integer({ minimum: 0, maximum: 100_000, default: 16, description: 'Hub calls one client (one address without authentication) may have in flight at once, lookups waiting on one included; more are 429 RATE_LIMITED. 0: no limit' }),
-  BREAKER_ERROR_PERCENTAGE: Type.Integer({ minimum: 1, maximum: 100, default: 50, description: 'Failure percentage over the window that opens the circuit of an operation (one per upstream address and operation)' }),
-  BREAKER_VOLUME_THRESHOLD: Type.Integer({ minimum: 1, default: 5, description: 'Calls in the window before the circuit may open' }),
-  BREAKER_WINDOW_MS: Milliseconds('Rolling window of the circuit breaker statistics', 10000),
-  BREAKER_RESET_MS: Milliseconds('How long an open circuit waits before a half-open probe', 10000),
-  CACHE_TTL_SECONDS: Type.Integer({ minimum: 0, maximum: 86400, default: 30, description: 'How long a successful lookup is cached (0 disables; per operation: UPSTREAM_OPERATIONS.cacheTtlSeconds)' }),
+  CACHE_TTL_SECONDS: Type.Integer({
+    minimum: 0,
+    maximum: 86400,
+    default: 30,
+    description: 'How long a successful lookup is cached (0 disables); a profile operation\'s ' +
+      'cacheTtlSeconds wins for that operation'
+  }),
   CACHE_STALE_IF_ERROR_SECONDS: Type.Integer({ minimum: 0, maximum: 86400, default: 300, description: 'Age up to which a cached answer is served (marked stale) when the hub fails; 0 disables' }),
-  CACHE_MAX_BYTES: Type.Integer({ minimum: 0, default: 64 * 1024 * 1024, description: 'Memory budget of the lookup cache, in bytes: each entry is charged its answer, its key and its bookkeeping, as measured (docs/resilience.md)' }),
-  CACHE_MAX_ENTRIES: Type.Integer({ minimum: 1, maximum: 10_000_000, default: 100_000, description: 'Lookups kept in the cache at most, whatever their size; the least recently used go first' }),
+  CACHE_MAX_BYTES: Type.Integer({
+    minimum: 0,
+    default: 64 * 1024 * 1024,
+    description: 'Memory budget of the lookup cache, in bytes: each entry is charged its answer, ' +
+      'its key and its bookkeeping, as measured (docs/resilience.md), which bounds their number too'
+  }),
   CACHE_FAILURE_SECONDS: Type.Integer({ minimum: 0, maximum: 3600, default: 5, description: 'How long a lookup the hub just failed (unavailable, timeout, unreadable answer) answers that failure again, or a stale answer, without a hub call, even to cache-control: no-cache; 0 disables' }),
-  UPSTREAM_CREDENTIALS: Type.Enum(['static', 'login', 'forward'], { default: 'static', description: 'How the gateway gets the hub token: static (UPSTREAM_ACCESS_TOKEN or UPSTREAM_ACCESS_TOKEN_FILE), login (the gateway logs in), forward (the caller\'s x-upstream-authorization)' }),
-  UPSTREAM_ACCESS_TOKEN_FILE: Type.Optional(Type.String({ minLength: 1, description: 'File holding the token (static mode); re-read when it changes, for secret rotation', examples: ['/run/secrets/hub-access-token'] })),
-  UPSTREAM_LOGIN_URL: Type.Optional(Type.String({ pattern: '^https?://', description: 'Address of the hub\'s login operation (login mode). Required in login mode unless the hub profile gives login.path (docs/profiles.md); not beside it', examples: ['https://hub.example.go.id/nle-oauth/v1/user/login'] })),
-  UPSTREAM_LOGIN_BODY: Type.Optional(Type.String({ minLength: 2, description: 'JSON body POSTed to the login address (login mode); holds the credentials. For a body other than {"username","password"} (those: UPSTREAM_LOGIN_USERNAME and UPSTREAM_LOGIN_PASSWORD). Never logged', examples: ['{"user":"...","pass":"..."}'] })),
-  UPSTREAM_LOGIN_TOKEN_FIELD: Type.String({ minLength: 1, default: 'access_token', description: 'Dotted path of the token in the login and renewal answers: access_token, or item.access_token for an answer wrapped in an envelope (array items by index: data.0.token). Shorthand for the hub profile\'s login.tokenField' }),
-  UPSTREAM_LOGIN_EXPIRES_FIELD: Type.String({ minLength: 1, default: 'expires_in', description: 'Dotted path of the token lifetime in seconds in the login and renewal answers (e.g. item.expires_in); missing: 5 minutes. Shorthand for the hub profile\'s login.expiresField' }),
-  UPSTREAM_LOGIN_TOKEN_SCHEME: Type.String({ pattern: '^[A-Za-z0-9-]*$', default: 'Bearer', description: 'Authorization scheme put before the token (login mode); none: the token alone (an empty value counts as unset, as for every setting). Shorthand for the hub profile\'s tokenScheme' }),
-  UPSTREAM_LOGIN_RENEW_BEFORE_SECONDS: Type.Integer({ minimum: 0, default: 60, description: 'Renew the token this long before it expires (at half its lifetime when that comes first), by the refresh token when UPSTREAM_LOGIN_REFRESH_URL is set, else by a new login' }),
-  UPSTREAM_LOGIN_MIN_INTERVAL_SECONDS: Type.Integer({ minimum: 0, maximum: 3600, default: 30, description: 'At most one login per this interval that is not due to the token\'s lifetime (forced by a hub 401, or after a failed login); callers in between get UPSTREAM_AUTH_FAILED at once, so that a hub answering 401 cannot make the gateway lock its own hub account' }),
-  // --- Hub login with a refresh token, and the hub credentials as files (docs/credentials.md) ---
-  UPSTREAM_LOGIN_USERNAME: Type.Optional(Type.String({ minLength: 1, description: 'Login mode: the hub account\'s user name; with UPSTREAM_LOGIN_PASSWORD, the login POSTs {"username","password"} as JSON (instead of UPSTREAM_LOGIN_BODY). Never logged' })),
-  UPSTREAM_LOGIN_USERNAME_FILE: Type.Optional(Type.String({ minLength: 1, description: 'File holding UPSTREAM_LOGIN_USERNAME (a mounted secret), read once at start-up; its trailing line break is dropped', examples: ['/run/secrets/hub-login-username'] })),
-  UPSTREAM_LOGIN_PASSWORD: Type.Optional(Type.String({ minLength: 1, description: 'Login mode: the hub account\'s password, sent with UPSTREAM_LOGIN_USERNAME. Never logged' })),
-  UPSTREAM_LOGIN_PASSWORD_FILE: Type.Optional(Type.String({ minLength: 1, description: 'File holding UPSTREAM_LOGIN_PASSWORD (a mounted secret), read once at start-up; its trailing line break is dropped', examples: ['/run/secrets/hub-login-password'] })),
-  UPSTREAM_LOGIN_BODY_FILE: Type.Optional(Type.String({ minLength: 1, description: 'File holding UPSTREAM_LOGIN_BODY (a mounted secret), read once at start-up; its trailing line break is dropped', examples: ['/run/secrets/hub-login.json'] })),
-  UPSTREAM_LOGIN_REFRESH_URL: Type.Optional(Type.String({ pattern: '^https?://', description: 'Login mode: address of the hub\'s token renewal, POSTed with Authorization: Bearer <refresh token> and answered like the login. The token is renewed there before it expires, and by a new login when the hub refuses the refresh (4xx). Unset (and no login.refreshPath in the hub profile, which it is shorthand for): every renewal is a new login', examples: ['https://hub.example.go.id/nle-oauth/v1/user/update-token'] })),
-  UPSTREAM_LOGIN_REFRESH_TOKEN_FIELD: Type.String({ minLength: 1, default: 'refresh_token', description: 'Dotted path of the refresh token in the login and renewal answers (e.g. item.refresh_token); a renewal answer without one keeps the previous one. Shorthand for the hub profile\'s login.refreshTokenField' }),
-  UPSTREAM_API_KEY_FILE: Type.Optional(Type.String({ minLength: 1, description: 'File holding UPSTREAM_API_KEY (a mounted secret), read once at start-up; its trailing line break is dropped', examples: ['/run/secrets/hub-api-key'] })),
-  // --- end of hub login and credential files ---
+  UPSTREAM_CREDENTIALS: Type.Enum(['static', 'login', 'forward'], {
+    default: 'static',
+    description: 'How the gateway gets the hub token: static (UPSTREAM_ACCESS_TOKEN, its file ' +
+      're-read when it changes), login (the gateway logs in as the hub profile\'s login says), ' +
+      'forward (the caller\'s x-upstream-authorization)'
+  }),
+  UPSTREAM_LOGIN_USERNAME: Type.Optional(Type.String({
+    minLength: 1,
+    description: 'Login mode: the hub account\'s user name, put in the profile\'s login.body ' +
+      'where it says "{username}". Never logged'
+  })),
+  UPSTREAM_LOGIN_PASSWORD: Type.Optional(Type.String({
+    minLength: 1,
+    description: 'Login mode: the hub account\'s password, put where login.body says ' +
+      '"{password}". Never logged'
+  })),
   SERVER_MAX_CONNECTIONS: Type.Integer({ minimum: 1, maximum: 1_000_000, default: 10_000, description: 'Client connections the server holds at most; more are closed at once (keep it below the open-file limit, ulimit -n, less the hub connections)' }),
   SERVER_HEADERS_TIMEOUT_MS: Milliseconds('Time a client has to send its request headers, checked every second; then 408 and the connection closed', 10000),
   SERVER_REQUEST_TIMEOUT_MS: Milliseconds('Time a client has to send its whole request (headers and body); then 408 and the connection closed. At least SERVER_HEADERS_TIMEOUT_MS', 30000),
@@ -90,8 +66,13 @@ export const ConfigSchema = Type.Object({
   PRESSURE_MAX_EVENT_LOOP_DELAY_MS: Type.Integer({ minimum: 0, default: 1000, description: 'Event-loop delay above which requests get 503 OVERLOADED (0 disables): the mean over a window as long as this; a window without a turn of the loop counts as over' }),
   PRESSURE_MAX_HEAP_USED_BYTES: Type.Integer({ minimum: 0, default: 0, description: 'Heap use above which requests get 503 OVERLOADED (0 disables)' }),
   PRESSURE_MAX_RSS_BYTES: Type.Integer({ minimum: 0, default: 0, description: 'Resident memory above which requests get 503 OVERLOADED (0 disables)' }),
-  UPSTREAM_PROFILE_FILE: Type.Optional(Type.String({ minLength: 1, description: 'JSON file of the hub profile: how the hub addresses, authenticates and answers each operation (docs/profiles.md; deploy/profiles/ ships the documented and the public-callers profiles). Unset: the documented profile, with the single-purpose settings (UPSTREAM_PATH_SEGMENT, UPSTREAM_ENV, UPSTREAM_PARAM_PLACEMENT, UPSTREAM_API_KEY_HEADER, UPSTREAM_OPERATIONS, UPSTREAM_LOGIN_TOKEN_SCHEME, UPSTREAM_LOGIN_*_FIELD, UPSTREAM_LOGIN_URL and UPSTREAM_LOGIN_REFRESH_URL) as shorthand; a setting changed from its default and the profile saying the same thing stop start-up', examples: ['deploy/profiles/public-callers.json'] })),
-  UPSTREAM_OPERATIONS: Type.Record(Type.String(), OperationOverrideSchema, { default: {}, description: 'JSON: per-operation overrides keyed by upstream operation name' }),
+  UPSTREAM_PROFILE_FILE: Type.Optional(Type.String({
+    minLength: 1,
+    description: 'JSON file of the hub profile: how the hub addresses, authenticates and ' +
+      'answers each operation, and how the gateway calls it (docs/profiles.md; deploy/profiles/ ' +
+      'ships the documented and the public-callers profiles). Unset: the documented profile',
+    examples: ['deploy/profiles/public-callers.json']
+  })),
   PLATFORM_ID: Type.Optional(Type.String({ minLength: 1, maxLength: 64, description: 'idPlatform sent with offers (default: the sandbox platform, PLTSBX01)' })),
   UPSTREAM_TRACE_PROPAGATION: Type.Boolean({ default: false, description: 'true: with tracing on (OTEL_*), the hub receives a W3C traceparent (and tracestate) for each hub call, so that its own traces join the gateway\'s; false: nothing of the trace leaves for the hub' }),
   METRICS_PORT: Type.Optional(Type.Integer({ minimum: 0, maximum: 65535, description: 'Serve GET /metrics on this port (on HOST) instead of the API port, so that it need not be exposed with the API; 0: a free port. Unset: /metrics on the API port', examples: [9464] })),
@@ -120,13 +101,7 @@ export const ConfigSchema = Type.Object({
   REDIS_SENTINEL_MASTER_NAME: Type.String({ pattern: '^[A-Za-z0-9._-]{1,64}$', default: 'mymaster', description: 'Redis high availability: the master\'s name in the Sentinels\' configuration (`sentinel monitor <name> ...`)' }),
   REDIS_SENTINEL_USERNAME: Type.Optional(Type.String({ pattern: '^[!-~]{1,128}$', description: 'Redis high availability: the ACL user the Sentinels want, if any', examples: ['gateway'] })),
   REDIS_SENTINEL_PASSWORD: Type.Optional(Type.String({ minLength: 1, description: 'Redis high availability: the Sentinels\' password (`requirepass` of the Sentinels); unset: the Sentinels want none. Never logged' })),
-  REDIS_SENTINEL_PASSWORD_FILE: Type.Optional(Type.String({ minLength: 1, description: 'Redis high availability: a file holding REDIS_SENTINEL_PASSWORD (a mounted secret), read once at start-up; its trailing line break is dropped', examples: ['/run/secrets/redis-sentinel-password'] })),
   REDIS_REPLICA_ACK_TIMEOUT_MS: Type.Integer({ minimum: 0, maximum: 5000, default: 100, description: 'Redis high availability: while the master has replicas in sync, a write with an Idempotency-Key goes to the hub only once a replica holds its claim too (WAIT 1), waited for this long at most; otherwise it is refused with 503 IDEMPOTENCY_UNAVAILABLE, so that a failover cannot lose a claim whose write reached the hub. Below REDIS_COMMAND_TIMEOUT_MS; 0: never wait' }),
-  // --- Redis credentials as files (docs/credentials.md) ---
-  REDIS_URL_FILE: Type.Optional(Type.String({ minLength: 1, description: 'Shared state for several replicas: file holding REDIS_URL (a mounted secret), read once at start-up; its trailing line break is dropped', examples: ['/run/secrets/redis-url'] })),
-  REDIS_PASSWORD: Type.Optional(Type.String({ minLength: 1, description: 'Shared state for several replicas: the password of REDIS_URL\'s user, for a REDIS_URL written without one (redis://gateway@redis:6379); not beside a URL that has its own' })),
-  REDIS_PASSWORD_FILE: Type.Optional(Type.String({ minLength: 1, description: 'Shared state for several replicas: file holding REDIS_PASSWORD (a mounted secret), read once at start-up; its trailing line break is dropped', examples: ['/run/secrets/redis-password'] }))
-  // --- end of Redis credentials as files ---
 }, { additionalProperties: false })
 
 export type RawConfig = Static<typeof ConfigSchema>

@@ -13,15 +13,16 @@ import { readFileSync, statSync } from 'node:fs'
 export const SECRET_SETTINGS = [
   'UPSTREAM_API_KEY',
   'UPSTREAM_ACCESS_TOKEN',
-  'UPSTREAM_LOGIN_BODY',
   'UPSTREAM_LOGIN_USERNAME',
   'UPSTREAM_LOGIN_PASSWORD',
   'REDIS_URL',
-  'REDIS_PASSWORD',
   'REDIS_SENTINEL_PASSWORD'
 ] as const
 
 export type SecretSetting = typeof SECRET_SETTINGS[number]
+
+/** The variables that give a secret as a file: each setting of SECRET_SETTINGS with `_FILE`. */
+export const SECRET_FILE_SETTINGS: readonly string[] = SECRET_SETTINGS.map(name => `${name}_FILE`)
 
 /**
  * The secret whose file the gateway itself re-reads while it runs (static
@@ -102,23 +103,4 @@ export function readSecretFiles (env: Record<string, string | undefined>): Secre
 export function fromFileProblem (problem: string, fromFile: readonly SecretSetting[]): string {
   const name = fromFile.find(setting => problem.startsWith(`${setting}:`) || problem.startsWith(`${setting} `))
   return name === undefined ? problem : `${name} (from ${name}_FILE)${problem.slice(name.length)}`
-}
-
-/**
- * REDIS_URL with REDIS_PASSWORD put in as its password: a Secret usually
- * holds the password alone, and the address is no secret. A URL that has a
- * password of its own is refused beside it (one of them would be ignored).
- */
-export function redisUrlWithPassword (url: string, password: string): { url?: string, problem?: string } {
-  let parsed: URL
-  try {
-    parsed = new URL(url)
-  } catch {
-    // The pattern of REDIS_URL has said what is wrong with it already.
-    return {}
-  }
-  if (parsed.password !== '') return { problem: 'REDIS_PASSWORD: REDIS_URL has a password of its own; give it in one place only' }
-  // The URL setter percent-encodes what the userinfo may not hold (@ : / …); ioredis decodes it.
-  parsed.password = encodeURIComponent(password)
-  return { url: parsed.href }
 }

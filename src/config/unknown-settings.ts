@@ -1,5 +1,7 @@
 import leven from 'leven'
+import { removedSetting } from './removed-settings.ts'
 import { ConfigSchema } from './schema.ts'
+import { SECRET_FILE_SETTINGS } from './secret-files.ts'
 
 /**
  * Environment variables that look like a setting of the gateway but are
@@ -7,7 +9,8 @@ import { ConfigSchema } from './schema.ts'
  * the typos that stop start-up in production.
  */
 
-const NAMES: readonly string[] = Object.keys(ConfigSchema.properties)
+/** The settings, and the files that may give the secret ones (X_FILE). */
+const NAMES: readonly string[] = [...Object.keys(ConfigSchema.properties), ...SECRET_FILE_SETTINGS]
 
 /**
  * The prefixes of the gateway's settings, from ConfigSchema's own names (the
@@ -84,7 +87,8 @@ export function unknownSettings (env: Record<string, string | undefined>): Array
   const known = new Set<string>(NAMES)
   const found: Array<{ name: string, meant?: string }> = []
   for (const name of Object.keys(env).sort()) {
-    if (known.has(name)) continue
+    // A removed setting is refused by name (config/removed-settings.ts), not guessed at.
+    if (known.has(name) || removedSetting(name) !== undefined) continue
     const prefixed = SETTING_PREFIXES.some(prefix => name.toUpperCase().startsWith(prefix))
     if (!prefixed && folded(name).length < UNPREFIXED_MIN_LENGTH) continue
     const meant = closestSetting(name)

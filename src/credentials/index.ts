@@ -1,6 +1,7 @@
 import type { FastifyBaseLogger } from 'fastify'
 import type { Clock } from '../clock.ts'
 import type { GatewayConfig } from '../config/resolve.ts'
+import { loginBody } from '../profile/login-body.ts'
 import type { ProfileInForce } from '../profile/resolve.ts'
 import type { TokenStore } from '../state/types.ts'
 import { forwardCredentials } from './forward.ts'
@@ -24,11 +25,15 @@ export interface CredentialsDeps {
 
 /**
  * The credentials UPSTREAM_CREDENTIALS names. Login mode reads its addresses,
- * the answers' fields and the token's scheme from the hub profile in force
- * (`profile`), which holds the single-purpose settings where the profile is
- * silent.
+ * its body, the answers' fields, the token's scheme, its lifetimes and its
+ * timeout from the hub profile in force (`profile`); the account from the
+ * settings.
  */
-export function createCredentials (config: GatewayConfig, profile: Pick<ProfileInForce, 'login' | 'loginAddresses' | 'tokenScheme'>, { log, tokens, clock, onLogin, onRefresh }: CredentialsDeps): Credentials {
+export function createCredentials (
+  config: GatewayConfig,
+  profile: Pick<ProfileInForce, 'login' | 'loginAddresses' | 'tokenScheme' | 'timeouts'>,
+  { log, tokens, clock, onLogin, onRefresh }: CredentialsDeps
+): Credentials {
   switch (config.UPSTREAM_CREDENTIALS) {
     case 'forward':
       return forwardCredentials()
@@ -38,7 +43,10 @@ export function createCredentials (config: GatewayConfig, profile: Pick<ProfileI
       if (url === undefined) throw new Error('login mode without a login address')
       return loginCredentials({
         url,
-        body: config.UPSTREAM_LOGIN_BODY,
+        body: loginBody(profile.login.body, {
+          username: config.UPSTREAM_LOGIN_USERNAME,
+          password: config.UPSTREAM_LOGIN_PASSWORD
+        }),
         ...(refreshUrl === undefined ? {} : { refreshUrl }),
         fields: {
           token: profile.login.tokenField,
@@ -46,9 +54,9 @@ export function createCredentials (config: GatewayConfig, profile: Pick<ProfileI
           refreshToken: profile.login.refreshTokenField
         },
         scheme: profile.tokenScheme,
-        renewBeforeMs: config.UPSTREAM_LOGIN_RENEW_BEFORE_SECONDS * 1000,
-        minIntervalMs: config.UPSTREAM_LOGIN_MIN_INTERVAL_SECONDS * 1000,
-        timeoutMs: config.UPSTREAM_HEADERS_TIMEOUT_MS,
+        renewBeforeMs: profile.login.renewBeforeSeconds * 1000,
+        minIntervalMs: profile.login.minIntervalSeconds * 1000,
+        timeoutMs: profile.timeouts.headersMs,
         log,
         tokens,
         clock,

@@ -18,8 +18,11 @@ declare module 'fastify' {
  * the app.
  */
 async function hub (app: FastifyInstance, { config, profile, version, clock }: { config: GatewayConfig, profile: ProfileInForce, version: string, clock: Clock }) {
-  // The whole profile in force, once: it holds header names and addresses, never a key or token.
-  app.log.info({ profile: profile.document, source: profile.source, digest: profile.digest }, `hub profile in force: ${profile.name} (${profile.source})`)
+  // One short line at info; the whole profile at debug (it holds header names and addresses, never
+  // a key or token); `npm run profile` prints it too.
+  app.log.info({ profile: profile.name, source: profile.source, digest: profile.digest },
+    `hub profile in force: ${profile.name} (${profile.source}), digest ${profile.digest}`)
+  app.log.debug({ profile: profile.document }, 'hub profile in force, whole')
   const client = createHubClient({
     config,
     profile,

@@ -15,7 +15,7 @@ export interface Metrics {
   countDroppedSubscriber (): void
   /** A login to the hub (UPSTREAM_CREDENTIALS=login), by how it went. */
   countLogin (outcome: 'ok' | 'failed'): void
-  /** A renewal of the hub token by its refresh token (UPSTREAM_LOGIN_REFRESH_URL), by how it went. */
+  /** A renewal of the hub token by its refresh token (at login.refreshPath), by how it went. */
   countRefresh (outcome: 'ok' | 'refused' | 'failed'): void
 }
 
@@ -80,7 +80,13 @@ async function metrics (app: FastifyInstance, { config }: { config: GatewayConfi
     registers
   })
   const logins = new Counter({ name: 'gateway_hub_logins_total', help: 'Logins to the hub (UPSTREAM_CREDENTIALS=login), by outcome', labelNames: ['outcome'], registers })
-  const refreshes = new Counter({ name: 'gateway_hub_token_refreshes_total', help: 'Renewals of the hub token by its refresh token (UPSTREAM_LOGIN_REFRESH_URL), by outcome: ok, refused (a login follows), failed', labelNames: ['outcome'], registers })
+  const refreshes = new Counter({
+    name: 'gateway_hub_token_refreshes_total',
+    help: 'Renewals of the hub token by its refresh token (the hub profile\'s ' +
+      'login.refreshPath), by outcome: ok, refused (a login follows), failed',
+    labelNames: ['outcome'],
+    registers
+  })
   const replays = new Counter({ name: 'gateway_idempotency_replays_total', help: 'Writes answered again from the idempotency store (Idempotency-Key), by route template', labelNames: ['route'], registers })
   const dropped = new Counter({ name: 'gateway_events_dropped_total', help: 'Event sockets closed (1008) because their reader fell EVENTS_MAX_BUFFERED_BYTES behind', registers })
 

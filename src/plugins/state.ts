@@ -2,7 +2,7 @@ import fp from 'fastify-plugin'
 import type { FastifyInstance } from 'fastify'
 import type { Clock } from '../clock.ts'
 import type { GatewayConfig } from '../config/resolve.ts'
-import { createState } from '../state/index.ts'
+import { createState, type StateDeps } from '../state/index.ts'
 import type { GatewayState } from '../state/types.ts'
 
 declare module 'fastify' {
@@ -20,9 +20,14 @@ declare module 'fastify' {
  */
 const REDIS_STARTUP_WAIT_MS = 3000
 
+interface StateOptions extends Pick<StateDeps, 'loginRefreshes' | 'loginTimeoutMs'> {
+  config: GatewayConfig
+  clock: Clock
+}
+
 /** The state, as createState chooses it from configuration, closed with the app. */
-async function state (app: FastifyInstance, { config, clock, loginRefreshes = false }: { config: GatewayConfig, clock: Clock, loginRefreshes?: boolean }) {
-  const chosen = await createState(config, { clock, log: app.log, loginRefreshes })
+async function state (app: FastifyInstance, { config, clock, ...login }: StateOptions) {
+  const chosen = await createState(config, { clock, log: app.log, ...login })
   app.decorate('state', chosen)
   app.addHook('onClose', async () => chosen.close())
   if (chosen.redis !== undefined && !await chosen.redis.whenUp(REDIS_STARTUP_WAIT_MS)) {

@@ -473,7 +473,12 @@ export function proposeProfile (
       'profile\'s; its report says which members were observed and which are taken on trust.',
     tokenScheme: inForce.tokenScheme,
     stringValues,
-    login: inForce.login
+    login: inForce.login,
+    // How the gateway calls the hub is the profile in force's: kept as it is.
+    timeZone: inForce.timeZone,
+    connections: inForce.connections,
+    retries: inForce.retries,
+    breaker: inForce.breaker
   })
   const whole = stringValues === inForce.stringValues
     ? []

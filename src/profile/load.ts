@@ -4,6 +4,8 @@ import { operationOf, OPERATIONS, type OperationId } from '../catalogue/operatio
 import type { HubOperation } from '../catalogue/types.ts'
 import { ConfigError } from '../config/load.ts'
 import { codeOf } from '../errors.ts'
+import { LOGIN_PLACEHOLDERS } from './built-in.ts'
+import { holdsPlaceholder } from './login-body.ts'
 import { member, schemaProblems } from './problems.ts'
 import { HubProfileSchema, HubProfileShape, PATTERN_FORMS, type HubProfile, type ProfileOperation } from './schema.ts'
 
@@ -75,6 +77,13 @@ function ruleProblems (profile: HubProfile): string[] {
       }
     }
   }
+  const body = profile.login?.body
+  for (const [what, placeholder] of Object.entries(LOGIN_PLACEHOLDERS)) {
+    if (body !== undefined && !holdsPlaceholder(body, placeholder)) {
+      const rule = `must hold "${placeholder}" as a whole string value (where the ${what} goes)`
+      problems.push(`$.login.body: ${rule}`)
+    }
+  }
   return problems
 }
 
@@ -92,6 +101,15 @@ export function profileProblems (value: unknown): string[] {
   return [...problems, ...ruleProblems(value)]
 }
 
+/** A profile given as a value, checked as a file is; throws ConfigError with a line per problem. */
+export function checkedProfile (value: unknown, where: string): HubProfile {
+  const problems = profileProblems(value)
+  if (problems.length > 0 || !Value.Check(HubProfileShape, value)) {
+    throw new ConfigError(problems.map(problem => `${where} ${problem}`))
+  }
+  return value
+}
+
 /** The profile in `file`, checked; throws ConfigError with one line per problem, each naming the file. */
 export function loadProfileFile (file: string): HubProfile {
   const where = `UPSTREAM_PROFILE_FILE (${file})`
@@ -107,7 +125,5 @@ export function loadProfileFile (file: string): HubProfile {
   } catch (error) {
     throw new ConfigError([`${where}: is not JSON (${error instanceof Error ? error.message : String(error)})`])
   }
-  const problems = profileProblems(value)
-  if (problems.length > 0 || !Value.Check(HubProfileShape, value)) throw new ConfigError(problems.map(problem => `${where} ${problem}`))
-  return value
+  return checkedProfile(value, where)
 }

@@ -1,24 +1,20 @@
 import { createHash } from 'node:crypto'
 import { OPERATIONS, type OperationId } from '../catalogue/operations.ts'
-import type { Area, HubOperation, ParamKind } from '../catalogue/types.ts'
+import type { HubOperation, ParamKind } from '../catalogue/types.ts'
 import { ConfigError, type Config } from '../config/load.ts'
-import { ConfigSchema } from '../config/schema.ts'
-import { hubNames, loadProfileFile } from './load.ts'
-import { member } from './problems.ts'
+import { BUILT_IN } from './built-in.ts'
+import { checkedProfile, hubNames, loadProfileFile } from './load.ts'
 import type {
-  DATE_ANSWERED, DATE_SENT, HubProfile, NotFoundAnswer,
-  ProfileFailure, ProfileOperation, ProfileSettings
+  DATE_ANSWERED, DATE_SENT, HubProfile, NotFoundAnswer, ProfileFailure, ProfileOperation
 } from './schema.ts'
 
 /**
- * The hub profile in force: the profile file (UPSTREAM_PROFILE_FILE) over
- * the built-in one, which is the catalogue's reading of the hub with the
- * single-purpose settings applied (UPSTREAM_PATH_SEGMENT, UPSTREAM_ENV,
- * UPSTREAM_PARAM_PLACEMENT, UPSTREAM_API_KEY_HEADER, UPSTREAM_OPERATIONS,
- * UPSTREAM_LOGIN_TOKEN_SCHEME, UPSTREAM_LOGIN_*_FIELD, and in login mode
- * UPSTREAM_LOGIN_URL and UPSTREAM_LOGIN_REFRESH_URL): those stay shorthand for what a profile says. A
- * profile and a setting that both say the same thing are refused, naming
- * both. Resolved once at start-up, into one entry per operation.
+ * The hub profile in force: the profile file (UPSTREAM_PROFILE_FILE), or the
+ * built-in one (the documented hub; the sandbox's when the gateway fronts
+ * it), each member it leaves out taken from the documented hub
+ * (built-in.ts) or the operation's catalogue entry. The profile alone
+ * describes the hub; the settings say where it is and hold the secrets.
+ * Resolved once at start-up, into one entry per operation.
  */
 
 export type DateSent = typeof DATE_SENT[number]
@@ -54,14 +50,35 @@ export interface OperationProfile {
   failure: ProfileFailure | undefined
   /** How the hub answers a list lookup that finds nothing; undefined for a record. */
   notFound: NotFoundAnswer | undefined
+  timeouts: Timeouts
+  /** Its own cache lifetime; undefined: CACHE_TTL_SECONDS. */
+  cacheTtlSeconds: number | undefined
 }
 
-/** The login's members as the profile in force has them: where the answers keep the token, its lifetime and the refresh token; the addresses when the profile gives them. */
-export type ProfileLogin = NonNullable<HubProfile['login']> & { tokenField: string, expiresField: string, refreshTokenField: string }
+export interface Timeouts {
+  /** Until the answer's headers. */
+  headersMs: number
+  /** Between two chunks of the body. */
+  bodyMs: number
+}
 
-/** Where the gateway logs in and renews (login mode): the profile's paths under UPSTREAM_BASE_URL, or the settings' addresses. */
+/** The login as the profile in force has it, every member given. */
+export interface ProfileLogin {
+  service: HubOperation['service']
+  path?: string
+  refreshPath?: string
+  /** The body's template: "{username}" and "{password}" stand for the account (login-body.ts). */
+  body: Record<string, unknown>
+  tokenField: string
+  expiresField: string
+  refreshTokenField: string
+  renewBeforeSeconds: number
+  minIntervalSeconds: number
+}
+
+/** Where the gateway logs in and renews (login mode): the profile's paths under their address. */
 export interface LoginAddresses {
-  /** Undefined only outside login mode, or without a hub. */
+  /** Undefined without a login path, or without a hub. */
   url: string | undefined
   /** Undefined: every renewal is a new login. */
   refreshUrl: string | undefined
@@ -74,111 +91,27 @@ export interface ProfileInForce {
   /** Put before a token the gateway got by logging in; empty: the token alone. */
   tokenScheme: string
   stringValues: boolean
+  /** The UTC offset of the hub's local times. */
+  timeZone: string
+  connections: { max: number, connectTimeoutMs: number }
+  /** The timeouts of `defaults`: the pools' and the login's. */
+  timeouts: Timeouts
+  retries: { count: number, baseMs: number, maxMs: number }
+  breaker: { errorPercentage: number, volumeThreshold: number, windowMs: number, resetMs: number }
   login: ProfileLogin
-  /** Addresses, not part of `document`: UPSTREAM_BASE_URL is a setting. */
+  /** Addresses, not part of `document`: the base URLs are settings. */
   loginAddresses: LoginAddresses
   operations: ReadonlyMap<OperationId, OperationProfile>
-  /** The profile in force written out in full, as a profile file would hold it (the start-up log shows it). */
+  /** The profile in force written out in full, as a file would hold it (`npm run profile`). */
   document: HubProfile
   /** A short hash of what `document` makes the gateway do (its name and description aside): the same behaviour, the same digest, on every replica. */
   digest: string
 }
 
-/** The built-in prefix of an area: lookups under `/V1/<segment>/INT/AUTH`; SP2 and booking under `/V3/<segment>` (production) or `/<segment>-DEV`. */
-export function areaPrefix (area: Area, segment: string, env: Config['UPSTREAM_ENV']): string {
-  if (area === 'lookup') return `/V1/${segment}/INT/AUTH`
-  return env === 'production' ? `/V3/${segment}` : `/${segment}-DEV`
-}
-
-const DOCUMENTED = {
-  tokenHeader: 'Authorization',
-  dateSent: 'YYYYMMDD',
-  dateAnswered: 'YYYY-MM-DD HH:MM:SS.S',
-  errorFields: ['message'],
-  nullStrings: []
-} as const
-
-function defaultOf (name: keyof typeof ConfigSchema.properties): unknown {
-  return (ConfigSchema.properties[name] as { default?: unknown }).default
-}
-
-/** Whether a setting says something: set, and to another value than its default. */
-function given (config: Config, name: keyof Config & keyof typeof ConfigSchema.properties): boolean {
-  const value = config[name]
-  return value !== undefined && JSON.stringify(value) !== JSON.stringify(defaultOf(name))
-}
+const DOCUMENTED = BUILT_IN.settings
 
 function isList (op: HubOperation): boolean {
   return op.response.type !== 'record'
-}
-
-/** The problems of UPSTREAM_OPERATIONS itself: names no operation or parameter of the catalogue knows. */
-function overrideProblems (config: Config): string[] {
-  const problems: string[] = []
-  const known = new Set<string>(OPERATIONS.map(op => op.id))
-  for (const id of Object.keys(config.UPSTREAM_OPERATIONS)) {
-    if (!known.has(id)) problems.push(`UPSTREAM_OPERATIONS: unknown operation "${id}" (known: ${[...known].join(', ')})`)
-  }
-  for (const op of OPERATIONS as readonly HubOperation[]) {
-    const override = config.UPSTREAM_OPERATIONS[op.id] ?? {}
-    for (const name of Object.keys(override.paramNames ?? {})) {
-      if (!op.params.some(p => p.name === name)) problems.push(`UPSTREAM_OPERATIONS.${op.id}.paramNames: unknown parameter "${name}"`)
-    }
-    if (override.responseKey !== undefined && op.response.type !== 'keyed-list') {
-      problems.push(`UPSTREAM_OPERATIONS.${op.id}.responseKey: this operation does not answer under a key`)
-    }
-  }
-  return problems
-}
-
-/** Where a profile says something a setting also says: `[setting, place in the profile]`. */
-function conflicts (config: Config, profile: HubProfile): Array<[string, string]> {
-  const out: Array<[string, string]> = []
-  const entries = Object.entries(profile.operations ?? {}) as Array<[OperationId, ProfileOperation]>
-  const at = (id: string, key: string) => `${member('$.operations', id)}.${key}`
-  const first = (key: keyof ProfileOperation & keyof ProfileSettings, ids?: ReadonlySet<string>): string | undefined => {
-    if (profile.defaults?.[key] !== undefined) return `$.defaults.${key}`
-    const found = entries.find(([id, entry]) => entry[key] !== undefined && (ids === undefined || ids.has(id)))
-    return found === undefined ? undefined : at(found[0], key)
-  }
-  const check = (setting: string, place: string | undefined) => { if (place !== undefined) out.push([setting, place]) }
-  if (given(config, 'UPSTREAM_API_KEY_HEADER')) check('UPSTREAM_API_KEY_HEADER', first('apiKeyHeader'))
-  // UPSTREAM_PATH_SEGMENT decides every area's prefix, UPSTREAM_ENV those of SP2 and booking.
-  for (const [setting, areas] of [['UPSTREAM_PATH_SEGMENT', ['lookup', 'sp2', 'booking']], ['UPSTREAM_ENV', ['sp2', 'booking']]] as const) {
-    if (!given(config, setting)) continue
-    const area = areas.find(a => profile.prefixes?.[a] !== undefined)
-    const op = entries.find(([id, entry]) => entry.prefix !== undefined && (areas as readonly string[]).includes(operationArea(id)))
-    check(setting, area !== undefined ? `$.prefixes.${area}` : op === undefined ? undefined : at(op[0], 'prefix'))
-  }
-  if (given(config, 'UPSTREAM_PARAM_PLACEMENT')) {
-    const op = entries.find(([, entry]) => entry.path !== undefined)
-    check('UPSTREAM_PARAM_PLACEMENT', op === undefined ? undefined : at(op[0], 'path'))
-  }
-  if (given(config, 'UPSTREAM_LOGIN_TOKEN_SCHEME') && profile.tokenScheme !== undefined) out.push(['UPSTREAM_LOGIN_TOKEN_SCHEME', '$.tokenScheme'])
-  const login = profile.login ?? {}
-  for (const [setting, key] of [['UPSTREAM_LOGIN_TOKEN_FIELD', 'tokenField'], ['UPSTREAM_LOGIN_EXPIRES_FIELD', 'expiresField'], ['UPSTREAM_LOGIN_REFRESH_TOKEN_FIELD', 'refreshTokenField']] as const) {
-    if (given(config, setting) && login[key] !== undefined) out.push([setting, `$.login.${key}`])
-  }
-  // The addresses are read in login mode only (the built-in sandbox sets its own for every mode).
-  if (config.UPSTREAM_CREDENTIALS === 'login') {
-    if (config.UPSTREAM_LOGIN_URL !== undefined && login.path !== undefined) out.push(['UPSTREAM_LOGIN_URL', '$.login.path'])
-    if (config.UPSTREAM_LOGIN_REFRESH_URL !== undefined && login.refreshPath !== undefined) out.push(['UPSTREAM_LOGIN_REFRESH_URL', '$.login.refreshPath'])
-  }
-  const lists = new Set<string>(OPERATIONS.filter(op => isList(op)).map(op => op.id))
-  for (const [id, override] of Object.entries(config.UPSTREAM_OPERATIONS)) {
-    const entry = profile.operations?.[id]
-    const one = (key: 'answerKey' | 'credentials' | 'params' | 'dateSent', inDefaults: boolean) =>
-      entry?.[key] !== undefined ? at(id, key) : inDefaults && key !== 'params' && profile.defaults?.[key] !== undefined ? `$.defaults.${key}` : undefined
-    if (override.responseKey !== undefined) check(`UPSTREAM_OPERATIONS.${id}.responseKey`, one('answerKey', lists.has(id)))
-    if (override.headers !== undefined) check(`UPSTREAM_OPERATIONS.${id}.headers`, one('credentials', true))
-    if (override.paramNames !== undefined) check(`UPSTREAM_OPERATIONS.${id}.paramNames`, one('params', false))
-    if (override.dateFormat !== undefined) check(`UPSTREAM_OPERATIONS.${id}.dateFormat`, one('dateSent', true))
-  }
-  return out
-}
-
-function operationArea (id: string): string {
-  return (OPERATIONS as readonly HubOperation[]).find(op => op.id === id)?.area ?? ''
 }
 
 /** `apiKeyHeader` as a list. */
@@ -186,34 +119,33 @@ function names (value: string | readonly string[]): readonly string[] {
   return typeof value === 'string' ? [value] : value
 }
 
-/** One operation: its profile entry over `defaults` over the built-in reading with the settings applied. */
-function resolveOperation (op: HubOperation, config: Config, profile: HubProfile | undefined): OperationProfile {
-  const override = config.UPSTREAM_OPERATIONS[op.id] ?? {}
-  const entry = profile?.operations?.[op.id]
-  const defaults = profile?.defaults ?? {}
-  const renamed = override.paramNames ?? {}
-  const hub = entry?.params !== undefined ? hubNames(op, entry) : new Map(op.params.map(p => [p.name, renamed[p.name] ?? p.upstream]))
+/** One operation: its profile entry over `defaults` over the documented hub and its catalogue. */
+function resolveOperation (op: HubOperation, profile: HubProfile): OperationProfile {
+  const entry = profile.operations?.[op.id]
+  const defaults = profile.defaults ?? {}
+  const hub = hubNames(op, entry)
   const params: ProfileParam[] = [...hub].map(([name, upstream]) => ({ name: name as ParamKind, upstream, kind: name as ParamKind }))
-  // Without a path of its own: the catalogue's, with the parameters as segments in their order when UPSTREAM_PARAM_PLACEMENT=path.
-  const alwaysQuery = new Set(op.params.filter(p => p.alwaysQuery === true).map(p => p.name))
-  const segments = config.UPSTREAM_PARAM_PLACEMENT === 'path' ? params.filter(p => !alwaysQuery.has(p.name)).map(p => `{${p.upstream}}`) : []
-  const credentials = entry?.credentials ?? defaults.credentials ?? (override.headers ?? op.headers).map(h => h === 'authorization' ? 'token' : 'apiKey')
-  const documentedKey = op.response.type === 'keyed-list' ? override.responseKey ?? op.response.key : undefined
+  const credentials = entry?.credentials ?? defaults.credentials ??
+    op.headers.map(h => h === 'authorization' ? 'token' : 'apiKey')
+  const documentedKey = op.response.type === 'keyed-list' ? op.response.key : undefined
+  const prefixes = { ...BUILT_IN.prefixes, ...profile.prefixes }
   return {
     service: entry?.service ?? op.service,
-    prefix: entry?.prefix ?? profile?.prefixes?.[op.area] ?? areaPrefix(op.area, config.UPSTREAM_PATH_SEGMENT, config.UPSTREAM_ENV),
-    path: entry?.path ?? op.path + segments.join('/'),
+    prefix: entry?.prefix ?? prefixes[op.area],
+    path: entry?.path ?? op.path,
     params,
     credentials: { apiKey: credentials.includes('apiKey'), token: credentials.includes('token') },
-    apiKeyHeaders: names(entry?.apiKeyHeader ?? defaults.apiKeyHeader ?? config.UPSTREAM_API_KEY_HEADER),
+    apiKeyHeaders: names(entry?.apiKeyHeader ?? defaults.apiKeyHeader ?? DOCUMENTED.apiKeyHeader),
     tokenHeader: entry?.tokenHeader ?? defaults.tokenHeader ?? DOCUMENTED.tokenHeader,
     answerKey: entry?.answerKey ?? (isList(op) ? defaults.answerKey : undefined) ?? documentedKey,
-    dateSent: entry?.dateSent ?? defaults.dateSent ?? override.dateFormat ?? DOCUMENTED.dateSent,
+    dateSent: entry?.dateSent ?? defaults.dateSent ?? DOCUMENTED.dateSent,
     dateAnswered: entry?.dateAnswered ?? defaults.dateAnswered ?? DOCUMENTED.dateAnswered,
     errorFields: entry?.errorFields ?? defaults.errorFields ?? DOCUMENTED.errorFields,
     nullStrings: entry?.nullStrings ?? defaults.nullStrings ?? DOCUMENTED.nullStrings,
     failure: entry?.failure ?? defaults.failure,
-    notFound: isList(op) ? entry?.notFound ?? defaults.notFound ?? 'empty' : undefined
+    notFound: isList(op) ? entry?.notFound ?? defaults.notFound ?? 'empty' : undefined,
+    timeouts: { ...DOCUMENTED.timeouts, ...defaults.timeouts, ...entry?.timeouts },
+    cacheTtlSeconds: op.method === 'GET' ? entry?.cacheTtlSeconds : undefined
   }
 }
 
@@ -233,58 +165,97 @@ export function entryOf (op: OperationProfile): ProfileOperation {
     errorFields: [...op.errorFields],
     nullStrings: [...op.nullStrings],
     ...(op.failure === undefined ? {} : { failure: op.failure }),
-    ...(op.notFound === undefined ? {} : { notFound: op.notFound })
+    ...(op.notFound === undefined ? {} : { notFound: op.notFound }),
+    timeouts: { ...op.timeouts },
+    ...(op.cacheTtlSeconds === undefined ? {} : { cacheTtlSeconds: op.cacheTtlSeconds })
   }
 }
 
-/** The profile in force, from the settings and the file UPSTREAM_PROFILE_FILE names (read here); throws ConfigError with one line per problem. */
-export function resolveProfile (config: Config): ProfileInForce {
+/** What resolveProfile reads of the settings: where the hub is, the profile file, the mode. */
+export type ProfileConfig = Pick<Config,
+  'UPSTREAM_PROFILE_FILE' | 'UPSTREAM_CREDENTIALS' | 'UPSTREAM_HUB_URL' | 'UPSTREAM_BASE_URL'>
+
+export interface ProfileOptions {
+  /**
+   * The profile in force when UPSTREAM_PROFILE_FILE is unset (default: the
+   * documented hub, `{ name: 'documented' }`): the built-in sandbox's, which
+   * adds the login it models.
+   */
+  builtIn?: HubProfile
+}
+
+/**
+ * The profile in force, from the file UPSTREAM_PROFILE_FILE names (read
+ * here) or the built-in one; throws ConfigError with one line per problem.
+ */
+export function resolveProfile (
+  config: ProfileConfig,
+  options: ProfileOptions = {}
+): ProfileInForce {
   const file = config.UPSTREAM_PROFILE_FILE
-  const problems = overrideProblems(config)
-  const profile = file === undefined ? undefined : loadProfileFile(file)
-  if (profile !== undefined) {
-    for (const [setting, place] of conflicts(config, profile)) {
-      problems.push(`${setting}: the profile (${file}) says the same at ${place}; keep one of them (unset the setting, or remove that member of the profile)`)
-    }
+  const { builtIn } = options
+  const given = builtIn === undefined ? undefined : checkedProfile(builtIn, 'the built-in profile')
+  const profile = file !== undefined ? loadProfileFile(file) : given ?? { name: BUILT_IN.name }
+  const login = loginOf(profile)
+  const loginAddresses = addressesOf(config, login)
+  const hubKnown = config.UPSTREAM_BASE_URL !== undefined
+  if (config.UPSTREAM_CREDENTIALS === 'login' && hubKnown && loginAddresses.url === undefined) {
+    const source = file ?? 'the built-in profile'
+    throw new ConfigError(['UPSTREAM_CREDENTIALS: login needs the address of the hub\'s login, ' +
+      `the profile's login.path (${source} gives none: the hub's document does not publish ` +
+      'its login)'])
   }
-  const loginAddresses = addressesOf(config, profile?.login)
-  if (config.UPSTREAM_CREDENTIALS === 'login' && config.UPSTREAM_BASE_URL !== undefined && loginAddresses.url === undefined) {
-    problems.push(`UPSTREAM_LOGIN_URL: is required when UPSTREAM_CREDENTIALS=login, unless the profile gives login.path${file === undefined ? ' (no UPSTREAM_PROFILE_FILE is set)' : ` (${file} gives none)`}`)
+  const operations = new Map((OPERATIONS as readonly HubOperation[])
+    .map(op => [op.id as OperationId, resolveOperation(op, profile)]))
+  const tokenScheme = profile.tokenScheme ?? BUILT_IN.tokenScheme
+  const called = {
+    timeZone: profile.timeZone ?? BUILT_IN.timeZone,
+    connections: { ...BUILT_IN.connections, ...profile.connections },
+    retries: { ...BUILT_IN.retries, ...profile.retries },
+    breaker: { ...BUILT_IN.breaker, ...profile.breaker }
   }
-  if (problems.length > 0) throw new ConfigError(problems)
-  const operations = new Map((OPERATIONS as readonly HubOperation[]).map(op => [op.id as OperationId, resolveOperation(op, config, profile)]))
-  // `none`: the token alone (an empty setting reads as unset); a profile says it with an empty tokenScheme.
-  const tokenScheme = profile?.tokenScheme ?? (config.UPSTREAM_LOGIN_TOKEN_SCHEME.toLowerCase() === 'none' ? '' : config.UPSTREAM_LOGIN_TOKEN_SCHEME)
-  const login: ProfileLogin = {
-    ...profile?.login,
-    tokenField: profile?.login?.tokenField ?? config.UPSTREAM_LOGIN_TOKEN_FIELD,
-    expiresField: profile?.login?.expiresField ?? config.UPSTREAM_LOGIN_EXPIRES_FIELD,
-    refreshTokenField: profile?.login?.refreshTokenField ?? config.UPSTREAM_LOGIN_REFRESH_TOKEN_FIELD
-  }
-  const name = profile?.name ?? 'documented'
+  const timeouts = { ...DOCUMENTED.timeouts, ...profile.defaults?.timeouts }
   const document: HubProfile = {
-    name,
-    ...(profile?.description === undefined ? {} : { description: profile.description }),
+    name: profile.name,
+    ...(profile.description === undefined ? {} : { description: profile.description }),
     tokenScheme,
-    stringValues: profile?.stringValues ?? false,
+    stringValues: profile.stringValues ?? false,
+    ...called,
     login,
+    defaults: { timeouts },
     operations: Object.fromEntries([...operations].map(([id, op]) => [id, entryOf(op)]))
   }
   const { name: _name, description: _description, ...behaviour } = document
   const digest = createHash('sha256').update(JSON.stringify(behaviour)).digest('hex').slice(0, 16)
-  return { name, source: file ?? 'built-in', tokenScheme, stringValues: document.stringValues ?? false, login, loginAddresses, operations, document, digest }
-}
-
-/** A path of the profile's login under UPSTREAM_BASE_URL (its own path kept, as the operations' addresses keep it). */
-function underBase (base: string | undefined, path: string | undefined): string | undefined {
-  if (base === undefined || path === undefined) return undefined
-  return `${base.replace(/\/+$/, '')}${path}`
-}
-
-/** The login's addresses: the profile's paths, else the settings' (a conflict between them has been refused). */
-function addressesOf (config: Config, login: HubProfile['login']): LoginAddresses {
   return {
-    url: underBase(config.UPSTREAM_BASE_URL, login?.path) ?? config.UPSTREAM_LOGIN_URL,
-    refreshUrl: underBase(config.UPSTREAM_BASE_URL, login?.refreshPath) ?? config.UPSTREAM_LOGIN_REFRESH_URL
+    name: profile.name,
+    source: file ?? 'built-in',
+    tokenScheme,
+    stringValues: document.stringValues ?? false,
+    ...called,
+    timeouts,
+    login,
+    loginAddresses,
+    operations,
+    document,
+    digest
   }
+}
+
+/** The login's members, each given: the profile's over the documented hub's. */
+function loginOf (profile: HubProfile): ProfileLogin {
+  const given = profile.login ?? {}
+  return { ...BUILT_IN.login, body: { ...BUILT_IN.login.body }, ...given }
+}
+
+/** A path of the login under its address (its own path kept, as the operations' keep it). */
+function under (address: string | undefined, path: string | undefined): string | undefined {
+  if (address === undefined || path === undefined) return undefined
+  return `${address.replace(/\/+$/, '')}${path}`
+}
+
+/** The login's addresses: its paths under UPSTREAM_BASE_URL (`service: hub`: UPSTREAM_HUB_URL). */
+function addressesOf (config: ProfileConfig, login: ProfileLogin): LoginAddresses {
+  const address = login.service === 'hub' ? config.UPSTREAM_HUB_URL : config.UPSTREAM_BASE_URL
+  return { url: under(address, login.path), refreshUrl: under(address, login.refreshPath) }
 }

@@ -1,6 +1,7 @@
 import { OPERATIONS } from '../catalogue/operations.ts'
 import type { HubOperation } from '../catalogue/types.ts'
 import { Type, type Static, type TSchema } from '../typebox.ts'
+import { BUILT_IN } from './built-in.ts'
 
 /**
  * The hub profile (UPSTREAM_PROFILE_FILE): how one variant of the hub
@@ -23,6 +24,10 @@ const PATH = `^([${SEGMENT_CHARS}{}-]+)(/[${SEGMENT_CHARS}{}-]*)*$`
 const PARAM_NAME = `^[${SEGMENT_CHARS}-]+$`
 /** A member of a JSON answer, or a dotted path to one (`item.access_token`). */
 const FIELD_PATH = '^[A-Za-z0-9_$@-]+(\\.[A-Za-z0-9_$@-]+)*$'
+/** The login's address path: segments each after a `/`, a trailing `/` allowed. */
+const LOGIN_PATH = `^(/[${SEGMENT_CHARS}-]+)+/?$`
+/** A UTC offset, `+07:00`. */
+const TIME_ZONE = '^[+-](0\\d|1[0-4]):[0-5]\\d$'
 
 /** What each pattern allows, in words, for the problems a person reads (problems.ts). */
 export const PATTERN_FORMS: Readonly<Record<string, string>> = {
@@ -31,6 +36,8 @@ export const PATTERN_FORMS: Readonly<Record<string, string>> = {
   [PATH]: 'an address path such as noblbc20/{npwp}: segments and {placeholders} between /, no / at the start, no ? or # (parameters without a placeholder go in the query string)',
   [FIELD_PATH]: 'a member name, or a dotted path such as item.access_token',
   [PARAM_NAME]: 'a parameter name: letters, digits and ._~!$&\'()*+,;=:@-',
+  [LOGIN_PATH]: 'an address path such as /auth/login: segments each after a /',
+  [TIME_ZONE]: 'a UTC offset written +HH:MM or -HH:MM (hours 00 to 14), such as +07:00',
   '^[A-Za-z0-9._-]{1,64}$': 'a name of 1 to 64 letters, digits and ._-',
   '^[A-Za-z0-9-]*$': 'a scheme such as Bearer: letters, digits and - (or empty)'
 }
@@ -38,6 +45,9 @@ export const PATTERN_FORMS: Readonly<Record<string, string>> = {
 const HeaderName = (description: string) => Type.String({ pattern: HEADER_NAME, maxLength: 64, description })
 const FieldPath = (description: string) => Type.String({ pattern: FIELD_PATH, maxLength: 128, description })
 const Prefix = (description: string) => Type.String({ pattern: PREFIX, maxLength: 200, description })
+const Ms = (description: string) => Type.Integer({ minimum: 1, maximum: 600_000, description })
+const Count = (minimum: number, maximum: number, description: string) =>
+  Type.Integer({ minimum, maximum, description })
 
 export const DATE_SENT = ['YYYYMMDD', 'YYYY-MM-DD'] as const
 /** Day-month-name forms are an Oracle-backed hub's (`21-MAY-23`): YY 00-49 is 20YY, else 19YY. */
@@ -82,7 +92,13 @@ const settings = {
     description: 'How the hub answers a list lookup that finds nothing: `empty`, an empty list ' +
       '(a 404 is then UPSTREAM_NOT_FOUND); `404`, a 404, answered as an empty list. ' +
       'Only for the operations that answer a list (default `empty`)'
-  }))
+  })),
+  timeouts: Type.Optional(Type.Object({
+    headersMs: Type.Optional(Ms('Time allowed until the answer\'s headers, in ms ' +
+      `(default ${BUILT_IN.settings.timeouts.headersMs})`)),
+    bodyMs: Type.Optional(Ms('Time allowed between two chunks of the answer\'s body, in ms ' +
+      `(default ${BUILT_IN.settings.timeouts.bodyMs})`))
+  }, { additionalProperties: false, description: 'How long a call waits on the hub' }))
 }
 
 export const SettingsSchema = Type.Object(settings, { additionalProperties: false, description: 'Settings for every operation; an operation\'s own settings win' })
@@ -100,6 +116,13 @@ const address = {
 /** What a record operation's entry may set: a record's 404 is always UPSTREAM_NOT_FOUND. */
 const { notFound: _notFound, ...recordSettings } = settings
 
+const CacheTtl = Type.Integer({
+  minimum: 0,
+  maximum: 86400,
+  description: 'How long its answers are cached, in seconds (0: not cached); default ' +
+    'CACHE_TTL_SECONDS'
+})
+
 /** One operation's entry, with the parameters and defaults of its catalogue entry in the words. */
 function operationSchema (op: HubOperation): TSchema {
   const names = [...op.params.map(p => p.name), ...(op.alsoTakes ?? [])]
@@ -112,7 +135,8 @@ function operationSchema (op: HubOperation): TSchema {
     service: Type.Optional(Type.Enum(['hub', 'base'], { description: `${SERVICE_WORDS} (default ${op.service})` })),
     prefix: Type.Optional(Prefix(`Its address prefix, in place of the prefix of its area (${op.area})`)),
     path: Type.Optional(Type.String({ pattern: PATH, maxLength: 300, description: `${PATH_WORDS} (default \`${op.path}\`)` })),
-    params: Type.Optional(params)
+    params: Type.Optional(params),
+    ...(op.method === 'GET' ? { cacheTtlSeconds: Type.Optional(CacheTtl) } : {})
   }, { additionalProperties: false, description: op.title })
 }
 
@@ -120,8 +144,86 @@ function operationSchema (op: HubOperation): TSchema {
 const OperationEntrySchema = Type.Object({
   ...settings,
   ...address,
-  params: Type.Optional(Type.Record(Type.String(), Type.String()))
+  params: Type.Optional(Type.Record(Type.String(), Type.String())),
+  cacheTtlSeconds: Type.Optional(CacheTtl)
 }, { additionalProperties: false })
+
+const { connections, retries, breaker, login } = BUILT_IN
+
+/** `description` with the built-in value it defaults to. */
+const withDefault = (description: string, value: unknown) =>
+  `${description} (default ${typeof value === 'string' ? value : JSON.stringify(value)})`
+
+/** How the gateway calls the hub: its connections, retries and circuit breaker. */
+const calling = {
+  connections: Type.Optional(Type.Object({
+    max: Type.Optional(Count(1, 1024, withDefault('Connections per hub address', connections.max))),
+    connectTimeoutMs: Type.Optional(Ms(withDefault('Time allowed to open a connection (TCP and ' +
+      'TLS), in ms', connections.connectTimeoutMs)))
+  }, { additionalProperties: false, description: 'The connections to each hub address' })),
+  retries: Type.Optional(Type.Object({
+    count: Type.Optional(Count(0, 10, withDefault('Retries of a GET lookup on a refused or reset ' +
+      'connection and on 502, 503 and 504; a POST is never retried', retries.count))),
+    baseMs: Type.Optional(Ms(withDefault('The first retry\'s delay, doubled at each retry, with ' +
+      'full jitter', retries.baseMs))),
+    maxMs: Type.Optional(Ms(withDefault('The longest delay; a longer retry-after of the hub is ' +
+      'not waited for', retries.maxMs)))
+  }, {
+    additionalProperties: false,
+    description: 'How a failed lookup is retried, within the deadline'
+  })),
+  breaker: Type.Optional(Type.Object({
+    errorPercentage: Type.Optional(Count(1, 100, withDefault('The share of failed calls in the ' +
+      'window that opens the circuit', breaker.errorPercentage))),
+    volumeThreshold: Type.Optional(Count(1, 100_000_000, withDefault('Calls in the window before ' +
+      'the circuit may open', breaker.volumeThreshold))),
+    windowMs: Type.Optional(Ms(withDefault('The rolling window of the statistics, in ms',
+      breaker.windowMs))),
+    resetMs: Type.Optional(Ms(withDefault('How long an open circuit waits before one trial call, ' +
+      'in ms', breaker.resetMs)))
+  }, {
+    additionalProperties: false,
+    description: 'The circuit breaker, one per hub address and operation'
+  }))
+}
+
+const loginSchema = Type.Object({
+  service: Type.Optional(Type.Enum(['hub', 'base'], {
+    description: withDefault('Which address the login and its renewal are under', login.service)
+  })),
+  path: Type.Optional(Type.String({
+    pattern: LOGIN_PATH,
+    maxLength: 200,
+    description: 'The login\'s address path: a POST of `body` as JSON. Login mode needs it'
+  })),
+  refreshPath: Type.Optional(Type.String({
+    pattern: LOGIN_PATH,
+    maxLength: 200,
+    description: 'The renewal\'s address path: a POST carrying `Authorization: Bearer <refresh ' +
+      'token>`, answered like the login. Without one, every renewal is a new login'
+  })),
+  body: Type.Optional(Type.Record(Type.String(), Type.Unknown(), {
+    description: withDefault('The login\'s JSON body: its string values "{username}" and ' +
+      '"{password}" are replaced by UPSTREAM_LOGIN_USERNAME and UPSTREAM_LOGIN_PASSWORD; never ' +
+      'write the account here', login.body)
+  })),
+  tokenField: Type.Optional(FieldPath(withDefault('Where the access token is in the login\'s and ' +
+    'the renewal\'s answers', login.tokenField))),
+  expiresField: Type.Optional(FieldPath(withDefault('Where its lifetime in seconds is',
+    login.expiresField))),
+  refreshTokenField: Type.Optional(FieldPath(withDefault('Where the refresh token is',
+    login.refreshTokenField))),
+  renewBeforeSeconds: Type.Optional(Count(0, 86400, withDefault('Renew the token this long ' +
+    'before it expires (at half its lifetime when that comes first), in seconds',
+  login.renewBeforeSeconds))),
+  minIntervalSeconds: Type.Optional(Count(0, 3600, withDefault('At most one login per this ' +
+    'interval that is not due to the token\'s lifetime (a hub 401, a failed login), so that the ' +
+    'gateway cannot lock the hub account', login.minIntervalSeconds)))
+}, {
+  additionalProperties: false,
+  description: 'The hub\'s login (UPSTREAM_CREDENTIALS=login): where it is, what it is sent, ' +
+    'where its answers keep the token, and how often it is used'
+})
 
 function profileSchema<O extends TSchema> (operations: O) {
   return Type.Object({
@@ -132,16 +234,19 @@ function profileSchema<O extends TSchema> (operations: O) {
       lookup: Type.Optional(Prefix('Prefix of the lookups (BL lists, declarations, container lists)')),
       sp2: Type.Optional(Prefix('Prefix of the SP2 operations')),
       booking: Type.Optional(Prefix('Prefix of the booking operations'))
-    }, { additionalProperties: false, description: 'The address prefix of each area, before each operation\'s path (default from UPSTREAM_PATH_SEGMENT and UPSTREAM_ENV)' })),
+    }, {
+      additionalProperties: false,
+      description: withDefault('The address prefix of each area, before each operation\'s path',
+        Object.entries(BUILT_IN.prefixes).map(([area, prefix]) => `${area} ${prefix}`).join(', '))
+    })),
+    timeZone: Type.Optional(Type.String({
+      pattern: TIME_ZONE,
+      description: withDefault('The UTC offset of the hub\'s local times', BUILT_IN.timeZone)
+    })),
     tokenScheme: Type.Optional(Type.String({ pattern: '^[A-Za-z0-9-]*$', maxLength: 32, description: 'The scheme put before an access token the gateway got by logging in (`Bearer`); empty: the token alone' })),
     stringValues: Type.Optional(Type.Boolean({ description: 'true: the hub sends numbers and flags as strings (the gateway reads them per the item spec either way, and counts them)' })),
-    login: Type.Optional(Type.Object({
-      path: Type.Optional(Type.String({ pattern: PREFIX, maxLength: 200, description: 'The login\'s address path under {base_url} (UPSTREAM_BASE_URL): a POST of the username and password as JSON (in place of UPSTREAM_LOGIN_URL)' })),
-      refreshPath: Type.Optional(Type.String({ pattern: PREFIX, maxLength: 200, description: 'The renewal\'s address path under {base_url}: a POST carrying `Authorization: Bearer <refresh token>`, answered like the login (in place of UPSTREAM_LOGIN_REFRESH_URL). Without one, every renewal is a new login' })),
-      tokenField: Type.Optional(FieldPath('Where the access token is in the login\'s and the renewal\'s answers (in place of UPSTREAM_LOGIN_TOKEN_FIELD)')),
-      expiresField: Type.Optional(FieldPath('Where its lifetime in seconds is (in place of UPSTREAM_LOGIN_EXPIRES_FIELD)')),
-      refreshTokenField: Type.Optional(FieldPath('Where the refresh token is (in place of UPSTREAM_LOGIN_REFRESH_TOKEN_FIELD)'))
-    }, { additionalProperties: false, description: 'The hub\'s login (UPSTREAM_CREDENTIALS=login): where it is and where its answers keep the token. A member given here and its setting changed from its default stop start-up' })),
+    login: Type.Optional(loginSchema),
+    ...calling,
     defaults: Type.Optional(SettingsSchema),
     operations: Type.Optional(operations)
   }, { additionalProperties: false, title: 'Hub profile', description: 'How a variant of the customs hub addresses, authenticates and answers the operations the gateway calls' })

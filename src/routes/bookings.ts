@@ -23,7 +23,9 @@ const bookingParams = Type.Object({ bookingRequestId: PARAM_SCHEMAS.bookingReque
 
 /** Truck platform booking calls (docs/api.md#routes); never retried automatically. */
 export default async function bookingRoutes (app: FastifyInstance) {
-  const { PLATFORM_ID, UPSTREAM_TIMEZONE } = app.config
+  const { PLATFORM_ID } = app.config
+  // The UTC offset of the hub's local times, as its profile says.
+  const { timeZone } = app.hub.profile
 
   registerWrite(app, {
     operation: 'DetilBooking',
@@ -32,14 +34,17 @@ export default async function bookingRoutes (app: FastifyInstance) {
     async handler (request, hub) {
       const { bookingRequestId } = request.params
       const offer = request.body
-      const body = toUpstreamOffer(bookingRequestId, offer, PLATFORM_ID, UPSTREAM_TIMEZONE)
+      const body = toUpstreamOffer(bookingRequestId, offer, PLATFORM_ID, timeZone)
       // The years of the format hold for the hub's local time too: 2100-12-31T23:00:00-05:00 is 2101 at +07:00.
       if (!inDateYears(Number(/^(\d{4})-/.exec(body.waktuPenawaran)?.[1]))) {
-        const rule = `must be in the years ${BL_DATE_YEARS.first} to ${BL_DATE_YEARS.last} in the hub's local time (${UPSTREAM_TIMEZONE}) too`
+        const rule = `must be in the years ${BL_DATE_YEARS.first} to ${BL_DATE_YEARS.last} ` +
+          `in the hub's local time (${timeZone}) too`
         throw gatewayError('VALIDATION_FAILED', { details: [{ field: 'body.offeredAt', rule }] }, `body.offeredAt ${rule}`)
       }
       const data = await hub({ params: { bookingRequestId }, body })
-      return writeAnswer({ bookingRequestId, serviceOrderId: offer.serviceOrderId, price: offer.price, offeredAt: toIsoDateTime(body.waktuPenawaran, UPSTREAM_TIMEZONE) }, data)
+      const offeredAt = toIsoDateTime(body.waktuPenawaran, timeZone)
+      const { serviceOrderId, price } = offer
+      return writeAnswer({ bookingRequestId, serviceOrderId, price, offeredAt }, data)
     }
   })
 

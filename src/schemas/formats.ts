@@ -102,7 +102,7 @@ function patterned (pattern: string, rule: string): FormatDefinition & { pattern
 export const BL_NO = patterned('^[A-Za-z0-9][A-Za-z0-9./-]{0,34}$', '1 to 35 characters: letters, digits, and . / - (starting with a letter or digit)')
 /**
  * A BL number where the hub takes its parameters in its path
- * (UPSTREAM_PARAM_PLACEMENT=path): no `/`, which, sent as %2F, would let a hub
+ * (a hub profile's path placeholders): no `/`, which, sent as %2F, would let a hub
  * or a proxy that decodes %2F read `A/../../X` as another address.
  */
 export const BL_NO_SEGMENT = patterned('^[A-Za-z0-9][A-Za-z0-9.-]{0,34}$', '1 to 35 characters: letters, digits, . and - (starting with a letter or digit; no /, since the hub takes it as a path segment)')
@@ -129,7 +129,7 @@ export function isBlDate (value: string): boolean {
  * range is refused rather than sent: `0000-01-01` or `9999-12-31` is no
  * offer's time, and past 9999 the hub's local time would not even have four
  * digits. The route checks the hub's local time of it against the same years
- * (routes/bookings.ts), since that depends on UPSTREAM_TIMEZONE.
+ * (routes/bookings.ts), since that depends on the hub profile's timeZone.
  */
 const DATE_TIME = /^(\d{4}-\d{2}-\d{2})[Tt]([01]\d|2[0-3]):[0-5]\d:[0-5]\d(?:\.\d{1,9})?(?:[Zz]|[+-](?:[01]\d|2[0-3]):[0-5]\d)$/
 

@@ -16,6 +16,8 @@ export interface StateDeps {
   log: FastifyBaseLogger
   /** Login mode renews the hub session by its refresh token (a renewal address is known): the session lock outlasts a refused refresh and a login. */
   loginRefreshes?: boolean
+  /** How long each step of a login may take: the session lock outlasts a login. */
+  loginTimeoutMs: number
 }
 
 /** The settings createState reads. */
@@ -23,7 +25,7 @@ export type StateConfig = Pick<Config,
   | 'IDEMPOTENCY_TTL_SECONDS' | 'IDEMPOTENCY_MAX_ENTRIES'
   | 'REDIS_URL' | 'REDIS_KEY_PREFIX' | 'REDIS_COMMAND_TIMEOUT_MS'
   | 'REDIS_SENTINELS' | 'REDIS_SENTINEL_MASTER_NAME' | 'REDIS_SENTINEL_USERNAME' | 'REDIS_SENTINEL_PASSWORD' | 'REDIS_REPLICA_ACK_TIMEOUT_MS'
-  | 'UPSTREAM_DEADLINE_MS' | 'UPSTREAM_HEADERS_TIMEOUT_MS'
+  | 'UPSTREAM_DEADLINE_MS'
   | 'EVENTS_REPLAY_SECONDS' | 'EVENTS_REPLAY_MAX'>
 
 /** Rate-limit keys (clients and addresses) this process counts at most; the least recently seen go first. */
@@ -35,7 +37,8 @@ const RATE_LIMIT_KEYS = 10_000
  * every replica, over one connection set per process (state/redis/,
  * docs/redis.md), closed with the state.
  */
-export async function createState (config: StateConfig, { clock, log, loginRefreshes = false }: StateDeps): Promise<GatewayState> {
+export async function createState (config: StateConfig, deps: StateDeps): Promise<GatewayState> {
+  const { clock, log, loginRefreshes = false, loginTimeoutMs } = deps
   const url = config.REDIS_URL
   // A replica's own memory of lookups, whatever the state: in front of the shared tier, if any.
   const lookupStore = <T>(budget: LookupBudget): LookupStore<T> =>
@@ -57,6 +60,6 @@ export async function createState (config: StateConfig, { clock, log, loginRefre
   // 1.3 MB of heap (measured in the built gateway) a single instance would
   // otherwise keep for nothing.
   const { createRedisState } = await import('./redis/index.ts')
-  const deps = { log, clock, rateLimitKeys: RATE_LIMIT_KEYS, loginRefreshes }
-  return { ...createRedisState({ ...config, REDIS_URL: url }, deps), lookupStore }
+  const redisDeps = { log, clock, rateLimitKeys: RATE_LIMIT_KEYS, loginRefreshes, loginTimeoutMs }
+  return { ...createRedisState({ ...config, REDIS_URL: url }, redisDeps), lookupStore }
 }

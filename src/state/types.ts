@@ -240,7 +240,7 @@ export interface HubSession {
   expiresAt: number
   /** When to renew it (ms epoch, before expiresAt); unset: the holder's own margin before expiresAt. */
   renewAt?: number
-  /** The hub's refresh token, which renews the session without a login (UPSTREAM_LOGIN_REFRESH_URL). */
+  /** The hub's refresh token, which renews the session without a login (at login.refreshPath). */
   refreshToken?: string
 }
 

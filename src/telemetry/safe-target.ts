@@ -11,7 +11,7 @@ export const HUB_TARGET = createContextKey('customs-gateway hub address template
 /**
  * The url.* attributes of an outgoing HTTP span without the values of the
  * call: the path is the hub operation's template when the hub client said
- * it (values may be path segments, UPSTREAM_PARAM_PLACEMENT=path), and every
+ * it (values may be path segments, a hub profile's placeholders), and every
  * query value is REDACTED, names kept.
  */
 export function safeTarget (origin: string, path: string): Attributes {

@@ -73,21 +73,21 @@ export interface HubClientOptions {
   callPath?: (steps: readonly CallStep[]) => readonly CallStep[]
 }
 
-/** What the policies are given, read from the settings in this one place. */
-export function policyOptions (config: HubClientConfig) {
+/** What the policies are given, read from the settings and the profile in this one place. */
+export function policyOptions (config: HubClientConfig, profile: ProfileInForce) {
   return {
     callsPerClient: config.UPSTREAM_MAX_CALLS_PER_CLIENT,
     deadlineMs: config.UPSTREAM_DEADLINE_MS,
     breaker: {
-      errorThresholdPercentage: config.BREAKER_ERROR_PERCENTAGE,
-      volumeThreshold: config.BREAKER_VOLUME_THRESHOLD,
-      rollingCountTimeout: config.BREAKER_WINDOW_MS,
-      resetTimeout: config.BREAKER_RESET_MS
+      errorThresholdPercentage: profile.breaker.errorPercentage,
+      volumeThreshold: profile.breaker.volumeThreshold,
+      rollingCountTimeout: profile.breaker.windowMs,
+      resetTimeout: profile.breaker.resetMs
     },
     retry: {
-      retries: config.UPSTREAM_RETRIES,
-      baseMs: config.UPSTREAM_RETRY_BASE_MS,
-      maxMs: config.UPSTREAM_RETRY_MAX_MS
+      retries: profile.retries.count,
+      baseMs: profile.retries.baseMs,
+      maxMs: profile.retries.maxMs
     }
   }
 }
@@ -98,12 +98,14 @@ export function createHubClient (options: HubClientOptions): HubClient {
   const profile = options.profile ?? resolveProfile(config)
   const operations = resolveOperations(config, profile)
   const drift = createDriftReporter(options.onDrift)
-  const given = policyOptions(config)
+  const given = policyOptions(config, profile)
   const cache = createCachePolicy({ config, credentials, lookupStore, tier: lookupTier, clock })
   const breakers = createBreakers(operations, given.breaker)
   const budgetFromBytes = LARGE_ANSWER_BYTES
-  const transport = createTransport({ config, userAgent, budgetFromBytes, drift })
-  const decoder = createDecoder({ operations, config, onSlowPath: options.onSlowPath, drift })
+  const transport = createTransport({ config, profile, userAgent, budgetFromBytes, drift })
+  const decoder = createDecoder({
+    operations, config, timeZone: profile.timeZone, onSlowPath: options.onSlowPath, drift
+  })
   // Each operation's address without its values, for the spans of its calls.
   const templates = new Map([...operations.values()]
     .map(op => [op.id, transport.basePath(op.service) + op.address]))

@@ -28,7 +28,9 @@ const SCRATCH_KEEP_BYTES = 4 * 1024 * 1024
 
 export interface DecoderOptions {
   operations: OperationMap
-  config: Pick<Config, 'TRANSCODE_THREADS' | 'UPSTREAM_TIMEZONE'>
+  config: Pick<Config, 'TRANSCODE_THREADS'>
+  /** The UTC offset of the hub's local times (the profile's timeZone), for the threads. */
+  timeZone: string
   /** Called when a 2xx answer is read by the reference path (the transcoder gave up, or there is none). */
   onSlowPath?: ((operation: ResolvedOperation['id']) => void) | undefined
   /** Where what the hub sent beyond its documented forms is counted and logged. */
@@ -53,12 +55,13 @@ function emptyList (statusCode: number): Fetched {
   return { json, count: 0, upstreamStatus: statusCode, body, cached: false }
 }
 
-export function createDecoder ({ operations, config, onSlowPath, drift }: DecoderOptions): Decoder {
+export function createDecoder (options: DecoderOptions): Decoder {
+  const { operations, config, timeZone, onSlowPath, drift } = options
   const largeAnswers = oneTurnEach()
   const threads = transcodeThreads(config.TRANSCODE_THREADS)
   const transcoding = threads === 0
     ? undefined
-    : createTranscodePool(threads, threadSetup(operations, config.UPSTREAM_TIMEZONE))
+    : createTranscodePool(threads, threadSetup(operations, timeZone))
   let scratch: Buffer = Buffer.allocUnsafeSlow(64 * 1024)
 
   /**

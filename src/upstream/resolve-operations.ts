@@ -65,7 +65,7 @@ export interface ResolvedOperation {
   failure: FailureRules | undefined
   /** A 404 is the hub's answer that the list has nothing (profile `notFound: "404"`). */
   emptyWhenNotFound: boolean
-  /** Per-operation undici timeouts; undefined: the pool's. */
+  /** Its undici timeouts (the profile's `timeouts`); undefined: the pool's. */
   headersTimeout?: number
   bodyTimeout?: number
   /** Cache lifetime of a GET lookup. */
@@ -131,8 +131,12 @@ function piecesOf (profile: OperationProfile, params: readonly ResolvedParam[]):
   return pieces
 }
 
-function resolveOne (op: HubOperation, profile: OperationProfile, config: Config): ResolvedOperation {
-  const override = config.UPSTREAM_OPERATIONS[op.id] ?? {}
+function resolveOne (
+  op: HubOperation,
+  profile: OperationProfile,
+  config: Config,
+  timeZone: string
+): ResolvedOperation {
   const { params, pieces } = placementOf(profile)
   const answer = answerOf(profile.answerKey)
   const drift = { bits: 0 }
@@ -144,7 +148,7 @@ function resolveOne (op: HubOperation, profile: OperationProfile, config: Config
   const failure = failureRules(profile.failure)
   // The fast path reads the documented forms; null strings and 2xx failures are the reference path's.
   const fastPath = profile.nullStrings.length === 0 && failure === undefined ? { answer, dayOnly: tolerance.dayOnly } : undefined
-  const transcode = fastPath === undefined ? undefined : transcoderOf(op, fastPath, config.UPSTREAM_TIMEZONE)
+  const transcode = fastPath === undefined ? undefined : transcoderOf(op, fastPath, timeZone)
   return {
     id: op.id as OperationId,
     method: op.method,
@@ -163,10 +167,10 @@ function resolveOne (op: HubOperation, profile: OperationProfile, config: Config
     errorFields: profile.errorFields,
     failure,
     emptyWhenNotFound: profile.notFound === '404',
-    ...(override.headersTimeoutMs === undefined ? {} : { headersTimeout: override.headersTimeoutMs }),
-    ...(override.bodyTimeoutMs === undefined ? {} : { bodyTimeout: override.bodyTimeoutMs }),
-    cacheTtlSeconds: op.method === 'GET' ? override.cacheTtlSeconds ?? config.CACHE_TTL_SECONDS : 0,
-    normalize: compileNormalizer(op.response.item, { offset: config.UPSTREAM_TIMEZONE, tolerance }),
+    headersTimeout: profile.timeouts.headersMs,
+    bodyTimeout: profile.timeouts.bodyMs,
+    cacheTtlSeconds: op.method === 'GET' ? profile.cacheTtlSeconds ?? config.CACHE_TTL_SECONDS : 0,
+    normalize: compileNormalizer(op.response.item, { offset: timeZone, tolerance }),
     drift,
     transcode,
     fastPath: transcode === undefined ? undefined : fastPath
@@ -175,7 +179,8 @@ function resolveOne (op: HubOperation, profile: OperationProfile, config: Config
 
 /** Every operation of the catalogue as the profile in force (resolved from `config` when not given) calls and reads it. */
 export function resolveOperations (config: Config, profile: ProfileInForce = resolveProfile(config)): OperationMap {
-  return new Map((OPERATIONS as readonly HubOperation[]).map(op => [op.id as OperationId, resolveOne(op, profile.operations.get(op.id as OperationId)!, config)]))
+  return new Map((OPERATIONS as readonly HubOperation[]).map(op => [op.id as OperationId,
+    resolveOne(op, profile.operations.get(op.id as OperationId)!, config, profile.timeZone)]))
 }
 
 /** A validated gateway value in the form the hub expects. */

@@ -16,15 +16,17 @@ import type { DriftReporter } from './drift.ts'
 import { afterHubActed, retryAfterSeconds, statusFailure, transportFailure } from './failures.ts'
 import { DRIFT } from '../mapping/drift.ts'
 import { hubError } from './hub-message.ts'
+import type { ProfileInForce } from '../profile/resolve.ts'
 import type { ResolvedOperation } from './resolve-operations.ts'
 
 export type TransportConfig = Pick<Config,
-  'UPSTREAM_MAX_CONNECTIONS' | 'UPSTREAM_CONNECT_TIMEOUT_MS' | 'UPSTREAM_HEADERS_TIMEOUT_MS' | 'UPSTREAM_BODY_TIMEOUT_MS' |
   'UPSTREAM_BODY_BUDGET_BYTES' | 'UPSTREAM_MAX_RESPONSE_BYTES'> &
   { UPSTREAM_HUB_URL: string, UPSTREAM_BASE_URL: string, UPSTREAM_API_KEY: string }
 
 export interface TransportOptions {
   config: TransportConfig
+  /** The hub profile's connections and default timeouts: each address's pool. */
+  profile: Pick<ProfileInForce, 'connections' | 'timeouts'>
   userAgent: string
   /** Bodies declared this large or larger wait for room in UPSTREAM_BODY_BUDGET_BYTES before they are read. */
   budgetFromBytes: number
@@ -98,7 +100,7 @@ function deadlinePassed (): Error {
 }
 
 export function createTransport (options: TransportOptions): Transport {
-  const { config, userAgent, budgetFromBytes, drift } = options
+  const { config, profile, userAgent, budgetFromBytes, drift } = options
   const buffers = options.buffers ?? bodyPool(config.UPSTREAM_BODY_BUDGET_BYTES)
   const pools = new Map<string, Pool>()
   const maxBytes = config.UPSTREAM_MAX_RESPONSE_BYTES
@@ -110,10 +112,10 @@ export function createTransport (options: TransportOptions): Transport {
     let pool = pools.get(url.origin)
     if (pool === undefined) {
       pool = new Pool(url.origin, {
-        connections: config.UPSTREAM_MAX_CONNECTIONS,
-        connect: { timeout: config.UPSTREAM_CONNECT_TIMEOUT_MS },
-        headersTimeout: config.UPSTREAM_HEADERS_TIMEOUT_MS,
-        bodyTimeout: config.UPSTREAM_BODY_TIMEOUT_MS,
+        connections: profile.connections.max,
+        connect: { timeout: profile.connections.connectTimeoutMs },
+        headersTimeout: profile.timeouts.headersMs,
+        bodyTimeout: profile.timeouts.bodyMs,
         keepAliveTimeout: 10_000
       })
       pools.set(url.origin, pool)

@@ -1,9 +1,13 @@
 import { existsSync } from 'node:fs'
 import { basename, join } from 'node:path'
+import { fileURLToPath } from 'node:url'
 import { ANY_HOST } from '../../src/config/listen.ts'
 import { ConfigError, isSandboxMode, loadConfig, type Config } from '../../src/config/load.ts'
 import { ConfigSchema } from '../../src/config/schema.ts'
-import { SECRET_SETTINGS as GATEWAY_SECRETS } from '../../src/config/secret-files.ts'
+import {
+  SECRET_FILE_SETTINGS, SECRET_SETTINGS as GATEWAY_SECRETS
+} from '../../src/config/secret-files.ts'
+import { loadProfileFile } from '../../src/profile/load.ts'
 import type { ComposeFile, ComposeService } from './compose.ts'
 import { backends, haproxyTimeout, healthCheck, servers, type HaproxySection } from './haproxy.ts'
 import type { KubeObject } from './kustomize.ts'
@@ -43,11 +47,9 @@ export const SECRET_SETTINGS = GATEWAY_SECRETS
 const SECRET_EXAMPLES: Record<typeof SECRET_SETTINGS[number], string> = {
   UPSTREAM_API_KEY: 'example-hub-key',
   UPSTREAM_ACCESS_TOKEN: 'example-hub-token',
-  UPSTREAM_LOGIN_BODY: '{}',
   UPSTREAM_LOGIN_USERNAME: 'example-user',
   UPSTREAM_LOGIN_PASSWORD: 'example-password',
-  REDIS_URL: 'rediss://gateway@redis.example.internal:6380',
-  REDIS_PASSWORD: 'example-redis-password',
+  REDIS_URL: 'rediss://gateway:example-redis-password@redis.example.internal:6380',
   REDIS_SENTINEL_PASSWORD: 'example-sentinel-password'
 }
 /** A URL with a password in it. */
@@ -56,7 +58,8 @@ const CREDENTIALS_IN_URL = /[a-z][a-z0-9+.-]*:\/\/[^\s/@:]*:[^\s/@]+@/i
 type Env = Record<string, string>
 
 function isSetting (name: string): boolean {
-  return Object.hasOwn(ConfigSchema.properties, name) || name === 'NODE_ENV' || /^OTEL_[A-Z0-9_]+$/.test(name)
+  return Object.hasOwn(ConfigSchema.properties, name) || SECRET_FILE_SETTINGS.includes(name) ||
+    name === 'NODE_ENV' || /^OTEL_[A-Z0-9_]+$/.test(name)
 }
 
 function schemaDefault (name: keyof typeof ConfigSchema.properties): number {
@@ -69,9 +72,37 @@ function milliseconds (env: Env, name: 'SHUTDOWN_GRACE_MS' | 'SERVER_KEEP_ALIVE_
   return value === undefined || value === '' ? schemaDefault(name) : Number(value)
 }
 
+/** The repository: what the image holds of deploy/profiles/ is its files. */
+const ROOT = new URL('../../', import.meta.url)
+
+/** A *_FILE setting naming a secret's file (UPSTREAM_PROFILE_FILE's, the hub profile, is none). */
+function isSecretFile (name: string): boolean {
+  return name.endsWith('_FILE') && name !== 'UPSTREAM_PROFILE_FILE'
+}
+
+/**
+ * The hub profile a replica reads: one the image ships (deploy/profiles/,
+ * under its WORKDIR), which must load as the gateway loads it.
+ */
+function profileFileProblems (config: Config): string[] {
+  const file = config.UPSTREAM_PROFILE_FILE
+  if (file === undefined) return []
+  if (!/^deploy\/profiles\/[a-z0-9-]+\.json$/.test(file)) {
+    return [`UPSTREAM_PROFILE_FILE: ${file} is not a profile the image ships (deploy/profiles/)`]
+  }
+  try {
+    loadProfileFile(fileURLToPath(new URL(file, ROOT)))
+    return []
+  } catch (error) {
+    if (error instanceof ConfigError) return error.problems
+    throw error
+  }
+}
+
 function loadProblems (env: Env): { config?: Config, problems: string[] } {
   try {
-    return { config: loadConfig(env), problems: [] }
+    const config = loadConfig(env)
+    return { config, problems: profileFileProblems(config) }
   } catch (error) {
     if (error instanceof ConfigError) return { problems: error.problems }
     throw error
@@ -143,7 +174,7 @@ function withSecretFiles (d: ComposeDeployment, name: string, env: Env): Env {
   if (service === undefined) return env
   const onHost = new Map([...secretTargets(service)].map(([source, target]) => [target, d.compose.secrets?.[source]?.file]))
   return Object.fromEntries(Object.entries(env).map(([key, value]) => {
-    const file = key.endsWith('_FILE') ? onHost.get(value) : undefined
+    const file = isSecretFile(key) ? onHost.get(value) : undefined
     return [key, file === undefined ? value : join(d.secretsDir, basename(file))]
   }))
 }
@@ -296,8 +327,10 @@ export function composeSecretProblems (d: ComposeDeployment): string[] {
   for (const [name, service] of gatewayServices(d.compose)) {
     const targets = [...secretTargets(service).values()]
     const env = replicaEnv(d, name)
-    // The hub's key and the clients always; every other *_FILE that is set (login mode's account, Redis's password).
-    const files = new Set(['UPSTREAM_API_KEY_FILE', 'CLIENTS_FILE', ...Object.keys(env).filter(key => key.endsWith('_FILE') && env[key] !== '')])
+    // The hub's key and the clients always; every other secret's file that is set (login mode's
+    // account, Redis's URL).
+    const set = Object.keys(env).filter(key => isSecretFile(key) && env[key] !== '')
+    const files = new Set(['UPSTREAM_API_KEY_FILE', 'CLIENTS_FILE', ...set])
     for (const setting of files) {
       if (!targets.includes(env[setting] ?? '')) problems.push(`compose.yaml ${name}: ${setting}=${env[setting] ?? ''} is not a mounted secret`)
     }
@@ -584,7 +617,8 @@ export function kubernetesSecretProblems (objects: KubeObject[]): string[] {
       // Every *_FILE setting, of the container's env or its ConfigMaps: the hub's key and the clients always.
       const declared = declaredEnv(objects, container)
       const mounted = mountedSecretPaths(pod, container)
-      for (const setting of new Set(['UPSTREAM_API_KEY_FILE', 'CLIENTS_FILE', ...Object.keys(declared).filter(key => key.endsWith('_FILE') && declared[key] !== '')])) {
+      const set = Object.keys(declared).filter(key => isSecretFile(key) && declared[key] !== '')
+      for (const setting of new Set(['UPSTREAM_API_KEY_FILE', 'CLIENTS_FILE', ...set])) {
         const path = declared[setting] ?? ''
         if (!mounted.some(dir => path.startsWith(`${dir}/`))) problems.push(`${where}: ${setting}=${path} is not a file of a mounted Secret`)
       }

@@ -44,11 +44,13 @@ export const PROFILES: Record<Profile, ProfileSettings> = {
 /** The settings every replica runs with besides the hub's and Redis's: what the timings below assume. */
 export const GATEWAY_SETTINGS = {
   UPSTREAM_DEADLINE_MS: 3000,
-  UPSTREAM_HEADERS_TIMEOUT_MS: 3000,
   REDIS_COMMAND_TIMEOUT_MS: 500,
   SHUTDOWN_GRACE_MS: 5000,
   LOG_LEVEL: 'warn'
 } as const
+
+/** The hub profile of every replica: the documented hub, its headers timeout the deadline's. */
+export const HUB_PROFILE = { name: 'faults', defaults: { timeouts: { headersMs: 3000 } } } as const
 
 /** The hub's pace: writes are at the hub for about this long, so that a fault lands on some. */
 const HUB_LATENCY_MS = 150
@@ -92,6 +94,12 @@ function version (command: string, args: string[], pattern: RegExp): string {
   }
 }
 
+function profileFile (dir: string): string {
+  const file = join(dir, 'hub-profile.json')
+  writeFileSync(file, JSON.stringify(HUB_PROFILE))
+  return file
+}
+
 function clientsFile (dir: string, clients: Array<{ name: string, key: string, scopes: string[], rateLimit?: { max: number, timeWindow: string }, events?: 'all' }>): string {
   const file = join(dir, 'clients.json')
   writeFileSync(file, JSON.stringify(clients.map(({ key, ...rest }) => ({ ...rest, keySha256: hashClientKey(key) }))))
@@ -132,7 +140,12 @@ export async function runFaults ({ profile, seed, dir = join(tmpdir(), `gateway-
     cluster = await startCluster({
       dir,
       replicas: 3,
-      gatewayEnv: { ...sandboxEnv(sandbox.url), ...Object.fromEntries(Object.entries(GATEWAY_SETTINGS).map(([name, value]) => [name, String(value)])), CLIENTS_FILE: clients }
+      gatewayEnv: {
+        ...sandboxEnv(sandbox.url),
+        ...Object.fromEntries(Object.entries(GATEWAY_SETTINGS).map(([k, v]) => [k, String(v)])),
+        CLIENTS_FILE: clients,
+        UPSTREAM_PROFILE_FILE: profileFile(dir)
+      }
     })
     const up = cluster
     await healthy(up, 60_000)
@@ -216,6 +229,7 @@ export async function runFaults ({ profile, seed, dir = join(tmpdir(), `gateway-
         'client timeout per attempt (ms)': ATTEMPT_TIMEOUT_MS,
         'hub latency (ms)': `${HUB_LATENCY_MS} ± ${HUB_JITTER_MS}`,
         ...GATEWAY_SETTINGS,
+        'hub headers timeout (ms, the hub profile\'s)': HUB_PROFILE.defaults.timeouts.headersMs,
         'rate limit of a probe client': `${PROBE_LIMIT} a minute`
       },
       writes: writers.writes,

@@ -5,7 +5,7 @@ import { createGatewayClient, subscribeEvents, type BookedEvent, type StreamRelo
 import { buildApp } from '../../src/app.ts'
 import { resolveConfig } from '../../src/config/resolve.ts'
 import { SANDBOX_FIXTURES as F, sandboxEnv, startSandbox } from '../../src/sandbox/index.ts'
-import { RESILIENCE_OFF, writeClientsFile, type TestClient } from '../helper.ts'
+import { RESILIENCE_OFF, testProfile, writeClientsFile, type TestClient } from '../helper.ts'
 import { startRedisServer, until } from './redis-server.ts'
 
 // A Node program (the typed client's subscribeEvents) against two gateway
@@ -30,7 +30,7 @@ async function replicas (t: Test) {
     REDIS_COMMAND_TIMEOUT_MS: '2000'
   })
   const start = async (port = 0): Promise<{ app: FastifyInstance, baseUrl: string, port: number }> => {
-    const app = await buildApp({ config, sandbox: true }, false)
+    const app = await buildApp({ config, sandbox: true, profile: testProfile() }, false)
     t.teardown(() => app.close())
     await app.listen({ port, host: '127.0.0.1' })
     const address = app.server.address() as { port: number }

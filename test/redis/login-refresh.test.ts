@@ -5,7 +5,7 @@ import { test } from 'tap'
 import { buildApp } from '../../src/app.ts'
 import { resolveConfig } from '../../src/config/resolve.ts'
 import { SANDBOX_PASSWORD, sandboxEnv, startSandbox, type Sandbox } from '../../src/sandbox/index.ts'
-import { manualClock, RESILIENCE_OFF, until } from '../helper.ts'
+import { manualClock, RESILIENCE_OFF, testProfile, until } from '../helper.ts'
 import { startRedisServer, until as eventually } from './redis-server.ts'
 
 // Two gateway replicas in login mode on one real redis-server, in front of a
@@ -25,21 +25,23 @@ async function replicas (t: Test) {
   const sandbox = await startSandbox({ loginAnswer: 'envelope', loginTokenTtlMs: 60_000, now: clock.now })
   t.teardown(() => sandbox.close())
   const config = resolveConfig({
-    ...sandboxEnv(sandbox.url, { loginAnswer: 'envelope' }),
+    ...sandboxEnv(sandbox.url),
     ...RESILIENCE_OFF,
     UPSTREAM_CREDENTIALS: 'login',
     UPSTREAM_ACCESS_TOKEN: '',
-    UPSTREAM_LOGIN_RENEW_BEFORE_SECONDS: '10',
     UPSTREAM_MAX_CALLS_PER_CLIENT: '0',
     LOG_LEVEL: 'debug',
     REDIS_URL: redis.url,
     REDIS_KEY_PREFIX: PREFIX,
     REDIS_COMMAND_TIMEOUT_MS: '2000'
   })
+  // The sandbox's login, answering in the envelope; renewed 10 s before the token expires.
+  const profile = testProfile({ loginAnswer: 'envelope' }, { login: { renewBeforeSeconds: 10 } })
   const logs: string[] = []
   const stream = new Writable({ write (chunk: Buffer, _encoding, callback) { logs.push(chunk.toString()); callback() } })
   const start = async (): Promise<FastifyInstance> => {
-    const app = await buildApp({ config, sandbox: true, clock: clock.now }, { level: 'debug', stream })
+    const options = { config, sandbox: true, profile, clock: clock.now }
+    const app = await buildApp(options, { level: 'debug', stream })
     t.teardown(() => app.close())
     // A loaded machine may take longer than the start-up's wait for Redis: without it each replica would log in itself.
     await eventually(async () => (await app.inject({ url: '/health/ready' })).json().data?.redis === 'up', 10_000, 'the replica uses Redis')

@@ -5,7 +5,7 @@ import WebSocket from 'ws'
 import { buildApp } from '../../src/app.ts'
 import { resolveConfig } from '../../src/config/resolve.ts'
 import { SANDBOX_FIXTURES as F, sandboxEnv, startSandbox, type Sandbox, type SandboxOptions } from '../../src/sandbox/index.ts'
-import { RESILIENCE_OFF, writeClientsFile, type TestClient } from '../helper.ts'
+import { RESILIENCE_OFF, testProfile, writeClientsFile, type TestClient } from '../helper.ts'
 import { connect, startRedisServer, until, type RedisServer } from './redis-server.ts'
 
 // Two gateway replicas, each its own Fastify app listening on a loopback
@@ -58,7 +58,8 @@ async function replicas (t: Test, options: { env?: Record<string, string>, sandb
     ...options.env
   })
   const start = async (name: string): Promise<Replica> => {
-    const app = await buildApp({ config, sandbox: true }, false)
+    const profile = testProfile(options.sandbox)
+    const app = await buildApp({ config, sandbox: true, profile }, false)
     t.teardown(() => app.close())
     await app.listen({ port: 0, host: '127.0.0.1' })
     const { port } = app.server.address() as { port: number }

@@ -52,28 +52,33 @@ test('no value written to Redis reaches a log line when Redis refuses the write 
   }
 })
 
-// REDIS_PASSWORD_FILE beside a REDIS_URL without a password: what a Secret mounted as a file gives.
-test('REDIS_URL without a password and REDIS_PASSWORD_FILE: the gateway is let in as its user, and the password is in no log line', async (t) => {
+// REDIS_URL_FILE holding the address with its password: what a Secret mounted as a file gives
+// (the one way to give the password).
+test('REDIS_URL_FILE with the password: let in as its user, the password in no log', async (t) => {
   const password = 'p@ss:w/rd %x-71c3'
   const server = await startRedisServer(t, { user: { name: 'gateway', password } })
   const dir = mkdtempSync(join(tmpdir(), 'gateway-redis-secret-'))
   t.teardown(() => rmSync(dir, { recursive: true, force: true }))
-  const file = join(dir, 'redis-password')
-  writeFileSync(file, `${password}\n`)
-  const address = `redis://gateway@127.0.0.1:${server.port}`
-  const { app, rawLogs } = await build(t, { env: { REDIS_URL: address, REDIS_PASSWORD_FILE: file, REDIS_KEY_PREFIX: 'test:' } })
+  const file = join(dir, 'redis-url')
+  const address = (secret: string) =>
+    `redis://gateway:${encodeURIComponent(secret)}@127.0.0.1:${server.port}`
+  writeFileSync(file, `${address(password)}\n`)
+  const env = { REDIS_URL_FILE: file, REDIS_KEY_PREFIX: 'test:' }
+  const { app, rawLogs } = await build(t, { env })
   const ready = await app.inject({ url: '/health/ready' })
-  t.equal(ready.json().data.redis, 'up', 'authenticated with the password of the file')
+  t.equal(ready.json().data.redis, 'up', 'authenticated with the password of the file\'s address')
   t.equal((await app.inject({ url: `/v1/customs/bc20/bills-of-lading?npwp=${SANDBOX_FIXTURES.taxpayer.npwp}` })).statusCode, 200)
   // A careless log of the whole configuration.
   app.log.info({ config: app.config }, 'careless')
   const text = rawLogs.join('\n')
   t.match(text, 'careless')
-  for (const form of [password, encodeURIComponent(password)]) t.notMatch(text, form, 'the password, as written and as put into the URL, is in no log line')
+  for (const form of [password, encodeURIComponent(password)]) {
+    t.notMatch(text, form, 'the password, as written and as in the URL, is in no log line')
+  }
 
   // The wrong password: Redis refuses it, and the gateway says so without it.
-  writeFileSync(file, 'not-the-password\n')
-  const wrong = await build(t, { env: { REDIS_URL: address, REDIS_PASSWORD_FILE: file, REDIS_KEY_PREFIX: 'test:' } })
+  writeFileSync(file, `${address('not-the-password')}\n`)
+  const wrong = await build(t, { env })
   t.equal((await wrong.app.inject({ url: '/health/ready' })).json().data.redis, 'down', 'refused by Redis')
   t.notMatch(wrong.rawLogs.join('\n'), 'not-the-password')
 })

@@ -10,7 +10,7 @@ import type { Hub } from '../hubs.ts'
  * finish quickly. A profile changes what some answers mean (a 2xx that
  * reports a failure, its error fields); its suite says which rows change.
  */
-const FAST = { UPSTREAM_HEADERS_TIMEOUT_MS: '400', UPSTREAM_BODY_TIMEOUT_MS: '400' }
+const FAST = { defaults: { timeouts: { headersMs: 400, bodyMs: 400 } } }
 
 export type RouteShape = 'keyed list' | 'bare list' | 'record' | 'write'
 
@@ -72,7 +72,7 @@ function requests (hub: Hub): Record<RouteShape, (fault: string, code: string) =
 /** `changes`: the rows that differ from the matrix against this hub. */
 export function failureSuite (hub: Hub, changes: Record<string, Expected> = {}): void {
   test(`failure matrix against the ${hub.name} hub`, async (t) => {
-    const { app } = await buildHub(t, hub, { env: FAST, sandbox: { slowMs: 1500 } })
+    const { app } = await buildHub(t, hub, { profile: FAST, sandbox: { slowMs: 1500 } })
     const matrix = { ...MATRIX, ...changes }
     for (const [shape, request] of Object.entries(requests(hub)) as Array<[RouteShape, ReturnType<typeof requests>[RouteShape]]>) {
       t.test(`through a ${shape} route`, async (t) => {

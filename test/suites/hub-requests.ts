@@ -42,7 +42,7 @@ const ALWAYS = ['host', 'connection', 'accept', 'user-agent', 'x-request-id', 'c
 
 /**
  * `keyHeader` names the key's header when the build options rename it
- * (UPSTREAM_API_KEY_HEADER with the sandbox's apiKeyHeader). `known`:
+ * (the profile's defaults.apiKeyHeader with the sandbox's apiKeyHeader). `known`:
  * operations whose answer the gateway and the sandbox read differently, not
  * settled yet, with why: their status is a todo (the headers are checked).
  */

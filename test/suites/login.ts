@@ -1,6 +1,5 @@
 import { test } from 'tap'
-import { SANDBOX_PASSWORD, sandboxEnv } from '../../src/sandbox/index.ts'
-import type { Sandbox } from '../../src/sandbox/index.ts'
+import { SANDBOX_LOGIN_PATH, SANDBOX_PASSWORD } from '../../src/sandbox/index.ts'
 import { manualClock, until } from '../helper.ts'
 import type { BuildOptions } from '../helper.ts'
 import { routeUrl, buildHub, tokenHeader } from '../hubs.ts'
@@ -33,17 +32,16 @@ export function loginSuite (hub: Hub, env: Record<string, string> = {}): void {
   const header = tokenHeader(hub, LOOKUP) ?? 'authorization'
 
   const options = (clock: ReturnType<typeof manualClock>): BuildOptions => ({
-    env: (sandbox: Sandbox) => ({
-      ...sandboxEnv(sandbox.url),
-      // The gateway finds the login and its renewal where the profile says (login.path, login.refreshPath), under
-      // UPSTREAM_BASE_URL: the settings naming them too would be refused. Where it says nothing, the sandbox's own.
-      ...(login.path === undefined ? {} : { UPSTREAM_LOGIN_URL: '' }),
-      ...(login.refreshPath === undefined ? {} : { UPSTREAM_LOGIN_REFRESH_URL: '' }),
-      UPSTREAM_CREDENTIALS: 'login',
-      UPSTREAM_ACCESS_TOKEN: '',
-      UPSTREAM_LOGIN_RENEW_BEFORE_SECONDS: '1',
-      ...env
-    }),
+    env: { UPSTREAM_CREDENTIALS: 'login', UPSTREAM_ACCESS_TOKEN: '', ...env },
+    // The gateway finds the login and its renewal where the profile says (login.path,
+    // login.refreshPath), under UPSTREAM_BASE_URL. A profile that says nothing (the hub's document
+    // publishes no login): the sandbox's own.
+    profile: {
+      login: {
+        renewBeforeSeconds: 1,
+        ...(login.path === undefined ? { path: SANDBOX_LOGIN_PATH } : {})
+      }
+    },
     sandbox: { loginTokenTtlMs: 4000, now: clock.now },
     clock: clock.now
   })

@@ -1425,7 +1425,7 @@ export interface operations {
                      *         "profile": {
                      *           "name": "documented",
                      *           "source": "built-in",
-                     *           "digest": "53097dc89e700289"
+                     *           "digest": "1903e0d1c587736a"
                      *         }
                      *       },
                      *       "meta": {}

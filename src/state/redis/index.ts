@@ -31,9 +31,20 @@ const SHARED_LOOKUP_MAX_BYTES = 4 * 1024 * 1024
 const CLAIM_MARGIN_MS = 5000
 
 /** The settings the Redis state reads. */
-type RedisStateConfig = Pick<Config, 'IDEMPOTENCY_TTL_SECONDS' | 'REDIS_KEY_PREFIX' | 'REDIS_COMMAND_TIMEOUT_MS' | 'UPSTREAM_DEADLINE_MS' | 'UPSTREAM_HEADERS_TIMEOUT_MS' |
+type RedisStateConfig = Pick<Config,
+  'IDEMPOTENCY_TTL_SECONDS' | 'REDIS_KEY_PREFIX' | 'REDIS_COMMAND_TIMEOUT_MS' |
+  'UPSTREAM_DEADLINE_MS' |
   'EVENTS_REPLAY_SECONDS' | 'EVENTS_REPLAY_MAX' |
   'REDIS_SENTINELS' | 'REDIS_SENTINEL_MASTER_NAME' | 'REDIS_SENTINEL_USERNAME' | 'REDIS_SENTINEL_PASSWORD' | 'REDIS_REPLICA_ACK_TIMEOUT_MS'> & { REDIS_URL: string }
+
+interface RedisStateDeps {
+  clock: Clock
+  log: FastifyBaseLogger
+  rateLimitKeys: number
+  loginRefreshes: boolean
+  /** How long each step of a login may take (the hub profile's headers timeout of `defaults`). */
+  loginTimeoutMs: number
+}
 
 /** The Sentinels to ask for the master (REDIS_SENTINELS), with their password (REDIS_SENTINEL_PASSWORD, or its file, read by the config loader). */
 function sentinelsOf (config: RedisStateConfig): RedisSentinels | undefined {
@@ -47,18 +58,12 @@ function sentinelsOf (config: RedisStateConfig): RedisSentinels | undefined {
   }
 }
 
-interface RedisStateDeps {
-  clock: Clock
-  log: FastifyBaseLogger
-  rateLimitKeys: number
-  loginRefreshes: boolean
-}
-
 /** The state in Redis; createState adds the replica's own memory of lookups. */
 export function createRedisState (
   config: RedisStateConfig,
-  { clock, log, rateLimitKeys, loginRefreshes }: RedisStateDeps
+  deps: RedisStateDeps
 ): Omit<GatewayState, 'lookupStore'> {
+  const { clock, log, rateLimitKeys, loginRefreshes, loginTimeoutMs } = deps
   const sentinels = sentinelsOf(config)
   const redisLog = log.child({ component: 'redis' })
   const connection = createRedisConnection({
@@ -82,7 +87,11 @@ export function createRedisState (
     tickets: createRedisTicketStore({ connection }),
     // A login gets the headers timeout for each of its connect, headers and body (credentials/login.ts);
     // with a refresh address, a renewal may be a refresh the hub refuses and then a login.
-    tokens: createRedisTokenStore({ connection, lockTtlMs: (loginRefreshes ? 2 : 1) * 3 * config.UPSTREAM_HEADERS_TIMEOUT_MS + 1000, now: clock }),
+    tokens: createRedisTokenStore({
+      connection,
+      lockTtlMs: (loginRefreshes ? 2 : 1) * 3 * loginTimeoutMs + 1000,
+      now: clock
+    }),
     lookupTier: createRedisLookupTier({ connection, maxEntryBytes: SHARED_LOOKUP_MAX_BYTES, now: clock }),
     redis: { health: () => connection.health(), whenUp: (timeoutMs) => connection.whenUp(timeoutMs) },
     async close () {

@@ -30,7 +30,7 @@ function decode (text: string): HubSession | undefined {
   if (value === undefined) return undefined
   const { authorization, expiresAt, renewAt, refreshToken } = value
   if (typeof authorization !== 'string' || typeof expiresAt !== 'number') return undefined
-  // Written by a gateway before refresh tokens (or without UPSTREAM_LOGIN_REFRESH_URL): none, and renewed by login.
+  // Written before refresh tokens (or without login.refreshPath): none, and renewed by login.
   return {
     authorization,
     expiresAt,

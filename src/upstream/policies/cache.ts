@@ -241,8 +241,16 @@ function isHubDown (error: unknown): boolean {
   return isGatewayError(error, 'UPSTREAM_UNAVAILABLE', 'UPSTREAM_TIMEOUT')
 }
 
+/**
+ * A ceiling on the entries the store keeps whatever their size. CACHE_MAX_BYTES
+ * charges each entry its bookkeeping (about 850 bytes an empty answer), so
+ * it binds first below 800 MB; this only keeps a huge budget from growing
+ * the store's maps without end.
+ */
+const MAX_ENTRIES = 1_000_000
+
 export interface CachePolicyOptions {
-  config: Pick<Config, 'CACHE_MAX_BYTES' | 'CACHE_MAX_ENTRIES' | 'CACHE_FAILURE_SECONDS' | 'CACHE_STALE_IF_ERROR_SECONDS'>
+  config: Pick<Config, 'CACHE_MAX_BYTES' | 'CACHE_FAILURE_SECONDS' | 'CACHE_STALE_IF_ERROR_SECONDS'>
   credentials: Pick<HubCredentials, 'identity'>
   /** Makes this replica's memory of lookups (GatewayState.lookupStore). */
   lookupStore: GatewayState['lookupStore']
@@ -277,7 +285,7 @@ function fetchedOfShared (entry: { json: Buffer, count: number | undefined, upst
 
 export function createCachePolicy (options: CachePolicyOptions): CachePolicy {
   const { config, credentials, tier, clock = systemClock } = options
-  const budget = { maxBytes: config.CACHE_MAX_BYTES, maxEntries: config.CACHE_MAX_ENTRIES }
+  const budget = { maxBytes: config.CACHE_MAX_BYTES, maxEntries: MAX_ENTRIES }
   const cache = createLookupCache<Fetched>({
     store: options.lookupStore<Fetched>(budget),
     failureMs: config.CACHE_FAILURE_SECONDS * 1000,
