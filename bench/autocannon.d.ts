@@ -19,6 +19,8 @@ declare module 'autocannon' {
     requests?: Request[]
     connections?: number
     duration?: number
+    /** Requests to send; when given, `duration` is not used. */
+    amount?: number
     /** Milliseconds between samples; the end of the run is noticed at a sample (default 1000). */
     sampleInt?: number
     pipelining?: number

@@ -26,6 +26,8 @@ export interface LoadOptions {
   url: string
   connections: number
   durationS: number
+  /** Requests to send (autocannon's `amount`) instead of running for `durationS`. */
+  amount?: number
   /** When given, each request's path and query come from it instead of `url`'s. */
   nextPath?: () => string
   headers?: Record<string, string>
@@ -40,7 +42,9 @@ export function percentile (sorted: Float64Array | number[], p: number): number 
   return sorted[rank - 1] as number
 }
 
-export async function runLoad ({ url, connections, durationS, nextPath, headers, rate }: LoadOptions): Promise<LoadResult> {
+export async function runLoad (
+  { url, connections, durationS, amount, nextPath, headers, rate }: LoadOptions
+): Promise<LoadResult> {
   let times = new Float64Array(1 << 14)
   let count = 0
   let bytes = 0
@@ -49,9 +53,20 @@ export async function runLoad ({ url, connections, durationS, nextPath, headers,
     const requests = nextPath === undefined
       ? undefined
       : [{ setupRequest: (request: RequestParams): RequestParams => ({ ...request, path: nextPath() }) }]
+    const length = amount !== undefined && amount > 0 ? { amount } : { duration: durationS }
     // autocannon checks whether the run is over once per sample; at its default of one
     // a second, a 0.5 s run would last 1 s and a 10 s run up to 11 s.
-    const instance = autocannon({ url, connections, duration: durationS, sampleInt: 100, pipelining: 1, timeout: 10, ...(headers !== undefined ? { headers } : {}), ...(rate !== undefined && rate > 0 ? { overallRate: rate } : {}), ...(requests !== undefined ? { requests } : {}) }, (error, res) => {
+    const instance = autocannon({
+      url,
+      connections,
+      ...length,
+      sampleInt: 100,
+      pipelining: 1,
+      timeout: 10,
+      ...(headers !== undefined ? { headers } : {}),
+      ...(rate !== undefined && rate > 0 ? { overallRate: rate } : {}),
+      ...(requests !== undefined ? { requests } : {})
+    }, (error, res) => {
       if (error !== null) reject(error)
       else resolve(res)
     })

@@ -9,6 +9,8 @@ export type ModeName = typeof MODE_NAMES[number]
 export interface BenchOptions {
   /** Seconds per measured run. */
   duration: number
+  /** Requests per measured run instead (autocannon's `amount`); 0: run for `duration`. */
+  requests: number
   rounds: number
   connections: number
   /** Connections of the latency case (SP2-20). */
@@ -70,6 +72,9 @@ targets of issue 19 with pass/fail and, for a miss, the reference servers'
 floor. Writes the markdown report to --out and prints it.
 
   --duration <s>              seconds per measured run (default 10)
+  --requests <n>              send n requests per measured run instead of running for
+                              --duration: each run does the same work however busy the
+                              machine (default 0: by --duration)
   --rounds <n>                interleaved rounds (default 3)
   --connections <n>           connections of the throughput runs (default 100)
   --p99-connections <n>       connections of the SP2-20 latency run (default 10)
@@ -142,6 +147,7 @@ export function parseOptions (argv: string[]): BenchOptions {
     allowPositionals: false,
     options: {
       duration: { type: 'string' },
+      requests: { type: 'string' },
       rounds: { type: 'string' },
       connections: { type: 'string' },
       'p99-connections': { type: 'string' },
@@ -177,11 +183,21 @@ export function parseOptions (argv: string[]): BenchOptions {
   const quick = values.quick === true
   const stages = values.stages === true
   if (values.references === true && values['no-references'] === true) throw new Error('--references and --no-references contradict each other')
+  const integer = { integer: true, min: 1 }
+  const connections = number('connections', values.connections, stages ? 256 : 100, integer)
+  const p99Connections = number('p99-connections', values['p99-connections'], 10, integer)
+  const requests = number('requests', values.requests, 0, { integer: true })
+  // autocannon gives each connection its share of the requests: at least one.
+  const most = Math.max(connections, p99Connections)
+  if (requests > 0 && requests < most) {
+    throw new Error(`--requests must be 0 or at least ${most}, a run's connections: ${requests}`)
+  }
   return {
     duration: number('duration', values.duration, quick ? 1 : stages ? 5 : 10, { min: 0.5 }),
+    requests,
     rounds: number('rounds', values.rounds, quick ? 1 : 3, { integer: true, min: 1 }),
-    connections: number('connections', values.connections, stages ? 256 : 100, { integer: true, min: 1 }),
-    p99Connections: number('p99-connections', values['p99-connections'], 10, { integer: true, min: 1 }),
+    connections,
+    p99Connections,
     latency: number('latency', values.latency, 20),
     jitter: number('jitter', values.jitter, 5),
     cases: list('cases', values.cases, CASE_NAMES),

@@ -95,8 +95,12 @@ export function spawnChild ({ name, command = process.execPath, args, env, cwd, 
   return child
 }
 
-/** Polls `url` until it answers 200, the child exits, or the time runs out. */
-export async function waitReady (child: Child, path: string, timeoutMs = 30_000): Promise<void> {
+/**
+ * Polls `url` until it answers 200, the child exits, or the time runs out: a guard against a
+ * server that never gets ready, not a judgement of its speed (beside other work on two cores,
+ * servers that start in seconds took over 30).
+ */
+export async function waitReady (child: Child, path: string, timeoutMs = 180_000): Promise<void> {
   const deadline = Date.now() + timeoutMs
   let exited = false
   child.exited.then(() => { exited = true }, () => {})

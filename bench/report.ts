@@ -96,7 +96,7 @@ export interface ReportInput {
   pairs: Pair[]
   /** VmHWM at the end, MB, by process. */
   lifetimePeaks: Record<string, number | undefined>
-  profile: { summary: ProfileSummary, durationS: number, rps: number, caseLabel: string } | undefined
+  profile: { summary: ProfileSummary, rps: number, caseLabel: string } | undefined
   gatewayEntry: string
   blSynthesized: number
   /** Set when the build reported errors but emitted. */
@@ -132,6 +132,11 @@ export function median (values: number[]): number {
 }
 
 const int = (n: number | undefined): string => n === undefined || !Number.isFinite(n) ? '–' : Math.round(n).toLocaleString('en-US')
+
+/** How long each measured run is: seconds, or a number of requests (`--requests`). */
+export function runLength (options: Pick<BenchOptions, 'duration' | 'requests'>): string {
+  return options.requests > 0 ? `${int(options.requests)} requests` : `${options.duration} s`
+}
 const ms = (n: number): string => Number.isFinite(n) ? n.toFixed(1) : '–'
 const ratio = (n: number): string => Number.isFinite(n) ? n.toFixed(2) : '–'
 /** A ratio against its goal: with three decimals where two would hide on which side of the goal it is. */
@@ -392,16 +397,15 @@ export function renderReport (input: ReportInput): string {
   push(`- **Pinning:** ${input.pinning.text}${input.pinning.seen.length > 0 ? `; \`Cpus_allowed_list\` as read: ${input.pinning.seen.map(s => `${s.name} ${s.cpus}`).join(', ')}` : ''}`)
   push(`- **Mode:** ${input.redis !== undefined ? redisLine(input.redis) : 'memory: the gateways keep their state in process (no REDIS_URL)'}`)
   push(`- **CPU time:** utime + stime of each server's \`/proc/<pid>/stat\` (all its threads), in ticks of 1/${input.clockTicks} s (\`getconf CLK_TCK\`), read after the warm-up at the start and at the end of each measured run and divided by the run's 2xx answers`)
+  const overridden = overrides.map(o => `\`${o}\``).join(', ')
   push(`- **Settings:** upstream latency ${options.latency} ms ± ${options.jitter} ms; ` +
     `${options.connections} connections (latency case: ${options.p99Connections}); ` +
-    `${options.duration} s per run after ${options.warmup} s of warm-up; ` +
-    `${plural(options.rounds, 'interleaved round')}; ` +
-    `undici pool of ${options.upstreamConnections} ` +
-    'keep-alive connections towards the upstream for the gateway (the hub profile\'s ' +
-    '`connections.max`), the raw proxy and the reference servers; ' +
-    'the gateway\'s configuration is its ' +
-    'default but for the upstream, the bench\'s client key and rate limit, `LOG_LEVEL=warn`' +
-    `${overrides.length > 0 ? ` and ${overrides.map(o => `\`${o}\``).join(', ')}` : ''} ` +
+    `${runLength(options)} per run after ${options.warmup} s of warm-up; ` +
+    `${plural(options.rounds, 'interleaved round')}; undici pool of ` +
+    `${options.upstreamConnections} keep-alive connections towards the upstream for the gateway ` +
+    '(the hub profile\'s `connections.max`), the raw proxy and the reference servers; the ' +
+    'gateway\'s configuration is its default but for the upstream, the bench\'s client key and ' +
+    `rate limit, \`LOG_LEVEL=warn\`${overrides.length > 0 ? ` and ${overridden}` : ''} ` +
     `(the cached gateway: \`CACHE_TTL_SECONDS=${options.cacheTtl}\`)`)
   push(`- **Requests:** ${options.sameUrl
     ? 'every run repeats one URL per case (`--same-url`): the gateway may coalesce identical concurrent lookups'
@@ -480,9 +484,15 @@ export function renderReport (input: ReportInput): string {
     push('')
   }
   if (input.profile !== undefined) {
-    const { summary, durationS, rps } = input.profile
+    const { summary, rps } = input.profile
     push(`## Where the gateway spends its time (${input.profile.caseLabel})`, '')
-    push(`\`node --cpu-prof\` on a separate gateway process (pinned like the others) during one ${durationS} s run at ${options.connections} connections (${int(rps)} req/s, profiler overhead included; not used for the figures above), start-up left out; the warm-up, the run and the requests still in flight after it are included. Self time is a function's own time: JSON.parse and JSON.stringify are C++ builtins and appear as the self time of the JavaScript function that calls them. Busy ${Math.round(summary.busyMs)} ms of ${Math.round(summary.totalMs)} ms sampled.`, '')
+    push('`node --cpu-prof` on a separate gateway process (pinned like the others) during one ' +
+      `${runLength(options)} run at ${options.connections} connections (${int(rps)} req/s, ` +
+      'profiler overhead included; not used for the figures above), start-up left out; the ' +
+      'warm-up, the run and the requests still in flight after it are included. Self time is ' +
+      'a function\'s own time: JSON.parse and JSON.stringify are C++ builtins and appear as the ' +
+      'self time of the JavaScript function that calls them. ' +
+      `Busy ${Math.round(summary.busyMs)} ms of ${Math.round(summary.totalMs)} ms sampled.`, '')
     push('Self time by origin:', '')
     push('| origin | self time | share of busy |', '| --- | ---: | ---: |')
     for (const o of summary.origins) push(`| ${o.name} | ${Math.round(o.ms)} ms | ${(o.share * 100).toFixed(1)} % |`)
@@ -502,7 +512,8 @@ export function renderReport (input: ReportInput): string {
   push('- Peak RSS is read from `/proc/<pid>/status` (VmRSS sampled every 100 ms; VmHWM when the all-time peak moved during the run).')
   push('- Reference servers (`bench/reference-server.ts`, unless `--no-references`): `buffer` and `parse` run after each uncached and latency pair, `cache` after each cached pair. `parse` is the measure of one target; otherwise they take no part in a verdict, they give a failing target its floor.')
   push('- A run with non-2xx answers, socket errors or timeouts is flagged ⚠ and its target cannot pass.')
-  push('- Not part of `npm test`; `test/bench-smoke.test.ts` only checks that a one-second run produces these tables.')
+  push('- Not part of `npm test`; `test/bench-smoke.test.ts` only checks that a run of 200 ' +
+    'requests a server and pair produces these tables.')
   push('')
   return lines.join('\n')
 }

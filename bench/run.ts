@@ -20,7 +20,20 @@ import { summarizeProfile } from './profile.ts'
 import { startRedis, type BenchRedis } from './redis.ts'
 import { measureTranscoder } from './transcode-speed.ts'
 import { renderStages, runStages } from './stages/run-stages.ts'
-import { cpuRatioOf, problemsOf, renderReport, renderTargetsText, type CacheStatus, type CaseInfo, type Measurement, type Pair, type PairKind, type PinningReport, type ReportInput } from './report.ts'
+import {
+  cpuRatioOf,
+  problemsOf,
+  renderReport,
+  renderTargetsText,
+  runLength,
+  type CacheStatus,
+  type CaseInfo,
+  type Measurement,
+  type Pair,
+  type PairKind,
+  type PinningReport,
+  type ReportInput
+} from './report.ts'
 import { CACHED_REFERENCES, RAW_READY_PATH, REFERENCE_MODES, UNCACHED_REFERENCES, UPSTREAM_READY_PATH, type RawProxyConfig, type ReferenceMode, type ReferenceServerConfig, type UpstreamConfig } from './shared.ts'
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url))
@@ -132,7 +145,8 @@ function casesFrom (bodies: Bodies, names: CaseName[]): Case[] {
 }
 
 async function getJson (url: string): Promise<{ status: number, bytes: number, body: unknown }> {
-  const res = await fetch(url, { headers: CLIENT_HEADERS, signal: AbortSignal.timeout(15_000) })
+  // A guard against a hang, not a judgement of speed: a busy machine is slow to answer the first.
+  const res = await fetch(url, { headers: CLIENT_HEADERS, signal: AbortSignal.timeout(60_000) })
   const text = await res.text()
   let body: unknown
   try {
@@ -211,12 +225,13 @@ async function settle (): Promise<void> {
 }
 
 async function measure (target: Child, path: string | (() => string), connections: number, options: BenchOptions): Promise<Measurement> {
-  const load = async (durationS: number): Promise<LoadResult> => {
+  const load = async (durationS: number, amount = 0): Promise<LoadResult> => {
     settled = false
     return await runLoad({
       url: target.url + (typeof path === 'string' ? path : '/'),
       connections,
       durationS,
+      amount,
       headers: CLIENT_HEADERS,
       rate: options.rate,
       ...(typeof path === 'string' ? {} : { nextPath: path })
@@ -231,7 +246,7 @@ async function measure (target: Child, path: string | (() => string), connection
   const sampler = await sampleMemory(target.pid)
   // From the start of the load to its end: the CPU the server spent on the run's answers.
   const cpu = await meterCpu(target.pid, { loadPids, ownPids: quietPids })
-  const result = await load(options.duration)
+  const result = await load(options.duration, options.requests)
   const { targetSeconds, targetCores, loadCores, otherCores } = await cpu.stop()
   const peakRssMb = await sampler.stop()
   // Lines logged by requests still in flight at the end land in this run too.
@@ -371,7 +386,7 @@ async function profileGateway (c: Case, upstreamUrl: string, tsx: string, dir: s
     log(`CPU profile kept in ${target}`)
   }
   const summary = await summarizeProfile(file, 25, fromSeconds)
-  return { summary, durationS: options.duration, rps: load.rps, caseLabel: `${c.label}, ${options.profileMode}` }
+  return { summary, rps: load.rps, caseLabel: `${c.label}, ${options.profileMode}` }
 }
 
 async function main (): Promise<number> {
@@ -521,7 +536,7 @@ async function main (): Promise<number> {
             url: `http://${HOST}:${port as number}`,
             logDir: dir
           })
-          await waitReady(child, GATEWAY_READY_PATH, 120_000)
+          await waitReady(child, GATEWAY_READY_PATH)
           pinProcess(pinning, 'server', child.pid)
           quietPids.push(child.pid)
           const g = await getJson(child.url + c.gatewayPathFor(`0979${String(next++).padStart(11, '0')}`))
@@ -540,7 +555,16 @@ async function main (): Promise<number> {
       const markdown = [
         '# Stage costs of an uncached lookup',
         '',
-        `Written by \`${commandLine(argv)}\` on ${startedAt.toISOString()}, ${gatewayCode}, Node ${machine.node}, ${machine.cpus} × ${machine.cpu}, load average at the start ${machine.loadAverage.map(l => l.toFixed(1)).join(' ')}. ${c.label}, uncached (a distinct NPWP per request), ${options.connections} connections${options.rate > 0 ? ` offering ${options.rate} requests a second (each variant does the same work per second)` : ''}, ${options.duration} s runs, ${options.rounds} rounds; pinning ${pinningReport.text}. See docs/performance.md for what each stage is and what halving it would take.`,
+        `Written by \`${commandLine(argv)}\` on ${startedAt.toISOString()}, ${gatewayCode}, ` +
+        `Node ${machine.node}, ${machine.cpus} × ${machine.cpu}, load average at the start ` +
+        `${machine.loadAverage.map(l => l.toFixed(1)).join(' ')}. ${c.label}, uncached ` +
+        `(a distinct NPWP per request), ${options.connections} connections` +
+        (options.rate > 0
+          ? ` offering ${options.rate} requests a second (each variant does the same work ` +
+            'per second)'
+          : '') +
+        `, ${runLength(options)} runs, ${options.rounds} rounds; pinning ${pinningReport.text}. ` +
+        'See docs/performance.md for what each stage is and what halving it would take.',
         '',
         renderStages(result, '## CPU per request, by stage taken out')
       ].join('\n')

@@ -212,6 +212,17 @@ test('options: pinning and the references are on unless turned off; --redis leav
   t.throws(() => parseOptions(['--redis', '--gateway-env', 'REDIS_URL=redis://elsewhere']), /--redis sets each gateway's REDIS_URL/)
 })
 
+test('options: --requests bounds each run by a count, at least one a connection', async (t) => {
+  t.equal(parseOptions([]).requests, 0, 'unless given, a run lasts --duration')
+  t.equal(parseOptions(['--requests', '500']).requests, 500)
+  t.throws(() => parseOptions(['--requests', '50']), /--requests must be 0 or at least 100, /)
+  t.throws(() => parseOptions(['--requests', '1.5']), /--requests must be an integer/)
+  const settings = (argv: string[]) =>
+    /\*\*Settings:\*\* [^\n]*/.exec(renderReport(input(fullRun(), argv)))?.[0]
+  t.match(settings(['--requests', '2000']), /; 2,000 requests per run after 1 s of warm-up;/)
+  t.match(settings([]), /; 10 s per run after 1 s of warm-up;/)
+})
+
 test('CPU lists as the kernel writes them', async (t) => {
   t.same(parseCpuList('0-1'), [0, 1])
   t.same(parseCpuList('0,2-4,7\n'), [0, 2, 3, 4, 7])

@@ -1,4 +1,4 @@
-import tap, { test } from 'tap'
+import { test } from 'tap'
 import { runMemoryRun } from './memory-runs.ts'
 
 /**
@@ -20,9 +20,6 @@ const BUDGET = 4 * 1024 * 1024
  * is far above it: without eviction the 25,000 entries would hold about 20 MiB.
  */
 const FIXED = 4 * 1024 * 1024
-
-// 25,000 requests take 8 to 12 s on two shared cores, more beside other test files.
-tap.setTimeout(180_000)
 
 test(`${LOOKUPS} distinct lookups: the memory retained after a full GC stays within CACHE_MAX_BYTES plus a fixed overhead`, async (t) => {
   const { code, result } = await runMemoryRun<{ seconds: number, retainedBytes: number, entries: number, bytes: number, errors: number }>('test/cache-memory-run.ts', [LOOKUPS, BUDGET])

@@ -226,14 +226,22 @@ export function manualClock (start = Date.now()): ManualClock {
 }
 
 /**
+ * The least a wait of `until` is given before it fails: a guard against "never", not a
+ * judgement of speed (beside other work on two cores, what takes 100 ms can take seconds).
+ */
+export const UNTIL_GUARD_MS = 60_000
+
+/**
  * Resolves once `condition()` holds, checking every few milliseconds;
- * rejects after `timeoutMs`. For what happens in the background (a renewal,
- * a log line), instead of sleeping a guessed while.
+ * rejects after `timeoutMs` or UNTIL_GUARD_MS, whichever is longer. For what
+ * happens in the background (a renewal, a log line), instead of sleeping a
+ * guessed while.
  */
 export async function until (condition: () => boolean, timeoutMs = 5000): Promise<void> {
-  const deadline = Date.now() + timeoutMs
+  const guard = Math.max(timeoutMs, UNTIL_GUARD_MS)
+  const deadline = Date.now() + guard
   while (!condition()) {
-    if (Date.now() > deadline) throw new Error(`not so within ${timeoutMs} ms`)
+    if (Date.now() > deadline) throw new Error(`not so within ${guard} ms`)
     await new Promise(resolve => setTimeout(resolve, 5))
   }
 }

@@ -17,8 +17,9 @@ export async function launchChromium (options: { timezoneId?: string, locale?: s
   await access(CHROMIUM).catch(() => { throw new Error(`${CHROMIUM} is missing: apt-get install -y chromium (.ci/run does)`) })
   const profile = await mkdtemp(join(tmpdir(), 'chromium-profile-'))
   const context = await chromium.launchPersistentContext(profile, { ...options, executablePath: CHROMIUM, headless: true, args: ARGS, viewport: { width: 1280, height: 900 } })
-  // Long enough for a loaded machine, short enough that a failing check ends soon.
-  context.setDefaultTimeout(15_000)
+  // A guard against "never" (a text that does not come, an element that is not there), not a
+  // judgement of the page's speed: beside other work on two cores, a step can take seconds.
+  context.setDefaultTimeout(60_000)
   return Object.assign(context, {
     async dispose () {
       await context.close()

@@ -33,7 +33,8 @@ export interface RedisServerOptions {
   args?: string[]
 }
 
-const STARTUP_MS = 5000
+/** How long redis-server and a first connection to it may take: a guard against "never". */
+const STARTUP_MS = 60_000
 
 /**
  * The ACL rules of each user of deploy/redis-users.rules (what
@@ -158,12 +159,20 @@ export async function connect (t: TestLike, server: RedisServer, options: TestCo
   return connection
 }
 
-/** Resolves when `check` holds, polling; rejects after `timeoutMs`. For states with no event to wait on. */
+/** The least `until` waits before it fails: a guard against "never", as test/helper.ts's. */
+const UNTIL_GUARD_MS = 60_000
+
+/**
+ * Resolves when `check` holds, polling; rejects after `timeoutMs` or UNTIL_GUARD_MS, whichever
+ * is longer (a guard against "never": a busy machine takes many times as long). For states with
+ * no event to wait on.
+ */
 export async function until (check: () => boolean | Promise<boolean>, timeoutMs = 5000, label = 'condition'): Promise<void> {
-  const deadline = Date.now() + timeoutMs
+  const guard = Math.max(timeoutMs, UNTIL_GUARD_MS)
+  const deadline = Date.now() + guard
   for (;;) {
     if (await check()) return
-    if (Date.now() > deadline) throw new Error(`${label} not reached within ${timeoutMs} ms`)
+    if (Date.now() > deadline) throw new Error(`${label} not reached within ${guard} ms`)
     await new Promise(resolve => setTimeout(resolve, 10))
   }
 }

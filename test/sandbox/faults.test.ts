@@ -1,7 +1,7 @@
 import { connect } from 'node:net'
 import t from 'tap'
 import { FAULTS, SANDBOX_ACCESS_TOKEN, SANDBOX_API_KEY, SANDBOX_FIXTURES as F, magicValue } from '../../src/sandbox/index.ts'
-import type { Sandbox } from '../../src/sandbox/index.ts'
+import type { Sandbox, SandboxRequestLog } from '../../src/sandbox/index.ts'
 import { AUTH, DEV, LOOKUP, V3, call, get, isRecord, post, qs, sandbox } from './helpers.ts'
 
 // The magic-value table of docs/sandbox.md, restated here so that a change on
@@ -158,13 +158,16 @@ t.test('SNAKE answers normally with each record\'s keys in snake_case, as a hub 
 })
 
 t.test('SLOW answers normally after slowMs', async (t) => {
-  const sb = await sandbox(t, { slowMs: 300 })
+  // What the sandbox chose to wait before each answer, as it logs it: how long the answer took
+  // besides is the machine's business.
+  const seen: SandboxRequestLog[] = []
+  const sb = await sandbox(t, { slowMs: 300, onRequest: entry => seen.push(entry) })
   const fixture = F.containers.kontainerbc261
-  let started = Date.now()
   const quick = await get(sb, `${LOOKUP}/kontainerbc261/${qs({ noBl: fixture.noBl })}`)
-  t.ok(Date.now() - started < 250, 'without magic it is quick')
-  started = Date.now()
+  t.equal(seen.at(-1)?.delayMs, 0, 'without magic it is not delayed')
+  let started = Date.now()
   const slow = await get(sb, `${LOOKUP}/kontainerbc261/${qs({ noBl: fixture.noBl, probe: 'SBX-SLOW' })}`)
+  t.equal(seen.at(-1)?.delayMs, 300, 'delayed by slowMs')
   t.ok(Date.now() - started >= 290, `took ${Date.now() - started} ms`)
   t.equal(slow.status, 200)
   t.equal(slow.text, quick.text)
@@ -189,7 +192,8 @@ t.test('HANG never answers, and close() does not wait for it', async (t) => {
   while (other.count() === 0) await new Promise((resolve) => setTimeout(resolve, 10))
   const started = Date.now()
   await other.close()
-  t.ok(Date.now() - started < 1000, 'closed promptly')
+  // Waiting for the hanging request would take Node's request timeout (300 s), or forever.
+  t.ok(Date.now() - started < 30_000, `closed without waiting for it (${Date.now() - started} ms)`)
   t.ok((await pending) instanceof Error, 'the client sees the connection go')
 })
 
