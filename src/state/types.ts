@@ -47,7 +47,7 @@ export interface LookupEntry<T> {
   staleUntil: number
 }
 
-/** The budget of a replica's memory of lookups (CACHE_MAX_BYTES, CACHE_MAX_ENTRIES). */
+/** The budget of a replica's memory of lookups (CACHE_MAX_BYTES, and a fixed ceiling on entries). */
 export interface LookupBudget {
   /** Bytes of memory its entries may be charged: their answers, their keys and the bookkeeping. */
   maxBytes: number
