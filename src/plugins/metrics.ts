@@ -200,7 +200,7 @@ async function metrics (app: FastifyInstance, { config }: { config: GatewayConfi
     const route = request.routeOptions.url ?? 'unmatched'
     requests.inc({ method: request.method, route, status_code: reply.statusCode })
     requestSeconds.observe({ method: request.method, route }, reply.elapsedTime / 1000)
-    // Every 429 the gateway answers is RATE_LIMITED (docs/api.md#the-envelope).
+    // Every 429 the gateway answers is RATE_LIMITED (docs/api.md#the-envelope-and-errors).
     if (reply.statusCode === 429) rateLimited.inc({ client: request.client?.name ?? 'anonymous' })
     if (request.idempotentReplay) replays.inc({ route })
     done()

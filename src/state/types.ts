@@ -161,7 +161,7 @@ export type RateLimitStoreClass = new (params: object) => RateLimitStore
 
 // 4. Events (/v1/events): an ordered log of the recent events, shared by every replica.
 //    Ids are positions in it (state/event-ids.ts), the same on every replica; readers
-//    resume from the last one they saw within the window (docs/events.md).
+//    resume from the last one they saw within the window (docs/api.md#events).
 export interface GatewayEvent {
   /** Its position in the log, `<ms>-<seq>` (state/event-ids.ts). */
   id: string

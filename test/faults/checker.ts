@@ -7,7 +7,10 @@ export interface HubCall { at: number, requestId: string }
 
 export interface Violation { rule: string, key?: string, detail: string }
 
-/** The envelope codes a write may be answered with, by status, besides 2xx: what docs/idempotency.md and the OpenAPI document say. */
+/**
+ * The envelope codes a write may be answered with, by status, besides 2xx: what
+ * docs/api.md#idempotent-writes and the OpenAPI document say.
+ */
 const DOCUMENTED: Record<number, readonly string[]> = {
   409: ['OUTCOME_UNKNOWN'],
   429: ['RATE_LIMITED'],

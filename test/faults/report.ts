@@ -73,7 +73,7 @@ export function markdown (result: RunResult, command: string): string {
     'replica, as a careful client does; event readers stay subscribed to every',
     'replica; faults are drawn from a seed. What the hub received is counted from',
     'the sandbox\'s own request log, not from the gateway\'s. How the suite works,',
-    'and what each invariant means: [idempotency.md](idempotency.md#the-fault-suite).',
+    'and what each invariant means: [operations.md](operations.md#the-fault-suite).',
     '',
     `- **Command**: \`${command}\``,
     `- **Seed**: \`${result.seed}\` (profile \`${result.profile}\`). The seed fixes the plan of faults, their targets and durations, the keys and the writers' choices; the timings are the machine's, so a replay lands the faults on other writes.`,

@@ -48,7 +48,7 @@ function decode (id: string, fields: string[]): LogEntry | undefined {
 const sleep = (ms: number) => new Promise(resolve => setTimeout(resolve, ms).unref())
 
 /**
- * The event log in a Redis stream, shared by every replica (docs/events.md):
+ * The event log in a Redis stream, shared by every replica (docs/api.md#events):
  * each event is appended with XADD, which gives it its id, and trimmed to the
  * window (MAXLEN and MINID). Every replica reads the stream on a connection of
  * its own (XREAD BLOCK from the last id it read) and hands each entry to its
