@@ -91,7 +91,10 @@ export async function loadFunctionLibrary (client: Redis, library: FunctionLibra
 export interface GatewayScripts {
   /** SET NX PX, and when the key is taken, what holds it (scripts.ts). */
   stateClaim (key: string, value: string, ttlMs: number): Promise<ClaimReply>
-  stateSettle (key: string, expected: string, value: string, ttlMs: number): Promise<number>
+  /** The claim `claim` marked sending, with its lease by Redis's clock: 1, or 0 when not held. */
+  stateSend (key: string, claim: string, leaseMs: number, ttlMs: number): Promise<number>
+  /** The claim of `token` settled with `value` (empty: freed): 1, or 0 when not held. */
+  stateFinish (key: string, token: string, value: string, ttlMs: number): Promise<number>
   stateLoginLock (sessionKey: string, lockKey: string, rejected: string, lock: string, lockTtlMs: number): Promise<LoginLockReply>
   stateRelease (key: string, expected: string): Promise<number>
   /** Appends an event to the log stream, trimmed to the window, once per token (tokenKey); its id. */
@@ -153,7 +156,10 @@ export function createGatewayScripts (client: Redis, log: FastifyBaseLogger, lib
 
   return {
     stateClaim: async (key, value, ttlMs) => await call('stateClaim', [key], [value, ttlMs]) as ClaimReply,
-    stateSettle: async (key, expected, value, ttlMs) => await call('stateSettle', [key], [expected, value, ttlMs]) as number,
+    stateSend: async (key, claim, leaseMs, ttlMs) =>
+      await call('stateSend', [key], [claim, leaseMs, ttlMs]) as number,
+    stateFinish: async (key, token, value, ttlMs) =>
+      await call('stateFinish', [key], [token, value, ttlMs]) as number,
     stateLoginLock: async (sessionKey, lockKey, rejected, lock, lockTtlMs) => await call('stateLoginLock', [sessionKey, lockKey], [rejected, lock, lockTtlMs]) as LoginLockReply,
     stateRelease: async (key, expected) => await call('stateRelease', [key], [expected]) as number,
     eventsAppend: async (key, tokenKey, maxEntries, minId, event, version, tokenTtlMs) => await call('eventsAppend', [key, tokenKey], [maxEntries, minId, event, version, tokenTtlMs]) as string,
