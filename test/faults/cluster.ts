@@ -65,7 +65,7 @@ function redisConfig (port: number, dir: string, replicaOf?: number): string {
     `port ${port}`, 'bind 127.0.0.1', `dir ${dir}`, 'daemonize no', 'save ""',
     'appendonly yes', 'appendfsync always',
     'maxmemory-policy noeviction',
-    'min-replicas-to-write 1', 'min-replicas-max-lag 5',
+    'min-replicas-to-write 1', 'min-replicas-max-lag 5', 'repl-diskless-sync-delay 0',
     ...(replicaOf === undefined ? [] : [`replicaof 127.0.0.1 ${replicaOf}`]),
     ''
   ].join('\n')

@@ -3,7 +3,9 @@ import { test } from 'tap'
 import { createRedisEventLog } from '../../src/state/redis/event-log.ts'
 import { createRedisTicketStore } from '../../src/state/redis/ticket-store.ts'
 import type { EventLog, LogEntry, NewEvent } from '../../src/state/types.ts'
-import { connect, startRedisServer, until, type LogLines, type RedisServer } from './redis-server.ts'
+import {
+  connect, startFailoverSet, startRedisServer, until, type LogLines, type RedisServer
+} from './redis-server.ts'
 
 type Test = Parameters<Parameters<typeof test>[0]>[0]
 
@@ -164,6 +166,50 @@ test('Redis restarted without its data: each replica reads the new stream from i
   await until(() => b1.entries.length >= 2, 10_000, 'the new one on B')
   t.same(b1.notes().slice(0, 2), ['old', 'new'])
   t.equal((await b.since(oldId)).state, 'expired', 'the old history is gone: a reader from before is told to reload')
+})
+
+test('a Sentinel failover to a replica in sync loses no event and repeats none', async (t) => {
+  // As the fault suite's servers run: writes refused without a replica in sync, no sync delay.
+  const set = await startFailoverSet(t, ['--min-replicas-to-write', '1',
+    '--min-replicas-max-lag', '5', '--repl-diskless-sync-delay', '0'])
+  const logs: LogLines = []
+  const connection = await set.connect({ logs })
+  const window = { windowMs: 60_000, maxEntries: 1000 }
+  const log = createRedisEventLog({ connection, clock: Date.now, ...window })
+  t.teardown(() => log.close())
+  const received = recorder(log)
+  await until(() => connection.replicas() === 2, 10_000, 'both replicas counted')
+
+  // A steady publisher across the failover, as the write routes are.
+  const published: string[] = []
+  const publishing = { on: true }
+  const publisher = (async () => {
+    while (publishing.on) {
+      const note = `n${published.length}`
+      published.push(note)
+      await log.publish(event(note))
+      await new Promise(resolve => setTimeout(resolve, 20))
+    }
+  })()
+  await until(() => received.entries.length >= 20, 5000, 'events before')
+  const before = received.ids().at(-1)!
+  await set.sentinel.command('SENTINEL', 'FAILOVER', 'mymaster')
+  await until(async () => await set.named() !== set.master, 15_000, 'a replica promoted')
+  const promotedAt = published.length
+  await until(() => received.entries.length >= promotedAt + 20, 15_000, 'events after it')
+  publishing.on = false
+  await publisher
+  await until(() => received.entries.length >= published.length, 10_000, 'every event delivered')
+
+  t.same(received.notes(), published, 'each event once, in order')
+  const onNew = new Redis((await set.named()).url)
+  t.teardown(() => onNew.disconnect())
+  const held = new Set((await onNew.xrange(KEY, '-', '+')).map(([id]) => id))
+  t.same(received.ids().filter(id => !held.has(id)), [], 'the new master holds every one delivered')
+  const since = await log.since(before)
+  t.equal(since.state, 'replayed', 'a reader resuming from before is not told to reload')
+  const lossLogged = logs.some(line => /lost its last entries|fell behind/.test(String(line.msg)))
+  t.notOk(lossLogged, 'no loss logged')
 })
 
 test('an entry of another format is skipped; a subscriber that throws does not keep the entry from the others', async (t) => {

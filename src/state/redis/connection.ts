@@ -1,4 +1,6 @@
 import { randomUUID } from 'node:crypto'
+import { lookup } from 'node:dns/promises'
+import { isIP } from 'node:net'
 import type { ConnectionOptions } from 'node:tls'
 import type { FastifyBaseLogger } from 'fastify'
 import { Redis, type RedisOptions } from 'ioredis'
@@ -155,6 +157,29 @@ export function createRedisConnection (options: RedisConnectionOptions): RedisCo
   const scripts = createGatewayScripts(client, log)
   let reader: Redis | undefined
   let closed = false
+  // A connection on another server than the master the Sentinels announce moves to it (asks
+  // them again); one on it already stays (every Sentinel announces the switch), and one
+  // connecting is left to it (it asks them anyway; dropped now, ioredis would stop there).
+  const follow = (connection: Redis | undefined, address: string | undefined, port: number) => {
+    if (connection?.status !== 'ready') return
+    const { remoteAddress, remotePort } = connection.stream
+    if (remoteAddress === address && remotePort === port) return
+    connection.disconnect(true)
+  }
+  const stopWatching = sentinels === undefined
+    ? () => {}
+    : watchSentinels(sentinels, { tls, retryStrategy }, (host, port) => {
+      // Nodes may announce names (replica-announce-ip): compared as the socket's address.
+      const address = isIP(host) === 0
+        ? lookup(host).then(found => found.address)
+        : Promise.resolve(host)
+      address.catch(() => undefined).then((resolved) => {
+        if (closed) return
+        log.info({ master: `${host}:${port}` }, 'redis: the Sentinels announced a new master')
+        follow(client, resolved, port)
+        follow(reader, resolved, port)
+      }).catch(() => {})
+    })
   let current: StoreHealth = 'down'
   let lastError: string | undefined
   const replicaMemoryMs = options.replicaMemoryMs ?? 5000
@@ -281,6 +306,7 @@ export function createRedisConnection (options: RedisConnectionOptions): RedisCo
       if (closed) return
       closed = true
       clearInterval(timer)
+      stopWatching()
       listeners.clear()
       current = 'down'
       await Promise.all([end(client, commandTimeoutMs), reader === undefined ? undefined : end(reader, commandTimeoutMs)])
@@ -296,10 +322,11 @@ export function reconnectOnReadOnly (error: Error): 1 | false {
 
 /**
  * ioredis's own Sentinel support: the master is asked of the Sentinels, its
- * role checked on every connection, and the connection dropped when a
- * Sentinel announces a failover (`+switch-master`) or the server turns out
- * to be a replica (READONLY: a failover the announcement did not reach us
- * for); reconnecting asks the Sentinels again.
+ * role checked on every connection, and the connection dropped when the
+ * server turns out to be a replica (READONLY: a failover no announcement
+ * reached us for); reconnecting asks the Sentinels again. The Sentinels'
+ * announcements are followed by watchSentinels, which moves earlier than
+ * ioredis's own failoverDetector (`+switch-master` only).
  */
 function sentinelOptions (sentinels: RedisSentinels, { tls, commandTimeoutMs, retryStrategy }: { tls: ConnectionOptions | undefined, commandTimeoutMs: number, retryStrategy: (attempt: number) => number }): RedisOptions {
   return {
@@ -312,10 +339,64 @@ function sentinelOptions (sentinels: RedisSentinels, { tls, commandTimeoutMs, re
     sentinelCommandTimeout: commandTimeoutMs,
     sentinelRetryStrategy: retryStrategy,
     sentinelReconnectStrategy: retryStrategy,
-    failoverDetector: true,
+    failoverDetector: false,
     reconnectOnError: reconnectOnReadOnly,
     Connector: GuardedSentinelConnector
   }
+}
+
+/** The master a Sentinel's message announces for `name`: its address, or undefined. */
+export function announcedMaster (channel: string, message: string,
+  name: string): { host: string, port: number } | undefined {
+  const parts = message.split(' ')
+  // `+switch-master <name> <old ip> <old port> <new ip> <new port>`
+  if (channel === '+switch-master' && parts[0] === name && parts.length === 5) {
+    return { host: parts[3]!, port: Number(parts[4]) }
+  }
+  // `+promoted-slave slave <ip:port> <ip> <port> @ <name> <master ip> <master port>`
+  const promoted = parts[0] === 'slave' && parts[4] === '@' && parts[5] === name
+  if (channel === '+promoted-slave' && promoted) {
+    return { host: parts[2]!, port: Number(parts[3]) }
+  }
+  return undefined
+}
+
+/**
+ * Follows a failover as the Sentinels announce it. The leader announces
+ * `+promoted-slave` as soon as the replica it chose is a master, and names it
+ * as the master from then on; `+switch-master` comes at the end, once every
+ * other replica has resynchronised with it, seconds later, and from every
+ * Sentinel. On either, `onMaster` is called with the new master's address.
+ * One subscriber connection per Sentinel, reconnecting and resubscribing by
+ * itself; returns the function that closes them.
+ */
+function watchSentinels (sentinels: RedisSentinels, options: {
+  tls: ConnectionOptions | undefined
+  retryStrategy: (attempt: number) => number
+}, onMaster: (host: string, port: number) => void): () => void {
+  const watchers = sentinels.addresses.map(({ host, port }) => {
+    const watcher = new Redis({
+      host,
+      port,
+      ...(sentinels.username === undefined ? {} : { username: sentinels.username }),
+      ...(sentinels.password === undefined ? {} : { password: sentinels.password }),
+      ...(options.tls === undefined ? {} : { tls: options.tls }),
+      retryStrategy: options.retryStrategy,
+      enableReadyCheck: false,
+      disableClientInfo: true,
+      protocol: 2,
+      Connector: GuardedConnector
+    })
+    // Its errors (a Sentinel down) are its own: the command connection reports Redis's health.
+    watcher.on('error', () => {})
+    watcher.on('message', (channel: string, message: string) => {
+      const master = announcedMaster(channel, message, sentinels.masterName)
+      if (master !== undefined) onMaster(master.host, master.port)
+    })
+    watcher.subscribe('+promoted-slave', '+switch-master').catch(() => {})
+    return watcher
+  })
+  return () => { for (const watcher of watchers) watcher.disconnect() }
 }
 
 /** Checks the scheme without ever echoing the address, which may hold a password. */

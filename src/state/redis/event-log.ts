@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto'
 import type { Redis } from 'ioredis'
 import type { Clock } from '../../clock.ts'
-import { FIRST_POSITION, previousEventId } from '../event-ids.ts'
+import { compareEventIds, FIRST_POSITION, previousEventId } from '../event-ids.ts'
 import type { EventLog, EventsLost, EventWindow, LogEntry, NewEvent } from '../types.ts'
 import { redisReason, type RedisConnection } from './connection.ts'
 import { createGatewayScripts } from './functions.ts'
@@ -87,9 +87,14 @@ export function createRedisEventLog ({ connection, clock, windowMs, maxEntries, 
     }
   }
 
-  // An append that timed out may have been applied: retried with the same token, it is not applied twice.
-  const append = (entry: NewEvent | Omit<EventsLost, 'id'>, token: string) =>
-    scripts.eventsAppend(EVENTS_KEY, `${APPENDED_PREFIX}${token}`, maxEntries, `${Math.max(0, clock() - windowMs)}-0`, JSON.stringify(entry), VERSION, windowMs)
+  // An append that timed out may have been applied: retried with the same token, it is not
+  // applied twice. While a replica in sync has just left the master (a failover promoting it),
+  // the master refuses it and the event waits for the new master.
+  const append = (entry: NewEvent | Omit<EventsLost, 'id'>, token: string) => {
+    const minId = `${Math.max(0, clock() - windowMs)}-0`
+    return scripts.eventsAppend(EVENTS_KEY, `${APPENDED_PREFIX}${token}`, maxEntries, minId,
+      JSON.stringify(entry), VERSION, windowMs, connection.replicas())
+  }
 
   /** Appends what waits, in order, while Redis answers. */
   async function drain () {
@@ -123,28 +128,45 @@ export function createRedisEventLog ({ connection, clock, windowMs, maxEntries, 
   const readerScripts = createGatewayScripts(reader, log)
   /**
    * Where to read from after (re)connecting: from the end at start-up; from
-   * the last id read while the stream still holds it; from the start of a
-   * stream that never dropped an entry (Redis restarted without its data:
-   * every entry is new to this replica). A replica that fell behind the
-   * window (cut off from Redis longer than it lasts while others published)
-   * cannot know what its readers missed: it tells them with an `events.lost`
-   * entry of its own (`lost` 0: unknown), just before what the stream holds.
+   * the last id read while the stream still holds it (after a failover to a
+   * replica in sync, the new master holds it). A stream that no longer holds
+   * it, though the window never moved past it, lost its last entries (Redis
+   * restarted without its data, or a failover to a replica behind): every
+   * entry after the last one it still holds is new to this replica. A replica
+   * that fell behind the window (cut off from Redis longer than it lasts
+   * while others published) cannot know what its readers missed: it tells
+   * them with an `events.lost` entry of its own (`lost` 0: unknown), just
+   * before what the stream holds.
    */
   async function startFrom (): Promise<string> {
     if (readFrom === undefined) {
       const [last] = await reader.xrevrange(EVENTS_KEY, '+', '-', 'COUNT', 1)
       return last?.[0] ?? FIRST_POSITION
     }
-    if (readFrom === FIRST_POSITION || await readerScripts.eventsSince(EVENTS_KEY, readFrom, 1) !== null) return readFrom
-    if (await readerScripts.eventsSince(EVENTS_KEY, FIRST_POSITION, 1) !== null) {
-      log.warn('events: the stream is new (Redis restarted without its data); reading it from its start')
-      return FIRST_POSITION
+    if (readFrom === FIRST_POSITION) return readFrom
+    if (await readerScripts.eventsSince(EVENTS_KEY, readFrom, 1) !== null) return readFrom
+    if (!await trimmedPast(readFrom)) {
+      const [held] = await reader.xrevrange(EVENTS_KEY, readFrom, '-', 'COUNT', 1)
+      log.warn({ eventId: readFrom }, 'events: the stream lost its last entries (Redis restarted ' +
+        'without its data, or failed over to a replica behind); reading on after those it holds')
+      return held?.[0] ?? FIRST_POSITION
     }
     const [first] = await reader.xrange(EVENTS_KEY, '-', '+', 'COUNT', 1)
     const before = first === undefined ? FIRST_POSITION : previousEventId(first[0])
     log.error('events: this replica fell behind the window; its readers are told to reload')
     deliver({ id: before, type: 'events.lost', lost: 0, occurredAt: new Date(clock()).toISOString() })
     return before
+  }
+
+  /** Whether the stream has dropped entries at or after `id` (trimmed to the window). */
+  async function trimmedPast (id: string): Promise<boolean> {
+    if (await reader.exists(EVENTS_KEY) === 0) return false
+    const info = await reader.xinfo('STREAM', EVENTS_KEY) as unknown[]
+    const at = info.indexOf('max-deleted-entry-id')
+    // Not said (a Redis before 7.0): taken as trimmed, so readers are told rather than not.
+    if (at < 0) return true
+    const deleted = String(info[at + 1])
+    return deleted !== FIRST_POSITION && compareEventIds(deleted, id) >= 0
   }
 
   const state = { closed: false }

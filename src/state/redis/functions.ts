@@ -97,8 +97,12 @@ export interface GatewayScripts {
   stateFinish (key: string, token: string, value: string, ttlMs: number): Promise<number>
   stateLoginLock (sessionKey: string, lockKey: string, rejected: string, lock: string, lockTtlMs: number): Promise<LoginLockReply>
   stateRelease (key: string, expected: string): Promise<number>
-  /** Appends an event to the log stream, trimmed to the window, once per token (tokenKey); its id. */
-  eventsAppend (key: string, tokenKey: string, maxEntries: number, minId: string, event: string, version: string, tokenTtlMs: number): Promise<string>
+  /**
+   * Appends an event to the log stream, trimmed to the window, once per token (tokenKey); its
+   * id. Refused while fewer replicas are online than `replicas` (scripts.ts).
+   */
+  eventsAppend (key: string, tokenKey: string, maxEntries: number, minId: string, event: string,
+    version: string, tokenTtlMs: number, replicas: number): Promise<string>
   /** The entries after `id`, or null when the stream no longer holds that position. */
   eventsSince (key: string, id: string, count: number): Promise<Array<[string, string[]]> | null>
   /** @fastify/rate-limit's counting script: `[current, ttl]`. */
@@ -162,7 +166,9 @@ export function createGatewayScripts (client: Redis, log: FastifyBaseLogger, lib
       await call('stateFinish', [key], [token, value, ttlMs]) as number,
     stateLoginLock: async (sessionKey, lockKey, rejected, lock, lockTtlMs) => await call('stateLoginLock', [sessionKey, lockKey], [rejected, lock, lockTtlMs]) as LoginLockReply,
     stateRelease: async (key, expected) => await call('stateRelease', [key], [expected]) as number,
-    eventsAppend: async (key, tokenKey, maxEntries, minId, event, version, tokenTtlMs) => await call('eventsAppend', [key, tokenKey], [maxEntries, minId, event, version, tokenTtlMs]) as string,
+    eventsAppend: async (key, tokenKey, maxEntries, minId, event, version, tokenTtlMs, replicas) =>
+      await call('eventsAppend', [key, tokenKey],
+        [maxEntries, minId, event, version, tokenTtlMs, replicas]) as string,
     eventsSince: async (key, id, count) => await call('eventsSince', [key], [id, count]) as Array<[string, string[]]> | null,
     rateLimit: async (key, timeWindow, max, continueExceeding, exponentialBackoff) =>
       await call('rateLimit', [key], [timeWindow, max, String(continueExceeding), String(exponentialBackoff)]) as [number, number],

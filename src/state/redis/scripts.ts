@@ -102,12 +102,24 @@ return {'wait'}`
   // (not `~`): one or two entries per append, and the window is what readers are told.
   // Once per event: KEYS[2] (the event's own token) remembers its id for ARGV[5] ms,
   // so that an append retried after a reply that was lost answers that id instead of
-  // adding the event a second time.
+  // adding the event a second time. Refused while the master has fewer replicas online than
+  // the ARGV[6] the gateway counts in sync: one has left it (a Sentinel promoting it), and
+  // an entry it took now could be missing from the new master after readers saw it.
   eventsAppend: {
     numberOfKeys: 2,
     lua: `
 local appended = redis.call('GET', KEYS[2])
 if appended then return appended end
+local expected = tonumber(ARGV[6])
+if expected > 0 then
+  local online = 0
+  for line in string.gmatch(redis.call('INFO', 'replication'), 'slave%d+:[^\\r\\n]+') do
+    if string.find(line, 'state=online', 1, true) then online = online + 1 end
+  end
+  if online < expected then
+    return redis.error_reply('ERR a replica in sync has left this master: the event waits')
+  end
+end
 local id = redis.call('XADD', KEYS[1], 'MAXLEN', ARGV[1], '*', 'v', ARGV[4], 'e', ARGV[3])
 redis.call('XTRIM', KEYS[1], 'MINID', ARGV[2])
 redis.call('SET', KEYS[2], id, 'PX', ARGV[5])
