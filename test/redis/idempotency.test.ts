@@ -255,6 +255,7 @@ test('an answer a full Redis refused waits for room, then is stored', async (t) 
   await t.rejects(b.begin(`${KEY}-new`, 'fp'), { code: 'STATE_UNAVAILABLE' }, 'no new claim meanwhile')
   await raw.config('SET', 'maxmemory', '0')
   await until(() => a.pending() === 0, 5000, 'stored once Redis takes writes again')
+  await until(() => connections[1]?.health() === 'up', 5000, 'B takes writes again too')
   t.same(await b.begin(KEY, 'fp'), { state: 'completed', response: RESPONSE })
 })
 
@@ -379,6 +380,29 @@ test('with a replica in sync, a write is sent once it holds the mark (WAIT)', as
   await t.resolves(later.sending(), 'then writes go on without it')
   replica.resume()
   await until(() => connection.replicas() === 1, 10_000, 'counted again once it catches up')
+})
+
+test('an outcome is not written to a master a replica in sync just left: it waits', async (t) => {
+  // The old master of a Sentinel failover: what it takes now, the promoted replica lacks.
+  const master = await startRedisServer(t)
+  const args = ['--replicaof', '127.0.0.1', String(master.port)]
+  const replicas = [await startRedisServer(t, { args }), await startRedisServer(t, { args })]
+  const connection = await connect(t, master, { replicaMemoryMs: 60_000 })
+  const store = createRedisIdempotencyStore({ connection, ttlMs: 60_000, claimTtlMs: 5000 })
+  await until(() => connection.replicas() === 2, 10_000, 'both replicas in sync')
+  const claim = await acquire(store, KEY, 'fp')
+  await claim.sending()
+  const promoted = new Redis(replicas[0]!.url)
+  t.teardown(() => promoted.disconnect())
+  await promoted.call('REPLICAOF', 'NO', 'ONE')
+  const direct = new Redis(master.url)
+  t.teardown(() => direct.disconnect())
+  const left = async () => (await direct.info('replication')).includes('connected_slaves:1')
+  await until(left, 5000, 'the master sees one replica left')
+  await claim.complete(RESPONSE)
+  t.equal(store.pending(), 1, 'the answer waits')
+  const held = await direct.get(`test:${idempotencyKey(KEY)}`)
+  t.match(JSON.parse(held ?? '{}'), { state: 'sending' }, 'the old master did not take it')
 })
 
 // What the remaining replicas alone hold is not enough while one that left is still counted.

@@ -93,8 +93,12 @@ export interface GatewayScripts {
   stateClaim (key: string, value: string, ttlMs: number): Promise<ClaimReply>
   /** The claim `claim` marked sending, with its lease by Redis's clock: 1, or 0 when not held. */
   stateSend (key: string, claim: string, leaseMs: number, ttlMs: number): Promise<number>
-  /** The claim of `token` settled with `value` (empty: freed): 1, or 0 when not held. */
-  stateFinish (key: string, token: string, value: string, ttlMs: number): Promise<number>
+  /**
+   * The claim of `token` settled with `value` (empty: freed): 1, or 0 when not held. Refused
+   * while fewer replicas are online than `replicas` (scripts.ts).
+   */
+  stateFinish (key: string, token: string, value: string, ttlMs: number,
+    replicas: number): Promise<number>
   stateLoginLock (sessionKey: string, lockKey: string, rejected: string, lock: string, lockTtlMs: number): Promise<LoginLockReply>
   stateRelease (key: string, expected: string): Promise<number>
   /**
@@ -162,8 +166,8 @@ export function createGatewayScripts (client: Redis, log: FastifyBaseLogger, lib
     stateClaim: async (key, value, ttlMs) => await call('stateClaim', [key], [value, ttlMs]) as ClaimReply,
     stateSend: async (key, claim, leaseMs, ttlMs) =>
       await call('stateSend', [key], [claim, leaseMs, ttlMs]) as number,
-    stateFinish: async (key, token, value, ttlMs) =>
-      await call('stateFinish', [key], [token, value, ttlMs]) as number,
+    stateFinish: async (key, token, value, ttlMs, replicas) =>
+      await call('stateFinish', [key], [token, value, ttlMs, replicas]) as number,
     stateLoginLock: async (sessionKey, lockKey, rejected, lock, lockTtlMs) => await call('stateLoginLock', [sessionKey, lockKey], [rejected, lock, lockTtlMs]) as LoginLockReply,
     stateRelease: async (key, expected) => await call('stateRelease', [key], [expected]) as number,
     eventsAppend: async (key, tokenKey, maxEntries, minId, event, version, tokenTtlMs, replicas) =>

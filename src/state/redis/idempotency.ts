@@ -36,12 +36,13 @@ const OUTCOME_VERSION = 2
 const POLL_FIRST_MS = 10
 const POLL_MAX_MS = 200
 /**
- * An outcome Redis refused while it still answered (a timeout, a refusal):
- * tried again after this delay, doubling, up to the next. Outcomes waiting for
- * a Redis that was down, full or frozen are written as soon as it answers again.
+ * Outcomes waiting for a Redis that answers but refuses them (full, without
+ * its replicas after a restart, a timeout): the first is tried again this
+ * often (the others after it), not on a backoff: the health check that would
+ * say Redis takes writes again comes only every second. A Redis that is down
+ * is not tried: its return (ready) flushes them.
  */
-const RETRY_FIRST_MS = 100
-const RETRY_MAX_MS = 1000
+const RETRY_MS = 100
 
 /**
  * The values of a key. Format 3 claims are `claimed` (freed by expiring at the
@@ -132,7 +133,6 @@ export function createRedisIdempotencyStore (options: RedisIdempotencyOptions): 
   const waiting = new Map<string, Waiting>()
   const flushListeners = new Set<(ms: number) => void>()
   let retryTimer: NodeJS.Timeout | undefined
-  let retryDelay = RETRY_FIRST_MS
   /** When Redis answered again with outcomes waiting (performance.now()). */
   let upAt: number | undefined
   let flushing: Promise<void> | undefined
@@ -178,18 +178,17 @@ export function createRedisIdempotencyStore (options: RedisIdempotencyOptions): 
         log.warn({ reason: redisReason(error) }, `idempotency: ${what} failed; it waits for Redis`)
       }
       waiting.set(id, { what, until, run })
-      if (connection.health() === 'up') schedule()
+      schedule()
     }
   }
 
   function schedule () {
-    if (retryTimer !== undefined) return
+    if (retryTimer !== undefined || connection.health() === 'down') return
     retryTimer = setTimeout(() => {
       retryTimer = undefined
       flush().catch(() => {})
-    }, retryDelay)
+    }, RETRY_MS)
     retryTimer.unref()
-    retryDelay = Math.min(retryDelay * 2, RETRY_MAX_MS)
   }
 
   /** Writes every outcome waiting, at once; one flush at a time. */
@@ -206,21 +205,32 @@ export function createRedisIdempotencyStore (options: RedisIdempotencyOptions): 
       if (item.what === 'discard') continue
       log.error(`idempotency: ${item.what} was never stored; the key expires with its claim`)
     }
-    if (waiting.size > 0 && connection.health() === 'up') {
-      const items = [...waiting]
-      const results = await Promise.allSettled(items.map(([, item]) => item.run()))
+    const [head, ...rest] = [...waiting]
+    if (head !== undefined && connection.health() !== 'down') {
+      // The first alone while Redis may still refuse: the others would fail with it.
+      const [firstId, first] = head
+      const stored = await first.run().then((result) => {
+        waiting.delete(firstId)
+        report(first.what, result, true)
+        // Redis takes writes again, though its health may not say so yet.
+        upAt ??= performance.now()
+        return true
+      }, (error: unknown) => {
+        connection.noteError(error)
+        return false
+      })
+      const results = stored ? await Promise.allSettled(rest.map(([, item]) => item.run())) : []
       results.forEach((result, i) => {
-        const [id, item] = items[i]!
+        const [id, item] = rest[i]!
         if (result.status === 'rejected') return connection.noteError(result.reason)
         waiting.delete(id)
         report(item.what, result.value, true)
       })
     }
     if (waiting.size > 0) {
-      if (connection.health() === 'up') schedule()
+      schedule()
       return
     }
-    retryDelay = RETRY_FIRST_MS
     if (upAt === undefined) return
     const ms = performance.now() - upAt
     upAt = undefined
@@ -230,6 +240,8 @@ export function createRedisIdempotencyStore (options: RedisIdempotencyOptions): 
 
   // Redis answers again (connected and ready, or taking writes again): what waits is written now.
   connection.onHealthChange((health) => {
+    // Measured from its last return: an outage in between starts the window again.
+    if (health === 'down') upAt = undefined
     if (health !== 'up' || waiting.size === 0) return
     upAt ??= performance.now()
     flush().catch(() => {})
@@ -241,7 +253,8 @@ export function createRedisIdempotencyStore (options: RedisIdempotencyOptions): 
     const finish = (what: Settlement, value: string): Promise<void> => {
       if (settledAs !== undefined) return Promise.resolve()
       settledAs = what
-      const run = () => scripts.stateFinish(key, token, value, ttlMs)
+      // Each time it runs: after a failover, the new master's replicas count.
+      const run = () => scripts.stateFinish(key, token, value, ttlMs, connection.replicas())
       return settle(what, `${token}\n${what}`, claim.claimedAt + ttlMs, run)
     }
     return {
@@ -291,7 +304,7 @@ export function createRedisIdempotencyStore (options: RedisIdempotencyOptions): 
         connection.noteError(error)
         // It may have been written all the same (a reply lost, a frozen Redis that runs it
         // later): it frees the key when its lease ends, or sooner when this lands.
-        const run = () => scripts.stateFinish(key, token, '', ttlMs)
+        const run = () => scripts.stateFinish(key, token, '', ttlMs, connection.replicas())
         settle('discard', `${token}\ndiscard`, claimedAt + claimTtlMs, run).catch(() => {})
         throw unavailable(error)
       }

@@ -20,6 +20,23 @@ export type LoginLockReply = ['session', string] | ['locked'] | ['wait']
 const NOW = `local time = redis.call('TIME')
 local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)`
 
+/**
+ * Refuses the write while the master has fewer replicas online than ARGV[n], the replicas the
+ * gateway counts in sync: one has left it (a Sentinel promoting it), and what this master takes
+ * now could be missing from the new one. The caller keeps it and writes it there.
+ */
+const replicaLeft = (n: number) => `
+local expected = tonumber(ARGV[${n}])
+if expected > 0 then
+  local online = 0
+  for line in string.gmatch(redis.call('INFO', 'replication'), 'slave%d+:[^\\r\\n]+') do
+    if string.find(line, 'state=online', 1, true) then online = online + 1 end
+  end
+  if online < expected then
+    return redis.error_reply('ERR a replica in sync has left this master: the write waits')
+  end
+end`
+
 type ScriptName = 'stateClaim' | 'stateSend' | 'stateFinish' | 'stateLoginLock' | 'stateRelease' |
   'eventsAppend' | 'eventsSince'
 
@@ -62,10 +79,10 @@ return 1`
   // ms, or the key freed when ARGV[2] is empty. An absent key gets the outcome all the same (Redis
   // lost the claim, and the outcome exists); the same outcome again (a retry after a lost reply)
   // succeeds. A key holding anything else (another claim, an "unknown" a caller was told) is left
-  // alone: 0.
+  // alone: 0. Refused while a replica has just left the master (ARGV[4], replicaLeft).
   stateFinish: {
     numberOfKeys: 1,
-    lua: `
+    lua: `${replicaLeft(4)}
 local current = redis.call('GET', KEYS[1])
 if not current then
   if ARGV[2] == '' then return 0 end
@@ -102,24 +119,14 @@ return {'wait'}`
   // (not `~`): one or two entries per append, and the window is what readers are told.
   // Once per event: KEYS[2] (the event's own token) remembers its id for ARGV[5] ms,
   // so that an append retried after a reply that was lost answers that id instead of
-  // adding the event a second time. Refused while the master has fewer replicas online than
-  // the ARGV[6] the gateway counts in sync: one has left it (a Sentinel promoting it), and
-  // an entry it took now could be missing from the new master after readers saw it.
+  // adding the event a second time. Refused while a replica has just left the master
+  // (ARGV[6], replicaLeft): an entry it took now could be missing from the new master after
+  // readers saw it.
   eventsAppend: {
     numberOfKeys: 2,
     lua: `
 local appended = redis.call('GET', KEYS[2])
-if appended then return appended end
-local expected = tonumber(ARGV[6])
-if expected > 0 then
-  local online = 0
-  for line in string.gmatch(redis.call('INFO', 'replication'), 'slave%d+:[^\\r\\n]+') do
-    if string.find(line, 'state=online', 1, true) then online = online + 1 end
-  end
-  if online < expected then
-    return redis.error_reply('ERR a replica in sync has left this master: the event waits')
-  end
-end
+if appended then return appended end${replicaLeft(6)}
 local id = redis.call('XADD', KEYS[1], 'MAXLEN', ARGV[1], '*', 'v', ARGV[4], 'e', ARGV[3])
 redis.call('XTRIM', KEYS[1], 'MINID', ARGV[2])
 redis.call('SET', KEYS[2], id, 'PX', ARGV[5])
