@@ -374,8 +374,10 @@ test('with a replica in sync, a write is sent once it holds the mark (WAIT)', as
   t.teardown(() => masterClient.disconnect())
   const freed = await masterClient.exists(`test:${idempotencyKey(`${KEY}-2`)}`)
   t.equal(freed, 0, 'the unsent write\'s key is freed')
+  t.equal(store.pending(), 1, 'the release waits for the replica: written again until it has it')
 
   await until(() => connection.replicas() === 0, 10_000, 'a replica that has not acknowledged for seconds is no longer counted, once it has been gone replicaMemoryMs')
+  await until(() => store.pending() === 0, 5000, 'then taken')
   const later = await acquire(store, `${KEY}-3`, 'fp')
   await t.resolves(later.sending(), 'then writes go on without it')
   replica.resume()

@@ -247,14 +247,34 @@ export function createRedisIdempotencyStore (options: RedisIdempotencyOptions): 
     flush().catch(() => {})
   })
 
+  /**
+   * Resolves once every replica in sync holds this connection's writes so far (WAIT), else
+   * rejects. Every replica, not one: a Sentinel may promote any of them, and one that is being
+   * promoted has already stopped taking this master's writes.
+   */
+  async function replicated (): Promise<void> {
+    const replicas = ackTimeoutMs > 0 ? connection.replicas() : 0
+    if (replicas === 0) return
+    const acked = await client.wait(replicas, ackTimeoutMs).catch(() => 0)
+    if (acked < replicas) {
+      throw new Error(`${acked} of ${replicas} replicas acknowledged within ${ackTimeoutMs} ms`)
+    }
+  }
+
   function claimOf (claim: Claim): IdempotencyClaim {
     const { key, token, fingerprint } = claim
     let settledAs: Settlement | undefined
     const finish = (what: Settlement, value: string): Promise<void> => {
       if (settledAs !== undefined) return Promise.resolve()
       settledAs = what
-      // Each time it runs: after a failover, the new master's replicas count.
-      const run = () => scripts.stateFinish(key, token, value, ttlMs, connection.replicas())
+      // Replicated too, else written again (the same value: idempotent) until it is: a master
+      // losing a replica at that moment (a failover) would otherwise keep it alone. Each run
+      // counts the replicas afresh: after a failover, the new master's.
+      const run = async () => {
+        const result = await scripts.stateFinish(key, token, value, ttlMs, connection.replicas())
+        await replicated()
+        return result
+      }
       return settle(what, `${token}\n${what}`, claim.claimedAt + ttlMs, run)
     }
     return {
@@ -271,15 +291,10 @@ export function createRedisIdempotencyStore (options: RedisIdempotencyOptions): 
         if (marked === 0) {
           throw new StateUnavailableError('the idempotency claim ended before the write was sent')
         }
-        // Every replica, not one: a Sentinel may promote any of them, and one that is
-        // being promoted has already stopped taking this master's writes.
-        const replicas = ackTimeoutMs > 0 ? connection.replicas() : 0
-        if (replicas === 0) return
-        const acked = await client.wait(replicas, ackTimeoutMs).catch(() => 0)
-        if (acked < replicas) {
-          const reason = `${acked} of ${replicas} replicas acknowledged within ${ackTimeoutMs} ms`
-          const message = 'the idempotency claim did not reach the Redis replicas in time'
-          throw unavailable(new Error(reason), message)
+        try {
+          await replicated()
+        } catch (error) {
+          throw unavailable(error, 'the idempotency claim did not reach the Redis replicas in time')
         }
       },
       complete: (response) => finish('complete',
