@@ -28,7 +28,7 @@ test('every key, script key and channel carries the prefix', async (t) => {
   t.same((await raw.keys('*')).sort(), ['gw-a:health', 'gw-a:plain'])
 
   await connection.scripts.eventsAppend('events:log', 'events:appended:t1', 10, '0-0', '{}', '1',
-    60_000, 0)
+    60_000, 0, 't1')
   t.same((await raw.keys('gw-a:events:*')).sort(), ['gw-a:events:appended:t1', 'gw-a:events:log'], 'the event stream too, and the token of an append')
   const reader = connection.reader(100)
   await until(() => reader.status === 'ready', 2000, 'reader ready')

@@ -67,6 +67,14 @@ export interface RedisConnection {
    * refused. 0 when unknown; counted afresh after each reconnection.
    */
   replicas (): number
+  /**
+   * Resolves once every replica in sync (replicas()) holds the writes made on
+   * the command connection so far (WAIT, at most timeoutMs); rejects
+   * otherwise. Every replica, not one: a Sentinel may promote any of them,
+   * and one being promoted has already stopped taking this master's writes.
+   * With no replica counted, or timeoutMs 0, it resolves at once.
+   */
+  replicated (timeoutMs: number): Promise<void>
   /** Reports a failed command: a refusal to write (OOM, READONLY, MISCONF) turns health to `refusing-writes` at once. */
   noteError (error: unknown): void
   /** Called on every change of health(); returns the unsubscribe function. */
@@ -86,6 +94,9 @@ export interface RedisConnection {
 export function redisReason (error: unknown): string {
   return error instanceof Error ? error.message : String(error)
 }
+
+/** How often the health check asks a Redis that refuses writes whether it takes them again. */
+const REFUSING_CHECK_MS = 100
 
 /** Consecutive failed health checks after which a connection that looks open is dropped and reopened. */
 const STALE_AFTER_FAILED_CHECKS = 3
@@ -227,7 +238,6 @@ export function createRedisConnection (options: RedisConnectionOptions): RedisCo
   // read-only Redis answers PING but refuses a write, so the check writes,
   // and reads the replicas in sync while at it.
   let failedChecks = 0
-  let checking = false
   async function check (): Promise<StoreHealth> {
     if (client.status !== 'ready') return 'down'
     try {
@@ -258,14 +268,30 @@ export function createRedisConnection (options: RedisConnectionOptions): RedisCo
       return 'down'
     }
   }
-  const timer = setInterval(() => {
-    if (checking || closed) return
-    checking = true
-    check()
-      .then(health => setHealth(health))
-      .finally(() => { checking = false })
-  }, options.healthCheckIntervalMs ?? 1000)
-  timer.unref()
+  // A Redis that answers but refuses writes (full, or a new master whose replicas are still
+  // resynchronising) is checked more often: every store waits for its health to say it
+  // takes writes again.
+  const intervalMs = options.healthCheckIntervalMs ?? 1000
+  let timer: NodeJS.Timeout | undefined
+  let checking = false
+  const next = () => {
+    if (closed) return
+    clearTimeout(timer)
+    const refusing = current === 'refusing-writes'
+    const delay = refusing ? Math.min(intervalMs, REFUSING_CHECK_MS) : intervalMs
+    // One check at a time: the next is set once this one is over.
+    timer = setTimeout(() => {
+      checking = true
+      check().then(health => setHealth(health)).finally(() => {
+        checking = false
+        next()
+      })
+    }, delay)
+    timer.unref()
+  }
+  next()
+  // A store's refused write says so first: checked again soon rather than at the next interval.
+  listeners.add((health) => { if (health === 'refusing-writes' && !checking) next() })
 
   return {
     client,
@@ -282,6 +308,14 @@ export function createRedisConnection (options: RedisConnectionOptions): RedisCo
     log,
     health: () => (closed ? 'down' : current),
     replicas: () => (current === 'up' ? inSync : 0),
+    async replicated (timeoutMs) {
+      const replicas = timeoutMs > 0 && current === 'up' ? inSync : 0
+      if (replicas === 0) return
+      const acked = await client.wait(replicas, timeoutMs).catch(() => 0)
+      if (acked < replicas) {
+        throw new Error(`${acked} of ${replicas} replicas acknowledged within ${timeoutMs} ms`)
+      }
+    },
     noteError (error) {
       if (!closed && current === 'up' && isWriteRefused(error)) setHealth('refusing-writes', redisReason(error))
     },
@@ -305,7 +339,7 @@ export function createRedisConnection (options: RedisConnectionOptions): RedisCo
     async close () {
       if (closed) return
       closed = true
-      clearInterval(timer)
+      clearTimeout(timer)
       stopWatching()
       listeners.clear()
       current = 'down'

@@ -11,6 +11,11 @@ export interface RedisEventLogOptions extends EventWindow {
   clock: Clock
   /** How long one read waits for new entries before it asks again (default 1000 ms). */
   blockMs?: number
+  /**
+   * How long an append waits for every replica in sync to hold it (WAIT); one
+   * not acknowledged is appended again (REDIS_REPLICA_ACK_TIMEOUT_MS; 0: no wait, the default).
+   */
+  replicaAckTimeoutMs?: number
 }
 
 /** The stream, with the key prefix in front. */
@@ -23,6 +28,12 @@ const VERSION = '1'
 const READ_COUNT = 1000
 /** Reads that time out in a row (a frozen Redis, a half-open connection) before the reader's connection is reopened. */
 const STALE_AFTER_TIMEOUTS = 3
+
+/** An entry's append token (its `t`, absent in entries of earlier gateways). */
+function tokenOf (fields: string[]): string | undefined {
+  for (let i = 0; i + 1 < fields.length; i += 2) if (fields[i] === 't') return fields[i + 1]
+  return undefined
+}
 
 function decode (id: string, fields: string[]): LogEntry | undefined {
   const values = new Map<string, string>()
@@ -61,7 +72,9 @@ const sleep = (ms: number) => new Promise(resolve => setTimeout(resolve, ms).unr
  * when some were dropped. A replica that stops with events still queued logs
  * how many were lost (error level).
  */
-export function createRedisEventLog ({ connection, clock, windowMs, maxEntries, blockMs = 1000 }: RedisEventLogOptions): EventLog {
+export function createRedisEventLog (options: RedisEventLogOptions): EventLog {
+  const { connection, clock, windowMs, maxEntries, blockMs = 1000 } = options
+  const ackTimeoutMs = options.replicaAckTimeoutMs ?? 0
   const { scripts, log } = connection
   const listeners = new Set<(entry: LogEntry) => void>()
   /** Events waiting to be appended, each with the token that makes its append happen once. */
@@ -89,11 +102,15 @@ export function createRedisEventLog ({ connection, clock, windowMs, maxEntries, 
 
   // An append that timed out may have been applied: retried with the same token, it is not
   // applied twice. While a replica in sync has just left the master (a failover promoting it),
-  // the master refuses it and the event waits for the new master.
-  const append = (entry: NewEvent | Omit<EventsLost, 'id'>, token: string) => {
+  // the master refuses it and the event waits for the new master; one the replicas did not all
+  // acknowledge is appended again too (the master that lost it appends it anew, and readers
+  // that had it from the old one skip it by its token).
+  const append = async (entry: NewEvent | Omit<EventsLost, 'id'>, token: string) => {
     const minId = `${Math.max(0, clock() - windowMs)}-0`
-    return scripts.eventsAppend(EVENTS_KEY, `${APPENDED_PREFIX}${token}`, maxEntries, minId,
-      JSON.stringify(entry), VERSION, windowMs, connection.replicas())
+    const id = await scripts.eventsAppend(EVENTS_KEY, `${APPENDED_PREFIX}${token}`, maxEntries,
+      minId, JSON.stringify(entry), VERSION, windowMs, connection.replicas(), token)
+    await connection.replicated(ackTimeoutMs)
+    return id
   }
 
   /** Appends what waits, in order, while Redis answers. */
@@ -169,6 +186,16 @@ export function createRedisEventLog ({ connection, clock, windowMs, maxEntries, 
     return deleted !== FIRST_POSITION && compareEventIds(deleted, id) >= 0
   }
 
+  /** The tokens of the entries delivered, the newest maxEntries (a Map keeps their order). */
+  const delivered = new Map<string, string>()
+  function firstTime (token: string | undefined, id: string): boolean {
+    if (token === undefined) return true
+    if (delivered.has(token)) return false
+    delivered.set(token, id)
+    if (delivered.size > maxEntries) delivered.delete(delivered.keys().next().value!)
+    return true
+  }
+
   const state = { closed: false }
   async function read () {
     let timeouts = 0
@@ -189,6 +216,8 @@ export function createRedisEventLog ({ connection, clock, windowMs, maxEntries, 
         for (const [, entries] of reply ?? []) {
           for (const [id, fields] of entries) {
             readFrom = id
+            // Appended again after a failover lost it: its subscribers have it already.
+            if (!firstTime(tokenOf(fields), id)) continue
             const entry = decode(id, fields)
             if (entry === undefined) log.warn({ eventId: id }, 'events: skipped an entry this version cannot read')
             else deliver(entry)
@@ -237,6 +266,10 @@ export function createRedisEventLog ({ connection, clock, windowMs, maxEntries, 
         if (entries === null) return { state: 'expired' }
         const decoded: LogEntry[] = []
         for (const [entryId, fields] of entries) {
+          // Appended again after a failover lost its first copy, which a reader at `id` had.
+          const token = tokenOf(fields)
+          const first = token === undefined ? undefined : delivered.get(token)
+          if (first !== undefined && first !== entryId && compareEventIds(first, id) <= 0) continue
           const entry = decode(entryId, fields)
           if (entry !== undefined) decoded.push(entry)
         }

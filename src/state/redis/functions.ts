@@ -102,11 +102,11 @@ export interface GatewayScripts {
   stateLoginLock (sessionKey: string, lockKey: string, rejected: string, lock: string, lockTtlMs: number): Promise<LoginLockReply>
   stateRelease (key: string, expected: string): Promise<number>
   /**
-   * Appends an event to the log stream, trimmed to the window, once per token (tokenKey); its
-   * id. Refused while fewer replicas are online than `replicas` (scripts.ts).
+   * Appends an event to the log stream, trimmed to the window, once per token (tokenKey, the
+   * entry's `t`); its id. Refused while fewer replicas are online than `replicas` (scripts.ts).
    */
   eventsAppend (key: string, tokenKey: string, maxEntries: number, minId: string, event: string,
-    version: string, tokenTtlMs: number, replicas: number): Promise<string>
+    version: string, tokenTtlMs: number, replicas: number, token: string): Promise<string>
   /** The entries after `id`, or null when the stream no longer holds that position. */
   eventsSince (key: string, id: string, count: number): Promise<Array<[string, string[]]> | null>
   /** @fastify/rate-limit's counting script: `[current, ttl]`. */
@@ -170,9 +170,9 @@ export function createGatewayScripts (client: Redis, log: FastifyBaseLogger, lib
       await call('stateFinish', [key], [token, value, ttlMs, replicas]) as number,
     stateLoginLock: async (sessionKey, lockKey, rejected, lock, lockTtlMs) => await call('stateLoginLock', [sessionKey, lockKey], [rejected, lock, lockTtlMs]) as LoginLockReply,
     stateRelease: async (key, expected) => await call('stateRelease', [key], [expected]) as number,
-    eventsAppend: async (key, tokenKey, maxEntries, minId, event, version, tokenTtlMs, replicas) =>
-      await call('eventsAppend', [key, tokenKey],
-        [maxEntries, minId, event, version, tokenTtlMs, replicas]) as string,
+    eventsAppend: async (key, tokenKey, maxEntries, minId, event, version, tokenTtlMs, replicas,
+      token) => await call('eventsAppend', [key, tokenKey],
+      [maxEntries, minId, event, version, tokenTtlMs, replicas, token]) as string,
     eventsSince: async (key, id, count) => await call('eventsSince', [key], [id, count]) as Array<[string, string[]]> | null,
     rateLimit: async (key, timeWindow, max, continueExceeding, exponentialBackoff) =>
       await call('rateLimit', [key], [timeWindow, max, String(continueExceeding), String(exponentialBackoff)]) as [number, number],

@@ -240,26 +240,12 @@ export function createRedisIdempotencyStore (options: RedisIdempotencyOptions): 
 
   // Redis answers again (connected and ready, or taking writes again): what waits is written now.
   connection.onHealthChange((health) => {
-    // Measured from its last return: an outage in between starts the window again.
-    if (health === 'down') upAt = undefined
+    // Measured from its last return: an outage (or refusal) in between starts the window again.
+    if (health !== 'up') upAt = undefined
     if (health !== 'up' || waiting.size === 0) return
     upAt ??= performance.now()
     flush().catch(() => {})
   })
-
-  /**
-   * Resolves once every replica in sync holds this connection's writes so far (WAIT), else
-   * rejects. Every replica, not one: a Sentinel may promote any of them, and one that is being
-   * promoted has already stopped taking this master's writes.
-   */
-  async function replicated (): Promise<void> {
-    const replicas = ackTimeoutMs > 0 ? connection.replicas() : 0
-    if (replicas === 0) return
-    const acked = await client.wait(replicas, ackTimeoutMs).catch(() => 0)
-    if (acked < replicas) {
-      throw new Error(`${acked} of ${replicas} replicas acknowledged within ${ackTimeoutMs} ms`)
-    }
-  }
 
   function claimOf (claim: Claim): IdempotencyClaim {
     const { key, token, fingerprint } = claim
@@ -272,7 +258,7 @@ export function createRedisIdempotencyStore (options: RedisIdempotencyOptions): 
       // counts the replicas afresh: after a failover, the new master's.
       const run = async () => {
         const result = await scripts.stateFinish(key, token, value, ttlMs, connection.replicas())
-        await replicated()
+        await connection.replicated(ackTimeoutMs)
         return result
       }
       return settle(what, `${token}\n${what}`, claim.claimedAt + ttlMs, run)
@@ -292,7 +278,7 @@ export function createRedisIdempotencyStore (options: RedisIdempotencyOptions): 
           throw new StateUnavailableError('the idempotency claim ended before the write was sent')
         }
         try {
-          await replicated()
+          await connection.replicated(ackTimeoutMs)
         } catch (error) {
           throw unavailable(error, 'the idempotency claim did not reach the Redis replicas in time')
         }

@@ -119,15 +119,16 @@ return {'wait'}`
   // (not `~`): one or two entries per append, and the window is what readers are told.
   // Once per event: KEYS[2] (the event's own token) remembers its id for ARGV[5] ms,
   // so that an append retried after a reply that was lost answers that id instead of
-  // adding the event a second time. Refused while a replica has just left the master
-  // (ARGV[6], replicaLeft): an entry it took now could be missing from the new master after
-  // readers saw it.
+  // adding the event a second time; the entry carries the token (ARGV[7]) too. Refused while
+  // a replica has just left the master (ARGV[6], replicaLeft): an entry it took now could be
+  // missing from the new master after readers saw it.
   eventsAppend: {
     numberOfKeys: 2,
     lua: `
 local appended = redis.call('GET', KEYS[2])
 if appended then return appended end${replicaLeft(6)}
-local id = redis.call('XADD', KEYS[1], 'MAXLEN', ARGV[1], '*', 'v', ARGV[4], 'e', ARGV[3])
+local id = redis.call('XADD', KEYS[1], 'MAXLEN', ARGV[1], '*', 'v', ARGV[4], 'e', ARGV[3],
+  't', ARGV[7])
 redis.call('XTRIM', KEYS[1], 'MINID', ARGV[2])
 redis.call('SET', KEYS[2], id, 'PX', ARGV[5])
 return id`
