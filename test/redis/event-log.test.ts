@@ -201,6 +201,9 @@ test('a Sentinel failover to a replica in sync loses no event and repeats none',
   t.teardown(() => log.close())
   const received = recorder(log)
   await until(() => connection.replicas() === 2, 10_000, 'both replicas counted')
+  const onOld = new Redis(set.master.url)
+  t.teardown(() => onOld.disconnect())
+  await until(async () => /blocked_clients:1/.test(await onOld.info('clients')), 5000, 'reading')
 
   // A steady publisher across the failover, as the write routes are.
   const published: string[] = []

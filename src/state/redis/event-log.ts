@@ -102,15 +102,25 @@ export function createRedisEventLog (options: RedisEventLogOptions): EventLog {
 
   // An append that timed out may have been applied: retried with the same token, it is not
   // applied twice. While a replica in sync has just left the master (a failover promoting it),
-  // the master refuses it and the event waits for the new master; one the replicas did not all
-  // acknowledge is appended again too (the master that lost it appends it anew, and readers
-  // that had it from the old one skip it by its token).
-  const append = async (entry: NewEvent | Omit<EventsLost, 'id'>, token: string) => {
+  // the master refuses it and the event waits for the new master.
+  const append = (entry: NewEvent | Omit<EventsLost, 'id'>, token: string) => {
     const minId = `${Math.max(0, clock() - windowMs)}-0`
-    const id = await scripts.eventsAppend(EVENTS_KEY, `${APPENDED_PREFIX}${token}`, maxEntries,
+    return scripts.eventsAppend(EVENTS_KEY, `${APPENDED_PREFIX}${token}`, maxEntries,
       minId, JSON.stringify(entry), VERSION, windowMs, connection.replicas(), token)
-    await connection.replicated(ackTimeoutMs)
-    return id
+  }
+
+  // An event appended but not acknowledged by every replica in sync could be missing from a
+  // new master: it goes back to the front of the queue, and is appended again with its token
+  // when the queue is flushed next (the same master finds the token and answers the same id; a
+  // new master that lost it appends it anew, and readers that had the first copy skip it). The
+  // wait is not the queue's: the next events go on meanwhile.
+  function confirm (item: { event: NewEvent, token: string }) {
+    connection.replicated(ackTimeoutMs).catch(() => {
+      if (closed) return
+      queue.unshift(item)
+      log.warn({ waiting: queue.length }, 'events: an append the Redis replicas did not ' +
+        'acknowledge in time waits to be appended again')
+    })
   }
 
   /** Appends what waits, in order, while Redis answers. */
@@ -125,7 +135,7 @@ export function createRedisEventLog (options: RedisEventLogOptions): EventLog {
           lostToken = randomUUID()
         } else {
           await append(queue[0]!.event, queue[0]!.token)
-          queue.shift()
+          confirm(queue.shift()!)
         }
       } catch (error) {
         log.warn({ reason: redisReason(error), waiting: queue.length }, 'events: appending to Redis failed; the events wait for it')
