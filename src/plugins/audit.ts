@@ -37,7 +37,7 @@ async function audit (app: FastifyInstance) {
       [route.idParam]: typeof id === 'string' ? id : null,
       upstreamStatus: request.upstreamStatus ?? null,
       requestId: request.id,
-      replayed: request.idempotentReplay,
+      replayed: request.writeAttempt?.replayed === true,
       statusCode: state.statusCode ?? null,
       ...(state.aborted ? { aborted: true } : {})
     }, 'audit')
