@@ -75,7 +75,8 @@ if (isSandboxMode(config)) {
     process.exit(1)
   })
   builtInProfile = sandboxProfile()
-  // One first line: the sandbox, and whether callers must authenticate (docs/security.md#clients-and-keys).
+  // One first line: the sandbox, and whether callers must authenticate
+  // (docs/deployment.md#clients-and-keys).
   const authOff = config.CLIENTS_FILE === undefined
   app.log.warn({ sandbox: sandbox.url, authentication: authOff ? 'off' : 'on' },
     `no upstream configured: fronting the built-in sandbox at ${sandbox.url}` +
