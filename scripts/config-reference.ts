@@ -63,7 +63,7 @@ export const GROUPS: readonly Group[] = [
     intro: 'Which hub the gateway fronts. Everything about the hub\'s shape (its prefixes and ' +
       'paths, header names, answer keys, date forms, time zone, its login) and how the gateway ' +
       'calls it (connections, timeouts, retries, circuit breaker) is the hub profile\'s ' +
-      '([profiles.md](profiles.md)), not a setting. Leave `UPSTREAM_HUB_URL` and ' +
+      '([hub.md](hub.md#hub-profiles)), not a setting. Leave `UPSTREAM_HUB_URL` and ' +
       '`UPSTREAM_BASE_URL` both unset to run on the built-in sandbox; setting only one is an ' +
       'error. When they are set, `UPSTREAM_API_KEY`, a hub token (see the credentials below) ' +
       'and `PLATFORM_ID` are required, and so is `CLIENTS_FILE`. A plain `http://` address to ' +
@@ -321,7 +321,7 @@ export function renderEnvExample (): string {
     '# .env to use it (variables already set win).',
     '#',
     '# The settings a deployment sets. docs/configuration.md describes every',
-    '# setting, its default and the rules between them; docs/profiles.md the hub',
+    '# setting, its default and the rules between them; docs/hub.md the hub',
     '# profile, which describes the hub. Each secret X may be given as a file,',
     '# X_FILE. A line NAME=value shows the default; a commented line # NAME= a',
     '# setting without one (unset), with an example where the schema gives one.'

@@ -69,7 +69,7 @@ export const ConfigSchema = Type.Object({
   UPSTREAM_PROFILE_FILE: Type.Optional(Type.String({
     minLength: 1,
     description: 'JSON file of the hub profile: how the hub addresses, authenticates and ' +
-      'answers each operation, and how the gateway calls it (docs/profiles.md; deploy/profiles/ ' +
+      'answers each operation, and how the gateway calls it (docs/hub.md; deploy/profiles/ ' +
       'ships the documented and the public-callers profiles). Unset: the documented profile',
     examples: ['deploy/profiles/public-callers.json']
   })),
