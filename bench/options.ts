@@ -42,6 +42,8 @@ export interface BenchOptions {
   profile: boolean
   /** Measure the minimal reference servers (bench/reference-server.ts) beside every pair (default on; `--no-references`). */
   references: boolean
+  /** Also measure the gateway as deploy/kubernetes/ runs it (bench/container.ts). */
+  container: boolean
   /** Pin the server under test to one CPU and the load side to another with taskset (default on; `--no-pin`). */
   pin: boolean
   /** Start a redis-server beside the upstream and give each gateway REDIS_URL to a database of its own. */
@@ -62,13 +64,14 @@ export interface BenchOptions {
 
 export const USAGE = `Usage: npm run bench -- [options]
 
-Measures the gateway against a raw @fastify/reply-from proxy and minimal
-reference servers, all in front of one hub-like upstream, in interleaved
-rounds. The server under test runs on a CPU of its own (taskset), the load
-generator and the upstream on another; each server's CPU time
-(/proc/<pid>/stat, utime + stime) is divided by its answered (2xx) requests.
+Measures the gateway against a raw @fastify/reply-from proxy, the
+hand-written peer a team would write instead and minimal reference servers,
+all in front of one hub-like upstream, in interleaved rounds. The server
+under test runs on a CPU of its own (taskset), the load generator and the
+upstream on another; each server's CPU time (/proc/<pid>/stat, utime +
+stime) is divided by its answered (2xx) requests.
 Reports CPU per request and its ratios, req/s, p50/p99 and peak RSS, and the
-targets of issue 19 with pass/fail and, for a miss, the reference servers'
+performance targets with pass/fail and, for a miss, the reference servers'
 floor. Writes the markdown report to --out and prints it.
 
   --duration <s>              seconds per measured run (default 10)
@@ -103,7 +106,11 @@ floor. Writes the markdown report to --out and prints it.
   --no-references             skip the reference servers (measured by default beside every
                               pair: \`buffer\` reads the answer whole and sends it back,
                               \`parse\` also parses and re-serializes it, \`cache\` sends
-                              kept bytes again; they give the targets' floors)
+                              kept bytes again; they give the targets' floors), and the
+                              hand-written peer the targets compare the gateway to
+  --no-container              skip the container case (the gateway with the heap Node picks
+                              under the Kubernetes memory limit and the ConfigMap's
+                              settings, after each uncached BL and SP2-500 pair)
   --references                measure them (the default; kept for older command lines)
   --profile-case <case>       the case of the CPU profile (default sp2-500)
   --profile-mode <mode>       uncached (default) or cached
@@ -170,6 +177,7 @@ export function parseOptions (argv: string[]): BenchOptions {
       references: { type: 'boolean', default: false },
       'no-references': { type: 'boolean', default: false },
       'no-pin': { type: 'boolean', default: false },
+      'no-container': { type: 'boolean', default: false },
       redis: { type: 'boolean', default: false },
       'profile-out': { type: 'string' },
       'profile-case': { type: 'string' },
@@ -224,6 +232,7 @@ export function parseOptions (argv: string[]): BenchOptions {
     profile: values['no-profile'] !== true,
     references: values['no-references'] !== true,
     pin: values['no-pin'] !== true,
+    container: values['no-container'] !== true,
     redis: values.redis === true,
     profileOut: values['profile-out'],
     profileCase: list('profile-case', values['profile-case'] ?? 'sp2-500', CASE_NAMES)[0] as CaseName,

@@ -12,6 +12,7 @@ import { dirname, isAbsolute, join, relative } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { SANDBOX_ACCESS_TOKEN, SANDBOX_API_KEY, SANDBOX_PLATFORM_ID } from '../src/sandbox/index.ts'
 import { API_KEY_HEADER, BL_LIST_SIZE, prepareBodies, type Bodies } from './bodies.ts'
+import { CONTAINER_CASES, containerSetup } from './container.ts'
 import { runLoad, type LoadResult } from './load.ts'
 import { parseOptions, USAGE, type BenchOptions, type CaseName, type ModeName } from './options.ts'
 import { checkPinning, pinProcess, planPinning, type Pinning } from './pinning.ts'
@@ -39,6 +40,8 @@ import { CACHED_REFERENCES, RAW_READY_PATH, REFERENCE_MODES, UNCACHED_REFERENCES
 const ROOT = fileURLToPath(new URL('..', import.meta.url))
 const HOST = '127.0.0.1'
 const GATEWAY_READY_PATH = '/health/ready'
+/** How long a gateway may take to start (as the stage variants may). */
+const GATEWAY_START_MS = 120_000
 
 /** The bench's client of the gateway (CLIENTS_FILE); its key goes as a bearer token to every target. */
 const CLIENT_KEY = 'bench-client-key-0d5c1e7a9b3f4862'
@@ -202,12 +205,28 @@ async function verify (cases: Case[], raw: Child, gateway: Child, cached: Child 
   return { available: false, detail: `\`meta.cached\` not true on a repeated request for ${misses.join(', ')}` }
 }
 
+/** Checks once that the container gateway answers each of its cases, before any load. */
+async function verifyContainer (cases: Case[], container: Child): Promise<void> {
+  for (const c of cases.filter(c => CONTAINER_CASES.includes(c.name))) {
+    const path = c.gatewayPathFor('097999999999998')
+    const g = await getJson(container.url + path)
+    const count = (g.body as { meta?: { count?: unknown } } | null)?.meta?.count
+    if (g.status !== 200 || count !== c.expectedCount) {
+      const body = JSON.stringify(g.body).slice(0, 500)
+      throw new Error(`${container.name} answered ${g.status} (meta.count ${String(count)}, ` +
+        `expected ${c.expectedCount}) to ${path}: ${body}\n${container.tail()}`)
+    }
+  }
+}
+
 interface Targets {
   raw: Child
   gateway: Child
   cached: Child | undefined
   /** The reference servers, empty with `--no-references`. */
   references: Array<{ mode: ReferenceMode, child: Child }>
+  /** The gateway as the Kubernetes manifests run it; undefined with `--no-container`. */
+  container: Child | undefined
 }
 
 /** Every bench process, for the quiet check between runs. */
@@ -252,8 +271,31 @@ async function measure (target: Child, path: string | (() => string), connection
   // Lines logged by requests still in flight at the end land in this run too.
   await settle()
   const logged = warningsSince(target, before)
+  const overloaded = sheddingSince(target, before)
   const usPerRequest = targetSeconds !== undefined && result.ok > 0 ? targetSeconds / result.ok * 1e6 : undefined
-  return { ...result, peakRssMb, cpuSeconds: targetSeconds, usPerRequest, targetCores, loadCores, otherCores, ...(logged !== undefined ? { logged } : {}) }
+  return {
+    ...result,
+    peakRssMb,
+    cpuSeconds: targetSeconds,
+    usPerRequest,
+    targetCores,
+    loadCores,
+    otherCores,
+    ...(logged !== undefined ? { logged } : {}),
+    ...(overloaded > 0 ? { overloaded } : {})
+  }
+}
+
+/**
+ * The requests the gateway shed (503 OVERLOADED) since `before`: it logs
+ * each at warn level as "shedding load" (src/plugins/pressure.ts).
+ */
+function sheddingSince (child: Child, before: Map<string, number>): number {
+  let shed = 0
+  for (const [message, n] of child.warnings) {
+    if (message.startsWith('shedding load')) shed += n - (before.get(message) ?? 0)
+  }
+  return shed
 }
 
 function describe (m: Measurement): string {
@@ -292,14 +334,25 @@ async function runPair (round: number, c: Case, kind: PairKind, connections: num
       pair.references.push({ mode, m })
     }
   }
+  if (kind === 'uncached' && targets.container !== undefined && CONTAINER_CASES.includes(c.name)) {
+    const paths = distinct ? distinctPaths(c.gatewayPathFor) : c.gatewayPath
+    const m = await measure(targets.container, paths, connections, options)
+    const ratio = cpuRatioOf(m, gw).toFixed(2)
+    log(`round ${round} ${c.name} container @${connections}: ${describe(m)} | ` +
+      `CPU ÷ gateway ${ratio}`)
+    pair.container = m
+  }
   return pair
 }
 
-function gatewayArgs (options: BenchOptions, tsx: string, profileFlags: string[] = []): string[] {
+/** `main` is the container's command (it checks the Node version first), `server` the rest. */
+function gatewayArgs (
+  options: BenchOptions, tsx: string, profileFlags: string[] = [], entry = 'server'
+): string[] {
   const nodeFlags = [...options.gatewayFlags, ...profileFlags]
   return options.source
-    ? [...nodeFlags, '--import', tsx, join(ROOT, 'src/server.ts')]
-    : [...nodeFlags, join(ROOT, 'dist/server.js')]
+    ? [...nodeFlags, '--import', tsx, join(ROOT, `src/${entry}.ts`)]
+    : [...nodeFlags, join(ROOT, `dist/${entry}.js`)]
 }
 
 /**
@@ -442,7 +495,15 @@ async function main (): Promise<number> {
     const needCached = options.modes.includes('cached') && !options.stages
     // buffer and parse beside the uncached and latency pairs (the latency pair runs whatever --modes says), cache beside the cached ones.
     const referenceModes = options.references && !options.stages ? REFERENCE_MODES.filter(mode => UNCACHED_REFERENCES.includes(mode) || (needCached && CACHED_REFERENCES.includes(mode))) : []
-    const [upstreamPort, rawPort, gatewayPort, cachedPort, redisPort, ...referencePorts] = await distinctPorts(5 + referenceModes.length) as [number, number, number, number, number, ...number[]]
+    const needContainer = options.container && !options.stages &&
+      options.modes.includes('uncached') && cases.some(c => CONTAINER_CASES.includes(c.name))
+    const [
+      upstreamPort, rawPort, gatewayPort, cachedPort, redisPort, containerPort, metricsPort,
+      ...referencePorts
+    ] = await distinctPorts(7 + referenceModes.length) as [
+      number, number, number, number, number, number, number, ...number[]
+    ]
+    const container = needContainer ? await containerSetup(ROOT, metricsPort) : undefined
 
     const upstreamConfig: UpstreamConfig = {
       host: HOST,
@@ -473,7 +534,13 @@ async function main (): Promise<number> {
       redis = await startRedis({ host: HOST, port: redisPort, dir, env: childEnv({}) })
     }
     // Each gateway its own database, so that they share nothing through Redis.
-    const redisUrls: Record<string, string> = redis === undefined ? {} : { gateway: redis.urlOf(1), ...(needCached ? { 'gateway-cached': redis.urlOf(2) } : {}) }
+    const redisUrls: Record<string, string> = redis === undefined
+      ? {}
+      : {
+          gateway: redis.urlOf(1),
+          ...(needCached ? { 'gateway-cached': redis.urlOf(2) } : {}),
+          ...(container !== undefined ? { 'gateway-container': redis.urlOf(3) } : {})
+        }
     const withRedis = (name: string): Record<string, string> => redisUrls[name] !== undefined ? { REDIS_URL: redisUrls[name] } : {}
 
     log('starting upstream, raw proxy and gateway')
@@ -486,17 +553,44 @@ async function main (): Promise<number> {
       : undefined
     const references = referenceModes.map((mode, i) => {
       const config: ReferenceServerConfig = { ...rawConfig, port: referencePorts[i] as number, mode }
-      return { mode, child: spawnChild({ name: `reference-${mode}`, args: ['--import', tsx, join(benchDir, 'reference-server.ts'), JSON.stringify(config)], env: childEnv({ NODE_ENV: 'production' }), cwd: dir, url: `http://${HOST}:${config.port}`, logDir: dir }) }
+      const script = mode === 'hand-written' ? 'hand-written-server.ts' : 'reference-server.ts'
+      return {
+        mode,
+        child: spawnChild({
+          name: `reference-${mode}`,
+          args: ['--import', tsx, join(benchDir, script), JSON.stringify(config)],
+          env: childEnv({ NODE_ENV: 'production' }),
+          cwd: dir,
+          url: `http://${HOST}:${config.port}`,
+          logDir: dir
+        })
+      }
     })
+    // The ConfigMap's settings over the bench's, and the heap Node picks under the memory limit.
+    const containerGateway = container === undefined
+      ? undefined
+      : spawnChild({
+        name: 'gateway-container',
+        args: gatewayArgs(options, tsx, container.heapFlags, 'main'),
+        env: gatewayEnv(containerPort, upstreamUrl, options, clientsFile, {
+          ...container.env,
+          ...withRedis('gateway-container')
+        }),
+        cwd: dir,
+        url: `http://${HOST}:${containerPort}`,
+        logDir: dir
+      })
     await Promise.all([
       waitReady(upstream, UPSTREAM_READY_PATH),
       waitReady(raw, RAW_READY_PATH),
       ...references.map(r => waitReady(r.child, RAW_READY_PATH)),
-      waitReady(gateway, GATEWAY_READY_PATH),
-      ...(cached !== undefined ? [waitReady(cached, GATEWAY_READY_PATH)] : [])
+      // The gateways load and compile more than the others; on a busy machine, from src/, over 30 s.
+      ...[gateway, cached, containerGateway].filter((c): c is Child => c !== undefined)
+        .map(async (c) => { await waitReady(c, GATEWAY_READY_PATH, GATEWAY_START_MS) })
     ])
 
-    const servers = [raw, gateway, cached, ...references.map(r => r.child)].filter((c): c is Child => c !== undefined)
+    const servers = [raw, gateway, cached, containerGateway, ...references.map(r => r.child)]
+      .filter((c): c is Child => c !== undefined)
     const loadSide = [upstream, ...(redis !== undefined ? [redis.child] : [])]
     quietPids.push(...[...loadSide, ...servers].map(c => c.pid))
     loadPids.push(...loadSide.map(c => c.pid))
@@ -518,6 +612,7 @@ async function main (): Promise<number> {
     log(`pinning: ${pinningReport.text}`)
     log('checking answers')
     const cache = await verify(cases, raw, gateway, cached, references.map(r => r.child))
+    if (containerGateway !== undefined) await verifyContainer(cases, containerGateway)
     if (options.stages) {
       const c = cases[0]!
       let next = 0
@@ -536,7 +631,7 @@ async function main (): Promise<number> {
             url: `http://${HOST}:${port as number}`,
             logDir: dir
           })
-          await waitReady(child, GATEWAY_READY_PATH)
+          await waitReady(child, GATEWAY_READY_PATH, GATEWAY_START_MS)
           pinProcess(pinning, 'server', child.pid)
           quietPids.push(child.pid)
           const g = await getJson(child.url + c.gatewayPathFor(`0979${String(next++).padStart(11, '0')}`))
@@ -576,7 +671,7 @@ async function main (): Promise<number> {
     }
     if (cache !== undefined) log(`response cache: ${cache.available ? 'available' : 'NOT available'} (${cache.detail})`)
 
-    const targets: Targets = { raw, gateway, cached, references }
+    const targets: Targets = { raw, gateway, cached, references, container: containerGateway }
     const pairs: Pair[] = []
     const latencyCase = cases.find(c => c.name === 'sp2-20')
     for (let round = 1; round <= options.rounds; round++) {
@@ -591,17 +686,20 @@ async function main (): Promise<number> {
 
     // The REDIS_URL each gateway was really started with, read back from the process.
     const givenUrls: Record<string, string> = {}
-    for (const child of [gateway, cached]) {
+    for (const child of [gateway, cached, containerGateway]) {
       if (child !== undefined && redisUrls[child.name] !== undefined) givenUrls[child.name] = await environmentOf(child.pid, 'REDIS_URL') ?? 'missing from its environment'
     }
     const redisReport = redis === undefined ? undefined : { version: redis.version, urls: givenUrls, activity: await redis.activity().catch(() => undefined) }
     if (redisReport !== undefined) log(`redis: ${redisReport.activity === undefined ? 'activity unknown' : `${redisReport.activity.connections} connections, ${redisReport.activity.commands} commands from the gateways`}`)
     await redis?.close()
     const lifetimePeaks: Record<string, number | undefined> = {}
-    for (const child of [gateway, cached, raw, upstream]) {
+    for (const child of [gateway, cached, containerGateway, raw, upstream]) {
       if (child !== undefined) lifetimePeaks[child.name] = (await memoryOf(child.pid))?.hwmMb
     }
-    for (const child of [raw, upstream, gateway, cached, ...references.map(r => r.child)]) {
+    const everyChild = [
+      raw, upstream, gateway, cached, containerGateway, ...references.map(r => r.child)
+    ]
+    for (const child of everyChild) {
       if (child !== undefined) {
         const problems = child.tail().split('\n').filter(l => /"level":\s*(50|60)|Error/.test(l))
         if (problems.length > 0) log(`${child.name} logged errors (see ${child.logFile}):\n${problems.slice(-5).join('\n')}`)
@@ -650,6 +748,7 @@ async function main (): Promise<number> {
       blSynthesized: bodies.blSynthesized,
       buildWarning,
       gatewayCode,
+      ...(container !== undefined ? { container } : {}),
       pinning: pinningReport,
       clockTicks: clockTicks(),
       redis: redisReport

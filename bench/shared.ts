@@ -57,11 +57,13 @@ export interface RawProxyConfig {
  * answer whole and sends it back; `parse` also runs JSON.parse over it and
  * JSON.stringify of `{ data, meta }`, renaming nothing; `cache` answers a
  * repeated URL with the `parse` answer's bytes kept from the first time.
+ * `hand-written` (bench/hand-written-server.ts) is the peer a team would
+ * write instead of the gateway, which the targets compare the gateway to.
  */
-export const REFERENCE_MODES = ['buffer', 'parse', 'cache'] as const
+export const REFERENCE_MODES = ['buffer', 'parse', 'hand-written', 'cache'] as const
 export type ReferenceMode = typeof REFERENCE_MODES[number]
 /** The references measured beside an uncached (or latency) pair, and beside a cached one. */
-export const UNCACHED_REFERENCES: readonly ReferenceMode[] = ['buffer', 'parse']
+export const UNCACHED_REFERENCES: readonly ReferenceMode[] = ['buffer', 'parse', 'hand-written']
 export const CACHED_REFERENCES: readonly ReferenceMode[] = ['cache']
 
 export interface ReferenceServerConfig extends RawProxyConfig {

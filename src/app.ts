@@ -74,7 +74,10 @@ export const VERSION: string = (JSON.parse(readFileSync(new URL('../package.json
 /** The request id's name in log lines. */
 export const REQUEST_ID_LOG_LABEL = 'requestId'
 
-/** docs/api.md#the-envelope: a caller's id is kept when it is at most 128 of `A-Za-z0-9-_.:`. */
+/**
+ * docs/api.md#the-envelope-and-errors: a caller's id is kept when it is at most 128 of
+ * `A-Za-z0-9-_.:`.
+ */
 const SANE_REQUEST_ID = /^[A-Za-z0-9\-_.:]{1,128}$/
 
 export function requestIdOf (header: string | string[] | undefined): string {

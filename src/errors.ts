@@ -14,7 +14,7 @@ export interface ErrorEntry {
 }
 
 /**
- * Every error the gateway answers with (docs/api.md#the-envelope): its code, its
+ * Every error the gateway answers with (docs/api.md#the-envelope-and-errors): its code, its
  * status, its message and when it is answered. Routes throw these and the one error
  * handler (plugins/error-handler.ts) turns them into the envelope; `npm run openapi`
  * writes docs/reference/errors.md from this table.
@@ -81,7 +81,7 @@ export const ERROR_TABLE = {
   },
   // 409, not a 5xx: retrying with the same key gets the same answer for as long as the key
   // lives, so a client that retries 5xx by itself must not retry this one blindly
-  // (docs/idempotency.md).
+  // (docs/api.md#what-to-do-with-outcome_unknown).
   OUTCOME_UNKNOWN: {
     status: 409,
     message: 'An earlier request with this Idempotency-Key may have reached the customs hub, ' +

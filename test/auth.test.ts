@@ -11,7 +11,7 @@ import gateway from '../src/app.ts'
 import { build, writeClientsFile, writeTempFile, type TestClient } from './helper.ts'
 
 /**
- * docs/api.md 3b, written out independently of src/catalogue/scopes.ts: the scopes
+ * docs/api.md#scopes-and-limits, written out independently of src/catalogue/scopes.ts: the scopes
  * each route needs (all of them), or null for the public ones. A shipment
  * answers customs and SP2 data at once: it needs the scopes of both.
  */

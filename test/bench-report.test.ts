@@ -1,16 +1,25 @@
+import { fileURLToPath } from 'node:url'
 import { test } from 'tap'
 import { parseOptions } from '../bench/options.ts'
 import { parseCpuList } from '../bench/pinning.ts'
+import { containerSetup } from '../bench/container.ts'
 import { evaluateTargets, renderReport, type Measurement, type Pair, type PairKind, type ReportInput } from '../bench/report.ts'
 import type { CaseName } from '../bench/options.ts'
 import type { ReferenceMode } from '../bench/shared.ts'
 
+const ROOT = fileURLToPath(new URL('..', import.meta.url))
+
 /** The bench's verdicts (bench/report.ts) on made-up runs: no load is generated here. */
 
-interface Made { rps?: number, us?: number, p99?: number, rssMb?: number, non2xx?: number }
+interface Made {
+  rps?: number, us?: number, p99?: number, rssMb?: number, non2xx?: number, overloaded?: number
+}
 
-function measurement ({ rps = 1000, us = 100, p99 = 30, rssMb = 100, non2xx = 0 }: Made = {}): Measurement {
+function measurement (
+  { rps = 1000, us = 100, p99 = 30, rssMb = 100, non2xx = 0, overloaded = 0 }: Made = {}
+): Measurement {
   return {
+    ...(overloaded > 0 ? { overloaded } : {}),
     rps,
     p50: 20,
     p99,
@@ -73,69 +82,133 @@ function input (pairs: Pair[], argv: string[] = [], extra: Partial<ReportInput> 
     pinning: { pinned: true, text: 'with `taskset`: servers on CPU 1, load on CPU 0', seen: [{ name: 'gateway', cpus: '1' }] },
     clockTicks: 100,
     redis: undefined,
+    container: {
+      env: { LOG_LEVEL: 'info', PRESSURE_MAX_RSS_BYTES: '440401920' },
+      leftOut: '`UPSTREAM_ENV` (the hub\'s)',
+      memoryLimit: '512Mi',
+      heapFlags: ['--max-old-space-size=256', '--max-semi-space-size=1'],
+      shedLineMb: 420
+    },
     ...extra
   }
 }
 
-/** Three rounds of every pair the targets use, with the gateway's CPU per request and the references' chosen per case. */
-function fullRun ({ bl = 120, sp20 = 150, sp500 = 240, parse20 = 300, cached = 70, p99Added = 1.5, rssMb = 240 } = {}): Pair[] {
+interface Run {
+  bl?: number
+  sp20?: number
+  sp500?: number
+  parse20?: number
+  cached?: number
+  p99Added?: number
+  rssMb?: number
+  containerBl?: number
+  container500?: number
+  containerRssMb?: number
+}
+
+/**
+ * Three rounds of every pair the targets use, with the gateway's CPU per
+ * request, the references', the hand-written peer's (BL 130 µs, SP2-20 400 µs,
+ * SP2-500 600 µs) and the container's chosen per case.
+ */
+function fullRun ({
+  bl = 120, sp20 = 150, sp500 = 240, parse20 = 300, cached = 70, p99Added = 1.5, rssMb = 240,
+  containerBl = 130, container500 = 270, containerRssMb = 300
+}: Run = {}): Pair[] {
   const pairs: Pair[] = []
   for (const round of [1, 2, 3]) {
-    const uncachedRefs = (parseUs: number): Partial<Record<ReferenceMode, Made>> => ({ buffer: { us: 105, p99: 31, rssMb: 200 }, parse: { us: parseUs, p99: 33, rssMb: 210 } })
-    pairs.push(pair('bl', 'uncached', round, { us: 100 }, { us: bl }, uncachedRefs(110)))
+    type Refs = Partial<Record<ReferenceMode, Made>>
+    const uncachedRefs = (parseUs: number, peerUs: number): Refs => ({
+      buffer: { us: 105, p99: 31, rssMb: 200 },
+      parse: { us: parseUs, p99: 33, rssMb: 210 },
+      'hand-written': { us: peerUs, p99: 32, rssMb: 220 }
+    })
+    const blPair = pair('bl', 'uncached', round, { us: 100 }, { us: bl }, uncachedRefs(110, 130))
+    blPair.container = measurement({ us: containerBl, rssMb: containerRssMb - 100 })
+    pairs.push(blPair)
     pairs.push(pair('bl', 'cached', round, { us: 100 }, { us: cached }, { cache: { us: 20 } }))
-    pairs.push(pair('sp2-20', 'uncached', round, { us: 100 }, { us: sp20 }, uncachedRefs(parse20)))
+    const refs20 = uncachedRefs(parse20, 400)
+    pairs.push(pair('sp2-20', 'uncached', round, { us: 100 }, { us: sp20 }, refs20))
     pairs.push(pair('sp2-20', 'cached', round, { us: 100 }, { us: cached - 10 }, { cache: { us: 25 } }))
-    pairs.push(pair('sp2-20', 'latency', round, { us: 100, p99: 30 }, { us: sp20, p99: 30 + p99Added }, uncachedRefs(parse20)))
-    pairs.push(pair('sp2-500', 'uncached', round, { us: 100 }, { us: sp500, rssMb }, uncachedRefs(400)))
+    const slower = { us: sp20, p99: 30 + p99Added }
+    pairs.push(pair('sp2-20', 'latency', round, { us: 100, p99: 30 }, slower, refs20))
+    const refs500 = uncachedRefs(400, 600)
+    const big = pair('sp2-500', 'uncached', round, { us: 100 }, { us: sp500, rssMb }, refs500)
+    big.container = measurement({ us: container500, rssMb: containerRssMb })
+    pairs.push(big)
     pairs.push(pair('sp2-500', 'cached', round, { us: 100 }, { us: cached - 20, rssMb: 400 }, { cache: { us: 30 } }))
   }
   return pairs
 }
 
-test('the targets table is issue 19\'s, row for row, with measured value, goal and verdict', async (t) => {
+const IN_THE_CONTAINER = 'in the container'
+const ROWS = [
+  ['BL list, uncached', 'gateway CPU per request ÷ hand-written peer’s', '≤ 1.0'],
+  ['SP2 list, 20 documents, uncached', 'gateway CPU per request ÷ hand-written peer’s', '≤ 0.5'],
+  ['SP2 list, 500 documents, uncached', 'gateway CPU per request ÷ hand-written peer’s', '≤ 0.5'],
+  ['SP2 list, 20 documents, 10 connections', 'p99 added over the raw proxy', '≤ 5 ms'],
+  ...['BL list', 'SP2 list, 500 documents'].flatMap(label => {
+    const c = `${IN_THE_CONTAINER}, ${label}, 100 connections`
+    return [
+      [c, '503 OVERLOADED answers (load shed)', 'none'],
+      [c, 'peak RSS, against the shed line (`PRESSURE_MAX_RSS_BYTES`)',
+        '≤ 378 MiB (90 % of 420 MiB)'],
+      [c, 'CPU per request ÷ the unconstrained gateway’s', '≤ 1.2']
+    ]
+  })
+]
+
+test('the targets table: row for row, with measured value, goal and verdict', async (t) => {
   const rows = evaluateTargets(input(fullRun()))
-  t.same(rows.map(r => [r.case, r.measure, r.goal]), [
-    ['BL list, uncached', 'gateway CPU per request ÷ raw proxy’s', '≤ 1.3'],
-    ['SP2 list, 20 documents, uncached', 'gateway CPU per request ÷ raw proxy’s', '≤ 1.6'],
-    ['SP2 list, 500 documents, uncached', 'gateway CPU per request ÷ raw proxy’s', '≤ 2.5'],
-    ['SP2 list, 20 documents, uncached', 'gateway CPU per request ÷ `parse` reference’s', '≤ 0.6'],
-    ['any cached lookup', 'gateway CPU per request ÷ raw proxy’s', '≤ 0.8'],
-    ['SP2 list, 20 documents, 10 connections', 'p99 added over the raw proxy', '≤ 2 ms'],
-    ['SP2 list, 500 documents, 100 connections', 'gateway peak RSS, default configuration', '< 250 MB']
-  ])
-  t.same(rows.map(r => r.result), ['pass', 'pass', 'pass', 'pass', 'pass', 'pass', 'pass'], 'every goal met')
-  t.match(rows[0]?.measured, /^1\.20 \(120 µs against 100 µs; median of 3 rounds\)$/)
-  t.match(rows[3]?.measured, /^0\.50 \(150 µs against 300 µs/)
-  t.match(rows[4]?.measured, /^0\.70 \(the highest: BL 0\.70, SP2-20 0\.60, SP2-500 0\.50/)
-  t.match(rows[5]?.measured, /^\+1\.5 ms/)
-  t.match(rows[6]?.measured, /^240 MB \(highest of 3 runs\)$/, 'the uncached runs only: the cached gateway\'s 400 MB is not the default configuration')
+  t.same(rows.map(r => [r.case, r.measure, r.goal]), ROWS)
+  t.same(rows.map(r => r.result), ROWS.map(() => 'pass'), 'every goal met')
+  t.match(rows[0]?.measured, /^0\.92 \(120 µs against 130 µs; median of 3 rounds\)$/)
+  t.match(rows[1]?.measured, /^0\.38 \(150 µs against 400 µs/)
+  t.match(rows[2]?.measured, /^0\.40 \(240 µs against 600 µs/)
+  t.match(rows[3]?.measured, /^\+1\.5 ms/)
+  t.equal(rows[4]?.measured, '0 (3 runs)')
+  t.equal(rows[5]?.measured, '200 MiB, 48 % of the shed line (highest of 3 runs)')
+  t.match(rows[6]?.measured, /^1\.08 \(130 µs against 120 µs; median of 3 rounds\)$/)
+  t.equal(rows[8]?.measured, '300 MiB, 71 % of the shed line (highest of 3 runs)')
   t.ok(rows.every(r => r.floor === undefined), 'a passing row shows no floor')
 })
 
 test('a failing row gives the reference servers\' floor for the same work', async (t) => {
-  const rows = evaluateTargets(input(fullRun({ bl: 200, sp20: 250, sp500: 240, parse20: 300, cached: 90, p99Added: 9, rssMb: 290 })))
-  t.same(rows.map(r => r.result), ['FAIL', 'FAIL', 'pass', 'FAIL', 'FAIL', 'FAIL', 'FAIL'])
-  t.equal(rows[0]?.floor, '`buffer` 1.05, `parse` 1.10', 'CPU per request of each reference ÷ the raw proxy\'s')
-  t.equal(rows[1]?.floor, '`buffer` 1.05, `parse` 3.00')
+  const rows = evaluateTargets(input(fullRun({
+    bl: 200,
+    sp20: 250,
+    sp500: 240,
+    parse20: 300,
+    cached: 90,
+    p99Added: 9,
+    containerBl: 300,
+    containerRssMb: 400
+  })))
+  t.same(rows.map(r => r.result),
+    ['FAIL', 'FAIL', 'pass', 'FAIL', 'pass', 'pass', 'FAIL', 'pass', 'FAIL', 'pass'])
+  t.equal(rows[0]?.floor, '`buffer` 0.81, `parse` 0.85',
+    'CPU per request of each reference ÷ the peer\'s')
+  t.equal(rows[1]?.floor, '`buffer` 0.26, `parse` 0.75')
   t.equal(rows[2]?.floor, undefined)
-  t.equal(rows[3]?.floor, '`buffer` ÷ `parse` 0.35', 'below parse, the floor is a server that does not parse')
-  t.equal(rows[4]?.floor, 'BL `cache` 0.20; SP2-20 `cache` 0.25; SP2-500 `cache` 0.30')
-  t.equal(rows[5]?.floor, '`buffer` +1.0 ms, `parse` +3.0 ms')
-  t.equal(rows[6]?.floor, '`buffer` 200 MB, `parse` 210 MB (no cache)')
+  t.equal(rows[3]?.floor, '`buffer` +1.0 ms, `parse` +3.0 ms, `hand-written` +2.0 ms')
+  t.match(rows[6]?.measured, /^1\.50 /, 'the container against the gateway of its pair')
+  t.match(rows[8]?.measured, /^400 MiB, 95 % of the shed line/)
 })
 
 test('a ratio that rounds to its goal is shown with the digit that decides it', async (t) => {
-  const verdict = (ratios: number[]) => evaluateTargets(input(ratios.map((r, i) => pair('sp2-500', 'uncached', i + 1, { us: 1000 }, { us: 1000 * r })), ['--cases', 'sp2-500', '--modes', 'uncached']))[2]!
-  const over = verdict([2.5004, 2.5001, 2.2])
+  const verdict = (ratios: number[]) => evaluateTargets(input(ratios.map((r, i) =>
+    pair('sp2-500', 'uncached', i + 1, { us: 100 }, { us: 1000 * r },
+      { 'hand-written': { us: 1000 } })
+  ), ['--cases', 'sp2-500', '--modes', 'uncached']))[2]!
+  const over = verdict([0.5004, 0.5001, 0.2])
   t.equal(over.result, 'FAIL', 'just over the goal fails')
-  t.match(over.measured, /^2\.500 /, 'and says 2.500 (three decimals), not 2.50')
-  const under = verdict([2.4996, 2.4997, 2.9])
+  t.match(over.measured, /^0\.500 /, 'and says 0.500 (three decimals), not 0.50')
+  const under = verdict([0.4996, 0.4997, 0.9])
   t.equal(under.result, 'pass', 'just under passes')
-  t.match(under.measured, /^2\.500 /)
-  const clear = verdict([2.6, 2.7, 2.8])
+  t.match(under.measured, /^0\.500 /)
+  const clear = verdict([0.6, 0.7, 0.8])
   t.equal(clear.result, 'FAIL')
-  t.match(clear.measured, /^2\.70 /, 'two decimals when they are enough')
+  t.match(clear.measured, /^0\.70 /, 'two decimals when they are enough')
 })
 
 test('a round with non-2xx answers cannot pass its target', async (t) => {
@@ -147,36 +220,39 @@ test('a round with non-2xx answers cannot pass its target', async (t) => {
   t.match(bl?.note, /1 of 3 rounds had non-2xx answers \(503\)/)
 
   const shed = fullRun()
-  const big = shed.find(p => p.caseName === 'sp2-500' && p.kind === 'cached')!
-  big.gateway = measurement({ us: 50, non2xx: 600 })
-  const cached = evaluateTargets(input(shed))[4]
-  t.equal(cached?.result, 'FAIL', 'a cached lookup that shed load fails the row, whatever its ratio')
-  t.match(cached?.note, /1 of 9 runs had non-2xx answers \(503\)/)
-  t.match(cached?.floor, /^BL `cache` 0\.20/, 'and gives the floor')
+  const big = shed.find(p => p.caseName === 'sp2-500' && p.kind === 'uncached')!
+  big.container = measurement({ us: 250, non2xx: 600, overloaded: 600 })
+  const rows = evaluateTargets(input(shed))
+  t.equal(rows[7]?.result, 'FAIL', 'a container that shed load fails its row')
+  t.equal(rows[7]?.measured, '600 (3 runs)')
+  t.match(rows[7]?.note, /1 of 3 runs had 600 non-2xx \(600×503\); see "In the container"/)
+  t.equal(rows[9]?.result, 'FAIL', 'and its CPU row, whatever its ratio')
 })
 
-test('without the reference servers the parse row is not judged and a miss says why it has no floor', async (t) => {
+test('without the reference servers the targets against the peer are not judged', async (t) => {
   const pairs = fullRun({ bl: 200 }).map(p => ({ ...p, references: [] }))
   const rows = evaluateTargets(input(pairs, ['--no-references']))
-  t.equal(rows[0]?.result, 'FAIL')
-  t.equal(rows[0]?.floor, 'not measured (`--no-references`)')
-  t.equal(rows[3]?.result, 'n/a')
-  t.equal(rows[3]?.measured, 'not measured (`--no-references`)')
+  t.same(rows.slice(0, 3).map(r => [r.result, r.measured]),
+    [0, 1, 2].map(() => ['n/a', 'not measured (`--no-references`)']))
+  t.equal(rows[3]?.result, 'pass', 'the p99 row is against the raw proxy')
 })
 
-test('rows of cases not run are n/a, and RSS with settings beside the defaults is not judged', async (t) => {
+test('rows of cases not run are n/a, and so are the container\'s without it', async (t) => {
   const blOnly = evaluateTargets(input(fullRun().filter(p => p.caseName === 'bl'), ['--cases', 'bl']))
-  t.same(blOnly.map(r => r.result), ['pass', 'n/a', 'n/a', 'n/a', 'pass', 'n/a', 'n/a'])
-  t.same(blOnly.filter(r => r.result === 'n/a').map(r => r.measured), ['not run', 'not run', 'not run', 'not run', 'not run'])
-  const other = evaluateTargets(input(fullRun(), ['--gateway-env', 'CACHE_MAX_BYTES=0']))[6]
-  t.equal(other?.result, 'n/a')
-  t.match(other?.note, /not the default configuration \(`CACHE_MAX_BYTES=0`\)/)
+  t.same(blOnly.map(r => r.result),
+    ['pass', 'n/a', 'n/a', 'n/a', 'pass', 'pass', 'pass', 'n/a', 'n/a', 'n/a'])
+  t.same(blOnly.filter(r => r.result === 'n/a').map(r => r.measured), Array(6).fill('not run'))
+  const without = fullRun().map(p => ({ ...p, container: undefined }))
+  const rows = evaluateTargets(input(without, ['--no-container'], { container: undefined }))
+  t.same(rows.slice(4).map(r => [r.result, r.measured]),
+    Array(6).fill(['n/a', 'not run (`--no-container`)']))
 })
 
 test('unpinned, the CPU ratios are shown but not judged; latency and memory still are', async (t) => {
   const rows = evaluateTargets(input(fullRun({ bl: 200 }), ['--no-pin'], { pinning: { pinned: false, text: 'not pinned (`--no-pin`)', seen: [] } }))
-  t.same(rows.map(r => r.result), ['n/a', 'n/a', 'n/a', 'n/a', 'n/a', 'pass', 'pass'])
-  t.match(rows[0]?.measured, /^2\.00 \(200 µs against 100 µs/, 'the value is still shown')
+  t.same(rows.map(r => r.result),
+    ['n/a', 'n/a', 'n/a', 'pass', 'pass', 'pass', 'n/a', 'pass', 'pass', 'n/a'])
+  t.match(rows[0]?.measured, /^1\.54 \(200 µs against 130 µs/, 'the value is still shown')
   t.match(rows[0]?.note, /not pinned, so not judged/)
   t.equal(rows[0]?.floor, undefined)
 })
@@ -188,6 +264,16 @@ test('the report names the pinning, the mode, the CPU time and where the run dep
   t.match(pinned, /\*\*CPU time:\*\* utime \+ stime .* ticks of 1\/100 s/)
   t.notMatch(pinned, /departs from those conditions/)
   t.match(pinned, /\| BL list, 5 entries \| uncached \| 100 \| 100 µs \| 120 µs \| \*\*1\.20\*\* \| 1\.20, 1\.20, 1\.20 \| 1\.00 \|/, 'CPU per request with the req/s ratio beside it')
+  const peer = /\| BL list, 5 entries \| uncached \| 100 \| .* \| 1\.00 \| 130 µs \| \*\*0\.92\*\*/
+  t.match(pinned, peer, 'and against the hand-written peer')
+  t.match(pinned, /\| BL list, 5 entries \| cached \| 100 \| .* \| 130 µs \| \*\*0\.54\*\* \|/,
+    'a cached row against the peer of the uncached pair of its round')
+  t.match(pinned, /\| BL list, 5 entries \| uncached \| hand-written peer \| 130 µs \|/)
+  const container = pinned.split('\n## In the container\n')[1]?.split('\n## ')[0] ?? ''
+  t.match(container, /`--max-old-space-size=256` `--max-semi-space-size=1`/, 'the heap it ran with')
+  t.match(container, /`LOG_LEVEL=info`, `PRESSURE_MAX_RSS_BYTES=440401920`/, 'its settings')
+  t.match(container, /\| 1 \| SP2 list, 500 documents \| 1,000 \| 20\.0 \/ 30\.0 \| 270 µs \| /)
+  t.match(container, /\| 240 µs \| 1\.13 \| 300 MiB \| 71 % \| 0 \| none \|/, 'ratio, RSS, shed')
 
   const unpinned = renderReport(input(fullRun(), ['--rounds', '1', '--no-pin'], {
     pinning: { pinned: false, text: 'not pinned (`--no-pin`)', seen: [] },
@@ -205,6 +291,8 @@ test('options: pinning and the references are on unless turned off; --redis leav
   t.equal(defaults.references, true)
   t.equal(defaults.redis, false)
   t.equal(parseOptions(['--no-pin']).pin, false)
+  t.equal(defaults.container, true)
+  t.equal(parseOptions(['--no-container']).container, false)
   t.equal(parseOptions(['--no-references']).references, false)
   t.equal(parseOptions(['--references']).references, true)
   t.throws(() => parseOptions(['--references', '--no-references']), /contradict/)
@@ -221,6 +309,16 @@ test('options: --requests bounds each run by a count, at least one a connection'
     /\*\*Settings:\*\* [^\n]*/.exec(renderReport(input(fullRun(), argv)))?.[0]
   t.match(settings(['--requests', '2000']), /; 2,000 requests per run after 1 s of warm-up;/)
   t.match(settings([]), /; 10 s per run after 1 s of warm-up;/)
+})
+
+test('the container case takes the manifests\' limit and ConfigMap, less the hub\'s', async (t) => {
+  const setup = await containerSetup(ROOT, 9999)
+  t.equal(setup.memoryLimit, '512Mi')
+  t.same(setup.heapFlags, ['--max-old-space-size=256', '--max-semi-space-size=1'])
+  t.equal(setup.env.LOG_LEVEL, 'info', 'the ConfigMap\'s log level')
+  t.equal(setup.env.METRICS_PORT, '9999', 'the metrics port the bench gives')
+  t.equal(setup.shedLineMb, 420, 'PRESSURE_MAX_RSS_BYTES, in MiB')
+  t.same(Object.keys(setup.env).filter(name => name.startsWith('UPSTREAM_')), [], 'no hub settings')
 })
 
 test('CPU lists as the kernel writes them', async (t) => {

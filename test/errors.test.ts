@@ -7,7 +7,7 @@ import {
 } from '../src/errors.ts'
 import { afterHubActed } from '../src/upstream/failures.ts'
 
-/** The contract's minimum codes (docs/api.md#the-envelope), with their allowed statuses. */
+/** The contract's minimum codes (docs/api.md#the-envelope-and-errors), with their statuses. */
 const CONTRACT: Record<string, number[]> = {
   VALIDATION_FAILED: [400],
   UNAUTHORIZED: [401],

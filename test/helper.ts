@@ -15,6 +15,7 @@ import {
   SANDBOX_ACCESS_TOKEN, SANDBOX_API_KEY, SANDBOX_PLATFORM_ID, sandboxEnv, sandboxProfile,
   startSandbox, type Sandbox, type SandboxOptions
 } from '../src/sandbox/index.ts'
+import type { IdempotencyClaim, IdempotencyStore } from '../src/state/types.ts'
 
 export { SANDBOX_ACCESS_TOKEN, SANDBOX_API_KEY, SANDBOX_PLATFORM_ID }
 
@@ -244,4 +245,12 @@ export async function until (condition: () => boolean, timeoutMs = 5000): Promis
     if (Date.now() > deadline) throw new Error(`not so within ${guard} ms`)
     await new Promise(resolve => setTimeout(resolve, 5))
   }
+}
+
+/** Claims `key` in an idempotency store, which must give it: the claim, to settle. */
+export async function acquire (store: IdempotencyStore, key: string,
+  fingerprint: string): Promise<IdempotencyClaim> {
+  const begun = await store.begin(key, fingerprint)
+  if (begun.state !== 'acquired') throw new Error(`${key}: ${begun.state}, not acquired`)
+  return begun.claim
 }

@@ -5,7 +5,7 @@ import { canonicalJson, requestFingerprint } from '../src/idempotency/fingerprin
 import { createMemoryIdempotencyStore } from '../src/state/memory/idempotency.ts'
 import { SANDBOX_FIXTURES as F } from '../src/sandbox/index.ts'
 import { IDEMPOTENCY_KEY, textProblem } from '../src/schemas/formats.ts'
-import { build, manualClock, until, type TestClient } from './helper.ts'
+import { acquire, build, manualClock, until, type TestClient } from './helper.ts'
 
 const CLIENTS: TestClient[] = [
   { name: 'yard-app', key: 'key-yard', scopes: ['bookings:write', 'sp2:finalize', 'events:read'] },
@@ -247,36 +247,42 @@ test('memory store: states, expiry by its clock, and its bound', async (t) => {
   const store = createMemoryIdempotencyStore({ ttlMs: 1000, maxEntries: 2, clock: () => now })
   const response = (body: string) => ({ statusCode: 200, headers: {}, body })
 
-  t.same(await store.begin('a', 'f1'), { state: 'acquired' })
+  const claim = await acquire(store, 'a', 'f1')
   const waiting = await store.begin('a', 'f1')
   t.equal(waiting.state, 'in-flight')
   t.same(await store.begin('a', 'f2'), { state: 'mismatch' }, 'a different request, even while in flight')
-  await store.complete('a', response('A'))
+  await claim.sending()
+  await claim.complete(response('A'))
   if (waiting.state === 'in-flight') await waiting.settled // resolves once completed
   t.same(await store.begin('a', 'f1'), { state: 'completed', response: response('A') })
+  await claim.release()
+  t.equal((await store.begin('a', 'f1')).state, 'completed', 'settled once: no late release')
 
   now = 999
   t.equal((await store.begin('a', 'f1')).state, 'completed', 'still within the TTL')
   now = 1000
-  t.same(await store.begin('a', 'f1'), { state: 'acquired' }, 'expired: the key is free again')
-  await store.release('a')
+  await (await acquire(store, 'a', 'f1')).release()
+  t.match(await store.begin('a', 'f1'), { state: 'acquired' }, 'expired, then released: free again')
+
+  const sent = await acquire(store, 'sent', 'f')
+  await sent.sending()
+  await sent.abandon()
+  await sent.complete(response('late'))
+  t.same(await store.begin('sent', 'f'), { state: 'unknown' }, 'unknown stays unknown')
 
   now = 2000
   for (const key of ['k1', 'k2', 'k3']) {
-    await store.begin(key, 'f')
-    await store.complete(key, response(key))
+    await (await acquire(store, key, 'f')).complete(response(key))
   }
-  t.equal(await store.size(), 2, 'bounded: the oldest answer was forgotten')
-  t.same(await store.begin('k1', 'f'), { state: 'acquired' })
+  t.equal(await store.size(), 3, 'bounded: the oldest answers forgotten (the key in flight kept)')
+  t.match(await store.begin('k1', 'f'), { state: 'acquired' })
   t.equal((await store.begin('k3', 'f')).state, 'completed')
 
   const inFlight = createMemoryIdempotencyStore({ ttlMs: 1000, maxEntries: 1 })
   await inFlight.begin('busy', 'f')
-  await inFlight.begin('done-1', 'f')
-  await inFlight.complete('done-1', response('1'))
-  await inFlight.begin('done-2', 'f')
-  await inFlight.complete('done-2', response('2'))
+  await (await acquire(inFlight, 'done-1', 'f')).complete(response('1'))
+  await (await acquire(inFlight, 'done-2', 'f')).complete(response('2'))
   t.equal((await inFlight.begin('busy', 'f')).state, 'in-flight', 'a key in flight is never evicted')
   t.equal((await inFlight.begin('done-2', 'f')).state, 'completed')
-  t.same(await inFlight.begin('done-1', 'f'), { state: 'acquired' })
+  t.match(await inFlight.begin('done-1', 'f'), { state: 'acquired' })
 })

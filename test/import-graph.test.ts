@@ -18,7 +18,10 @@ const ROOT = fileURLToPath(new URL('..', import.meta.url))
  * layer of the longest entry it falls under.
  */
 const LAYERS: ReadonlyArray<readonly string[]> = [
-  ['main.ts', 'server.ts', 'app.ts', 'redis-functions.ts', 'probe/', 'sandbox/'],
+  [
+    'main.ts', 'server.ts', 'app.ts', 'redis-functions.ts', 'profile-command.ts', 'probe/',
+    'sandbox/'
+  ],
   ['plugins/'],
   ['state/'],
   ['routes/'],

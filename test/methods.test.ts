@@ -5,7 +5,7 @@ import { SANDBOX_FIXTURES as F } from '../src/sandbox/index.ts'
 import { build } from './helper.ts'
 
 /**
- * Methods and Node's own refusals (docs/api.md#what-callers-can-rely-on): a known path with the
+ * Methods and Node's own refusals (docs/api.md#the-envelope-and-errors): a known path with the
  * wrong method is 405 METHOD_NOT_ALLOWED with `Allow`; HEAD works on the
  * lookups; a bad request line (400) and header fields too large (431) get
  * the envelope with a request id, like every other non-2xx.

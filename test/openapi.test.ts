@@ -62,13 +62,16 @@ const CONTRACT_ROUTES = [
   'GET /metrics'
 ]
 
-/** Statuses every route that calls the hub can answer (docs/api.md#the-envelope). */
+/** Statuses every route that calls the hub can answer (docs/api.md#the-envelope-and-errors). */
 const HUB_ROUTE_STATUSES = ['200', '400', '404', '500', '502', '503', '504']
 
-/** The event routes: no hub call behind them (docs/events.md). */
+/** The event routes: no hub call behind them (docs/api.md#events). */
 const EVENT_ROUTES = new Set(['GET /v1/events', 'GET /v1/events/stream', 'POST /v1/events/tickets'])
 
-/** Statuses every /v1 route can answer to its caller: no or an unknown key, a missing scope, over the limit (docs/api.md 3b). */
+/**
+ * Statuses every /v1 route can answer to its caller: no or an unknown key, a missing scope,
+ * over the limit (docs/api.md#scopes-and-limits).
+ */
 const CALLER_STATUSES = ['401', '403', '429']
 
 /**

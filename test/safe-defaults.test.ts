@@ -9,7 +9,10 @@ import { ConfigSchema } from '../src/config/schema.ts'
 import { SANDBOX_FIXTURES as F } from '../src/sandbox/index.ts'
 import { build, configProblems as problemsOf } from './helper.ts'
 
-/** Safe defaults at start-up (docs/api.md#what-callers-can-rely-on): SANDBOX, unknown settings, TRUST_PROXY. */
+/**
+ * Safe defaults at start-up (docs/deployment.md#settings): SANDBOX,
+ * unknown settings, TRUST_PROXY.
+ */
 
 const HUB = { UPSTREAM_HUB_URL: 'http://h', UPSTREAM_BASE_URL: 'http://b', UPSTREAM_API_KEY: 'k', UPSTREAM_ACCESS_TOKEN: 't', PLATFORM_ID: 'p' }
 

@@ -117,7 +117,7 @@ function nextCall (): Call {
 
 const statuses = new Map<string, number>()
 const unexpected: string[] = []
-/** 5xx answers the README documents: the hub's trouble, and load shedding. */
+/** 5xx answers docs/api.md#the-envelope-and-errors documents: the hub's trouble, load shedding. */
 const DOCUMENTED_5XX = new Set(['UPSTREAM_UNAVAILABLE', 'UPSTREAM_TIMEOUT', 'UPSTREAM_BAD_RESPONSE', 'UPSTREAM_AUTH_FAILED', 'OVERLOADED'])
 
 async function send (call: Call): Promise<void> {

@@ -7,7 +7,7 @@ import { MAX_PROBLEMS } from '../src/schemas/problems.ts'
 import { build } from './helper.ts'
 
 /**
- * Writes take exactly what they say (docs/api.md#what-callers-can-rely-on: bodies are never
+ * Writes take exactly what they say (docs/api.md#input-rules: bodies are never
  * type-coerced): a wrong JSON type is 400 VALIDATION_FAILED naming the field
  * and its rule, every problem is reported, and the hub (the sandbox, which
  * records every request it receives) is not called.

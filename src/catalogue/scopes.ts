@@ -1,5 +1,5 @@
 /**
- * The scopes a client may hold (docs/api.md 3b). Each route declares the one
+ * The scopes a client may hold (docs/api.md#scopes-and-limits). Each route declares the one
  * it needs in its own options (`config.scope`, routes/route-config.ts); the
  * auth plugin reads that declaration as the route is registered.
  */

@@ -87,7 +87,14 @@ export const ConfigSchema = Type.Object({
   EVENTS_MAX_PER_CLIENT: Type.Integer({ minimum: 1, maximum: 100_000, default: 8, description: 'WebSockets on GET /v1/events one client (one address without authentication) may hold; more are refused with 429 RATE_LIMITED before the upgrade' }),
   EVENTS_PING_INTERVAL_MS: Milliseconds('How often each WebSocket is pinged (one that has not answered the previous ping is ended) and each event stream (SSE) gets a heartbeat comment, so that proxies keep idle ones open; both are also told the latest position then', 30000),
   EVENTS_MAX_BUFFERED_BYTES: Type.Integer({ minimum: 1024, default: 1024 * 1024, description: 'Bytes of events that may wait for a WebSocket or event stream that does not read them; past this it is closed (WebSocket: 1008), and its reader resumes from its last id when it reconnects' }),
-  EVENTS_REPLAY_SECONDS: Type.Integer({ minimum: 1, maximum: 86400, default: 300, description: 'How long events are kept for readers that resume (Last-Event-ID, lastEventId): a reader that comes back within this window gets what it missed; later, it is told to reload (docs/events.md)' }),
+  EVENTS_REPLAY_SECONDS: Type.Integer({
+    minimum: 1,
+    maximum: 86400,
+    default: 300,
+    description: 'How long events are kept for readers that resume (Last-Event-ID, ' +
+      'lastEventId): a reader that comes back within this window gets what it missed; ' +
+      'later, it is told to reload (docs/api.md#events)'
+  }),
   EVENTS_REPLAY_MAX: Type.Integer({ minimum: 1, maximum: 1_000_000, default: 10_000, description: 'Events kept for resuming readers at most, whatever their age (the oldest go first); also how many a replica holds while Redis does not answer, past which the oldest are lost and readers told so' }),
   EVENTS_TICKET_SECONDS: Type.Integer({ minimum: 1, maximum: 3600, default: 60, description: 'How long a ticket of POST /v1/events/tickets may be used (once) to open GET /v1/events/stream, for EventSource, which cannot send the key in a header' }),
   CORS_ORIGINS: Type.Optional(Type.String({ pattern: '^https?://[A-Za-z0-9.-]+(:[0-9]{1,5})?( *, *https?://[A-Za-z0-9.-]+(:[0-9]{1,5})?)*$', description: 'Comma-separated origins allowed to call from a browser (no wildcard); unset: no CORS headers', examples: ['https://yard.example.co.id,https://ops.example.co.id'] })),

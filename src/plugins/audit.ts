@@ -11,7 +11,7 @@ type Audited = FastifyRequest & { [kAudit]?: Audit }
 
 /**
  * One JSON log line per write (the routes declaring `config.write`),
- * whatever its outcome, refused ones included (docs/api.md 3b):
+ * whatever its outcome, refused ones included (docs/operations.md#logs):
  * `{ audit: true, client, operation, bookingRequestId | sp2Id, upstreamStatus,
  * requestId, replayed, statusCode }`. Never a body, a key or a header.
  * Written at info even when LOG_LEVEL is quieter (only `silent` drops them).
@@ -37,7 +37,7 @@ async function audit (app: FastifyInstance) {
       [route.idParam]: typeof id === 'string' ? id : null,
       upstreamStatus: request.upstreamStatus ?? null,
       requestId: request.id,
-      replayed: request.idempotentReplay,
+      replayed: request.writeAttempt?.replayed === true,
       statusCode: state.statusCode ?? null,
       ...(state.aborted ? { aborted: true } : {})
     }, 'audit')

@@ -78,7 +78,7 @@ export function frameworkErrors (error: FastifyError, request: FastifyRequest, r
   return sendError(request, reply, gatewayError('VALIDATION_FAILED', { details: [{ field: 'path', rule }] }, `The URL path is malformed: ${rule}`))
 }
 
-/** Node's own refusals, by the HTTP parser's error code (docs/api.md#what-callers-can-rely-on). */
+/** Node's own refusals, by the HTTP parser's error code (docs/api.md#the-envelope-and-errors). */
 function parserRefusal (code: string | undefined): { code: ErrorCode, message?: string } {
   if (code === 'HPE_HEADER_OVERFLOW') return { code: 'HEADERS_TOO_LARGE' }
   if (code === 'ERR_HTTP_REQUEST_TIMEOUT') return { code: 'REQUEST_TIMEOUT' }
@@ -144,7 +144,7 @@ function knownRoutes (app: FastifyInstance) {
 }
 
 /**
- * The one place errors become the contract's envelope (docs/api.md#the-envelope).
+ * The one place errors become the contract's envelope (docs/api.md#the-envelope-and-errors).
  * Routes throw; nothing else writes an error body.
  */
 async function errorHandler (app: FastifyInstance) {

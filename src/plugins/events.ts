@@ -140,7 +140,7 @@ function eventStreamSink (reply: FastifyReply): Sink {
  * process's readers, in log order, each event once. A reader that comes back
  * with the last id it saw first gets what it missed from the log's window,
  * or a `stream.reload` when the window no longer reaches back that far
- * (docs/events.md). Bounded: readers in all and per client, a heartbeat every
+ * (docs/api.md#events). Bounded: readers in all and per client, a heartbeat every
  * EVENTS_PING_INTERVAL_MS (a socket that has not answered the previous ping
  * is ended), and a reader that does not read its messages is closed once
  * EVENTS_MAX_BUFFERED_BYTES wait for it.

@@ -2,6 +2,7 @@ import fp from 'fastify-plugin'
 import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from 'fastify'
 import { gatewayError } from '../errors.ts'
 import { requestFingerprint } from '../idempotency/fingerprint.ts'
+import { UNAVAILABLE_RETRY_AFTER, WriteAttempt } from '../idempotency/write-attempt.ts'
 import { isStateUnavailable, type StoredResponse } from '../state/types.ts'
 import { errorResponses } from '../schemas/envelope.ts'
 import { IDEMPOTENCY_KEY } from '../schemas/formats.ts'
@@ -10,15 +11,12 @@ import { addRouteHook } from './route-hooks.ts'
 
 declare module 'fastify' {
   interface FastifyRequest {
-    /** True when this request was answered from the idempotency store. */
-    idempotentReplay: boolean
     /**
-     * Where a write stands with the hub, as its route says (routes/write-route.ts):
-     * `sent` from the moment its request may reach the hub, `not-sent` when the
-     * call failed in a way that shows the hub did not act (no connection, a 4xx).
-     * A failed `sent` write keeps its key as "outcome unknown" instead of freeing it.
+     * A write route's request, once past validation: where it stands with the
+     * hub (idempotency/write-attempt.ts). Created here, advanced by the write
+     * route; null on other routes.
      */
-    hubWrite: 'sent' | 'not-sent' | null
+    writeAttempt: WriteAttempt | null
   }
 }
 
@@ -27,12 +25,6 @@ export const REPLAYED_HEADER = 'idempotent-replayed'
 
 /** The headers of an answer worth replaying along with its body. */
 const REPLAYED_HEADERS = ['content-type', 'cache-control']
-
-/**
- * retry-after of IDEMPOTENCY_UNAVAILABLE: the shared store (Redis) is
- * reconnected to at most every 2 s and checked every second (state/redis/connection.ts).
- */
-const UNAVAILABLE_RETRY_AFTER = '2'
 
 // No example value: Swagger UI would fill it into every "Try it out", and one key
 // shared by every user makes the second user's different offer a 422 for a day.
@@ -51,10 +43,6 @@ const DESCRIPTION = '\n\n**Idempotency:** send an `Idempotency-Key` header and a
   '(marked `idempotent-replayed: true`) instead of reaching the hub again; concurrent requests with one key make one hub call. The hub gets a key\'s request at most once: ' +
   'when an earlier request with the key may have reached the hub but left no answer, a retry gets 409 OUTCOME_UNKNOWN, for as long as the key is kept.'
 
-interface Claim { key: string, done: boolean }
-const kClaim = Symbol('idempotency claim')
-type Claimed = FastifyRequest & { [kClaim]?: Claim }
-
 /**
  * Idempotent writes (the routes declaring `config.write`). The key is
  * scoped to the client, the method, the route and the caller's key; the
@@ -70,8 +58,7 @@ type Claimed = FastifyRequest & { [kClaim]?: Claim }
  */
 async function idempotency (app: FastifyInstance) {
   const store = app.state.idempotency
-  app.decorateRequest('idempotentReplay', false)
-  app.decorateRequest('hubWrite', null)
+  app.decorateRequest('writeAttempt', null)
 
   // The write routes get the header, the replay documentation and the hooks; lookups nothing.
   app.addHook('onRoute', (route: RouteOptions) => {
@@ -100,7 +87,7 @@ async function idempotency (app: FastifyInstance) {
   })
 
   function replay (request: FastifyRequest, reply: FastifyReply, response: StoredResponse) {
-    request.idempotentReplay = true
+    request.writeAttempt = WriteAttempt.replayed()
     request.upstreamStatus = response.upstreamStatus
     for (const [name, value] of Object.entries(response.headers)) reply.header(name, value)
     return reply.code(response.statusCode).header(REPLAYED_HEADER, 'true').send(response.body)
@@ -121,61 +108,69 @@ async function idempotency (app: FastifyInstance) {
   }
 
   // After validation: invalid requests never claim a key.
-  async function claim (request: Claimed, reply: FastifyReply) {
+  async function claim (request: FastifyRequest, reply: FastifyReply) {
     const callerKey = request.headers[IDEMPOTENCY_HEADER]
-    if (typeof callerKey !== 'string') return
+    if (typeof callerKey !== 'string') {
+      request.writeAttempt = new WriteAttempt()
+      return
+    }
     const key = [request.client?.name ?? '', request.method, request.routeOptions.url, callerKey].join('\n')
     const fingerprint = requestFingerprint(request.params, request.body)
     for (;;) {
       const begun = await begin(key, fingerprint)
       if (begun.state === 'acquired') {
-        request[kClaim] = { key, done: false }
+        request.writeAttempt = new WriteAttempt(begun.claim)
         return
       }
       if (begun.state === 'completed') return replay(request, reply, begun.response)
       if (begun.state === 'mismatch') throw gatewayError('IDEMPOTENCY_KEY_REUSED')
       if (begun.state === 'unknown') throw gatewayError('OUTCOME_UNKNOWN')
-      // In flight: wait for the first request; it either completed (replay), released (claim it) or left the outcome unknown.
+      // In flight: wait for the first request; it either completed (replay),
+      // was freed (claim it) or left the outcome unknown.
       await begun.settled
     }
   }
 
   /**
-   * The claim's end: a 2xx is kept and replayed; a write that may have reached
-   * the hub without one is kept as "outcome unknown" (never sent again with
-   * this key); any other frees the key for a retry.
+   * The key's end, once the answer is known: a 2xx is kept and replayed; a
+   * write that may have reached the hub without one is kept as "outcome
+   * unknown" (never sent again with this key); any other frees the key.
    */
-  async function finish (request: Claimed, claim: Claim, answer: StoredResponse | undefined) {
-    claim.done = true
-    if (answer !== undefined) return store.complete(claim.key, answer)
-    if (request.hubWrite === 'sent') {
-      request.log.warn('idempotency: the write may have reached the hub without an answer; its key answers OUTCOME_UNKNOWN')
-      return store.abandon(claim.key)
+  async function finish (request: FastifyRequest, attempt: WriteAttempt, answer?: StoredResponse) {
+    if (answer === undefined && attempt.mayHaveReachedHub) {
+      request.log.warn('idempotency: the write may have reached the hub without an answer; ' +
+        'its key answers OUTCOME_UNKNOWN')
     }
-    return store.release(claim.key)
+    await attempt.settle(answer)
   }
 
-  async function settle (request: Claimed, reply: FastifyReply, payload: unknown) {
-    const claim = request[kClaim]
-    if (claim === undefined || claim.done) return payload
+  async function settle (request: FastifyRequest, reply: FastifyReply, payload: unknown) {
+    const attempt = request.writeAttempt
+    if (attempt === null || attempt.settled) return payload
     let answer: StoredResponse | undefined
-    if (reply.statusCode >= 200 && reply.statusCode < 300 && (typeof payload === 'string' || Buffer.isBuffer(payload))) {
+    const ok = reply.statusCode >= 200 && reply.statusCode < 300
+    if (ok && (typeof payload === 'string' || Buffer.isBuffer(payload))) {
       const headers: Record<string, string> = {}
       for (const name of REPLAYED_HEADERS) {
         const value = reply.getHeader(name)
         if (value !== undefined) headers[name] = String(value)
       }
-      answer = { statusCode: reply.statusCode, headers, body: payload.toString(), ...(request.upstreamStatus === undefined ? {} : { upstreamStatus: request.upstreamStatus }) }
+      answer = {
+        statusCode: reply.statusCode,
+        headers,
+        body: payload.toString(),
+        ...(request.upstreamStatus === undefined ? {} : { upstreamStatus: request.upstreamStatus })
+      }
     }
-    await finish(request, claim, answer)
+    await finish(request, attempt, answer)
     return payload
   }
 
   // Should no answer have been sent at all, the key must not stay claimed.
-  async function release (request: Claimed) {
-    const claim = request[kClaim]
-    if (claim === undefined || claim.done) return
-    await finish(request, claim, undefined)
+  async function release (request: FastifyRequest) {
+    const attempt = request.writeAttempt
+    if (attempt === null || attempt.settled) return
+    await finish(request, attempt)
   }
 }
 

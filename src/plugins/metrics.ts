@@ -135,11 +135,20 @@ async function metrics (app: FastifyInstance, { config }: { config: GatewayConfi
   registry.registerMetric(new Gauge({
     registers: [],
     name: 'gateway_idempotency_unsettled',
-    help: 'Outcomes of idempotent writes (answers, unknown outcomes, freed keys) the shared store has not taken yet: retried in the background; past its lease, a retry of such a write is answered OUTCOME_UNKNOWN',
+    help: 'Outcomes of idempotent writes (answers, unknown outcomes, freed keys) the shared ' +
+      'store has not taken yet: written as soon as it answers again',
     collect () {
       if (app.hasDecorator('state')) this.set(app.state.idempotency.pending())
     }
   }))
+  const flushes = new Histogram({
+    name: 'gateway_idempotency_flush_seconds',
+    help: 'Outcomes of idempotent writes that waited for Redis: from Redis answering again ' +
+      'to the last of them stored',
+    buckets: BUCKETS,
+    registers
+  })
+  app.state.idempotency.onFlush?.((ms) => flushes.observe(ms / 1000))
   registry.registerMetric(new Gauge({
     registers: [],
     name: 'gateway_events_connections',
@@ -200,9 +209,9 @@ async function metrics (app: FastifyInstance, { config }: { config: GatewayConfi
     const route = request.routeOptions.url ?? 'unmatched'
     requests.inc({ method: request.method, route, status_code: reply.statusCode })
     requestSeconds.observe({ method: request.method, route }, reply.elapsedTime / 1000)
-    // Every 429 the gateway answers is RATE_LIMITED (docs/api.md#the-envelope).
+    // Every 429 the gateway answers is RATE_LIMITED (docs/api.md#the-envelope-and-errors).
     if (reply.statusCode === 429) rateLimited.inc({ client: request.client?.name ?? 'anonymous' })
-    if (request.idempotentReplay) replays.inc({ route })
+    if (request.writeAttempt?.replayed === true) replays.inc({ route })
     done()
   })
 }

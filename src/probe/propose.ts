@@ -2,7 +2,7 @@ import { OPERATIONS, type OperationId } from '../catalogue/operations.ts'
 import type { ResourceSpec } from '../catalogue/resource-spec.ts'
 import type { Area, HubOperation } from '../catalogue/types.ts'
 import type { OperationProfile, ProfileInForce } from '../profile/resolve.ts'
-import { entryOf } from '../profile/resolve.ts'
+import { entryOf, resolveOperation } from '../profile/resolve.ts'
 import {
   DATE_ANSWERED, type HubProfile, type ProfileFailure, type ProfileOperation, type ProfileSettings
 } from '../profile/schema.ts'
@@ -235,7 +235,7 @@ export function proposedOperation (finding: Finding, hub: HubEvidence): Operatio
 /** The settings a profile's `defaults` may hold, and the operations each applies to there. */
 const SHARED = [
   'apiKeyHeader', 'tokenHeader', 'dateSent', 'dateAnswered', 'errorFields', 'nullStrings',
-  'answerKey', 'failure', 'notFound'
+  'answerKey', 'failure', 'notFound', 'timeouts'
 ] as const
 type Shared = typeof SHARED[number]
 
@@ -281,33 +281,11 @@ function commonest (values: readonly unknown[]): unknown {
 
 /**
  * An operation's entry in a profile with these prefixes and defaults, as the
- * gateway reads one (its entry, else the defaults, else the catalogue): what
- * `group` writes is checked against it.
+ * gateway reads one (profile/resolve.ts: its entry, else the defaults, else
+ * the documented reading): what `group` writes is checked against it.
  */
 function expand (op: HubOperation, profile: HubProfile): ProfileOperation {
-  const entry = profile.operations?.[op.id] ?? {}
-  const defaults = profile.defaults ?? {}
-  const documented = catalogueEntry(op)
-  const documentedKey = op.response.type === 'keyed-list' ? op.response.key : undefined
-  const answerKey = entry.answerKey ?? (isList(op) ? defaults.answerKey : undefined) ??
-    documentedKey
-  const failure = entry.failure ?? defaults.failure
-  return {
-    service: entry.service ?? documented.service,
-    prefix: entry.prefix ?? profile.prefixes?.[op.area],
-    path: entry.path ?? documented.path,
-    params: entry.params ?? documented.params,
-    credentials: entry.credentials ?? defaults.credentials ?? documented.credentials,
-    apiKeyHeader: entry.apiKeyHeader ?? defaults.apiKeyHeader,
-    tokenHeader: entry.tokenHeader ?? defaults.tokenHeader,
-    ...(answerKey === undefined ? {} : { answerKey }),
-    dateSent: entry.dateSent ?? defaults.dateSent,
-    dateAnswered: entry.dateAnswered ?? defaults.dateAnswered,
-    errorFields: entry.errorFields ?? defaults.errorFields,
-    nullStrings: entry.nullStrings ?? defaults.nullStrings,
-    ...(failure === undefined ? {} : { failure }),
-    ...(isList(op) ? { notFound: entry.notFound ?? defaults.notFound ?? 'empty' } : {})
-  }
+  return entryOf(resolveOperation(op, profile))
 }
 
 /**

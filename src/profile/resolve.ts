@@ -120,7 +120,8 @@ function names (value: string | readonly string[]): readonly string[] {
 }
 
 /** One operation: its profile entry over `defaults` over the documented hub and its catalogue. */
-function resolveOperation (op: HubOperation, profile: HubProfile): OperationProfile {
+/** One operation as a profile has it: its entry over `defaults` over the documented reading. */
+export function resolveOperation (op: HubOperation, profile: HubProfile): OperationProfile {
   const entry = profile.operations?.[op.id]
   const defaults = profile.defaults ?? {}
   const hub = hubNames(op, entry)

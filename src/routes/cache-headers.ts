@@ -1,7 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import type { CallResult } from '../upstream/client.ts'
 
-/** docs/api.md#the-envelope: a caller's `cache-control: no-cache` asks the hub afresh. */
+/** docs/api.md#caching-etag-and-304: a caller's `cache-control: no-cache` asks the hub afresh. */
 export function wantsFresh (request: FastifyRequest): boolean {
   const header = request.headers['cache-control']
   return (typeof header === 'string' && /(^|,)\s*no-(cache|store)\s*(,|$)/i.test(header)) || request.headers.pragma === 'no-cache'

@@ -8,7 +8,7 @@ import { Type, type TSchema } from '../typebox.ts'
  * the hub answer's, kept with it in the cache: a fresh cache entry answers
  * a 304 without a hub call and without hashing anything.
  *
- * `cache-control: no-cache` still asks the hub afresh (docs/api.md#the-envelope); the
+ * `cache-control: no-cache` still asks the hub afresh (docs/api.md#caching-etag-and-304); the
  * tag is then compared with the fresh answer's, so a page that polls with
  * no-cache learns that the hub's data did not change for the price of the
  * headers. Written here rather than taken from `fresh` (jshttp), which

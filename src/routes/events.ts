@@ -26,7 +26,7 @@ const StreamHeadersSchema = Type.Object({
 /**
  * Booked notifications: GET /v1/events over WebSocket (docs/api.md#routes), GET
  * /v1/events/stream as an event stream (SSE), and the tickets that stand for
- * a key where EventSource cannot send one (docs/events.md).
+ * a key where EventSource cannot send one (docs/api.md#events).
  */
 export default async function eventRoutes (fastify: FastifyInstance) {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>()

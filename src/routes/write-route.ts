@@ -68,18 +68,23 @@ export function registerWrite<P extends TSchema, B extends TSchema> (app: Fastif
   /**
    * The write's one hub call. Not sent for a caller that has hung up, such as
    * one that waited for another request with its Idempotency-Key (nobody
-   * would learn its outcome). From here on the hub may get the request, which
-   * the idempotency plugin reads (`hubWrite`): a failure that shows the hub did
-   * not act sets it back to `not-sent`, so that the key is freed for a retry.
+   * would learn its outcome). The request's WriteAttempt (the idempotency
+   * plugin's) is marked sending first, which with a key is recorded in the
+   * store: from then on the hub may get the request. Its end says whether the
+   * hub may have acted, which decides whether the key is freed or kept unknown.
    */
   async function sendToHub (request: FastifyRequest, reply: FastifyReply, sent: Parameters<HubWrite>[0]): Promise<unknown> {
+    const attempt = request.writeAttempt
+    if (attempt === null) throw new Error(`${operation}: a write without the idempotency plugin`)
     if (reply.raw.destroyed) throw gatewayError('CLIENT_CLOSED_REQUEST')
-    request.hubWrite = 'sent'
+    await attempt.sending()
     try {
       // The handler passes the route's path parameter along: a hub profile may place the document's id in the hub's address.
-      return (await app.hub.call(request, { operation, ...sent })).data
+      const answer = await app.hub.call(request, { operation, ...sent })
+      attempt.answered()
+      return answer.data
     } catch (error) {
-      if (!hubMayHaveActed(error)) request.hubWrite = 'not-sent'
+      attempt.failed(hubMayHaveActed(error))
       throw error
     }
   }

@@ -21,7 +21,7 @@ export const REQUEST_AJV_OPTIONS = {
  * Fastify's own ajv compiler, twice: query strings, path parameters and
  * headers are text and keep Fastify's conversion of text to the schema's type;
  * JSON bodies are validated as sent, without coercion, so that `"15"`,
- * `true` or `[7]` is never taken for a price of 15, 1 or 7 (docs/api.md#what-callers-can-rely-on).
+ * `true` or `[7]` is never taken for a price of 15, 1 or 7 (docs/api.md#input-rules).
  * This is the per-part set-up Fastify's documentation shows, on its own
  * @fastify/ajv-compiler so that shared schemas (`$ref`) still resolve. One
  * factory per server, as Fastify makes its own.

@@ -97,12 +97,12 @@ export interface SharedLookupTier {
 
 // 2. Idempotency: where idempotent writes remember their answers (plugins/idempotency.ts).
 //    A shared store's begin() is an atomic "set if absent", and `in-flight` is answered by
-//    waiting until the key completes or is released; when it cannot answer, begin() rejects
-//    with an error whose `code` is 'STATE_UNAVAILABLE' (state/errors.ts). A claim means "this
-//    request may reach the hub": once it has, the key is never sent again (at most once). It
-//    ends answered (complete), free again because the hub was not called or refused it
-//    (release), or "outcome unknown" (abandon; also, in a shared store, a claim whose owner
-//    vanished past its lease).
+//    waiting until the key settles; when it cannot answer, begin() rejects with an error
+//    whose `code` is 'STATE_UNAVAILABLE' (state/errors.ts). A key's states (docs/operations.md#at-most-once):
+//    claimed (nothing sent yet; a claim whose owner vanished is free once its lease ends),
+//    sending (the hub call may have started: never sent again), then completed (a 2xx kept),
+//    free again (released: the hub was not called, or did not act), or unknown (abandoned, or
+//    a sending key whose lease ended). A key once answered unknown stays so.
 
 /** A 2xx answer as it was sent, replayed byte for byte. */
 export interface StoredResponse {
@@ -114,9 +114,31 @@ export interface StoredResponse {
   upstreamStatus?: number
 }
 
+/**
+ * One request's claim on a key. Every step applies only while the key still
+ * holds this claim (its own token): a late step of a claim whose lease ended
+ * never touches the key another request has claimed since, nor one answered
+ * unknown meanwhile. Settled once (complete, release or abandon); an outcome
+ * the store cannot take now waits for it (pending()).
+ */
+export interface IdempotencyClaim {
+  /**
+   * claimed -> sending, before the hub call: from here on the key is never
+   * sent again. Rejects (STATE_UNAVAILABLE) when the store cannot record it,
+   * or the key no longer holds this claim: then nothing may be sent.
+   */
+  sending (): Promise<void>
+  /** Keeps the answer for the store's lifetime (TTL). */
+  complete (response: StoredResponse): Promise<void>
+  /** Frees the key: its request never reached the hub, or the hub did not act on it. */
+  release (): Promise<void>
+  /** It may have reached the hub, with no answer to keep: `unknown` for the store's lifetime. */
+  abandon (): Promise<void>
+}
+
 export type BeginResult =
-  /** The caller owns the key: do the work, then `complete`, `release` or `abandon`. */
-  | { state: 'acquired' }
+  /** The caller owns the key: mark it sending before the hub call, then settle it. */
+  | { state: 'acquired', claim: IdempotencyClaim }
   /** Answered before with the same request: replay it. */
   | { state: 'completed', response: StoredResponse }
   /** The key was used with a different request. */
@@ -126,23 +148,19 @@ export type BeginResult =
   /**
    * An earlier request with the key may have reached the hub and left no
    * answer (its call failed past the point of no return, or its owner died
-   * holding it): it must not be sent again under this key.
+   * while sending): it must not be sent again under this key.
    */
   | { state: 'unknown' }
 
 export interface IdempotencyStore {
   /** Claims `key` for a request with this fingerprint, or says why not. */
   begin (key: string, fingerprint: string): Promise<BeginResult>
-  /** Keeps the answer of an acquired key for the store's lifetime (TTL). */
-  complete (key: string, response: StoredResponse): Promise<void>
-  /** Forgets an acquired key whose request never reached the hub, or was refused by it: the caller may retry with it. */
-  release (key: string): Promise<void>
-  /** An acquired key whose request may have reached the hub, without an answer to keep: `unknown` for the store's lifetime. */
-  abandon (key: string): Promise<void>
-  /** Keys held, in flight, answered or unknown. */
+  /** Keys held: claimed, sending, answered or unknown. */
   size (): Promise<number>
-  /** Answers (and abandons) not yet written because the store failed: retried in the background. */
+  /** Outcomes (and releases) not yet written because the store failed: they wait for it. */
   pending (): number
+  /** Called with the time (ms) from the store answering again to the outcomes waiting written. */
+  onFlush? (listener: (ms: number) => void): void
 }
 
 // 3. Rate limits: @fastify/rate-limit counts in a store of its `store` option, a class it
@@ -161,7 +179,7 @@ export type RateLimitStoreClass = new (params: object) => RateLimitStore
 
 // 4. Events (/v1/events): an ordered log of the recent events, shared by every replica.
 //    Ids are positions in it (state/event-ids.ts), the same on every replica; readers
-//    resume from the last one they saw within the window (docs/events.md).
+//    resume from the last one they saw within the window (docs/api.md#events).
 export interface GatewayEvent {
   /** Its position in the log, `<ms>-<seq>` (state/event-ids.ts). */
   id: string

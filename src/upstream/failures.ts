@@ -1,7 +1,7 @@
 import { codeOf, gatewayError, isGatewayError, remade, type ErrorCode } from '../errors.ts'
 
 /**
- * Upstream failures mapped by cause, in one place (docs/api.md#the-envelope). Status
+ * Upstream failures mapped by cause, in one place (docs/api.md#the-envelope-and-errors). Status
  * decides before body: a 5xx is UPSTREAM_UNAVAILABLE whatever it carries.
  */
 

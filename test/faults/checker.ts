@@ -7,7 +7,10 @@ export interface HubCall { at: number, requestId: string }
 
 export interface Violation { rule: string, key?: string, detail: string }
 
-/** The envelope codes a write may be answered with, by status, besides 2xx: what docs/idempotency.md and the OpenAPI document say. */
+/**
+ * The envelope codes a write may be answered with, by status, besides 2xx: what
+ * docs/api.md#idempotent-writes and the OpenAPI document say.
+ */
 const DOCUMENTED: Record<number, readonly string[]> = {
   409: ['OUTCOME_UNKNOWN'],
   429: ['RATE_LIMITED'],
@@ -93,6 +96,41 @@ export function checkWrite (write: Write, calls: readonly HubCall[]): Violation[
     if (why !== undefined) violations.push({ rule: 'no answer other than the documented ones', key, detail: `attempt ${attempt.n}: ${why}: ${attempt.body?.slice(0, 200) ?? ''}` })
   }
   return violations
+}
+
+/** What a key's answers said of it over time, besides the invariants above. */
+export interface Verdicts {
+  /** Answered 409 OUTCOME_UNKNOWN though the hub never got it. */
+  unknownNeverSent: boolean
+  /** Answered 2xx, later OUTCOME_UNKNOWN (its answer was lost before it was stored). */
+  answeredThenUnknown: boolean
+}
+
+const isOk = (attempt: Attempt) =>
+  attempt.status !== undefined && attempt.status >= 200 && attempt.status < 300
+
+/**
+ * A key's verdicts, in the order its answers came (a key's attempts are one
+ * after the other): once told OUTCOME_UNKNOWN, a key is never answered 2xx
+ * (a violation); the rest is counted.
+ */
+export function checkVerdicts (write: Write,
+  calls: readonly HubCall[]): { verdicts: Verdicts, violations: Violation[] } {
+  const unknown = write.attempts.findIndex(attempt => attempt.code === 'OUTCOME_UNKNOWN')
+  const answered = write.attempts.findIndex(isOk)
+  const violations: Violation[] = []
+  const later = unknown === -1 ? undefined : write.attempts.slice(unknown + 1).find(isOk)
+  if (later !== undefined) {
+    const detail = `attempt ${later.n} answered ${later.status}`
+    violations.push({ rule: 'a key told OUTCOME_UNKNOWN stays unknown', key: write.key, detail })
+  }
+  return {
+    verdicts: {
+      unknownNeverSent: unknown !== -1 && calls.length === 0,
+      answeredThenUnknown: answered !== -1 && unknown > answered
+    },
+    violations
+  }
 }
 
 const ms = (value: number) => `${(value / 1000).toFixed(3)} s`

@@ -1,5 +1,5 @@
 import { execFile, execFileSync } from 'node:child_process'
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
@@ -7,6 +7,8 @@ import { freePort, ManagedProcess, waitFor } from './processes.ts'
 
 const run = promisify(execFile)
 const ROOT = fileURLToPath(new URL('../..', import.meta.url))
+/** What a replica runs: the built gateway, as `npm start` and the container do. */
+const GATEWAY_ENTRY = join(ROOT, 'dist/main.js')
 
 /** The master's name in the Sentinel's configuration, as the gateways are told (REDIS_SENTINEL_MASTER_NAME's default). */
 export const MASTER_NAME = 'mymaster'
@@ -65,7 +67,7 @@ function redisConfig (port: number, dir: string, replicaOf?: number): string {
     `port ${port}`, 'bind 127.0.0.1', `dir ${dir}`, 'daemonize no', 'save ""',
     'appendonly yes', 'appendfsync always',
     'maxmemory-policy noeviction',
-    'min-replicas-to-write 1', 'min-replicas-max-lag 5',
+    'min-replicas-to-write 1', 'min-replicas-max-lag 5', 'repl-diskless-sync-delay 0',
     ...(replicaOf === undefined ? [] : [`replicaof 127.0.0.1 ${replicaOf}`]),
     ''
   ].join('\n')
@@ -118,6 +120,7 @@ async function httpReady (url: string): Promise<boolean> {
  * the replicas.
  */
 export async function startCluster ({ dir, replicas, gatewayEnv }: ClusterOptions): Promise<Cluster> {
+  if (!existsSync(GATEWAY_ENTRY)) throw new Error(`no ${GATEWAY_ENTRY}: npm run build:gateway`)
   mkdirSync(dir, { recursive: true })
   const sentinelPassword = `sentinel-${Math.random().toString(36).slice(2)}`
   const [portA, portB, portC, sentinelPort, haproxyPort] = [await freePort(), await freePort(), await freePort(), await freePort(), await freePort()]
@@ -184,7 +187,7 @@ export async function startCluster ({ dir, replicas, gatewayEnv }: ClusterOption
       process: new ManagedProcess({
         name: `gateway-${i}`,
         command: process.execPath,
-        args: ['--import', 'tsx', 'src/server.ts'],
+        args: [GATEWAY_ENTRY],
         cwd: ROOT,
         env: {
           PATH: process.env.PATH ?? '',

@@ -1,5 +1,5 @@
-// `npm run faults`: the fault suite's full run (docs/idempotency.md, "The fault
-// suite"), its report written to docs/faults.md. Options: --seed <seed> to
+// `npm run faults`: the fault suite's full run (docs/operations.md#the-fault-suite),
+// its report written to docs/faults.md. Options: --seed <seed> to
 // replay one, --profile ci for the short form (no report unless --report),
 // --report <file> to write the report elsewhere. Exits 1 when a violation
 // was found, printing each key's timeline and the faults around it.

@@ -2,6 +2,9 @@ import type { Sandbox } from '../../src/sandbox/index.ts'
 import type { Rng } from '../../src/sandbox/prng.ts'
 import { SENTINEL_DOWN_AFTER_MS, type Cluster, type Gateway } from './cluster.ts'
 import { newProbe, probePhase, type LimitProbe } from './limits.ts'
+import {
+  flushCounts, flushesBetween, settled, startGapProbe, type GapProbe, type WriteGap
+} from './probes.ts'
 import { sleep, waitFor } from './processes.ts'
 import type { Target, Writers } from './workload.ts'
 
@@ -32,7 +35,18 @@ export interface FaultRecord {
   /** From the fault's end until every replica was ready with Redis up again. */
   recoveredMs?: number
   probe?: LimitProbe
+  /** A failover's: how long each replica refused writes (a probe writing to each all along). */
+  writeGap?: WriteGap
+  /**
+   * A Redis fault's: each replica's flushes of outcomes that waited for Redis,
+   * and their mean window (from Redis answering again to the last stored).
+   */
+  flushes?: Array<{ replica: string, count: number, meanMs: number }>
 }
+
+/** The faults that take Redis away (or its writes): outcomes wait for it, then are flushed. */
+const REDIS_FAULTS = new Set<FaultKind>(
+  ['redis-kill', 'redis-freeze', 'redis-full', 'failover', 'failover-crash'])
 
 export interface NemesisContext {
   cluster: Cluster
@@ -48,6 +62,9 @@ export interface NemesisContext {
   /** Rate-limit probe clients not used yet: name and key. */
   probes: Array<{ name: string, key: string }>
   probeLimit: number
+  /** The writer client's key, and a prefix for the keys of write-gap probes. */
+  writerKey: string
+  gapKeyPrefix: string
   log: (line: string) => void
 }
 
@@ -102,9 +119,41 @@ async function allReport (cluster: Cluster, check: (state: string) => boolean, t
 
 /** Runs one fault to its end (the process started again, the hub back to its pace), and waits for the cluster to recover. */
 export async function runFault (kind: FaultKind, ctx: NemesisContext): Promise<FaultRecord> {
-  const { cluster, rng, now } = ctx
+  const { cluster, now } = ctx
+  const flushedBefore = REDIS_FAULTS.has(kind) ? await flushCounts(cluster.gateways) : []
   const start = now()
   const record: FaultRecord = { kind, target: '', start, end: start, detail: '' }
+  let gap: GapProbe | undefined
+  if (kind === 'failover' || kind === 'failover-crash') {
+    const keyPrefix = `${ctx.gapKeyPrefix}-${start}`
+    gap = startGapProbe(cluster.gateways, { clientKey: ctx.writerKey, keyPrefix, now })
+  }
+  try {
+    await inflict(kind, ctx, record)
+    record.end = now()
+    await healthy(cluster, 60_000)
+    record.recoveredMs = Math.round(now() - record.end)
+  } finally {
+    if (gap !== undefined) record.writeGap = await gap.stop()
+  }
+  if (REDIS_FAULTS.has(kind)) {
+    await settled(cluster.gateways, 20_000)
+    record.flushes = flushesBetween(flushedBefore, await flushCounts(cluster.gateways))
+  }
+  const flushes = record.flushes?.map(f => `${f.replica} ${Math.round(f.meanMs)} ms`).join(', ')
+  const gapMs = record.writeGap?.longestMs
+  const measured = [
+    gapMs === undefined ? '' : `; writes refused for ${gapMs} ms at most`,
+    flushes === undefined ? '' : `; flushes ${flushes}`
+  ].join('')
+  const recovered = `recovered in ${record.recoveredMs} ms`
+  ctx.log(`${kind} ${record.target}: ${record.detail}; ${recovered}${measured}`)
+  return record
+}
+
+/** The fault itself, to its end (the process started again, the hub back to its pace). */
+async function inflict (kind: FaultKind, ctx: NemesisContext, record: FaultRecord): Promise<void> {
+  const { cluster, rng, now } = ctx
   switch (kind) {
     case 'replica-kill':
     case 'replica-term': {
@@ -198,9 +247,4 @@ export async function runFault (kind: FaultKind, ctx: NemesisContext): Promise<F
       break
     }
   }
-  record.end = now()
-  await healthy(cluster, 60_000)
-  record.recoveredMs = Math.round(now() - record.end)
-  ctx.log(`${kind} ${record.target}: ${record.detail}; recovered in ${record.recoveredMs} ms`)
-  return record
 }

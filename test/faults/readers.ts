@@ -1,5 +1,6 @@
 import { subscribeEvents, type EventSubscription } from '../../clients/typescript/src/events.ts'
 import type { Violation } from './checker.ts'
+import { sleep } from './processes.ts'
 import type { Target } from './workload.ts'
 
 /** What one reader saw. */
@@ -14,11 +15,18 @@ export interface ReaderReport {
   missed: number
   /** Reload signals: the gateway said plainly that what was missed cannot be given (by reason). */
   reloads: Record<string, number>
+  /** When each event arrived and each reload was told (ms since the run started). */
+  eventsAt: number[]
+  reloadsAt: number[]
 }
 
 export interface Readers {
-  /** Stops every reader; then `check` compares what each saw with the events the writes caused. */
-  stop (): Promise<void>
+  /**
+   * Waits until every reader has received each of `expected` (or was told
+   * to reload), for `boundMs` at most, then stops them; `check` then
+   * compares what each saw with the events the writes caused.
+   */
+  stop (expected: ReadonlySet<string>, boundMs: number): Promise<void>
   check (expected: ReadonlySet<string>): { reports: ReaderReport[], violations: Violation[] }
 }
 
@@ -31,12 +39,13 @@ export interface Readers {
  * A reader that was never told to reload must miss no booked event a write
  * was answered 2xx for, and none may arrive twice.
  */
-export function startReaders (targets: Target[], apiKey: string): Readers {
+export function startReaders (targets: Target[], apiKey: string, now: () => number): Readers {
   const readers = targets.map(target => {
     const seen = new Map<string, number>()
     const reloads: Record<string, number> = {}
+    const eventsAt: number[] = []
+    const reloadsAt: number[] = []
     let opened = 0
-    let received = 0
     const subscription: EventSubscription = subscribeEvents({
       baseUrl: target.url,
       apiKey,
@@ -44,20 +53,26 @@ export function startReaders (targets: Target[], apiKey: string): Readers {
       lastEventId: '0-0',
       reconnect: { minDelayMs: 100, maxDelayMs: 1000 },
       onOpen: () => { opened++ },
-      onReload: (signal) => { reloads[signal.reason] = (reloads[signal.reason] ?? 0) + 1 },
+      onReload: (signal) => {
+        reloads[signal.reason] = (reloads[signal.reason] ?? 0) + 1
+        reloadsAt.push(now())
+      },
       onEvent: (event) => {
-        received++
+        eventsAt.push(now())
         const note = (event.data as { note?: unknown }).note
         const id = typeof note === 'string' ? note : event.id
         seen.set(id, (seen.get(id) ?? 0) + 1)
       }
     })
-    return { name: target.name, seen, reloads, subscription, opened: () => opened, received: () => received }
+    const name = target.name
+    return { name, seen, reloads, eventsAt, reloadsAt, subscription, opened: () => opened }
   })
   return {
-    async stop () {
-      // A moment for the last events on their way.
-      await new Promise(resolve => setTimeout(resolve, 500))
+    async stop (expected, boundMs) {
+      const deadline = Date.now() + boundMs
+      const done = () => readers.every(reader => reader.reloadsAt.length > 0 ||
+        [...expected].every(key => reader.seen.has(key)))
+      while (!done() && Date.now() < deadline) await sleep(100)
       for (const reader of readers) reader.subscription.unsubscribe()
     },
     check (expected) {
@@ -78,7 +93,9 @@ export function startReaders (targets: Target[], apiKey: string): Readers {
           missed++
           if (!told) violations.push({ rule: 'no event lost for a resuming reader', key, detail: `${reader.name} never received it, and was never told to reload` })
         }
-        reports.push({ name: reader.name, opened: reader.opened(), received: reader.received(), duplicates, missed, reloads: reader.reloads })
+        const { name, reloads, eventsAt, reloadsAt } = reader
+        const [opened, received] = [reader.opened(), eventsAt.length]
+        reports.push({ name, opened, received, duplicates, missed, reloads, eventsAt, reloadsAt })
       }
       return { reports, violations }
     }

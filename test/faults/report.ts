@@ -1,5 +1,5 @@
-import { answerClass } from './checker.ts'
-import { FAULT_KINDS, FAULT_NAMES } from './nemesis.ts'
+import { answerClass, type Verdicts } from './checker.ts'
+import { FAULT_KINDS, FAULT_NAMES, type FaultKind } from './nemesis.ts'
 import type { RunResult } from './run.ts'
 
 function count<T> (items: readonly T[], keyOf: (item: T) => string): Map<string, number> {
@@ -17,7 +17,7 @@ function median (values: number[]): number {
   return sorted[Math.floor(sorted.length / 2)] ?? 0
 }
 
-const seconds = (ms: number) => `${(ms / 1000).toFixed(1)} s`
+const seconds = (ms: number, digits = 1) => `${(ms / 1000).toFixed(digits)} s`
 
 /** The figures the report and the console summary share. */
 export function figures (result: RunResult) {
@@ -36,9 +36,24 @@ export function figures (result: RunResult) {
     answers: count(attempts, answerClass),
     unknown: unknown.length,
     unknownWithCall: unknown.filter(write => (result.hubCalls.get(write.key)?.length ?? 0) > 0).length,
-    faults: count(result.faults, fault => fault.kind)
+    unknownNeverSent: verdictCount(result, 'unknownNeverSent'),
+    answeredThenUnknown: verdictCount(result, 'answeredThenUnknown'),
+    sentTwice: calls.filter(n => n > 1).length,
+    faults: count(result.faults, fault => fault.kind),
+    // Every replica's flush in every Redis fault: its mean window (one flush each, mostly).
+    flushMs: result.faults.flatMap(fault => fault.flushes ?? []).map(flush => flush.meanMs),
+    writeGapMs: (kind: FaultKind) => result.faults.filter(fault => fault.kind === kind)
+      .map(fault => fault.writeGap?.longestMs ?? 0)
   }
 }
+
+function verdictCount (result: RunResult, verdict: keyof Verdicts): number {
+  return [...result.verdicts.values()].filter(verdicts => verdicts[verdict]).length
+}
+
+const spread = (values: number[]) => values.length === 0
+  ? 'none'
+  : `median ${seconds(median(values), 2)}, longest ${seconds(Math.max(...values), 2)}`
 
 /** One line per figure, for the console. */
 export function summary (result: RunResult): string {
@@ -51,6 +66,12 @@ export function summary (result: RunResult): string {
     `faults: ${[...f.faults].map(([kind, n]) => `${kind} ${n}`).join(', ')}`,
     `answers: ${[...f.answers].sort((a, b) => b[1] - a[1]).map(([name, n]) => `${name} ${n}`).join(', ')}`,
     `events per reader: ${result.readers.map(reader => `${reader.name} ${reader.received} (missed ${reader.missed}, duplicates ${reader.duplicates}, reloads ${JSON.stringify(reader.reloads)})`).join(', ')}`,
+    `keys sent twice ${f.sentTwice}, unknown never sent ${f.unknownNeverSent}, ` +
+      `answered then unknown ${f.answeredThenUnknown}`,
+    `write gap of failovers: ${spread(f.writeGapMs('failover'))}; of crash failovers: ` +
+      `${spread(f.writeGapMs('failover-crash'))}`,
+    `outcomes waiting for Redis, flushed once it answered: ${f.flushMs.length} flushes, ` +
+      spread(f.flushMs),
     `violations: ${result.violations.length}`
   ].join('\n')
 }
@@ -73,7 +94,7 @@ export function markdown (result: RunResult, command: string): string {
     'replica, as a careful client does; event readers stay subscribed to every',
     'replica; faults are drawn from a seed. What the hub received is counted from',
     'the sandbox\'s own request log, not from the gateway\'s. How the suite works,',
-    'and what each invariant means: [idempotency.md](idempotency.md#the-fault-suite).',
+    'and what each invariant means: [operations.md](operations.md#the-fault-suite).',
     '',
     `- **Command**: \`${command}\``,
     `- **Seed**: \`${result.seed}\` (profile \`${result.profile}\`). The seed fixes the plan of faults, their targets and durations, the keys and the writers' choices; the timings are the machine's, so a replay lands the faults on other writes.`,
@@ -115,7 +136,40 @@ export function markdown (result: RunResult, command: string): string {
     '',
     table(['hub calls', 'keys'], [...f.hubCallsPerKey].sort().map(([calls, n]) => [calls, n])),
     '',
-    `${f.unknown} keys were answered 409 OUTCOME_UNKNOWN at least once: ${f.unknownWithCall} of them had reached the hub (their answer was lost with a killed replica, a hub slower than the deadline), ${f.unknown - f.unknownWithCall} had not (their claim was taken by a replica that died before its hub call, or whose claim command reached Redis after it gave up).`,
+    `${f.unknown} keys were answered 409 OUTCOME_UNKNOWN at least once: ${f.unknownWithCall} of ` +
+      'them had reached the hub (their answer was lost with a killed replica, a hub slower than ' +
+      `the deadline), ${f.unknownNeverSent} had not (a replica killed between marking the key ` +
+      'sending and its request leaving). No key told OUTCOME_UNKNOWN was answered otherwise ' +
+      `later (a violation otherwise); ${f.answeredThenUnknown} keys answered 2xx were told ` +
+      'OUTCOME_UNKNOWN later (their answer was waiting for Redis in a replica that was killed).',
+    '',
+    '## Failovers',
+    '',
+    'A probe wrote to every replica all along each failover (an offer with a fresh key every ' +
+      '25 ms or so on each): "writes refused" is the longest any replica refused them, from its ' +
+      'first refused write to the first it took after. Events: what each reader received from ' +
+      'the failover\'s start until every replica was ready again, and the reloads told meanwhile.',
+    '',
+    table(['failover', 'writes refused', 'events received by the readers', 'reloads'],
+      result.failoverEvents.map(({ fault, received, reloads }) => [
+        `${fault.kind === 'failover' ? 'SENTINEL FAILOVER' : 'master killed'}, ${fault.target}`,
+        seconds(fault.writeGap?.longestMs ?? 0, 2),
+        Object.entries(received).map(([reader, n]) => `${reader} ${n}`).join(', '),
+        reloads
+      ])),
+    '',
+    '## Outcomes waiting for Redis',
+    '',
+    'Answers, unknown outcomes and releases a replica could not store while Redis was down, ' +
+      'frozen or full wait in it and are written as soon as Redis answers again; each replica ' +
+      'measures that window (`gateway_idempotency_flush_seconds`, read from its metrics around ' +
+      'each Redis fault; a replica restarted in between is left out).',
+    '',
+    table(['fault', 'flushes', 'window'], FAULT_KINDS.map((kind): [string, number, string] => {
+      const windows = result.faults.filter(fault => fault.kind === kind)
+        .flatMap(fault => fault.flushes ?? []).map(flush => flush.meanMs)
+      return [FAULT_NAMES[kind], windows.length, spread(windows)]
+    }).filter(([, n]) => n > 0)),
     '',
     '## Answers by status',
     '',

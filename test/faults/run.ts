@@ -5,7 +5,9 @@ import { join } from 'node:path'
 import { hashClientKey } from '../../src/auth/keys.ts'
 import { sandboxEnv, startSandbox } from '../../src/sandbox/index.ts'
 import { createRng } from '../../src/sandbox/prng.ts'
-import { checkWrite, hubCallsByKey, timeline, type HubCall, type Violation } from './checker.ts'
+import {
+  checkVerdicts, checkWrite, hubCallsByKey, timeline, type HubCall, type Verdicts, type Violation
+} from './checker.ts'
 import { startCluster, type Cluster } from './cluster.ts'
 import type { LimitProbe } from './limits.ts'
 import { healthy, planFaults, runFault, type FaultKind, type FaultRecord, type NemesisContext } from './nemesis.ts'
@@ -81,6 +83,10 @@ export interface RunResult {
   probes: LimitProbe[]
   hubCalls: Map<string, HubCall[]>
   readers: ReaderReport[]
+  /** Each key's verdicts (checker.ts), by key. */
+  verdicts: Map<string, Verdicts>
+  /** Each failover's events: each reader's, and reloads told, from its start to its recovery. */
+  failoverEvents: Array<{ fault: FaultRecord, received: Record<string, number>, reloads: number }>
   violations: Violation[]
   /** The timelines of the keys with a violation. */
   timelines: string[]
@@ -154,11 +160,23 @@ export async function runFaults ({ profile, seed, dir = join(tmpdir(), `gateway-
     const replicas: Target[] = up.gateways.map(gateway => ({ name: gateway.name, url: gateway.url, incarnation: () => gateway.process.incarnation }))
     const proxy: Target = { name: 'haproxy', url: up.haproxy.url, incarnation: () => up.haproxy.process.incarnation }
     const targets = [proxy, ...replicas]
-    const readers = startReaders(targets, readerKey)
+    const readers = startReaders(targets, readerKey, now)
     const writerOptions = { clientKey: writerKey, targets, maxAttempts: MAX_ATTEMPTS, attemptTimeoutMs: ATTEMPT_TIMEOUT_MS, viaProxy: 0.5, rng, now }
     const writers = startWriters(settings.writers, `w${seed}`, writerOptions)
     const context: NemesisContext = {
-      cluster: up, sandbox, writers, replicas, rng, now, hubLatencyMs: HUB_LATENCY_MS, deadlineMs: GATEWAY_SETTINGS.UPSTREAM_DEADLINE_MS, probes: [...probes], probeLimit: PROBE_LIMIT, log
+      cluster: up,
+      sandbox,
+      writers,
+      replicas,
+      rng,
+      now,
+      hubLatencyMs: HUB_LATENCY_MS,
+      deadlineMs: GATEWAY_SETTINGS.UPSTREAM_DEADLINE_MS,
+      probes: [...probes],
+      probeLimit: PROBE_LIMIT,
+      writerKey,
+      gapKeyPrefix: `gap${seed}`,
+      log
     }
 
     await sleep(1000)
@@ -185,15 +203,26 @@ export async function runFaults ({ profile, seed, dir = join(tmpdir(), `gateway-
         await attemptOnce(next, proxy, writerOptions, { final: true })
       }
     }))
-    await readers.stop()
+    // The booked events the writes caused: a booked write answered 2xx (a replay too)
+    // published one before its answer was kept.
+    const booked = writers.writes.filter(write => write.kind === 'booked')
+    const answered = booked.filter(write => write.attempts.some(attempt => attempt.status === 200))
+    const expected = new Set(answered.map(write => write.key))
+    // Until every reader has them all (or was told to reload), bounded: a busy machine
+    // delivers late, not never.
+    await readers.stop(expected, 30_000)
 
     const hubCalls = hubCallsByKey(sandbox.requests, startedAt)
     const timelines: string[] = []
+    const verdicts = new Map<string, Verdicts>()
     for (const write of writers.writes) {
-      const found = checkWrite(write, hubCalls.get(write.key) ?? [])
+      const calls = hubCalls.get(write.key) ?? []
+      const judged = checkVerdicts(write, calls)
+      verdicts.set(write.key, judged.verdicts)
+      const found = [...checkWrite(write, calls), ...judged.violations]
       if (found.length === 0) continue
       violations.push(...found)
-      timelines.push(timeline(write, hubCalls.get(write.key) ?? [], faults))
+      timelines.push(timeline(write, calls, faults))
     }
     for (const fault of faults) {
       const probe = fault.probe
@@ -201,10 +230,22 @@ export async function runFaults ({ profile, seed, dir = join(tmpdir(), `gateway-
         violations.push({ rule: 'a client\'s rate limit during a Redis outage stays within the documented bound', detail: `${probe.client}: ${probe.allowed} allowed, bound ${probe.bound} (limit ${probe.limit}, ${probe.processes.size} replica processes)` })
       }
     }
-    // The booked events the writes caused: a booked write answered 2xx (a replay too) published one before its answer was kept.
-    const expected = new Set(writers.writes.filter(write => write.kind === 'booked' && write.attempts.some(attempt => attempt.status === 200)).map(write => write.key))
     const events = readers.check(expected)
     violations.push(...events.violations)
+    // A failover to a replica in sync is invisible to a resuming reader: no reload around it.
+    const failovers = faults.filter(fault => fault.kind.startsWith('failover'))
+    const failoverEvents = failovers.map((fault) => {
+      const until = fault.end + (fault.recoveredMs ?? 0)
+      const within = (at: number) => at >= fault.start && at <= until
+      const received = Object.fromEntries(events.reports.map(reader =>
+        [reader.name, reader.eventsAt.filter(within).length]))
+      const reloads = events.reports.flatMap(each => each.reloadsAt.filter(within)).length
+      if (fault.kind === 'failover' && reloads > 0) {
+        const rule = 'a failover to a replica in sync is invisible to resuming readers'
+        violations.push({ rule, detail: `${reloads} reloads told during ${fault.target}` })
+      }
+      return { fault, received, reloads }
+    })
 
     // Everything the checks read, for a look after the run.
     writeFileSync(join(dir, 'result.json'), JSON.stringify({ writes: writers.writes, faults, hubCalls: Object.fromEntries(hubCalls) }))
@@ -237,6 +278,8 @@ export async function runFaults ({ profile, seed, dir = join(tmpdir(), `gateway-
       probes: faults.flatMap(fault => fault.probe === undefined ? [] : [fault.probe]),
       hubCalls,
       readers: events.reports,
+      verdicts,
+      failoverEvents,
       violations,
       timelines
     }

@@ -4,9 +4,14 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { Redis } from 'ioredis'
 import { test } from 'tap'
-import { createRedisConnection, isWriteRefused, reconnectOnReadOnly, replicasInSync } from '../../src/state/redis/connection.ts'
+import {
+  announcedMaster, createRedisConnection, isWriteRefused, reconnectOnReadOnly, replicasInSync
+} from '../../src/state/redis/connection.ts'
 import type { StoreHealth } from '../../src/state/types.ts'
-import { connect, startRedisServer, startSentinel, TEST_TIMEOUTS, testLog, until, type LogLines } from './redis-server.ts'
+import {
+  connect, startFailoverSet, startRedisServer, startSentinel, TEST_TIMEOUTS, testLog, until,
+  type LogLines
+} from './redis-server.ts'
 
 test('every key, script key and channel carries the prefix', async (t) => {
   const server = await startRedisServer(t)
@@ -22,7 +27,8 @@ test('every key, script key and channel carries the prefix', async (t) => {
   t.equal(await connection.scripts.stateRelease('scripted', 'claim'), 1, 'a script finds its key under the prefix')
   t.same((await raw.keys('*')).sort(), ['gw-a:health', 'gw-a:plain'])
 
-  await connection.scripts.eventsAppend('events:log', 'events:appended:t1', 10, '0-0', '{}', '1', 60_000)
+  await connection.scripts.eventsAppend('events:log', 'events:appended:t1', 10, '0-0', '{}', '1',
+    60_000, 0, 't1')
   t.same((await raw.keys('gw-a:events:*')).sort(), ['gw-a:events:appended:t1', 'gw-a:events:log'], 'the event stream too, and the token of an append')
   const reader = connection.reader(100)
   await until(() => reader.status === 'ready', 2000, 'reader ready')
@@ -198,6 +204,46 @@ test('with Sentinels, the connection asks them for the master and follows a fail
   }, 15_000, 'writes reach the new master')
   t.equal(connection.health(), 'up')
   t.notMatch(JSON.stringify(logs), /sentinel-pw-31c9/, 'the Sentinel password is never logged')
+})
+
+test('the new master a Sentinel announces: +promoted-slave, +switch-master', async (t) => {
+  const name = 'mymaster'
+  t.same(announcedMaster('+switch-master', 'mymaster 10.0.0.1 6379 10.0.0.2 6380', name),
+    { host: '10.0.0.2', port: 6380 })
+  const promoted = 'slave 10.0.0.2:6380 10.0.0.2 6380 @ mymaster 10.0.0.1 6379'
+  t.same(announcedMaster('+promoted-slave', promoted, name), { host: '10.0.0.2', port: 6380 })
+  const elsewhere = promoted.replace('mymaster', 'other')
+  t.equal(announcedMaster('+promoted-slave', elsewhere, name), undefined)
+  t.equal(announcedMaster('+switch-master', 'other 10.0.0.1 6379 10.0.0.2 6380', name), undefined)
+  t.equal(announcedMaster('+sdown', 'master mymaster 10.0.0.1 6379', name), undefined)
+})
+
+test('with Sentinels, the connection moves at the promotion, before the switch ends', async (t) => {
+  // Replicas resynchronise after Redis's default diskless delay (5 s): the switch ends that late.
+  const set = await startFailoverSet(t)
+  const logs: LogLines = []
+  const connection = await set.connect({ logs })
+  await until(() => connection.replicas() === 2, 10_000, 'both replicas counted')
+  const order: string[] = []
+  const announcements = new Redis({ port: set.sentinel.port })
+  t.teardown(() => announcements.disconnect())
+  announcements.on('message', (channel: string) => order.push(channel))
+  await announcements.subscribe('+promoted-slave', '+switch-master')
+
+  await set.sentinel.command('SENTINEL', 'FAILOVER', 'mymaster')
+  await until(async () => await set.named() !== set.master, 15_000, 'a replica promoted')
+  const promoted = new Redis((await set.named()).url)
+  t.teardown(() => promoted.disconnect())
+  await until(async () => {
+    const written = await connection.client.set('after', '1').then(() => true, () => false)
+    return written && await promoted.get('test:after') === '1'
+  }, 15_000, 'writes reach the new master')
+  order.push('written')
+  await until(() => order.includes('+switch-master'), 20_000, 'the switch announced')
+  t.same(order, ['+promoted-slave', 'written', '+switch-master'], 'moved before the end')
+  const moves = logs.filter(line => line.msg === 'redis: the Sentinels announced a new master')
+  t.equal(moves.length, 2, 'both announcements logged')
+  t.equal(connection.health(), 'up')
 })
 
 test('close() ends both connections, and stops reconnecting when Redis is down', async (t) => {

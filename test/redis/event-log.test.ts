@@ -3,7 +3,9 @@ import { test } from 'tap'
 import { createRedisEventLog } from '../../src/state/redis/event-log.ts'
 import { createRedisTicketStore } from '../../src/state/redis/ticket-store.ts'
 import type { EventLog, LogEntry, NewEvent } from '../../src/state/types.ts'
-import { connect, startRedisServer, until, type LogLines, type RedisServer } from './redis-server.ts'
+import {
+  connect, startFailoverSet, startRedisServer, until, type LogLines, type RedisServer
+} from './redis-server.ts'
 
 type Test = Parameters<Parameters<typeof test>[0]>[0]
 
@@ -14,6 +16,11 @@ function event (note: string): NewEvent {
 }
 
 const noteOf = (entry: LogEntry) => entry.type === 'booking.booked' ? String(entry.data.note) : `lost ${entry.lost}`
+
+/** An entry's event, as the stream holds it (`e`, the event's JSON). */
+function decodeEntry (fields: string[]): LogEntry {
+  return JSON.parse(fields[fields.indexOf('e') + 1] ?? '{}') as LogEntry
+}
 
 /** What one subscriber received, by note, and the entries. */
 function recorder (log: EventLog) {
@@ -164,6 +171,71 @@ test('Redis restarted without its data: each replica reads the new stream from i
   await until(() => b1.entries.length >= 2, 10_000, 'the new one on B')
   t.same(b1.notes().slice(0, 2), ['old', 'new'])
   t.equal((await b.since(oldId)).state, 'expired', 'the old history is gone: a reader from before is told to reload')
+})
+
+test('an event appended again under its token (a failover lost it) arrives once', async (t) => {
+  const { a, b, raw } = await replicas(t)
+  const [onA, onB] = [recorder(a), recorder(b)]
+  await a.publish(event('once'))
+  await until(() => onA.entries.length === 1 && onB.entries.length === 1, 2000, 'delivered')
+  const [firstId, fields] = (await raw.xrange(KEY, '-', '+'))[0] ?? ['', []]
+  // What a new master holds once the publisher appended it again: the same fields, a new id.
+  await raw.xadd(KEY, '*', ...fields)
+  await a.publish(event('next'))
+  await until(() => onA.entries.length === 2 && onB.entries.length === 2, 2000, 'the next one')
+  t.same(onA.notes(), ['once', 'next'], 'A: once')
+  t.same(onB.notes(), ['once', 'next'], 'B: once')
+  const since = await b.since(firstId)
+  const replayed = since.state === 'replayed' && since.entries.map(noteOf)
+  t.same(replayed, ['next'], 'not replayed to a reader at it')
+})
+
+test('a Sentinel failover to a replica in sync loses no event and repeats none', async (t) => {
+  // As the fault suite's servers run: writes refused without a replica in sync, no sync delay.
+  const set = await startFailoverSet(t, ['--min-replicas-to-write', '1',
+    '--min-replicas-max-lag', '5', '--repl-diskless-sync-delay', '0'])
+  const logs: LogLines = []
+  const connection = await set.connect({ logs })
+  const settings = { windowMs: 60_000, maxEntries: 1000, replicaAckTimeoutMs: 100 }
+  const log = createRedisEventLog({ connection, clock: Date.now, ...settings })
+  t.teardown(() => log.close())
+  const received = recorder(log)
+  await until(() => connection.replicas() === 2, 10_000, 'both replicas counted')
+  const onOld = new Redis(set.master.url)
+  t.teardown(() => onOld.disconnect())
+  await until(async () => /blocked_clients:1/.test(await onOld.info('clients')), 5000, 'reading')
+
+  // A steady publisher across the failover, as the write routes are.
+  const published: string[] = []
+  const publishing = { on: true }
+  const publisher = (async () => {
+    while (publishing.on) {
+      const note = `n${published.length}`
+      published.push(note)
+      await log.publish(event(note))
+      await new Promise(resolve => setTimeout(resolve, 20))
+    }
+  })()
+  await until(() => received.entries.length >= 20, 5000, 'events before')
+  const before = received.ids().at(-1)!
+  await set.sentinel.command('SENTINEL', 'FAILOVER', 'mymaster')
+  await until(async () => await set.named() !== set.master, 15_000, 'a replica promoted')
+  const promotedAt = published.length
+  await until(() => received.entries.length >= promotedAt + 20, 15_000, 'events after it')
+  publishing.on = false
+  await publisher
+  await until(() => received.entries.length >= published.length, 10_000, 'every event delivered')
+
+  t.same(received.notes(), published, 'each event once, in order')
+  const onNew = new Redis((await set.named()).url)
+  t.teardown(() => onNew.disconnect())
+  // By note: one the old master took as the promoted replica left it is appended again.
+  const entries = await onNew.xrange(KEY, '-', '+')
+  const held = new Set(entries.map(([, fields]) => noteOf(decodeEntry(fields))))
+  t.same(published.filter(note => !held.has(note)), [], 'the new master holds every one')
+  const since = await log.since(before)
+  t.equal(since.state, 'replayed', 'a reader resuming from before is not told to reload')
+  t.notOk(logs.some(line => /fell behind/.test(String(line.msg))), 'no reload for its readers')
 })
 
 test('an entry of another format is skipped; a subscriber that throws does not keep the entry from the others', async (t) => {

@@ -1,7 +1,8 @@
 import { Redis } from 'ioredis'
 import { test } from 'tap'
-import { isStateUnavailable, type StoredResponse } from '../../src/state/types.ts'
+import { isStateUnavailable, type IdempotencyStore, type StoredResponse } from '../../src/state/types.ts'
 import { createRedisIdempotencyStore, idempotencyKey, type RedisIdempotencyOptions } from '../../src/state/redis/idempotency.ts'
+import { acquire } from '../helper.ts'
 import { connect, startRedisServer, until, type LogLines } from './redis-server.ts'
 
 type Test = Parameters<Parameters<typeof test>[0]>[0]
@@ -34,15 +35,15 @@ async function replicas (t: Test, options: Partial<RedisIdempotencyOptions> = {}
 
 test('the same key on A then B replays the stored answer byte for byte', async (t) => {
   const { a, b } = await replicas(t)
-  t.same(await a.begin(KEY, 'fp-1'), { state: 'acquired' })
-  await a.complete(KEY, RESPONSE)
+  const claim = await acquire(a, KEY, 'fp-1')
+  await claim.sending()
+  await claim.complete(RESPONSE)
   const replay = await b.begin(KEY, 'fp-1')
   t.same(replay, { state: 'completed', response: RESPONSE })
   t.equal(replay.state === 'completed' && replay.response.body, RESPONSE.body, 'the body, byte for byte')
 
   const { upstreamStatus: _, ...withoutStatus } = RESPONSE
-  t.same(await b.begin(`${KEY}-2`, 'fp-2'), { state: 'acquired' })
-  await b.complete(`${KEY}-2`, withoutStatus)
+  await (await acquire(b, `${KEY}-2`, 'fp-2')).complete(withoutStatus)
   t.same(await a.begin(`${KEY}-2`, 'fp-2'), { state: 'completed', response: withoutStatus }, 'no upstreamStatus stays none')
 })
 
@@ -53,84 +54,115 @@ test('concurrent claims on A and B: exactly one acquires, the other waits and re
     const begun = await Promise.all([a.begin(key, 'fp'), b.begin(key, 'fp')])
     const winners = begun.filter(result => result.state === 'acquired')
     t.equal(winners.length, 1, `${key.slice(-4)}: one acquirer`)
-    const owner = begun[0]?.state === 'acquired' ? a : b
-    const waiter = owner === a ? b : a
+    const waiter = begun[0]?.state === 'acquired' ? b : a
     const waiting = begun.find(result => result.state === 'in-flight')
-    if (waiting?.state !== 'in-flight') throw new Error('the other claim is not in flight')
+    const owner = winners[0]
+    if (waiting?.state !== 'in-flight' || owner?.state !== 'acquired') throw new Error('no claim')
 
     let settledAt = 0
     const settled = waiting.settled.then(() => { settledAt = performance.now() })
     const completedAt = performance.now()
-    await owner.complete(key, { ...RESPONSE, body: key })
+    await owner.claim.sending()
+    await owner.claim.complete({ ...RESPONSE, body: key })
     await settled
-    t.ok(settledAt - completedAt < 300, `settled ${Math.round(settledAt - completedAt)} ms after the answer`)
+    t.ok(settledAt >= completedAt, 'the waiter is woken by the answer')
     t.same(await waiter.begin(key, 'fp'), { state: 'completed', response: { ...RESPONSE, body: key } }, 'then replays it')
   }
 })
 
 test('a released claim can be claimed again, on the other replica too', async (t) => {
   const { a, b } = await replicas(t)
-  t.same(await a.begin(KEY, 'fp'), { state: 'acquired' })
+  const claim = await acquire(a, KEY, 'fp')
   const waiting = await b.begin(KEY, 'fp')
   t.equal(waiting.state, 'in-flight')
-  await a.release(KEY)
+  await claim.release()
   if (waiting.state === 'in-flight') await waiting.settled
-  t.same(await b.begin(KEY, 'fp'), { state: 'acquired' }, 'B claims it')
-  await b.complete(KEY, RESPONSE)
-  t.same(await a.begin(KEY, 'fp'), { state: 'completed', response: RESPONSE })
+  await (await acquire(b, KEY, 'fp')).complete(RESPONSE)
+  const answered = { state: 'completed', response: RESPONSE }
+  t.same(await a.begin(KEY, 'fp'), answered, 'B claimed it and answered')
+  await claim.release()
+  t.same(await a.begin(KEY, 'fp'), answered, 'a second release changes nothing')
 })
 
 test('the same key with another request is a mismatch, in flight and completed', async (t) => {
   const { a, b } = await replicas(t)
-  await a.begin(KEY, 'fp-1')
-  t.same(await b.begin(KEY, 'fp-2'), { state: 'mismatch' }, 'in flight')
-  await a.complete(KEY, RESPONSE)
+  const claim = await acquire(a, KEY, 'fp-1')
+  t.same(await b.begin(KEY, 'fp-2'), { state: 'mismatch' }, 'claimed')
+  await claim.sending()
+  t.same(await b.begin(KEY, 'fp-2'), { state: 'mismatch' }, 'being sent')
+  await claim.complete(RESPONSE)
   t.same(await b.begin(KEY, 'fp-2'), { state: 'mismatch' }, 'completed')
   t.same(await b.begin(KEY, 'fp-1'), { state: 'completed', response: RESPONSE }, 'the first request still replays')
 })
 
-test('the claim of a replica that died mid-write is never claimed again: past its lease the key is unknown', async (t) => {
-  const { a, b, connections } = await replicas(t, { claimTtlMs: 250 })
-  const claimedAt = performance.now()
-  t.same(await a.begin(KEY, 'fp'), { state: 'acquired' })
-  await connections[0]?.close() // A is gone without completing or releasing: its write may be at the hub
-  // As the plugin does: wait while in flight, then ask again.
-  let begun = await b.begin(KEY, 'fp')
-  t.equal(begun.state, 'in-flight')
+/** As the plugin does: wait while in flight, then ask again. */
+async function settledBegin (store: IdempotencyStore, key: string, fingerprint: string) {
+  let begun = await store.begin(key, fingerprint)
   while (begun.state === 'in-flight') {
     await begun.settled
-    begun = await b.begin(KEY, 'fp')
+    begun = await store.begin(key, fingerprint)
   }
-  const waited = performance.now() - claimedAt
-  t.same(begun, { state: 'unknown' }, 'B does not claim it')
-  t.ok(waited >= 240 && waited < 1500, `once the lease passed (${Math.round(waited)} ms)`)
-  await new Promise(resolve => setTimeout(resolve, 300))
+  return begun
+}
+
+test('a claim whose owner died before sending is free after its lease', async (t) => {
+  const { a, b, connections } = await replicas(t, { claimTtlMs: 250 })
+  await acquire(a, KEY, 'fp')
+  await connections[0]?.close() // A is gone without sending, settling or releasing
+  t.equal((await b.begin(KEY, 'fp')).state, 'in-flight', 'B waits while the lease lasts')
+  t.match(await settledBegin(b, KEY, 'fp'), { state: 'acquired' }, 'then claims it: none was sent')
+})
+
+test('a key whose owner died while sending is unknown after its lease, for good', async (t) => {
+  const { a, b, connections, raw } = await replicas(t, { claimTtlMs: 250 })
+  const claim = await acquire(a, KEY, 'fp')
+  await claim.sending()
+  await connections[0]?.close() // A is gone with its write at the hub
+  t.equal((await b.begin(KEY, 'fp')).state, 'in-flight', 'B waits while the lease lasts')
+  t.same(await settledBegin(b, KEY, 'fp'), { state: 'unknown' }, 'then hears unknown')
   t.same(await b.begin(KEY, 'fp'), { state: 'unknown' }, 'and later still')
   t.same(await b.begin(KEY, 'fp-other'), { state: 'mismatch' }, 'another request with the key is still a mismatch')
+  const written = JSON.parse(await raw.get(`test:${idempotencyKey(KEY)}`) ?? '{}') as unknown
+  t.match(written, { v: 2, state: 'unknown', fingerprint: 'fp' }, 'written so')
+  const ttl = await raw.pttl(`test:${idempotencyKey(KEY)}`)
+  t.ok(ttl > 50_000, `kept as long as the key lives (${ttl} ms)`)
 })
 
 test('an abandoned claim is unknown at once, on every replica, for as long as the key lives; a waiter learns it too', async (t) => {
   const { a, b, raw } = await replicas(t, { ttlMs: 60_000 })
-  t.same(await a.begin(KEY, 'fp'), { state: 'acquired' })
+  const claim = await acquire(a, KEY, 'fp')
+  await claim.sending()
   const waiting = await b.begin(KEY, 'fp')
   if (waiting.state !== 'in-flight') throw new Error(`expected in flight, got ${waiting.state}`)
-  const started = performance.now()
-  await a.abandon(KEY)
+  await claim.abandon()
   await waiting.settled
-  t.ok(performance.now() - started < 300, 'the waiter is woken')
   t.same(await b.begin(KEY, 'fp'), { state: 'unknown' })
   t.same(await a.begin(KEY, 'fp'), { state: 'unknown' })
   const ttl = await raw.pttl(`test:${idempotencyKey(KEY)}`)
   t.ok(ttl > 59_000 && ttl <= 60_000, `kept ttlMs (${ttl} ms)`)
 })
 
-test('an owner that outlived its lease still settles its key: later retries replay its answer', async (t) => {
-  const { a, b } = await replicas(t, { claimTtlMs: 150 })
-  t.same(await a.begin(KEY, 'fp'), { state: 'acquired' })
+test('a late answer is kept until someone is told unknown, never after', async (t) => {
+  const { a, b, logs } = await replicas(t, { claimTtlMs: 150 })
+  const quiet = await acquire(a, KEY, 'fp')
+  await quiet.sending()
   await new Promise(resolve => setTimeout(resolve, 200))
-  t.same(await b.begin(KEY, 'fp'), { state: 'unknown' }, 'past the lease, unknown')
-  await a.complete(KEY, RESPONSE)
-  t.same(await b.begin(KEY, 'fp'), { state: 'completed', response: RESPONSE }, 'the answer, once it is there')
+  await quiet.complete(RESPONSE)
+  const answered = { state: 'completed', response: RESPONSE }
+  t.same(await b.begin(KEY, 'fp'), answered, 'nobody asked meanwhile: the answer')
+
+  for (const late of ['complete', 'release'] as const) {
+    const key = `${KEY}-told-${late}`
+    const claim = await acquire(a, key, 'fp')
+    await claim.sending()
+    await new Promise(resolve => setTimeout(resolve, 200))
+    t.same(await b.begin(key, 'fp'), { state: 'unknown' }, `${late}: past the lease, unknown`)
+    if (late === 'complete') await claim.complete(RESPONSE)
+    else await claim.release()
+    t.same(await b.begin(key, 'fp'), { state: 'unknown' }, `${late}: then it changes nothing`)
+  }
+  const late = 'idempotency: complete found the key no longer this request\'s'
+  t.ok(logs.some(line => String(line.msg).startsWith(late)), 'logged')
 })
 
 test('a claim written by a gateway of the previous format (v1) is waited for until it expires, then claimed as before', async (t) => {
@@ -139,9 +171,20 @@ test('a claim written by a gateway of the previous format (v1) is waited for unt
   const begun = await a.begin(KEY, 'fp')
   if (begun.state !== 'in-flight') throw new Error(`expected in flight, got ${begun.state}`)
   await begun.settled
-  t.same(await a.begin(KEY, 'fp'), { state: 'acquired' })
+  t.match(await a.begin(KEY, 'fp'), { state: 'acquired' })
   await raw.set(`test:${idempotencyKey(`${KEY}-v1`)}`, JSON.stringify({ v: 1, state: 'completed', fingerprint: 'fp', response: RESPONSE }))
   t.same(await a.begin(`${KEY}-v1`, 'fp'), { state: 'completed', response: RESPONSE }, 'its answers are replayed')
+})
+
+test('a claim of format 2 is waited for until its lease, then unknown as before', async (t) => {
+  const { a, raw } = await replicas(t)
+  const leaseUntil = Date.now() + 200
+  const v2 = JSON.stringify({ v: 2, state: 'in-flight', fingerprint: 'fp', owner: 'o', leaseUntil })
+  await raw.set(`test:${idempotencyKey(KEY)}`, v2, 'PX', 60_000)
+  t.same(await settledBegin(a, KEY, 'fp'), { state: 'unknown' })
+  const unknown = JSON.stringify({ v: 2, state: 'unknown', fingerprint: 'fp' })
+  await raw.set(`test:${idempotencyKey(`${KEY}-v2`)}`, unknown)
+  t.same(await a.begin(`${KEY}-v2`, 'fp'), { state: 'unknown' }, 'its unknown outcomes are kept')
 })
 
 test('a wait for a claim held elsewhere is bounded by waitMs; the caller then asks again', async (t) => {
@@ -169,43 +212,50 @@ test('with Redis stopped, begin rejects STATE_UNAVAILABLE at once; when it is ba
   }
   await server.start()
   t.equal(await connections[0]?.whenUp(3000), true)
-  t.same(await a.begin(KEY, 'fp'), { state: 'acquired' })
+  t.match(await a.begin(KEY, 'fp'), { state: 'acquired' })
 })
 
-test('an answer that could not be stored while Redis was down is stored once it is back', async (t) => {
-  const { server, a, b, logs } = await replicas(t)
-  t.same(await a.begin(KEY, 'fp'), { state: 'acquired' })
-  // The hub call is under way; Redis restarts meanwhile, losing the claim (persistence is off).
+test('outcomes not stored while Redis was down are stored as soon as it is back', async (t) => {
+  const { server, a, b, logs, connections } = await replicas(t)
+  const flushes: number[] = []
+  a.onFlush?.((ms) => flushes.push(ms))
+  const claims = [await acquire(a, KEY, 'fp'), await acquire(a, `${KEY}-2`, 'fp')]
+  for (const claim of claims) await claim.sending()
+  // The hub calls are under way; Redis restarts meanwhile, losing the claims (persistence is off).
   await server.stop()
   const started = performance.now()
-  await a.complete(KEY, RESPONSE)
+  await claims[0]?.complete(RESPONSE)
   t.ok(performance.now() - started < 50, `complete() does not hold the answer back (${Math.round(performance.now() - started)} ms)`)
-  t.ok(logs.some(line => line.msg === 'idempotency: complete failed; retrying in the background'), 'the failure is logged')
-  t.equal(a.pending(), 1, 'and counted')
+  await claims[1]?.abandon()
+  const failed = 'idempotency: complete failed; it waits for Redis'
+  t.ok(logs.some(line => line.msg === failed), 'the failure is logged')
+  t.equal(a.pending(), 2, 'and counted')
   await server.start()
-  // Asking B now would claim the empty key itself: wait for A's retry instead.
-  await until(() => logs.some(line => line.msg === 'idempotency: complete succeeded on a retry'), 3000, 'stored by a retry')
+  // Asking B now could claim the empty key itself: wait for A's flush instead.
+  await until(() => flushes.length === 1, 5000, 'flushed')
+  t.equal(a.pending(), 0, 'everything waiting was written once Redis answered again')
+  const stored = 'idempotency: the outcomes waiting for Redis are stored'
+  t.ok(logs.some(line => line.msg === stored), 'and said so')
+  t.equal(await connections[1]?.whenUp(5000), true, 'B back too')
   t.same(await b.begin(KEY, 'fp'), { state: 'completed', response: RESPONSE }, 'a retry of the write replays instead of reaching the hub again')
-  t.equal(a.pending(), 0)
+  t.same(await b.begin(`${KEY}-2`, 'fp'), { state: 'unknown' }, 'an unknown outcome is kept too')
 })
 
-test('an answer a full Redis refused (noeviction) is retried until it is stored; past the lease, retries hear unknown meanwhile', async (t) => {
-  const { a, b, raw, logs, connections } = await replicas(t, { claimTtlMs: 300 })
-  t.same(await a.begin(KEY, 'fp'), { state: 'acquired' })
+test('an answer a full Redis refused waits for room, then is stored', async (t) => {
+  const { a, b, raw, connections } = await replicas(t)
+  const claim = await acquire(a, KEY, 'fp')
+  await claim.sending()
   await raw.config('SET', 'maxmemory', '1')
   t.teardown(() => raw.config('SET', 'maxmemory', '0'))
-  await a.complete(KEY, RESPONSE)
+  await claim.complete(RESPONSE)
   t.equal(a.pending(), 1, 'not stored: pending')
   t.equal(connections[0]?.health(), 'refusing-writes', 'the refusal shows in health at once')
   await until(() => connections[1]?.health() === 'refusing-writes', 2000, 'the other replica\'s health check sees it too')
   await t.rejects(b.begin(`${KEY}-new`, 'fp'), { code: 'STATE_UNAVAILABLE' }, 'no new claim meanwhile')
-  await until(() => logs.some(line => line.msg === 'idempotency: complete not stored within the claim\'s lease; retries of this write are answered OUTCOME_UNKNOWN until it is'), 3000, 'the lost lease reported')
-  t.ok(logs.some(line => line.level === 50), 'as an error')
   await raw.config('SET', 'maxmemory', '0')
-  await until(() => connections[1]?.health() === 'up', 2000, 'up once it takes writes again')
-  t.same(await b.begin(KEY, 'fp'), { state: 'unknown' }, 'past the lease, before the retry lands: unknown, not sent again')
-  await until(() => a.pending() === 0, 8000, 'stored by a retry')
-  t.same(await b.begin(KEY, 'fp'), { state: 'completed', response: RESPONSE }, 'then the answer')
+  await until(() => a.pending() === 0, 5000, 'stored once Redis takes writes again')
+  await until(() => connections[1]?.health() === 'up', 5000, 'B takes writes again too')
+  t.same(await b.begin(KEY, 'fp'), { state: 'completed', response: RESPONSE })
 })
 
 test('a claim whose command failed is freed in the background: a frozen Redis that runs it late leaves the key free', async (t) => {
@@ -215,43 +265,56 @@ test('a claim whose command failed is freed in the background: a frozen Redis th
   server.resume()
   await until(async () => await raw.exists(`test:${idempotencyKey(KEY)}`) === 0, 3000, 'the late claim freed')
   await until(() => a.pending() === 0, 3000)
-  t.same(await b.begin(KEY, 'fp'), { state: 'acquired' }, 'a retry claims it: nothing was sent')
+  t.match(await b.begin(KEY, 'fp'), { state: 'acquired' }, 'a retry claims it: nothing was sent')
 })
 
 test('a replica whose claim Redis lost neither overwrites nor releases the request that claimed the key after it', async (t) => {
   const { a, b, raw } = await replicas(t)
-  for (const late of ['complete', 'release', 'abandon'] as const) {
+  for (const late of ['complete', 'release', 'abandon', 'sending'] as const) {
     const key = `${KEY}-${late}`
-    t.same(await a.begin(key, 'fp'), { state: 'acquired' })
+    const first = await acquire(a, key, 'fp')
+    if (late !== 'sending') await first.sending()
     await raw.del(`test:${idempotencyKey(key)}`) // lost: a restart without persistence, a failover
-    t.same(await b.begin(key, 'fp'), { state: 'acquired' }, 'B claims the empty key')
-    if (late === 'complete') await a.complete(key, { ...RESPONSE, body: 'from A, too late' })
-    else if (late === 'release') await a.release(key)
-    else await a.abandon(key)
+    const second = await acquire(b, key, 'fp')
+    if (late === 'complete') await first.complete({ ...RESPONSE, body: 'from A, too late' })
+    else if (late === 'release') await first.release()
+    else if (late === 'abandon') await first.abandon()
+    else await t.rejects(first.sending(), { code: 'STATE_UNAVAILABLE' }, 'sending: refused')
     t.equal((await a.begin(key, 'fp')).state, 'in-flight', `${late}: B still holds its claim`)
-    await b.complete(key, RESPONSE)
+    await second.complete(RESPONSE)
     t.same(await a.begin(key, 'fp'), { state: 'completed', response: RESPONSE }, `${late}: B's answer is the one kept`)
   }
 })
 
-test('a claim and an answer are kept for ttlMs; the claim carries its lease', async (t) => {
+test('a claim lives its lease, a key being sent and an answer ttlMs', async (t) => {
   const { a, raw } = await replicas(t, { ttlMs: 60_000 })
-  const before = Date.now()
-  await a.begin(KEY, 'fp')
-  const claimTtl = await raw.pttl(`test:${idempotencyKey(KEY)}`)
-  t.ok(claimTtl > 59_000 && claimTtl <= 60_000, `a claim lives ttlMs (${claimTtl} ms)`)
-  const claim = JSON.parse(await raw.get(`test:${idempotencyKey(KEY)}`) ?? '{}') as Record<string, unknown>
-  t.match(claim, { v: 2, state: 'in-flight', fingerprint: 'fp', owner: /^[0-9a-f-]{36}$/ })
-  t.ok(Number(claim.leaseUntil) >= before + 5000 && Number(claim.leaseUntil) <= Date.now() + 5000, 'its lease: claimTtlMs from the claim')
-  await a.complete(KEY, RESPONSE)
-  const ttl = await raw.pttl(`test:${idempotencyKey(KEY)}`)
+  const claim = await acquire(a, KEY, 'fp')
+  const key = `test:${idempotencyKey(KEY)}`
+  const claimTtl = await raw.pttl(key)
+  t.ok(claimTtl > 0 && claimTtl <= 5000, `a claim lives its lease (${claimTtl} ms)`)
+  const token = /^[0-9a-f-]{36}$/
+  const claimed = JSON.parse(await raw.get(key) ?? '{}') as unknown
+  t.match(claimed, { v: 3, state: 'claimed', fingerprint: 'fp', token })
+  const [seconds, micros] = await raw.time()
+  await claim.sending()
+  const sending = JSON.parse(await raw.get(key) ?? '{}') as Record<string, unknown>
+  t.match(sending, { v: 3, state: 'sending', fingerprint: 'fp', token })
+  const redisNow = Number(seconds) * 1000 + Math.floor(Number(micros) / 1000)
+  t.ok(Number(sending.leaseUntil) >= redisNow + 5000, 'its lease: claimTtlMs on, by Redis\'s clock')
+  const sendingTtl = await raw.pttl(key)
+  t.ok(sendingTtl > 59_000 && sendingTtl <= 60_000, `a key being sent: ttlMs (${sendingTtl} ms)`)
+  await claim.complete(RESPONSE)
+  const ttl = await raw.pttl(key)
   t.ok(ttl > 59_000 && ttl <= 60_000, `an answer lives ttlMs (${ttl} ms)`)
 })
 
 test('a value this version cannot read is refused (STATE_UNAVAILABLE), never guessed at', async (t) => {
   const { a, raw } = await replicas(t)
   for (const value of ['{"v":2,"state":"completed","fingerprint":"fp"}', 'not json', 'null', '{"v":1,"state":"unknown","fingerprint":"fp"}', '{"v":1,"state":"completed","fingerprint":"fp"}',
-    '{"v":2,"state":"in-flight","fingerprint":"fp"}', '{"v":3,"state":"unknown","fingerprint":"fp"}', '{"v":2,"state":"unknown"}']) {
+    '{"v":2,"state":"in-flight","fingerprint":"fp"}',
+    '{"v":3,"state":"unknown","fingerprint":"fp"}', '{"v":2,"state":"unknown"}',
+    '{"v":3,"state":"claimed","fingerprint":"fp"}',
+    '{"v":3,"state":"sending","fingerprint":"fp","token":"t"}']) {
     await raw.set(`test:${idempotencyKey(KEY)}`, value)
     await t.rejects(a.begin(KEY, 'fp'), { code: 'STATE_UNAVAILABLE' }, value)
   }
@@ -261,8 +324,7 @@ test('keys are hashed, and size() counts the keys held, in flight or completed, 
   const { a, b, raw } = await replicas(t)
   await raw.set('test:lookup:other', 'not counted')
   await a.begin(KEY, 'fp')
-  await b.begin(`${KEY}-2`, 'fp')
-  await b.complete(`${KEY}-2`, RESPONSE)
+  await (await acquire(b, `${KEY}-2`, 'fp')).complete(RESPONSE)
   t.equal(await a.size(), 2)
   t.equal(await b.size(), 2)
   const keys = (await raw.keys('test:idempotency:*')).sort()
@@ -270,7 +332,9 @@ test('keys are hashed, and size() counts the keys held, in flight or completed, 
   t.match(keys, [/^test:idempotency:[\w-]{43}$/, /^test:idempotency:[\w-]{43}$/])
 })
 
-test('with a replica in sync, a claim is used only once the replica holds it too (WAIT); a replica that stops acknowledging refuses claims, then is no longer waited for', async (t) => {
+// With a replica in sync, a write is sent only once the replica holds its sending mark too
+// (WAIT); a replica that stops acknowledging refuses them, then is no longer waited for.
+test('with a replica in sync, a write is sent once it holds the mark (WAIT)', async (t) => {
   const master = await startRedisServer(t)
   const replica = await startRedisServer(t, { args: ['--replicaof', '127.0.0.1', String(master.port)] })
   const connection = await connect(t, master, { replicaMemoryMs: 1000 })
@@ -279,35 +343,71 @@ test('with a replica in sync, a claim is used only once the replica holds it too
   t.teardown(() => onReplica.disconnect())
   await until(() => connection.replicas() === 1, 10_000, 'the master reports its replica in sync')
 
-  // On a busy machine a replica may miss even the first ack timeout: that claim is refused (as below), never used unacknowledged.
-  let acquired: string | undefined
-  for (let i = 0; i < 20 && acquired === undefined; i++) {
+  // On a busy machine a replica may miss even the first ack timeout: that write is
+  // refused (as below), never sent unacknowledged.
+  let acknowledged: string | undefined
+  for (let i = 0; i < 20 && acknowledged === undefined; i++) {
     const key = i === 0 ? KEY : `${KEY}-w${i}`
-    const begun = await store.begin(key, 'fp').catch((error: unknown) => error)
-    if (isStateUnavailable(begun)) continue
-    t.same(begun, { state: 'acquired' })
-    acquired = key
+    const claim = await acquire(store, key, 'fp')
+    const sent = await claim.sending().then(() => true, (error) => !isStateUnavailable(error))
+    if (!sent) {
+      await claim.release()
+      continue
+    }
+    acknowledged = key
   }
-  t.ok(acquired !== undefined, 'a claim was acknowledged by the replica')
-  t.ok(await onReplica.exists(`test:${idempotencyKey(acquired ?? KEY)}`), 'the replica holds the claim when begin() returns')
+  t.ok(acknowledged !== undefined, 'a sending mark was acknowledged by the replica')
+  const onIt = await onReplica.get(`test:${idempotencyKey(acknowledged ?? KEY)}`)
+  const held = JSON.parse(onIt ?? '{}') as { state?: string }
+  t.equal(held.state, 'sending', 'the replica holds the mark when sending() returns')
 
   replica.pause()
   const started = performance.now()
-  const refused = await store.begin(`${KEY}-2`, 'fp').catch((error: unknown) => error)
+  const claim = await acquire(store, `${KEY}-2`, 'fp')
+  const refused = await claim.sending().catch((error: unknown) => error)
   t.match(refused, { code: 'STATE_UNAVAILABLE', message: 'the idempotency claim did not reach the Redis replicas in time' }, 'refused: a failover could lose it')
   // The message is the ack timeout's; the bound says it did not wait for the connection's own timeouts or hang.
   t.ok(performance.now() - started < 2000, `after the ack timeout (${Math.round(performance.now() - started)} ms)`)
+  await claim.release()
   const masterClient = new Redis(master.url)
   t.teardown(() => masterClient.disconnect())
-  await until(async () => await masterClient.exists(`test:${idempotencyKey(`${KEY}-2`)}`) === 0, 2000, 'the unacknowledged claim is freed')
+  const freed = await masterClient.exists(`test:${idempotencyKey(`${KEY}-2`)}`)
+  t.equal(freed, 0, 'the unsent write\'s key is freed')
+  t.equal(store.pending(), 1, 'the release waits for the replica: written again until it has it')
 
   await until(() => connection.replicas() === 0, 10_000, 'a replica that has not acknowledged for seconds is no longer counted, once it has been gone replicaMemoryMs')
-  t.same(await store.begin(`${KEY}-3`, 'fp'), { state: 'acquired' }, 'then claims go on without it')
+  await until(() => store.pending() === 0, 5000, 'then taken')
+  const later = await acquire(store, `${KEY}-3`, 'fp')
+  await t.resolves(later.sending(), 'then writes go on without it')
   replica.resume()
   await until(() => connection.replicas() === 1, 10_000, 'counted again once it catches up')
 })
 
-test('a replica that left the master is still waited for a while: a claim only the remaining replicas hold is refused', async (t) => {
+test('an outcome is not written to a master a replica in sync just left: it waits', async (t) => {
+  // The old master of a Sentinel failover: what it takes now, the promoted replica lacks.
+  const master = await startRedisServer(t)
+  const args = ['--replicaof', '127.0.0.1', String(master.port)]
+  const replicas = [await startRedisServer(t, { args }), await startRedisServer(t, { args })]
+  const connection = await connect(t, master, { replicaMemoryMs: 60_000 })
+  const store = createRedisIdempotencyStore({ connection, ttlMs: 60_000, claimTtlMs: 5000 })
+  await until(() => connection.replicas() === 2, 10_000, 'both replicas in sync')
+  const claim = await acquire(store, KEY, 'fp')
+  await claim.sending()
+  const promoted = new Redis(replicas[0]!.url)
+  t.teardown(() => promoted.disconnect())
+  await promoted.call('REPLICAOF', 'NO', 'ONE')
+  const direct = new Redis(master.url)
+  t.teardown(() => direct.disconnect())
+  const left = async () => (await direct.info('replication')).includes('connected_slaves:1')
+  await until(left, 5000, 'the master sees one replica left')
+  await claim.complete(RESPONSE)
+  t.equal(store.pending(), 1, 'the answer waits')
+  const held = await direct.get(`test:${idempotencyKey(KEY)}`)
+  t.match(JSON.parse(held ?? '{}'), { state: 'sending' }, 'the old master did not take it')
+})
+
+// What the remaining replicas alone hold is not enough while one that left is still counted.
+test('a replica that left the master is still waited for a while', async (t) => {
   // What a Sentinel failover looks like from the old master: the promoted replica stops taking its writes first.
   const master = await startRedisServer(t)
   const replicas = [await startRedisServer(t, { args: ['--replicaof', '127.0.0.1', String(master.port)] }), await startRedisServer(t, { args: ['--replicaof', '127.0.0.1', String(master.port)] })]
@@ -322,5 +422,7 @@ test('a replica that left the master is still waited for a while: a claim only t
   await until(async () => (await direct.info('replication')).includes('connected_slaves:1'), 5000, 'the master sees one replica left')
   await new Promise(resolve => setTimeout(resolve, 300)) // a health check or more since
   t.equal(connection.replicas(), 2, 'still counted')
-  await t.rejects(store.begin(KEY, 'fp'), { code: 'STATE_UNAVAILABLE' }, 'the remaining replica alone does not make a claim safe')
+  const claim = await acquire(store, KEY, 'fp')
+  await t.rejects(claim.sending(), { code: 'STATE_UNAVAILABLE' },
+    'the remaining replica alone does not make a write safe to send')
 })

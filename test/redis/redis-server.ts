@@ -246,3 +246,61 @@ export async function startSentinel (t: TestLike, master: { port: number }, opti
   })
   return { port, address: `127.0.0.1:${port}`, command: (...args) => client.call(args[0] ?? 'PING', ...args.slice(1)), stop }
 }
+
+export interface FailoverSet {
+  master: RedisServer
+  replicas: RedisServer[]
+  sentinel: Sentinel
+  /** A connection through the Sentinel, as a replica holds one, up before it is returned. */
+  connect (options?: TestConnectionOptions): Promise<RedisConnection>
+  /** The server the Sentinel names master now. */
+  named (): Promise<RedisServer>
+}
+
+/**
+ * A master and two replicas (with `args` each) and a Sentinel that knows
+ * both replicas in sync: what a Sentinel failover needs.
+ */
+export async function startFailoverSet (t: TestLike, args: string[] = []): Promise<FailoverSet> {
+  const master = await startRedisServer(t, { args })
+  const replicaArgs = [...args, '--replicaof', '127.0.0.1', String(master.port)]
+  const replicas = [
+    await startRedisServer(t, { args: replicaArgs }),
+    await startRedisServer(t, { args: replicaArgs })
+  ]
+  const sentinel = await startSentinel(t, master)
+  await until(async () => {
+    const known = await sentinel.command('SENTINEL', 'REPLICAS', 'mymaster') as string[][]
+    const ok = known.filter(fields => fields[fields.indexOf('master-link-status') + 1] === 'ok')
+    return ok.length === 2
+  }, 20_000, 'the Sentinel knows both replicas in sync')
+  const servers = [master, ...replicas]
+  return {
+    master,
+    replicas,
+    sentinel,
+    async connect ({ logs, ...rest } = {}) {
+      const connection = createRedisConnection({
+        url: 'redis://mymaster',
+        keyPrefix: 'test:',
+        log: testLog(logs),
+        ...TEST_TIMEOUTS,
+        sentinels: {
+          addresses: [{ host: '127.0.0.1', port: sentinel.port }],
+          masterName: 'mymaster'
+        },
+        ...rest
+      })
+      t.teardown(() => connection.close())
+      if (!await connection.whenUp(STARTUP_MS)) throw new Error('not up through the Sentinel')
+      return connection
+    },
+    async named () {
+      const named = await sentinel.command('SENTINEL', 'GET-MASTER-ADDR-BY-NAME', 'mymaster')
+      const [, port] = named as string[]
+      const found = servers.find(server => server.port === Number(port))
+      if (found === undefined) throw new Error(`the Sentinel names port ${port}`)
+      return found
+    }
+  }
+}

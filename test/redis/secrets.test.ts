@@ -8,7 +8,7 @@ import { createRedisIdempotencyStore } from '../../src/state/redis/idempotency.t
 import { createRedisLookupTier } from '../../src/state/redis/lookup-tier.ts'
 import { createRedisTokenStore } from '../../src/state/redis/token-store.ts'
 import { SANDBOX_FIXTURES } from '../../src/sandbox/index.ts'
-import { build } from '../helper.ts'
+import { acquire, build } from '../helper.ts'
 import { connect, startRedisServer, type LogLines } from './redis-server.ts'
 
 // ioredis attaches the failed command to a Redis error, its arguments included:
@@ -23,7 +23,7 @@ test('no value written to Redis reaches a log line when Redis refuses the write 
   const full = () => raw.config('SET', 'maxmemory', '1')
 
   const idempotency = createRedisIdempotencyStore({ connection, ttlMs: 60_000, claimTtlMs: 300 })
-  t.same(await idempotency.begin('key', 'fp'), { state: 'acquired' })
+  const claim = await acquire(idempotency, 'key', 'fp')
   const tokens = createRedisTokenStore({ connection, lockTtlMs: 2000 })
   // Redis fills up during the login: storing its session fails.
   const session = await tokens.renew('Bearer rejected-5e1f', async () => {
@@ -33,7 +33,7 @@ test('no value written to Redis reaches a log line when Redis refuses the write 
   t.equal(session.authorization, 'Bearer fresh-9a7c')
   // Full from the start: the lock script fails.
   t.equal((await tokens.renew('Bearer rejected-5e1f', async () => ({ authorization: 'Bearer other-3b2d', expiresAt: Date.now() + 60_000 }))).authorization, 'Bearer other-3b2d')
-  await idempotency.complete('key', { statusCode: 200, headers: {}, body: '{"data":{"note":"answer-77d1"}}' })
+  await claim.complete({ statusCode: 200, headers: {}, body: '{"data":{"note":"answer-77d1"}}' })
   const now = Date.now()
   await createRedisLookupTier({ connection, maxEntryBytes: 1024 }).set('lookup', { json: Buffer.from('[{"npwp":"lookup-40c8"}]'), count: 1, upstreamStatus: 200, fetchedAt: now, expiresAt: now + 1000, staleUntil: now + 2000 })
 

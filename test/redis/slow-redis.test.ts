@@ -5,6 +5,7 @@ import { createRedisLookupTier } from '../../src/state/redis/lookup-tier.ts'
 import { createRedisRateLimitStore } from '../../src/state/redis/rate-limit-store.ts'
 import { createRedisTokenStore } from '../../src/state/redis/token-store.ts'
 import type { RedisConnection } from '../../src/state/redis/connection.ts'
+import { acquire } from '../helper.ts'
 import { connect, startRedisServer, until } from './redis-server.ts'
 
 type Test = Parameters<Parameters<typeof test>[0]>[0]
@@ -20,8 +21,7 @@ const COMMAND_TIMEOUT_MS = 100
 async function stores (t: Test, connection: RedisConnection) {
   const lookups = createRedisLookupTier({ connection, maxEntryBytes: 1024 })
   const idempotency = createRedisIdempotencyStore({ connection, ttlMs: 60_000, claimTtlMs: 10_000 })
-  t.same(await idempotency.begin('held-1', 'fp'), { state: 'acquired' })
-  t.same(await idempotency.begin('held-2', 'fp'), { state: 'acquired' })
+  const held = await Promise.all(['held-1', 'held-2'].map(key => acquire(idempotency, key, 'fp')))
   const Store = createRedisRateLimitStore(connection)
   const rateLimits = new Store({})
   const events = createRedisEventLog({ connection, clock: Date.now, windowMs: 60_000, maxEntries: 100, blockMs: 100 })
@@ -33,8 +33,8 @@ async function stores (t: Test, connection: RedisConnection) {
     'lookup get': async () => t.equal(await lookups.get('k'), undefined, 'a miss'),
     'lookup set': () => lookups.set('k', { json: Buffer.from('[]'), count: 0, upstreamStatus: 200, fetchedAt: now, expiresAt: now + 1000, staleUntil: now + 2000 }),
     'idempotency begin': () => t.rejects(idempotency.begin('new', 'fp'), { code: 'STATE_UNAVAILABLE' }),
-    'idempotency complete': () => idempotency.complete('held-1', RESPONSE),
-    'idempotency release': () => idempotency.release('held-2'),
+    'idempotency complete': () => held[0]!.complete(RESPONSE),
+    'idempotency release': () => held[1]!.release(),
     'rate limit': () => new Promise<void>((resolve, reject) => rateLimits.incr('client:alice', (error, result) => {
       if (error !== null) return reject(error)
       t.equal(result?.current, 1, 'counted locally')

@@ -5,7 +5,7 @@ import type { Hub } from '../hubs.ts'
 
 /**
  * The failure matrix: each sandbox fault through the gateway, mapped to the
- * contract's status and code (docs/api.md, errors), through a route of each
+ * contract's status and code (docs/api.md#the-envelope-and-errors), through a route of each
  * response shape. Timeouts are short here so the hang and slow faults
  * finish quickly. A profile changes what some answers mean (a 2xx that
  * reports a failure, its error fields); its suite says which rows change.

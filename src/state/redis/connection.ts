@@ -1,4 +1,6 @@
 import { randomUUID } from 'node:crypto'
+import { lookup } from 'node:dns/promises'
+import { isIP } from 'node:net'
 import type { ConnectionOptions } from 'node:tls'
 import type { FastifyBaseLogger } from 'fastify'
 import { Redis, type RedisOptions } from 'ioredis'
@@ -65,6 +67,14 @@ export interface RedisConnection {
    * refused. 0 when unknown; counted afresh after each reconnection.
    */
   replicas (): number
+  /**
+   * Resolves once every replica in sync (replicas()) holds the writes made on
+   * the command connection so far (WAIT, at most timeoutMs); rejects
+   * otherwise. Every replica, not one: a Sentinel may promote any of them,
+   * and one being promoted has already stopped taking this master's writes.
+   * With no replica counted, or timeoutMs 0, it resolves at once.
+   */
+  replicated (timeoutMs: number): Promise<void>
   /** Reports a failed command: a refusal to write (OOM, READONLY, MISCONF) turns health to `refusing-writes` at once. */
   noteError (error: unknown): void
   /** Called on every change of health(); returns the unsubscribe function. */
@@ -84,6 +94,9 @@ export interface RedisConnection {
 export function redisReason (error: unknown): string {
   return error instanceof Error ? error.message : String(error)
 }
+
+/** How often the health check asks a Redis that refuses writes whether it takes them again. */
+const REFUSING_CHECK_MS = 100
 
 /** Consecutive failed health checks after which a connection that looks open is dropped and reopened. */
 const STALE_AFTER_FAILED_CHECKS = 3
@@ -155,6 +168,29 @@ export function createRedisConnection (options: RedisConnectionOptions): RedisCo
   const scripts = createGatewayScripts(client, log)
   let reader: Redis | undefined
   let closed = false
+  // A connection on another server than the master the Sentinels announce moves to it (asks
+  // them again); one on it already stays (every Sentinel announces the switch), and one
+  // connecting is left to it (it asks them anyway; dropped now, ioredis would stop there).
+  const follow = (connection: Redis | undefined, address: string | undefined, port: number) => {
+    if (connection?.status !== 'ready') return
+    const { remoteAddress, remotePort } = connection.stream
+    if (remoteAddress === address && remotePort === port) return
+    connection.disconnect(true)
+  }
+  const stopWatching = sentinels === undefined
+    ? () => {}
+    : watchSentinels(sentinels, { tls, retryStrategy }, (host, port) => {
+      // Nodes may announce names (replica-announce-ip): compared as the socket's address.
+      const address = isIP(host) === 0
+        ? lookup(host).then(found => found.address)
+        : Promise.resolve(host)
+      address.catch(() => undefined).then((resolved) => {
+        if (closed) return
+        log.info({ master: `${host}:${port}` }, 'redis: the Sentinels announced a new master')
+        follow(client, resolved, port)
+        follow(reader, resolved, port)
+      }).catch(() => {})
+    })
   let current: StoreHealth = 'down'
   let lastError: string | undefined
   const replicaMemoryMs = options.replicaMemoryMs ?? 5000
@@ -202,7 +238,6 @@ export function createRedisConnection (options: RedisConnectionOptions): RedisCo
   // read-only Redis answers PING but refuses a write, so the check writes,
   // and reads the replicas in sync while at it.
   let failedChecks = 0
-  let checking = false
   async function check (): Promise<StoreHealth> {
     if (client.status !== 'ready') return 'down'
     try {
@@ -233,14 +268,30 @@ export function createRedisConnection (options: RedisConnectionOptions): RedisCo
       return 'down'
     }
   }
-  const timer = setInterval(() => {
-    if (checking || closed) return
-    checking = true
-    check()
-      .then(health => setHealth(health))
-      .finally(() => { checking = false })
-  }, options.healthCheckIntervalMs ?? 1000)
-  timer.unref()
+  // A Redis that answers but refuses writes (full, or a new master whose replicas are still
+  // resynchronising) is checked more often: every store waits for its health to say it
+  // takes writes again.
+  const intervalMs = options.healthCheckIntervalMs ?? 1000
+  let timer: NodeJS.Timeout | undefined
+  let checking = false
+  const next = () => {
+    if (closed) return
+    clearTimeout(timer)
+    const refusing = current === 'refusing-writes'
+    const delay = refusing ? Math.min(intervalMs, REFUSING_CHECK_MS) : intervalMs
+    // One check at a time: the next is set once this one is over.
+    timer = setTimeout(() => {
+      checking = true
+      check().then(health => setHealth(health)).finally(() => {
+        checking = false
+        next()
+      })
+    }, delay)
+    timer.unref()
+  }
+  next()
+  // A store's refused write says so first: checked again soon rather than at the next interval.
+  listeners.add((health) => { if (health === 'refusing-writes' && !checking) next() })
 
   return {
     client,
@@ -257,6 +308,14 @@ export function createRedisConnection (options: RedisConnectionOptions): RedisCo
     log,
     health: () => (closed ? 'down' : current),
     replicas: () => (current === 'up' ? inSync : 0),
+    async replicated (timeoutMs) {
+      const replicas = timeoutMs > 0 && current === 'up' ? inSync : 0
+      if (replicas === 0) return
+      const acked = await client.wait(replicas, timeoutMs).catch(() => 0)
+      if (acked < replicas) {
+        throw new Error(`${acked} of ${replicas} replicas acknowledged within ${timeoutMs} ms`)
+      }
+    },
     noteError (error) {
       if (!closed && current === 'up' && isWriteRefused(error)) setHealth('refusing-writes', redisReason(error))
     },
@@ -280,7 +339,8 @@ export function createRedisConnection (options: RedisConnectionOptions): RedisCo
     async close () {
       if (closed) return
       closed = true
-      clearInterval(timer)
+      clearTimeout(timer)
+      stopWatching()
       listeners.clear()
       current = 'down'
       await Promise.all([end(client, commandTimeoutMs), reader === undefined ? undefined : end(reader, commandTimeoutMs)])
@@ -296,10 +356,11 @@ export function reconnectOnReadOnly (error: Error): 1 | false {
 
 /**
  * ioredis's own Sentinel support: the master is asked of the Sentinels, its
- * role checked on every connection, and the connection dropped when a
- * Sentinel announces a failover (`+switch-master`) or the server turns out
- * to be a replica (READONLY: a failover the announcement did not reach us
- * for); reconnecting asks the Sentinels again.
+ * role checked on every connection, and the connection dropped when the
+ * server turns out to be a replica (READONLY: a failover no announcement
+ * reached us for); reconnecting asks the Sentinels again. The Sentinels'
+ * announcements are followed by watchSentinels, which moves earlier than
+ * ioredis's own failoverDetector (`+switch-master` only).
  */
 function sentinelOptions (sentinels: RedisSentinels, { tls, commandTimeoutMs, retryStrategy }: { tls: ConnectionOptions | undefined, commandTimeoutMs: number, retryStrategy: (attempt: number) => number }): RedisOptions {
   return {
@@ -312,10 +373,64 @@ function sentinelOptions (sentinels: RedisSentinels, { tls, commandTimeoutMs, re
     sentinelCommandTimeout: commandTimeoutMs,
     sentinelRetryStrategy: retryStrategy,
     sentinelReconnectStrategy: retryStrategy,
-    failoverDetector: true,
+    failoverDetector: false,
     reconnectOnError: reconnectOnReadOnly,
     Connector: GuardedSentinelConnector
   }
+}
+
+/** The master a Sentinel's message announces for `name`: its address, or undefined. */
+export function announcedMaster (channel: string, message: string,
+  name: string): { host: string, port: number } | undefined {
+  const parts = message.split(' ')
+  // `+switch-master <name> <old ip> <old port> <new ip> <new port>`
+  if (channel === '+switch-master' && parts[0] === name && parts.length === 5) {
+    return { host: parts[3]!, port: Number(parts[4]) }
+  }
+  // `+promoted-slave slave <ip:port> <ip> <port> @ <name> <master ip> <master port>`
+  const promoted = parts[0] === 'slave' && parts[4] === '@' && parts[5] === name
+  if (channel === '+promoted-slave' && promoted) {
+    return { host: parts[2]!, port: Number(parts[3]) }
+  }
+  return undefined
+}
+
+/**
+ * Follows a failover as the Sentinels announce it. The leader announces
+ * `+promoted-slave` as soon as the replica it chose is a master, and names it
+ * as the master from then on; `+switch-master` comes at the end, once every
+ * other replica has resynchronised with it, seconds later, and from every
+ * Sentinel. On either, `onMaster` is called with the new master's address.
+ * One subscriber connection per Sentinel, reconnecting and resubscribing by
+ * itself; returns the function that closes them.
+ */
+function watchSentinels (sentinels: RedisSentinels, options: {
+  tls: ConnectionOptions | undefined
+  retryStrategy: (attempt: number) => number
+}, onMaster: (host: string, port: number) => void): () => void {
+  const watchers = sentinels.addresses.map(({ host, port }) => {
+    const watcher = new Redis({
+      host,
+      port,
+      ...(sentinels.username === undefined ? {} : { username: sentinels.username }),
+      ...(sentinels.password === undefined ? {} : { password: sentinels.password }),
+      ...(options.tls === undefined ? {} : { tls: options.tls }),
+      retryStrategy: options.retryStrategy,
+      enableReadyCheck: false,
+      disableClientInfo: true,
+      protocol: 2,
+      Connector: GuardedConnector
+    })
+    // Its errors (a Sentinel down) are its own: the command connection reports Redis's health.
+    watcher.on('error', () => {})
+    watcher.on('message', (channel: string, message: string) => {
+      const master = announcedMaster(channel, message, sentinels.masterName)
+      if (master !== undefined) onMaster(master.host, master.port)
+    })
+    watcher.subscribe('+promoted-slave', '+switch-master').catch(() => {})
+    return watcher
+  })
+  return () => { for (const watcher of watchers) watcher.disconnect() }
 }
 
 /** Checks the scheme without ever echoing the address, which may hold a password. */

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto'
 import type { Redis } from 'ioredis'
 import type { Clock } from '../../clock.ts'
-import { FIRST_POSITION, previousEventId } from '../event-ids.ts'
+import { compareEventIds, FIRST_POSITION, previousEventId } from '../event-ids.ts'
 import type { EventLog, EventsLost, EventWindow, LogEntry, NewEvent } from '../types.ts'
 import { redisReason, type RedisConnection } from './connection.ts'
 import { createGatewayScripts } from './functions.ts'
@@ -11,6 +11,11 @@ export interface RedisEventLogOptions extends EventWindow {
   clock: Clock
   /** How long one read waits for new entries before it asks again (default 1000 ms). */
   blockMs?: number
+  /**
+   * How long an append waits for every replica in sync to hold it (WAIT); one
+   * not acknowledged is appended again (REDIS_REPLICA_ACK_TIMEOUT_MS; 0: no wait, the default).
+   */
+  replicaAckTimeoutMs?: number
 }
 
 /** The stream, with the key prefix in front. */
@@ -23,6 +28,12 @@ const VERSION = '1'
 const READ_COUNT = 1000
 /** Reads that time out in a row (a frozen Redis, a half-open connection) before the reader's connection is reopened. */
 const STALE_AFTER_TIMEOUTS = 3
+
+/** An entry's append token (its `t`, absent in entries of earlier gateways). */
+function tokenOf (fields: string[]): string | undefined {
+  for (let i = 0; i + 1 < fields.length; i += 2) if (fields[i] === 't') return fields[i + 1]
+  return undefined
+}
 
 function decode (id: string, fields: string[]): LogEntry | undefined {
   const values = new Map<string, string>()
@@ -48,7 +59,7 @@ function decode (id: string, fields: string[]): LogEntry | undefined {
 const sleep = (ms: number) => new Promise(resolve => setTimeout(resolve, ms).unref())
 
 /**
- * The event log in a Redis stream, shared by every replica (docs/events.md):
+ * The event log in a Redis stream, shared by every replica (docs/api.md#events):
  * each event is appended with XADD, which gives it its id, and trimmed to the
  * window (MAXLEN and MINID). Every replica reads the stream on a connection of
  * its own (XREAD BLOCK from the last id it read) and hands each entry to its
@@ -61,7 +72,9 @@ const sleep = (ms: number) => new Promise(resolve => setTimeout(resolve, ms).unr
  * when some were dropped. A replica that stops with events still queued logs
  * how many were lost (error level).
  */
-export function createRedisEventLog ({ connection, clock, windowMs, maxEntries, blockMs = 1000 }: RedisEventLogOptions): EventLog {
+export function createRedisEventLog (options: RedisEventLogOptions): EventLog {
+  const { connection, clock, windowMs, maxEntries, blockMs = 1000 } = options
+  const ackTimeoutMs = options.replicaAckTimeoutMs ?? 0
   const { scripts, log } = connection
   const listeners = new Set<(entry: LogEntry) => void>()
   /** Events waiting to be appended, each with the token that makes its append happen once. */
@@ -87,9 +100,28 @@ export function createRedisEventLog ({ connection, clock, windowMs, maxEntries, 
     }
   }
 
-  // An append that timed out may have been applied: retried with the same token, it is not applied twice.
-  const append = (entry: NewEvent | Omit<EventsLost, 'id'>, token: string) =>
-    scripts.eventsAppend(EVENTS_KEY, `${APPENDED_PREFIX}${token}`, maxEntries, `${Math.max(0, clock() - windowMs)}-0`, JSON.stringify(entry), VERSION, windowMs)
+  // An append that timed out may have been applied: retried with the same token, it is not
+  // applied twice. While a replica in sync has just left the master (a failover promoting it),
+  // the master refuses it and the event waits for the new master.
+  const append = (entry: NewEvent | Omit<EventsLost, 'id'>, token: string) => {
+    const minId = `${Math.max(0, clock() - windowMs)}-0`
+    return scripts.eventsAppend(EVENTS_KEY, `${APPENDED_PREFIX}${token}`, maxEntries,
+      minId, JSON.stringify(entry), VERSION, windowMs, connection.replicas(), token)
+  }
+
+  // An event appended but not acknowledged by every replica in sync could be missing from a
+  // new master: it goes back to the front of the queue, and is appended again with its token
+  // when the queue is flushed next (the same master finds the token and answers the same id; a
+  // new master that lost it appends it anew, and readers that had the first copy skip it). The
+  // wait is not the queue's: the next events go on meanwhile.
+  function confirm (item: { event: NewEvent, token: string }) {
+    connection.replicated(ackTimeoutMs).catch(() => {
+      if (closed) return
+      queue.unshift(item)
+      log.warn({ waiting: queue.length }, 'events: an append the Redis replicas did not ' +
+        'acknowledge in time waits to be appended again')
+    })
+  }
 
   /** Appends what waits, in order, while Redis answers. */
   async function drain () {
@@ -103,7 +135,7 @@ export function createRedisEventLog ({ connection, clock, windowMs, maxEntries, 
           lostToken = randomUUID()
         } else {
           await append(queue[0]!.event, queue[0]!.token)
-          queue.shift()
+          confirm(queue.shift()!)
         }
       } catch (error) {
         log.warn({ reason: redisReason(error), waiting: queue.length }, 'events: appending to Redis failed; the events wait for it')
@@ -123,28 +155,55 @@ export function createRedisEventLog ({ connection, clock, windowMs, maxEntries, 
   const readerScripts = createGatewayScripts(reader, log)
   /**
    * Where to read from after (re)connecting: from the end at start-up; from
-   * the last id read while the stream still holds it; from the start of a
-   * stream that never dropped an entry (Redis restarted without its data:
-   * every entry is new to this replica). A replica that fell behind the
-   * window (cut off from Redis longer than it lasts while others published)
-   * cannot know what its readers missed: it tells them with an `events.lost`
-   * entry of its own (`lost` 0: unknown), just before what the stream holds.
+   * the last id read while the stream still holds it (after a failover to a
+   * replica in sync, the new master holds it). A stream that no longer holds
+   * it, though the window never moved past it, lost its last entries (Redis
+   * restarted without its data, or a failover to a replica behind): every
+   * entry after the last one it still holds is new to this replica. A replica
+   * that fell behind the window (cut off from Redis longer than it lasts
+   * while others published) cannot know what its readers missed: it tells
+   * them with an `events.lost` entry of its own (`lost` 0: unknown), just
+   * before what the stream holds.
    */
   async function startFrom (): Promise<string> {
     if (readFrom === undefined) {
       const [last] = await reader.xrevrange(EVENTS_KEY, '+', '-', 'COUNT', 1)
       return last?.[0] ?? FIRST_POSITION
     }
-    if (readFrom === FIRST_POSITION || await readerScripts.eventsSince(EVENTS_KEY, readFrom, 1) !== null) return readFrom
-    if (await readerScripts.eventsSince(EVENTS_KEY, FIRST_POSITION, 1) !== null) {
-      log.warn('events: the stream is new (Redis restarted without its data); reading it from its start')
-      return FIRST_POSITION
+    if (readFrom === FIRST_POSITION) return readFrom
+    if (await readerScripts.eventsSince(EVENTS_KEY, readFrom, 1) !== null) return readFrom
+    if (!await trimmedPast(readFrom)) {
+      const [held] = await reader.xrevrange(EVENTS_KEY, readFrom, '-', 'COUNT', 1)
+      log.warn({ eventId: readFrom }, 'events: the stream lost its last entries (Redis restarted ' +
+        'without its data, or failed over to a replica behind); reading on after those it holds')
+      return held?.[0] ?? FIRST_POSITION
     }
     const [first] = await reader.xrange(EVENTS_KEY, '-', '+', 'COUNT', 1)
     const before = first === undefined ? FIRST_POSITION : previousEventId(first[0])
     log.error('events: this replica fell behind the window; its readers are told to reload')
     deliver({ id: before, type: 'events.lost', lost: 0, occurredAt: new Date(clock()).toISOString() })
     return before
+  }
+
+  /** Whether the stream has dropped entries at or after `id` (trimmed to the window). */
+  async function trimmedPast (id: string): Promise<boolean> {
+    if (await reader.exists(EVENTS_KEY) === 0) return false
+    const info = await reader.xinfo('STREAM', EVENTS_KEY) as unknown[]
+    const at = info.indexOf('max-deleted-entry-id')
+    // Not said (a Redis before 7.0): taken as trimmed, so readers are told rather than not.
+    if (at < 0) return true
+    const deleted = String(info[at + 1])
+    return deleted !== FIRST_POSITION && compareEventIds(deleted, id) >= 0
+  }
+
+  /** The tokens of the entries delivered, the newest maxEntries (a Map keeps their order). */
+  const delivered = new Map<string, string>()
+  function firstTime (token: string | undefined, id: string): boolean {
+    if (token === undefined) return true
+    if (delivered.has(token)) return false
+    delivered.set(token, id)
+    if (delivered.size > maxEntries) delivered.delete(delivered.keys().next().value!)
+    return true
   }
 
   const state = { closed: false }
@@ -167,6 +226,8 @@ export function createRedisEventLog ({ connection, clock, windowMs, maxEntries, 
         for (const [, entries] of reply ?? []) {
           for (const [id, fields] of entries) {
             readFrom = id
+            // Appended again after a failover lost it: its subscribers have it already.
+            if (!firstTime(tokenOf(fields), id)) continue
             const entry = decode(id, fields)
             if (entry === undefined) log.warn({ eventId: id }, 'events: skipped an entry this version cannot read')
             else deliver(entry)
@@ -215,6 +276,10 @@ export function createRedisEventLog ({ connection, clock, windowMs, maxEntries, 
         if (entries === null) return { state: 'expired' }
         const decoded: LogEntry[] = []
         for (const [entryId, fields] of entries) {
+          // Appended again after a failover lost its first copy, which a reader at `id` had.
+          const token = tokenOf(fields)
+          const first = token === undefined ? undefined : delivered.get(token)
+          if (first !== undefined && first !== entryId && compareEventIds(first, id) <= 0) continue
           const entry = decode(entryId, fields)
           if (entry !== undefined) decoded.push(entry)
         }

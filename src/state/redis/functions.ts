@@ -91,11 +91,22 @@ export async function loadFunctionLibrary (client: Redis, library: FunctionLibra
 export interface GatewayScripts {
   /** SET NX PX, and when the key is taken, what holds it (scripts.ts). */
   stateClaim (key: string, value: string, ttlMs: number): Promise<ClaimReply>
-  stateSettle (key: string, expected: string, value: string, ttlMs: number): Promise<number>
+  /** The claim `claim` marked sending, with its lease by Redis's clock: 1, or 0 when not held. */
+  stateSend (key: string, claim: string, leaseMs: number, ttlMs: number): Promise<number>
+  /**
+   * The claim of `token` settled with `value` (empty: freed): 1, or 0 when not held. Refused
+   * while fewer replicas are online than `replicas` (scripts.ts).
+   */
+  stateFinish (key: string, token: string, value: string, ttlMs: number,
+    replicas: number): Promise<number>
   stateLoginLock (sessionKey: string, lockKey: string, rejected: string, lock: string, lockTtlMs: number): Promise<LoginLockReply>
   stateRelease (key: string, expected: string): Promise<number>
-  /** Appends an event to the log stream, trimmed to the window, once per token (tokenKey); its id. */
-  eventsAppend (key: string, tokenKey: string, maxEntries: number, minId: string, event: string, version: string, tokenTtlMs: number): Promise<string>
+  /**
+   * Appends an event to the log stream, trimmed to the window, once per token (tokenKey, the
+   * entry's `t`); its id. Refused while fewer replicas are online than `replicas` (scripts.ts).
+   */
+  eventsAppend (key: string, tokenKey: string, maxEntries: number, minId: string, event: string,
+    version: string, tokenTtlMs: number, replicas: number, token: string): Promise<string>
   /** The entries after `id`, or null when the stream no longer holds that position. */
   eventsSince (key: string, id: string, count: number): Promise<Array<[string, string[]]> | null>
   /** @fastify/rate-limit's counting script: `[current, ttl]`. */
@@ -153,10 +164,15 @@ export function createGatewayScripts (client: Redis, log: FastifyBaseLogger, lib
 
   return {
     stateClaim: async (key, value, ttlMs) => await call('stateClaim', [key], [value, ttlMs]) as ClaimReply,
-    stateSettle: async (key, expected, value, ttlMs) => await call('stateSettle', [key], [expected, value, ttlMs]) as number,
+    stateSend: async (key, claim, leaseMs, ttlMs) =>
+      await call('stateSend', [key], [claim, leaseMs, ttlMs]) as number,
+    stateFinish: async (key, token, value, ttlMs, replicas) =>
+      await call('stateFinish', [key], [token, value, ttlMs, replicas]) as number,
     stateLoginLock: async (sessionKey, lockKey, rejected, lock, lockTtlMs) => await call('stateLoginLock', [sessionKey, lockKey], [rejected, lock, lockTtlMs]) as LoginLockReply,
     stateRelease: async (key, expected) => await call('stateRelease', [key], [expected]) as number,
-    eventsAppend: async (key, tokenKey, maxEntries, minId, event, version, tokenTtlMs) => await call('eventsAppend', [key, tokenKey], [maxEntries, minId, event, version, tokenTtlMs]) as string,
+    eventsAppend: async (key, tokenKey, maxEntries, minId, event, version, tokenTtlMs, replicas,
+      token) => await call('eventsAppend', [key, tokenKey],
+      [maxEntries, minId, event, version, tokenTtlMs, replicas, token]) as string,
     eventsSince: async (key, id, count) => await call('eventsSince', [key], [id, count]) as Array<[string, string[]]> | null,
     rateLimit: async (key, timeWindow, max, continueExceeding, exponentialBackoff) =>
       await call('rateLimit', [key], [timeWindow, max, String(continueExceeding), String(exponentialBackoff)]) as [number, number],

@@ -73,7 +73,13 @@ export function createRedisState (
     log: redisLog,
     ...(sentinels === undefined ? {} : { sentinels })
   })
-  const events = createRedisEventLog({ connection, clock, windowMs: config.EVENTS_REPLAY_SECONDS * 1000, maxEntries: config.EVENTS_REPLAY_MAX })
+  const events = createRedisEventLog({
+    connection,
+    clock,
+    windowMs: config.EVENTS_REPLAY_SECONDS * 1000,
+    maxEntries: config.EVENTS_REPLAY_MAX,
+    replicaAckTimeoutMs: config.REDIS_REPLICA_ACK_TIMEOUT_MS
+  })
   const idempotency = createRedisIdempotencyStore({
     connection,
     ttlMs: config.IDEMPOTENCY_TTL_SECONDS * 1000,

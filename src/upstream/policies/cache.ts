@@ -222,7 +222,7 @@ function isHubTrouble (error: unknown): boolean {
 }
 
 /**
- * A remembered failure as it is answered (docs/api.md#the-envelope: every 503 says
+ * A remembered failure as it is answered (docs/api.md#the-envelope-and-errors: every 503 says
  * when to come back): with `retry-after`, the seconds until the gateway asks
  * the hub again, or what is left of the hub's own `retry-after` if that is
  * longer. A new error (its cause the remembered failure, which is answered
