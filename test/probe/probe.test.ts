@@ -18,7 +18,7 @@ import { routeUrl, type Hub } from '../hubs.ts'
 
 /** The operator's values: a taxpayer with BLs, declarations and SP2 documents. */
 const VALUES = ['--npwp', F.declaration.npwp, '--bl-no', F.declaration.blNo, '--bl-date', F.declaration.blDate, '--pib-no', F.declaration.pibNo, '--container-no', F.sp2.containerNo, '--pause-ms', '0']
-/** What --discover is told beyond its own list: the other hub's prefixes (docs/hub.md#--discover). */
+/** What --discover is told beyond its own list: the other hub's prefixes (docs/hub.md). */
 const OTHER_PREFIXES = ['--try-prefix', '/NLE-DEV/ceisa/v2', '--try-prefix', '/api/nlesp2/v2']
 const WRITES = new Set<string>(operationsOf('write').map(op => op.id))
 
