@@ -659,7 +659,7 @@ async function main (): Promise<number> {
             'per second)'
           : '') +
         `, ${runLength(options)} runs, ${options.rounds} rounds; pinning ${pinningReport.text}. ` +
-        'See docs/performance.md for what each stage is and what halving it would take.',
+        'See docs/performance.md#stage-costs for what each stage buys.',
         '',
         renderStages(result, '## CPU per request, by stage taken out')
       ].join('\n')
