@@ -10,14 +10,15 @@ import { startRedisServer, until } from './redis-server.ts'
 // A write's key is marked `sending` as the last thing before its request
 // leaves, not before the call path's other steps: a replica that dies while
 // its write waits there (here, for the hub's login) leaves the key claimed,
-// free once its lease ends, instead of unknown for good.
+// free once its lease ends, instead of unknown for good. And it is marked
+// once: a request the hub refuses with a 401 is sent again with a new token.
 
 const WRITER: TestClient = { name: 'yard-app', key: 'key-yard', scopes: ['bookings:write'] }
 const PREFIX = 'cgw-mark:'
 // The booked notification: a write that carries the hub's token.
 const BOOKED = `/v1/bookings/${F.bookingRequestId}/booked`
 
-test('a write waiting for the hub\'s login holds its key claimed, not sending', async (t) => {
+test('a write is marked sending after its login, once though a 401 sends it again', async (t) => {
   const redis = await startRedisServer(t)
   const sandbox = await startSandbox()
   t.teardown(() => sandbox.close())
@@ -48,16 +49,17 @@ test('a write waiting for the hub\'s login holds its key claimed, not sending', 
     const values = keys.length === 0 ? [] : await raw.mget(keys)
     return values.map(value => (JSON.parse(value ?? '{}') as { state?: unknown }).state)
   }
-  hub.hold()
-  const answer = fetch(`${base}${BOOKED}`, {
+  const post = (key: string) => fetch(`${base}${BOOKED}`, {
     method: 'POST',
     headers: {
       authorization: `Bearer ${WRITER.key}`,
       'content-type': 'application/json',
-      'idempotency-key': 'mark-1'
+      'idempotency-key': key
     },
-    body: JSON.stringify({ booked: true, note: 'mark-1' })
+    body: JSON.stringify({ booked: true, note: key })
   })
+  hub.hold()
+  const answer = post('mark-1')
   await until(() => hub.held > 0, 5000, 'the login waits at the relay')
   t.same(await states(), ['claimed'], 'while the login waits, the key is claimed: nothing marked')
   t.equal(sandbox.count('DetilBooking/isBooked'), 0)
@@ -68,4 +70,12 @@ test('a write waiting for the hub\'s login holds its key claimed, not sending', 
   t.equal(sandbox.count('login'), 1)
   t.equal(sandbox.count('DetilBooking/isBooked'), 1)
   t.same(await states(), ['completed'])
+
+  // The hub refuses the token (401): the credentials step sends again with a new one. The key
+  // was marked once, before the first request; the second is the same write, not a new mark.
+  sandbox.expireTokens()
+  const again = await post('mark-2')
+  t.equal(again.status, 200, 'sent again with a new token')
+  t.equal(sandbox.count('DetilBooking/isBooked'), 3, 'the refused request and the one answered')
+  t.same(await states(), ['completed', 'completed'])
 })
