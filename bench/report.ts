@@ -594,7 +594,7 @@ export function renderReport (input: ReportInput): string {
     '`deploy/kubernetes/` runs it, after each uncached BL and SP2-500 pair; see "In the ' +
     'container".')
   push('- A run with non-2xx answers, socket errors or timeouts is flagged ⚠ and its target cannot pass.')
-  push('- Not part of `npm test`; `test/bench-smoke.test.ts` only checks that a run of 200 ' +
+  push('- Not part of `npm test`; `test/bench/bench-smoke.test.ts` only checks that a run of 200 ' +
     'requests a server and pair produces these tables.')
   push('')
   return lines.join('\n')

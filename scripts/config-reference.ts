@@ -16,7 +16,7 @@ import { SECRET_SETTINGS } from '../src/config/secret-files.ts'
  *
  *   npm run config-docs
  *
- * test/config-docs.test.ts fails while either file differs from what this
+ * test/repo/config-docs.test.ts fails while either file differs from what this
  * module writes, and while a setting falls into no group but "Other settings".
  * A new setting lands in the first group whose `match` takes its name; a new
  * kind of setting may need a group (or a wider `match`) below.

@@ -4,7 +4,7 @@ import { HubProfileSchema } from '../../src/profile/schema.ts'
  * deploy/profiles/profile.schema.json: the hub profile's schema
  * (src/profile/schema.ts) as JSON Schema 2020-12, for editors, for the
  * sandbox and for anyone checking a profile without the gateway. Generated
- * by `npm run openapi`; test/profiles.test.ts fails when the committed file
+ * by `npm run openapi`; test/profile/profiles.test.ts fails when the committed file
  * differs.
  */
 export const PROFILE_SCHEMA_PATH = 'deploy/profiles/profile.schema.json'

@@ -1,7 +1,7 @@
 /**
  * What each setting checked by a pattern expects, said for people, with an
  * example: start-up prints `NAME: must be <this>` instead of the schema's
- * regular expression. test/config.test.ts fails when a setting of
+ * regular expression. test/config/config.test.ts fails when a setting of
  * ConfigSchema with a pattern or a format has no line here.
  */
 export const EXPECTED: Readonly<Record<string, string>> = {

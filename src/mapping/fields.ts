@@ -9,7 +9,7 @@ import { ShapeError } from './shape-error.ts'
  * byte transcoder (transcode/) applies them to every value its byte
  * shortcuts do not take, and asks them at compile time what null and the
  * empty string become; its shortcuts are held to these rules, byte for
- * byte, by test/transcode.test.ts.
+ * byte, by test/mapping/transcode.test.ts.
  */
 
 /** Where a rule notes what it tolerated (a DRIFT bit). */

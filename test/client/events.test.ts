@@ -4,7 +4,7 @@ import t from 'tap'
 import WebSocket, { WebSocketServer } from 'ws'
 import { createGatewayClient, subscribeEvents, type BookedEvent, type EventSocketError, type StreamReload } from '../../clients/typescript/src/index.ts'
 import { SANDBOX_FIXTURES as F } from '../../src/sandbox/index.ts'
-import { startTcpProxy } from '../tcp-proxy.ts'
+import { startTcpProxy } from '../helpers/tcp-proxy.ts'
 import { listeningGateway } from './gateway.ts'
 
 /** Collects what a subscription reports, with a way to wait for the next of each. */

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto'
 import { SCOPES } from '../../src/catalogue/scopes.ts'
-import { build, type Built, type TestClient } from '../helper.ts'
+import { build, type Built, type TestClient } from '../helpers/helper.ts'
 
 /** The subset of a tap `Test` the helpers use. */
 interface TestLike { teardown (fn: () => unknown): void }

@@ -147,7 +147,7 @@ t.test('every route of the OpenAPI document was called through the client', asyn
   const doc = JSON.parse(await readFile(new URL('../../openapi/openapi.json', import.meta.url), 'utf8')) as { paths: Record<string, Record<string, unknown>> }
   const documented = Object.entries(doc.paths).flatMap(([path, item]) => Object.keys(item).map(method => `${method.toUpperCase()} ${path}`))
   // GET /v1/events is the WebSocket: test/client/events.test.ts receives its events through subscribeEvents;
-  // GET /v1/events/stream is for EventSource (test/events-stream.test.ts).
+  // GET /v1/events/stream is for EventSource (test/routes/events-stream.test.ts).
   t.same([...called].sort(), documented.filter(route => route !== 'GET /v1/events' && route !== 'GET /v1/events/stream').sort())
 })
 

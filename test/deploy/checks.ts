@@ -9,12 +9,12 @@ import {
 } from '../../src/config/secret-files.ts'
 import { loadProfileFile } from '../../src/profile/load.ts'
 import type { ComposeFile, ComposeService } from './compose.ts'
-import { backends, haproxyTimeout, healthCheck, servers, type HaproxySection } from './haproxy.ts'
+import { backends, haproxyTimeout, healthCheck, servers, type HaproxySection } from '../helpers/haproxy.ts'
 import type { KubeObject } from './kustomize.ts'
 
 /**
  * The checks that keep deploy/ from drifting away from the gateway. Each
- * returns its problems (none: the deployment holds); test/deploy.test.ts
+ * returns its problems (none: the deployment holds); test/deploy/deploy.test.ts
  * runs each on the real files and on a copy with one mistake put in.
  */
 

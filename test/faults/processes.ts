@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process'
 import { closeSync, openSync } from 'node:fs'
-import { freePort } from '../free-port.ts'
+import { freePort } from '../helpers/free-port.ts'
 
 export { freePort }
 

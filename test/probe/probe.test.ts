@@ -7,12 +7,12 @@ import type { Test } from 'tap'
 import { operationsOf } from '../../src/catalogue/operations.ts'
 import { runProbe } from '../../src/probe/run.ts'
 import { SANDBOX_ACCESS_TOKEN, SANDBOX_API_KEY, SANDBOX_FIXTURES as F, sandboxEnv, startSandbox, type Sandbox } from '../../src/sandbox/index.ts'
-import { build } from '../helper.ts'
-import { PROFILE_FILES, type ProfileJson, type ProfileName } from '../hub-profiles.ts'
-import { routeUrl, type Hub } from '../hubs.ts'
+import { build } from '../helpers/helper.ts'
+import { PROFILE_FILES, type ProfileJson, type ProfileName } from '../helpers/hub-profiles.ts'
+import { routeUrl, type Hub } from '../helpers/hubs.ts'
 
 // npm run probe-hub against the sandbox over HTTP, in the default form and
-// in each profile (test/hub-profiles.ts): it fits the profile it is
+// in each profile (test/helpers/hub-profiles.ts): it fits the profile it is
 // configured with, sees the drift of one it is not, finds the variant with
 // --discover, and the profile it proposes serves every lookup route.
 

@@ -5,8 +5,8 @@ import { buildApp } from '../../src/app.ts'
 import { resolveConfig } from '../../src/config/resolve.ts'
 import { SANDBOX_FIXTURES as F, magicValue } from '../../src/sandbox/index.ts'
 import { requestLogLine } from '../../src/sandbox/request-log.ts'
-import { writeClientsFile } from '../helper.ts'
-import { PROFILE_FILES } from '../hub-profiles.ts'
+import { writeClientsFile } from '../helpers/helper.ts'
+import { PROFILE_FILES } from '../helpers/hub-profiles.ts'
 import { AUTH, LOOKUP } from './helpers.ts'
 
 /** The children's V8 coverage joins the suite's (c8). */

@@ -10,8 +10,8 @@ import type { Sandbox } from '../../src/sandbox/index.ts'
 import { call, isRecord, sandbox } from './helpers.ts'
 import type { Reply } from './helpers.ts'
 import { loginOf, playProblems } from '../../src/sandbox/profile-file.ts'
-import { PROFILE_FILES, dataOf, hubRequest, paramsOf, profileJson, setting } from '../hub-profiles.ts'
-import type { HubRequest, ProfileJson, ProfileName } from '../hub-profiles.ts'
+import { PROFILE_FILES, dataOf, hubRequest, paramsOf, profileJson, setting } from '../helpers/hub-profiles.ts'
+import type { HubRequest, ProfileJson, ProfileName } from '../helpers/hub-profiles.ts'
 
 // The sandbox playing each hub profile, over raw HTTP: the two shipped
 // profiles and one neither of them fits (test/fixtures/profiles/).

@@ -1,4 +1,4 @@
-// madge 8 ships no type declarations; this is what test/import-graph.test.ts uses of it.
+// madge 8 ships no type declarations; this is what test/repo/import-graph.test.ts uses of it.
 declare module 'madge' {
   interface MadgeConfig {
     fileExtensions?: string[]

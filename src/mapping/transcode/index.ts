@@ -25,7 +25,7 @@ import { wordsOf } from './writer.ts'
  * up and returns undefined, and the caller takes the reference path (JSON.parse
  * and the compiled normalizer), which decides and reports exactly as before.
  * The two are held to the same answers by a differential test
- * (test/transcode.test.ts).
+ * (test/mapping/transcode.test.ts).
  *
  * The parts: plan.ts compiles a spec; reader.ts scans the input and
  * writer.ts writes the output; values.ts converts the fields' values;
