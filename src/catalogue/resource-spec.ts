@@ -71,7 +71,7 @@ export function isResource (kind: FieldSpec['kind']): kind is ResourceSpec {
 /** The names a field is answered under: one, or two for a `date-with-time` field. */
 export function namesOf (field: FieldSpec): string[] {
   if (field.kind !== 'date-with-time') return [field.name]
-  if (field.dateTimeName === undefined) throw new Error(`field ${field.upstream}: a date-with-time field needs its dateTimeName`)
+  if (field.dateTimeName === undefined) { throw new Error(`field ${field.upstream}: a date-with-time field needs its dateTimeName`) }
   return [field.name, field.dateTimeName]
 }
 

@@ -1,11 +1,20 @@
 import { toUpstreamDateTime } from '../domain/dates.ts'
 
-/** Request bodies in the hub's names (docs/hub.md#offer-body, docs/hub.md#booked-notification-body, docs/hub.md#sp2-finalization). */
+/**
+ * Request bodies in the hub's names (docs/hub.md#offer-body, docs/hub.md#booked-notification-body,
+ * docs/hub.md#sp2-finalization).
+ */
 
 export interface OfferInput { serviceOrderId: string, price: number, offeredAt: string }
 
 /** docs/hub.md#offer-body: all six fields; the platform id is ours, the timestamp is now. */
-export function toUpstreamOffer (bookingRequestId: string, offer: OfferInput, platformId: string, offset: string, now = new Date()) {
+export function toUpstreamOffer (
+  bookingRequestId: string,
+  offer: OfferInput,
+  platformId: string,
+  offset: string,
+  now = new Date()
+) {
   return {
     idRequestBooking: bookingRequestId,
     idPlatform: platformId,
@@ -21,7 +30,10 @@ export function toUpstreamBooked (booked: boolean, note: string) {
   return { isBooked: booked ? 1 : 0, booking_note: note }
 }
 
-/** docs/hub.md#finalization-payload-and-answer leaves the payload open; this is our documented default. */
+/**
+ * docs/hub.md#finalization-payload-and-answer leaves the payload open; this is our documented
+ * default.
+ */
 export function toUpstreamFinalization (sp2Id: string) {
   return { id_document_sp2: sp2Id }
 }

@@ -7,7 +7,10 @@ import type { GatewayState } from '../state/types.ts'
 
 declare module 'fastify' {
   interface FastifyInstance {
-    /** The gateway's state behind its interfaces (state/types.ts): idempotency, rate-limit counts, events, the hub session. */
+    /**
+     * The gateway's state behind its interfaces (state/types.ts): idempotency, rate-limit counts,
+     * events, the hub session.
+     */
     state: GatewayState
   }
 }
@@ -31,7 +34,9 @@ async function state (app: FastifyInstance, { config, clock, ...login }: StateOp
   app.decorate('state', chosen)
   app.addHook('onClose', async () => chosen.close())
   if (chosen.redis !== undefined && !await chosen.redis.whenUp(REDIS_STARTUP_WAIT_MS)) {
-    app.log.warn(`redis: not reachable within ${REDIS_STARTUP_WAIT_MS} ms of start-up; serving without it until it answers (docs/resilience.md)`)
+    app.log.warn(
+      `redis: not reachable within ${REDIS_STARTUP_WAIT_MS} ms of start-up; serving without it until it answers (docs/resilience.md)`
+    )
   }
 }
 

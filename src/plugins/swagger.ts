@@ -21,7 +21,11 @@ import { resourceSchema } from '../schemas/resource-schemas.ts'
 export type AnswerExamples = Record<string, Partial<Record<'200' | '400', unknown>>>
 
 export const TAGS = [
-  { name: 'customs', description: 'Customs lookups: bills of lading, BC 2.0 declarations, containers per document type' },
+  {
+    name: 'customs',
+    description:
+      'Customs lookups: bills of lading, BC 2.0 declarations, containers per document type'
+  },
   { name: 'taxpayers', description: 'Everything of one taxpayer at once' },
   { name: 'shipments', description: 'Everything of one bill of lading at once' },
   { name: 'sp2', description: 'SP2 (delivery order release) documents' },
@@ -84,14 +88,23 @@ function withExamples (route: RouteOptions): void {
   const write = route.config?.write !== undefined
   const bad = next[400]
   if (isObject(bad) && isObject(recorded[400])) {
-    next[400] = withErrorExamples(bad, errorExamples(400, { write, own: { VALIDATION_FAILED: recorded[400] } }))
+    next[400] = withErrorExamples(
+      bad,
+      errorExamples(400, { write, own: { VALIDATION_FAILED: recorded[400] } })
+    )
   }
   const forbidden = next[403]
   const scope = route.config?.scope
   if (isObject(forbidden) && scope != null) {
-    // A route needing several scopes: the example names the last, as a client holding the others would be told.
+    // A route needing several scopes: the example names the last, as a client holding the others
+    // would be told.
     const named = scopesOf(scope).at(-1)
-    next[403] = withErrorExamples(forbidden, errorExamples(403, { own: { FORBIDDEN: errorEnvelope({ code: 'FORBIDDEN', args: [named], summary: '' }) } }))
+    next[403] = withErrorExamples(
+      forbidden,
+      errorExamples(403, {
+        own: { FORBIDDEN: errorEnvelope({ code: 'FORBIDDEN', args: [named], summary: '' }) }
+      })
+    )
   }
   route.schema = { ...route.schema, response: next }
 }
@@ -120,16 +133,22 @@ const KEY_DESCRIPTION = 'A client key, issued by the gateway\'s operators. Scope
   SCOPES.map(scope => `\`${scope}\` (${SCOPE_DESCRIPTIONS[scope]})`).join('; ') + '.'
 
 /** Said first, in Swagger UI's Authorize dialog too, where authentication is off. */
-export const KEYLESS_NOTE = 'No key is needed here: this gateway fronts the built-in sandbox with client authentication off ' +
+export const KEYLESS_NOTE =
+  'No key is needed here: this gateway fronts the built-in sandbox with client authentication off ' +
   '(no CLIENTS_FILE), so every route answers without one and Authorize can be left empty. Where authentication is on: '
 
 export interface OpenapiOptions {
   version: string
-  /** Authentication is off (the sandbox without CLIENTS_FILE): the security scheme says no key is needed. */
+  /**
+   * Authentication is off (the sandbox without CLIENTS_FILE): the security scheme says no key is
+   * needed.
+   */
   keyless: boolean
 }
 
-/** Shared schemas, OpenAPI generation (3.1) and Swagger UI at /docs; the document at /openapi.json. */
+/**
+ * Shared schemas, OpenAPI generation (3.1) and Swagger UI at /docs; the document at /openapi.json.
+ */
 async function openapi (app: FastifyInstance, { version, keyless }: OpenapiOptions) {
   app.addSchema(ErrorEnvelopeSchema)
   for (const spec of ALL_RESOURCES) app.addSchema(resourceSchema(spec))
@@ -140,7 +159,12 @@ async function openapi (app: FastifyInstance, { version, keyless }: OpenapiOptio
   await app.register(swagger, {
     openapi: {
       openapi: '3.1.0',
-      info: { title: 'Customs data gateway', version, description: DESCRIPTION, contact: { name: 'Customs gateway team' } },
+      info: {
+        title: 'Customs data gateway',
+        version,
+        description: DESCRIPTION,
+        contact: { name: 'Customs gateway team' }
+      },
       servers: [{ url: '/', description: 'This gateway' }],
       tags: TAGS,
       components: {
@@ -154,12 +178,15 @@ async function openapi (app: FastifyInstance, { version, keyless }: OpenapiOptio
         }
       }
     },
-    transformObject: (document) => 'openapiObject' in document ? optionalBodies(document.openapiObject) : document.swaggerObject,
+    transformObject: (document) =>
+      'openapiObject' in document ? optionalBodies(document.openapiObject) : document.swaggerObject,
     refResolver: {
-      buildLocalReference: (json, _baseUri, _fragment, i) => typeof json.$id === 'string' ? json.$id : `def-${i}`
+      buildLocalReference: (json, _baseUri, _fragment, i) =>
+        typeof json.$id === 'string' ? json.$id : `def-${i}`
     }
   })
-  // Swagger UI adds its routes itself, without options of ours: they are declared public here as they are added.
+  // Swagger UI adds its routes itself, without options of ours: they are declared public here as
+  // they are added.
   await app.register(async function docs (ui) {
     ui.addHook('onRoute', (route) => { route.config = { ...route.config, scope: null } })
     await ui.register(swaggerUi, {
@@ -167,7 +194,9 @@ async function openapi (app: FastifyInstance, { version, keyless }: OpenapiOptio
       uiConfig: { deepLinking: true, tryItOutEnabled: true, displayRequestDuration: true }
     })
   })
-  app.get('/openapi.json', { config: { scope: null }, schema: { hide: true } }, async () => app.swagger())
+  app.get('/openapi.json', { config: { scope: null }, schema: { hide: true } }, async () =>
+    app.swagger()
+  )
 }
 
 export default fp(openapi, { name: 'openapi' })

@@ -8,8 +8,8 @@ export interface ContainerOperationSpec {
 
 export const CONTAINER_OPERATIONS = [
   { name: 'kontainersp3b', params: ['noBl', 'tglBl'], key: 'Data Kontainer SP3B' },
-  // docs/hub.md#kontainerbc20-headers-and-key leaves kontainerbc20's key open; we answer under the lowercase
-  // pattern most of its siblings use.
+  // docs/hub.md#kontainerbc20-headers-and-key leaves kontainerbc20's key open; we answer under the
+  // lowercase pattern most of its siblings use.
   { name: 'kontainerbc20', params: ['tglBl'], key: 'data kontainer bc 20' },
   { name: 'kontainerbc261', params: ['noBl'], key: 'data kontainer bc 261' },
   { name: 'kontainerbc262', params: ['noBl'], key: 'data kontainer bc 262' },

@@ -16,10 +16,10 @@ export function pad (value: number, width = 2): string {
 }
 
 /**
- * A time of day, `HH:MM:SS.0`, for the hub's stamped dates (BL lists and
- * declarations, docs/hub.md#bc-20-declaration-record, docs/hub.md#bl-list-entry), derived from `seed` by FNV-1a rather
- * than drawn from a generator, so that every other seeded value stays as it
- * was. Early-morning times occur: in UTC they fall on the day before.
+  * A time of day, `HH:MM:SS.0`, for the hub's stamped dates (BL lists and declarations,
+  * docs/hub.md#bc-20-declaration-record, docs/hub.md#bl-list-entry), derived from `seed` by FNV-1a
+  * rather than drawn from a generator, so that every other seeded value stays as it was.
+  * Early-morning times occur: in UTC they fall on the day before.
  */
 export function timeOfDay (seed: string): string {
   let h = 0x811c9dc5
@@ -39,5 +39,7 @@ export function stampedBlDate (blNo: string, isoDate: string): string {
 /** A date parameter as sent, `YYYYMMDD` or `YYYY-MM-DD`, as `YYYY-MM-DD`; undefined when absent. */
 export function day (value: string | undefined): string | undefined {
   if (value === undefined) return undefined
-  return /^\d{8}$/.test(value) ? `${value.slice(0, 4)}-${value.slice(4, 6)}-${value.slice(6, 8)}` : value
+  return /^\d{8}$/.test(value)
+    ? `${value.slice(0, 4)}-${value.slice(4, 6)}-${value.slice(6, 8)}`
+    : value
 }

@@ -13,7 +13,10 @@ const NOT_FOUND = 'Data tidak ditemukan'
 export function blList (type: 'bc16' | 'bc20' | 'bc23', key: string) {
   return ({ values, dataset }: OperationContext): Answer => {
     const taxpayer: Taxpayer | undefined = dataset.taxpayers.find((t) => t.npwp === values.npwp)
-    const entries = (taxpayer?.[type] ?? []).map((bl) => ({ bl_no: bl.blNo, bl_date: stampedBlDate(bl.blNo, bl.blDate) }))
+    const entries = (taxpayer?.[type] ?? []).map((bl) => ({
+      bl_no: bl.blNo,
+      bl_date: stampedBlDate(bl.blNo, bl.blDate)
+    }))
     return json(200, { [key]: entries })
   }
 }
@@ -31,7 +34,9 @@ export function containerList (spec: ContainerOperationSpec & { name: ContainerO
 
 /** 4.4: one declaration; 404 when the NPWP has no such PIB. */
 export function bc20ByNoPib ({ values, dataset }: OperationContext): Answer {
-  const record = dataset.declarations.find((d) => d.npwp_cargoowner === values.npwp && d.no_pib === values.pibNo)
+  const record = dataset.declarations.find(
+    (d) => d.npwp_cargoowner === values.npwp && d.no_pib === values.pibNo
+  )
   return record === undefined ? message(404, NOT_FOUND) : json(200, record)
 }
 

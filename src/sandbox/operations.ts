@@ -52,8 +52,18 @@ export interface Operation {
   handle (ctx: OperationContext): Answer
 }
 
-const text = (name: string, kind: ParamKind): ParamSpec => ({ name, kind, format: 'text', inPath: true })
-const date = (name: string, kind: ParamKind = 'blDate'): ParamSpec => ({ name, kind, format: 'date', inPath: true })
+const text = (name: string, kind: ParamKind): ParamSpec => ({
+  name,
+  kind,
+  format: 'text',
+  inPath: true
+})
+const date = (name: string, kind: ParamKind = 'blDate'): ParamSpec => ({
+  name,
+  kind,
+  format: 'date',
+  inPath: true
+})
 const BOTH = { apiKey: true, token: true }
 
 const blLists: Operation[] = ([
@@ -72,8 +82,8 @@ const blLists: Operation[] = ([
   handle: blList(type, key)
 }))
 
-// kontainerbc20's headers are open (docs/hub.md#kontainerbc20-headers-and-key); it is held to the same
-// two headers as its siblings.
+// kontainerbc20's headers are open (docs/hub.md#kontainerbc20-headers-and-key); it is held to the
+// same two headers as its siblings.
 const containerLists: Operation[] = CONTAINER_OPERATIONS.map((spec) => ({
   name: spec.name,
   method: 'GET',
@@ -119,7 +129,12 @@ export const OPERATIONS: readonly Operation[] = [
     method: 'GET',
     area: 'sp2',
     path: ['document_sp2_container', 'cargo_owner'],
-    params: [date('bl_date'), text('container_no', 'containerNo'), text('npwp_cargo_owner', 'npwp'), text('bl_no', 'blNo')],
+    params: [
+      date('bl_date'),
+      text('container_no', 'containerNo'),
+      text('npwp_cargo_owner', 'npwp'),
+      text('bl_no', 'blNo')
+    ],
     accepts: ['blDate', 'containerNo', 'npwp', 'blNo'],
     auth: BOTH,
     shape: { kind: 'array' },
@@ -150,7 +165,8 @@ export const OPERATIONS: readonly Operation[] = [
     handle: finalize
   },
   {
-    // Only the API key is listed for it (docs/hub.md#offer-posting-api-02); an Authorization header is ignored.
+    // Only the API key is listed for it (docs/hub.md#offer-posting-api-02); an Authorization header
+    // is ignored.
     name: 'DetilBooking',
     method: 'POST',
     area: 'booking',

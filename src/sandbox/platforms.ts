@@ -10,7 +10,8 @@ export const PLATFORMS: readonly Platform[] = [
     nama_platform: 'Sandbox Truk',
     company: 'PT Sandbox Angkutan Digital',
     tc_url: 'https://truk.sandbox.example/syarat-dan-ketentuan',
-    payment_url: 'https://truk.sandbox.example/bayar?kode={kode}&idRequestBooking={idRequestBooking}',
+    payment_url:
+      'https://truk.sandbox.example/bayar?kode={kode}&idRequestBooking={idRequestBooking}',
     live_tracking_url: 'https://truk.sandbox.example/lacak',
     no_rekening: null,
     npwp: null,
@@ -61,8 +62,6 @@ export const PLATFORMS: readonly Platform[] = [
     publication_date_updated: '2023-03-09 13:45:00',
     kode_kantor: null,
     mst_kantor: null,
-    mstPlatformServices: [
-      { id_service: 1, service_name: 'Trucking' }
-    ]
+    mstPlatformServices: [{ id_service: 1, service_name: 'Trucking' }]
   }
 ]
