@@ -307,7 +307,9 @@ export function isGatewayError<C extends ErrorCode> (
   error: unknown,
   ...codes: C[]
 ): error is GatewayError<C> {
-  if (!(error instanceof Error) || !('code' in error) || typeof error.code !== 'string') { return false }
+  if (!(error instanceof Error) || !('code' in error) || typeof error.code !== 'string') {
+    return false
+  }
   const { code } = error
   const made = MADE_BY.get(code)
   return (

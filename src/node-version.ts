@@ -23,5 +23,6 @@ export function nodeVersionProblem (
   range: string = requiredNode()
 ): string | undefined {
   if (satisfies(version, range)) return undefined
-  return `customs-gateway needs Node.js ${range} (package.json engines); this is Node.js ${version}: install a supported version (docs/operations.md)`
+  return `customs-gateway needs Node.js ${range} (package.json engines); this is Node.js ` +
+    `${version}: install a supported version (docs/operations.md)`
 }

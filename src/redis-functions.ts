@@ -18,7 +18,8 @@ import { FUNCTION_LIBRARY, loadFunctionLibrary } from './state/redis/functions.t
  */
 
 const USAGE =
-  'usage: redis-functions [--load FILE]   (FILE: a redis:// URL of a user allowed FUNCTION LIST and LOAD)'
+  'usage: redis-functions [--load FILE]   (FILE: a redis:// URL of a user allowed FUNCTION LIST ' +
+  'and LOAD)'
 const CONNECT_ATTEMPTS = 20
 
 function fail (message: string): never {
@@ -55,11 +56,13 @@ if (args.length === 0) {
     const listed = await client.function('LIST', 'LIBRARYNAME', FUNCTION_LIBRARY.name) as unknown[]
     const outcome = listed.length > 0 ? 'present' : await loadFunctionLibrary(client)
     process.stdout.write(
-      `${outcome === 'loaded' ? 'loaded' : 'already loaded:'} the gateway's Redis function library ${FUNCTION_LIBRARY.name}\n`
+      `${outcome === 'loaded' ? 'loaded' : 'already loaded:'} the gateway's Redis function ` +
+      `library ${FUNCTION_LIBRARY.name}\n`
     )
   } catch (error) {
     fail(
-      `could not load the function library ${FUNCTION_LIBRARY.name}: ${error instanceof Error ? error.message : String(error)}`
+      `could not load the function library ${FUNCTION_LIBRARY.name}: ` +
+      `${error instanceof Error ? error.message : String(error)}`
     )
   } finally {
     client.disconnect()

@@ -99,7 +99,9 @@ if (isSandboxMode(config)) {
 const gatewayConfig = orExit(() =>
   resolveConfig(process.env, sandboxSettings === undefined ? {} : { sandbox: sandboxSettings })
 )
-for (const { setting, host, message } of plainHttpWarnings(gatewayConfig)) { app.log.warn({ setting, host }, message) }
+for (const { setting, host, message } of plainHttpWarnings(gatewayConfig)) {
+  app.log.warn({ setting, host }, message)
+}
 // What runs, in one short line (the hub profile's follows; the whole profile at debug level).
 const started = startLine(gatewayConfig, sandbox !== undefined, VERSION)
 app.log.info(started.fields, started.message)

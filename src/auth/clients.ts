@@ -14,12 +14,14 @@ export const ClientEntrySchema = Type.Object(
     name: Type.String({
       pattern: '^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$',
       description:
-        'Who the client is, as audit lines and rate limits name it: 1-64 of letters, digits and `. _ -`'
+        'Who the client is, as audit lines and rate limits name it: 1-64 of letters, digits and ' +
+        '`. _ -`'
     }),
     keySha256: Type.String({
       pattern: '^[0-9a-fA-F]{64}$',
       description:
-        'Hex SHA-256 of the client key (`npm run client-key` prints it); the key itself is never stored'
+        'Hex SHA-256 of the client key (`npm run client-key` prints it); the key itself is never ' +
+        'stored'
     }),
     scopes: Type.Array(Type.Enum(SCOPES), {
       uniqueItems: true,
@@ -28,7 +30,8 @@ export const ClientEntrySchema = Type.Object(
     events: Type.Optional(
       Type.Enum(['own', 'all'], {
         description:
-          "Which booked events the client's WebSockets receive: `own` (default) those of the writes it made itself, `all` every client's"
+          "Which booked events the client's WebSockets receive: `own` (default) those of the " +
+          "writes it made itself, `all` every client's"
       })
     ),
     rateLimit: Type.Optional(
@@ -101,7 +104,14 @@ export function clientsFileProblems (value: unknown): string[] {
       }
       const field = error.instancePath.replace(/^\//, '').replaceAll('/', '.')
       let line: string
-      if (params.additionalProperties !== undefined) { line = `${field === '' ? '' : `${field}: `}unknown field ${params.additionalProperties.join(', ')}` } else { line = `${field === '' ? 'entry' : field}: ${error.message}${params.allowedValues === undefined ? '' : ` (${params.allowedValues.join(', ')})`}` }
+      if (params.additionalProperties !== undefined) {
+        const where = field === '' ? '' : `${field}: `
+        line = `${where}unknown field ${params.additionalProperties.join(', ')}`
+      } else {
+        const allowed = params.allowedValues
+        const among = allowed === undefined ? '' : ` (${allowed.join(', ')})`
+        line = `${field === '' ? 'entry' : field}: ${error.message}${among}`
+      }
       if (!seen.has(line)) problems.push(`entry ${i + 1}${name}: ${line}`)
       seen.add(line)
     }
@@ -112,13 +122,17 @@ export function clientsFileProblems (value: unknown): string[] {
   const hashes = new Map<string, number>()
   entries.forEach((entry, i) => {
     const sameName = names.get(entry.name)
-    if (sameName !== undefined) { problems.push(`entry ${i + 1} ("${entry.name}"): name: already used by entry ${sameName + 1}`) }
+    if (sameName !== undefined) {
+      problems.push(`entry ${i + 1} ("${entry.name}"): name: already ` +
+      `used by entry ${sameName + 1}`)
+    }
     names.set(entry.name, i)
     const hash = entry.keySha256.toLowerCase()
     const sameKey = hashes.get(hash)
     if (sameKey !== undefined) {
       problems.push(
-        `entry ${i + 1} ("${entry.name}"): keySha256: the same key as entry ${sameKey + 1}; every client needs its own key`
+        `entry ${i + 1} ("${entry.name}"): keySha256: the same key as entry ${sameKey + 1}; ` +
+        'every client needs its own key'
       )
     }
     hashes.set(hash, i)

@@ -49,7 +49,8 @@ function blList<const Id extends string, const D extends DocumentType> (
       scope: 'customs:read',
       tag: 'customs',
       summary: `${label} bills of lading of a taxpayer`,
-      description: `Lists the ${label} bills of lading registered for a taxpayer (NPWP). An empty list is a 200 with \`data: []\`.`
+      description: `Lists the ${label} bills of lading registered for a taxpayer (NPWP). An ` +
+        'empty list is a 200 with `data: []`.'
     }
   } as const satisfies HubOperation
 }
@@ -90,7 +91,9 @@ function containerList<const Id extends string, const D extends DocumentType> (
       tag: 'customs',
       summary: `Containers of a ${label} document`,
       examples,
-      description: `Lists the containers of a ${label} bill of lading. The route takes exactly the parameters the hub's operation takes. The hub's list key is not ours to keep: the list is always under \`data\`.`
+      description: `Lists the containers of a ${label} bill of lading. The route takes exactly ` +
+        'the parameters the hub\'s operation takes. The hub\'s list key is not ours to keep: the ' +
+        'list is always under `data`.'
     },
     ...(note === undefined ? {} : { note })
   } as const satisfies HubOperation
@@ -119,7 +122,8 @@ export const OPERATIONS = [
       tag: 'customs',
       summary: 'BC 2.0 declaration by PIB number',
       description:
-        'One BC 2.0 import declaration (PIB) of a taxpayer. UPSTREAM_NOT_FOUND when the hub does not know it.'
+        'One BC 2.0 import declaration (PIB) of a taxpayer. UPSTREAM_NOT_FOUND when the hub does ' +
+        'not know it.'
     }
   },
   {
@@ -156,7 +160,8 @@ export const OPERATIONS = [
     [tglBl],
     'data kontainer bc 20',
     { blNo: 'COSUMKS9061740', blDate: '2024-02-17' },
-    "The hub's documentation shows neither its headers nor its response key. Default: both credential headers and the key `data kontainer bc 20`."
+    "The hub's documentation shows neither its headers nor its response key. Default: both " +
+    'credential headers and the key `data kontainer bc 20`.'
   ),
   containerList(
     'kontainerbc23',
@@ -209,7 +214,8 @@ export const OPERATIONS = [
     [noBl, tglBl],
     'Data Kontainer SP3B',
     { blNo: 'OOLUJKT2150806', blDate: '2024-02-04' },
-    "BC 3.0 answers under `Data Kontainer SP3B`; the hub's documentation does not show the forms of noBl and tglBl."
+    "BC 3.0 answers under `Data Kontainer SP3B`; the hub's documentation does not show the forms " +
+    'of noBl and tglBl.'
   ),
   containerList(
     'kontainersp3b',
@@ -272,7 +278,8 @@ export const OPERATIONS = [
       tag: 'sp2',
       summary: 'SP2 documents of a cargo owner',
       description:
-        'The SP2 documents of a cargo owner for a bill of lading, with their customs document, platform, containers and status log, normalized all the way down.'
+        'The SP2 documents of a cargo owner for a bill of lading, with their customs document, ' +
+        'platform, containers and status log, normalized all the way down.'
     }
   },
   {
@@ -296,7 +303,8 @@ export const OPERATIONS = [
       summary: 'Finalize an SP2 document',
       operationId: 'postSp2DocumentFinalization',
       description:
-        'Asks the hub to finalize an SP2 document. It takes no body: send none, or `{}`. Never retried automatically.',
+        'Asks the hub to finalize an SP2 document. It takes no body: send none, or `{}`. Never ' +
+        'retried automatically.',
       answer: 'The finalization, as the hub accepted it'
     },
     requestBody: {
@@ -310,7 +318,9 @@ export const OPERATIONS = [
         }
       ]
     },
-    note: 'The hub\'s documentation shows neither the payload nor the answer. Default payload `{"id_document_sp2": "<id>"}`; the answer names the finalization in the API\'s words, the hub\'s text in `upstreamMessage`.'
+    note: 'The hub\'s documentation shows neither the payload nor the answer. Default payload ' +
+      '`{"id_document_sp2": "<id>"}`; the answer names the finalization in the API\'s words, the ' +
+      'hub\'s text in `upstreamMessage`.'
   },
   {
     id: 'DetilBooking',
@@ -333,7 +343,8 @@ export const OPERATIONS = [
       summary: 'Post a price offer',
       operationId: 'postBookingOffer',
       description:
-        "Posts a truck platform's price offer against a booking request. The platform id comes from configuration and the hub's `timestamp` is filled by the gateway.",
+        "Posts a truck platform's price offer against a booking request. The platform id comes " +
+        "from configuration and the hub's `timestamp` is filled by the gateway.",
       answer: 'The offer, as the hub accepted it'
     },
     requestBody: {
@@ -407,9 +418,13 @@ export const OPERATIONS = [
       summary: 'Send a booked notification',
       operationId: 'postBookingBooked',
       description:
-        "Tells the hub a booking request is booked. On success the notification goes to `GET /v1/events`, a `BookedEvent` whose `data` describes the booking as this answer does: `bookingRequestId`, `booked` and `note`, the same names and values. It reaches this client's own sockets, and those of clients allowed to see every event.",
+        'Tells the hub a booking request is booked. On success the notification goes to `GET ' +
+        '/v1/events`, a `BookedEvent` whose `data` describes the booking as this answer does: ' +
+        '`bookingRequestId`, `booked` and `note`, the same names and values. It reaches this ' +
+        "client's own sockets, and those of clients allowed to see every event.",
       answer:
-        "The booked notification, as the hub accepted it: the `data` of the event it causes, and the hub's message"
+        'The booked notification, as the hub accepted it: the `data` of the event it causes, and ' +
+        "the hub's message"
     },
     requestBody: {
       fields: [

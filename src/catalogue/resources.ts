@@ -140,7 +140,8 @@ export const CustomsContainer: ResourceSpec = {
       name: 'containerType',
       kind: 'string',
       description:
-        'Container type in words, e.g. DRY, REEFER, HIGH CUBE (not the ISO size-type code of SP2 containers, `isoSizeTypeCode`)'
+        'Container type in words, e.g. DRY, REEFER, HIGH CUBE (not the ISO size-type code of SP2 ' +
+        'containers, `isoSizeTypeCode`)'
     },
     { upstream: 'no_bl', name: 'blNo', kind: 'string', description: 'Bill of lading number' },
     { upstream: 'tgl_bl', name: 'blDate', kind: 'date', description: 'Bill of lading date' }
@@ -171,7 +172,8 @@ const sp2ContainerFields: FieldSpec[] = [
     name: 'isoSizeTypeCode',
     kind: 'string',
     description:
-      'ISO 6346 size and type code, e.g. 45R1 (not the container type in words of customs lists, `containerType`)'
+      'ISO 6346 size and type code, e.g. 45R1 (not the container type in words of customs lists, ' +
+      '`containerType`)'
   },
   {
     upstream: 'gate_pass',
@@ -336,7 +338,8 @@ export const DocumentType: ResourceSpec = {
       name: 'containerLookupUrl',
       kind: 'string',
       description:
-        "Address of the hub's container lookup for this document type (a hub address, not a gateway route)"
+        "Address of the hub's container lookup for this document type (a hub address, not a " +
+        'gateway route)'
     },
     {
       upstream: 'mst_process_type',
@@ -441,7 +444,8 @@ export const TdDocument: ResourceSpec = {
       name: 'documentTypeDetails',
       kind: DocumentType,
       description:
-        "The customs document type: code, name, process (not the `documentType` tag of the taxpayer's BL list, `bc16`/`bc20`/`bc23`)"
+        'The customs document type: code, name, process (not the `documentType` tag of the ' +
+        "taxpayer's BL list, `bc16`/`bc20`/`bc23`)"
     },
     {
       upstream: 'user_document',
@@ -550,7 +554,8 @@ export const Platform: ResourceSpec = {
       kind: 'json',
       nullable: true,
       description:
-        'Customs office (its structure is not documented by the hub; passed on with camelCased keys)'
+        'Customs office (its structure is not documented by the hub; passed on with camelCased ' +
+        'keys)'
     },
     {
       upstream: 'mstPlatformServices',
@@ -644,7 +649,8 @@ export const Sp2Document: ResourceSpec = {
       name: 'customsDocumentId',
       kind: 'integer',
       description:
-        "Id of the customs document (equals customsDocument.documentId; not the SP2 document's id, `sp2Id`)"
+        "Id of the customs document (equals customsDocument.documentId; not the SP2 document's " +
+        'id, `sp2Id`)'
     },
     {
       upstream: 'td_document',
@@ -765,7 +771,8 @@ export const FinalizationAnswer: ResourceSpec = {
       kind: 'flag',
       fromRequest: true,
       description:
-        "Finished: the hub's own flag when it sends one, else true (the hub accepted the finalization)"
+        "Finished: the hub's own flag when it sends one, else true (the hub accepted the " +
+        'finalization)'
     },
     {
       upstream: 'status',

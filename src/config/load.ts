@@ -74,7 +74,9 @@ export function loadConfig (env: Record<string, string | undefined>): Config {
     )
   }
   // Value.Check narrows the type; Value.Errors above said why when it fails.
-  if (problems.length > 0 || !Value.Check(ConfigSchema, value)) { throw new ConfigError(problems.map((p) => fromFileProblem(p, files.fromFile))) }
+  if (problems.length > 0 || !Value.Check(ConfigSchema, value)) {
+    throw new ConfigError(problems.map((p) => fromFileProblem(p, files.fromFile)))
+  }
   // Kept as a path: static credentials re-read the file (config/secret-files.ts).
   const tokenFile = env.UPSTREAM_ACCESS_TOKEN_FILE?.trim() ?? ''
   const config: Config = tokenFile === ''
@@ -82,13 +84,18 @@ export function loadConfig (env: Record<string, string | undefined>): Config {
     : { ...value, UPSTREAM_ACCESS_TOKEN_FILE: tokenFile }
   for (const name of ['UPSTREAM_HUB_URL', 'UPSTREAM_BASE_URL'] as const) {
     const url = config[name]
-    if (url !== undefined && !URL.canParse(url)) { problems.push(`${name}: must be an absolute http(s) URL`) }
+    if (url !== undefined && !URL.canParse(url)) {
+      problems.push(`${name}: must be an absolute ` +
+      'http(s) URL')
+    }
   }
   const hub = config.UPSTREAM_HUB_URL !== undefined
   const base = config.UPSTREAM_BASE_URL !== undefined
   if (hub !== base) {
     problems.push(
-      `${hub ? 'UPSTREAM_BASE_URL' : 'UPSTREAM_HUB_URL'}: must be set together with ${hub ? 'UPSTREAM_HUB_URL' : 'UPSTREAM_BASE_URL'} (leave both unset for the built-in sandbox)`
+      `${hub ? 'UPSTREAM_BASE_URL' : 'UPSTREAM_HUB_URL'}: must be set together with ` +
+      `${hub ? 'UPSTREAM_HUB_URL' : 'UPSTREAM_BASE_URL'} (leave both unset for the built-in ` +
+      'sandbox)'
     )
   }
   // A production container whose settings failed to mount must not serve seeded data with
@@ -96,16 +103,19 @@ export function loadConfig (env: Record<string, string | undefined>): Config {
   if (!hub && !base) {
     if (config.SANDBOX === false) {
       problems.push(
-        'UPSTREAM_HUB_URL: is required with SANDBOX=false (set UPSTREAM_HUB_URL and UPSTREAM_BASE_URL)'
+        'UPSTREAM_HUB_URL: is required with SANDBOX=false (set UPSTREAM_HUB_URL and ' +
+        'UPSTREAM_BASE_URL)'
       )
     } else if (config.SANDBOX !== true && env.NODE_ENV === 'production') {
       problems.push(
-        "UPSTREAM_HUB_URL: is required with NODE_ENV=production (set UPSTREAM_HUB_URL and UPSTREAM_BASE_URL, or SANDBOX=true to serve the built-in sandbox's seeded data)"
+        'UPSTREAM_HUB_URL: is required with NODE_ENV=production (set UPSTREAM_HUB_URL and ' +
+        "UPSTREAM_BASE_URL, or SANDBOX=true to serve the built-in sandbox's seeded data)"
       )
     }
   } else if (config.SANDBOX === true) {
     problems.push(
-      'SANDBOX: true fronts the built-in sandbox, which excludes UPSTREAM_HUB_URL and UPSTREAM_BASE_URL (unset one or the other)'
+      'SANDBOX: true fronts the built-in sandbox, which excludes UPSTREAM_HUB_URL and ' +
+      'UPSTREAM_BASE_URL (unset one or the other)'
     )
   }
   if (config.TRUST_PROXY !== undefined) {
@@ -114,7 +124,10 @@ export function loadConfig (env: Record<string, string | undefined>): Config {
   }
   if (hub && base) {
     for (const name of ['UPSTREAM_API_KEY', 'PLATFORM_ID'] as const) {
-      if (config[name] === undefined) { problems.push(`${name}: is required when an upstream is configured`) }
+      if (config[name] === undefined) {
+        problems.push(`${name}: is required when an upstream is ` +
+        'configured')
+      }
     }
     if (
       config.UPSTREAM_CREDENTIALS === 'static' &&
@@ -122,7 +135,8 @@ export function loadConfig (env: Record<string, string | undefined>): Config {
       config.UPSTREAM_ACCESS_TOKEN_FILE === undefined
     ) {
       problems.push(
-        'UPSTREAM_ACCESS_TOKEN: is required when an upstream is configured (or UPSTREAM_ACCESS_TOKEN_FILE, or UPSTREAM_CREDENTIALS=login|forward)'
+        'UPSTREAM_ACCESS_TOKEN: is required when an upstream is configured (or ' +
+        'UPSTREAM_ACCESS_TOKEN_FILE, or UPSTREAM_CREDENTIALS=login|forward)'
       )
     }
   }
@@ -130,7 +144,8 @@ export function loadConfig (env: Record<string, string | undefined>): Config {
   problems.push(...credentialProblems(config, hub && base))
   if (config.SERVER_HEADERS_TIMEOUT_MS > config.SERVER_REQUEST_TIMEOUT_MS) {
     problems.push(
-      `SERVER_HEADERS_TIMEOUT_MS: must be at most SERVER_REQUEST_TIMEOUT_MS (${config.SERVER_REQUEST_TIMEOUT_MS})`
+      'SERVER_HEADERS_TIMEOUT_MS: must be at most SERVER_REQUEST_TIMEOUT_MS ' +
+      `(${config.SERVER_REQUEST_TIMEOUT_MS})`
     )
   }
   if (
@@ -139,12 +154,15 @@ export function loadConfig (env: Record<string, string | undefined>): Config {
     config.METRICS_PORT === config.PORT
   ) {
     problems.push(
-      `METRICS_PORT: must differ from PORT (${config.PORT}); leave it unset to serve /metrics on the API port`
+      `METRICS_PORT: must differ from PORT (${config.PORT}); leave it unset to serve /metrics on ` +
+      'the API port'
     )
   }
   problems.push(...redisProblems(config))
   problems.push(...misspeltSettingProblems(env))
-  if (problems.length > 0) { throw new ConfigError(problems.map((p) => fromFileProblem(p, files.fromFile))) }
+  if (problems.length > 0) {
+    throw new ConfigError(problems.map((p) => fromFileProblem(p, files.fromFile)))
+  }
   return config
 }
 
@@ -153,15 +171,20 @@ function redisProblems (config: Config): string[] {
   const problems: string[] = []
   if (config.REDIS_SENTINELS !== undefined && config.REDIS_URL === undefined) {
     problems.push(
-      "REDIS_URL: is required with REDIS_SENTINELS (for the master's user, password, database and scheme; its host is not used), e.g. redis://gateway:PASSWORD@mymaster"
+      "REDIS_URL: is required with REDIS_SENTINELS (for the master's user, password, database " +
+      'and scheme; its host is not used), e.g. redis://gateway:PASSWORD@mymaster'
     )
   }
   for (const name of ['REDIS_SENTINEL_USERNAME', 'REDIS_SENTINEL_PASSWORD'] as const) {
-    if (config[name] !== undefined && config.REDIS_SENTINELS === undefined) { problems.push(`${name}: is used only with REDIS_SENTINELS`) }
+    if (config[name] !== undefined && config.REDIS_SENTINELS === undefined) {
+      problems.push(`${name}: ` +
+      'is used only with REDIS_SENTINELS')
+    }
   }
   if (config.REDIS_REPLICA_ACK_TIMEOUT_MS >= config.REDIS_COMMAND_TIMEOUT_MS) {
     problems.push(
-      `REDIS_REPLICA_ACK_TIMEOUT_MS: must be below REDIS_COMMAND_TIMEOUT_MS (${config.REDIS_COMMAND_TIMEOUT_MS}), which bounds the wait too`
+      'REDIS_REPLICA_ACK_TIMEOUT_MS: must be below REDIS_COMMAND_TIMEOUT_MS ' +
+      `(${config.REDIS_COMMAND_TIMEOUT_MS}), which bounds the wait too`
     )
   }
   return problems

@@ -29,7 +29,8 @@ export function plainHttpWarnings (
     warnings.push({
       setting,
       host: url.host,
-      message: `${setting} is plain http:// to ${url.host}: the hub's credentials cross the network unencrypted (use https://)`
+      message: `${setting} is plain http:// to ${url.host}: the hub's credentials cross the ` +
+        'network unencrypted (use https://)'
     })
   }
   return warnings

@@ -61,7 +61,8 @@ function read (path: string, keep: boolean): { value?: string, problem?: string 
     const info = statSync(path)
     if (!info.isFile()) {
       return {
-        problem: `${path} is not a file${info.isDirectory() ? ' but a directory (name the file inside it)' : ''}`
+        problem: `${path} is not a ` +
+          `file${info.isDirectory() ? ' but a directory (name the file inside it)' : ''}`
       }
     }
     if (info.size > MAX_BYTES) {

@@ -41,14 +41,23 @@ export function tracingSettings (env: Record<string, string | undefined>): Traci
     .map((name) => name.trim())
     .filter((name) => name !== '')
   for (const name of exporters) {
-    if (!EXPORTERS.includes(name)) { problems.push(`OTEL_TRACES_EXPORTER: ${name} is not supported: ${EXPORTERS.join(', ')}`) }
+    if (!EXPORTERS.includes(name)) {
+      problems.push(`OTEL_TRACES_EXPORTER: ${name} is not ` +
+      `supported: ${EXPORTERS.join(', ')}`)
+    }
   }
   for (const name of ['OTEL_EXPORTER_OTLP_TRACES_PROTOCOL', 'OTEL_EXPORTER_OTLP_PROTOCOL']) {
     const protocol = value(env, name)
-    if (protocol !== undefined && !PROTOCOLS.includes(protocol)) { problems.push(`${name}: must be one of ${PROTOCOLS.join(', ')}`) }
+    if (protocol !== undefined && !PROTOCOLS.includes(protocol)) {
+      problems.push(`${name}: must ` +
+      `be one of ${PROTOCOLS.join(', ')}`)
+    }
   }
   const sampler = value(env, 'OTEL_TRACES_SAMPLER')
-  if (sampler !== undefined && !SAMPLERS.includes(sampler)) { problems.push(`OTEL_TRACES_SAMPLER: must be one of ${SAMPLERS.join(', ')}`) }
+  if (sampler !== undefined && !SAMPLERS.includes(sampler)) {
+    problems.push('OTEL_TRACES_SAMPLER: ' +
+    `must be one of ${SAMPLERS.join(', ')}`)
+  }
   const ratio = value(env, 'OTEL_TRACES_SAMPLER_ARG')
   if (
     ratio !== undefined &&
@@ -60,7 +69,10 @@ export function tracingSettings (env: Record<string, string | undefined>): Traci
     )
   }
   const disabled = value(env, 'OTEL_SDK_DISABLED')
-  if (disabled !== undefined && disabled !== 'true' && disabled !== 'false') { problems.push('OTEL_SDK_DISABLED: must be true or false') }
+  if (disabled !== undefined && disabled !== 'true' && disabled !== 'false') {
+    problems.push('OTEL_SDK_DISABLED: ' +
+    'must be true or false')
+  }
   if (problems.length > 0) throw new ConfigError(problems)
 
   const asked =

@@ -139,6 +139,9 @@ export function misspeltSettingProblems (env: Record<string, string | undefined>
     .filter(({ meant }) => meant !== undefined && guarded(meant))
     .map(
       ({ name, meant }) =>
-        `${name}: is no setting; did you mean ${meant}? With NODE_ENV=production a misspelt setting of the shared state (REDIS_URL, REDIS_KEY_PREFIX, REDIS_SENTINELS), of the callers (CLIENTS_FILE) or of the hub (UPSTREAM_*) stops start-up rather than run without it: rename or remove ${name}`
+        `${name}: is no setting; did you mean ${meant}? With NODE_ENV=production a misspelt ` +
+        'setting of the shared state (REDIS_URL, REDIS_KEY_PREFIX, REDIS_SENTINELS), of the ' +
+        'callers (CLIENTS_FILE) or of the hub (UPSTREAM_*) stops start-up rather than run ' +
+        `without it: rename or remove ${name}`
     )
 }

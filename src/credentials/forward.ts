@@ -14,7 +14,8 @@ function forwarded (caller: Caller | undefined): string {
       details: [
         {
           field: `header.${FORWARD_HEADER}`,
-          rule: "is required in forward mode: the caller's own hub token, printable ASCII, at most 4096 characters"
+          rule: "is required in forward mode: the caller's own hub token, printable ASCII, at " +
+            'most 4096 characters'
         }
       ]
     })

@@ -123,7 +123,9 @@ export function loginCredentials (options: LoginOptions): Credentials {
   async function login (): Promise<HubSession> {
     const answer = await post(options.url, { 'content-type': 'application/json' }, options.body)
     // The hub's login message is not passed on: it may echo the credentials.
-    if (answer.status < 200 || answer.status >= 300) { throw statusFailure(answer.status, undefined, answer.retryAfter) }
+    if (answer.status < 200 || answer.status >= 300) {
+      throw statusFailure(answer.status, undefined, answer.retryAfter)
+    }
     const fresh = read(answer)
     if (fresh === undefined) {
       throw gatewayError('UPSTREAM_BAD_RESPONSE', {
@@ -150,7 +152,9 @@ export function loginCredentials (options: LoginOptions): Credentials {
       )
       return undefined
     }
-    if (answer.status < 200 || answer.status >= 300) throw statusFailure(answer.status, undefined, answer.retryAfter)
+    if (answer.status < 200 || answer.status >= 300) {
+      throw statusFailure(answer.status, undefined, answer.retryAfter)
+    }
     const fresh = read(answer)
     if (fresh === undefined) {
       // Some hubs answer 200 with a failure text: a refusal all the same.
@@ -210,7 +214,10 @@ export function loginCredentials (options: LoginOptions): Credentials {
    * A session in place of `from` (the one refused or due for renewal; undefined for the first),
    * shared by every caller meanwhile.
    */
-  function shared (from: HubSession | undefined, rejected: string | undefined): Promise<HubSession> {
+  function shared (
+    from: HubSession | undefined,
+    rejected: string | undefined
+  ): Promise<HubSession> {
     pending ??= tokens
       .renew(rejected, () => renewal(from))
       .then(
@@ -241,7 +248,9 @@ export function loginCredentials (options: LoginOptions): Credentials {
       // Still valid but due for renewal: renew in the background (unless a renewal
       // just failed: not one per request), use it meanwhile.
       if (session !== undefined && now < session.expiresAt) {
-        if (pending === undefined && failed !== undefined && tooSoon(failed.at)) { return session.authorization }
+        if (pending === undefined && failed !== undefined && tooSoon(failed.at)) {
+          return session.authorization
+        }
         shared(session, session.authorization).catch((error: unknown) =>
           options.log.warn({ err: error }, 'hub token renewal failed')
         )

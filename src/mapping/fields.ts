@@ -54,7 +54,9 @@ export function camelCaseDeep (value: unknown): unknown {
   if (Array.isArray(value)) return value.map(camelCaseDeep)
   if (value !== null && typeof value === 'object') {
     const out: Record<string, unknown> = {}
-    for (const key in value) { out[cachedCamelCase(key)] = camelCaseDeep((value as Record<string, unknown>)[key]) }
+    for (const key in value) {
+      out[cachedCamelCase(key)] = camelCaseDeep((value as Record<string, unknown>)[key])
+    }
     return out
   }
   return value

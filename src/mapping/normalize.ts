@@ -50,7 +50,9 @@ function compileField (field: FieldSpec, options: Options, required: boolean): C
   const tolerance = options.tolerance ?? documentedTolerance()
   const rules = fieldRules(field, options.offset, tolerance, required)
   if (rules !== undefined) return { ...compiled, ...rules }
-  if (isResource(kind)) { return { ...compiled, convert: orNull(field, compileRecord(kind, options), tolerance) } }
+  if (isResource(kind)) {
+    return { ...compiled, convert: orNull(field, compileRecord(kind, options), tolerance) }
+  }
   if (!isArrayKind(kind)) throw new Error(`field ${field.upstream}: unknown kind ${String(kind)}`)
   const item: Convert =
     kind.arrayOf === 'json' ? (v) => camelCaseDeep(v) : compileRecord(kind.arrayOf, options)
@@ -91,15 +93,23 @@ function compileRecord (
   /** The value of a required field under another spelling, on the failure path only. */
   const aliasedValue = (upstream: string, src: Record<string, unknown>): unknown => {
     for (const key in src) {
-      if (!known.has(key) && aliases.get(cachedCamelCase(key))?.upstream === upstream) { return src[key] }
+      if (!known.has(key) && aliases.get(cachedCamelCase(key))?.upstream === upstream) {
+        return src[key]
+      }
     }
     return undefined
   }
   return function normalize (value: unknown): Record<string, unknown> {
-    if (value === null || typeof value !== 'object' || Array.isArray(value)) { throw new ShapeError('', 'an object') }
+    if (value === null || typeof value !== 'object' || Array.isArray(value)) {
+      throw new ShapeError('', 'an ' +
+      'object')
+    }
     const src = value as Record<string, unknown>
     for (let i = 0; i < required.length; i++) {
-      if (src[required[i]!] === undefined && aliasedValue(required[i]!, src) === undefined) { throw new ShapeError(required[i]!, 'a value') }
+      if (src[required[i]!] === undefined && aliasedValue(required[i]!, src) === undefined) {
+        throw new ShapeError(required[i]!, 'a ' +
+        'value')
+      }
     }
     const out: Record<string, unknown> = {}
     for (let i = 0; i < count; i++) {

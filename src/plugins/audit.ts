@@ -66,7 +66,9 @@ async function audit (app: FastifyInstance) {
       'onError',
       async (request: Audited, _reply: FastifyReply, error: unknown) => {
         const status = upstreamStatusOf(error)
-        if (request.upstreamStatus === undefined && status !== undefined) { request.upstreamStatus = status }
+        if (request.upstreamStatus === undefined && status !== undefined) {
+          request.upstreamStatus = status
+        }
       }
     )
     // A caller hanging up after sending its body is not an "aborted request" to Fastify

@@ -23,13 +23,18 @@ function withScope (
 ): FastifySchema {
   const how =
     url === '/v1/events'
-      ? "send `Authorization: Bearer <client key>`, or from a browser offer the subprotocols `bearer` and the key (`new WebSocket(url, ['bearer', key])`)"
+      ? 'send `Authorization: Bearer <client key>`, or from a browser offer the subprotocols ' +
+        "`bearer` and the key (`new WebSocket(url, ['bearer', key])`)"
       : 'send `Authorization: Bearer <client key>`'
   const needs =
     scopes.length === 1
-      ? `**Scope:** \`${scopes[0]}\` (${how}). Without a known key: 401 UNAUTHORIZED; without the scope: 403 FORBIDDEN`
-      : `**Scopes:** ${scopes.map((scope) => `\`${scope}\``).join(' and ')}, all of them (${how}). Without a known key: 401 UNAUTHORIZED; without one of the scopes: 403 FORBIDDEN naming it`
-  const description = `${schema?.description ?? ''}\n\n${needs}; over the client's rate limit: 429 RATE_LIMITED.`
+      ? `**Scope:** \`${scopes[0]}\` (${how}). Without a known key: 401 UNAUTHORIZED; without ` +
+        'the scope: 403 FORBIDDEN'
+      : `**Scopes:** ${scopes.map((scope) => `\`${scope}\``).join(' and ')}, all of them ` +
+        `(${how}). Without a known key: 401 UNAUTHORIZED; without one of the scopes: 403 ` +
+        'FORBIDDEN naming it'
+  const description = `${schema?.description ?? ''}\n\n${needs}; over the client's rate limit: ` +
+    '429 RATE_LIMITED.'
   return {
     ...schema,
     description: description.trim(),
@@ -94,7 +99,9 @@ async function auth (app: FastifyInstance) {
     if (scope === undefined) {
       if (needsScope(route.url)) {
         throw new Error(
-          `${[route.method].flat().join(',')} ${route.url} has no access rule: declare the scope it needs in its options, config.scope (null for a public route); every /v1 route needs one`
+          `${[route.method].flat().join(',')} ${route.url} has no access rule: declare the scope ` +
+          'it needs in its options, config.scope (null for a public route); every /v1 route ' +
+          'needs one'
         )
       }
       return

@@ -65,7 +65,9 @@ function checkDepth (
 async function bodyDepth (app: FastifyInstance) {
   app.addHook('onRoute', (route: RouteOptions) => {
     const methods = [route.method].flat()
-    if (methods.every((method) => method === 'GET' || method === 'HEAD' || method === 'OPTIONS')) { return }
+    if (methods.every((method) => method === 'GET' || method === 'HEAD' || method === 'OPTIONS')) {
+      return
+    }
     addRouteHook(route, 'preValidation', checkDepth)
   })
 }

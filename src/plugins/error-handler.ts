@@ -96,7 +96,11 @@ export function sendError (request: FastifyRequest, reply: FastifyReply, error: 
  * the envelope too, rather than Fastify's own body. No hook has run yet, so
  * the request id header is set here. The raw path is not echoed.
  */
-export function frameworkErrors (error: FastifyError, request: FastifyRequest, reply: FastifyReply) {
+export function frameworkErrors (
+  error: FastifyError,
+  request: FastifyRequest,
+  reply: FastifyReply
+) {
   reply.header('x-request-id', request.id)
   const rule =
     error.code === 'FST_ERR_MAX_PARAM_LENGTH'
@@ -158,7 +162,9 @@ export function clientErrorHandler (
     })
     socket.write(
       `HTTP/1.1 ${problem.statusCode} ${STATUS_CODES[problem.statusCode]}\r\n` +
-        `content-type: application/json; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(body)}\r\nx-request-id: ${requestId}\r\nconnection: close\r\n\r\n${body}`
+        'content-type: application/json; charset=utf-8\r\ncontent-length: ' +
+        `${Buffer.byteLength(body)}\r\nx-request-id: ${requestId}\r\nconnection: ` +
+        `close\r\n\r\n${body}`
     )
   }
   socket.destroy(error)

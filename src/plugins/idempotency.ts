@@ -34,18 +34,27 @@ const HeadersSchema = Type.Object({
       format: 'idempotency-key',
       pattern: IDEMPOTENCY_KEY.pattern,
       description:
-        'Makes retries of this write safe: 1-255 visible ASCII characters, new for every distinct write (a UUID will do; in Swagger UI, leave it empty or type a fresh one). ' +
-        'The same key with the same request within the replay window answers the first 2xx again, with `idempotent-replayed: true`, without calling the hub; ' +
-        'with a different request it is 422 IDEMPOTENCY_KEY_REUSED. A write that failed before it could reach the hub, or that the hub refused (4xx), does not keep its key: retry it with the same one. ' +
-        'One that may have reached the hub without an answer (a timeout, a dropped connection, a hub 5xx, a replica that died) is never sent again with its key: retries get 409 OUTCOME_UNKNOWN.'
+        'Makes retries of this write safe: 1-255 visible ASCII characters, new for every ' +
+        'distinct write (a UUID will do; in Swagger UI, leave it empty or type a fresh one). ' +
+        'The same key with the same request within the replay window answers the first 2xx ' +
+        'again, with `idempotent-replayed: true`, without calling the hub; ' +
+        'with a different request it is 422 IDEMPOTENCY_KEY_REUSED. A write that failed before ' +
+        'it could reach the hub, or that the hub refused (4xx), does not keep its key: retry it ' +
+        'with the same one. ' +
+        'One that may have reached the hub without an answer (a timeout, a dropped connection, a ' +
+        'hub 5xx, a replica that died) is never sent again with its key: retries get 409 ' +
+        'OUTCOME_UNKNOWN.'
     })
   )
 })
 
 const DESCRIPTION =
-  '\n\n**Idempotency:** send an `Idempotency-Key` header and a retry of the same request within the replay window is answered from the first response ' +
-  "(marked `idempotent-replayed: true`) instead of reaching the hub again; concurrent requests with one key make one hub call. The hub gets a key's request at most once: " +
-  'when an earlier request with the key may have reached the hub but left no answer, a retry gets 409 OUTCOME_UNKNOWN, for as long as the key is kept.'
+  '\n\n**Idempotency:** send an `Idempotency-Key` header and a retry of the same request within ' +
+  'the replay window is answered from the first response ' +
+  '(marked `idempotent-replayed: true`) instead of reaching the hub again; concurrent requests ' +
+  "with one key make one hub call. The hub gets a key's request at most once: " +
+  'when an earlier request with the key may have reached the hub but left no answer, a retry ' +
+  'gets 409 OUTCOME_UNKNOWN, for as long as the key is kept.'
 
 /**
  * Idempotent writes (the routes declaring `config.write`). The key is
@@ -94,12 +103,14 @@ async function idempotency (app: FastifyInstance) {
               409: {
                 ...errorResponses([409], { write: true })[409],
                 description:
-                  'An earlier request with this Idempotency-Key may have reached the hub, but its answer was lost (OUTCOME_UNKNOWN): it is not sent again with this key'
+                  'An earlier request with this Idempotency-Key may have reached the hub, but ' +
+                  'its answer was lost (OUTCOME_UNKNOWN): it is not sent again with this key'
               },
               422: {
                 ...errorResponses([422], { write: true })[422],
                 description:
-                  'The hub rejected the request (UPSTREAM_REJECTED), or the Idempotency-Key was used with a different request (IDEMPOTENCY_KEY_REUSED)'
+                  'The hub rejected the request (UPSTREAM_REJECTED), or the Idempotency-Key was ' +
+                  'used with a different request (IDEMPOTENCY_KEY_REUSED)'
               },
               503: errorResponses([503], { write: true })[503]
             }

@@ -64,7 +64,8 @@ async function metrics (app: FastifyInstance, { config }: { config: GatewayConfi
   })
   const rateLimited = new Counter({
     name: 'gateway_rate_limited_total',
-    help: 'Requests refused with 429 RATE_LIMITED (requests per window, hub calls in flight, event sockets), by client name (`anonymous` without authentication)',
+    help: 'Requests refused with 429 RATE_LIMITED (requests per window, hub calls in flight, ' +
+      'event sockets), by client name (`anonymous` without authentication)',
     labelNames: ['client'],
     registers
   })
@@ -83,7 +84,8 @@ async function metrics (app: FastifyInstance, { config }: { config: GatewayConfi
   })
   const slowPath = new Counter({
     name: 'gateway_upstream_slow_path_total',
-    help: 'Successful hub answers the byte transcoder gave up on (unusual shape, escapes, drift, bad values) and the parse-and-normalize path read instead, by operation',
+    help: 'Successful hub answers the byte transcoder gave up on (unusual shape, escapes, drift, ' +
+      'bad values) and the parse-and-normalize path read instead, by operation',
     labelNames: ['operation'],
     registers
   })
@@ -100,7 +102,8 @@ async function metrics (app: FastifyInstance, { config }: { config: GatewayConfi
   })
   const cacheLookups = new Counter({
     name: 'gateway_cache_lookups_total',
-    help: 'GET lookups by how the lookup cache answered them: hit (a fresh answer, or one joined in flight), stale (an old answer served because the hub failed), miss (a hub call)',
+    help: 'GET lookups by how the lookup cache answered them: hit (a fresh answer, or one joined ' +
+      'in flight), stale (an old answer served because the hub failed), miss (a hub call)',
     labelNames: ['operation', 'result'],
     registers
   })
@@ -133,12 +136,15 @@ async function metrics (app: FastifyInstance, { config }: { config: GatewayConfi
     new Gauge({
       registers: [],
       name: 'gateway_upstream_circuit_state',
-      help: 'Circuit breaker state per upstream address (hub, base) and operation: 1 for the state it is in, 0 for the others',
+      help: 'Circuit breaker state per upstream address (hub, base) and operation: 1 for the ' +
+        'state it is in, 0 for the others',
       labelNames: ['upstream', 'operation', 'state'],
       collect () {
         if (!app.hasDecorator('hub')) return
         for (const { upstream, operation, state } of app.hub.circuits()) {
-          for (const [name, label] of Object.entries(CIRCUIT_STATES)) { this.set({ upstream, operation, state: label }, name === state ? 1 : 0) }
+          for (const [name, label] of Object.entries(CIRCUIT_STATES)) {
+            this.set({ upstream, operation, state: label }, name === state ? 1 : 0)
+          }
         }
       }
     })
@@ -233,7 +239,8 @@ async function metrics (app: FastifyInstance, { config }: { config: GatewayConfi
     registry.registerMetric(
       new Gauge({
         name: 'gateway_redis_up',
-        help: 'Whether the Redis the replicas share answers and takes writes (1) or not (0: down, or refusing writes: full, read-only)',
+        help: 'Whether the Redis the replicas share answers and takes writes (1) or not (0: ' +
+          'down, or refusing writes: full, read-only)',
         registers: [],
         collect () {
           this.set(redis.health() === 'up' ? 1 : 0)

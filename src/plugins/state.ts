@@ -35,7 +35,8 @@ async function state (app: FastifyInstance, { config, clock, ...login }: StateOp
   app.addHook('onClose', async () => chosen.close())
   if (chosen.redis !== undefined && !await chosen.redis.whenUp(REDIS_STARTUP_WAIT_MS)) {
     app.log.warn(
-      `redis: not reachable within ${REDIS_STARTUP_WAIT_MS} ms of start-up; serving without it until it answers (docs/resilience.md)`
+      `redis: not reachable within ${REDIS_STARTUP_WAIT_MS} ms of start-up; serving without it ` +
+      'until it answers (docs/resilience.md)'
     )
   }
 }

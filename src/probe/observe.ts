@@ -84,7 +84,9 @@ export function extraFields (
 ): string[] {
   const known = new Set(spec.fields.map((f) => f.upstream))
   const extra = new Set<string>()
-  for (const item of items) { for (const name of Object.keys(item)) if (!known.has(name)) extra.add(name) }
+  for (const item of items) {
+    for (const name of Object.keys(item)) if (!known.has(name)) extra.add(name)
+  }
   return [...extra].sort()
 }
 
@@ -110,7 +112,9 @@ export function dateForms (
   for (const item of items) {
     for (const name of fields) {
       const value = item[name]
-      if (typeof value === 'string' && value !== '' && value !== 'null') { forms.add(dateFormOf(value)) }
+      if (typeof value === 'string' && value !== '' && value !== 'null') {
+        forms.add(dateFormOf(value))
+      }
     }
   }
   return [...forms].sort()

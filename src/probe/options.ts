@@ -100,13 +100,19 @@ export function parseOptions (argv: readonly string[]): ProbeOptions {
   }
   const problems: string[] = []
   const npwp = parsed.npwp?.replace(/[.-]/g, '')
-  if (npwp === undefined) { problems.push('--npwp: is required (a taxpayer number the hub knows, 15 or 16 digits)') } else if (!isNpwp(npwp)) {
+  if (npwp === undefined) {
+    problems.push('--npwp: is required (a taxpayer number the hub knows, ' +
+    '15 or 16 digits)')
+  } else if (!isNpwp(npwp)) {
     problems.push(
       `--npwp: must be 15 or 16 digits, dots and dashes allowed (got "${parsed.npwp ?? ''}")`
     )
   }
   const blDate = parsed['bl-date']
-  if (blDate !== undefined && !DATE.test(blDate)) { problems.push(`--bl-date: must be a date YYYY-MM-DD (got "${blDate}")`) }
+  if (blDate !== undefined && !DATE.test(blDate)) {
+    problems.push('--bl-date: must be a date ' +
+    `YYYY-MM-DD (got "${blDate}")`)
+  }
   const containerNo = parsed['container-no']?.toUpperCase()
   if (containerNo !== undefined && !isContainerNo(containerNo)) {
     problems.push(
@@ -114,9 +120,15 @@ export function parseOptions (argv: readonly string[]): ProbeOptions {
     )
   }
   const pibNo = parsed['pib-no']
-  if (pibNo !== undefined && !/^\d{6}$/.test(pibNo)) { problems.push(`--pib-no: must be 6 digits (got "${pibNo}")`) }
+  if (pibNo !== undefined && !/^\d{6}$/.test(pibNo)) {
+    problems.push('--pib-no: must be 6 digits ' +
+    `(got "${pibNo}")`)
+  }
   const blNo = parsed['bl-no']
-  if (blNo !== undefined && !/^[A-Za-z0-9._-]{1,64}$/.test(blNo)) { problems.push(`--bl-no: must be 1 to 64 letters, digits and ._- (got "${blNo}")`) }
+  if (blNo !== undefined && !/^[A-Za-z0-9._-]{1,64}$/.test(blNo)) {
+    problems.push('--bl-no: must ' +
+    `be 1 to 64 letters, digits and ._- (got "${blNo}")`)
+  }
   const tryPrefixes = parsed['try-prefix'] ?? []
   for (const prefix of tryPrefixes) {
     if (!PREFIX.test(prefix)) {

@@ -93,7 +93,9 @@ function rankOf (
   if (status === 401 || status === 403) return { rank: RANK.auth, located: undefined }
   const likeBaseline =
     baseline !== undefined && status === baseline.status && result.text === baseline.text
-  if (status === 404 || status === 405) { return { rank: likeBaseline || status === 405 ? RANK.address : RANK.empty, located: undefined } }
+  if (status === 404 || status === 405) {
+    return { rank: likeBaseline || status === 405 ? RANK.address : RANK.empty, located: undefined }
+  }
   return { rank: likeBaseline ? RANK.address : RANK.params, located: undefined }
 }
 

@@ -83,7 +83,11 @@ export function learn (learned: Learned, area: string, found: OperationProfile):
  * A hub name for a parameter the catalogue lets a profile add: another operation's of the same kind
  * and area, else the kind.
  */
-function hubNameFor (kind: ParamKind, op: HubOperation, catalogue: readonly HubOperation[]): string {
+function hubNameFor (
+  kind: ParamKind,
+  op: HubOperation,
+  catalogue: readonly HubOperation[]
+): string {
   const likeIt = [
     ...catalogue.filter((o) => o.kind === op.kind),
     ...catalogue.filter((o) => o.area === op.area)
@@ -193,7 +197,9 @@ export function authVariants (
   const both = { apiKey: true, token: true }
   for (const credentials of unique([current.credentials, both], (c) => JSON.stringify(c))) {
     for (const tokenHeader of tokenHeaders) {
-      for (const keys of keySets) { out.push({ ...current, credentials, tokenHeader, apiKeyHeaders: [...keys] }) }
+      for (const keys of keySets) {
+        out.push({ ...current, credentials, tokenHeader, apiKeyHeaders: [...keys] })
+      }
     }
   }
   return out
@@ -216,7 +222,9 @@ export function paramVariants (
   for (const set of sets) {
     if (set.length < k) continue
     for (const inPath of orderedChoices(set, k)) {
-      for (const dateSent of set.some((p) => p.kind === 'blDate') ? forms : [current.dateSent]) { out.push({ ...arrange(current, base, set, inPath), dateSent }) }
+      for (const dateSent of set.some((p) => p.kind === 'blDate') ? forms : [current.dateSent]) {
+        out.push({ ...arrange(current, base, set, inPath), dateSent })
+      }
     }
   }
   return out

@@ -45,7 +45,10 @@ function entryProblems (id: OperationId, entry: ProfileOperation, at: string): s
   const names = hubNames(op, entry)
   const hub = [...names.values()]
   const twice = hub.filter((name, i) => hub.indexOf(name) !== i)
-  if (twice.length > 0) { problems.push(`${at}.params: two parameters have the hub name "${twice[0]}"`) }
+  if (twice.length > 0) {
+    problems.push(`${at}.params: two parameters have the hub name ` +
+    `"${twice[0]}"`)
+  }
   if (op.route.method === 'GET') {
     for (const name of op.route.pathParams ?? []) {
       if (!names.has(name)) {
@@ -74,7 +77,8 @@ function entryProblems (id: OperationId, entry: ProfileOperation, at: string): s
         )
       } else if (!hub.includes(name)) {
         problems.push(
-          `${at}.path: {${name}} names no parameter of this operation (its hub names: ${hub.join(', ') || 'none'}; set \`params\` to take another)`
+          `${at}.path: {${name}} names no parameter of this operation (its hub names: ` +
+          `${hub.join(', ') || 'none'}; set \`params\` to take another)`
         )
       } else if (seen.has(name)) {
         problems.push(`${at}.path: {${name}} appears twice`)
@@ -100,7 +104,8 @@ function ruleProblems (profile: HubProfile): string[] {
         new RegExp(rule.match, 'i')
       } catch (error) {
         problems.push(
-          `${member(`${at}.codes`, i)}.match: is not a regular expression (${error instanceof Error ? error.message : String(error)})`
+          `${member(`${at}.codes`, i)}.match: is not a regular expression ` +
+          `(${error instanceof Error ? error.message : String(error)})`
         )
       }
     }
@@ -124,7 +129,9 @@ export function profileProblems (value: unknown): string[] {
   if (problems.length > 0 || !Value.Check(HubProfileShape, value)) return problems
   const known = new Set<string>(OPERATIONS.map(op => op.id))
   for (const [id, entry] of Object.entries(value.operations ?? {})) {
-    if (known.has(id)) { problems.push(...entryProblems(id as OperationId, entry, member('$.operations', id))) }
+    if (known.has(id)) {
+      problems.push(...entryProblems(id as OperationId, entry, member('$.operations', id)))
+    }
   }
   return [...problems, ...ruleProblems(value)]
 }
@@ -149,7 +156,8 @@ export function loadProfileFile (file: string): HubProfile {
     text = readFileSync(file, 'utf8')
   } catch (error) {
     throw new ConfigError([
-      `${where}: cannot be read (${codeOf(error) ?? (error instanceof Error ? error.message : String(error))})`
+      `${where}: cannot be read ` +
+      `(${codeOf(error) ?? (error instanceof Error ? error.message : String(error))})`
     ])
   }
   let value: unknown

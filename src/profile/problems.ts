@@ -78,12 +78,19 @@ function words (
       const known = Object.keys((schema.properties as object | undefined) ?? {}).filter(
         (k) => k !== '$schema'
       )
-      return `unknown member${unknown.length === 1 ? '' : 's'} ${unknown.map((k) => `"${k}"`).join(', ')} (known here: ${known.join(', ')})`
+      const names = unknown.map((k) => `"${k}"`).join(', ')
+      const members = `member${unknown.length === 1 ? '' : 's'}`
+      return `unknown ${members} ${names} (known here: ${known.join(', ')})`
     }
-    case 'required':
-      return `is missing its member${((params.requiredProperties as string[] | undefined) ?? []).length === 1 ? '' : 's'} ${((params.requiredProperties as string[] | undefined) ?? []).map((k) => `"${k}"`).join(', ')}`
-    case 'enum':
-      return `must be one of ${((params.allowedValues as unknown[] | undefined) ?? []).map((v) => JSON.stringify(v)).join(', ')}`
+    case 'required': {
+      const missing = (params.requiredProperties as string[] | undefined) ?? []
+      const names = missing.map((k) => `"${k}"`).join(', ')
+      return `is missing its member${missing.length === 1 ? '' : 's'} ${names}`
+    }
+    case 'enum': {
+      const allowed = (params.allowedValues as unknown[] | undefined) ?? []
+      return `must be one of ${allowed.map((v) => JSON.stringify(v)).join(', ')}`
+    }
     case 'type':
       return `must be ${TYPE_WORDS[String(params.type)] ?? String(params.type)}${described(schema)}`
     case 'anyOf':

@@ -39,9 +39,11 @@ const TIME_ZONE = '^[+-](0\\d|1[0-4]):[0-5]\\d$'
 export const PATTERN_FORMS: Readonly<Record<string, string>> = {
   [HEADER_NAME]: "a header name: letters, digits and !#$%&'*+.^_`|~- (no spaces or colons)",
   [PREFIX]:
-    'an address prefix such as /V1/NLE/INT/AUTH: segments each after a /, no / at the end (or empty)',
+    'an address prefix such as /V1/NLE/INT/AUTH: segments each after a /, no / at the end (or ' +
+    'empty)',
   [PATH]:
-    'an address path such as noblbc20/{npwp}: segments and {placeholders} between /, no / at the start, no ? or # (parameters without a placeholder go in the query string)',
+    'an address path such as noblbc20/{npwp}: segments and {placeholders} between /, no / at the ' +
+    'start, no ? or # (parameters without a placeholder go in the query string)',
   [FIELD_PATH]: 'a member name, or a dotted path such as item.access_token',
   [PARAM_NAME]: "a parameter name: letters, digits and ._~!$&'()*+,;=:@-",
   [LOGIN_PATH]: 'an address path such as /auth/login: segments each after a /',
@@ -87,7 +89,8 @@ export const FailureSchema = Type.Object(
   {
     statusField: Type.Optional(
       FieldPath(
-        'A member of the answer holding its status: an answer where it is present and its value is none of `successValues` is a failure'
+        'A member of the answer holding its status: an answer where it is present and its value ' +
+        'is none of `successValues` is a failure'
       )
     ),
     successValues: Type.Optional(
@@ -96,18 +99,21 @@ export const FailureSchema = Type.Object(
         maxItems: 16,
         uniqueItems: true,
         description:
-          'The values of `statusField` that mean success, compared without letter case and surrounding spaces (default: `success`)'
+          'The values of `statusField` that mean success, compared without letter case and ' +
+          'surrounding spaces (default: `success`)'
       })
     ),
     statusCodeField: Type.Optional(
       FieldPath(
-        'A member holding the HTTP status of the failure: a 200 reporting failure is then answered as that status would be'
+        'A member holding the HTTP status of the failure: a 200 reporting failure is then ' +
+        'answered as that status would be'
       )
     ),
     messageWithoutData: Type.Optional(
       Type.Boolean({
         description:
-          'true: an answer without its data (no list for a list operation, no identity fields for a record) that carries an error text (`errorFields`) is a failure'
+          'true: an answer without its data (no list for a list operation, no identity fields ' +
+          'for a record) that carries an error text (`errorFields`) is a failure'
       })
     ),
     codes: Type.Optional(
@@ -130,7 +136,8 @@ export const FailureSchema = Type.Object(
         {
           maxItems: 32,
           description:
-            'Which code a failure is answered as, by its text (when `statusCodeField` gives no status)'
+            'Which code a failure is answered as, by its text (when `statusCodeField` gives no ' +
+            'status)'
         }
       )
     ),
@@ -141,7 +148,8 @@ export const FailureSchema = Type.Object(
   {
     additionalProperties: false,
     description:
-      'How a 2xx answer that reports a failure is recognised, and what it is answered as. Without it, a 2xx answer is never a failure'
+      'How a 2xx answer that reports a failure is recognised, and what it is answered as. ' +
+      'Without it, a 2xx answer is never a failure'
   }
 )
 
@@ -155,7 +163,8 @@ const settings = {
       ],
       {
         description:
-          'The name of the header that carries the API key, or several names: the key is sent under each'
+          'The name of the header that carries the API key, or several names: the key is sent ' +
+          'under each'
       }
     )
   ),
@@ -174,14 +183,17 @@ const settings = {
       minLength: 1,
       maxLength: 200,
       description:
-        'Where the data is in the answer: the member holding the list (or the record), or `*` for the answer itself when it is an array, else its only array-valued member. In `defaults`, only for the operations that answer a list'
+        'Where the data is in the answer: the member holding the list (or the record), or `*` ' +
+        'for the answer itself when it is an array, else its only array-valued member. In ' +
+        '`defaults`, only for the operations that answer a list'
     })
   ),
   dateSent: Type.Optional(Type.Enum(DATE_SENT, { description: 'The form dates are sent in' })),
   dateAnswered: Type.Optional(
     Type.Enum(DATE_ANSWERED, {
       description:
-        'The form of the days the hub answers with a time of day (bill of lading and declaration dates): with the time (`YYYY-MM-DD HH:MM:SS.S`), or the day alone'
+        'The form of the days the hub answers with a time of day (bill of lading and declaration ' +
+        'dates): with the time (`YYYY-MM-DD HH:MM:SS.S`), or the day alone'
     })
   ),
   errorFields: Type.Optional(
@@ -237,7 +249,9 @@ export const SettingsSchema = Type.Object(settings, {
 const SERVICE_WORDS =
   'Which address it is under: {hub_url} (UPSTREAM_HUB_URL) or {base_url} (UPSTREAM_BASE_URL)'
 const PATH_WORDS =
-  'Its address after the prefix, a `{placeholder}` for each parameter sent in the path, by its hub name, a whole segment each: the placeholders fix their order; the other parameters go in the query string'
+  'Its address after the prefix, a `{placeholder}` for each parameter sent in the path, by its ' +
+  'hub name, a whole segment each: the placeholders fix their order; the other parameters go in ' +
+  'the query string'
 
 /** Where an operation's address is; with the settings, an operation's entry. */
 const address = {
@@ -274,7 +288,10 @@ function operationSchema (op: HubOperation): TSchema {
     ),
     {
       additionalProperties: false,
-      description: `The parameters it takes, by the gateway's name, each with the hub's: of ${names.join(', ')}. Given, it replaces the default set (${op.params.map((p) => `${p.name}: ${p.upstream}`).join(', ') || 'none'}); the route then takes exactly these`
+      description: 'The parameters it takes, by the gateway\'s name, each with the hub\'s: of ' +
+        `${names.join(', ')}. Given, it replaces the default set ` +
+        `(${op.params.map((p) => `${p.name}: ${p.upstream}`).join(', ') || 'none'}); the route ` +
+        'then takes exactly these'
     }
   )
   return Type.Object(
@@ -432,13 +449,15 @@ function profileSchema<O extends TSchema> (operations: O) {
           pattern: '^[A-Za-z0-9-]*$',
           maxLength: 32,
           description:
-            'The scheme put before an access token the gateway got by logging in (`Bearer`); empty: the token alone'
+            'The scheme put before an access token the gateway got by logging in (`Bearer`); ' +
+            'empty: the token alone'
         })
       ),
       stringValues: Type.Optional(
         Type.Boolean({
           description:
-            'true: the hub sends numbers and flags as strings (the gateway reads them per the item spec either way, and counts them)'
+            'true: the hub sends numbers and flags as strings (the gateway reads them per the ' +
+            'item spec either way, and counts them)'
         })
       ),
       login: Type.Optional(loginSchema),
@@ -450,7 +469,8 @@ function profileSchema<O extends TSchema> (operations: O) {
       additionalProperties: false,
       title: 'Hub profile',
       description:
-        'How a variant of the customs hub addresses, authenticates and answers the operations the gateway calls'
+        'How a variant of the customs hub addresses, authenticates and answers the operations ' +
+        'the gateway calls'
     }
   )
 }

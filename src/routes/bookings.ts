@@ -15,7 +15,10 @@ export const OfferBodySchema = Type.Object(
       minLength: 1,
       maxLength: 64,
       description:
-        'Sequence number of the offer (upstream `idServiceOrder`): 1 to 64 characters, neither blank nor with spaces before or after it; no control characters (tab and line breaks included), line or paragraph separators, format characters (bidi controls, zero-width characters, BOM) or unpaired surrogates',
+        'Sequence number of the offer (upstream `idServiceOrder`): 1 to 64 characters, neither ' +
+        'blank nor with spaces before or after it; no control characters (tab and line breaks ' +
+        'included), line or paragraph separators, format characters (bidi controls, zero-width ' +
+        'characters, BOM) or unpaired surrogates',
       examples: [EXAMPLES.serviceOrderId]
     }),
     price: Type.Number({
@@ -27,7 +30,11 @@ export const OfferBodySchema = Type.Object(
     }),
     offeredAt: Type.String({
       format: 'date-time',
-      description: `When the offer was made, ISO 8601 with offset; sent as the hub's local \`YYYY-MM-DD HH:MM:SS\` (upstream \`waktuPenawaran\`). A real date and time in the years ${BL_DATE_YEARS.first} to ${BL_DATE_YEARS.last}, in the hub's local time too; seconds 00 to 59 (a leap second, \`23:59:60\`, is refused); fractions of a second are dropped`,
+      description: 'When the offer was made, ISO 8601 with offset; sent as the hub\'s local ' +
+        '`YYYY-MM-DD HH:MM:SS` (upstream `waktuPenawaran`). A real date and time in the ' +
+        `years ${BL_DATE_YEARS.first} to ${BL_DATE_YEARS.last}, in the hub's local time too; ` +
+        'seconds 00 to 59 (a leap second, `23:59:60`, is refused); fractions of a second are ' +
+        'dropped',
       examples: ['2024-03-01T08:15:00+07:00']
     })
   },
@@ -45,7 +52,10 @@ export const BookedBodySchema = Type.Object(
         format: 'text',
         maxLength: 500,
         description:
-          'Booking note (upstream `booking_note`); empty when left out. One line of at most 500 characters: no line breaks, tabs or other control characters, line or paragraph separators, format characters (bidi controls, zero-width characters, BOM) or unpaired surrogates',
+          'Booking note (upstream `booking_note`); empty when left out. One line of at most 500 ' +
+          'characters: no line breaks, tabs or other control characters, line or paragraph ' +
+          'separators, format characters (bidi controls, zero-width characters, BOM) or unpaired ' +
+          'surrogates',
         examples: ['Truck B 1234 XYZ, pickup 08:00']
       })
     )

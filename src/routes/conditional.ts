@@ -26,8 +26,10 @@ export const ConditionalHeadersSchema = Type.Object({
       format: 'text',
       maxLength: 1024,
       description:
-        "The `ETag` of an answer you hold (or several, comma-separated, or `*`): when the answer's data is still the same, " +
-        'the answer is 304 Not Modified without a body. A fresh cached answer makes no hub call for it; with `cache-control: no-cache` ' +
+        'The `ETag` of an answer you hold (or several, comma-separated, or `*`): when the ' +
+        "answer's data is still the same, " +
+        'the answer is 304 Not Modified without a body. A fresh cached answer makes no hub call ' +
+        'for it; with `cache-control: no-cache` ' +
         'the hub is asked afresh and its answer compared.'
     })
   )
@@ -37,7 +39,8 @@ const ETAG_HEADER = {
   etag: {
     type: 'string',
     description:
-      "Strong entity tag of the answer's `data` (`meta` is not part of it): send it back in `If-None-Match` to be answered 304 while the data is the same"
+      "Strong entity tag of the answer's `data` (`meta` is not part of it): send it back in " +
+      '`If-None-Match` to be answered 304 while the data is the same'
   }
 }
 
@@ -48,7 +51,8 @@ export function conditionalResponses (ok: TSchema): Record<number, unknown> {
     304: {
       type: 'null',
       description:
-        "Not Modified: the answer's data is the one `If-None-Match` named. No body; `ETag`, `cache-control` and `age` as a 200 would have them.",
+        "Not Modified: the answer's data is the one `If-None-Match` named. No body; `ETag`, " +
+        '`cache-control` and `age` as a 200 would have them.',
       headers: ETAG_HEADER
     }
   }

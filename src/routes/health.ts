@@ -21,7 +21,8 @@ function circuitsOf (service: 'hub' | 'base', address: string) {
       ops.map((op) => [
         op.id,
         Type.Enum(CIRCUIT_STATES, {
-          description: `Circuit of \`${op.id}\`: open while the gateway answers it with UPSTREAM_UNAVAILABLE at once`
+          description: `Circuit of \`${op.id}\`: open while the gateway answers it with ` +
+            'UPSTREAM_UNAVAILABLE at once'
         })
       ])
     ),
@@ -50,19 +51,26 @@ const ReadySchema = dataEnvelope(
           source: Type.String({ description: '`built-in`, or the file name of the profile' }),
           digest: Type.String({
             description:
-              'A short hash of what the profile in force makes the gateway do: replicas with the same digest call the hub alike'
+              'A short hash of what the profile in force makes the gateway do: replicas with the ' +
+              'same digest call the hub alike'
           })
         },
         {
           additionalProperties: false,
           description:
-            'The hub profile in force: how the gateway addresses, authenticates and reads the hub (the start-up log shows it whole)'
+            'The hub profile in force: how the gateway addresses, authenticates and reads the ' +
+            'hub (the start-up log shows it whole)'
         }
       ),
       redis: Type.Optional(
         Type.Enum(['up', 'down', 'refusing-writes'], {
           description:
-            'Present when the gateway runs as replicas sharing a Redis: whether that Redis answers (`up`, `down`), or answers but refuses to store anything (`refusing-writes`: out of memory under noeviction, a replica left behind by a failover). Neither makes the gateway unready: each use of Redis degrades instead (writes with an Idempotency-Key are refused with 503 IDEMPOTENCY_UNAVAILABLE), and the gateway reconnects by itself'
+            'Present when the gateway runs as replicas sharing a Redis: whether that Redis ' +
+            'answers (`up`, `down`), or answers but refuses to store anything ' +
+            '(`refusing-writes`: out of memory under noeviction, a replica left behind by a ' +
+            'failover). Neither makes the gateway unready: each use of Redis degrades instead ' +
+            '(writes with an Idempotency-Key are refused with 503 IDEMPOTENCY_UNAVAILABLE), and ' +
+            'the gateway reconnects by itself'
         })
       )
     },
@@ -75,7 +83,8 @@ const ReadySchema = dataEnvelope(
 const METRICS_EXAMPLE = [
   '# HELP gateway_http_requests_total Requests answered, by method, route template and status code',
   '# TYPE gateway_http_requests_total counter',
-  'gateway_http_requests_total{method="GET",route="/v1/customs/bc20/bills-of-lading",status_code="200"} 42',
+  'gateway_http_requests_total{method="GET",' +
+    'route="/v1/customs/bc20/bills-of-lading",status_code="200"} 42',
   '# HELP gateway_upstream_requests_total Hub calls, by operation and outcome',
   '# TYPE gateway_upstream_requests_total counter',
   'gateway_upstream_requests_total{operation="noblbc20",outcome="ok"} 40',
@@ -116,7 +125,11 @@ export default async function healthRoutes (
         summary: 'Readiness',
         operationId: 'getHealthReady',
         description:
-          'Ready once configuration is loaded and every plugin started; 503 SHUTTING_DOWN while closing. Shows the circuit of every hub operation and the hub profile in force. An open circuit does not make the gateway unready: it still answers, fast, from cache or with UPSTREAM_UNAVAILABLE. Nor does an outage of the Redis that replicas share: `data.redis` reports it.',
+          'Ready once configuration is loaded and every plugin started; 503 SHUTTING_DOWN while ' +
+          'closing. Shows the circuit of every hub operation and the hub profile in force. An ' +
+          'open circuit does not make the gateway unready: it still answers, fast, from cache or ' +
+          'with UPSTREAM_UNAVAILABLE. Nor does an outage of the Redis that replicas share: ' +
+          '`data.redis` reports it.',
         // Load shedding spares only liveness and the metrics (plugins/pressure.ts).
         response: {
           200: ReadySchema,
@@ -126,7 +139,9 @@ export default async function healthRoutes (
     },
     async () => {
       const upstreams: Record<'hub' | 'base', Record<string, string>> = { hub: {}, base: {} }
-      for (const { upstream, operation, state } of app.hub.circuits()) { upstreams[upstream][operation] = state }
+      for (const { upstream, operation, state } of app.hub.circuits()) {
+        upstreams[upstream][operation] = state
+      }
       const redis = app.state.redis?.health()
       return {
         data: {
@@ -152,7 +167,11 @@ export default async function healthRoutes (
         summary: 'Prometheus metrics',
         operationId: 'getMetrics',
         description:
-          'Prometheus text format: requests by route template and status code, hub calls by operation and outcome, latency histograms, circuit states, the lookup cache, idempotency keys and replays, event sockets, rate-limited requests per client, hub logins, hub answers read by the slow path (gateway_upstream_slow_path_total), process metrics. Not served here when the deployment serves metrics on a separate port.',
+          'Prometheus text format: requests by route template and status code, hub calls by ' +
+          'operation and outcome, latency histograms, circuit states, the lookup cache, ' +
+          'idempotency keys and replays, event sockets, rate-limited requests per client, hub ' +
+          'logins, hub answers read by the slow path (gateway_upstream_slow_path_total), process ' +
+          'metrics. Not served here when the deployment serves metrics on a separate port.',
         response: {
           200: {
             description: 'Prometheus text exposition',

@@ -94,8 +94,8 @@ export default async function shipmentRoutes (app: FastifyInstance) {
     '/v1/shipments/:blNo',
     {
       config: {
-        // The answer is customs data and SP2 data: a client needs both scopes, as it would to ask for
-        // each part.
+        // The answer is customs data and SP2 data: a client needs both scopes, as it would to ask
+        // for each part.
         scope: ['customs:read', 'sp2:read'],
         hubOperations: [DECLARATIONS, ...CONTAINER_LISTS.map((op) => op.id), SP2_DOCUMENTS]
       },
@@ -104,13 +104,19 @@ export default async function shipmentRoutes (app: FastifyInstance) {
         summary: 'One shipment: declarations, containers and SP2 documents of a bill of lading',
         operationId: 'getShipmentByBlNo',
         description:
-          'What a page showing one shipment needs, in one call: the BC 2.0 declarations filed against the bill of lading, ' +
-          "its containers in the container list of its customs document type, and the cargo owner's SP2 documents of the BL with their " +
-          'containers and gate passes. The hub lookups are made at once (as many as the client may have in flight) ' +
+          'What a page showing one shipment needs, in one call: the BC 2.0 declarations filed ' +
+          'against the bill of lading, ' +
+          'its containers in the container list of its customs document type, and the cargo ' +
+          "owner's SP2 documents of the BL with their " +
+          'containers and gate passes. The hub lookups are made at once (as many as the client ' +
+          'may have in flight) ' +
           'and cached as the lookups are. A source that fails is reported in `meta.sources` ' +
-          '(and `meta.complete` is false) and its part of `data` is null, while the others are answered; only when every source asked ' +
-          'fails is the answer an error (that of the first). A document type without a container lookup (BC 1.6) has `containers: null` ' +
-          'and a source of status `none`. `documentType` is the `documentType` of the BL in `GET /v1/taxpayers/{npwp}/bills-of-lading`.',
+          '(and `meta.complete` is false) and its part of `data` is null, while the others are ' +
+          'answered; only when every source asked ' +
+          'fails is the answer an error (that of the first). A document type without a container ' +
+          'lookup (BC 1.6) has `containers: null` ' +
+          'and a source of status `none`. `documentType` is the `documentType` of the BL in `GET ' +
+          '/v1/taxpayers/{npwp}/bills-of-lading`.',
         params: Type.Object({ blNo: param('blNo') }, { additionalProperties: false }),
         querystring: Type.Object(
           {

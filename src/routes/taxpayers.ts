@@ -23,8 +23,10 @@ export default async function taxpayerRoutes (app: FastifyInstance) {
         summary: 'All bills of lading of a taxpayer',
         operationId: 'getTaxpayerBillsOfLading',
         description:
-          'Asks the BC 1.6, BC 2.0 and BC 2.3 lists at once and merges them, each entry tagged with its `documentType`. ' +
-          'A source that fails is reported in `meta.sources` (and `meta.complete` is false) while the others are returned; ' +
+          'Asks the BC 1.6, BC 2.0 and BC 2.3 lists at once and merges them, each entry tagged ' +
+          'with its `documentType`. ' +
+          'A source that fails is reported in `meta.sources` (and `meta.complete` is false) ' +
+          'while the others are returned; ' +
           'only when every source fails is the answer an error (that of the first source).',
         params: Type.Object({ npwp: paramSchema('npwp') }, { additionalProperties: false }),
         headers: ConditionalHeadersSchema,

@@ -40,9 +40,15 @@ export function postOffer (ctx: OperationContext): Answer {
     named === undefined || check.value.idRequestBooking !== undefined
       ? check.value
       : { ...check.value, idRequestBooking: named }
-  if (named !== undefined && body.idRequestBooking !== named) { return message(400, 'Field idRequestBooking tidak sesuai') }
+  if (named !== undefined && body.idRequestBooking !== named) {
+    return message(400, 'Field ' +
+    'idRequestBooking tidak sesuai')
+  }
   for (const field of ['idRequestBooking', 'idPlatform', 'idServiceOrder'] as const) {
-    if (!nonEmptyString(body[field])) { return message(400, `Field ${field} wajib diisi dan berupa string`) }
+    if (!nonEmptyString(body[field])) {
+      return message(400, `Field ${field} wajib diisi dan ` +
+      'berupa string')
+    }
   }
   const price = body.hargaPenawaran
   if (typeof price !== 'number' || !Number.isFinite(price) || price <= 0) {
@@ -50,7 +56,10 @@ export function postOffer (ctx: OperationContext): Answer {
   }
   for (const field of ['waktuPenawaran', 'timestamp'] as const) {
     const value = body[field]
-    if (typeof value !== 'string' || !DATETIME.test(value)) { return message(400, `Field ${field} harus berformat YYYY-MM-DD HH:MM:SS`) }
+    if (typeof value !== 'string' || !DATETIME.test(value)) {
+      return message(400, 'Field ' +
+      `${field} harus berformat YYYY-MM-DD HH:MM:SS`)
+    }
   }
   if (body.idPlatform !== ctx.config.platformId) return message(400, 'idPlatform tidak terdaftar')
   const id = body.idRequestBooking as string
@@ -69,7 +78,10 @@ export function postBooked (ctx: OperationContext): Answer {
   const body = check.value
   const booked = body.isBooked
   if (booked !== 0 && booked !== 1) return message(400, 'Field isBooked wajib berupa 0 atau 1')
-  if (typeof body.booking_note !== 'string') { return message(400, 'Field booking_note wajib berupa string') }
+  if (typeof body.booking_note !== 'string') {
+    return message(400, 'Field booking_note wajib ' +
+    'berupa string')
+  }
   const id = ctx.values.bookingRequestId ?? ''
   if (!ctx.dataset.bookingRequestIds.includes(id)) return message(404, UNKNOWN_BOOKING)
   return json(200, {

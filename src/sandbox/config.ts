@@ -41,7 +41,10 @@ export interface SandboxConfig {
 
 export function nonNegative (value: number | undefined, fallback: number, name: string): number {
   if (value === undefined) return fallback
-  if (!Number.isFinite(value) || value < 0) { throw new TypeError(`sandbox option ${name} must be a non-negative number`) }
+  if (!Number.isFinite(value) || value < 0) {
+    throw new TypeError(`sandbox option ${name} must ` +
+    'be a non-negative number')
+  }
   return value
 }
 
@@ -52,7 +55,10 @@ export function nonNegative (value: number | undefined, fallback: number, name: 
 function pathOption (value: string | undefined, fallback: string, name: string): string {
   if (value === undefined) return fallback
   const bare = value.replace(/\/+$/, '')
-  if (!bare.startsWith('/') || /[?#\s]/.test(bare)) { throw new TypeError(`sandbox option ${name} must be an absolute path without query or spaces`) }
+  if (!bare.startsWith('/') || /[?#\s]/.test(bare)) {
+    throw new TypeError('sandbox option ' +
+    `${name} must be an absolute path without query or spaces`)
+  }
   return bare
 }
 
@@ -63,11 +69,15 @@ function pathOption (value: string | undefined, fallback: string, name: string):
 export function resolveOptions (options: SandboxOptions = {}, profiled = false): SandboxConfig {
   if (profiled && (options.apiKeyHeader !== undefined || options.pathSegment !== undefined)) {
     throw new TypeError(
-      'sandbox options apiKeyHeader and pathSegment do not go with a profile: the profile names the headers and the addresses'
+      'sandbox options apiKeyHeader and pathSegment do not go with a profile: the profile names ' +
+      'the headers and the addresses'
     )
   }
   const pathSegment = options.pathSegment ?? DEFAULT_PATH_SEGMENT
-  if (pathSegment === '' || pathSegment.includes('/')) { throw new TypeError('sandbox option pathSegment must be one non-empty path segment') }
+  if (pathSegment === '' || pathSegment.includes('/')) {
+    throw new TypeError('sandbox option ' +
+    'pathSegment must be one non-empty path segment')
+  }
   return {
     host: options.host ?? DEFAULT_HOST,
     port: nonNegative(options.port, 0, 'port'),

@@ -207,7 +207,9 @@ export function createDataset (segment: string = DEFAULT_PATH_SEGMENT): Dataset 
         let sppb = { no: `${rng.digits(6)}/KPU.01/2024`, date: addDays(bl.blDate, rng.int(2, 4)) }
         if (kind === 'bc20') {
           const count = showcase ? 2 : 1
-          for (let i = 0; i < count; i++) { declarations.push(makeDeclaration(rng, registry, taxpayer, bl)) }
+          for (let i = 0; i < count; i++) {
+            declarations.push(makeDeclaration(rng, registry, taxpayer, bl))
+          }
           const first = declarations[declarations.length - count]
           if (first !== undefined) sppb = { no: first.no_sppb, date: first.tgl_sppb.slice(0, 10) }
         }

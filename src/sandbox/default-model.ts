@@ -49,15 +49,26 @@ export function defaultModel (config: SandboxConfig): HubModel {
      * 401 when a header the operation requires is missing or wrong (docs/hub.md#authentication).
      */
     authenticate (operation: Operation, headers: Headers): Answer | undefined {
-      if (operation.auth.apiKey && headers[config.apiKeyHeader] !== config.apiKey) { return message(401, 'Invalid API key') }
-      if (operation.auth.token && !config.tokens.accepts(headers.authorization)) { return message(401, 'Unauthorized') }
+      if (operation.auth.apiKey && headers[config.apiKeyHeader] !== config.apiKey) {
+        return message(401, 'Invalid ' +
+        'API key')
+      }
+      if (operation.auth.token && !config.tokens.accepts(headers.authorization)) {
+        return message(401, 'Unauthorized')
+      }
       return undefined
     },
     validate ({ operation, params }) {
       for (const param of operation.params) {
         const value = params[param.name]
-        if (value === undefined || value === '') { return message(400, `Parameter ${param.name} wajib diisi`) }
-        if (param.format === 'date' && !/^\d{8}$/.test(value)) { return message(400, `Parameter ${param.name} harus berformat YYYYMMDD`) }
+        if (value === undefined || value === '') {
+          return message(400, `Parameter ${param.name} ` +
+          'wajib diisi')
+        }
+        if (param.format === 'date' && !/^\d{8}$/.test(value)) {
+          return message(400, 'Parameter ' +
+          `${param.name} harus berformat YYYYMMDD`)
+        }
       }
       return undefined
     },

@@ -37,7 +37,9 @@ function reported (
   const entries: Array<readonly [string, unknown]> = []
   if (status !== undefined) entries.push([form.status, status])
   if (field !== undefined) entries.push([form[field], text])
-  if (form.code !== undefined) { entries.push([form.code, form.strings === true ? String(code) : code]) }
+  if (form.code !== undefined) {
+    entries.push([form.code, form.strings === true ? String(code) : code])
+  }
   return json(200, withMembers(entries))
 }
 
@@ -51,7 +53,11 @@ const html = (status: number, title: string, text: string): Answer => ({
   kind: 'raw',
   status,
   contentType: HTML_TYPE,
-  text: `<!DOCTYPE html>\n<html>\n<head><title>${title}</title></head>\n<body>\n<center><h1>${title}</h1></center>\n<p>${text}</p>\n<hr><center>nginx</center>\n</body>\n</html>\n`
+  text:
+    '<!DOCTYPE html>\n<html>\n' +
+    `<head><title>${title}</title></head>\n` +
+    `<body>\n<center><h1>${title}</h1></center>\n<p>${text}</p>\n` +
+    '<hr><center>nginx</center>\n</body>\n</html>\n'
 })
 
 /** The normal shape with nothing in it. */
@@ -76,7 +82,9 @@ function drifted (normal: Answer, shape: Shape): unknown {
         : undefined
     return { [shape.driftKey]: Array.isArray(list) ? list : [] }
   }
-  if (shape.kind === 'wrapped') { return { data: typeof body === 'object' && body !== null ? Object.values(body)[0] : {} } }
+  if (shape.kind === 'wrapped') {
+    return { data: typeof body === 'object' && body !== null ? Object.values(body)[0] : {} }
+  }
   return { data: body }
 }
 

@@ -81,7 +81,9 @@ export function magicValue (fault: FaultName, form: MagicForm = 'text'): string 
 export function * stringsOf (value: unknown): Generator<string> {
   if (typeof value === 'string') yield value
   else if (Array.isArray(value)) for (const item of value) yield * stringsOf(item)
-  else if (typeof value === 'object' && value !== null) { for (const item of Object.values(value)) yield * stringsOf(item) }
+  else if (typeof value === 'object' && value !== null) {
+    for (const item of Object.values(value)) yield * stringsOf(item)
+  }
 }
 
 /** The first magic value among values, in order. */

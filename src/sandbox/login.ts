@@ -79,11 +79,17 @@ export function authDecision (
   })
   if (method !== 'POST') return decision(message(405, 'Method Not Allowed', { allow: 'POST' }))
   if (operation === 'refresh') {
-    if (!config.tokens.redeemRefresh(headers.authorization)) { return decision(refusal(config, 401, 'Refresh token tidak valid atau kedaluwarsa')) }
+    if (!config.tokens.redeemRefresh(headers.authorization)) {
+      return decision(refusal(config, 401, 'Refresh ' +
+      'token tidak valid atau kedaluwarsa'))
+    }
     return decision(issued(config, 'Token berhasil diperbarui'))
   }
   const value =
     body.kind === 'json' ? (body.value as { username?: unknown; password?: unknown } | null) : null
-  if (value?.username !== SANDBOX_USERNAME || value.password !== SANDBOX_PASSWORD) { return decision(refusal(config, 401, 'Login gagal')) }
+  if (value?.username !== SANDBOX_USERNAME || value.password !== SANDBOX_PASSWORD) {
+    return decision(refusal(config, 401, 'Login ' +
+    'gagal'))
+  }
   return decision(issued(config, 'Login berhasil'))
 }

@@ -37,7 +37,10 @@ const sandbox = await startSandbox({
   ...(profile === undefined ? {} : { profile })
 }).catch((error: unknown) => {
   if (!(error instanceof ProfileError)) throw error
-  for (const problem of error.problems) { console.error(`config error: SANDBOX_PROFILE (${profile ?? ''}) ${problem}`) }
+  for (const problem of error.problems) {
+    console.error('config error: SANDBOX_PROFILE ' +
+    `(${profile ?? ''}) ${problem}`)
+  }
   process.exit(1)
 })
 

@@ -209,7 +209,10 @@ function loginProblems (login: ProfileLogin | undefined): string[] {
     .filter((field) => login[field] !== undefined && login[field] !== fields[field])
     .map(
       (field) =>
-        `$.login.${field}: the sandbox's login answers ${form === 'envelope' ? 'in the envelope' : 'plainly'}, with it at ${fields[field]} (its answers: ${Object.values(LOGIN_FORMS.plain).join(', ')}, or ${Object.values(LOGIN_FORMS.envelope).join(', ')})`
+        `$.login.${field}: the sandbox's login answers ` +
+        `${form === 'envelope' ? 'in the envelope' : 'plainly'}, with it at ${fields[field]} ` +
+        `(its answers: ${Object.values(LOGIN_FORMS.plain).join(', ')}, or ` +
+        `${Object.values(LOGIN_FORMS.envelope).join(', ')})`
     )
 }
 
@@ -230,14 +233,18 @@ export function playProblems (profile: HubProfile): string[] {
     for (const kind of Object.keys(entry.params ?? {})) {
       if (!(operation.accepts as readonly string[]).includes(kind)) {
         problems.push(
-          `${at}.params: the sandbox's ${name} does not read "${kind}" (it reads ${operation.accepts.join(', ')})`
+          `${at}.params: the sandbox's ${name} does not read "${kind}" (it reads ` +
+          `${operation.accepts.join(', ')})`
         )
       }
     }
     const names = hubNames(operation, entry)
     const hub = [...names.values()]
     for (const [i, value] of hub.entries()) {
-      if (hub.indexOf(value) !== i) { problems.push(`${at}.params: two parameters have the hub name "${value}"`) }
+      if (hub.indexOf(value) !== i) {
+        problems.push(`${at}.params: two parameters have the hub ` +
+        `name "${value}"`)
+      }
     }
     if (entry.path !== undefined) {
       const found = placeholders(entry.path)
@@ -245,7 +252,8 @@ export function playProblems (profile: HubProfile): string[] {
       for (const placeholder of found.names) {
         if (!hub.includes(placeholder)) {
           problems.push(
-            `${at}.path: {${placeholder}} names no parameter of this operation (its hub names: ${hub.join(', ') || 'none'})`
+            `${at}.path: {${placeholder}} names no parameter of this operation (its hub names: ` +
+            `${hub.join(', ') || 'none'})`
           )
         }
       }
@@ -285,7 +293,9 @@ export async function readProfile (source: string | object): Promise<HubProfile>
     }
   }
   const check = await schemaCheck()
-  if (!check(value)) { throw new ProfileError(label, [...new Set((check.errors ?? []).map(schemaProblem))]) }
+  if (!check(value)) {
+    throw new ProfileError(label, [...new Set((check.errors ?? []).map(schemaProblem))])
+  }
   const profile = value as HubProfile
   const problems = playProblems(profile)
   if (problems.length > 0) throw new ProfileError(label, problems)

@@ -248,7 +248,9 @@ export function profileModel (profile: HubProfile, config: SandboxConfig): HubMo
   const errorIn = (fields: readonly string[], answer: Answer): Answer => {
     if (answer.kind !== 'json' || answer.status < 400) return answer
     const body = answer.body
-    if (typeof body !== 'object' || body === null || Object.keys(body).join() !== 'message') { return answer }
+    if (typeof body !== 'object' || body === null || Object.keys(body).join() !== 'message') {
+      return answer
+    }
     const level = HUB_LEVEL.has(answer.status)
     const field = (level ? fields[0] : fields.at(-1)) ?? 'message'
     const text = answer.status === 500 ? WENT_WRONG : (body as { message: string }).message
@@ -299,8 +301,14 @@ export function profileModel (profile: HubProfile, config: SandboxConfig): HubMo
       const one = of(operation)
       for (const param of one.params) {
         const value = params[param.name]
-        if (value === undefined || value === '') { return message(400, `Parameter ${param.name} wajib diisi`) }
-        if (param.format === 'date' && !DATE_FORMS[one.dateSent].test(value)) { return message(400, `Parameter ${param.name} harus berformat ${one.dateSent}`) }
+        if (value === undefined || value === '') {
+          return message(400, `Parameter ${param.name} ` +
+          'wajib diisi')
+        }
+        if (param.format === 'date' && !DATE_FORMS[one.dateSent].test(value)) {
+          return message(400, 'Parameter ' +
+          `${param.name} harus berformat ${one.dateSent}`)
+        }
       }
       return undefined
     },
@@ -311,7 +319,9 @@ export function profileModel (profile: HubProfile, config: SandboxConfig): HubMo
       if (one.emptyIs404 && isEmptyList(operation, source)) return message(404, NOT_FOUND)
       const cached =
         typeof source === 'object' && source !== null ? rewritten.get(source) : undefined
-      if (cached !== undefined) { return { kind: 'json', status: answer.status, body: cached.body, text: cached.text } }
+      if (cached !== undefined) {
+        return { kind: 'json', status: answer.status, body: cached.body, text: cached.text }
+      }
       let body = rewrite(source, one, strings)
       if (one.answerKey !== undefined) {
         const data =
@@ -331,7 +341,9 @@ export function profileModel (profile: HubProfile, config: SandboxConfig): HubMo
         setMember(body as Record<string, unknown>, status, successWord(one.failure))
       }
       const out = { kind: 'json' as const, status: answer.status, body, text: JSON.stringify(body) }
-      if (typeof source === 'object' && source !== null && answer.text !== undefined) { rewritten.set(source, { body, text: out.text }) }
+      if (typeof source === 'object' && source !== null && answer.text !== undefined) {
+        rewritten.set(source, { body, text: out.text })
+      }
       return answer.headers === undefined ? out : { ...out, headers: answer.headers }
     },
     shape: (operation) => of(operation).shape,

@@ -44,7 +44,9 @@ export function matchRoute (
       if (parts.length < fixed.length || fixed.some((part, i) => parts[i] !== part)) continue
       const rest = parts.slice(fixed.length)
       if (rest.length > placeable) continue
-      if (best === undefined || fixed.length > best.length) { best = { operation, segments: rest, length: fixed.length } }
+      if (best === undefined || fixed.length > best.length) {
+        best = { operation, segments: rest, length: fixed.length }
+      }
     }
   }
   return best === undefined ? undefined : { operation: best.operation, segments: best.segments }

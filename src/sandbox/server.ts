@@ -213,7 +213,10 @@ export async function startSandbox (options?: SandboxOptions): Promise<Sandbox> 
     })
   })
   const address = server.address()
-  if (address === null || typeof address === 'string') { throw new Error('sandbox is not listening on TCP') }
+  if (address === null || typeof address === 'string') {
+    throw new Error('sandbox is not ' +
+    'listening on TCP')
+  }
 
   let closing: Promise<void> | undefined
   return {

@@ -30,7 +30,9 @@ export function cargoOwnerContainers ({ values, dataset }: OperationContext): An
   const found: CargoOwnerContainer[] = []
   for (const doc of documents) {
     for (const container of doc.container) {
-      if (container.container_no === values.containerNo) { found.push({ ...container, id_document_sp2: doc.id_document_sp2 }) }
+      if (container.container_no === values.containerNo) {
+        found.push({ ...container, id_document_sp2: doc.id_document_sp2 })
+      }
     }
   }
   return json(200, found)
@@ -50,10 +52,19 @@ export function finalize ({ body, values, dataset }: OperationContext): Answer {
     typeof value === 'object' && value !== null && 'id_document_sp2' in value
       ? value.id_document_sp2
       : undefined
-  if (values.sp2Id !== undefined && inBody !== undefined && inBody !== values.sp2Id) { return message(400, 'Parameter id_document_sp2 tidak sesuai') }
+  if (values.sp2Id !== undefined && inBody !== undefined && inBody !== values.sp2Id) {
+    return message(400, 'Parameter ' +
+    'id_document_sp2 tidak sesuai')
+  }
   const id = values.sp2Id ?? inBody
-  if (id === undefined || id === null || id === '') { return message(400, 'Parameter id_document_sp2 wajib diisi') }
-  if (typeof id !== 'string' || !UUID.test(id)) { return message(400, 'Parameter id_document_sp2 tidak valid') }
+  if (id === undefined || id === null || id === '') {
+    return message(400, 'Parameter ' +
+    'id_document_sp2 wajib diisi')
+  }
+  if (typeof id !== 'string' || !UUID.test(id)) {
+    return message(400, 'Parameter id_document_sp2 ' +
+    'tidak valid')
+  }
   const doc = dataset.findSp2(id)
   if (doc === undefined) return message(404, 'Dokumen SP2 tidak ditemukan')
   return json(200, {

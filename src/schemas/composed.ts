@@ -38,7 +38,9 @@ const SourceSchema = Type.Object(
     ...SourceOutcomeFields,
     status: Type.Enum(['ok', 'failed', 'none'], {
       description:
-        'Whether this source answered (`ok`), failed (`failed`: its part is null, `code` and `message` say why), or there is no such lookup for the document type (`none`: its part is null, `message` says why)'
+        'Whether this source answered (`ok`), failed (`failed`: its part is null, `code` and ' +
+        '`message` say why), or there is no such lookup for the document type (`none`: its part ' +
+        'is null, `message` says why)'
     }),
     message: Type.Optional(
       Type.String({ description: 'Error message of a failed source, or why a part has no lookup' })
@@ -49,7 +51,8 @@ const SourceSchema = Type.Object(
 
 function part (itemId: string, what: string): TSchema {
   return Type.Union([Type.Array(Type.Ref(itemId)), Type.Null()], {
-    description: `${what}; null when its source failed or there is no such lookup (see \`meta.sources\`), \`[]\` when the hub has none`
+    description: `${what}; null when its source failed or there is no such lookup (see ` +
+      '`meta.sources`), `[]` when the hub has none'
   })
 }
 
@@ -67,11 +70,14 @@ export const ShipmentSchema = Type.Object(
     ),
     containers: part(
       'CustomsContainer',
-      "The containers of the BL in the container list of its document type (`GET /v1/customs/{documentType}/containers`); a list the hub answers for a whole day (BC 2.0, 2.5, 2.7) is narrowed to this BL's entries"
+      'The containers of the BL in the container list of its document type (`GET ' +
+      '/v1/customs/{documentType}/containers`); a list the hub answers for a whole day (BC 2.0, ' +
+      "2.5, 2.7) is narrowed to this BL's entries"
     ),
     sp2Documents: part(
       'Sp2Document',
-      "The cargo owner's SP2 documents of the BL, each with its containers and their gate passes (`GET /v1/sp2/documents`)"
+      "The cargo owner's SP2 documents of the BL, each with its containers and their gate passes " +
+      '(`GET /v1/sp2/documents`)'
     )
   },
   {
@@ -118,7 +124,8 @@ export const TaxpayerBillOfLadingSchema = Type.Object(
   {
     $id: 'TaxpayerBillOfLading',
     title: 'Bill of lading of a taxpayer, tagged with its document type',
-    description: `A BL list entry (\`BillOfLading\`) with its \`documentType\`. Fields the hub sends beyond these are under \`${HUB_EXTRA}\`, present only when there are some.`,
+    description: 'A BL list entry (`BillOfLading`) with its `documentType`. Fields the hub ' +
+      `sends beyond these are under \`${HUB_EXTRA}\`, present only when there are some.`,
     additionalProperties: false
   }
 )

@@ -25,7 +25,8 @@ export const ErrorEnvelopeSchema = Type.Object(
     upstreamMessage: Type.Optional(
       Type.String({
         description:
-          "The hub's own message, as it wrote it, when it refused the request (a 4xx) with one: at most 500 characters, the gateway's credentials scrubbed out"
+          "The hub's own message, as it wrote it, when it refused the request (a 4xx) with one: " +
+          "at most 500 characters, the gateway's credentials scrubbed out"
       })
     ),
     details: Type.Optional(
@@ -34,18 +35,22 @@ export const ErrorEnvelopeSchema = Type.Object(
           {
             field: Type.String({
               description:
-                'Where the problem is: the part of the request (`path`, `query`, `body`, `header`), then the field, e.g. `query.npwp`, `path.sp2Id`, `body.price`, `header.idempotency-key`; `body` alone for the body as a whole'
+                'Where the problem is: the part of the request (`path`, `query`, `body`, ' +
+                '`header`), then the field, e.g. `query.npwp`, `path.sp2Id`, `body.price`, ' +
+                '`header.idempotency-key`; `body` alone for the body as a whole'
             }),
             rule: Type.String({
               description:
-                'The rule the value breaks, worded from the schema, e.g. `must be a number`, `is required`, `is given twice; give it once`'
+                'The rule the value breaks, worded from the schema, e.g. `must be a number`, `is ' +
+                'required`, `is given twice; give it once`'
             })
           },
           { additionalProperties: false }
         ),
         {
           maxItems: MAX_PROBLEMS,
-          description: `Validation problems (VALIDATION_FAILED): one per field and rule, path, query, body and headers together, at most ${MAX_PROBLEMS}`
+          description: 'Validation problems (VALIDATION_FAILED): one per field and rule, path, ' +
+            `query, body and headers together, at most ${MAX_PROBLEMS}`
         }
       )
     )

@@ -29,13 +29,15 @@ const BY_STATUS: Record<number, ErrorExample[]> = {
       code: 'VALIDATION_FAILED',
       perRoute: true,
       args: [
-        'query.npwp must be a taxpayer number of 15 or 16 digits (dots and dashes are allowed and ignored)'
+        'query.npwp must be a taxpayer number of 15 or 16 digits (dots and dashes are allowed ' +
+        'and ignored)'
       ],
       extras: {
         details: [
           {
             field: 'query.npwp',
-            rule: 'must be a taxpayer number of 15 or 16 digits (dots and dashes are allowed and ignored)'
+            rule: 'must be a taxpayer number of 15 or 16 digits (dots and dashes are allowed and ' +
+              'ignored)'
           }
         ]
       },
@@ -67,7 +69,8 @@ const BY_STATUS: Record<number, ErrorExample[]> = {
     {
       code: 'OUTCOME_UNKNOWN',
       summary:
-        'An earlier request with the Idempotency-Key may have reached the hub, and its answer was lost: not sent again'
+        'An earlier request with the Idempotency-Key may have reached the hub, and its answer ' +
+        'was lost: not sent again'
     }
   ],
   413: [{ code: 'PAYLOAD_TOO_LARGE', args: ['64 KiB'], summary: 'The body is over 64 KiB' }],
@@ -110,12 +113,14 @@ const BY_STATUS: Record<number, ErrorExample[]> = {
     {
       code: 'IDEMPOTENCY_UNAVAILABLE',
       summary:
-        'A write with an Idempotency-Key while the shared store is unreachable: nothing sent to the hub (retry-after: 2)'
+        'A write with an Idempotency-Key while the shared store is unreachable: nothing sent to ' +
+        'the hub (retry-after: 2)'
     },
     {
       code: 'EVENTS_UNAVAILABLE',
       summary:
-        'An event-stream ticket cannot be issued or checked while the shared store is unreachable (retry-after: 2)'
+        'An event-stream ticket cannot be issued or checked while the shared store is ' +
+        'unreachable (retry-after: 2)'
     },
     { code: 'SHUTTING_DOWN', summary: 'The gateway is closing (retry-after: 1)' }
   ],

@@ -34,7 +34,11 @@ export function EventIdSchema (description: string) {
 export const BookedEventSchema = Type.Object(
   {
     id: EventIdSchema(
-      "The event's position in the gateway's event log, `<ms>-<seq>`: the same on every socket and stream of every replica that delivers it, and ordered (a later event has a greater id: compare the milliseconds, then the sequence). A reader that comes back sends the last one it saw (`lastEventId`, `Last-Event-ID`) and gets what it missed; a client can drop a message whose id is not greater than the last it saw"
+      "The event's position in the gateway's event log, `<ms>-<seq>`: the same on every socket " +
+      'and stream of every replica that delivers it, and ordered (a later event has a greater ' +
+      'id: compare the milliseconds, then the sequence). A reader that comes back sends the last ' +
+      'one it saw (`lastEventId`, `Last-Event-ID`) and gets what it missed; a client can drop a ' +
+      'message whose id is not greater than the last it saw'
     ),
     type: Type.Literal('booking.booked', {
       description: 'What happened: a booking request was booked (or un-booked, `data.booked` false)'
@@ -62,7 +66,8 @@ export const BookedEventSchema = Type.Object(
     $id: 'BookedEvent',
     title: 'Booked notification',
     description:
-      'One JSON text message of `GET /v1/events` (the `data` of a `booking.booked` event of `GET /v1/events/stream`), sent after every successful booked POST',
+      'One JSON text message of `GET /v1/events` (the `data` of a `booking.booked` event of `GET ' +
+      '/v1/events/stream`), sent after every successful booked POST',
     additionalProperties: false,
     examples: [BOOKED_EVENT_EXAMPLE]
   }
@@ -85,8 +90,10 @@ export const StreamReloadSchema = Type.Object(
     id: EventIdSchema('Where the stream goes on from: the position to resume from next time'),
     reason: Type.Enum(['expired', 'lost', 'unavailable'], {
       description:
-        '`expired`: the id resumed from is older than the window the gateway keeps, or from a log since lost (a restart); ' +
-        '`lost`: events were lost here (published while the shared store was unreachable, past what a replica holds); `unavailable`: the log could not be read right now'
+        '`expired`: the id resumed from is older than the window the gateway keeps, or from a ' +
+        'log since lost (a restart); ' +
+        '`lost`: events were lost here (published while the shared store was unreachable, past ' +
+        'what a replica holds); `unavailable`: the log could not be read right now'
     }),
     lost: Type.Optional(
       Type.Integer({ minimum: 0, description: 'With `lost`: how many (0: unknown)' })
@@ -96,7 +103,8 @@ export const StreamReloadSchema = Type.Object(
     $id: 'StreamReload',
     title: 'Reload signal',
     description:
-      'Sent to a reader that resumes (a WebSocket with `lastEventId`, every event stream) instead of a silent gap',
+      'Sent to a reader that resumes (a WebSocket with `lastEventId`, every event stream) ' +
+      'instead of a silent gap',
     additionalProperties: false,
     examples: [STREAM_RELOAD_EXAMPLE]
   }
@@ -117,7 +125,8 @@ export const StreamPositionSchema = Type.Object(
     $id: 'StreamPosition',
     title: 'Position',
     description:
-      "Sent on connection and with the heartbeats when the position moved without an event for this reader (others' events), so that it resumes from there",
+      'Sent on connection and with the heartbeats when the position moved without an event for ' +
+      "this reader (others' events), so that it resumes from there",
     additionalProperties: false,
     examples: [{ type: 'stream.position', id: '1709255712345-0' }]
   }
@@ -134,7 +143,8 @@ export const TicketSchema = Type.Object(
     ticket: Type.String({
       pattern: TICKET_PATTERN,
       description:
-        'Opens one event stream: `GET /v1/events/stream?ticket=<ticket>`. Single-use; a secret until used'
+        'Opens one event stream: `GET /v1/events/stream?ticket=<ticket>`. Single-use; a secret ' +
+        'until used'
     }),
     expiresAt: Type.String({
       format: 'date-time',

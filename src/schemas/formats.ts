@@ -40,7 +40,9 @@ const REFUSED_KINDS: Array<[RegExp, string]> = [
 
 /** What the text rule refuses, in words. */
 export const REFUSED_CHARACTERS =
-  'control characters (tab and line breaks included), line or paragraph separators, format characters (bidi controls such as U+202E, zero-width characters, the BOM U+FEFF) or unpaired surrogates'
+  'control characters (tab and line breaks included), line or paragraph separators, format ' +
+  'characters (bidi controls such as U+202E, zero-width characters, the BOM U+FEFF) or unpaired ' +
+  'surrogates'
 
 /** `U+202E`, `U+E0041`. */
 function codePointName (codePoint: number): string {
@@ -75,7 +77,8 @@ export function textProblem (value: string): string | undefined {
   const found = refusedCharacter(value)
   return found === undefined
     ? undefined
-    : `must not contain ${REFUSED_CHARACTERS}: found ${found.name} (${found.kind}) at character ${found.at}`
+    : `must not contain ${REFUSED_CHARACTERS}: found ${found.name} (${found.kind}) at character ` +
+      `${found.at}`
 }
 
 /**
@@ -103,7 +106,10 @@ export function formatProblem (format: string, value: string): string | undefine
   }
   if (format === 'date-time') {
     const written = /^(\d{4})-\d{2}-\d{2}[Tt]\d{2}:\d{2}:(\d{2})/.exec(value)
-    if (written !== null && !inDateYears(Number(written[1]))) { return `must be in the years ${BL_DATE_YEARS.first} to ${BL_DATE_YEARS.last}` }
+    if (written !== null && !inDateYears(Number(written[1]))) {
+      return 'must be in the years ' +
+      `${BL_DATE_YEARS.first} to ${BL_DATE_YEARS.last}`
+    }
     if (written?.[2] === '60') return 'must not be a leap second: seconds are 00 to 59'
   }
   return undefined
@@ -131,7 +137,8 @@ export const BL_NO = patterned(
  */
 export const BL_NO_SEGMENT = patterned(
   '^[A-Za-z0-9][A-Za-z0-9.-]{0,34}$',
-  '1 to 35 characters: letters, digits, . and - (starting with a letter or digit; no /, since the hub takes it as a path segment)'
+  '1 to 35 characters: letters, digits, . and - (starting with a letter or digit; no /, since ' +
+  'the hub takes it as a path segment)'
 )
 export const PIB_NO = patterned(
   '^[A-Za-z0-9][A-Za-z0-9-]{0,29}$',
@@ -165,8 +172,10 @@ export function isBlDate (value: string): boolean {
  * digits. The route checks the hub's local time of it against the same years
  * (routes/bookings.ts), since that depends on the hub profile's timeZone.
  */
-const DATE_TIME =
-  /^(\d{4}-\d{2}-\d{2})[Tt]([01]\d|2[0-3]):[0-5]\d:[0-5]\d(?:\.\d{1,9})?(?:[Zz]|[+-](?:[01]\d|2[0-3]):[0-5]\d)$/
+const DATE_TIME = new RegExp(
+  '^(\\d{4}-\\d{2}-\\d{2})[Tt]([01]\\d|2[0-3]):[0-5]\\d:[0-5]\\d(?:\\.\\d{1,9})?' +
+  '(?:[Zz]|[+-](?:[01]\\d|2[0-3]):[0-5]\\d)$'
+)
 
 export function isDateTime (value: string): boolean {
   const match = DATE_TIME.exec(value)
@@ -204,7 +213,8 @@ export const FORMATS = {
   'bl-no': BL_NO,
   'bl-no-segment': BL_NO_SEGMENT,
   'bl-date': {
-    rule: `a real calendar date written YYYY-MM-DD, in the years ${BL_DATE_YEARS.first} to ${BL_DATE_YEARS.last}`,
+    rule: `a real calendar date written YYYY-MM-DD, in the years ${BL_DATE_YEARS.first} to ` +
+      `${BL_DATE_YEARS.last}`,
     validate: isBlDate
   },
   'pib-no': PIB_NO,
@@ -212,7 +222,8 @@ export const FORMATS = {
   'idempotency-key': IDEMPOTENCY_KEY,
   uuid: { rule: 'a UUID', validate: (value) => UUID.test(value) },
   identifier: {
-    rule: `an identifier: text without ${REFUSED_CHARACTERS}, neither blank nor with spaces before or after it`,
+    rule: `an identifier: text without ${REFUSED_CHARACTERS}, neither blank nor with spaces ` +
+      'before or after it',
     validate: isIdentifier
   },
   text: { rule: `text without ${REFUSED_CHARACTERS}`, validate: isText },
@@ -222,7 +233,9 @@ export const FORMATS = {
   password: { rule: `a secret without ${REFUSED_CHARACTERS}`, validate: isText },
   // A standard format, held to the gateway's stricter rule in requests (answers are not validated).
   'date-time': {
-    rule: `an ISO 8601 date-time with an offset, e.g. 2024-03-01T08:15:00+07:00: a real date and time in the years ${BL_DATE_YEARS.first} to ${BL_DATE_YEARS.last}, seconds 00 to 59 (no leap second)`,
+    rule: 'an ISO 8601 date-time with an offset, e.g. 2024-03-01T08:15:00+07:00: a real date and ' +
+      `time in the years ${BL_DATE_YEARS.first} to ${BL_DATE_YEARS.last}, seconds 00 to 59 (no ` +
+      'leap second)',
     validate: isDateTime
   },
   // Standard formats (ajv-formats), of answers only.
@@ -274,7 +287,9 @@ export function requestFormats (ajv: Ajv): Ajv {
     const check = format.validate
     // The text rule first, whatever else the format says (the patterned formats hold to it
     // already).
-    if (check !== undefined) { ajv.addFormat(name, { type: 'string', validate: (value) => isText(value) && check(value) }) }
+    if (check !== undefined) {
+      ajv.addFormat(name, { type: 'string', validate: (value) => isText(value) && check(value) })
+    }
   }
   ajv.removeKeyword('multipleOf')
   ajv.addKeyword({

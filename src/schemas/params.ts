@@ -33,7 +33,9 @@ export const PARAM_SCHEMAS: Record<ParamKind, TString> = {
   blDate: Type.String({
     format: 'bl-date',
     pattern: BL_DATE_PATTERN,
-    description: `Bill of lading date, \`YYYY-MM-DD\`, in the years ${BL_DATE_YEARS.first} to ${BL_DATE_YEARS.last}: the \`blDate\` of the bill of lading lists, the day in the hub's calendar`,
+    description: `Bill of lading date, \`YYYY-MM-DD\`, in the years ${BL_DATE_YEARS.first} to ` +
+      `${BL_DATE_YEARS.last}: the \`blDate\` of the bill of lading lists, the day in the hub's ` +
+      'calendar',
     examples: [EXAMPLES.blDate]
   }),
   containerNo: Type.String({

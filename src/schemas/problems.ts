@@ -75,7 +75,10 @@ function ruleOf (issue: AjvIssue, where: string): string {
     case 'additionalProperties':
       return where === 'body' ? 'is not a field of this body' : 'is not a parameter of this route'
     case 'type':
-      if (where === 'query' && Array.isArray(issue.data)) { return `is given ${times(issue.data.length)}; give it once` }
+      if (where === 'query' && Array.isArray(issue.data)) {
+        return 'is given ' +
+        `${times(issue.data.length)}; give it once`
+      }
       return typeRule(p.type)
     case 'format': {
       // A refused character, whatever the format (which one and where), a blank or padded
@@ -105,8 +108,10 @@ function ruleOf (issue: AjvIssue, where: string): string {
       return `must be less than ${String(p.limit)}`
     case 'multipleOf':
       return multipleRule(issue.schema)
-    case 'enum':
-      return `must be one of: ${(Array.isArray(p.allowedValues) ? p.allowedValues : []).map((v) => JSON.stringify(v)).join(', ')}`
+    case 'enum': {
+      const allowed = Array.isArray(p.allowedValues) ? p.allowedValues : []
+      return `must be one of: ${allowed.map((v) => JSON.stringify(v)).join(', ')}`
+    }
     case 'const':
       return `must be ${JSON.stringify(p.allowedValue)}`
     case 'minProperties':

@@ -62,7 +62,8 @@ function fieldSchema (field: FieldSpec): TSchema {
     return scalarSchema(
       field,
       SCALAR.date,
-      `${field.description}: the day in the hub's calendar, \`YYYY-MM-DD\`. Hub field: \`${field.upstream}\` (its date).`
+      `${field.description}: the day in the hub's calendar, \`YYYY-MM-DD\`. Hub field: ` +
+      `\`${field.upstream}\` (its date).`
     )
   }
   return scalarSchema(field, SCALAR[kind], description)
@@ -73,13 +74,15 @@ function dateTimeSchema (field: FieldSpec): TSchema {
   return scalarSchema(
     field,
     SCALAR.datetime,
-    `${field.description}, with the time of day the hub sends: ISO 8601 with the hub's offset. Hub field: \`${field.upstream}\`.`
+    `${field.description}, with the time of day the hub sends: ISO 8601 with the hub's offset. ` +
+    `Hub field: \`${field.upstream}\`.`
   )
 }
 
 /** What `hubExtra` is, in every resource's schema. */
 const HUB_EXTRA_DESCRIPTION =
-  'The fields the hub sent beyond the documented ones, under their names camelCased (all the way down); ' +
+  'The fields the hub sent beyond the documented ones, under their names camelCased (all the way ' +
+  'down); ' +
   'present only when there are some. Undocumented: their names and values may change with the hub.'
 
 /**
@@ -117,7 +120,8 @@ export function resourceSchema (spec: ResourceSpec): TObject {
   return Type.Object(properties, {
     $id: spec.id,
     title: spec.title,
-    description: `${spec.title}. Fields the hub sends beyond these are under \`${HUB_EXTRA}\`, present only when there are some.`,
+    description: `${spec.title}. Fields the hub sends beyond these are under \`${HUB_EXTRA}\`, ` +
+      'present only when there are some.',
     additionalProperties: false
   })
 }

@@ -51,7 +51,9 @@ export function requestValidatorFactory (): BuildCompilerFromPool {
       const loose = unformattedText(schema, httpPart ?? 'request')
       if (loose.length > 0) {
         throw new Error(
-          `${String(method)} ${String(url)}: ${loose.join(', ')} must name a format of src/schemas/formats.ts, so that the text rule holds (control and format characters refused)`
+          `${String(method)} ${String(url)}: ${loose.join(', ')} must name a format of ` +
+          'src/schemas/formats.ts, so that the text rule holds (control and format characters ' +
+          'refused)'
         )
       }
       return (httpPart === 'body' ? exact : convert)(route)
@@ -76,15 +78,21 @@ export function unformattedText (schema: unknown, where: string): string[] {
     node.const === undefined &&
     !(typeof node.format === 'string' && REQUEST_FORMATS.has(node.format))
   ) { found.push(where) }
-  for (const [name, child] of Object.entries((node.properties ?? {}) as Record<string, unknown>)) { found.push(...unformattedText(child, `${where}.${name}`)) }
+  for (const [name, child] of Object.entries((node.properties ?? {}) as Record<string, unknown>)) {
+    found.push(...unformattedText(child, `${where}.${name}`))
+  }
   for (const key of ['items', 'additionalProperties', 'patternProperties', 'not'] as const) {
     const child = node[key]
     if (key === 'patternProperties') {
-      for (const inner of Object.values((child ?? {}) as Record<string, unknown>)) { found.push(...unformattedText(inner, `${where}.*`)) }
+      for (const inner of Object.values((child ?? {}) as Record<string, unknown>)) {
+        found.push(...unformattedText(inner, `${where}.*`))
+      }
     } else found.push(...unformattedText(child, key === 'items' ? `${where}[]` : `${where}.*`))
   }
   for (const key of ['anyOf', 'oneOf', 'allOf'] as const) {
-    for (const child of (Array.isArray(node[key]) ? node[key] : []) as unknown[]) { found.push(...unformattedText(child, where)) }
+    for (const child of (Array.isArray(node[key]) ? node[key] : []) as unknown[]) {
+      found.push(...unformattedText(child, where))
+    }
   }
   return found
 }

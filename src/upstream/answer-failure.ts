@@ -23,14 +23,26 @@ export function reportedFailure (
   secrets: readonly string[]
 ): ReportedFailure | undefined {
   const rules = op.failure
-  if (rules === undefined || parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) { return undefined }
+  if (
+    rules === undefined ||
+    parsed === null ||
+    typeof parsed !== 'object' ||
+    Array.isArray(parsed)
+  ) {
+    return undefined
+  }
   const status = rules.statusField === undefined ? undefined : pick(parsed, rules.statusField)
   const statusFailed =
     status !== undefined &&
     status !== null &&
     !rules.successValues.has(String(status).trim().toLowerCase())
   const found = hubText(parsed, op.errorFields, secrets)
-  if (!statusFailed && !(rules.messageWithoutData && found !== undefined && lacksData(op, parsed))) { return undefined }
+  if (
+    !statusFailed &&
+    !(rules.messageWithoutData && found !== undefined && lacksData(op, parsed))
+  ) {
+    return undefined
+  }
   const upstreamMessage = found?.text
   const extras = {
     upstreamStatus: 200,
@@ -38,7 +50,9 @@ export function reportedFailure (
   }
   const reported =
     rules.statusCodeField === undefined ? undefined : Number(pick(parsed, rules.statusCodeField))
-  if (reported !== undefined && Number.isInteger(reported) && reported >= 400 && reported <= 599) { return { empty: false, error: statusFailure(reported, upstreamMessage, undefined) } }
+  if (reported !== undefined && Number.isInteger(reported) && reported >= 400 && reported <= 599) {
+    return { empty: false, error: statusFailure(reported, upstreamMessage, undefined) }
+  }
   const text = upstreamMessage ?? (statusFailed ? String(status) : '')
   const code = rules.codes.find((rule) => rule.match.test(text))?.code ?? rules.otherwise
   if (code === 'EMPTY') {

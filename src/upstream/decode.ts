@@ -184,7 +184,9 @@ export function createDecoder (options: DecoderOptions): Decoder {
           if (more !== undefined && !details.has(bit)) details.set(bit, more)
         })
       } catch (error) {
-        if (error instanceof ShapeError) { throw gatewayError('UPSTREAM_BAD_RESPONSE', { cause: error }) }
+        if (error instanceof ShapeError) {
+          throw gatewayError('UPSTREAM_BAD_RESPONSE', { cause: error })
+        }
         throw error
       } finally {
         bits |= op.drift.bits
@@ -209,7 +211,9 @@ export function createDecoder (options: DecoderOptions): Decoder {
     decode (op, chunks, size, statusCode, deadline, log, secrets) {
       // A 404 of a list the hub answers so when it has nothing (transport.ts): no list to read.
       if (statusCode === 404) return emptyList(statusCode)
-      if (size < LARGE_ANSWER_BYTES) { return decodeBytes(op, contiguous(chunks, size), statusCode, log, secrets) }
+      if (size < LARGE_ANSWER_BYTES) {
+        return decodeBytes(op, contiguous(chunks, size), statusCode, log, secrets)
+      }
       const signal = deadline.signal
       return (async () => {
         const fast =

@@ -43,8 +43,11 @@ export function outcomeOf (error: unknown): Outcome {
  * certificate refused, a wrong protocol). No byte of the request reached the
  * hub. Any other error may have come after the request was written.
  */
-const NOT_CONNECTED =
-  /^(ECONNREFUSED|ENOTFOUND|EAI_AGAIN|EHOSTUNREACH|ENETUNREACH|EADDRNOTAVAIL|UND_ERR_CONNECT_TIMEOUT|ERR_TLS_CERT_ALTNAME_INVALID|ERR_TLS_HANDSHAKE_TIMEOUT|ERR_SSL_WRONG_VERSION_NUMBER)$|^UNABLE_TO_|CERT/
+const NOT_CONNECTED = new RegExp(
+  '^(ECONNREFUSED|ENOTFOUND|EAI_AGAIN|EHOSTUNREACH|ENETUNREACH|EADDRNOTAVAIL|' +
+  'UND_ERR_CONNECT_TIMEOUT|ERR_TLS_CERT_ALTNAME_INVALID|ERR_TLS_HANDSHAKE_TIMEOUT|' +
+  'ERR_SSL_WRONG_VERSION_NUMBER)$|^UNABLE_TO_|CERT'
+)
 
 function neverConnected (error: unknown): boolean {
   const code = codeOf(error)
@@ -83,7 +86,9 @@ export function transportFailure (error: unknown, phase: 'headers' | 'body') {
     return gatewayError('UPSTREAM_TIMEOUT', { cause: error, hubMayHaveActed })
   }
   // A body cut short after a 2xx status is a response we cannot read.
-  if (phase === 'body') { return gatewayError('UPSTREAM_BAD_RESPONSE', { cause: error, hubMayHaveActed }) }
+  if (phase === 'body') {
+    return gatewayError('UPSTREAM_BAD_RESPONSE', { cause: error, hubMayHaveActed })
+  }
   return gatewayError('UPSTREAM_UNAVAILABLE', { cause: error, hubMayHaveActed })
 }
 

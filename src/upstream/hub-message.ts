@@ -45,7 +45,9 @@ function formsOf (secrets: readonly string[]): { whole: string[], pieces: Set<st
     whole.add(foldCase(secret))
     whole.add(foldCase(bare))
     const folded = foldCase(bare)
-    for (let i = 0; i + SECRET_PIECE <= folded.length; i++) { pieces.add(folded.slice(i, i + SECRET_PIECE)) }
+    for (let i = 0; i + SECRET_PIECE <= folded.length; i++) {
+      pieces.add(folded.slice(i, i + SECRET_PIECE))
+    }
   }
   return { whole: [...whole], pieces }
 }
@@ -62,7 +64,9 @@ export function scrubSecrets (text: string, secrets: readonly string[]): string 
   const hidden = new Uint8Array(text.length)
   const hide = (from: number, length: number): void => { hidden.fill(1, from, from + length) }
   for (const form of whole) {
-    for (let at = folded.indexOf(form); at !== -1; at = folded.indexOf(form, at + 1)) { hide(at, form.length) }
+    for (let at = folded.indexOf(form); at !== -1; at = folded.indexOf(form, at + 1)) {
+      hide(at, form.length)
+    }
   }
   if (pieces.size > 0) {
     for (let at = 0; at + SECRET_PIECE <= folded.length; at++) {
@@ -93,7 +97,9 @@ export function pick (value: unknown, path: string): unknown {
   let out = value
   for (const part of path.split('.')) {
     if (out === null || typeof out !== 'object') return undefined
-    if (Array.isArray(out) ? !/^(0|[1-9]\d*)$/.test(part) : !Object.hasOwn(out, part)) { return undefined }
+    if (Array.isArray(out) ? !/^(0|[1-9]\d*)$/.test(part) : !Object.hasOwn(out, part)) {
+      return undefined
+    }
     out = (out as Record<string, unknown>)[part]
   }
   return out

@@ -50,7 +50,13 @@ function listOf (op: ResolvedOperation, parsed: unknown, note: NoteDrift): unkno
       return list
     }
   } else if (Array.isArray(parsed)) {
-    if (documentedKey !== undefined) { note(DRIFT.answerKey, { expectedKey: documentedKey, actualKey: '(a bare array)' }) }
+    if (documentedKey !== undefined) {
+      note(DRIFT.answerKey, {
+        expectedKey: documentedKey,
+        actualKey: '(a ' +
+      'bare array)'
+      })
+    }
     return parsed
   }
   const only = isObject(parsed) ? onlyArray(parsed) : undefined
@@ -73,7 +79,10 @@ function normalizeList (op: ResolvedOperation, list: unknown[]): Array<Record<st
 function recordOf (op: ResolvedOperation, parsed: unknown): unknown {
   const { answer } = op
   if (answer.kind !== 'key') return parsed
-  if (!isObject(parsed) || parsed[answer.key] === undefined) { throw new ShapeError(op.id, `an object with "${answer.key}"`) }
+  if (!isObject(parsed) || parsed[answer.key] === undefined) {
+    throw new ShapeError(op.id, 'an ' +
+    `object with "${answer.key}"`)
+  }
   return parsed[answer.key]
 }
 

@@ -308,7 +308,8 @@ export function buildPath (
     if (param.inPath) continue
     const value = values[param.name]
     if (value === undefined) continue
-    search += `${search === '' ? '' : '&'}${formEncode(param.upstream)}=${formEncode(toUpstreamValue(param.kind, value, op.dateFormat))}`
+    const sent = formEncode(toUpstreamValue(param.kind, value, op.dateFormat))
+    search += `${search === '' ? '' : '&'}${formEncode(param.upstream)}=${sent}`
   }
   return search === '' ? path : `${path}?${search}`
 }

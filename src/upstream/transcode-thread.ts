@@ -73,7 +73,9 @@ function transcode (
   const transcoder = transcoders.get(operation)
   if (transcoder === undefined) throw new Error(`unknown operation ${operation}`)
   const out = transcoder(Buffer.from(body.buffer, body.byteOffset, body.byteLength), FRESH_FRAME)
-  if (out === undefined) { return moved({ body, jsonStart: 0, jsonLength: 0, count: undefined, drift: 0 }) }
+  if (out === undefined) {
+    return moved({ body, jsonStart: 0, jsonLength: 0, count: undefined, drift: 0 })
+  }
   // Moving a buffer moves all of its memory: it must be the answer's alone (small ones share Node's
   // pool).
   const { buffer, byteOffset, byteLength } = out.framed

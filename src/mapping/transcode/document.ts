@@ -156,7 +156,9 @@ export class Run extends Values {
     if (at.length === 0 || start + field.key.length + 2 > this.end) return false
     const words = field.keyWords
     const sv = this.sv
-    for (let k = 0; k < at.length; k++) { if (sv.getInt32(start + at[k]!, true) !== words[k]) return false }
+    for (let k = 0; k < at.length; k++) {
+      if (sv.getInt32(start + at[k]!, true) !== words[k]) return false
+    }
     return true
   }
 
@@ -177,7 +179,9 @@ export class Run extends Values {
     const candidates = plan.byHash.get(hash)
     if (candidates === undefined) return undefined
     const n = end - start
-    for (const field of candidates) { if (field.key.length === n && this.bytesAt(field.key, start)) return field }
+    for (const field of candidates) {
+      if (field.key.length === n && this.bytesAt(field.key, start)) return field
+    }
     return undefined
   }
 
@@ -317,7 +321,9 @@ export class Run extends Values {
     const n = to - from
     const hash = escaped ? 0 : hashOf(src, from, to)
     if (!escaped) {
-      for (const key of this.keys.byHash.get(hash) ?? []) { if (key.raw.length === n && this.bytesAt(key.raw, from)) return key }
+      for (const key of this.keys.byHash.get(hash) ?? []) {
+        if (key.raw.length === n && this.bytesAt(key.raw, from)) return key
+      }
     }
     const name = cachedCamelCase(
       escaped

@@ -152,7 +152,9 @@ export function createTranscoders (options: Options): TranscoderSet {
         if (error === GIVE_UP) return undefined
         throw error
       } finally {
-        if (run.out.length > scratch.length && run.out.length <= SCRATCH_KEEP_BYTES) { scratch = run.out }
+        if (run.out.length > scratch.length && run.out.length <= SCRATCH_KEEP_BYTES) {
+          scratch = run.out
+        }
       }
       const json = run.out.subarray(0, run.o)
       const { drift } = run

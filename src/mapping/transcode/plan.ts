@@ -218,7 +218,10 @@ export function compilePlan (
     ;(field as any).next = fields[i + 1]
   })
   for (const name of required) {
-    if (!spec.fields.some((f) => f.upstream === name)) { throw new Error(`resource ${spec.id}: required field ${name} is not one of its fields`) }
+    if (!spec.fields.some((f) => f.upstream === name)) {
+      throw new Error(`resource ${spec.id}: ` +
+      `required field ${name} is not one of its fields`)
+    }
   }
   const byHash = new Map<number, Field[]>()
   for (const field of fields) byHash.set(field.hash, [...(byHash.get(field.hash) ?? []), field])

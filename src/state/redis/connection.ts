@@ -246,7 +246,8 @@ export function createRedisConnection (options: RedisConnectionOptions): RedisCo
       if (error.message.startsWith('NOPERM')) {
         log.error(
           { connection: name, reason: error.message },
-          "redis refused a command of the connection's set-up: with the gateway's ACL, leave the /db off REDIS_URL (docs/redis.md)"
+          "redis refused a command of the connection's set-up: with the gateway's ACL, leave the " +
+          '/db off REDIS_URL (docs/redis.md)'
         )
       } else log.debug({ connection: name, reason: error.message }, 'redis connection error')
     })
@@ -349,7 +350,9 @@ export function createRedisConnection (options: RedisConnectionOptions): RedisCo
       }
     },
     noteError (error) {
-      if (!closed && current === 'up' && isWriteRefused(error)) { setHealth('refusing-writes', redisReason(error)) }
+      if (!closed && current === 'up' && isWriteRefused(error)) {
+        setHealth('refusing-writes', redisReason(error))
+      }
     },
     onHealthChange (listener) {
       listeners.add(listener)
@@ -489,7 +492,8 @@ function parseUrl (value: string): URL {
     url = new URL(value)
   } catch {
     throw new Error(
-      'the Redis URL is not a URL (expected redis://[user:password@]host[:port][/db] or rediss://...)'
+      'the Redis URL is not a URL (expected redis://[user:password@]host[:port][/db] or ' +
+      'rediss://...)'
     )
   }
   if (url.protocol !== 'redis:' && url.protocol !== 'rediss:') {

@@ -147,7 +147,8 @@ export function createRedisEventLog (options: RedisEventLogOptions): EventLog {
           )
           log.error(
             { lost: dropped },
-            'events: lost while Redis was unreachable (more than EVENTS_REPLAY_MAX waited); readers are told to reload'
+            'events: lost while Redis was unreachable (more than EVENTS_REPLAY_MAX waited); ' +
+            'readers are told to reload'
           )
           dropped = 0
           lostToken = randomUUID()
@@ -268,7 +269,10 @@ export function createRedisEventLog (options: RedisEventLogOptions): EventLog {
             // Appended again after a failover lost it: its subscribers have it already.
             if (!firstTime(tokenOf(fields), id)) continue
             const entry = decode(id, fields)
-            if (entry === undefined) { log.warn({ eventId: id }, 'events: skipped an entry this version cannot read') } else deliver(entry)
+            if (entry === undefined) {
+              log.warn({ eventId: id }, 'events: skipped an entry this ' +
+              'version cannot read')
+            } else deliver(entry)
           }
         }
       } catch (error) {
@@ -346,7 +350,8 @@ export function createRedisEventLog (options: RedisEventLogOptions): EventLog {
       if (queue.length > 0 || dropped > 0) {
         log.error(
           { lost: queue.length + dropped },
-          'events: the gateway stopped while Redis was unreachable; the events waiting for it are lost'
+          'events: the gateway stopped while Redis was unreachable; the events waiting for it ' +
+          'are lost'
         )
       }
       reader.disconnect()

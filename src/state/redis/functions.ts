@@ -38,7 +38,8 @@ function rateLimitScripts (): Record<'rateLimit' | 'rateLimitRead', ScriptSource
   const rateLimitRead = defined.get('rateLimitRead')
   if (rateLimit === undefined || rateLimitRead === undefined) {
     throw new Error(
-      "@fastify/rate-limit's RedisStore no longer defines rateLimit and rateLimitRead: state/redis/functions.ts must follow it"
+      "@fastify/rate-limit's RedisStore no longer defines rateLimit and rateLimitRead: " +
+      'state/redis/functions.ts must follow it'
     )
   }
   return { rateLimit, rateLimitRead }
@@ -77,12 +78,15 @@ function buildLibrary (): FunctionLibrary {
   const functionName = (script: ScriptName) => `${name}_${script}`
   const functions = names.map(
     (script) =>
-      `redis.register_function{function_name='${functionName(script)}', flags={${READ_ONLY.has(script) ? "'no-writes'" : ''}}, callback=function(KEYS, ARGV)\n${SOURCES[script].lua.trim()}\nend}`
+      `redis.register_function{function_name='${functionName(script)}', ` +
+      `flags={${READ_ONLY.has(script) ? "'no-writes'" : ''}}, callback=function(KEYS, ` +
+      `ARGV)\n${SOURCES[script].lua.trim()}\nend}`
   )
   const code =
     [
       `#!lua name=${name}`,
-      '-- customs-gateway: the Lua its stores run (docs/redis.md). Generated: node dist/redis-functions.js prints it.',
+      '-- customs-gateway: the Lua its stores run (docs/redis.md). Generated: node ' +
+      'dist/redis-functions.js prints it.',
       ...functions
     ].join('\n') + '\n'
   return { name, code, functionName }
@@ -93,7 +97,9 @@ export const FUNCTION_LIBRARY: FunctionLibrary = buildLibrary()
 
 /** How an administrator loads the library where the gateway's user may not. */
 export const LOAD_HINT =
-  "load it once as a Redis user that may (FUNCTION LOAD): node dist/redis-functions.js --load <file holding that user's redis:// URL>, or npm run redis-functions | redis-cli -x FUNCTION LOAD (docs/redis.md)"
+  'load it once as a Redis user that may (FUNCTION LOAD): node dist/redis-functions.js --load ' +
+  "<file holding that user's redis:// URL>, or npm run redis-functions | redis-cli -x FUNCTION " +
+  'LOAD (docs/redis.md)'
 
 function messageOf (error: unknown): string {
   return error instanceof Error ? error.message : String(error)
@@ -202,13 +208,17 @@ export function createGatewayScripts (
     loading ??= loadFunctionLibrary(client, library)
       .then(
         (outcome) => {
-          if (outcome === 'loaded') { log.info({ library: library.name }, "redis: loaded the gateway's function library") }
+          if (outcome === 'loaded') {
+            log.info({ library: library.name }, 'redis: loaded the ' +
+            "gateway's function library")
+          }
         },
         (error: unknown) => {
           if (!reported) {
             log.error(
               { library: library.name, reason: messageOf(error) },
-              `redis: the gateway's function library ${library.name} is not loaded, and this Redis user may not load it: ${LOAD_HINT}`
+              `redis: the gateway's function library ${library.name} is not loaded, and this ` +
+              `Redis user may not load it: ${LOAD_HINT}`
             )
           }
           reported = true

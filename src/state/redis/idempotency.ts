@@ -102,7 +102,9 @@ function decode (text: string): Value | undefined {
     return { state, fingerprint, response: response as StoredResponse }
   }
   if (state === 'in-flight' && v === 1) return { state, fingerprint }
-  if (state === 'in-flight' && typeof leaseUntil === 'number') { return { state, fingerprint, leaseUntil } }
+  if (state === 'in-flight' && typeof leaseUntil === 'number') {
+    return { state, fingerprint, leaseUntil }
+  }
   if (state === 'unknown' && v === 2) return { state, fingerprint }
   return undefined
 }
@@ -302,7 +304,10 @@ export function createRedisIdempotencyStore (options: RedisIdempotencyOptions): 
 
   return {
     async begin (callerKey, fingerprint) {
-      if (connection.health() !== 'up') { throw unavailable(new Error(`redis is ${connection.health()}`)) }
+      if (connection.health() !== 'up') {
+        throw unavailable(new Error('redis is ' +
+        `${connection.health()}`))
+      }
       const key = idempotencyKey(callerKey)
       const token = randomUUID()
       const claimedAt = Date.now()

@@ -130,7 +130,8 @@ export function createRedisState (
       if (unsettled > 0) {
         redisLog.error(
           { unsettled },
-          'idempotency: closing with outcomes Redis has not taken yet; their keys answer OUTCOME_UNKNOWN'
+          'idempotency: closing with outcomes Redis has not taken yet; their keys answer ' +
+          'OUTCOME_UNKNOWN'
         )
       }
       await connection.close()

@@ -112,7 +112,9 @@ return 1`
 local current = redis.call('GET', KEYS[1])
 if current then
   local ok, session = pcall(cjson.decode, current)
-  if ok and type(session) == 'table' and session.v == 1 and session.authorization ~= ARGV[1] then return {'session', current} end
+  if ok and type(session) == 'table' and session.v == 1 and session.authorization ~= ARGV[1] then
+    return {'session', current}
+  end
 end
 if redis.call('SET', KEYS[2], ARGV[2], 'NX', 'PX', ARGV[3]) then return {'locked'} end
 return {'wait'}`
@@ -150,7 +152,11 @@ if ARGV[1] == '0-0' then
     local info = redis.call('XINFO', 'STREAM', key)
     local length, added
     for i = 1, #info, 2 do
-      if info[i] == 'length' then length = info[i + 1] elseif info[i] == 'entries-added' then added = info[i + 1] end
+      if info[i] == 'length' then
+        length = info[i + 1]
+      elseif info[i] == 'entries-added' then
+        added = info[i + 1]
+      end
     end
     if length ~= added then return false end
   end

@@ -35,7 +35,9 @@ export function createRedisTicketStore ({
     async redeem (ticket) {
       const text = await run(() => client.getdel(keyOf(ticket)))
       const held = text === null ? undefined : parseVersioned(text, VERSION)
-      if (held === undefined || (typeof held.client !== 'string' && held.client !== null)) { return undefined }
+      if (held === undefined || (typeof held.client !== 'string' && held.client !== null)) {
+        return undefined
+      }
       return { client: held.client }
     }
   }

@@ -150,7 +150,9 @@ export function createLookupCache<T> (options: LookupCacheOptions<T>): LookupCac
   /** The last answer, past its TTL but within its stale time, or else the failure. */
   function fallback (key: string, error: unknown): Lookup<T> {
     const stale = store.peek(key)
-    if (stale !== undefined && clock() < stale.staleUntil) { return { entry: stale, cached: true, stale: true } }
+    if (stale !== undefined && clock() < stale.staleUntil) {
+      return { entry: stale, cached: true, stale: true }
+    }
     throw error
   }
 
