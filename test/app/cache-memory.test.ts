@@ -22,10 +22,21 @@ const BUDGET = 4 * 1024 * 1024
 const FIXED = 4 * 1024 * 1024
 
 test(`${LOOKUPS} distinct lookups: the memory retained after a full GC stays within CACHE_MAX_BYTES plus a fixed overhead`, async (t) => {
-  const { code, result } = await runMemoryRun<{ seconds: number, retainedBytes: number, entries: number, bytes: number, errors: number }>('test/helpers/cache-memory-run.ts', [LOOKUPS, BUDGET])
+  const { code, result } = await runMemoryRun<{
+    seconds: number
+    retainedBytes: number
+    entries: number
+    bytes: number
+    errors: number
+  }>('test/helpers/cache-memory-run.ts', [LOOKUPS, BUDGET])
   t.equal(code, 0, 'the run finished')
-  t.comment(`${LOOKUPS} lookups in ${result.seconds} s; ${result.entries} entries charged ${result.bytes} bytes; ${result.retainedBytes} bytes retained`)
-  t.ok(result.retainedBytes <= BUDGET + FIXED, `retained ${(result.retainedBytes / 2 ** 20).toFixed(1)} MiB, within the ${BUDGET / 2 ** 20} MiB budget + ${FIXED / 2 ** 20} MiB`)
+  t.comment(
+    `${LOOKUPS} lookups in ${result.seconds} s; ${result.entries} entries charged ${result.bytes} bytes; ${result.retainedBytes} bytes retained`
+  )
+  t.ok(
+    result.retainedBytes <= BUDGET + FIXED,
+    `retained ${(result.retainedBytes / 2 ** 20).toFixed(1)} MiB, within the ${BUDGET / 2 ** 20} MiB budget + ${FIXED / 2 ** 20} MiB`
+  )
   t.ok(result.bytes <= BUDGET, 'the charged bytes within the budget')
   t.ok(result.entries > 1000, `the cache was in use (${result.entries} entries)`)
   t.equal(result.errors, 0, 'no error logged')

@@ -36,7 +36,11 @@ test('every error has a code equal to its key, a real status and a human message
     const error = gatewayError(code, {}, 'A detail.')
     t.equal(error.code, code)
     // 499 is nginx's, for a client that closed its connection: no reply reaches anyone.
-    t.ok(STATUS_CODES[error.statusCode] ?? (error.statusCode === 499 && code === 'CLIENT_CLOSED_REQUEST'), `${code}: ${error.statusCode} is an HTTP status`)
+    t.ok(
+      STATUS_CODES[error.statusCode] ??
+        (error.statusCode === 499 && code === 'CLIENT_CLOSED_REQUEST'),
+      `${code}: ${error.statusCode} is an HTTP status`
+    )
     t.not(reasonPhrase(error.statusCode), 'Error', `${code}: its status has a reason phrase`)
     t.ok(error.statusCode >= 400, `${code}: an error status`)
     t.match(error.message, /^[A-Z]/, `${code}: message is a sentence`)
@@ -46,7 +50,7 @@ test('every error has a code equal to its key, a real status and a human message
   t.notOk(isGatewayError(Object.assign(new Error('x'), { code: 'ECONNRESET' })))
 })
 
-test('a reused Idempotency-Key is a 422 of its own, distinct from the hub\'s refusals', async (t) => {
+test("a reused Idempotency-Key is a 422 of its own, distinct from the hub's refusals", async (t) => {
   const error = gatewayError('IDEMPOTENCY_KEY_REUSED')
   t.equal(error.statusCode, 422)
   t.match(error.message, /Idempotency-Key/)
@@ -65,16 +69,29 @@ test('an outcome the gateway cannot know is a 409 of its own: not a 5xx, which c
 })
 
 test('extras override the status and carry the upstream message', async (t) => {
-  const error = gatewayError('UPSTREAM_UNAVAILABLE', { statusCode: 503, retryAfter: '7', upstreamMessage: 'busy' })
+  const error = gatewayError('UPSTREAM_UNAVAILABLE', {
+    statusCode: 503,
+    retryAfter: '7',
+    upstreamMessage: 'busy'
+  })
   t.equal(error.statusCode, 503)
   t.equal(error.retryAfter, '7')
   t.equal(error.upstreamMessage, 'busy')
 })
 
 test('an error carries as fields only the extras it was made with, read-only', async (t) => {
-  const error = gatewayError('UPSTREAM_REJECTED', { statusCode: 400, upstreamStatus: 400, upstreamMessage: 'Parameter tidak valid' })
+  const error = gatewayError('UPSTREAM_REJECTED', {
+    statusCode: 400,
+    upstreamStatus: 400,
+    upstreamMessage: 'Parameter tidak valid'
+  })
   const extras = ['upstreamMessage', 'upstreamStatus', 'retryAfter', 'details', 'cause']
-  t.same(Object.keys(error).filter(key => extras.includes(key)).sort(), ['upstreamMessage', 'upstreamStatus'])
+  t.same(
+    Object.keys(error)
+      .filter((key) => extras.includes(key))
+      .sort(),
+    ['upstreamMessage', 'upstreamStatus']
+  )
   const internal = gatewayError('INTERNAL')
   t.notOk(Object.keys(internal).includes('retryAfter'), 'no listed field for an extra not given')
   t.equal(internal.retryAfter, undefined)
@@ -152,11 +169,14 @@ test('pino logs an error of the table', async (t) => {
   t.notOk(err !== undefined && 'retryAfter' in err, 'an extra not given is not logged')
 })
 
-test('isGatewayError tells the table\'s errors, of given codes, from anything else thrown', async (t) => {
+test("isGatewayError tells the table's errors, of given codes, from anything else thrown", async (t) => {
   const timeout: unknown = gatewayError('UPSTREAM_TIMEOUT')
   t.ok(isGatewayError(timeout, 'UPSTREAM_UNAVAILABLE', 'UPSTREAM_TIMEOUT'))
   t.notOk(isGatewayError(timeout, 'UPSTREAM_UNAVAILABLE'), 'another code')
-  t.notOk(isGatewayError(Object.assign(new Error('x'), { code: 'UPSTREAM_TIMEOUT', statusCode: 504 })), 'a copy of a code is not one')
+  t.notOk(
+    isGatewayError(Object.assign(new Error('x'), { code: 'UPSTREAM_TIMEOUT', statusCode: 504 })),
+    'a copy of a code is not one'
+  )
   if (isGatewayError(timeout, 'UPSTREAM_TIMEOUT')) {
     const code: 'UPSTREAM_TIMEOUT' = timeout.code
     t.equal(code, 'UPSTREAM_TIMEOUT')
@@ -165,17 +185,25 @@ test('isGatewayError tells the table\'s errors, of given codes, from anything el
   t.notOk(isGatewayError(null))
 })
 
-test('upstreamStatusOf reads the hub\'s status off the errors made from its answers only', async (t) => {
+test("upstreamStatusOf reads the hub's status off the errors made from its answers only", async (t) => {
   t.equal(upstreamStatusOf(gatewayError('UPSTREAM_UNAVAILABLE', { upstreamStatus: 503 })), 503)
   t.equal(upstreamStatusOf(gatewayError('UPSTREAM_TIMEOUT')), undefined)
-  t.equal(upstreamStatusOf(Object.assign(new Error('x'), { upstreamStatus: 503 })), undefined, 'a look-alike is not one')
+  t.equal(
+    upstreamStatusOf(Object.assign(new Error('x'), { upstreamStatus: 503 })),
+    undefined,
+    'a look-alike is not one'
+  )
   t.equal(upstreamStatusOf(undefined), undefined)
 })
 
 test('codeOf reads the string code of anything thrown', async (t) => {
   t.equal(codeOf(Object.assign(new Error('refused'), { code: 'ECONNREFUSED' })), 'ECONNREFUSED')
   t.equal(codeOf(gatewayError('UPSTREAM_TIMEOUT')), 'UPSTREAM_TIMEOUT')
-  t.equal(codeOf(new DOMException('too slow', 'TimeoutError')), undefined, 'a DOMException\'s code is a number')
+  t.equal(
+    codeOf(new DOMException('too slow', 'TimeoutError')),
+    undefined,
+    "a DOMException's code is a number"
+  )
   t.equal(codeOf(new Error('plain')), undefined)
   t.equal(codeOf('ECONNRESET'), undefined)
   t.equal(codeOf(null), undefined)

@@ -31,8 +31,10 @@ test('a refused connection is UPSTREAM_UNAVAILABLE', async (t) => {
   t.equal(res.json().code, 'UPSTREAM_UNAVAILABLE')
 })
 
-test('the hub rejecting the gateway\'s own credentials is a 502, never the caller\'s 401', async (t) => {
-  const { app } = await build(t, { env: { UPSTREAM_API_KEY: 'not-the-key', UPSTREAM_ACCESS_TOKEN: 'not-the-token' } })
+test("the hub rejecting the gateway's own credentials is a 502, never the caller's 401", async (t) => {
+  const { app } = await build(t, {
+    env: { UPSTREAM_API_KEY: 'not-the-key', UPSTREAM_ACCESS_TOKEN: 'not-the-token' }
+  })
   const res = await app.inject({ url: `/v1/customs/bc20/bills-of-lading?npwp=${F.taxpayer.npwp}` })
   t.equal(res.statusCode, 502)
   t.equal(res.json().code, 'UPSTREAM_AUTH_FAILED')
@@ -41,14 +43,19 @@ test('the hub rejecting the gateway\'s own credentials is a 502, never the calle
 
 test('a hub body over the size limit is cut off as UPSTREAM_BAD_RESPONSE', async (t) => {
   const { app } = await build(t, { env: { UPSTREAM_MAX_RESPONSE_BYTES: '4096' } })
-  const res = await app.inject({ url: `/v1/sp2/documents?npwp=${F.benchmark.twenty.npwp}&blNo=${F.benchmark.twenty.blNo}&blDate=${F.benchmark.twenty.blDate}` })
+  const res = await app.inject({
+    url: `/v1/sp2/documents?npwp=${F.benchmark.twenty.npwp}&blNo=${F.benchmark.twenty.blNo}&blDate=${F.benchmark.twenty.blDate}`
+  })
   t.equal(res.statusCode, 502)
   t.equal(res.json().code, 'UPSTREAM_BAD_RESPONSE')
 })
 
 test('a failed hub call is logged with its outcome and request id', async (t) => {
   const { app, logs } = await build(t)
-  const res = await app.inject({ url: '/v1/customs/bc261/containers?blNo=SBX-500', headers: { 'x-request-id': 'trace-500' } })
+  const res = await app.inject({
+    url: '/v1/customs/bc261/containers?blNo=SBX-500',
+    headers: { 'x-request-id': 'trace-500' }
+  })
   t.equal(res.statusCode, 502)
   const line = logs.find(l => l.msg === 'upstream call failed')
   t.equal(line?.outcome, 'unavailable')

@@ -19,12 +19,28 @@ test('under replica kills, Redis restarts, freezes, a full Redis, a Sentinel fai
   for (const line of result.timelines) t.comment(line)
   const plan = PROFILES.ci.faults
   for (const kind of FAULT_KINDS) {
-    t.equal(result.faults.filter(fault => fault.kind === kind).length, plan[kind] ?? 0, `${kind}: every planned fault ran`)
+    t.equal(
+      result.faults.filter((fault) => fault.kind === kind).length,
+      plan[kind] ?? 0,
+      `${kind}: every planned fault ran`
+    )
   }
   t.ok(result.writes.length >= PROFILES.ci.minWrites, `${result.writes.length} writes`)
-  t.ok(result.writes.every(write => write.attempts.some(attempt => attempt.final === true)), 'every key was asked once more after the faults')
-  t.ok(result.probes.length > 0 && result.probes.every(probe => probe.allowed <= probe.bound), 'the rate-limit probes stayed within the bound')
-  t.ok(result.readers.length === 4 && result.readers.every(reader => reader.received > 0), 'every event reader received events')
-  const failovers = result.faults.filter(fault => fault.kind === 'failover')
-  t.ok(failovers.every(fault => fault.writeGap !== undefined), 'each write gap measured')
+  t.ok(
+    result.writes.every((write) => write.attempts.some((attempt) => attempt.final === true)),
+    'every key was asked once more after the faults'
+  )
+  t.ok(
+    result.probes.length > 0 && result.probes.every((probe) => probe.allowed <= probe.bound),
+    'the rate-limit probes stayed within the bound'
+  )
+  t.ok(
+    result.readers.length === 4 && result.readers.every((reader) => reader.received > 0),
+    'every event reader received events'
+  )
+  const failovers = result.faults.filter((fault) => fault.kind === 'failover')
+  t.ok(
+    failovers.every((fault) => fault.writeGap !== undefined),
+    'each write gap measured'
+  )
 })

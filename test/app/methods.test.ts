@@ -50,15 +50,25 @@ test('405 holds with CORS on: the preflight route does not make every path known
 })
 
 test('HEAD works on the lookups: the GET answer\'s status and headers, no body', async (t) => {
-  const { app } = await build(t, { clients: [{ name: 'reader', key: 'key-reader', scopes: ['customs:read', 'sp2:read'] }] })
+  const { app } = await build(t, {
+    clients: [{ name: 'reader', key: 'key-reader', scopes: ['customs:read', 'sp2:read'] }]
+  })
   const auth = { authorization: 'Bearer key-reader' }
-  for (const url of [LOOKUP, `/v1/sp2/documents?npwp=${F.sp2.npwp}&blNo=${F.sp2.blNo}&blDate=${F.sp2.blDate}`, `/v1/taxpayers/${F.taxpayer.npwp}/bills-of-lading`]) {
+  for (const url of [
+    LOOKUP,
+    `/v1/sp2/documents?npwp=${F.sp2.npwp}&blNo=${F.sp2.blNo}&blDate=${F.sp2.blDate}`,
+    `/v1/taxpayers/${F.taxpayer.npwp}/bills-of-lading`
+  ]) {
     const get = await app.inject({ method: 'GET', url, headers: auth })
     const head = await app.inject({ method: 'HEAD', url, headers: auth })
     t.equal(head.statusCode, 200, `HEAD ${url}`)
     t.equal(head.body, '', 'no body')
     t.equal(head.headers['content-type'], get.headers['content-type'])
-    t.equal(head.headers['content-length'], get.headers['content-length'], 'the length of the GET answer')
+    t.equal(
+      head.headers['content-length'],
+      get.headers['content-length'],
+      'the length of the GET answer'
+    )
     t.ok(head.headers['x-request-id'])
   }
   const noKey = await app.inject({ method: 'HEAD', url: LOOKUP })
@@ -76,11 +86,21 @@ async function raw (port: number, bytes: string): Promise<string> {
   return answer
 }
 
-function parse (answer: string): { status: number, headers: Record<string, string>, body: Record<string, unknown> } {
+function parse (answer: string): {
+  status: number
+  headers: Record<string, string>
+  body: Record<string, unknown>
+} {
   const [head = '', body = ''] = answer.split('\r\n\r\n')
   const [statusLine = '', ...lines] = head.split('\r\n')
-  const headers = Object.fromEntries(lines.map(l => [l.slice(0, l.indexOf(':')).toLowerCase(), l.slice(l.indexOf(':') + 1).trim()]))
-  return { status: Number(statusLine.split(' ')[1]), headers, body: JSON.parse(body) as Record<string, unknown> }
+  const headers = Object.fromEntries(
+    lines.map((l) => [l.slice(0, l.indexOf(':')).toLowerCase(), l.slice(l.indexOf(':') + 1).trim()])
+  )
+  return {
+    status: Number(statusLine.split(' ')[1]),
+    headers,
+    body: JSON.parse(body) as Record<string, unknown>
+  }
 }
 
 test('Node\'s own refusals come in the envelope with a request id', async (t) => {
@@ -90,14 +110,32 @@ test('Node\'s own refusals come in the envelope with a request id', async (t) =>
 
   const badLine = parse(await raw(port, 'GARBAGE\r\n\r\n'))
   t.equal(badLine.status, 400)
-  t.match(badLine.body, { statusCode: 400, code: 'VALIDATION_FAILED', error: 'Bad Request', message: 'The request is not valid HTTP/1.1', requestId: /^[0-9a-f-]{36}$/ })
+  t.match(badLine.body, {
+    statusCode: 400,
+    code: 'VALIDATION_FAILED',
+    error: 'Bad Request',
+    message: 'The request is not valid HTTP/1.1',
+    requestId: /^[0-9a-f-]{36}$/
+  })
   t.equal(badLine.headers['x-request-id'], badLine.body.requestId, 'the id in the header too')
   t.match(badLine.headers['content-type'], /^application\/json/)
 
-  const huge = parse(await raw(port, `GET /health/live HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`))
+  const huge = parse(
+    await raw(port, `GET /health/live HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`)
+  )
   t.equal(huge.status, 431)
-  t.match(huge.body, { statusCode: 431, code: 'HEADERS_TOO_LARGE', error: 'Request Header Fields Too Large', requestId: /^[0-9a-f-]{36}$/ })
+  t.match(huge.body, {
+    statusCode: 431,
+    code: 'HEADERS_TOO_LARGE',
+    error: 'Request Header Fields Too Large',
+    requestId: /^[0-9a-f-]{36}$/
+  })
   t.notMatch(JSON.stringify(huge.body), /aaaa/, 'nothing of the request is echoed')
 
-  t.ok(logs.some(l => l.msg === 'request refused by the HTTP parser' && l.requestId === huge.body.requestId), 'the refusal is logged with its id')
+  t.ok(
+    logs.some(
+      (l) => l.msg === 'request refused by the HTTP parser' && l.requestId === huge.body.requestId
+    ),
+    'the refusal is logged with its id'
+  )
 })

@@ -36,7 +36,7 @@ test('a list under an unexpected key is used when it is the only array, and the 
   const res = await app.inject({ url: '/v1/customs/bc28/containers?blNo=SBX-DRIFT' })
   t.equal(res.statusCode, 200, res.body)
   t.ok(Array.isArray(res.json().data))
-  const drift = logs.find(l => l.msg === 'upstream response key drift')
+  const drift = logs.find((l) => l.msg === 'upstream response key drift')
   t.ok(drift, 'drift logged')
   t.equal(drift?.expectedKey, 'data kontainer bc 28')
   t.type(drift?.requestId, 'string')
@@ -44,12 +44,38 @@ test('a list under an unexpected key is used when it is the only array, and the 
 
 test('write answers hold one name per thing when the hub echoes the booking in another spelling (sandbox SNAKE)', async (t) => {
   const { app, sandbox } = await build(t)
-  const offer = await app.inject({ method: 'POST', url: `/v1/bookings/${F.bookingRequestId}/offers`, payload: { serviceOrderId: 'SBX-SNAKE', price: 10, offeredAt: '2024-03-01T08:15:00+07:00' } })
+  const offer = await app.inject({
+    method: 'POST',
+    url: `/v1/bookings/${F.bookingRequestId}/offers`,
+    payload: { serviceOrderId: 'SBX-SNAKE', price: 10, offeredAt: '2024-03-01T08:15:00+07:00' }
+  })
   t.equal(offer.statusCode, 200, offer.body)
-  t.same(offer.json().data, { bookingRequestId: F.bookingRequestId, serviceOrderId: 'SBX-SNAKE', price: 10, offeredAt: '2024-03-01T08:15:00+07:00', upstreamMessage: 'Penawaran berhasil dikirim' },
-    'id_request_booking and id_service_order are ours already: dropped, not answered as idRequestBooking and idServiceOrder')
-  const booked = await app.inject({ method: 'POST', url: `/v1/bookings/${F.bookingRequestId}/booked`, payload: { booked: true, note: 'SBX-SNAKE' } })
+  t.same(
+    offer.json().data,
+    {
+      bookingRequestId: F.bookingRequestId,
+      serviceOrderId: 'SBX-SNAKE',
+      price: 10,
+      offeredAt: '2024-03-01T08:15:00+07:00',
+      upstreamMessage: 'Penawaran berhasil dikirim'
+    },
+    'id_request_booking and id_service_order are ours already: dropped, not answered as idRequestBooking and idServiceOrder'
+  )
+  const booked = await app.inject({
+    method: 'POST',
+    url: `/v1/bookings/${F.bookingRequestId}/booked`,
+    payload: { booked: true, note: 'SBX-SNAKE' }
+  })
   t.equal(booked.statusCode, 200, booked.body)
-  t.same(booked.json().data, { bookingRequestId: F.bookingRequestId, booked: true, note: 'SBX-SNAKE', upstreamMessage: 'Booking berhasil diperbarui' })
-  t.same(Object.keys(sandbox.requests.at(-1)?.body as object), ['isBooked', 'booking_note'], 'what the gateway sent is unchanged')
+  t.same(booked.json().data, {
+    bookingRequestId: F.bookingRequestId,
+    booked: true,
+    note: 'SBX-SNAKE',
+    upstreamMessage: 'Booking berhasil diperbarui'
+  })
+  t.same(
+    Object.keys(sandbox.requests.at(-1)?.body as object),
+    ['isBooked', 'booking_note'],
+    'what the gateway sent is unchanged'
+  )
 })

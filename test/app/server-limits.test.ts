@@ -7,14 +7,21 @@ import { test } from 'tap'
  * The real process (dist/main.js as npm start runs it; tap's before step builds it) on the
  * sandbox, with its connection limits set small.
  */
-async function startServer (t: { teardown (fn: () => unknown): void }, env: Record<string, string>): Promise<{ host: string, port: number }> {
+async function startServer (
+  t: { teardown(fn: () => unknown): void },
+  env: Record<string, string>
+): Promise<{ host: string; port: number }> {
   const child = spawn(process.execPath, ['dist/main.js'], {
     env: { PATH: process.env.PATH ?? '', PORT: '0', HOST: '127.0.0.1', ...env },
     stdio: ['ignore', 'pipe', 'pipe']
   })
-  t.teardown(() => { child.kill('SIGKILL') })
+  t.teardown(() => {
+    child.kill('SIGKILL')
+  })
   for await (const line of createInterface({ input: child.stdout })) {
-    const address = /listening at http:\/\/([^ :]+):(\d+)/.exec(String((JSON.parse(line) as { msg?: string }).msg))
+    const address = /listening at http:\/\/([^ :]+):(\d+)/.exec(
+      String((JSON.parse(line) as { msg?: string }).msg)
+    )
     if (address !== null) return { host: address[1]!, port: Number(address[2]) }
   }
   throw new Error('the server did not start')
@@ -48,14 +55,17 @@ function untilClosed (socket: Socket, from: number): Promise<{ text: string, ms:
 
 test('a client sending its headers slowly is cut off after SERVER_HEADERS_TIMEOUT_MS', async (t) => {
   const address = await startServer(t, {
-    SERVER_HEADERS_TIMEOUT_MS: '1000', SERVER_REQUEST_TIMEOUT_MS: LATER_MS
+    SERVER_HEADERS_TIMEOUT_MS: '1000',
+    SERVER_REQUEST_TIMEOUT_MS: LATER_MS
   })
   const socket = await open(address)
   const started = Date.now()
   const closed = untilClosed(socket, started)
   socket.write('GET /health/live HTTP/1.1\r\nHost: gateway\r\n')
   // One header line every 200 ms, never the end of the headers.
-  const drip = setInterval(() => { if (!socket.destroyed) socket.write(`X-Drip-${Date.now()}: 1\r\n`) }, 200)
+  const drip = setInterval(() => {
+    if (!socket.destroyed) socket.write(`X-Drip-${Date.now()}: 1\r\n`)
+  }, 200)
   const { text, ms } = await closed
   clearInterval(drip)
   t.match(text, /^HTTP\/1\.1 408 /, 'answered 408 Request Timeout')
@@ -68,7 +78,11 @@ test('a client sending its headers slowly is cut off after SERVER_HEADERS_TIMEOU
   normal.end('GET /health/live HTTP/1.1\r\nHost: gateway\r\nConnection: keep-alive\r\n\r\n')
   const { text: reply } = await answered
   t.match(reply, /^HTTP\/1\.1 200 /)
-  t.match(reply, /\r\nKeep-Alive: timeout=72\r\n/i, 'keep-alive above a 60 s load balancer idle timeout')
+  t.match(
+    reply,
+    /\r\nKeep-Alive: timeout=72\r\n/i,
+    'keep-alive above a 60 s load balancer idle timeout'
+  )
 })
 
 test('past SERVER_MAX_CONNECTIONS a new connection is closed at once; a freed place is taken again', async (t) => {
@@ -79,8 +93,10 @@ test('past SERVER_MAX_CONNECTIONS a new connection is closed at once; a freed pl
     SERVER_REQUEST_TIMEOUT_MS: LATER_MS
   })
   const held = await Promise.all([open(address), open(address), open(address)])
-  t.teardown(() => { for (const s of held) s.destroy() })
-  await new Promise(resolve => setTimeout(resolve, 100))
+  t.teardown(() => {
+    for (const s of held) s.destroy()
+  })
+  await new Promise((resolve) => setTimeout(resolve, 100))
   const extra = await open(address)
   const started = Date.now()
   extra.write('GET /health/live HTTP/1.1\r\nHost: gateway\r\n\r\n')
@@ -93,7 +109,7 @@ test('past SERVER_MAX_CONNECTIONS a new connection is closed at once; a freed pl
   // a connection refused until then is tried again.
   let reply = ''
   for (let attempt = 1; attempt <= 100 && reply === ''; attempt++) {
-    await new Promise(resolve => setTimeout(resolve, 100))
+    await new Promise((resolve) => setTimeout(resolve, 100))
     const next = await open(address)
     const answered = untilClosed(next, Date.now())
     next.end('GET /health/live HTTP/1.1\r\nHost: gateway\r\nConnection: close\r\n\r\n')
@@ -112,5 +128,13 @@ test('the headers timeout may not exceed the request timeout', async (t) => {
   }
   t.same(problems, ['SERVER_HEADERS_TIMEOUT_MS: must be at most SERVER_REQUEST_TIMEOUT_MS (30000)'])
   const config = loadConfig({})
-  t.same([config.SERVER_MAX_CONNECTIONS, config.SERVER_HEADERS_TIMEOUT_MS, config.SERVER_REQUEST_TIMEOUT_MS, config.SERVER_KEEP_ALIVE_TIMEOUT_MS], [10_000, 10_000, 30_000, 72_000])
+  t.same(
+    [
+      config.SERVER_MAX_CONNECTIONS,
+      config.SERVER_HEADERS_TIMEOUT_MS,
+      config.SERVER_REQUEST_TIMEOUT_MS,
+      config.SERVER_KEEP_ALIVE_TIMEOUT_MS
+    ],
+    [10_000, 10_000, 30_000, 72_000]
+  )
 })

@@ -3,7 +3,14 @@ import { test } from 'tap'
 import { parseOptions } from '../../bench/options.ts'
 import { parseCpuList } from '../../bench/pinning.ts'
 import { containerSetup } from '../../bench/container.ts'
-import { evaluateTargets, renderReport, type Measurement, type Pair, type PairKind, type ReportInput } from '../../bench/report.ts'
+import {
+  evaluateTargets,
+  renderReport,
+  type Measurement,
+  type Pair,
+  type PairKind,
+  type ReportInput
+} from '../../bench/report.ts'
 import type { CaseName } from '../../bench/options.ts'
 import type { ReferenceMode } from '../../bench/shared.ts'
 
@@ -40,7 +47,14 @@ function measurement (
   }
 }
 
-function pair (caseName: CaseName, kind: PairKind, round: number, raw: Made, gateway: Made, references: Partial<Record<ReferenceMode, Made>> = {}): Pair {
+function pair (
+  caseName: CaseName,
+  kind: PairKind,
+  round: number,
+  raw: Made,
+  gateway: Made,
+  references: Partial<Record<ReferenceMode, Made>> = {}
+): Pair {
   const r = measurement(raw)
   const g = measurement(gateway)
   return {
@@ -54,14 +68,41 @@ function pair (caseName: CaseName, kind: PairKind, round: number, raw: Made, gat
     ratio: g.rps / r.rps,
     cpuRatio: (g.usPerRequest as number) / (r.usPerRequest as number),
     p99Added: g.p99 - r.p99,
-    references: Object.entries(references).map(([mode, made]) => ({ mode: mode as ReferenceMode, m: measurement(made) }))
+    references: Object.entries(references).map(([mode, made]) => ({
+      mode: mode as ReferenceMode,
+      m: measurement(made)
+    }))
   }
 }
 
 const CASES = [
-  { name: 'bl', label: 'BL list, 5 entries', upstreamBytes: 325, gatewayBytes: 369, items: 5, gatewayPath: '/v1/bl', rawPath: '/raw/bl' },
-  { name: 'sp2-20', label: 'SP2 list, 20 documents', upstreamBytes: 54_000, gatewayBytes: 53_000, items: 20, gatewayPath: '/v1/sp2', rawPath: '/raw/sp2' },
-  { name: 'sp2-500', label: 'SP2 list, 500 documents', upstreamBytes: 1_300_000, gatewayBytes: 1_290_000, items: 500, gatewayPath: '/v1/sp2', rawPath: '/raw/sp2' }
+  {
+    name: 'bl',
+    label: 'BL list, 5 entries',
+    upstreamBytes: 325,
+    gatewayBytes: 369,
+    items: 5,
+    gatewayPath: '/v1/bl',
+    rawPath: '/raw/bl'
+  },
+  {
+    name: 'sp2-20',
+    label: 'SP2 list, 20 documents',
+    upstreamBytes: 54_000,
+    gatewayBytes: 53_000,
+    items: 20,
+    gatewayPath: '/v1/sp2',
+    rawPath: '/raw/sp2'
+  },
+  {
+    name: 'sp2-500',
+    label: 'SP2 list, 500 documents',
+    upstreamBytes: 1_300_000,
+    gatewayBytes: 1_290_000,
+    items: 500,
+    gatewayPath: '/v1/sp2',
+    rawPath: '/raw/sp2'
+  }
 ] as const
 
 function input (pairs: Pair[], argv: string[] = [], extra: Partial<ReportInput> = {}): ReportInput {
@@ -69,8 +110,15 @@ function input (pairs: Pair[], argv: string[] = [], extra: Partial<ReportInput> 
     options: parseOptions(argv),
     command: 'npm run bench',
     date: new Date(0),
-    machine: { cpu: 'test CPU', cpus: 2, memoryGb: 4, os: 'Linux', node: 'v24.0.0', loadAverage: [0, 0, 0] },
-    cases: CASES.map(c => ({ ...c })),
+    machine: {
+      cpu: 'test CPU',
+      cpus: 2,
+      memoryGb: 4,
+      os: 'Linux',
+      node: 'v24.0.0',
+      loadAverage: [0, 0, 0]
+    },
+    cases: CASES.map((c) => ({ ...c })),
     cache: { available: true, detail: 'test' },
     pairs,
     lifetimePeaks: {},
@@ -79,12 +127,16 @@ function input (pairs: Pair[], argv: string[] = [], extra: Partial<ReportInput> 
     blSynthesized: 0,
     buildWarning: undefined,
     gatewayCode: 'commit test',
-    pinning: { pinned: true, text: 'with `taskset`: servers on CPU 1, load on CPU 0', seen: [{ name: 'gateway', cpus: '1' }] },
+    pinning: {
+      pinned: true,
+      text: 'with `taskset`: servers on CPU 1, load on CPU 0',
+      seen: [{ name: 'gateway', cpus: '1' }]
+    },
     clockTicks: 100,
     redis: undefined,
     container: {
       env: { LOG_LEVEL: 'info', PRESSURE_MAX_RSS_BYTES: '440401920' },
-      leftOut: '`UPSTREAM_ENV` (the hub\'s)',
+      leftOut: "`UPSTREAM_ENV` (the hub's)",
       memoryLimit: '512Mi',
       heapFlags: ['--max-old-space-size=256', '--max-semi-space-size=1'],
       shedLineMb: 420
@@ -129,14 +181,25 @@ function fullRun ({
     pairs.push(pair('bl', 'cached', round, { us: 100 }, { us: cached }, { cache: { us: 20 } }))
     const refs20 = uncachedRefs(parse20, 400)
     pairs.push(pair('sp2-20', 'uncached', round, { us: 100 }, { us: sp20 }, refs20))
-    pairs.push(pair('sp2-20', 'cached', round, { us: 100 }, { us: cached - 10 }, { cache: { us: 25 } }))
+    pairs.push(
+      pair('sp2-20', 'cached', round, { us: 100 }, { us: cached - 10 }, { cache: { us: 25 } })
+    )
     const slower = { us: sp20, p99: 30 + p99Added }
     pairs.push(pair('sp2-20', 'latency', round, { us: 100, p99: 30 }, slower, refs20))
     const refs500 = uncachedRefs(400, 600)
     const big = pair('sp2-500', 'uncached', round, { us: 100 }, { us: sp500, rssMb }, refs500)
     big.container = measurement({ us: container500, rssMb: containerRssMb })
     pairs.push(big)
-    pairs.push(pair('sp2-500', 'cached', round, { us: 100 }, { us: cached - 20, rssMb: 400 }, { cache: { us: 30 } }))
+    pairs.push(
+      pair(
+        'sp2-500',
+        'cached',
+        round,
+        { us: 100 },
+        { us: cached - 20, rssMb: 400 },
+        { cache: { us: 30 } }
+      )
+    )
   }
   return pairs
 }
@@ -238,7 +301,12 @@ test('without the reference servers the targets against the peer are not judged'
 })
 
 test('rows of cases not run are n/a, and so are the container\'s without it', async (t) => {
-  const blOnly = evaluateTargets(input(fullRun().filter(p => p.caseName === 'bl'), ['--cases', 'bl']))
+  const blOnly = evaluateTargets(
+    input(
+      fullRun().filter((p) => p.caseName === 'bl'),
+      ['--cases', 'bl']
+    )
+  )
   t.same(blOnly.map(r => r.result),
     ['pass', 'n/a', 'n/a', 'n/a', 'pass', 'pass', 'pass', 'n/a', 'n/a', 'n/a'])
   t.same(blOnly.filter(r => r.result === 'n/a').map(r => r.measured), Array(6).fill('not run'))
@@ -249,25 +317,41 @@ test('rows of cases not run are n/a, and so are the container\'s without it', as
 })
 
 test('unpinned, the CPU ratios are shown but not judged; latency and memory still are', async (t) => {
-  const rows = evaluateTargets(input(fullRun({ bl: 200 }), ['--no-pin'], { pinning: { pinned: false, text: 'not pinned (`--no-pin`)', seen: [] } }))
-  t.same(rows.map(r => r.result),
-    ['n/a', 'n/a', 'n/a', 'pass', 'pass', 'pass', 'n/a', 'pass', 'pass', 'n/a'])
+  const rows = evaluateTargets(
+    input(fullRun({ bl: 200 }), ['--no-pin'], {
+      pinning: { pinned: false, text: 'not pinned (`--no-pin`)', seen: [] }
+    })
+  )
+  t.same(
+    rows.map((r) => r.result),
+    ['n/a', 'n/a', 'n/a', 'pass', 'pass', 'pass', 'n/a', 'pass', 'pass', 'n/a']
+  )
   t.match(rows[0]?.measured, /^1\.54 \(200 µs against 130 µs/, 'the value is still shown')
   t.match(rows[0]?.note, /not pinned, so not judged/)
   t.equal(rows[0]?.floor, undefined)
 })
 
-test('the report names the pinning, the mode, the CPU time and where the run departs from the targets\' conditions', async (t) => {
+test("the report names the pinning, the mode, the CPU time and where the run departs from the targets' conditions", async (t) => {
   const pinned = renderReport(input(fullRun()))
-  t.match(pinned, /\*\*Pinning:\*\* with `taskset`: servers on CPU 1, load on CPU 0; `Cpus_allowed_list` as read: gateway 1/)
+  t.match(
+    pinned,
+    /\*\*Pinning:\*\* with `taskset`: servers on CPU 1, load on CPU 0; `Cpus_allowed_list` as read: gateway 1/
+  )
   t.match(pinned, /\*\*Mode:\*\* memory/)
   t.match(pinned, /\*\*CPU time:\*\* utime \+ stime .* ticks of 1\/100 s/)
   t.notMatch(pinned, /departs from those conditions/)
-  t.match(pinned, /\| BL list, 5 entries \| uncached \| 100 \| 100 µs \| 120 µs \| \*\*1\.20\*\* \| 1\.20, 1\.20, 1\.20 \| 1\.00 \|/, 'CPU per request with the req/s ratio beside it')
+  t.match(
+    pinned,
+    /\| BL list, 5 entries \| uncached \| 100 \| 100 µs \| 120 µs \| \*\*1\.20\*\* \| 1\.20, 1\.20, 1\.20 \| 1\.00 \|/,
+    'CPU per request with the req/s ratio beside it'
+  )
   const peer = /\| BL list, 5 entries \| uncached \| 100 \| .* \| 1\.00 \| 130 µs \| \*\*0\.92\*\*/
   t.match(pinned, peer, 'and against the hand-written peer')
-  t.match(pinned, /\| BL list, 5 entries \| cached \| 100 \| .* \| 130 µs \| \*\*0\.54\*\* \|/,
-    'a cached row against the peer of the uncached pair of its round')
+  t.match(
+    pinned,
+    /\| BL list, 5 entries \| cached \| 100 \| .* \| 130 µs \| \*\*0\.54\*\* \|/,
+    'a cached row against the peer of the uncached pair of its round'
+  )
   t.match(pinned, /\| BL list, 5 entries \| uncached \| hand-written peer \| 130 µs \|/)
   const container = pinned.split('\n## In the container\n')[1]?.split('\n## ')[0] ?? ''
   t.match(container, /`--max-old-space-size=256` `--max-semi-space-size=1`/, 'the heap it ran with')
@@ -275,13 +359,33 @@ test('the report names the pinning, the mode, the CPU time and where the run dep
   t.match(container, /\| 1 \| SP2 list, 500 documents \| 1,000 \| 20\.0 \/ 30\.0 \| 270 µs \| /)
   t.match(container, /\| 240 µs \| 1\.13 \| 300 MiB \| 71 % \| 0 \| none \|/, 'ratio, RSS, shed')
 
-  const unpinned = renderReport(input(fullRun(), ['--rounds', '1', '--no-pin'], {
-    pinning: { pinned: false, text: 'not pinned (`--no-pin`)', seen: [] },
-    redis: { version: '7.0.15', urls: { gateway: 'redis://127.0.0.1:6379/1' }, activity: { connections: 0, commands: 0 } }
-  }))
-  t.match(unpinned, /This run departs from those conditions: not pinned \(`--no-pin`\); 1 round \(a median needs three or more\)\./)
-  t.match(unpinned, /\*\*Mode:\*\* Redis: redis-server 7\.0\.15 .*REDIS_URL gateway `redis:\/\/127\.0\.0\.1:6379\/1`; \*\*the gateways never connected to it\*\*/)
-  const used = renderReport(input(fullRun(), [], { redis: { version: '7.0.15', urls: { gateway: 'redis://127.0.0.1:6379/1' }, activity: { connections: 2, commands: 1234 } } }))
+  const unpinned = renderReport(
+    input(fullRun(), ['--rounds', '1', '--no-pin'], {
+      pinning: { pinned: false, text: 'not pinned (`--no-pin`)', seen: [] },
+      redis: {
+        version: '7.0.15',
+        urls: { gateway: 'redis://127.0.0.1:6379/1' },
+        activity: { connections: 0, commands: 0 }
+      }
+    })
+  )
+  t.match(
+    unpinned,
+    /This run departs from those conditions: not pinned \(`--no-pin`\); 1 round \(a median needs three or more\)\./
+  )
+  t.match(
+    unpinned,
+    /\*\*Mode:\*\* Redis: redis-server 7\.0\.15 .*REDIS_URL gateway `redis:\/\/127\.0\.0\.1:6379\/1`; \*\*the gateways never connected to it\*\*/
+  )
+  const used = renderReport(
+    input(fullRun(), [], {
+      redis: {
+        version: '7.0.15',
+        urls: { gateway: 'redis://127.0.0.1:6379/1' },
+        activity: { connections: 2, commands: 1234 }
+      }
+    })
+  )
   t.match(used, /the gateways opened 2 connections and sent 1,234 commands/)
 })
 
@@ -296,8 +400,13 @@ test('options: pinning and the references are on unless turned off; --redis leav
   t.equal(parseOptions(['--no-references']).references, false)
   t.equal(parseOptions(['--references']).references, true)
   t.throws(() => parseOptions(['--references', '--no-references']), /contradict/)
-  t.same(parseOptions(['--redis', '--gateway-env', 'LOG_LEVEL=info']).gatewayEnv, { LOG_LEVEL: 'info' })
-  t.throws(() => parseOptions(['--redis', '--gateway-env', 'REDIS_URL=redis://elsewhere']), /--redis sets each gateway's REDIS_URL/)
+  t.same(parseOptions(['--redis', '--gateway-env', 'LOG_LEVEL=info']).gatewayEnv, {
+    LOG_LEVEL: 'info'
+  })
+  t.throws(
+    () => parseOptions(['--redis', '--gateway-env', 'REDIS_URL=redis://elsewhere']),
+    /--redis sets each gateway's REDIS_URL/
+  )
 })
 
 test('options: --requests bounds each run by a count, at least one a connection', async (t) => {

@@ -20,7 +20,11 @@ async function runBench (args: string[], timeoutMs: number): Promise<Run> {
   const env = { ...process.env }
   delete env.NODE_OPTIONS
   delete env.NODE_V8_COVERAGE
-  const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'bench/run.ts'), ...args], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] })
+  const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'bench/run.ts'), ...args], {
+    cwd: ROOT,
+    env,
+    stdio: ['ignore', 'pipe', 'pipe']
+  })
   let stdout = ''
   let stderr = ''
   child.stdout.on('data', (chunk: Buffer) => { stdout += chunk.toString() })
@@ -36,12 +40,21 @@ async function runBench (args: string[], timeoutMs: number): Promise<Run> {
 const cells = (line: string): string[] => line.split('|').slice(1, -1).map(cell => cell.trim())
 
 /** The text of a report section, up to the next one. */
-const section = (markdown: string, heading: string): string => (markdown.split(`\n## ${heading}`)[1] ?? '').split('\n## ')[0] ?? ''
+const section = (markdown: string, heading: string): string =>
+  (markdown.split(`\n## ${heading}`)[1] ?? '').split('\n## ')[0] ?? ''
 
 /** The data rows of the tables in `text` whose first cell matches `first`. */
-const rowsOf = (text: string, first: RegExp): string[][] => text.split('\n').filter(line => line.startsWith('|') && !line.startsWith('| ---') && !line.startsWith('| :--')).map(cells).filter(row => first.test(row[0] ?? ''))
+const rowsOf = (text: string, first: RegExp): string[][] =>
+  text
+    .split('\n')
+    .filter(
+      (line) => line.startsWith('|') && !line.startsWith('| ---') && !line.startsWith('| :--')
+    )
+    .map(cells)
+    .filter((row) => first.test(row[0] ?? ''))
 
-const number = (cell: string | undefined): number => Number((cell ?? '').replaceAll(',', '').replaceAll('*', '').split(' ')[0])
+const number = (cell: string | undefined): number =>
+  Number((cell ?? '').replaceAll(',', '').replaceAll('*', '').split(' ')[0])
 
 // Guards against a hang, not judgements of speed: on a quiet machine the run takes about 30 s.
 const BENCH_GUARD_MS = 540_000
@@ -70,21 +83,31 @@ test('npm run bench: a short pinned round produces the CPU, targets and referenc
   t.match(markdown, /run from `dist\/server\.js`/, 'the gateway as built')
   t.match(markdown, /\*\*Settings:\*\* .*; 200 requests per run after 0 s of warm-up;/, 'by count')
   t.match(markdown, /\*\*Response cache:\*\* /, 'says whether the cache was measured')
-  t.match(markdown, /\*\*CPU time:\*\* utime \+ stime of each server's `\/proc\/<pid>\/stat` .* ticks of 1\/\d+ s/, 'says how CPU time is read')
+  t.match(
+    markdown,
+    /\*\*CPU time:\*\* utime \+ stime of each server's `\/proc\/<pid>\/stat` .* ticks of 1\/\d+ s/,
+    'says how CPU time is read'
+  )
   t.ok(run.stdout.includes('## Targets'), 'the report is printed too')
 
-  // Pinned wherever the bench may use two CPUs (CI's machines and this one); otherwise the report says why not.
+  // Pinned wherever the bench may use two CPUs (CI's machines and this one); otherwise the report
+  // says why not.
   const pinning = /\*\*Pinning:\*\* (.*)/.exec(markdown)?.[1] ?? ''
   if (availableParallelism() >= 2) {
-    const cpus = /on CPU (\d+), one measured at a time; the load generator .* on CPU (\d+);/.exec(pinning)
+    const cpus = /on CPU (\d+), one measured at a time; the load generator .* on CPU (\d+);/.exec(
+      pinning
+    )
     t.ok(cpus !== null && cpus[1] !== cpus[2], `servers and load side on two CPUs: ${pinning}`)
     const [, server, load] = cpus ?? []
     const servers = ['raw-proxy', 'gateway', 'gateway-cached', 'gateway-container',
       'reference-buffer', 'reference-parse', 'reference-hand-written', 'reference-cache']
     for (const name of servers) {
-      t.ok(pinning.includes(` ${name} ${server ?? '?'}`), `${name}'s threads all on CPU ${server ?? '?'}, as read from /proc`)
+      t.ok(
+        pinning.includes(` ${name} ${server ?? '?'}`),
+        `${name}'s threads all on CPU ${server ?? '?'}, as read from /proc`
+      )
     }
-    for (const name of ['bench (autocannon)', 'upstream', 'redis']) t.ok(pinning.includes(`${name} ${load ?? '?'}`), `${name} on CPU ${load ?? '?'}`)
+    for (const name of ['bench (autocannon)', 'upstream', 'redis']) { t.ok(pinning.includes(`${name} ${load ?? '?'}`), `${name} on CPU ${load ?? '?'}`) }
   } else {
     t.match(pinning, /^not pinned: /, 'one CPU: unpinned, and said')
   }
@@ -144,15 +167,25 @@ test('npm run bench: a short pinned round produces the CPU, targets and referenc
 
   // CPU per answered request, gateway against raw proxy, with the req/s ratio beside it.
   const cpu = rowsOf(section(markdown, 'CPU per answered request'), /^(BL|SP2) /)
-  t.same(cpu.map(([c, mode, conns]) => `${c ?? ''} ${mode ?? ''} ${conns ?? ''}`), [
-    'BL list, 5 entries uncached 100', 'BL list, 5 entries cached 100',
-    'SP2 list, 20 documents uncached 100', 'SP2 list, 20 documents cached 100', 'SP2 list, 20 documents uncached 10'
-  ], 'one row per case, mode and connection count')
+  t.same(
+    cpu.map(([c, mode, conns]) => `${c ?? ''} ${mode ?? ''} ${conns ?? ''}`),
+    [
+      'BL list, 5 entries uncached 100',
+      'BL list, 5 entries cached 100',
+      'SP2 list, 20 documents uncached 100',
+      'SP2 list, 20 documents cached 100',
+      'SP2 list, 20 documents uncached 10'
+    ],
+    'one row per case, mode and connection count'
+  )
   for (const [c, mode, conns, raw, gateway, cpuRatio, , rpsRatio, peer, toPeer] of cpu) {
     const what = `${c ?? '?'} ${mode ?? '?'} @${conns ?? '?'}`
     t.match(raw, /^\d[\d,]* µs$/, `${what}: raw proxy's CPU per request`)
     t.match(gateway, /^\d[\d,]* µs$/, `${what}: gateway's CPU per request`)
-    t.ok(number(raw) > 0 && number(gateway) > 0, `${what}: positive (${raw ?? ''}, ${gateway ?? ''})`)
+    t.ok(
+      number(raw) > 0 && number(gateway) > 0,
+      `${what}: positive (${raw ?? ''}, ${gateway ?? ''})`
+    )
     t.ok(number(cpuRatio) > 0, `${what}: CPU ratio (${cpuRatio ?? ''})`)
     t.ok(number(rpsRatio) > 0, `${what}: req/s ratio (${rpsRatio ?? ''})`)
     // The hand-written peer: beside the uncached pairs, and the cached rows take their round's.
@@ -163,17 +196,22 @@ test('npm run bench: a short pinned round produces the CPU, targets and referenc
   const runs = rowsOf(section(markdown, 'Every run'), /^\d+$/)
   t.equal(runs.length, 5, 'one row per pair')
   for (const row of runs) {
-    const [round, label, mode, conns, , rawRps, rawLatency, gwRps, gwLatency, ratio, perRequest] = row
+    const [round, label, mode, conns, , rawRps, rawLatency, gwRps, gwLatency, ratio, perRequest] =
+      row
     const what = `${label ?? '?'} ${mode ?? '?'} @${conns ?? '?'}`
     t.equal(round, '1', `${what}: round`)
-    t.ok(number(rawRps) > 0 && number(gwRps) > 0, `${what}: req/s (${rawRps ?? ''}, ${gwRps ?? ''})`)
+    t.ok(
+      number(rawRps) > 0 && number(gwRps) > 0,
+      `${what}: req/s (${rawRps ?? ''}, ${gwRps ?? ''})`
+    )
     t.match(rawLatency, /^\d+\.\d \/ \d+\.\d$/, `${what}: raw p50 / p99`)
     t.match(gwLatency, /^\d+\.\d \/ \d+\.\d$/, `${what}: gateway p50 / p99`)
     t.ok(number(ratio) > 0, `${what}: req/s ratio (${ratio ?? ''})`)
     t.match(perRequest, /^[1-9][\d,]* µs \/ [1-9][\d,]* µs$/, `${what}: CPU per request of each`)
   }
 
-  // The reference servers, measured the same way: buffer and parse beside the uncached pairs, cache beside the cached ones.
+  // The reference servers, measured the same way: buffer and parse beside the uncached pairs, cache
+  // beside the cached ones.
   const references = section(markdown, 'Reference servers')
   const throughput = rowsOf(references, /^(BL|SP2) /)
   t.same(throughput.map(([c, mode, server]) => `${c ?? ''}, ${mode ?? ''}: ${server ?? ''}`), [
@@ -187,12 +225,18 @@ test('npm run bench: a short pinned round produces the CPU, targets and referenc
     const what = `${c ?? '?'} ${mode ?? '?'} ${server ?? '?'}`
     t.ok(number(perRequest) > 0, `${what}: CPU per request (${perRequest ?? ''})`)
     t.ok(number(cpuRatio) > 0, `${what}: CPU ratio to raw (${cpuRatio ?? ''})`)
-    t.ok(number(rps) > 0 && number(rpsRatio) > 0, `${what}: req/s and its ratio (${rps ?? ''}, ${rpsRatio ?? ''})`)
+    t.ok(
+      number(rps) > 0 && number(rpsRatio) > 0,
+      `${what}: req/s and its ratio (${rps ?? ''}, ${rpsRatio ?? ''})`
+    )
   }
   const latency = rowsOf(references, /^(gateway$|reference |hand-written peer$)/)
   t.equal(latency.length, 4, 'the latency table has the gateway, both servers and the peer')
   for (const [server, perRequest, , added] of latency) {
-    t.ok(number(perRequest) > 0, `${server ?? '?'} at 10 connections: CPU per request (${perRequest ?? ''})`)
+    t.ok(
+      number(perRequest) > 0,
+      `${server ?? '?'} at 10 connections: CPU per request (${perRequest ?? ''})`
+    )
     t.match(added, /^\*\*[+-]\d+\.\d\*\*$/, `${server ?? '?'}: p99 added`)
   }
 

@@ -160,7 +160,8 @@ test('every 2xx answer validates against the served document, whatever the hub s
   const ajv = new Ajv({ strict: true, allowUnionTypes: true, allErrors: true })
   addFormats.default(ajv)
   requestFormats(ajv)
-  // Each component under an id of its own, references rewritten to them (as test/repo/openapi.test.ts).
+  // Each component under an id of its own, references rewritten to them (as
+  // test/repo/openapi.test.ts).
   const BASE = 'https://gateway.example/schemas/'
   const rooted = (schema: unknown) =>
     JSON.parse(JSON.stringify(schema).replaceAll('"#/components/schemas/', `"${BASE}`)) as object

@@ -37,35 +37,60 @@ test('each problem is one line naming the variable', async (t) => {
 
 test('whole-number settings are refused unless written in decimal digits, never truncated', async (t) => {
   const { ConfigSchema } = await import('../../src/config/schema.ts')
-  const integers = Object.entries(ConfigSchema.properties).filter(([, schema]) => (schema as { type?: string }).type === 'integer').map(([name]) => name)
+  const integers = Object.entries(ConfigSchema.properties)
+    .filter(([, schema]) => (schema as { type?: string }).type === 'integer')
+    .map(([name]) => name)
   t.ok(integers.length >= 20, `${integers.length} whole-number settings`)
   for (const name of integers) {
-    t.same(problemsOf({ [name]: '1.5' }), [`${name}: must be a whole number in decimal digits (such as 64)`], `${name}=1.5`)
+    t.same(
+      problemsOf({ [name]: '1.5' }),
+      [`${name}: must be a whole number in decimal digits (such as 64)`],
+      `${name}=1.5`
+    )
   }
   for (const written of ['1e3', '0x10', '+5', '2.0', 'Infinity', '12abc']) {
-    t.same(problemsOf({ SERVER_MAX_CONNECTIONS: written }),
-      ['SERVER_MAX_CONNECTIONS: must be a whole number in decimal digits (such as 64)'], written)
+    t.same(
+      problemsOf({ SERVER_MAX_CONNECTIONS: written }),
+      ['SERVER_MAX_CONNECTIONS: must be a whole number in decimal digits (such as 64)'],
+      written
+    )
   }
-  t.equal(loadConfig({ SERVER_MAX_CONNECTIONS: ' 12 ' }).SERVER_MAX_CONNECTIONS, 12,
-    'spaces around are trimmed')
+  t.equal(
+    loadConfig({ SERVER_MAX_CONNECTIONS: ' 12 ' }).SERVER_MAX_CONNECTIONS,
+    12,
+    'spaces around are trimmed'
+  )
   t.equal(loadConfig({ CACHE_MAX_BYTES: '0' }).CACHE_MAX_BYTES, 0)
-  t.match(problemsOf({ SERVER_MAX_CONNECTIONS: '0' }), [/^SERVER_MAX_CONNECTIONS: must be >= 1/],
-    'the range is still checked')
+  t.match(
+    problemsOf({ SERVER_MAX_CONNECTIONS: '0' }),
+    [/^SERVER_MAX_CONNECTIONS: must be >= 1/],
+    'the range is still checked'
+  )
   // In a hub profile too (its JSON is not converted): 1.5 is not an integer, and is not made one.
   const { profileProblems } = await import('../../src/profile/load.ts')
-  t.same(profileProblems({ name: 'x', operations: { noblbc20: { cacheTtlSeconds: 1.5 } } }),
-    ['$.operations.noblbc20.cacheTtlSeconds: must be a whole number: How long its answers are ' +
-      'cached, in seconds (0: not cached); default CACHE_TTL_SECONDS'])
+  t.same(profileProblems({ name: 'x', operations: { noblbc20: { cacheTtlSeconds: 1.5 } } }), [
+    '$.operations.noblbc20.cacheTtlSeconds: must be a whole number: How long its answers are ' +
+      'cached, in seconds (0: not cached); default CACHE_TTL_SECONDS'
+  ])
 })
 
 test('an upstream needs both addresses and its credentials', async (t) => {
-  t.match(problemsOf({ UPSTREAM_HUB_URL: 'https://hub.example' }), [/^UPSTREAM_BASE_URL: must be set together with UPSTREAM_HUB_URL/])
-  t.same(problemsOf({ UPSTREAM_HUB_URL: 'https://hub.example', UPSTREAM_BASE_URL: 'https://base.example' }).map(p => p.split(':')[0]),
-    ['UPSTREAM_API_KEY', 'PLATFORM_ID', 'UPSTREAM_ACCESS_TOKEN'])
-  t.match(problemsOf({ UPSTREAM_HUB_URL: 'ftp://hub', UPSTREAM_BASE_URL: 'https://b' }), [/^UPSTREAM_HUB_URL/])
+  t.match(problemsOf({ UPSTREAM_HUB_URL: 'https://hub.example' }), [
+    /^UPSTREAM_BASE_URL: must be set together with UPSTREAM_HUB_URL/
+  ])
+  t.same(
+    problemsOf({
+      UPSTREAM_HUB_URL: 'https://hub.example',
+      UPSTREAM_BASE_URL: 'https://base.example'
+    }).map((p) => p.split(':')[0]),
+    ['UPSTREAM_API_KEY', 'PLATFORM_ID', 'UPSTREAM_ACCESS_TOKEN']
+  )
+  t.match(problemsOf({ UPSTREAM_HUB_URL: 'ftp://hub', UPSTREAM_BASE_URL: 'https://b' }), [
+    /^UPSTREAM_HUB_URL/
+  ])
 })
 
-test('resolveConfig: the sandbox\'s settings under the environment\'s, narrowed to what the gateway runs with', async (t) => {
+test("resolveConfig: the sandbox's settings under the environment's, narrowed to what the gateway runs with", async (t) => {
   const sandbox = {
     UPSTREAM_HUB_URL: 'http://127.0.0.1:4010',
     UPSTREAM_BASE_URL: 'http://127.0.0.1:4010',
@@ -75,28 +100,67 @@ test('resolveConfig: the sandbox\'s settings under the environment\'s, narrowed 
     UPSTREAM_LOGIN_USERNAME: 'u',
     UPSTREAM_LOGIN_PASSWORD: 'p'
   }
-  const config = resolveConfig({ PLATFORM_ID: 'MINE', UPSTREAM_API_KEY: ' ', SANDBOX: 'true' }, { sandbox })
-  t.equal(config.UPSTREAM_HUB_URL, sandbox.UPSTREAM_HUB_URL, 'the sandbox\'s address')
+  const config = resolveConfig(
+    { PLATFORM_ID: 'MINE', UPSTREAM_API_KEY: ' ', SANDBOX: 'true' },
+    { sandbox }
+  )
+  t.equal(config.UPSTREAM_HUB_URL, sandbox.UPSTREAM_HUB_URL, "the sandbox's address")
   t.equal(config.PLATFORM_ID, 'MINE', 'a setting of the environment wins')
   t.equal(config.UPSTREAM_API_KEY, 'sandbox-key', 'an empty one does not')
-  t.equal(config.SANDBOX, undefined, 'SANDBOX, read already, is not held against the sandbox\'s own addresses')
+  t.equal(
+    config.SANDBOX,
+    undefined,
+    "SANDBOX, read already, is not held against the sandbox's own addresses"
+  )
   t.equal(config.UPSTREAM_ACCESS_TOKEN, 'sandbox-token')
-  const fromFile = resolveConfig({ UPSTREAM_ACCESS_TOKEN_FILE: writeTempFile(t, 'a-token\n') }, { sandbox })
-  t.equal(fromFile.UPSTREAM_ACCESS_TOKEN, undefined, 'a token file replaces the sandbox\'s token instead of conflicting with it')
+  const fromFile = resolveConfig(
+    { UPSTREAM_ACCESS_TOKEN_FILE: writeTempFile(t, 'a-token\n') },
+    { sandbox }
+  )
+  t.equal(
+    fromFile.UPSTREAM_ACCESS_TOKEN,
+    undefined,
+    "a token file replaces the sandbox's token instead of conflicting with it"
+  )
   const login = resolveConfig({ UPSTREAM_CREDENTIALS: 'login' }, { sandbox })
-  t.equal(login.UPSTREAM_CREDENTIALS === 'login' ? login.UPSTREAM_LOGIN_USERNAME : undefined, 'u',
-    'login mode has its account')
+  t.equal(
+    login.UPSTREAM_CREDENTIALS === 'login' ? login.UPSTREAM_LOGIN_USERNAME : undefined,
+    'u',
+    'login mode has its account'
+  )
   const passwordFile = {
     UPSTREAM_CREDENTIALS: 'login',
     UPSTREAM_LOGIN_PASSWORD_FILE: writeTempFile(t, 'mine\n')
   }
-  t.throws(() => resolveConfig(passwordFile, { sandbox }),
+  t.throws(
+    () => resolveConfig(passwordFile, { sandbox }),
     new ConfigError(['UPSTREAM_LOGIN_USERNAME: is required with UPSTREAM_LOGIN_PASSWORD']),
-    'a password file replaces the sandbox\'s password, not its user name')
-  const configured = resolveConfig({ ...sandbox, UPSTREAM_HUB_URL: 'https://hub.example.co.id' }, { sandbox: { UPSTREAM_HUB_URL: 'http://ignored' } })
-  t.equal(configured.UPSTREAM_HUB_URL, 'https://hub.example.co.id', 'a configured hub: the sandbox\'s settings are not used')
-  t.throws(() => resolveConfig({}), new ConfigError(['UPSTREAM_HUB_URL: is required (no hub is configured and no built-in sandbox was started)', 'UPSTREAM_BASE_URL: is required (no hub is configured and no built-in sandbox was started)', 'UPSTREAM_API_KEY: is required (no hub is configured and no built-in sandbox was started)', 'PLATFORM_ID: is required (no hub is configured and no built-in sandbox was started)']), 'no hub and no sandbox: refused, not half a configuration')
-  t.throws(() => resolveConfig({ SANDBOX: 'maybe' }, { sandbox }), ConfigError, 'the environment is checked before the sandbox\'s settings are used')
+    "a password file replaces the sandbox's password, not its user name"
+  )
+  const configured = resolveConfig(
+    { ...sandbox, UPSTREAM_HUB_URL: 'https://hub.example.co.id' },
+    { sandbox: { UPSTREAM_HUB_URL: 'http://ignored' } }
+  )
+  t.equal(
+    configured.UPSTREAM_HUB_URL,
+    'https://hub.example.co.id',
+    "a configured hub: the sandbox's settings are not used"
+  )
+  t.throws(
+    () => resolveConfig({}),
+    new ConfigError([
+      'UPSTREAM_HUB_URL: is required (no hub is configured and no built-in sandbox was started)',
+      'UPSTREAM_BASE_URL: is required (no hub is configured and no built-in sandbox was started)',
+      'UPSTREAM_API_KEY: is required (no hub is configured and no built-in sandbox was started)',
+      'PLATFORM_ID: is required (no hub is configured and no built-in sandbox was started)'
+    ]),
+    'no hub and no sandbox: refused, not half a configuration'
+  )
+  t.throws(
+    () => resolveConfig({ SANDBOX: 'maybe' }, { sandbox }),
+    ConfigError,
+    "the environment is checked before the sandbox's settings are used"
+  )
 })
 
 test('an operation\'s profile entry is checked against the catalogue, and read', async (t) => {
@@ -112,7 +176,10 @@ test('an operation\'s profile entry is checked against the catalogue, and read',
   const config = loadConfig({ UPSTREAM_PROFILE_FILE: file })
   const ops = resolveOperations(config, resolveProfile(config))
   t.same(ops.get('kontainerbc20')?.answer, { kind: 'key', key: 'Data Kontainer BC20' })
-  t.same([ops.get('kontainerbc20')?.sendsApiKey, ops.get('kontainerbc20')?.sendsToken], [false, true])
+  t.same(
+    [ops.get('kontainerbc20')?.sendsApiKey, ops.get('kontainerbc20')?.sendsToken],
+    [false, true]
+  )
 })
 
 function startServer (env: Record<string, string>) {
@@ -159,7 +226,9 @@ test('the start line says what runs and where the state is, never a password', a
 
 test('with no upstream the server starts its sandbox, says so first, and closes on SIGTERM', async (t) => {
   const child = startServer({ PORT: '0', HOST: '127.0.0.1' })
-  t.teardown(() => { child.kill('SIGKILL') })
+  t.teardown(() => {
+    child.kill('SIGKILL')
+  })
   const lines = createInterface({ input: child.stdout })
   const seen: Array<Record<string, unknown>> = []
   for await (const line of lines) {
@@ -170,8 +239,11 @@ test('with no upstream the server starts its sandbox, says so first, and closes 
   const profile = /^hub profile in force: sandbox \(built-in\), digest [0-9a-f]{16}$/
   const runs = { mode: 'sandbox', state: 'memory', version: /^\d+\.\d+\.\d+/ }
   t.match(seen, [{}, runs, { msg: profile }], 'then what runs, in short')
-  t.same(seen.filter(line => JSON.stringify(line).length > 400), [],
-    'every line short: no profile dump')
+  t.same(
+    seen.filter((line) => JSON.stringify(line).length > 400),
+    [],
+    'every line short: no profile dump'
+  )
   const address = /listening at (http:\/\/[^ ]+)/.exec(String(seen.at(-1)?.msg))?.[1]
   const res = await fetch(`${address}/v1/customs/bc20/bills-of-lading?npwp=012345678901000`)
   t.equal(res.status, 200)
@@ -192,11 +264,22 @@ test('.env.example lists every setting a deployment sets, with its default', asy
     t.ok(line, `${name} is listed`)
     const value = line?.split('=').slice(1).join('=')
     if (defaults[name] !== undefined && !line?.startsWith('#')) {
-      t.equal(value, typeof defaults[name] === 'object' ? JSON.stringify(defaults[name]) : String(defaults[name]), `${name} shows its default`)
+      t.equal(
+        value,
+        typeof defaults[name] === 'object'
+          ? JSON.stringify(defaults[name])
+          : String(defaults[name]),
+        `${name} shows its default`
+      )
     }
   }
   // The example file, loaded as it is, is a valid configuration.
-  const env = Object.fromEntries(text.split('\n').filter(l => /^[A-Z_]+=/.test(l)).map(l => [l.slice(0, l.indexOf('=')), l.slice(l.indexOf('=') + 1)]))
+  const env = Object.fromEntries(
+    text
+      .split('\n')
+      .filter((l) => /^[A-Z_]+=/.test(l))
+      .map((l) => [l.slice(0, l.indexOf('=')), l.slice(l.indexOf('=') + 1)])
+  )
   t.doesNotThrow(() => loadConfig(env))
 })
 
@@ -205,24 +288,55 @@ test('the Redis settings: redis:// or rediss:// with credentials, a safe key pre
   t.equal(config.REDIS_URL, undefined, 'unset by default: state in memory')
   t.equal(config.REDIS_KEY_PREFIX, 'cgw:')
   t.equal(config.REDIS_COMMAND_TIMEOUT_MS, 500)
-  for (const good of ['redis://localhost', 'REDIS://redis:6379', 'rediss://gateway:s%40cret@redis.internal:6380/2', 'redis://:pw@[::1]:6379', 'redis://gateway:pw@10.0.0.5']) {
+  for (const good of [
+    'redis://localhost',
+    'REDIS://redis:6379',
+    'rediss://gateway:s%40cret@redis.internal:6380/2',
+    'redis://:pw@[::1]:6379',
+    'redis://gateway:pw@10.0.0.5'
+  ]) {
     t.same(problemsOf({ REDIS_URL: good }), [], good)
   }
   const password = 'hunter2-hunter2'
-  for (const bad of [`http://gateway:${password}@redis`, `redis://gateway:${password}@`, `redis://gateway:${password}@redis/cache`, `redis://gateway:${password}@redis:6379/0?tls=1`, `redis://gateway:p@${password}@redis`]) {
+  for (const bad of [
+    `http://gateway:${password}@redis`,
+    `redis://gateway:${password}@`,
+    `redis://gateway:${password}@redis/cache`,
+    `redis://gateway:${password}@redis:6379/0?tls=1`,
+    `redis://gateway:p@${password}@redis`
+  ]) {
     const problems = problemsOf({ REDIS_URL: bad })
-    t.same(problems, [`REDIS_URL: must be ${EXPECTED.REDIS_URL}`], `refused: ${bad.replace(password, '…')}`)
+    t.same(
+      problems,
+      [`REDIS_URL: must be ${EXPECTED.REDIS_URL}`],
+      `refused: ${bad.replace(password, '…')}`
+    )
     t.notMatch(problems.join('\n'), password, 'the error line does not repeat the password')
   }
-  for (const bad of ['cgw*', 'a b', 'x'.repeat(65)]) t.same(problemsOf({ REDIS_KEY_PREFIX: bad }), [`REDIS_KEY_PREFIX: must be ${EXPECTED.REDIS_KEY_PREFIX}`], JSON.stringify(bad))
+  for (const bad of ['cgw*', 'a b', 'x'.repeat(65)]) {
+    t.same(
+      problemsOf({ REDIS_KEY_PREFIX: bad }),
+      [`REDIS_KEY_PREFIX: must be ${EXPECTED.REDIS_KEY_PREFIX}`],
+      JSON.stringify(bad)
+    )
+  }
   t.same(problemsOf({ REDIS_COMMAND_TIMEOUT_MS: '9' }), ['REDIS_COMMAND_TIMEOUT_MS: must be >= 10'])
-  t.same(problemsOf({ REDIS_COMMAND_TIMEOUT_MS: '10001' }), ['REDIS_COMMAND_TIMEOUT_MS: must be <= 10000'])
+  t.same(problemsOf({ REDIS_COMMAND_TIMEOUT_MS: '10001' }), [
+    'REDIS_COMMAND_TIMEOUT_MS: must be <= 10000'
+  ])
 })
 
 test('a setting checked by a pattern says what it expects, with an example, never the regular expression', async (t) => {
   const { ConfigSchema } = await import('../../src/config/schema.ts')
-  const patterned = Object.entries(ConfigSchema.properties).filter(([, schema]) => 'pattern' in schema || 'format' in schema).map(([name]) => name).sort()
-  t.same(Object.keys(EXPECTED).sort(), patterned, 'every pattern-checked setting has its sentence in src/config/expected.ts, and no other')
+  const patterned = Object.entries(ConfigSchema.properties)
+    .filter(([, schema]) => 'pattern' in schema || 'format' in schema)
+    .map(([name]) => name)
+    .sort()
+  t.same(
+    Object.keys(EXPECTED).sort(),
+    patterned,
+    'every pattern-checked setting has its sentence in src/config/expected.ts, and no other'
+  )
   const bad: Record<string, string> = {
     UPSTREAM_HUB_URL: 'ftp://hub.example',
     UPSTREAM_BASE_URL: 'hub.example',
@@ -237,31 +351,74 @@ test('a setting checked by a pattern says what it expects, with an example, neve
   }
   for (const name of patterned) {
     const problems = problemsOf({ [name]: bad[name] ?? '' })
-    const line = problems.find(p => p.startsWith(`${name}:`))
+    const line = problems.find((p) => p.startsWith(`${name}:`))
     t.equal(line, `${name}: must be ${EXPECTED[name]}`, `${name}=${bad[name]}`)
     t.match(line, /such as /, `${name}: with an example`)
-    const { pattern } = ConfigSchema.properties[name as keyof typeof ConfigSchema.properties] as { pattern?: string }
+    const { pattern } = ConfigSchema.properties[name as keyof typeof ConfigSchema.properties] as {
+      pattern?: string
+    }
     t.ok(pattern === undefined || !line?.includes(pattern), `${name}: not the pattern`)
-    t.notMatch(line, /\[A-Za-z|\\d|\]\+|\)\*|\(\?|must match/, `${name}: nothing of a regular expression`)
+    t.notMatch(
+      line,
+      /\[A-Za-z|\\d|\]\+|\)\*|\(\?|must match/,
+      `${name}: nothing of a regular expression`
+    )
   }
-  t.same(problemsOf({ RATE_LIMIT_WINDOW: '30 s', CORS_ORIGINS: 'https://a.example, http://localhost:5173', REDIS_URL: 'rediss://gateway:s%40cret@redis.internal:6380' }), [], 'the examples\' kind of value passes')
+  t.same(
+    problemsOf({
+      RATE_LIMIT_WINDOW: '30 s',
+      CORS_ORIGINS: 'https://a.example, http://localhost:5173',
+      REDIS_URL: 'rediss://gateway:s%40cret@redis.internal:6380'
+    }),
+    [],
+    "the examples' kind of value passes"
+  )
 })
 
-test('the Redis failover settings: Sentinels as host:port, with REDIS_URL for the master\'s credentials; the replica wait below the command timeout', async (t) => {
+test("the Redis failover settings: Sentinels as host:port, with REDIS_URL for the master's credentials; the replica wait below the command timeout", async (t) => {
   const config = loadConfig({})
   t.equal(config.REDIS_SENTINELS, undefined)
   t.equal(config.REDIS_SENTINEL_MASTER_NAME, 'mymaster')
   t.equal(config.REDIS_REPLICA_ACK_TIMEOUT_MS, 100)
   const url = 'redis://gateway:pw@mymaster'
-  for (const good of ['sentinel-1:26379', '10.0.0.1:26379, 10.0.0.2:26379,10.0.0.3:26379', '[::1]:26379']) {
+  for (const good of [
+    'sentinel-1:26379',
+    '10.0.0.1:26379, 10.0.0.2:26379,10.0.0.3:26379',
+    '[::1]:26379'
+  ]) {
     t.same(problemsOf({ REDIS_URL: url, REDIS_SENTINELS: good }), [], good)
   }
-  t.same(sentinelAddresses(' a:1, [::1]:2 ,b.example:26379'), [{ host: 'a', port: 1 }, { host: '::1', port: 2 }, { host: 'b.example', port: 26379 }])
-  for (const bad of ['sentinel-1', 'a:1;b:2', 'http://a:1', 'a:1,']) t.same(problemsOf({ REDIS_URL: url, REDIS_SENTINELS: bad }), [`REDIS_SENTINELS: must be ${EXPECTED.REDIS_SENTINELS}`], bad)
-  t.same(problemsOf({ REDIS_SENTINELS: 'a:1' }), ['REDIS_URL: is required with REDIS_SENTINELS (for the master\'s user, password, database and scheme; its host is not used), e.g. redis://gateway:PASSWORD@mymaster'])
-  t.same(problemsOf({ REDIS_URL: url, REDIS_SENTINEL_PASSWORD_FILE: writeTempFile(t, 'pw\n'), REDIS_SENTINEL_USERNAME: 'gw' }),
-    ['REDIS_SENTINEL_USERNAME: is used only with REDIS_SENTINELS', 'REDIS_SENTINEL_PASSWORD (from REDIS_SENTINEL_PASSWORD_FILE): is used only with REDIS_SENTINELS'])
-  t.same(problemsOf({ REDIS_REPLICA_ACK_TIMEOUT_MS: '500' }), ['REDIS_REPLICA_ACK_TIMEOUT_MS: must be below REDIS_COMMAND_TIMEOUT_MS (500), which bounds the wait too'])
+  t.same(sentinelAddresses(' a:1, [::1]:2 ,b.example:26379'), [
+    { host: 'a', port: 1 },
+    { host: '::1', port: 2 },
+    { host: 'b.example', port: 26379 }
+  ])
+  for (const bad of ['sentinel-1', 'a:1;b:2', 'http://a:1', 'a:1,']) {
+    t.same(
+      problemsOf({ REDIS_URL: url, REDIS_SENTINELS: bad }),
+      [`REDIS_SENTINELS: must be ${EXPECTED.REDIS_SENTINELS}`],
+      bad
+    )
+  }
+  t.same(problemsOf({ REDIS_SENTINELS: 'a:1' }), [
+    "REDIS_URL: is required with REDIS_SENTINELS (for the master's user, password, database and scheme; its host is not used), e.g. redis://gateway:PASSWORD@mymaster"
+  ])
+  t.same(
+    problemsOf({
+      REDIS_URL: url,
+      REDIS_SENTINEL_PASSWORD_FILE: writeTempFile(t, 'pw\n'),
+      REDIS_SENTINEL_USERNAME: 'gw'
+    }),
+    [
+      'REDIS_SENTINEL_USERNAME: is used only with REDIS_SENTINELS',
+      'REDIS_SENTINEL_PASSWORD (from REDIS_SENTINEL_PASSWORD_FILE): is used only with REDIS_SENTINELS'
+    ]
+  )
+  t.same(problemsOf({ REDIS_REPLICA_ACK_TIMEOUT_MS: '500' }), [
+    'REDIS_REPLICA_ACK_TIMEOUT_MS: must be below REDIS_COMMAND_TIMEOUT_MS (500), which bounds the wait too'
+  ])
   t.same(problemsOf({ REDIS_REPLICA_ACK_TIMEOUT_MS: '0' }), [], '0: never wait')
-  t.same(problemsOf({ REDIS_SENTINEL_MASTER_NAME: 'my master' }), [`REDIS_SENTINEL_MASTER_NAME: must be ${EXPECTED.REDIS_SENTINEL_MASTER_NAME}`])
+  t.same(problemsOf({ REDIS_SENTINEL_MASTER_NAME: 'my master' }), [
+    `REDIS_SENTINEL_MASTER_NAME: must be ${EXPECTED.REDIS_SENTINEL_MASTER_NAME}`
+  ])
 })

@@ -14,7 +14,10 @@ import { build, configProblems as problemsOf } from '../helpers/helper.ts'
 
 type TestLike = Parameters<Parameters<typeof test>[0]>[0]
 
-/** A directory for the test's secret files, removed in teardown; `file(name, text)` writes one and returns its path. */
+/**
+ * A directory for the test's secret files, removed in teardown; `file(name, text)` writes one and
+ * returns its path.
+ */
 function secretsDir (t: TestLike) {
   const dir = mkdtempSync(join(tmpdir(), 'gateway-secrets-'))
   t.teardown(() => rmSync(dir, { recursive: true, force: true }))
@@ -29,7 +32,13 @@ function secretsDir (t: TestLike) {
 }
 
 /** A configured hub, static mode, with everything it requires. */
-const HUB = { UPSTREAM_HUB_URL: 'https://hub.example.go.id', UPSTREAM_BASE_URL: 'https://base.example.go.id', UPSTREAM_API_KEY: 'k', UPSTREAM_ACCESS_TOKEN: 't', PLATFORM_ID: 'PLT00001' }
+const HUB = {
+  UPSTREAM_HUB_URL: 'https://hub.example.go.id',
+  UPSTREAM_BASE_URL: 'https://base.example.go.id',
+  UPSTREAM_API_KEY: 'k',
+  UPSTREAM_ACCESS_TOKEN: 't',
+  PLATFORM_ID: 'PLT00001'
+}
 
 /** An example value for each secret setting, as a file would hold it. */
 const VALUES: Record<typeof SECRET_SETTINGS[number], string> = {
@@ -43,8 +52,13 @@ const VALUES: Record<typeof SECRET_SETTINGS[number], string> = {
 
 test('each secret setting X may be given as X_FILE: read at start-up, its trailing line break dropped', async (t) => {
   const { file } = secretsDir(t)
-  t.same([...SECRET_SETTINGS].sort(), Object.keys(VALUES).sort(), 'every secret setting has an example here')
-  // The file's own line ending, whichever the editor or `echo` wrote; what is inside the value stays.
+  t.same(
+    [...SECRET_SETTINGS].sort(),
+    Object.keys(VALUES).sort(),
+    'every secret setting has an example here'
+  )
+  // The file's own line ending, whichever the editor or `echo` wrote; what is inside the value
+  // stays.
   const endings = ['\n', '\r\n', '', '\n\n']
   const env: Record<string, string> = {
     ...HUB,
@@ -59,45 +73,80 @@ test('each secret setting X may be given as X_FILE: read at start-up, its traili
   const config = loadConfig(env)
   t.equal(config.UPSTREAM_API_KEY, VALUES.UPSTREAM_API_KEY)
   t.equal(config.UPSTREAM_LOGIN_USERNAME, VALUES.UPSTREAM_LOGIN_USERNAME)
-  t.equal(config.UPSTREAM_LOGIN_PASSWORD, VALUES.UPSTREAM_LOGIN_PASSWORD, 'what a password may hold, unchanged')
+  t.equal(
+    config.UPSTREAM_LOGIN_PASSWORD,
+    VALUES.UPSTREAM_LOGIN_PASSWORD,
+    'what a password may hold, unchanged'
+  )
   t.equal(config.REDIS_SENTINEL_PASSWORD, VALUES.REDIS_SENTINEL_PASSWORD)
   t.equal(config.REDIS_URL, VALUES.REDIS_URL, 'the address with its password, from one file')
-  t.equal(config.UPSTREAM_ACCESS_TOKEN, undefined, 'the access token\'s file is only checked: static mode re-reads it while running (rotation)')
+  t.equal(
+    config.UPSTREAM_ACCESS_TOKEN,
+    undefined,
+    "the access token's file is only checked: static mode re-reads it while running (rotation)"
+  )
   t.equal(config.UPSTREAM_ACCESS_TOKEN_FILE, env.UPSTREAM_ACCESS_TOKEN_FILE, 'its path kept')
   const resolved = resolveConfig(env)
-  const account = resolved.UPSTREAM_CREDENTIALS === 'login'
-    ? { username: resolved.UPSTREAM_LOGIN_USERNAME, password: resolved.UPSTREAM_LOGIN_PASSWORD }
-    : undefined
-  t.same(account && JSON.parse(loginBody(BUILT_IN.login.body, account)),
+  const account =
+    resolved.UPSTREAM_CREDENTIALS === 'login'
+      ? { username: resolved.UPSTREAM_LOGIN_USERNAME, password: resolved.UPSTREAM_LOGIN_PASSWORD }
+      : undefined
+  t.same(
+    account && JSON.parse(loginBody(BUILT_IN.login.body, account)),
     { username: VALUES.UPSTREAM_LOGIN_USERNAME, password: VALUES.UPSTREAM_LOGIN_PASSWORD },
-    'the login body: the profile\'s, with the user name and password')
+    "the login body: the profile's, with the user name and password"
+  )
 })
 
 test('a setting given both as itself and as its file refuses the start, naming both', async (t) => {
   const { file } = secretsDir(t)
   for (const name of SECRET_SETTINGS) {
-    const problems = problemsOf({ [name]: VALUES[name], [`${name}_FILE`]: file(name, VALUES[name]) })
+    const problems = problemsOf({
+      [name]: VALUES[name],
+      [`${name}_FILE`]: file(name, VALUES[name])
+    })
     t.ok(problems.includes(`${name}_FILE: set either it or ${name}, not both`), name, { problems })
   }
-  t.same(problemsOf({ UPSTREAM_API_KEY: '  ', UPSTREAM_API_KEY_FILE: file('key', 'k') }), [], 'an empty variable counts as unset, as for every setting')
+  t.same(
+    problemsOf({ UPSTREAM_API_KEY: '  ', UPSTREAM_API_KEY_FILE: file('key', 'k') }),
+    [],
+    'an empty variable counts as unset, as for every setting'
+  )
 })
 
 test('a secret file that cannot be used: one line naming the setting and the path, never the content', async (t) => {
   const { dir, file } = secretsDir(t)
   const missing = join(dir, 'missing')
-  t.same(problemsOf({ UPSTREAM_API_KEY_FILE: missing }), [`UPSTREAM_API_KEY_FILE: cannot read ${missing} (no such file)`])
+  t.same(problemsOf({ UPSTREAM_API_KEY_FILE: missing }), [
+    `UPSTREAM_API_KEY_FILE: cannot read ${missing} (no such file)`
+  ])
   const sentinels = { REDIS_SENTINELS: 's:26379', REDIS_URL: 'redis://m' }
-  t.same(problemsOf({ ...sentinels, REDIS_SENTINEL_PASSWORD_FILE: dir }),
-    [`REDIS_SENTINEL_PASSWORD_FILE: ${dir} is not a file but a directory ` +
-      '(name the file inside it)'],
-    'a mounted Secret\'s directory instead of its file')
-  t.same(problemsOf({ UPSTREAM_LOGIN_PASSWORD_FILE: `${file('parent', 'x')}/password` }), [`UPSTREAM_LOGIN_PASSWORD_FILE: cannot read ${join(dir, 'parent')}/password (a part of the path is not a directory)`])
+  t.same(
+    problemsOf({ ...sentinels, REDIS_SENTINEL_PASSWORD_FILE: dir }),
+    [
+      `REDIS_SENTINEL_PASSWORD_FILE: ${dir} is not a file but a directory ` +
+        '(name the file inside it)'
+    ],
+    "a mounted Secret's directory instead of its file"
+  )
+  t.same(problemsOf({ UPSTREAM_LOGIN_PASSWORD_FILE: `${file('parent', 'x')}/password` }), [
+    `UPSTREAM_LOGIN_PASSWORD_FILE: cannot read ${join(dir, 'parent')}/password (a part of the path is not a directory)`
+  ])
   const empty = file('empty', '\n')
-  t.same(problemsOf({ UPSTREAM_LOGIN_USERNAME_FILE: empty }), [`UPSTREAM_LOGIN_USERNAME_FILE: ${empty} is empty`], 'an empty file is no credential')
+  t.same(
+    problemsOf({ UPSTREAM_LOGIN_USERNAME_FILE: empty }),
+    [`UPSTREAM_LOGIN_USERNAME_FILE: ${empty} is empty`],
+    'an empty file is no credential'
+  )
   const large = file('large', Buffer.alloc(65 * 1024, 'a'))
-  t.same(problemsOf({ UPSTREAM_API_KEY_FILE: large }),
-    [`UPSTREAM_API_KEY_FILE: ${large} is larger than 64 KiB: not a secret of the gateway`])
-  t.same(problemsOf({ UPSTREAM_ACCESS_TOKEN_FILE: missing }), [`UPSTREAM_ACCESS_TOKEN_FILE: cannot read ${missing} (no such file)`], 'the re-read token file is checked at start-up too')
+  t.same(problemsOf({ UPSTREAM_API_KEY_FILE: large }), [
+    `UPSTREAM_API_KEY_FILE: ${large} is larger than 64 KiB: not a secret of the gateway`
+  ])
+  t.same(
+    problemsOf({ UPSTREAM_ACCESS_TOKEN_FILE: missing }),
+    [`UPSTREAM_ACCESS_TOKEN_FILE: cannot read ${missing} (no such file)`],
+    'the re-read token file is checked at start-up too'
+  )
 
   // A value the file holds that the setting's rule refuses: said so, the content not repeated.
   const password = 'hunter2-hunter2'
@@ -116,7 +165,13 @@ test('the server refuses to start on a secret file it cannot read, with one line
   const { dir } = secretsDir(t)
   const missing = join(dir, 'hub-api-key')
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
-    env: { PATH: process.env.PATH ?? '', ...HUB, UPSTREAM_API_KEY: '', UPSTREAM_API_KEY_FILE: missing, UPSTREAM_ACCESS_TOKEN: 'tok-live-77aa' },
+    env: {
+      PATH: process.env.PATH ?? '',
+      ...HUB,
+      UPSTREAM_API_KEY: '',
+      UPSTREAM_API_KEY_FILE: missing,
+      UPSTREAM_ACCESS_TOKEN: 'tok-live-77aa'
+    },
     stdio: ['ignore', 'pipe', 'pipe']
   })
   let output = ''
@@ -124,14 +179,20 @@ test('the server refuses to start on a secret file it cannot read, with one line
   child.stderr.on('data', (chunk: Buffer) => { output += chunk.toString() })
   const [code] = await once(child, 'exit')
   t.equal(code, 1)
-  t.same(output.trim().split('\n'), [`config error: UPSTREAM_API_KEY_FILE: cannot read ${missing} (no such file)`])
+  t.same(output.trim().split('\n'), [
+    `config error: UPSTREAM_API_KEY_FILE: cannot read ${missing} (no such file)`
+  ])
 })
 
 test('the login\'s credentials: a user name with a password', async (t) => {
   const login = { ...HUB, UPSTREAM_ACCESS_TOKEN: '', UPSTREAM_CREDENTIALS: 'login' }
   t.same(problemsOf({ ...login, UPSTREAM_LOGIN_USERNAME: 'u', UPSTREAM_LOGIN_PASSWORD: 'p' }), [])
-  t.same(problemsOf({ ...login, UPSTREAM_LOGIN_USERNAME: 'u' }), ['UPSTREAM_LOGIN_PASSWORD: is required with UPSTREAM_LOGIN_USERNAME'])
-  t.same(problemsOf({ ...login, UPSTREAM_LOGIN_PASSWORD: 'p' }), ['UPSTREAM_LOGIN_USERNAME: is required with UPSTREAM_LOGIN_PASSWORD'])
+  t.same(problemsOf({ ...login, UPSTREAM_LOGIN_USERNAME: 'u' }), [
+    'UPSTREAM_LOGIN_PASSWORD: is required with UPSTREAM_LOGIN_USERNAME'
+  ])
+  t.same(problemsOf({ ...login, UPSTREAM_LOGIN_PASSWORD: 'p' }), [
+    'UPSTREAM_LOGIN_USERNAME: is required with UPSTREAM_LOGIN_PASSWORD'
+  ])
   const required = 'UPSTREAM_LOGIN_USERNAME: is required when UPSTREAM_CREDENTIALS=login, with ' +
     'UPSTREAM_LOGIN_PASSWORD (or their *_FILE)'
   t.same(problemsOf(login), [required])
@@ -149,7 +210,14 @@ test('the login\'s credentials: a user name with a password', async (t) => {
     UPSTREAM_LOGIN_PASSWORD: SANDBOX_PASSWORD
   }
   const { file } = secretsDir(t)
-  const fromFile = resolveConfig({ UPSTREAM_CREDENTIALS: 'login', UPSTREAM_LOGIN_USERNAME: 'mine', UPSTREAM_LOGIN_PASSWORD_FILE: file('password', 'from-file\n') }, { sandbox })
+  const fromFile = resolveConfig(
+    {
+      UPSTREAM_CREDENTIALS: 'login',
+      UPSTREAM_LOGIN_USERNAME: 'mine',
+      UPSTREAM_LOGIN_PASSWORD_FILE: file('password', 'from-file\n')
+    },
+    { sandbox }
+  )
   const account = fromFile.UPSTREAM_CREDENTIALS === 'login'
     ? [fromFile.UPSTREAM_LOGIN_USERNAME, fromFile.UPSTREAM_LOGIN_PASSWORD]
     : undefined
@@ -170,7 +238,7 @@ test('REDIS_PASSWORD is removed: the password is part of REDIS_URL', async (t) =
   ])
 })
 
-test('the login\'s user name and password, from files, reach the hub and no log line or response', async (t) => {
+test("the login's user name and password, from files, reach the hub and no log line or response", async (t) => {
   const { file } = secretsDir(t)
   const { app, sandbox, rawLogs } = await build(t, {
     env: {
@@ -186,13 +254,29 @@ test('the login\'s user name and password, from files, reach the hub and no log 
     logLevel: 'trace'
   })
   const res = await app.inject({ url: '/v1/customs/bc261/containers?blNo=BL1' })
-  t.equal(res.statusCode, 200, 'logged in with the credentials of the files, and sent the key of its file')
-  t.same(sandbox.requests.find(r => r.operation === 'login')?.body, { username: SANDBOX_USERNAME, password: SANDBOX_PASSWORD })
-  const answers = [res, await app.inject({ url: '/health/ready' }), await app.inject({ url: '/metrics' }), await app.inject({ url: '/openapi.json' })]
+  t.equal(
+    res.statusCode,
+    200,
+    'logged in with the credentials of the files, and sent the key of its file'
+  )
+  t.same(sandbox.requests.find((r) => r.operation === 'login')?.body, {
+    username: SANDBOX_USERNAME,
+    password: SANDBOX_PASSWORD
+  })
+  const answers = [
+    res,
+    await app.inject({ url: '/health/ready' }),
+    await app.inject({ url: '/metrics' }),
+    await app.inject({ url: '/openapi.json' })
+  ]
   // A careless log of the whole configuration, as a debugging session might add.
   app.log.info({ config: app.config }, 'careless')
-  const seen = rawLogs.join('\n') + answers.map(r => r.body + JSON.stringify(r.headers)).join('\n')
-  t.ok(rawLogs.some(line => line.includes('careless')))
-  for (const secret of [SANDBOX_PASSWORD, SANDBOX_API_KEY]) t.notOk(seen.includes(secret), `${secret.slice(0, 6)}… is in no log line and no response`)
-  t.notOk(rawLogs.some(line => line.includes(`"${SANDBOX_USERNAME}"`)), 'nor the user name')
+  const seen =
+    rawLogs.join('\n') + answers.map((r) => r.body + JSON.stringify(r.headers)).join('\n')
+  t.ok(rawLogs.some((line) => line.includes('careless')))
+  for (const secret of [SANDBOX_PASSWORD, SANDBOX_API_KEY]) { t.notOk(seen.includes(secret), `${secret.slice(0, 6)}… is in no log line and no response`) }
+  t.notOk(
+    rawLogs.some((line) => line.includes(`"${SANDBOX_USERNAME}"`)),
+    'nor the user name'
+  )
 })

@@ -2,7 +2,12 @@ import { test } from 'tap'
 import {
   readHubDate, toCompactDate, toIsoDate, toIsoDateTime, toUpstreamDateTime
 } from '../../src/domain/dates.ts'
-import { iso6346CheckDigit, isContainerNo, isNpwp, normalizeNpwp } from '../../src/domain/identifiers.ts'
+import {
+  iso6346CheckDigit,
+  isContainerNo,
+  isNpwp,
+  normalizeNpwp
+} from '../../src/domain/identifiers.ts'
 
 test('NPWP: 15 or 16 digits, dots and dashes stripped', async (t) => {
   t.ok(isNpwp('012345678901000'))
@@ -18,8 +23,8 @@ test('NPWP: 15 or 16 digits, dots and dashes stripped', async (t) => {
 
 test('ISO 6346 check digits', async (t) => {
   // Published examples: CSQU3054383 (ISO 6346 standard), MSKU9070323, TCLU6470801 (sandbox).
-  for (const valid of ['CSQU3054383', 'MSKU9070323', 'TCLU6470801', 'csqu3054383']) t.ok(isContainerNo(valid), valid)
-  for (const invalid of ['CSQU3054384', 'CSQU305438', 'CSQ13054383', 'CSQU30543830', '']) t.notOk(isContainerNo(invalid), invalid)
+  for (const valid of ['CSQU3054383', 'MSKU9070323', 'TCLU6470801', 'csqu3054383']) { t.ok(isContainerNo(valid), valid) }
+  for (const invalid of ['CSQU3054384', 'CSQU305438', 'CSQ13054383', 'CSQU30543830', '']) { t.notOk(isContainerNo(invalid), invalid) }
   t.equal(iso6346CheckDigit('CSQU305438'), 3)
   // A remainder of 10 is written 0.
   t.equal(iso6346CheckDigit('ABCU123456'), (() => {
@@ -40,7 +45,11 @@ test('dates between the hub\'s formats and ISO 8601', async (t) => {
   t.equal(toIsoDate('2024-03-01 00:00:00.0'), '2024-03-01')
   t.equal(toUpstreamDateTime('2024-03-01T01:15:00Z', '+07:00'), '2024-03-01 08:15:00')
   t.equal(toUpstreamDateTime('2024-03-01T08:15:00+07:00', '+07:00'), '2024-03-01 08:15:00')
-  t.equal(toUpstreamDateTime('2024-03-01T02:00:00+07:00', '-03:30'), '2024-02-29 15:30:00', 'negative offsets and day changes')
+  t.equal(
+    toUpstreamDateTime('2024-03-01T02:00:00+07:00', '-03:30'),
+    '2024-02-29 15:30:00',
+    'negative offsets and day changes'
+  )
 })
 
 test('the hub\'s dates are read strictly: its forms, a real day and time, or none', async (t) => {

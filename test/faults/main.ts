@@ -26,7 +26,11 @@ const command = `npm run faults -- --seed ${seed}${profile === 'full' ? '' : ` -
 console.log(`fault run: seed ${seed} (replay: ${command})`)
 
 const started = Date.now()
-const result = await runFaults({ profile, seed, log: (line) => console.log(`[${((Date.now() - started) / 1000).toFixed(1)} s] ${line}`) })
+const result = await runFaults({
+  profile,
+  seed,
+  log: (line) => console.log(`[${((Date.now() - started) / 1000).toFixed(1)} s] ${line}`)
+})
 console.log(summary(result))
 const report = values.report ?? (profile === 'full' ? 'docs/faults.md' : undefined)
 if (report !== undefined) {
@@ -34,7 +38,11 @@ if (report !== undefined) {
   console.log(`report written to ${report}`)
 }
 if (result.violations.length > 0) {
-  for (const violation of result.violations) console.log(`VIOLATION ${violation.rule}${violation.key === undefined ? '' : ` (key ${violation.key})`}: ${violation.detail}`)
+  for (const violation of result.violations) {
+    console.log(
+      `VIOLATION ${violation.rule}${violation.key === undefined ? '' : ` (key ${violation.key})`}: ${violation.detail}`
+    )
+  }
   for (const line of result.timelines) console.log(line)
   console.log(`replay: ${command}`)
   process.exit(1)

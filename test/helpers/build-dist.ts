@@ -11,4 +11,8 @@ const tsc = fileURLToPath(import.meta.resolve('typescript/bin/tsc'))
 const env = { ...process.env }
 delete env.NODE_V8_COVERAGE
 delete env.NODE_OPTIONS
-execFileSync(process.execPath, [tsc, '-p', 'tsconfig.build.json'], { cwd: root, stdio: 'inherit', env })
+execFileSync(process.execPath, [tsc, '-p', 'tsconfig.build.json'], {
+  cwd: root,
+  stdio: 'inherit',
+  env
+})

@@ -1,6 +1,9 @@
 import { createServer } from 'node:net'
 
-/** A free TCP port on loopback (the kernel's choice, released at once for the process that will bind it). */
+/**
+ * A free TCP port on loopback (the kernel's choice, released at once for the process that will bind
+ * it).
+ */
 export function freePort (): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = createServer()

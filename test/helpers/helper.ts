@@ -126,8 +126,18 @@ export function writeTempFile (t: TestLike, text: string): string {
 
 /** A temporary CLIENTS_FILE holding these clients, by key hash. */
 export function writeClientsFile (t: TestLike, clients: readonly TestClient[]): string {
-  return writeTempFile(t, JSON.stringify(clients.map(({ name, key, scopes, rateLimit, events }) =>
-    ({ name, keySha256: hashClientKey(key), scopes, ...(rateLimit === undefined ? {} : { rateLimit }), ...(events === undefined ? {} : { events }) }))))
+  return writeTempFile(
+    t,
+    JSON.stringify(
+      clients.map(({ name, key, scopes, rateLimit, events }) => ({
+        name,
+        keySha256: hashClientKey(key),
+        scopes,
+        ...(rateLimit === undefined ? {} : { rateLimit }),
+        ...(events === undefined ? {} : { events })
+      }))
+    )
+  )
 }
 
 /**
@@ -142,7 +152,9 @@ export async function build (t: TestLike, options: BuildOptions = {}): Promise<B
     // One hub call per request, as in v1: tests of caching, retries, the breaker
     // and load shedding (test/resilience-*.test.ts) turn them on explicitly.
     ...RESILIENCE_OFF,
-    ...(options.clients === undefined ? {} : { CLIENTS_FILE: writeClientsFile(t, options.clients) }),
+    ...(options.clients === undefined
+      ? {}
+      : { CLIENTS_FILE: writeClientsFile(t, options.clients) }),
     ...(typeof options.env === 'function' ? options.env(sandbox) : options.env)
   }
   const { profile, file } = profileFor(t, env.UPSTREAM_PROFILE_FILE, options)
@@ -215,7 +227,10 @@ export function configProblems (env: Record<string, string>): string[] {
   return []
 }
 
-/** A clock that stands still until the test moves it: what a TTL or a window is measured by, without waiting for it. */
+/**
+ * A clock that stands still until the test moves it: what a TTL or a window is measured by, without
+ * waiting for it.
+ */
 export interface ManualClock {
   readonly now: Clock
   advance (ms: number): void

@@ -40,14 +40,21 @@ export interface ProfileJson {
   stringValues?: boolean
   login?: Record<string, string>
   defaults?: Settings
-  operations?: Record<string, Settings & { prefix?: string, path?: string, params?: Record<string, string> }>
+  operations?: Record<
+    string,
+    Settings & { prefix?: string; path?: string; params?: Record<string, string> }
+  >
 }
 
 export function profileJson (name: ProfileName): ProfileJson {
   return JSON.parse(readFileSync(PROFILE_FILES[name], 'utf8')) as ProfileJson
 }
 
-const DOCUMENTED_PREFIX: Record<string, string> = { lookup: '/V1/HUB/INT/AUTH', sp2: '/HUB-DEV', booking: '/HUB-DEV' }
+const DOCUMENTED_PREFIX: Record<string, string> = {
+  lookup: '/V1/HUB/INT/AUTH',
+  sp2: '/HUB-DEV',
+  booking: '/HUB-DEV'
+}
 
 export function catalogueOp (id: string): HubOperation {
   const op = (OPERATIONS as readonly HubOperation[]).find(o => o.id === id)
@@ -57,8 +64,15 @@ export function catalogueOp (id: string): HubOperation {
 
 const isList = (op: HubOperation) => op.response.type !== 'record'
 
-/** One setting of an operation under the profile: its own, else the defaults' (`answerKey` there only for lists). */
-export function setting<K extends keyof Settings> (profile: ProfileJson, id: string, key: K): Settings[K] {
+/**
+ * One setting of an operation under the profile: its own, else the defaults' (`answerKey` there
+ * only for lists).
+ */
+export function setting<K extends keyof Settings> (
+  profile: ProfileJson,
+  id: string,
+  key: K
+): Settings[K] {
   const own = profile.operations?.[id]?.[key]
   if (own !== undefined) return own
   if (key === 'answerKey' && !isList(catalogueOp(id))) return undefined
@@ -68,7 +82,9 @@ export function setting<K extends keyof Settings> (profile: ProfileJson, id: str
 /** The parameters an operation takes under the profile: gateway name → hub name, in order. */
 export function paramsOf (profile: ProfileJson, id: string): Array<[string, string]> {
   const own = profile.operations?.[id]?.params
-  return own !== undefined ? Object.entries(own) : catalogueOp(id).params.map(p => [p.name, p.upstream])
+  return own !== undefined
+    ? Object.entries(own)
+    : catalogueOp(id).params.map((p) => [p.name, p.upstream])
 }
 
 export interface HubRequest {
@@ -83,7 +99,12 @@ export interface HubRequest {
  * YYYY-MM-DD), credentials under the profile's header names: the API key
  * under `keyHeader` (default: the first name listed), the static token.
  */
-export function hubRequest (profile: ProfileJson, id: string, values: Record<string, string>, options: { keyHeader?: string, body?: unknown } = {}): HubRequest {
+export function hubRequest (
+  profile: ProfileJson,
+  id: string,
+  values: Record<string, string>,
+  options: { keyHeader?: string; body?: unknown } = {}
+): HubRequest {
   const op = catalogueOp(id)
   const entry = profile.operations?.[id] ?? {}
   const prefix = entry.prefix ?? profile.prefixes?.[op.area] ?? DOCUMENTED_PREFIX[op.area]
@@ -97,11 +118,16 @@ export function hubRequest (profile: ProfileJson, id: string, values: Record<str
     if (path.includes(`{${hub}}`)) path = path.replace(`{${hub}}`, encodeURIComponent(value))
     else query.append(hub, value)
   }
-  const credentials = setting(profile, id, 'credentials') ?? op.headers.map(h => h === 'authorization' ? 'token' : 'apiKey')
+  const credentials =
+    setting(profile, id, 'credentials') ??
+    op.headers.map((h) => (h === 'authorization' ? 'token' : 'apiKey'))
   const keyNames = setting(profile, id, 'apiKeyHeader') ?? 'customs-api-key'
   const headers: Record<string, string> = {}
-  if (credentials.includes('apiKey')) headers[options.keyHeader ?? (typeof keyNames === 'string' ? keyNames : keyNames[0] ?? '')] = SANDBOX_API_KEY
-  if (credentials.includes('token')) headers[setting(profile, id, 'tokenHeader') ?? 'Authorization'] = SANDBOX_ACCESS_TOKEN
+  if (credentials.includes('apiKey')) {
+    headers[options.keyHeader ?? (typeof keyNames === 'string' ? keyNames : (keyNames[0] ?? ''))] =
+      SANDBOX_API_KEY
+  }
+  if (credentials.includes('token')) { headers[setting(profile, id, 'tokenHeader') ?? 'Authorization'] = SANDBOX_ACCESS_TOKEN }
   const search = query.toString()
   return {
     method: op.method,
@@ -111,10 +137,15 @@ export function hubRequest (profile: ProfileJson, id: string, values: Record<str
   }
 }
 
-/** The data of a 2xx answer: under the profile's key, the only array when `*`, else the catalogue's key or the answer itself. */
+/**
+ * The data of a 2xx answer: under the profile's key, the only array when `*`, else the catalogue's
+ * key or the answer itself.
+ */
 export function dataOf (profile: ProfileJson, id: string, body: unknown): unknown {
   const op = catalogueOp(id)
-  const key = setting(profile, id, 'answerKey') ?? (op.response.type === 'keyed-list' ? op.response.key : undefined)
+  const key =
+    setting(profile, id, 'answerKey') ??
+    (op.response.type === 'keyed-list' ? op.response.key : undefined)
   if (key === undefined) return body
   if (typeof body !== 'object' || body === null) return undefined
   if (key === '*') return Array.isArray(body) ? body : Object.values(body).find(Array.isArray)

@@ -8,7 +8,10 @@ import type { ProfileJson, ProfileName } from './hub-profiles.ts'
 // with the same file (UPSTREAM_PROFILE_FILE); and what a test needs to know
 // of each to expect the right things (test/helpers/suites/).
 
-/** A hub the gateway is tested against: the sandbox and the gateway with the same profile, or neither with one. */
+/**
+ * A hub the gateway is tested against: the sandbox and the gateway with the same profile, or
+ * neither with one.
+ */
 export interface Hub {
   name: 'default' | ProfileName
   /** The profile file both read; undefined for the default. */
@@ -19,31 +22,58 @@ export interface Hub {
 
 export const HUBS: Record<'default' | ProfileName, Hub> = {
   default: { name: 'default', file: undefined, profile: profileJson('documented') },
-  documented: { name: 'documented', file: PROFILE_FILES.documented, profile: profileJson('documented') },
-  'public-callers': { name: 'public-callers', file: PROFILE_FILES['public-callers'], profile: profileJson('public-callers') },
-  'other-hub': { name: 'other-hub', file: PROFILE_FILES['other-hub'], profile: profileJson('other-hub') }
+  documented: {
+    name: 'documented',
+    file: PROFILE_FILES.documented,
+    profile: profileJson('documented')
+  },
+  'public-callers': {
+    name: 'public-callers',
+    file: PROFILE_FILES['public-callers'],
+    profile: profileJson('public-callers')
+  },
+  'other-hub': {
+    name: 'other-hub',
+    file: PROFILE_FILES['other-hub'],
+    profile: profileJson('other-hub')
+  }
 }
 
-/** The gateway in front of the sandbox, both playing the hub (build() with the profile on both sides). */
-export function buildHub (t: Parameters<typeof build>[0], hub: Hub, options: BuildOptions = {}): Promise<Built> {
+/**
+ * The gateway in front of the sandbox, both playing the hub (build() with the profile on both
+ * sides).
+ */
+export function buildHub (
+  t: Parameters<typeof build>[0],
+  hub: Hub,
+  options: BuildOptions = {}
+): Promise<Built> {
   if (hub.file === undefined) return build(t, options)
   const file = hub.file
   const sandbox: SandboxOptions = { ...options.sandbox, profile: file }
   return build(t, {
     ...options,
     sandbox,
-    env: (sb) => ({ UPSTREAM_PROFILE_FILE: file, ...(typeof options.env === 'function' ? options.env(sb) : options.env) })
+    env: (sb) => ({
+      UPSTREAM_PROFILE_FILE: file,
+      ...(typeof options.env === 'function' ? options.env(sb) : options.env)
+    })
   })
 }
 
-/** Whether the hub answers the stamped dates as the day alone (the gateway then answers no time for them). */
+/**
+ * Whether the hub answers the stamped dates as the day alone (the gateway then answers no time for
+ * them).
+ */
 export function dayOnly (hub: Hub): boolean {
   return (hub.profile.defaults?.dateAnswered ?? 'YYYY-MM-DD HH:MM:SS.S') !== 'YYYY-MM-DD HH:MM:SS.S'
 }
 
 /** A date (YYYY-MM-DD) as the hub takes it for the operation. */
 export function sentDate (hub: Hub, id: string, date: string): string {
-  return (setting(hub.profile, id, 'dateSent') ?? 'YYYYMMDD') === 'YYYYMMDD' ? date.replaceAll('-', '') : date
+  return (setting(hub.profile, id, 'dateSent') ?? 'YYYYMMDD') === 'YYYYMMDD'
+    ? date.replaceAll('-', '')
+    : date
 }
 
 /**
@@ -62,24 +92,33 @@ export function routeUrl (hub: Hub, id: string, values: Record<string, string>):
   }
   if (op.method === 'POST') return url
   const query = new URLSearchParams()
-  for (const [name] of paramsOf(hub.profile, id)) if (!inPath.has(name)) query.append(name, values[name] ?? '')
+  for (const [name] of paramsOf(hub.profile, id)) { if (!inPath.has(name)) query.append(name, values[name] ?? '') }
   const search = query.toString()
   return search === '' ? url : `${url}?${search}`
 }
 
-/** The header names the hub reads the API key from for the operation (lower-case), none when it needs no key. */
+/**
+ * The header names the hub reads the API key from for the operation (lower-case), none when it
+ * needs no key.
+ */
 export function keyHeaders (hub: Hub, id: string): string[] {
   if (!credentialsOf(hub, id).includes('apiKey')) return []
   const names = setting(hub.profile, id, 'apiKeyHeader') ?? 'customs-api-key'
   return (typeof names === 'string' ? [names] : names).map(n => n.toLowerCase())
 }
 
-/** The header the hub reads the token from for the operation (lower-case), undefined when it needs none. */
+/**
+ * The header the hub reads the token from for the operation (lower-case), undefined when it needs
+ * none.
+ */
 export function tokenHeader (hub: Hub, id: string): string | undefined {
   if (!credentialsOf(hub, id).includes('token')) return undefined
   return (setting(hub.profile, id, 'tokenHeader') ?? 'Authorization').toLowerCase()
 }
 
 function credentialsOf (hub: Hub, id: string): string[] {
-  return setting(hub.profile, id, 'credentials') ?? catalogueOp(id).headers.map(h => h === 'authorization' ? 'token' : 'apiKey')
+  return (
+    setting(hub.profile, id, 'credentials') ??
+    catalogueOp(id).headers.map((h) => (h === 'authorization' ? 'token' : 'apiKey'))
+  )
 }

@@ -14,7 +14,10 @@ import { createInterface } from 'node:readline'
  * behind could not hold the test runner's output open.
  */
 export async function startSandboxProcess (): Promise<{ url: string, stop: () => void }> {
-  const sandbox = spawn(process.execPath, ['--import', 'tsx', 'src/sandbox/main.ts'], { env: { PATH: process.env.PATH ?? '', SANDBOX_PORT: '0' }, stdio: ['ignore', 'pipe', 'pipe'] })
+  const sandbox = spawn(process.execPath, ['--import', 'tsx', 'src/sandbox/main.ts'], {
+    env: { PATH: process.env.PATH ?? '', SANDBOX_PORT: '0' },
+    stdio: ['ignore', 'pipe', 'pipe']
+  })
   sandbox.stderr.pipe(process.stderr)
   process.on('exit', () => { sandbox.kill() })
   for (const signal of ['SIGTERM', 'SIGINT'] as const) process.once(signal, () => process.exit(1))
@@ -40,14 +43,24 @@ export async function measureMemory (): Promise<{ heap: number, rss: number }> {
 }
 
 /** Runs a memory run script and returns its exit code and the JSON line it printed. */
-export async function runMemoryRun<T> (script: string, args: Array<string | number>): Promise<{ code: number, result: T }> {
-  const child = spawn(process.execPath, ['--expose-gc', '--import', 'tsx', script, ...args.map(String)], {
-    // A clean environment: no coverage hooks of the test runner, whose counters would be in the heap measured.
-    env: { PATH: process.env.PATH ?? '' },
-    stdio: ['ignore', 'pipe', 'inherit']
-  })
+export async function runMemoryRun<T> (
+  script: string,
+  args: Array<string | number>
+): Promise<{ code: number; result: T }> {
+  const child = spawn(
+    process.execPath,
+    ['--expose-gc', '--import', 'tsx', script, ...args.map(String)],
+    {
+      // A clean environment: no coverage hooks of the test runner, whose counters would be in the
+      // heap measured.
+      env: { PATH: process.env.PATH ?? '' },
+      stdio: ['ignore', 'pipe', 'inherit']
+    }
+  )
   let out = ''
-  child.stdout.on('data', (chunk: Buffer) => { out += chunk.toString() })
-  const [code] = await once(child, 'exit') as [number]
+  child.stdout.on('data', (chunk: Buffer) => {
+    out += chunk.toString()
+  })
+  const [code] = (await once(child, 'exit')) as [number]
   return { code, result: (out.trim() === '' ? {} : JSON.parse(out)) as T }
 }

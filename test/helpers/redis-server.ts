@@ -5,7 +5,11 @@ import { join } from 'node:path'
 import { Writable } from 'node:stream'
 import { Redis } from 'ioredis'
 import pino from 'pino'
-import { createRedisConnection, type RedisConnection, type RedisConnectionOptions } from '../../src/state/redis/connection.ts'
+import {
+  createRedisConnection,
+  type RedisConnection,
+  type RedisConnectionOptions
+} from '../../src/state/redis/connection.ts'
 import { freePort } from './free-port.ts'
 
 /** The subset of a tap `Test` the helpers use. */
@@ -13,7 +17,9 @@ interface TestLike { teardown (fn: () => unknown): void }
 
 export interface RedisServer {
   readonly port: number
-  /** redis://127.0.0.1:port (rediss:// with TLS), with the credentials when the server wants some. */
+  /**
+   * redis://127.0.0.1:port (rediss:// with TLS), with the credentials when the server wants some.
+   */
   readonly url: string
   /** Stops the server (SIGTERM) and waits for it to exit; its data is gone (persistence is off). */
   stop (): Promise<void>
@@ -25,7 +31,10 @@ export interface RedisServer {
 }
 
 export interface RedisServerOptions {
-  /** An ACL user with this password (and the default user disabled), allowed everything unless `rules` (ACL SETUSER rules) say otherwise. */
+  /**
+   * An ACL user with this password (and the default user disabled), allowed everything unless
+   * `rules` (ACL SETUSER rules) say otherwise.
+   */
   user?: { name: string, password: string, rules?: string[] }
   /** TLS only (rediss://), with this certificate and key (PEM files). */
   tls?: { certFile: string, keyFile: string }
@@ -43,10 +52,15 @@ const STARTUP_MS = 60_000
  */
 export function redisUserRules (prefix: string): Record<string, string> {
   const text = readFileSync(new URL('../../deploy/redis-users.rules', import.meta.url), 'utf8')
-  return Object.fromEntries(text.split('\n').filter(line => line.trim() !== '' && !line.startsWith('#')).map(line => {
-    const [user = '', ...rules] = line.trim().split(/\s+/)
-    return [user, rules.join(' ').replaceAll('{prefix}', prefix)]
-  }))
+  return Object.fromEntries(
+    text
+      .split('\n')
+      .filter((line) => line.trim() !== '' && !line.startsWith('#'))
+      .map((line) => {
+        const [user = '', ...rules] = line.trim().split(/\s+/)
+        return [user, rules.join(' ').replaceAll('{prefix}', prefix)]
+      })
+  )
 }
 
 /**
@@ -54,16 +68,54 @@ export function redisUserRules (prefix: string): Record<string, string> {
  * loopback port, persistence off, stopped in teardown. No redis-server, or
  * one that does not come up, is an error: these tests never skip.
  */
-export async function startRedisServer (t: TestLike, options: RedisServerOptions = {}): Promise<RedisServer> {
+export async function startRedisServer (
+  t: TestLike,
+  options: RedisServerOptions = {}
+): Promise<RedisServer> {
   const dir = mkdtempSync(join(tmpdir(), 'gateway-redis-'))
   const port = await freePort()
-  const args = ['--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir, '--daemonize', 'no', '--loglevel', 'notice']
+  const args = [
+    '--bind',
+    '127.0.0.1',
+    '--save',
+    '',
+    '--appendonly',
+    'no',
+    '--dir',
+    dir,
+    '--daemonize',
+    'no',
+    '--loglevel',
+    'notice'
+  ]
   if (options.tls === undefined) args.push('--port', String(port))
-  else args.push('--port', '0', '--tls-port', String(port), '--tls-cert-file', options.tls.certFile, '--tls-key-file', options.tls.keyFile, '--tls-auth-clients', 'no')
-  if (options.user !== undefined) {
-    args.push('--user', 'default', 'off', '--user', options.user.name, 'on', `>${options.user.password}`, ...(options.user.rules ?? ['~*', '&*', '+@all']))
+  else {
+    args.push(
+      '--port',
+      '0',
+      '--tls-port',
+      String(port),
+      '--tls-cert-file',
+      options.tls.certFile,
+      '--tls-key-file',
+      options.tls.keyFile,
+      '--tls-auth-clients',
+      'no'
+    )
   }
-  args.push(...options.args ?? [])
+  if (options.user !== undefined) {
+    args.push(
+      '--user',
+      'default',
+      'off',
+      '--user',
+      options.user.name,
+      'on',
+      `>${options.user.password}`,
+      ...(options.user.rules ?? ['~*', '&*', '+@all'])
+    )
+  }
+  args.push(...(options.args ?? []))
   let child: ChildProcess | undefined
 
   async function start (): Promise<void> {
@@ -76,7 +128,11 @@ export async function startRedisServer (t: TestLike, options: RedisServerOptions
         clearTimeout(timeout)
         started.kill('SIGKILL')
         child = undefined
-        reject(new Error(`redis-server could not be started on port ${port}: ${reason}${output === '' ? '' : `\n${output}`}`))
+        reject(
+          new Error(
+            `redis-server could not be started on port ${port}: ${reason}${output === '' ? '' : `\n${output}`}`
+          )
+        )
       }
       const timeout = setTimeout(() => fail(`not ready after ${STARTUP_MS} ms`), STARTUP_MS)
       started.once('error', (error) => fail(`${error.message} (install the redis-server package)`))
@@ -104,7 +160,7 @@ export async function startRedisServer (t: TestLike, options: RedisServerOptions
     if (running === undefined) return
     child = undefined
     if (running.exitCode !== null || running.signalCode !== null) return
-    const exited = new Promise(resolve => running.once('exit', resolve))
+    const exited = new Promise((resolve) => running.once('exit', resolve))
     running.kill('SIGCONT')
     running.kill('SIGTERM')
     await exited
@@ -115,14 +171,21 @@ export async function startRedisServer (t: TestLike, options: RedisServerOptions
     await stop()
     rmSync(dir, { recursive: true, force: true })
   })
-  const credentials = options.user === undefined ? '' : `${encodeURIComponent(options.user.name)}:${encodeURIComponent(options.user.password)}@`
+  const credentials =
+    options.user === undefined
+      ? ''
+      : `${encodeURIComponent(options.user.name)}:${encodeURIComponent(options.user.password)}@`
   return {
     port,
     url: `${options.tls === undefined ? 'redis' : 'rediss'}://${credentials}127.0.0.1:${port}`,
     stop,
     start,
-    pause () { child?.kill('SIGSTOP') },
-    resume () { child?.kill('SIGCONT') }
+    pause () {
+      child?.kill('SIGSTOP')
+    },
+    resume () {
+      child?.kill('SIGCONT')
+    }
   }
 }
 
@@ -144,22 +207,41 @@ export interface TestConnectionOptions extends Partial<Omit<RedisConnectionOptio
   logs?: LogLines
 }
 
-/** Test settings: short timeouts and backoff so that outages and recoveries show within the suite's budget. */
-export const TEST_TIMEOUTS = { commandTimeoutMs: 250, healthCheckIntervalMs: 100, reconnectMaxDelayMs: 100 }
+/**
+ * Test settings: short timeouts and backoff so that outages and recoveries show within the suite's
+ * budget.
+ */
+export const TEST_TIMEOUTS = {
+  commandTimeoutMs: 250,
+  healthCheckIntervalMs: 100,
+  reconnectMaxDelayMs: 100
+}
 
 /**
  * A connection as one replica would hold it, closed in teardown, up before it
  * is returned (a test that needs a connection to a server that is down builds its own).
  */
-export async function connect (t: TestLike, server: RedisServer, options: TestConnectionOptions = {}): Promise<RedisConnection> {
+export async function connect (
+  t: TestLike,
+  server: RedisServer,
+  options: TestConnectionOptions = {}
+): Promise<RedisConnection> {
   const { logs, ...rest } = options
-  const connection = createRedisConnection({ url: server.url, keyPrefix: 'test:', log: testLog(logs), ...TEST_TIMEOUTS, ...rest })
+  const connection = createRedisConnection({
+    url: server.url,
+    keyPrefix: 'test:',
+    log: testLog(logs),
+    ...TEST_TIMEOUTS,
+    ...rest
+  })
   t.teardown(() => connection.close())
-  if (!await connection.whenUp(STARTUP_MS)) throw new Error('the test connection to redis-server did not come up')
+  if (!(await connection.whenUp(STARTUP_MS))) { throw new Error('the test connection to redis-server did not come up') }
   return connection
 }
 
-/** The least `until` waits before it fails: a guard against "never", as test/helpers/helper.ts's. */
+/**
+ * The least `until` waits before it fails: a guard against "never", as test/helpers/helper.ts's.
+ */
 const UNTIL_GUARD_MS = 60_000
 
 /**
@@ -167,13 +249,17 @@ const UNTIL_GUARD_MS = 60_000
  * is longer (a guard against "never": a busy machine takes many times as long). For states with
  * no event to wait on.
  */
-export async function until (check: () => boolean | Promise<boolean>, timeoutMs = 5000, label = 'condition'): Promise<void> {
+export async function until (
+  check: () => boolean | Promise<boolean>,
+  timeoutMs = 5000,
+  label = 'condition'
+): Promise<void> {
   const guard = Math.max(timeoutMs, UNTIL_GUARD_MS)
   const deadline = Date.now() + guard
   for (;;) {
     if (await check()) return
     if (Date.now() > deadline) throw new Error(`${label} not reached within ${guard} ms`)
-    await new Promise(resolve => setTimeout(resolve, 10))
+    await new Promise((resolve) => setTimeout(resolve, 10))
   }
 }
 
@@ -202,25 +288,45 @@ export interface SentinelOptions {
  * quorum of one, on a free loopback port; stopped in teardown. Its
  * configuration file is its own (Sentinel rewrites it).
  */
-export async function startSentinel (t: TestLike, master: { port: number }, options: SentinelOptions = {}): Promise<Sentinel> {
+export async function startSentinel (
+  t: TestLike,
+  master: { port: number },
+  options: SentinelOptions = {}
+): Promise<Sentinel> {
   const dir = mkdtempSync(join(tmpdir(), 'gateway-sentinel-'))
   const port = await freePort()
   const name = options.name ?? 'mymaster'
   const file = join(dir, 'sentinel.conf')
-  writeFileSync(file, [
-    `port ${port}`, 'bind 127.0.0.1', `dir ${dir}`,
-    `sentinel monitor ${name} 127.0.0.1 ${master.port} 1`,
-    `sentinel down-after-milliseconds ${name} ${options.downAfterMs ?? 1000}`,
-    `sentinel failover-timeout ${name} 5000`,
-    ...(options.password === undefined ? [] : [`requirepass ${options.password}`]),
-    ...(options.masterAuth === undefined ? [] : [`sentinel auth-user ${name} ${options.masterAuth.user}`, `sentinel auth-pass ${name} ${options.masterAuth.password}`]),
-    ''
-  ].join('\n'))
+  writeFileSync(
+    file,
+    [
+      `port ${port}`,
+      'bind 127.0.0.1',
+      `dir ${dir}`,
+      `sentinel monitor ${name} 127.0.0.1 ${master.port} 1`,
+      `sentinel down-after-milliseconds ${name} ${options.downAfterMs ?? 1000}`,
+      `sentinel failover-timeout ${name} 5000`,
+      ...(options.password === undefined ? [] : [`requirepass ${options.password}`]),
+      ...(options.masterAuth === undefined
+        ? []
+        : [
+            `sentinel auth-user ${name} ${options.masterAuth.user}`,
+            `sentinel auth-pass ${name} ${options.masterAuth.password}`
+          ]),
+      ''
+    ].join('\n')
+  )
   const child = spawn('redis-sentinel', [file], { stdio: ['ignore', 'pipe', 'pipe'] })
   let output = ''
   await new Promise<void>((resolve, reject) => {
-    const timeout = setTimeout(() => reject(new Error(`redis-sentinel not ready after ${STARTUP_MS} ms\n${output}`)), STARTUP_MS)
-    child.once('error', (error) => { clearTimeout(timeout); reject(new Error(`${error.message} (install the redis-sentinel package)`)) })
+    const timeout = setTimeout(
+      () => reject(new Error(`redis-sentinel not ready after ${STARTUP_MS} ms\n${output}`)),
+      STARTUP_MS
+    )
+    child.once('error', (error) => {
+      clearTimeout(timeout)
+      reject(new Error(`${error.message} (install the redis-sentinel package)`))
+    })
     const read = (chunk: Buffer) => {
       output += chunk.toString()
       if (output.includes('+monitor master')) {
@@ -231,12 +337,16 @@ export async function startSentinel (t: TestLike, master: { port: number }, opti
     child.stdout.on('data', read)
     child.stderr.on('data', read)
   })
-  const client = new Redis({ port, host: '127.0.0.1', ...(options.password === undefined ? {} : { password: options.password }) })
+  const client = new Redis({
+    port,
+    host: '127.0.0.1',
+    ...(options.password === undefined ? {} : { password: options.password })
+  })
   client.on('error', () => {})
   async function stop () {
     client.disconnect()
     if (child.exitCode !== null || child.signalCode !== null) return
-    const exited = new Promise(resolve => child.once('exit', resolve))
+    const exited = new Promise((resolve) => child.once('exit', resolve))
     child.kill('SIGTERM')
     await exited
   }
@@ -244,7 +354,12 @@ export async function startSentinel (t: TestLike, master: { port: number }, opti
     await stop()
     rmSync(dir, { recursive: true, force: true })
   })
-  return { port, address: `127.0.0.1:${port}`, command: (...args) => client.call(args[0] ?? 'PING', ...args.slice(1)), stop }
+  return {
+    port,
+    address: `127.0.0.1:${port}`,
+    command: (...args) => client.call(args[0] ?? 'PING', ...args.slice(1)),
+    stop
+  }
 }
 
 export interface FailoverSet {

@@ -37,11 +37,29 @@ const sandbox = await startSandboxProcess()
 const KEYS = { reader: 'soak-reader-key', writer: 'soak-writer-key', monitor: 'soak-monitor-key' }
 const dir = mkdtempSync(join(tmpdir(), 'gateway-soak-'))
 const clientsFile = join(dir, 'clients.json')
-writeFileSync(clientsFile, JSON.stringify([
-  { name: 'reader', keySha256: hashClientKey(KEYS.reader), scopes: ['customs:read', 'sp2:read'], rateLimit: { max: 1_000_000 } },
-  { name: 'writer', keySha256: hashClientKey(KEYS.writer), scopes: ['bookings:write', 'sp2:finalize', 'events:read', 'customs:read'], rateLimit: { max: 1_000_000 } },
-  { name: 'monitor', keySha256: hashClientKey(KEYS.monitor), scopes: ['events:read'], events: 'all' }
-]))
+writeFileSync(
+  clientsFile,
+  JSON.stringify([
+    {
+      name: 'reader',
+      keySha256: hashClientKey(KEYS.reader),
+      scopes: ['customs:read', 'sp2:read'],
+      rateLimit: { max: 1_000_000 }
+    },
+    {
+      name: 'writer',
+      keySha256: hashClientKey(KEYS.writer),
+      scopes: ['bookings:write', 'sp2:finalize', 'events:read', 'customs:read'],
+      rateLimit: { max: 1_000_000 }
+    },
+    {
+      name: 'monitor',
+      keySha256: hashClientKey(KEYS.monitor),
+      scopes: ['events:read'],
+      events: 'all'
+    }
+  ])
+)
 
 const config = resolveConfig({
   ...sandboxEnv(sandbox.url),
@@ -92,36 +110,167 @@ const json = { 'content-type': 'application/json' }
 const offer = { serviceOrderId: 'SO-1', price: 10.5, offeredAt: '2024-03-01T08:15:00+07:00' }
 let distinct = 0
 
-interface Call { name: string, method?: 'GET' | 'POST', path: string, headers?: Record<string, string>, body?: string }
+interface Call {
+  name: string
+  method?: 'GET' | 'POST'
+  path: string
+  headers?: Record<string, string>
+  body?: string
+}
 
-/** One request of the mix; about a third valid lookups, a fifth writes, the rest hostile or failing. */
+/**
+ * One request of the mix; about a third valid lookups, a fifth writes, the rest hostile or failing.
+ */
 function nextCall (): Call {
   const r = random()
   const npwp = String(100_000_000_000_000 + (distinct++))
-  if (r < 0.2) return { name: 'distinct lookup', path: `/v1/customs/bc20/bills-of-lading?npwp=${npwp}`, headers: auth(KEYS.reader) }
-  if (r < 0.3) return { name: 'cached lookup', path: pick([`/v1/customs/bc20/bills-of-lading?npwp=${F.taxpayer.npwp}`, `/v1/taxpayers/${F.taxpayer.npwp}/bills-of-lading`, `/v1/sp2/documents?npwp=${F.sp2.npwp}&blNo=${F.sp2.blNo}&blDate=${F.sp2.blDate}`]), headers: auth(KEYS.reader) }
-  if (r < 0.35) return { name: 'no-cache lookup', path: `/v1/customs/bc23/bills-of-lading?npwp=${F.taxpayer.npwp}`, headers: { ...auth(KEYS.reader), 'cache-control': 'no-cache' } }
-  if (r < 0.42) return { name: 'failing lookup', path: `/v1/customs/bc261/containers?blNo=${pick(['SBX-503', 'SBX-500', 'SBX-RESET', 'SBX-MALFORMED', 'SBX-HANG', 'SBX-429', 'SBX-404', 'SBX-401'])}`, headers: { ...auth(KEYS.reader), ...(random() < 0.5 ? { 'cache-control': 'no-cache' } : {}) } }
-  if (r < 0.5) return { name: 'booked', method: 'POST', path: `/v1/bookings/${pick(['BKG-20240301-0001', 'BKG-20240301-0002', 'SBX-503'])}/booked`, headers: { ...auth(KEYS.writer), ...json, 'idempotency-key': `soak-${Math.floor(random() * 2000)}` }, body: JSON.stringify({ booked: true, note: 'soak' }) }
-  if (r < 0.55) return { name: 'offer', method: 'POST', path: `/v1/bookings/${F.bookingRequestId}/offers`, headers: { ...auth(KEYS.writer), ...json }, body: JSON.stringify(offer) }
-  if (r < 0.6) return { name: 'bad parameter', path: pick(['/v1/customs/bc20/bills-of-lading?npwp=123', '/v1/customs/bc28/containers?blNo=../../etc/passwd', '/v1/customs/bc25/containers?blDate=0000-01-01', `/v1/customs/bc20/bills-of-lading?npwp=${npwp}&extra=1`]), headers: auth(KEYS.reader) }
-  if (r < 0.64) return { name: 'deep body', method: 'POST', path: `/v1/sp2/documents/${F.sp2.sp2Id}/finalization`, headers: { ...auth(KEYS.writer), ...json, 'idempotency-key': `deep-${distinct}` }, body: '['.repeat(5000) + ']'.repeat(5000) }
-  if (r < 0.67) return { name: 'large body', method: 'POST', path: `/v1/bookings/${F.bookingRequestId}/booked`, headers: { ...auth(KEYS.writer), ...json }, body: JSON.stringify({ booked: true, note: 'x'.repeat(70_000) }) }
-  if (r < 0.7) return { name: 'not JSON', method: 'POST', path: `/v1/bookings/${F.bookingRequestId}/booked`, headers: { ...auth(KEYS.writer), 'content-type': 'text/plain' }, body: 'booked' }
-  if (r < 0.76) return { name: 'bad key', path: `/v1/customs/bc20/bills-of-lading?npwp=${F.taxpayer.npwp}&access_token=cgw_${npwp}`, headers: pick([{}, auth('nobody'), auth(`${KEYS.reader}x`)]) }
-  if (r < 0.8) return { name: 'wrong scope', method: 'POST', path: `/v1/bookings/${F.bookingRequestId}/booked`, headers: { ...auth(KEYS.reader), ...json }, body: '{"booked":true}' }
-  if (r < 0.86) return { name: 'unknown route', method: pick(['GET', 'POST'] as const), path: `/${pick(['admin', 'v1/customs/../../etc', '.env', 'v2/x', 'v1/customs/bc99/containers'])}/${npwp}` }
-  if (r < 0.9) return { name: 'plain events GET', path: '/v1/events', headers: pick([auth(KEYS.monitor), { 'sec-websocket-protocol': `bearer, ${KEYS.monitor}` }]) }
-  return { name: 'health and docs', path: pick(['/health/ready', '/health/live', '/metrics', '/openapi.json']) }
+  if (r < 0.2) {
+    return {
+      name: 'distinct lookup',
+      path: `/v1/customs/bc20/bills-of-lading?npwp=${npwp}`,
+      headers: auth(KEYS.reader)
+    }
+  }
+  if (r < 0.3) {
+    return {
+      name: 'cached lookup',
+      path: pick([
+        `/v1/customs/bc20/bills-of-lading?npwp=${F.taxpayer.npwp}`,
+        `/v1/taxpayers/${F.taxpayer.npwp}/bills-of-lading`,
+        `/v1/sp2/documents?npwp=${F.sp2.npwp}&blNo=${F.sp2.blNo}&blDate=${F.sp2.blDate}`
+      ]),
+      headers: auth(KEYS.reader)
+    }
+  }
+  if (r < 0.35) {
+    return {
+      name: 'no-cache lookup',
+      path: `/v1/customs/bc23/bills-of-lading?npwp=${F.taxpayer.npwp}`,
+      headers: { ...auth(KEYS.reader), 'cache-control': 'no-cache' }
+    }
+  }
+  if (r < 0.42) {
+    return {
+      name: 'failing lookup',
+      path: `/v1/customs/bc261/containers?blNo=${pick(['SBX-503', 'SBX-500', 'SBX-RESET', 'SBX-MALFORMED', 'SBX-HANG', 'SBX-429', 'SBX-404', 'SBX-401'])}`,
+      headers: { ...auth(KEYS.reader), ...(random() < 0.5 ? { 'cache-control': 'no-cache' } : {}) }
+    }
+  }
+  if (r < 0.5) {
+    return {
+      name: 'booked',
+      method: 'POST',
+      path: `/v1/bookings/${pick(['BKG-20240301-0001', 'BKG-20240301-0002', 'SBX-503'])}/booked`,
+      headers: {
+        ...auth(KEYS.writer),
+        ...json,
+        'idempotency-key': `soak-${Math.floor(random() * 2000)}`
+      },
+      body: JSON.stringify({ booked: true, note: 'soak' })
+    }
+  }
+  if (r < 0.55) {
+    return {
+      name: 'offer',
+      method: 'POST',
+      path: `/v1/bookings/${F.bookingRequestId}/offers`,
+      headers: { ...auth(KEYS.writer), ...json },
+      body: JSON.stringify(offer)
+    }
+  }
+  if (r < 0.6) {
+    return {
+      name: 'bad parameter',
+      path: pick([
+        '/v1/customs/bc20/bills-of-lading?npwp=123',
+        '/v1/customs/bc28/containers?blNo=../../etc/passwd',
+        '/v1/customs/bc25/containers?blDate=0000-01-01',
+        `/v1/customs/bc20/bills-of-lading?npwp=${npwp}&extra=1`
+      ]),
+      headers: auth(KEYS.reader)
+    }
+  }
+  if (r < 0.64) {
+    return {
+      name: 'deep body',
+      method: 'POST',
+      path: `/v1/sp2/documents/${F.sp2.sp2Id}/finalization`,
+      headers: { ...auth(KEYS.writer), ...json, 'idempotency-key': `deep-${distinct}` },
+      body: '['.repeat(5000) + ']'.repeat(5000)
+    }
+  }
+  if (r < 0.67) {
+    return {
+      name: 'large body',
+      method: 'POST',
+      path: `/v1/bookings/${F.bookingRequestId}/booked`,
+      headers: { ...auth(KEYS.writer), ...json },
+      body: JSON.stringify({ booked: true, note: 'x'.repeat(70_000) })
+    }
+  }
+  if (r < 0.7) {
+    return {
+      name: 'not JSON',
+      method: 'POST',
+      path: `/v1/bookings/${F.bookingRequestId}/booked`,
+      headers: { ...auth(KEYS.writer), 'content-type': 'text/plain' },
+      body: 'booked'
+    }
+  }
+  if (r < 0.76) {
+    return {
+      name: 'bad key',
+      path: `/v1/customs/bc20/bills-of-lading?npwp=${F.taxpayer.npwp}&access_token=cgw_${npwp}`,
+      headers: pick([{}, auth('nobody'), auth(`${KEYS.reader}x`)])
+    }
+  }
+  if (r < 0.8) {
+    return {
+      name: 'wrong scope',
+      method: 'POST',
+      path: `/v1/bookings/${F.bookingRequestId}/booked`,
+      headers: { ...auth(KEYS.reader), ...json },
+      body: '{"booked":true}'
+    }
+  }
+  if (r < 0.86) {
+    return {
+      name: 'unknown route',
+      method: pick(['GET', 'POST'] as const),
+      path: `/${pick(['admin', 'v1/customs/../../etc', '.env', 'v2/x', 'v1/customs/bc99/containers'])}/${npwp}`
+    }
+  }
+  if (r < 0.9) {
+    return {
+      name: 'plain events GET',
+      path: '/v1/events',
+      headers: pick([auth(KEYS.monitor), { 'sec-websocket-protocol': `bearer, ${KEYS.monitor}` }])
+    }
+  }
+  return {
+    name: 'health and docs',
+    path: pick(['/health/ready', '/health/live', '/metrics', '/openapi.json'])
+  }
 }
 
 const statuses = new Map<string, number>()
 const unexpected: string[] = []
 /** 5xx answers docs/api.md#the-envelope-and-errors documents: the hub's trouble, load shedding. */
-const DOCUMENTED_5XX = new Set(['UPSTREAM_UNAVAILABLE', 'UPSTREAM_TIMEOUT', 'UPSTREAM_BAD_RESPONSE', 'UPSTREAM_AUTH_FAILED', 'OVERLOADED'])
+const DOCUMENTED_5XX = new Set([
+  'UPSTREAM_UNAVAILABLE',
+  'UPSTREAM_TIMEOUT',
+  'UPSTREAM_BAD_RESPONSE',
+  'UPSTREAM_AUTH_FAILED',
+  'OVERLOADED'
+])
 
 async function send (call: Call): Promise<void> {
-  const res = await pool.request({ method: call.method ?? 'GET', path: call.path, headers: call.headers ?? {}, body: call.body ?? null })
+  const res = await pool.request({
+    method: call.method ?? 'GET',
+    path: call.path,
+    headers: call.headers ?? {},
+    body: call.body ?? null
+  })
   const text = await res.body.text()
   let code = ''
   if (res.statusCode >= 400) {
@@ -145,13 +294,29 @@ const sockets = { opened: 0, refused: 0 }
  */
 async function sideTraffic (round: number): Promise<() => void> {
   // Five for the writer, one past its cap of four, and one for the monitor.
-  const opened = await Promise.all(Array.from({ length: 6 }, (_, i) => new Promise<WebSocket | undefined>(resolve => {
-    const socket = new WebSocket(`ws://${base}/v1/events`, { headers: auth(i < 5 ? KEYS.writer : KEYS.monitor), autoPong: random() < 0.7 })
-    socket.once('open', () => { sockets.opened++; resolve(socket) })
-    socket.once('unexpected-response', (_req, res) => { sockets.refused++; res.resume(); resolve(undefined) })
-    socket.once('error', () => resolve(undefined))
-    socket.on('error', () => {})
-  })))
+  const opened = await Promise.all(
+    Array.from(
+      { length: 6 },
+      (_, i) =>
+        new Promise<WebSocket | undefined>((resolve) => {
+          const socket = new WebSocket(`ws://${base}/v1/events`, {
+            headers: auth(i < 5 ? KEYS.writer : KEYS.monitor),
+            autoPong: random() < 0.7
+          })
+          socket.once('open', () => {
+            sockets.opened++
+            resolve(socket)
+          })
+          socket.once('unexpected-response', (_req, res) => {
+            sockets.refused++
+            res.resume()
+            resolve(undefined)
+          })
+          socket.once('error', () => resolve(undefined))
+          socket.on('error', () => {})
+        })
+    )
+  )
   for (const socket of opened) if (socket !== undefined && random() < 0.3) socket.pause()
   const raw = connect(port, '127.0.0.1')
   raw.on('error', () => {})

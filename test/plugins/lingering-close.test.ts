@@ -24,26 +24,48 @@ interface TestLike { teardown (fn: () => unknown): void }
 
 const BOOKED = `/v1/bookings/${F.bookingRequestId}/booked`
 /** A 5 MB JSON body: far past the 64 KiB body limit. */
-const FIVE_MB = Buffer.concat([Buffer.from('{"booked":true,"note":"'), Buffer.alloc(5 * 1024 * 1024, 'a'), Buffer.from('"}')])
+const FIVE_MB = Buffer.concat([
+  Buffer.from('{"booked":true,"note":"'),
+  Buffer.alloc(5 * 1024 * 1024, 'a'),
+  Buffer.from('"}')
+])
 
 /**
  * The real process (dist/main.js, as npm start runs it; tap's before step builds it from src/),
  * with its own timeouts, on the sandbox, in a process of its own: with the caller in the same
  * process as the server the reset never raced the answer, and the defect did not show.
  */
-async function startServer (t: TestLike, env: Record<string, string> = {}): Promise<{ host: string, port: number, url: string }> {
+async function startServer (
+  t: TestLike,
+  env: Record<string, string> = {}
+): Promise<{ host: string; port: number; url: string }> {
   const child = spawn(process.execPath, ['dist/main.js'], {
-    // No load shedding: on two shared cores the event loop of a process starting up lags past its threshold.
-    env: { PATH: process.env.PATH ?? '', PORT: '0', HOST: '127.0.0.1', PRESSURE_MAX_EVENT_LOOP_DELAY_MS: '0', ...env },
+    // No load shedding: on two shared cores the event loop of a process starting up lags past its
+    // threshold.
+    env: {
+      PATH: process.env.PATH ?? '',
+      PORT: '0',
+      HOST: '127.0.0.1',
+      PRESSURE_MAX_EVENT_LOOP_DELAY_MS: '0',
+      ...env
+    },
     stdio: ['ignore', 'pipe', 'inherit']
   })
-  t.teardown(() => { child.kill('SIGKILL') })
+  t.teardown(() => {
+    child.kill('SIGKILL')
+  })
   for await (const line of createInterface({ input: child.stdout })) {
-    const address = /listening at http:\/\/([^ :]+):(\d+)/.exec(String((JSON.parse(line) as { msg?: string }).msg))
+    const address = /listening at http:\/\/([^ :]+):(\d+)/.exec(
+      String((JSON.parse(line) as { msg?: string }).msg)
+    )
     if (address !== null) {
       // The rest of its output is not read: drained so that it never blocks on a full pipe.
       child.stdout.resume()
-      return { host: address[1]!, port: Number(address[2]), url: `http://${address[1]}:${address[2]}` }
+      return {
+        host: address[1]!,
+        port: Number(address[2]),
+        url: `http://${address[1]}:${address[2]}`
+      }
     }
   }
   throw new Error('the server did not start')
@@ -51,30 +73,50 @@ async function startServer (t: TestLike, env: Record<string, string> = {}): Prom
 
 const HAPROXY = existsSync('/usr/sbin/haproxy') ? '/usr/sbin/haproxy' : 'haproxy'
 
-/** HAProxy (the Debian package) with deploy/haproxy.cfg's settings in front of `gateway`; its address once it forwards. */
-async function startHaproxy (t: TestLike, gateway: { host: string, port: number }): Promise<string> {
+/**
+ * HAProxy (the Debian package) with deploy/haproxy.cfg's settings in front of `gateway`; its
+ * address once it forwards.
+ */
+async function startHaproxy (t: TestLike, gateway: { host: string; port: number }): Promise<string> {
   const listen = await freePort()
   const dir = mkdtempSync(join(tmpdir(), 'gateway-haproxy-'))
   t.teardown(() => rmSync(dir, { recursive: true, force: true }))
   const file = join(dir, 'haproxy.cfg')
-  writeFileSync(file, localHaproxyConfig(readFileSync('deploy/haproxy.cfg', 'utf8'), { listen, gateway }))
+  writeFileSync(
+    file,
+    localHaproxyConfig(readFileSync('deploy/haproxy.cfg', 'utf8'), { listen, gateway })
+  )
   const child = spawn(HAPROXY, ['-db', '-f', file], { stdio: ['ignore', 'ignore', 'pipe'] })
   let output = ''
-  child.stderr.on('data', (chunk: Buffer) => { output += chunk.toString() })
+  child.stderr.on('data', (chunk: Buffer) => {
+    output += chunk.toString()
+  })
   const exited = new Promise<never>((_resolve, reject) => {
-    child.once('error', (error) => reject(new Error(`${HAPROXY} could not be started: ${error.message} (install the haproxy package)`)))
+    child.once('error', (error) =>
+      reject(
+        new Error(`${HAPROXY} could not be started: ${error.message} (install the haproxy package)`)
+      )
+    )
     child.once('exit', (code) => reject(new Error(`haproxy exited with ${code}: ${output}`)))
   })
   exited.catch(() => {})
-  t.teardown(() => { child.kill('SIGKILL') })
+  t.teardown(() => {
+    child.kill('SIGKILL')
+  })
   const url = `http://127.0.0.1:${listen}`
   // A guard against "never", not a judgement of speed: the health checks run every few seconds.
   const guard = Date.now() + 120_000
   for (;;) {
-    const answered = await Promise.race([exited, fetch(`${url}/health/ready`).then(res => res.status, () => 0)])
+    const answered = await Promise.race([
+      exited,
+      fetch(`${url}/health/ready`).then(
+        (res) => res.status,
+        () => 0
+      )
+    ])
     if (answered === 200) return url
     if (Date.now() > guard) throw new Error(`haproxy did not forward to the gateway: ${output}`)
-    await new Promise(resolve => setTimeout(resolve, 200))
+    await new Promise((resolve) => setTimeout(resolve, 200))
   }
 }
 
@@ -87,14 +129,24 @@ async function * chunksOf (body: Buffer): AsyncGenerator<Buffer> {
  * connection at a time (undici's Agent, connections: 1): each answer's status
  * and code, or how the request failed.
  */
-async function tenPosts (url: string, body: Buffer, { chunked, contentType = 'application/json' }: { chunked: boolean, contentType?: string }): Promise<string[]> {
+async function tenPosts (
+  url: string,
+  body: Buffer,
+  { chunked, contentType = 'application/json' }: { chunked: boolean; contentType?: string }
+): Promise<string[]> {
   const agent = new Agent({ connections: 1 })
   const answers: string[] = []
   try {
     for (let i = 0; i < 10; i++) {
       try {
-        const res = await fetch(url, { method: 'POST', dispatcher: agent, headers: { 'content-type': contentType }, body: chunked ? chunksOf(body) : body, duplex: 'half' })
-        const { code } = await res.json() as { code?: string }
+        const res = await fetch(url, {
+          method: 'POST',
+          dispatcher: agent,
+          headers: { 'content-type': contentType },
+          body: chunked ? chunksOf(body) : body,
+          duplex: 'half'
+        })
+        const { code } = (await res.json()) as { code?: string }
         answers.push(`${res.status} ${code}`)
       } catch (error) {
         const { cause, message } = error as Error & { cause?: { code?: string } }
@@ -111,28 +163,72 @@ const tenTimes = (answer: string) => Array.from({ length: 10 }, () => answer)
 
 test('fetch reads the 413 of ten 5 MB POSTs in a row on one keep-alive connection, with a content-length and chunked; and the 415', async (t) => {
   const { url } = await startServer(t)
-  t.same(await tenPosts(`${url}${BOOKED}`, FIVE_MB, { chunked: false }), tenTimes('413 PAYLOAD_TOO_LARGE'), 'with a content-length')
-  t.same(await tenPosts(`${url}${BOOKED}`, FIVE_MB, { chunked: true }), tenTimes('413 PAYLOAD_TOO_LARGE'), 'chunked')
-  t.same(await tenPosts(`${url}${BOOKED}`, FIVE_MB, { chunked: true, contentType: 'text/plain' }), tenTimes('415 UNSUPPORTED_MEDIA_TYPE'), 'not JSON: 415')
+  t.same(
+    await tenPosts(`${url}${BOOKED}`, FIVE_MB, { chunked: false }),
+    tenTimes('413 PAYLOAD_TOO_LARGE'),
+    'with a content-length'
+  )
+  t.same(
+    await tenPosts(`${url}${BOOKED}`, FIVE_MB, { chunked: true }),
+    tenTimes('413 PAYLOAD_TOO_LARGE'),
+    'chunked'
+  )
+  t.same(
+    await tenPosts(`${url}${BOOKED}`, FIVE_MB, { chunked: true, contentType: 'text/plain' }),
+    tenTimes('415 UNSUPPORTED_MEDIA_TYPE'),
+    'not JSON: 415'
+  )
 })
 
 test('fetch reads a 401 given before the body is read, ten times in a row on one keep-alive connection', async (t) => {
-  const { url } = await startServer(t, { CLIENTS_FILE: writeClientsFile(t, [{ name: 'web', key: 'web-key-0123456789abcdef', scopes: ['bookings:write'] }]) })
-  t.same(await tenPosts(`${url}${BOOKED}`, FIVE_MB, { chunked: false }), tenTimes('401 UNAUTHORIZED'), 'with a content-length')
-  t.same(await tenPosts(`${url}${BOOKED}`, FIVE_MB, { chunked: true }), tenTimes('401 UNAUTHORIZED'), 'chunked')
+  const { url } = await startServer(t, {
+    CLIENTS_FILE: writeClientsFile(t, [
+      { name: 'web', key: 'web-key-0123456789abcdef', scopes: ['bookings:write'] }
+    ])
+  })
+  t.same(
+    await tenPosts(`${url}${BOOKED}`, FIVE_MB, { chunked: false }),
+    tenTimes('401 UNAUTHORIZED'),
+    'with a content-length'
+  )
+  t.same(
+    await tenPosts(`${url}${BOOKED}`, FIVE_MB, { chunked: true }),
+    tenTimes('401 UNAUTHORIZED'),
+    'chunked'
+  )
 })
 
-test('through HAProxy with deploy/haproxy.cfg\'s settings, fetch reads the 413 of ten 5 MB POSTs in a row, with a content-length and chunked', async (t) => {
+test("through HAProxy with deploy/haproxy.cfg's settings, fetch reads the 413 of ten 5 MB POSTs in a row, with a content-length and chunked", async (t) => {
   const config = readFileSync('deploy/haproxy.cfg', 'utf8')
-  const local = localHaproxyConfig(config, { listen: 8080, gateway: { host: '127.0.0.1', port: 3000 } })
-  const defaults = (text: string) => parseHaproxy(text).filter(s => s.kind === 'defaults' || s.kind === 'backend')
-    .map(s => ({ ...s, lines: s.lines.filter(words => words[0] !== 'server' && words[0] !== 'default-server') }))
-  t.same(defaults(local), defaults(config), 'the timeouts, options and checks of the deployed file, unchanged')
+  const local = localHaproxyConfig(config, {
+    listen: 8080,
+    gateway: { host: '127.0.0.1', port: 3000 }
+  })
+  const defaults = (text: string) =>
+    parseHaproxy(text)
+      .filter((s) => s.kind === 'defaults' || s.kind === 'backend')
+      .map((s) => ({
+        ...s,
+        lines: s.lines.filter((words) => words[0] !== 'server' && words[0] !== 'default-server')
+      }))
+  t.same(
+    defaults(local),
+    defaults(config),
+    'the timeouts, options and checks of the deployed file, unchanged'
+  )
 
   const gateway = await startServer(t)
   const url = await startHaproxy(t, gateway)
-  t.same(await tenPosts(`${url}${BOOKED}`, FIVE_MB, { chunked: false }), tenTimes('413 PAYLOAD_TOO_LARGE'), 'with a content-length')
-  t.same(await tenPosts(`${url}${BOOKED}`, FIVE_MB, { chunked: true }), tenTimes('413 PAYLOAD_TOO_LARGE'), 'chunked')
+  t.same(
+    await tenPosts(`${url}${BOOKED}`, FIVE_MB, { chunked: false }),
+    tenTimes('413 PAYLOAD_TOO_LARGE'),
+    'with a content-length'
+  )
+  t.same(
+    await tenPosts(`${url}${BOOKED}`, FIVE_MB, { chunked: true }),
+    tenTimes('413 PAYLOAD_TOO_LARGE'),
+    'chunked'
+  )
 })
 
 /** A raw connection to the app, with what it received so far and how it ended. */
@@ -150,7 +246,10 @@ interface Raw {
 async function rawConnection (port: number): Promise<Raw> {
   // Half-open allowed: the caller goes on sending after the gateway's FIN.
   const socket = connect({ port, host: '127.0.0.1', allowHalfOpen: true })
-  await new Promise((resolve, reject) => { socket.once('connect', resolve); socket.once('error', reject) })
+  await new Promise((resolve, reject) => {
+    socket.once('connect', resolve)
+    socket.once('error', reject)
+  })
   const started = Date.now()
   let text = ''
   let error: string | undefined
@@ -187,7 +286,9 @@ async function rawConnection (port: number): Promise<Raw> {
 const ANSWER_413 = /^HTTP\/1\.1 413 [^]*?\r\n\r\n\{[^}]*\}/
 
 function head (method: string, path: string, headers: Record<string, string | number>): string {
-  return `${method} ${path} HTTP/1.1\r\nHost: gateway\r\n${Object.entries(headers).map(([name, value]) => `${name}: ${value}\r\n`).join('')}\r\n`
+  return `${method} ${path} HTTP/1.1\r\nHost: gateway\r\n${Object.entries(headers)
+    .map(([name, value]) => `${name}: ${value}\r\n`)
+    .join('')}\r\n`
 }
 
 test('a refused body of at most 256 KiB is read to its end, and the connection serves the next request', async (t) => {
@@ -196,7 +297,9 @@ test('a refused body of at most 256 KiB is read to its end, and the connection s
   const raw = await rawConnection((app.server.address() as { port: number }).port)
   const length = 200_000
   t.ok(length <= KEEP_BYTES)
-  raw.socket.write(head('POST', BOOKED, { 'content-type': 'application/json', 'content-length': length }))
+  raw.socket.write(
+    head('POST', BOOKED, { 'content-type': 'application/json', 'content-length': length })
+  )
   raw.socket.write(Buffer.alloc(100_000, 'a'))
   await raw.until(ANSWER_413)
   t.notMatch(raw.text(), /\r\nconnection: close\r\n/i, 'the answer keeps the connection')
@@ -207,22 +310,31 @@ test('a refused body of at most 256 KiB is read to its end, and the connection s
   raw.socket.destroy()
 })
 
-test('a longer refused body: connection: close, the gateway\'s FIN after the answer, the rest read until the caller ends its side, no reset', async (t) => {
+test("a longer refused body: connection: close, the gateway's FIN after the answer, the rest read until the caller ends its side, no reset", async (t) => {
   const { app, logs } = await build(t)
   await app.listen({ port: 0, host: '127.0.0.1' })
   const raw = await rawConnection((app.server.address() as { port: number }).port)
-  raw.socket.write(head('POST', BOOKED, { 'content-type': 'application/json', 'content-length': 1_000_000 }))
+  raw.socket.write(
+    head('POST', BOOKED, { 'content-type': 'application/json', 'content-length': 1_000_000 })
+  )
   raw.socket.write(Buffer.alloc(100_000, 'a'))
   await raw.until(ANSWER_413)
   t.match(raw.text(), /\r\nconnection: close\r\n/i, 'the answer says the connection ends')
   await raw.ended
   t.pass('the gateway ended its side after the answer')
   // The caller goes on sending: the gateway still reads.
-  for (let i = 0; i < 8; i++) await new Promise<void>((resolve, reject) => raw.socket.write(Buffer.alloc(100_000, 'a'), (error) => error ? reject(error) : resolve()))
+  for (let i = 0; i < 8; i++) {
+    await new Promise<void>((resolve, reject) =>
+      raw.socket.write(Buffer.alloc(100_000, 'a'), (error) => (error ? reject(error) : resolve()))
+    )
+  }
   raw.socket.end()
   await raw.closed
   t.equal(raw.error(), undefined, 'closed without a reset')
-  t.notOk(logs.some(line => line.msg === 'request refused by the HTTP parser'), 'the body cut short is no request to answer')
+  t.notOk(
+    logs.some((line) => line.msg === 'request refused by the HTTP parser'),
+    'the body cut short is no request to answer'
+  )
 })
 
 test('a body that goes on past the bound ends the connection, after the answer', async (t) => {
@@ -230,11 +342,22 @@ test('a body that goes on past the bound ends the connection, after the answer',
   await app.listen({ port: 0, host: '127.0.0.1' })
   const server = serverSide(app)
   const raw = await rawConnection((app.server.address() as { port: number }).port)
-  raw.socket.write(head('POST', BOOKED, { 'content-type': 'application/json', 'transfer-encoding': 'chunked' }))
-  const chunk = Buffer.concat([Buffer.from('10000\r\n'), Buffer.alloc(0x10000, 'a'), Buffer.from('\r\n')])
+  raw.socket.write(
+    head('POST', BOOKED, { 'content-type': 'application/json', 'transfer-encoding': 'chunked' })
+  )
+  const chunk = Buffer.concat([
+    Buffer.from('10000\r\n'),
+    Buffer.alloc(0x10000, 'a'),
+    Buffer.from('\r\n')
+  ])
   const send = async () => {
     while (!raw.socket.destroyed) {
-      if (!raw.socket.write(chunk)) await new Promise(resolve => { raw.socket.once('drain', resolve); raw.socket.once('close', resolve) })
+      if (!raw.socket.write(chunk)) {
+        await new Promise((resolve) => {
+          raw.socket.once('drain', resolve)
+          raw.socket.once('close', resolve)
+        })
+      }
     }
   }
   const sent = send()
@@ -256,14 +379,19 @@ test('a refused body that stops coming within the bound: the gateway ends its si
   await app.listen({ port: 0, host: '127.0.0.1' })
   const server = serverSide(app)
   const raw = await rawConnection((app.server.address() as { port: number }).port)
-  raw.socket.write(head('POST', BOOKED, { 'content-type': 'application/json', 'content-length': 200_000 }))
+  raw.socket.write(
+    head('POST', BOOKED, { 'content-type': 'application/json', 'content-length': 200_000 })
+  )
   raw.socket.write(Buffer.alloc(100_000, 'a'))
   await raw.until(ANSWER_413)
   await raw.ended
   t.pass('the gateway ended its side')
   // The caller never ends its side: the gateway closes the connection on its own.
-  const [answered, ended, closed] =
-    await Promise.all([server.answered, server.ended, server.closed])
+  const [answered, ended, closed] = await Promise.all([
+    server.answered,
+    server.ended,
+    server.closed
+  ])
   // Timers never fire early; how late they fire is the machine's business (a timer that never
   // fires leaves the test to its time limit).
   const fin = Math.round(ended.at - answered.at)

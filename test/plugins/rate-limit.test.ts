@@ -11,11 +11,16 @@ const CLIENTS: TestClient[] = [
   { name: 'small', key: 'key-small', scopes: ['customs:read'], rateLimit: { max: 3 } },
   { name: 'large', key: 'key-large', scopes: ['customs:read'], rateLimit: { max: 5 } },
   { name: 'default', key: 'key-default', scopes: ['customs:read'] },
-  { name: 'brief', key: 'key-brief', scopes: ['customs:read'], rateLimit: { max: 2, timeWindow: '1 s' } }
+  {
+    name: 'brief',
+    key: 'key-brief',
+    scopes: ['customs:read'],
+    rateLimit: { max: 2, timeWindow: '1 s' }
+  }
 ]
 const as = (name: string) => ({ authorization: `Bearer key-${name}` })
 
-test('each client has its own limit, from the file or the default, and one client\'s 429 leaves the others alone', async (t) => {
+test("each client has its own limit, from the file or the default, and one client's 429 leaves the others alone", async (t) => {
   const { app, sandbox } = await build(t, { clients: CLIENTS, env: { RATE_LIMIT_MAX: '4' } })
   for (let i = 1; i <= 3; i++) {
     const res = await app.inject({ url: CHEAP, headers: as('small') })
@@ -27,7 +32,12 @@ test('each client has its own limit, from the file or the default, and one clien
   t.equal(limited.statusCode, 429, 'small #4 is limited')
   const body = limited.json()
   t.same(Object.keys(body).sort(), ['code', 'error', 'message', 'requestId', 'statusCode'])
-  t.match(body, { statusCode: 429, code: 'RATE_LIMITED', error: 'Too Many Requests', requestId: limited.headers['x-request-id'] })
+  t.match(body, {
+    statusCode: 429,
+    code: 'RATE_LIMITED',
+    error: 'Too Many Requests',
+    requestId: limited.headers['x-request-id']
+  })
   t.match(limited.headers['retry-after'], /^[1-9]\d*$/, 'retry-after in seconds')
   t.ok(Number(limited.headers['retry-after']) <= 60)
   t.equal(limited.headers['x-ratelimit-limit'], '3')
@@ -40,12 +50,22 @@ test('each client has its own limit, from the file or the default, and one clien
   t.equal(other.headers['x-ratelimit-limit'], '5')
   t.equal(other.headers['x-ratelimit-remaining'], '4')
 
-  for (let i = 1; i <= 4; i++) t.equal((await app.inject({ url: CHEAP, headers: as('default') })).statusCode, 400, `default #${i}`)
+  for (let i = 1; i <= 4; i++) {
+    t.equal(
+      (await app.inject({ url: CHEAP, headers: as('default') })).statusCode,
+      400,
+      `default #${i}`
+    )
+  }
   const fifth = await app.inject({ url: CHEAP, headers: as('default') })
   t.equal(fifth.statusCode, 429, 'a client without its own limit gets RATE_LIMIT_MAX')
   t.equal(fifth.headers['x-ratelimit-limit'], '4')
 
-  t.equal((await app.inject({ url: CHEAP, headers: as('small') })).statusCode, 429, 'small stays limited within its window')
+  t.equal(
+    (await app.inject({ url: CHEAP, headers: as('small') })).statusCode,
+    429,
+    'small stays limited within its window'
+  )
 })
 
 test('a client\'s own window: limited, then served again once it has passed', async (t) => {
@@ -60,25 +80,37 @@ test('a client\'s own window: limited, then served again once it has passed', as
   t.equal(limited.statusCode, 429)
   t.equal(limited.headers['retry-after'], '1')
   mock.timers.tick(1000)
-  t.equal((await app.inject({ url: CHEAP, headers: as('brief') })).statusCode, 400, 'the window has passed')
+  t.equal(
+    (await app.inject({ url: CHEAP, headers: as('brief') })).statusCode,
+    400,
+    'the window has passed'
+  )
 })
 
 test('callers without a known key are limited by address, each address on its own', async (t) => {
   const { app } = await build(t, { clients: CLIENTS, env: { RATE_LIMIT_MAX: '2' } })
-  const from = (remoteAddress: string, headers: Record<string, string> = {}) => app.inject({ url: CHEAP, remoteAddress, headers })
+  const from = (remoteAddress: string, headers: Record<string, string> = {}) =>
+    app.inject({ url: CHEAP, remoteAddress, headers })
   t.equal((await from('10.0.0.1')).statusCode, 401)
   t.equal((await from('10.0.0.1', { authorization: 'Bearer guess-1' })).statusCode, 401)
   const guess = await from('10.0.0.1', { authorization: 'Bearer guess-2' })
   t.equal(guess.statusCode, 429, 'guessing keys costs the address its budget')
   t.equal(guess.json().code, 'RATE_LIMITED')
   t.equal((await from('10.0.0.2')).statusCode, 401, 'another address is not affected')
-  t.equal((await from('10.0.0.1', as('small'))).statusCode, 400, 'a known key from that address is limited as its client')
+  t.equal(
+    (await from('10.0.0.1', as('small'))).statusCode,
+    400,
+    'a known key from that address is limited as its client'
+  )
 })
 
 test('with authentication off, every caller is limited by address', async (t) => {
   const { app } = await build(t, { env: { RATE_LIMIT_MAX: '2' } })
   t.equal((await app.inject({ url: CHEAP, remoteAddress: '10.0.0.9' })).statusCode, 400)
-  t.equal((await app.inject({ url: CHEAP, remoteAddress: '10.0.0.9', headers: as('small') })).statusCode, 400)
+  t.equal(
+    (await app.inject({ url: CHEAP, remoteAddress: '10.0.0.9', headers: as('small') })).statusCode,
+    400
+  )
   t.equal((await app.inject({ url: CHEAP, remoteAddress: '10.0.0.9' })).statusCode, 429)
   t.equal((await app.inject({ url: CHEAP, remoteAddress: '10.0.0.10' })).statusCode, 400)
 })
@@ -94,17 +126,32 @@ test('unknown routes are limited too, in the same budget', async (t) => {
   t.equal(limited.statusCode, 429)
   t.equal(limited.json().code, 'RATE_LIMITED')
   t.ok(limited.headers['retry-after'])
-  t.equal((await app.inject({ url: CHEAP, headers: as('small') })).statusCode, 429, 'and the routes share that budget')
+  t.equal(
+    (await app.inject({ url: CHEAP, headers: as('small') })).statusCode,
+    429,
+    'and the routes share that budget'
+  )
 })
 
 test('health, metrics and the docs are never limited', async (t) => {
   const { app } = await build(t, { clients: CLIENTS, env: { RATE_LIMIT_MAX: '1' } })
-  for (const url of ['/health/live', '/health/ready', '/metrics', '/openapi.json', '/docs/', '/docs/json']) {
+  for (const url of [
+    '/health/live',
+    '/health/ready',
+    '/metrics',
+    '/openapi.json',
+    '/docs/',
+    '/docs/json'
+  ]) {
     for (let i = 0; i < 4; i++) {
       const res = await app.inject({ url, remoteAddress: '10.0.0.5' })
       t.equal(res.statusCode, 200, `${url} #${i + 1}`)
       t.equal(res.headers['x-ratelimit-limit'], undefined, `${url}: no rate limit headers`)
     }
   }
-  t.equal((await app.inject({ url: CHEAP, remoteAddress: '10.0.0.5' })).statusCode, 401, 'they did not use the address\'s budget')
+  t.equal(
+    (await app.inject({ url: CHEAP, remoteAddress: '10.0.0.5' })).statusCode,
+    401,
+    "they did not use the address's budget"
+  )
 })

@@ -111,7 +111,9 @@ test('--from-env writes what an old configuration meant; the hub requests stay',
 })
 
 test('without --from-env: the profile in force, whole, a file with the same digest', async (t) => {
-  const shipped = fileURLToPath(new URL('../../deploy/profiles/public-callers.json', import.meta.url))
+  const shipped = fileURLToPath(
+    new URL('../../deploy/profiles/public-callers.json', import.meta.url)
+  )
   const hub = {
     UPSTREAM_HUB_URL: 'https://hub.example.go.id',
     UPSTREAM_BASE_URL: 'https://base.example.go.id',

@@ -16,58 +16,113 @@ const NPWP = '012345678901000'
 async function gateway (t: Parameters<typeof build>[0], profile: object, ...scripts: Script[]) {
   const hub = await scriptedHub(t, ...scripts)
   const file = writeTempFile(t, JSON.stringify({ name: 'variant', ...profile }))
-  const built = await build(t, { env: { UPSTREAM_HUB_URL: `${hub.url}/hub`, UPSTREAM_BASE_URL: `${hub.url}/base`, UPSTREAM_API_KEY: KEY, UPSTREAM_ACCESS_TOKEN: TOKEN, UPSTREAM_PROFILE_FILE: file } })
+  const built = await build(t, {
+    env: {
+      UPSTREAM_HUB_URL: `${hub.url}/hub`,
+      UPSTREAM_BASE_URL: `${hub.url}/base`,
+      UPSTREAM_API_KEY: KEY,
+      UPSTREAM_ACCESS_TOKEN: TOKEN,
+      UPSTREAM_PROFILE_FILE: file
+    }
+  })
   return { ...built, hub }
 }
 
 test('other header names, an empty prefix, another order of segments, a record under a key, another service', async (t) => {
-  const { app, hub } = await gateway(t, {
-    prefixes: { lookup: '' },
-    defaults: { apiKeyHeader: 'x-hub-key', tokenHeader: 'Authentication' },
-    operations: {
-      BC20ByNoPib: { path: 'declarations/{nopib}/of/{npwp}', answerKey: 'result', service: 'base' },
-      kontainerbc23: { path: 'kontainerbc23/{tglBl}/{noBl}', credentials: [] }
-    }
-  },
-  at(`/base/declarations/350420/of/${NPWP}`, { body: { result: { no_pib: '350420', tgl_pib: '2024-01-02 00:00:00.0' } } }),
-  at('/hub/kontainerbc23/20240201/MEDU1', { body: { 'Data Kontainer BC16': [] } }))
+  const { app, hub } = await gateway(
+    t,
+    {
+      prefixes: { lookup: '' },
+      defaults: { apiKeyHeader: 'x-hub-key', tokenHeader: 'Authentication' },
+      operations: {
+        BC20ByNoPib: {
+          path: 'declarations/{nopib}/of/{npwp}',
+          answerKey: 'result',
+          service: 'base'
+        },
+        kontainerbc23: { path: 'kontainerbc23/{tglBl}/{noBl}', credentials: [] }
+      }
+    },
+    at(`/base/declarations/350420/of/${NPWP}`, {
+      body: { result: { no_pib: '350420', tgl_pib: '2024-01-02 00:00:00.0' } }
+    }),
+    at('/hub/kontainerbc23/20240201/MEDU1', { body: { 'Data Kontainer BC16': [] } })
+  )
   const declaration = await app.inject({ url: `/v1/customs/bc20/declarations/350420?npwp=${NPWP}` })
   t.equal(declaration.statusCode, 200, declaration.body)
-  t.same(declaration.json().data, { pibNo: '350420', pibDate: '2024-01-02', pibDateTime: '2024-01-02T00:00:00.0+07:00' })
+  t.same(declaration.json().data, {
+    pibNo: '350420',
+    pibDate: '2024-01-02',
+    pibDateTime: '2024-01-02T00:00:00.0+07:00'
+  })
   t.equal(hub.requests[0]?.headers['x-hub-key'], KEY)
   t.equal(hub.requests[0]?.headers.authentication, TOKEN)
   t.notOk('authorization' in (hub.requests[0]?.headers ?? {}))
-  const containers = await app.inject({ url: '/v1/customs/bc23/containers?blNo=MEDU1&blDate=2024-02-01' })
+  const containers = await app.inject({
+    url: '/v1/customs/bc23/containers?blNo=MEDU1&blDate=2024-02-01'
+  })
   t.equal(containers.statusCode, 200, containers.body)
   t.notOk('x-hub-key' in (hub.requests[1]?.headers ?? {}), 'no credentials, as the profile says')
   t.notOk('authentication' in (hub.requests[1]?.headers ?? {}))
 })
 
 test('days answered alone in the documented fast path; several records under the only array; a failure status in its own member', async (t) => {
-  const { app, app: { metrics } } = await gateway(t, {
-    defaults: { dateAnswered: 'YYYYMMDD', errorFields: ['error.detail', 'message'] },
-    operations: {
-      BC20ByNoBL: { answerKey: '*', failure: { statusCodeField: 'code', messageWithoutData: true } }
-    }
-  },
-  at('/hub/V1/HUB/INT/AUTH/noblbc20/', { body: { 'Data BL BC 2.0': [{ bl_no: 'A1', bl_date: '20240423' }, { bl_no: 'A2', bl_date: '2024-04-24 03:20:00.0' }] } }),
-  at('/hub/V1/HUB/INT/AUTH/BC20ByNoBL/', (request) => request.query.nobl === 'GONE'
-    ? { body: { code: 404, error: { detail: 'BL tidak ditemukan' } } }
-    : { body: { meta: 'x', rows: [{ no_pib: '1' }, { no_pib: '2' }] } }),
-  at('/hub/V1/HUB/INT/AUTH/noblbc16/', { status: 400, body: { error: { detail: 'npwp salah' } } }))
+  const {
+    app,
+    app: { metrics }
+  } = await gateway(
+    t,
+    {
+      defaults: { dateAnswered: 'YYYYMMDD', errorFields: ['error.detail', 'message'] },
+      operations: {
+        BC20ByNoBL: {
+          answerKey: '*',
+          failure: { statusCodeField: 'code', messageWithoutData: true }
+        }
+      }
+    },
+    at('/hub/V1/HUB/INT/AUTH/noblbc20/', {
+      body: {
+        'Data BL BC 2.0': [
+          { bl_no: 'A1', bl_date: '20240423' },
+          { bl_no: 'A2', bl_date: '2024-04-24 03:20:00.0' }
+        ]
+      }
+    }),
+    at('/hub/V1/HUB/INT/AUTH/BC20ByNoBL/', (request) =>
+      request.query.nobl === 'GONE'
+        ? { body: { code: 404, error: { detail: 'BL tidak ditemukan' } } }
+        : { body: { meta: 'x', rows: [{ no_pib: '1' }, { no_pib: '2' }] } }
+    ),
+    at('/hub/V1/HUB/INT/AUTH/noblbc16/', { status: 400, body: { error: { detail: 'npwp salah' } } })
+  )
   const list = await app.inject({ url: `/v1/customs/bc20/bills-of-lading?npwp=${NPWP}` })
   t.equal(list.statusCode, 200, list.body)
-  t.same(list.json().data, [{ blNo: 'A1', blDate: '2024-04-23' }, { blNo: 'A2', blDate: '2024-04-24', blDateTime: '2024-04-24T03:20:00.0+07:00' }], 'the day alone: no time; a time where the hub sent one')
+  t.same(
+    list.json().data,
+    [
+      { blNo: 'A1', blDate: '2024-04-23' },
+      { blNo: 'A2', blDate: '2024-04-24', blDateTime: '2024-04-24T03:20:00.0+07:00' }
+    ],
+    'the day alone: no time; a time where the hub sent one'
+  )
   const slow = await metrics.registry.getSingleMetric('gateway_upstream_slow_path_total')?.get()
   t.same(slow?.values, [], 'read by the fast path: the day alone is no reason to give up')
   const records = await app.inject({ url: '/v1/customs/bc20/declarations?blNo=MEDU1' })
   t.equal(records.statusCode, 200, records.body)
-  t.same(records.json().data.map((d: { pibNo: string }) => d.pibNo), ['1', '2'])
+  t.same(
+    records.json().data.map((d: { pibNo: string }) => d.pibNo),
+    ['1', '2']
+  )
   const gone = await app.inject({ url: '/v1/customs/bc20/declarations?blNo=GONE' })
   t.equal(gone.statusCode, 404, 'the status the failure names')
   t.match(gone.json(), { code: 'UPSTREAM_NOT_FOUND', upstreamMessage: 'BL tidak ditemukan' })
   const refused = await app.inject({ url: `/v1/customs/bc16/bills-of-lading?npwp=${NPWP}` })
-  t.match(refused.json(), { code: 'UPSTREAM_REJECTED', upstreamMessage: 'npwp salah' }, 'error text at a dotted path')
+  t.match(
+    refused.json(),
+    { code: 'UPSTREAM_REJECTED', upstreamMessage: 'npwp salah' },
+    'error text at a dotted path'
+  )
 })
 
 test('an Oracle-backed hub\'s DD-MON-YY days, as the sandbox plays them: the day', async (t) => {

@@ -30,8 +30,13 @@ function problemsOf (file: string): string[] {
 }
 
 test('drift: the committed profile schema is what src/profile/schema.ts generates', async (t) => {
-  const committed = await readFile(new URL(PROFILE_SCHEMA_PATH, ROOT), 'utf8').catch(() => undefined)
-  t.ok(committed === renderProfileSchema(), `${PROFILE_SCHEMA_PATH} is out of date: run \`npm run openapi\` and commit the result`)
+  const committed = await readFile(new URL(PROFILE_SCHEMA_PATH, ROOT), 'utf8').catch(
+    () => undefined
+  )
+  t.ok(
+    committed === renderProfileSchema(),
+    `${PROFILE_SCHEMA_PATH} is out of date: run \`npm run openapi\` and commit the result`
+  )
 })
 
 test('the shipped profiles are valid, for the gateway and for any JSON Schema validator', async (t) => {
@@ -42,35 +47,56 @@ test('the shipped profiles are valid, for the gateway and for any JSON Schema va
   for (const path of SHIPPED) {
     const file = fileURLToPath(new URL(path, ROOT))
     t.same(problemsOf(file), [], `${path}: the gateway finds no problem`)
-    t.ok(validate(JSON.parse(await readFile(file, 'utf8'))), `${path}: ajv (strict): ${ajv.errorsText(validate.errors)}`)
+    t.ok(
+      validate(JSON.parse(await readFile(file, 'utf8'))),
+      `${path}: ajv (strict): ${ajv.errorsText(validate.errors)}`
+    )
   }
 })
 
 test('the schema lists every operation of the catalogue, each with the parameters it may take', async (t) => {
-  const schema = JSON.parse(renderProfileSchema()) as { properties: { operations: { properties: Record<string, { properties: { params: { properties: object } } }> } } }
+  const schema = JSON.parse(renderProfileSchema()) as {
+    properties: {
+      operations: { properties: Record<string, { properties: { params: { properties: object } } }> }
+    }
+  }
   const operations = schema.properties.operations.properties
-  t.same(Object.keys(operations), OPERATIONS.map(op => op.id))
-  t.same(Object.keys(operations.kontainerbc20?.properties.params.properties ?? {}), ['blDate', 'blNo'], 'its own, then those a variant adds')
-  t.same(Object.keys(operations.BC20ByNoBL?.properties.params.properties ?? {}), ['blNo', 'npwp', 'blDate'])
+  t.same(
+    Object.keys(operations),
+    OPERATIONS.map((op) => op.id)
+  )
+  t.same(
+    Object.keys(operations.kontainerbc20?.properties.params.properties ?? {}),
+    ['blDate', 'blNo'],
+    'its own, then those a variant adds'
+  )
+  t.same(Object.keys(operations.BC20ByNoBL?.properties.params.properties ?? {}), [
+    'blNo',
+    'npwp',
+    'blDate'
+  ])
 })
 
 test('each problem names its place in the file and the rule, in words', async (t) => {
-  t.same(profileProblems({
-    name: 'my hub',
-    prefixes: { lookup: 'V1/NLE/' },
-    defaults: { apiKeyHeader: 'beacukai api key', dateSent: 'DDMMYYYY', nullString: ['null'] },
-    operations: { kontainerbc99: {}, 'document_sp2/final': { params: { blNo: 'x' } } }
-  }), [
-    '$.name: must be a name of 1 to 64 letters, digits and ._-',
-    '$.prefixes.lookup: must be an address prefix such as /V1/NLE/INT/AUTH: segments each after a /, no / at the end (or empty)',
-    '$.defaults: unknown member "nullString" (known here: apiKeyHeader, tokenHeader, ' +
-      'credentials, answerKey, dateSent, dateAnswered, errorFields, nullStrings, failure, ' +
-      'notFound, timeouts)',
-    '$.defaults.apiKeyHeader: must be one of the forms allowed: The name of the header that carries the API key, or several names: the key is sent under each',
-    '$.defaults.dateSent: must be one of "YYYYMMDD", "YYYY-MM-DD"',
-    `$.operations: unknown member "kontainerbc99" (known here: ${OPERATIONS.map(op => op.id).join(', ')})`,
-    '$.operations["document_sp2/final"].params: unknown member "blNo" (known here: sp2Id)'
-  ])
+  t.same(
+    profileProblems({
+      name: 'my hub',
+      prefixes: { lookup: 'V1/NLE/' },
+      defaults: { apiKeyHeader: 'beacukai api key', dateSent: 'DDMMYYYY', nullString: ['null'] },
+      operations: { kontainerbc99: {}, 'document_sp2/final': { params: { blNo: 'x' } } }
+    }),
+    [
+      '$.name: must be a name of 1 to 64 letters, digits and ._-',
+      '$.prefixes.lookup: must be an address prefix such as /V1/NLE/INT/AUTH: segments each after a /, no / at the end (or empty)',
+      '$.defaults: unknown member "nullString" (known here: apiKeyHeader, tokenHeader, ' +
+        'credentials, answerKey, dateSent, dateAnswered, errorFields, nullStrings, failure, ' +
+        'notFound, timeouts)',
+      '$.defaults.apiKeyHeader: must be one of the forms allowed: The name of the header that carries the API key, or several names: the key is sent under each',
+      '$.defaults.dateSent: must be one of "YYYYMMDD", "YYYY-MM-DD"',
+      `$.operations: unknown member "kontainerbc99" (known here: ${OPERATIONS.map((op) => op.id).join(', ')})`,
+      '$.operations["document_sp2/final"].params: unknown member "blNo" (known here: sp2Id)'
+    ]
+  )
   t.match(profileProblems({ name: 'x', operations: { BC20ByNoPib: { notFound: '404' } } }),
     [/^\$\.operations\.BC20ByNoPib: unknown member "notFound" \(known here: (?!.*notFound)/],
     'a record\'s 404 is always not found: notFound is for the lists')
@@ -78,35 +104,52 @@ test('each problem names its place in the file and the rule, in words', async (t
   t.match(profileProblems([])[0], /^\$: must be an object/)
 })
 
-test('the rules a schema cannot say: placeholders, the route\'s path parameters, hub names, regular expressions', async (t) => {
-  t.same(profileProblems({
-    name: 'x',
-    operations: {
-      BC20ByNoPib: { path: 'BC20ByNoPib/{npwp}x/{foo}/{nopib}/{nopib}/}', params: { npwp: 'npwp', pibNo: 'nopib' } },
-      BC20ByNoBL: { params: { blNo: 'nobl', npwp: 'nobl' } },
-      kontainerbc23: { params: { blDate: 'tglBl' } },
-      noblbc16: { path: 'noblbc16/{noBl}' },
-      'document_sp2/final': { failure: { codes: [{ match: '(', code: 'EMPTY' }] } }
-    }
-  }), [
-    '$.operations.BC20ByNoPib.path: a placeholder must be a whole segment between slashes ("{npwp}x")',
-    '$.operations.BC20ByNoPib.path: {foo} names no parameter of this operation (its hub names: npwp, nopib; set `params` to take another)',
-    '$.operations.BC20ByNoPib.path: {nopib} appears twice',
-    '$.operations.BC20ByNoPib.path: "}" has a brace that opens no placeholder ({name} of a parameter)',
-    '$.operations.BC20ByNoBL.params: two parameters have the hub name "nobl"',
-    '$.operations.noblbc16.path: {noBl} names no parameter of this operation (its hub names: npwp; set `params` to take another)',
-    '$.operations["document_sp2/final"].failure.codes[0].match: is not a regular expression (Invalid regular expression: /(/i: Unterminated group)'
-  ])
-  t.same(profileProblems({ name: 'x', operations: { BC20ByNoPib: { params: { npwp: 'npwp' } } } }),
-    ['$.operations.BC20ByNoPib.params: must include pibNo, a parameter of the route\'s path (/v1/customs/bc20/declarations/:pibNo)'])
+test("the rules a schema cannot say: placeholders, the route's path parameters, hub names, regular expressions", async (t) => {
+  t.same(
+    profileProblems({
+      name: 'x',
+      operations: {
+        BC20ByNoPib: {
+          path: 'BC20ByNoPib/{npwp}x/{foo}/{nopib}/{nopib}/}',
+          params: { npwp: 'npwp', pibNo: 'nopib' }
+        },
+        BC20ByNoBL: { params: { blNo: 'nobl', npwp: 'nobl' } },
+        kontainerbc23: { params: { blDate: 'tglBl' } },
+        noblbc16: { path: 'noblbc16/{noBl}' },
+        'document_sp2/final': { failure: { codes: [{ match: '(', code: 'EMPTY' }] } }
+      }
+    }),
+    [
+      '$.operations.BC20ByNoPib.path: a placeholder must be a whole segment between slashes ("{npwp}x")',
+      '$.operations.BC20ByNoPib.path: {foo} names no parameter of this operation (its hub names: npwp, nopib; set `params` to take another)',
+      '$.operations.BC20ByNoPib.path: {nopib} appears twice',
+      '$.operations.BC20ByNoPib.path: "}" has a brace that opens no placeholder ({name} of a parameter)',
+      '$.operations.BC20ByNoBL.params: two parameters have the hub name "nobl"',
+      '$.operations.noblbc16.path: {noBl} names no parameter of this operation (its hub names: npwp; set `params` to take another)',
+      '$.operations["document_sp2/final"].failure.codes[0].match: is not a regular expression (Invalid regular expression: /(/i: Unterminated group)'
+    ]
+  )
+  t.same(
+    profileProblems({ name: 'x', operations: { BC20ByNoPib: { params: { npwp: 'npwp' } } } }),
+    [
+      "$.operations.BC20ByNoPib.params: must include pibNo, a parameter of the route's path (/v1/customs/bc20/declarations/:pibNo)"
+    ]
+  )
 })
 
 test('a file that cannot be read or is not JSON is one problem naming the setting and the file', async (t) => {
-  t.match(problemsOf('/nonexistent/hub.json'), [/^UPSTREAM_PROFILE_FILE \(\/nonexistent\/hub\.json\): cannot be read \(ENOENT\)$/])
+  t.match(problemsOf('/nonexistent/hub.json'), [
+    /^UPSTREAM_PROFILE_FILE \(\/nonexistent\/hub\.json\): cannot be read \(ENOENT\)$/
+  ])
   const notJson = writeTempFile(t, '{ "name": ')
   t.match(problemsOf(notJson), [/^UPSTREAM_PROFILE_FILE \(.*\): is not JSON \(/])
-  const wrong = writeTempFile(t, JSON.stringify({ name: 'x', defaults: { tokenHeader: 'Auth Header' } }))
-  t.same(problemsOf(wrong), [`UPSTREAM_PROFILE_FILE (${wrong}) $.defaults.tokenHeader: must be a header name: letters, digits and !#$%&'*+.^_\`|~- (no spaces or colons)`])
+  const wrong = writeTempFile(
+    t,
+    JSON.stringify({ name: 'x', defaults: { tokenHeader: 'Auth Header' } })
+  )
+  t.same(problemsOf(wrong), [
+    `UPSTREAM_PROFILE_FILE (${wrong}) $.defaults.tokenHeader: must be a header name: letters, digits and !#$%&'*+.^_\`|~- (no spaces or colons)`
+  ])
 })
 
 function resolved (env: Record<string, string>): ProfileInForce {
@@ -127,11 +170,16 @@ test('the documented profile is what the gateway does without one', async (t) =>
   const builtIn = resolved({})
   const documented = resolved({ UPSTREAM_PROFILE_FILE: fileURLToPath(new URL(SHIPPED[0]!, ROOT)) })
   t.same([...documented.operations], [...builtIn.operations], 'every operation alike')
-  t.same([documented.tokenScheme, documented.login, documented.stringValues], [builtIn.tokenScheme, builtIn.login, builtIn.stringValues])
+  t.same(
+    [documented.tokenScheme, documented.login, documented.stringValues],
+    [builtIn.tokenScheme, builtIn.login, builtIn.stringValues]
+  )
   t.equal(documented.digest, builtIn.digest, 'the same digest: the same behaviour')
   t.equal(builtIn.name, 'documented')
   t.equal(builtIn.source, 'built-in')
-  const publicCallers = resolved({ UPSTREAM_PROFILE_FILE: fileURLToPath(new URL(SHIPPED[1]!, ROOT)) })
+  const publicCallers = resolved({
+    UPSTREAM_PROFILE_FILE: fileURLToPath(new URL(SHIPPED[1]!, ROOT))
+  })
   t.not(publicCallers.digest, builtIn.digest)
 })
 
@@ -266,7 +314,12 @@ test('the login is the profile\'s: addresses, body, fields, scheme and lifetimes
     PLATFORM_ID: 'p',
     UPSTREAM_ACCESS_TOKEN: 't'
   }
-  const login = { ...hub, UPSTREAM_CREDENTIALS: 'login', UPSTREAM_LOGIN_USERNAME: 'u', UPSTREAM_LOGIN_PASSWORD: 'p' }
+  const login = {
+    ...hub,
+    UPSTREAM_CREDENTIALS: 'login',
+    UPSTREAM_LOGIN_USERNAME: 'u',
+    UPSTREAM_LOGIN_PASSWORD: 'p'
+  }
   const callers = resolved({ ...login, UPSTREAM_PROFILE_FILE: file })
   t.strictSame(callers.loginAddresses, {
     url: 'https://nle.example.go.id/api/nle-oauth/v1/user/login',
@@ -366,40 +419,81 @@ test('how the gateway calls the hub is the profile\'s, and a lookup\'s cache TTL
 })
 
 test('the server stops with one config error line per problem of the profile, naming its place in the file', async (t) => {
-  const file = writeTempFile(t, JSON.stringify({ name: 'hub', defaults: { dateSent: 'DDMMYYYY' }, operations: { kontainerbc20: { path: 'kontainerbc20/{noBl}' } } }))
+  const file = writeTempFile(
+    t,
+    JSON.stringify({
+      name: 'hub',
+      defaults: { dateSent: 'DDMMYYYY' },
+      operations: { kontainerbc20: { path: 'kontainerbc20/{noBl}' } }
+    })
+  )
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
-    env: { PATH: process.env.PATH ?? '', PORT: '0', HOST: '127.0.0.1', UPSTREAM_PROFILE_FILE: file },
+    env: {
+      PATH: process.env.PATH ?? '',
+      PORT: '0',
+      HOST: '127.0.0.1',
+      UPSTREAM_PROFILE_FILE: file
+    },
     cwd: fileURLToPath(ROOT),
     stdio: ['ignore', 'ignore', 'pipe']
   })
-  t.teardown(() => { child.kill('SIGKILL') })
+  t.teardown(() => {
+    child.kill('SIGKILL')
+  })
   let stderr = ''
-  child.stderr.on('data', (chunk: Buffer) => { stderr += chunk.toString() })
+  child.stderr.on('data', (chunk: Buffer) => {
+    stderr += chunk.toString()
+  })
   const [code] = await once(child, 'exit')
   t.equal(code, 1)
-  t.same(stderr.trim().split('\n').filter(l => l.startsWith('config error:')), [
-    `config error: UPSTREAM_PROFILE_FILE (${file}) $.defaults.dateSent: must be one of "YYYYMMDD", "YYYY-MM-DD"`
-  ], 'the schema first; the rules once it holds')
+  t.same(
+    stderr
+      .trim()
+      .split('\n')
+      .filter((l) => l.startsWith('config error:')),
+    [
+      `config error: UPSTREAM_PROFILE_FILE (${file}) $.defaults.dateSent: must be one of "YYYYMMDD", "YYYY-MM-DD"`
+    ],
+    'the schema first; the rules once it holds'
+  )
 })
 
 test('an app with a profile it refuses does not start', async (t) => {
-  const file = writeTempFile(t, JSON.stringify({ name: 'hub', operations: { kontainerbc20: { path: 'kontainerbc20/{noBl}' } } }))
-  await t.rejects(build(t, { env: { UPSTREAM_PROFILE_FILE: file } }), new ConfigError([`UPSTREAM_PROFILE_FILE (${file}) $.operations.kontainerbc20.path: {noBl} names no parameter of this operation (its hub names: tglBl; set \`params\` to take another)`]))
+  const file = writeTempFile(
+    t,
+    JSON.stringify({ name: 'hub', operations: { kontainerbc20: { path: 'kontainerbc20/{noBl}' } } })
+  )
+  await t.rejects(
+    build(t, { env: { UPSTREAM_PROFILE_FILE: file } }),
+    new ConfigError([
+      `UPSTREAM_PROFILE_FILE (${file}) $.operations.kontainerbc20.path: {noBl} names no parameter of this operation (its hub names: tglBl; set \`params\` to take another)`
+    ])
+  )
 })
 
 test('the words of the other rules: empty, too long, too many, twice', async (t) => {
-  t.same(profileProblems({
-    name: 'x',
-    description: 'd'.repeat(2001),
-    defaults: { apiKeyHeader: [], answerKey: '', nullStrings: ['null', 'null'], errorFields: ['a', 'b', 'c', 'd', 'e', 'f', 'g', 'h', 'i'] },
-    operations: { DetilBooking: { apiKeyHeader: ['a', 'b', 'c', 'd', 'e'] } }
-  }), [
-    '$.description: is longer than the 2000 characters allowed',
-    '$.defaults.apiKeyHeader: must be one of the forms allowed: The name of the header that carries the API key, or several names: the key is sent under each',
-    '$.defaults.answerKey: must not be empty: Where the data is in the answer: the member holding the list (or the record), or `*` for the answer itself when it is an array, else its only array-valued member. In `defaults`, only for the operations that answer a list',
-    '$.defaults.errorFields: holds more than the 8 items allowed',
-    '$.defaults.nullStrings: holds the same item twice',
-    '$.operations.DetilBooking.apiKeyHeader: must be one of the forms allowed: The name of the header that carries the API key, or several names: the key is sent under each'
+  t.same(
+    profileProblems({
+      name: 'x',
+      description: 'd'.repeat(2001),
+      defaults: {
+        apiKeyHeader: [],
+        answerKey: '',
+        nullStrings: ['null', 'null'],
+        errorFields: ['a', 'b', 'c', 'd', 'e', 'f', 'g', 'h', 'i']
+      },
+      operations: { DetilBooking: { apiKeyHeader: ['a', 'b', 'c', 'd', 'e'] } }
+    }),
+    [
+      '$.description: is longer than the 2000 characters allowed',
+      '$.defaults.apiKeyHeader: must be one of the forms allowed: The name of the header that carries the API key, or several names: the key is sent under each',
+      '$.defaults.answerKey: must not be empty: Where the data is in the answer: the member holding the list (or the record), or `*` for the answer itself when it is an array, else its only array-valued member. In `defaults`, only for the operations that answer a list',
+      '$.defaults.errorFields: holds more than the 8 items allowed',
+      '$.defaults.nullStrings: holds the same item twice',
+      '$.operations.DetilBooking.apiKeyHeader: must be one of the forms allowed: The name of the header that carries the API key, or several names: the key is sent under each'
+    ]
+  )
+  t.same(profileProblems({ name: 'x', defaults: { errorFields: [] } }), [
+    '$.defaults.errorFields: must hold at least 1 item'
   ])
-  t.same(profileProblems({ name: 'x', defaults: { errorFields: [] } }), ['$.defaults.errorFields: must hold at least 1 item'])
 })

@@ -2,7 +2,12 @@ import { readFile } from 'node:fs/promises'
 import { test } from 'tap'
 import { loadConfig } from '../../src/config/load.ts'
 import { ConfigSchema } from '../../src/config/schema.ts'
-import { CONFIG_DOCS, DEPLOYMENT, groupOf, renderEnvExample } from '../../scripts/config-reference.ts'
+import {
+  CONFIG_DOCS,
+  DEPLOYMENT,
+  groupOf,
+  renderEnvExample
+} from '../../scripts/config-reference.ts'
 
 const root = new URL('../../', import.meta.url)
 
@@ -23,23 +28,37 @@ test('the reference has a row per setting and OpenTelemetry variable: at most 60
 })
 
 test('every setting belongs to a named group of the reference', async (t) => {
-  const ungrouped = Object.keys(ConfigSchema.properties).filter(name => groupOf(name).id === 'other')
+  const ungrouped = Object.keys(ConfigSchema.properties).filter(
+    (name) => groupOf(name).id === 'other'
+  )
   t.same(ungrouped, [], 'give these a group in scripts/config-reference.ts')
 })
 
 test('.env.example names each deployment setting once, with its default, and loads', async (t) => {
   const text = renderEnvExample()
-  const assignments = text.split('\n').filter(line => /^(# )?[A-Z][A-Z0-9_]*=/.test(line)).map(line => line.replace(/^# /, ''))
+  const assignments = text
+    .split('\n')
+    .filter((line) => /^(# )?[A-Z][A-Z0-9_]*=/.test(line))
+    .map((line) => line.replace(/^# /, ''))
   const names = assignments.map(line => line.slice(0, line.indexOf('=')))
   const settings = Object.keys(ConfigSchema.properties)
   t.same(names.sort(), [...DEPLOYMENT].sort(), 'each deployment setting once, and no other name')
   t.same(DEPLOYMENT.filter(name => !settings.includes(name)), [], 'each a setting of the schema')
   t.match(text, /docs\/configuration\.md describes every\n# setting/,
     'and a pointer to the reference for the rest')
-  const env = Object.fromEntries(text.split('\n').filter(line => /^[A-Z][A-Z0-9_]*=/.test(line)).map(line => [line.slice(0, line.indexOf('=')), line.slice(line.indexOf('=') + 1)]))
+  const env = Object.fromEntries(
+    text
+      .split('\n')
+      .filter((line) => /^[A-Z][A-Z0-9_]*=/.test(line))
+      .map((line) => [line.slice(0, line.indexOf('=')), line.slice(line.indexOf('=') + 1)])
+  )
   const defaults = loadConfig({}) as Record<string, unknown>
   for (const [name, value] of Object.entries(env)) {
-    t.equal(value, typeof defaults[name] === 'object' ? JSON.stringify(defaults[name]) : String(defaults[name]), `${name} shows its default`)
+    t.equal(
+      value,
+      typeof defaults[name] === 'object' ? JSON.stringify(defaults[name]) : String(defaults[name]),
+      `${name} shows its default`
+    )
   }
   t.same(loadConfig(env), defaults, 'loaded as it is, it is the default configuration')
 })

@@ -10,9 +10,11 @@ const run = promisify(execFile)
 // installed tree is the lockfile's (npm ci), so this holds the lockfile to it.
 test('every installed package satisfies every range that asks for it, peer ranges included', async (t) => {
   const root = new URL('../..', import.meta.url)
-  const { stdout } = await run('npm', ['ls', '--all', '--json'], { cwd: root, maxBuffer: 64 * 1024 * 1024 })
-    .catch((error: { stdout?: string }) => ({ stdout: error.stdout ?? '{}' }))
-  const tree = JSON.parse(stdout) as { problems?: string[], dependencies?: object }
+  const { stdout } = await run('npm', ['ls', '--all', '--json'], {
+    cwd: root,
+    maxBuffer: 64 * 1024 * 1024
+  }).catch((error: { stdout?: string }) => ({ stdout: error.stdout ?? '{}' }))
+  const tree = JSON.parse(stdout) as { problems?: string[]; dependencies?: object }
   t.ok(tree.dependencies, 'npm ls read the tree')
   t.same(tree.problems ?? [], [], 'no invalid, missing or extraneous package')
 })

@@ -31,7 +31,7 @@ function markdownFiles (dir = root): string[] {
 function plain (tokens: Token[]): string {
   return tokens.map(token => {
     if (token.type === 'html') return ''
-    if ('tokens' in token && Array.isArray(token.tokens) && token.tokens.length > 0) return plain(token.tokens)
+    if ('tokens' in token && Array.isArray(token.tokens) && token.tokens.length > 0) { return plain(token.tokens) }
     return 'text' in token && typeof token.text === 'string' ? token.text : ''
   }).join('')
 }
@@ -55,7 +55,7 @@ export function anchorsOf (file: string): Set<string> {
   const found = anchors
   walkTokens(tokensOf(file), (token) => {
     if (token.type === 'heading') found.add(slugger.slug(plain((token as Tokens.Heading).tokens)))
-    if (token.type === 'html') for (const match of token.raw.matchAll(/\b(?:id|name)="([^"]+)"/g)) found.add(match[1] ?? '')
+    if (token.type === 'html') { for (const match of token.raw.matchAll(/\b(?:id|name)="([^"]+)"/g)) found.add(match[1] ?? '') }
   })
   anchorCache.set(file, anchors)
   return anchors
@@ -79,7 +79,10 @@ function linksOf (file: string): Link[] {
   return links
 }
 
-/** Why a relative link does not resolve, or undefined when it does (web and mail links are not checked). */
+/**
+ * Why a relative link does not resolve, or undefined when it does (web and mail links are not
+ * checked).
+ */
 function problem ({ file, href }: Link): string | undefined {
   if (/^[a-z][a-z0-9+.-]*:/i.test(href)) return undefined
   const hash = href.indexOf('#')
@@ -88,8 +91,10 @@ function problem ({ file, href }: Link): string | undefined {
   const target = path === '' ? file : resolve(dirname(file), path)
   if (!target.startsWith(root)) return 'points outside the repository'
   if (!existsSync(target)) return `no such file: ${relative(root, target)}`
-  if (anchor === undefined || !target.endsWith('.md') || statSync(target).isDirectory()) return undefined
-  return anchorsOf(target).has(anchor) ? undefined : `no heading or id "${anchor}" in ${relative(root, target)}`
+  if (anchor === undefined || !target.endsWith('.md') || statSync(target).isDirectory()) { return undefined }
+  return anchorsOf(target).has(anchor)
+    ? undefined
+    : `no heading or id "${anchor}" in ${relative(root, target)}`
 }
 
 const SOME_PAGES = [
@@ -126,22 +131,33 @@ test('the README, docs/, .env.example, deploy/ and the code cite only files of t
   // ARCHITECTURE.md say in the repository what they said. CHANGELOG.md keeps
   // its history.
   const outside = /\b(?:interface|contract|style)\.md\b/
-  const deployFiles = (dir: string): string[] => readdirSync(join(root, dir), { withFileTypes: true })
-    .flatMap(entry => entry.isDirectory() ? (entry.name === 'secrets' ? [] : deployFiles(join(dir, entry.name))) : [join(dir, entry.name)])
-  const files = [...markdownFiles().map(file => relative(root, file)), '.env.example', ...deployFiles('deploy'), ...codeFiles()]
-    .filter(file => file !== 'CHANGELOG.md' && file !== 'test/repo/docs-links.test.ts')
+  const deployFiles = (dir: string): string[] =>
+    readdirSync(join(root, dir), { withFileTypes: true }).flatMap((entry) =>
+      entry.isDirectory()
+        ? entry.name === 'secrets'
+          ? []
+          : deployFiles(join(dir, entry.name))
+        : [join(dir, entry.name)]
+    )
+  const files = [
+    ...markdownFiles().map((file) => relative(root, file)),
+    '.env.example',
+    ...deployFiles('deploy'),
+    ...codeFiles()
+  ].filter((file) => file !== 'CHANGELOG.md' && file !== 'test/repo/docs-links.test.ts')
   t.ok(files.includes('src/catalogue/resources.ts'), 'the code is read')
-  const citing = files.filter(file => outside.test(readFileSync(join(root, file), 'utf8')))
+  const citing = files.filter((file) => outside.test(readFileSync(join(root, file), 'utf8')))
   t.same(citing, [], 'no citation of interface.md, contract.md or style.md')
 })
 
 /** The repository's code: what its comments and descriptions cite. */
 function codeFiles (): string[] {
-  const walk = (dir: string): string[] => readdirSync(join(root, dir), { withFileTypes: true }).flatMap(entry => {
-    if (entry.name === 'node_modules' || entry.name === 'dist' || entry.name.startsWith('.')) return []
-    const path = join(dir, entry.name)
-    return entry.isDirectory() ? walk(path) : /\.(?:ts|mts|js|sh)$/.test(entry.name) ? [path] : []
-  })
+  const walk = (dir: string): string[] =>
+    readdirSync(join(root, dir), { withFileTypes: true }).flatMap((entry) => {
+      if (entry.name === 'node_modules' || entry.name === 'dist' || entry.name.startsWith('.')) { return [] }
+      const path = join(dir, entry.name)
+      return entry.isDirectory() ? walk(path) : /\.(?:ts|mts|js|sh)$/.test(entry.name) ? [path] : []
+    })
   return ['src', 'test', 'scripts', 'bench', 'examples', 'clients/typescript/src'].flatMap(walk)
 }
 

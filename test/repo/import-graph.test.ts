@@ -75,7 +75,10 @@ const graph = await madge(`${ROOT}src`, {
 })
 const imports = graph.obj()
 
-/** The folder of src/ a file lives in (`upstream/policies/cache.ts` -> `upstream`); undefined for the files at the top. */
+/**
+ * The folder of src/ a file lives in (`upstream/policies/cache.ts` -> `upstream`); undefined for
+ * the files at the top.
+ */
 function folderOf (file: string): string | undefined {
   const at = file.indexOf('/')
   return at === -1 ? undefined : file.slice(0, at)
@@ -106,9 +109,16 @@ function folderCycles (files: Readonly<Record<string, readonly string[]>>): stri
 
 test('src/ has no import circle', async (t) => {
   const files = Object.keys(imports)
-  t.ok(files.includes('app.ts') && files.includes('sandbox/server.ts') && files.length > 100, `every file of src/ is read (${files.length})`)
+  t.ok(
+    files.includes('app.ts') && files.includes('sandbox/server.ts') && files.length > 100,
+    `every file of src/ is read (${files.length})`
+  )
   t.ok(imports['app.ts']?.includes('plugins/auth.ts'), 'imports are resolved to files')
-  t.same(graph.warnings().skipped, [], 'every import is resolved: an unresolved one could hide a circle')
+  t.same(
+    graph.warnings().skipped,
+    [],
+    'every import is resolved: an unresolved one could hide a circle'
+  )
   t.same(graph.circular().map(circle => circle.join(' -> ')), [], 'no circle')
 })
 
@@ -117,15 +127,26 @@ test('no two folders of src/ import each other', async (t) => {
 })
 
 test('the folder check finds a pair of folders importing each other', async (t) => {
-  // The shape the restructure removed: credentials/ used upstream/'s failure mapping while upstream/ imported credentials/.
+  // The shape the restructure removed: credentials/ used upstream/'s failure mapping while
+  // upstream/ imported credentials/.
   const files = {
     'credentials/login.ts': ['upstream/failures.ts'],
     'upstream/client.ts': ['credentials/index.ts', 'catalogue/operations.ts'],
     'catalogue/operations.ts': [],
     'app.ts': ['upstream/client.ts']
   }
-  t.same(folderCycles(files), ['credentials <-> upstream (credentials/login.ts -> upstream/failures.ts; upstream/client.ts -> credentials/index.ts)'])
-  t.same(folderCycles({ 'routes/a.ts': ['catalogue/b.ts'], 'catalogue/b.ts': [], 'app.ts': ['routes/a.ts'] }), [], 'one-way arrows and the top files are no cycle')
+  t.same(folderCycles(files), [
+    'credentials <-> upstream (credentials/login.ts -> upstream/failures.ts; upstream/client.ts -> credentials/index.ts)'
+  ])
+  t.same(
+    folderCycles({
+      'routes/a.ts': ['catalogue/b.ts'],
+      'catalogue/b.ts': [],
+      'app.ts': ['routes/a.ts']
+    }),
+    [],
+    'one-way arrows and the top files are no cycle'
+  )
 })
 
 test('every file of src/ is in a layer, and no import points up', async (t) => {
@@ -168,9 +189,16 @@ test('ARCHITECTURE.md lists the same layers, in the same order', async (t) => {
 test('the sandbox imports nothing of the gateway: it is a second, independent reading of the hub', async (t) => {
   const outside = Object.entries(imports)
     .filter(([file]) => folderOf(file) === 'sandbox')
-    .flatMap(([file, targets]) => targets.filter(target => folderOf(target) !== 'sandbox').map(target => `${file} -> ${target}`))
+    .flatMap(([file, targets]) =>
+      targets
+        .filter((target) => folderOf(target) !== 'sandbox')
+        .map((target) => `${file} -> ${target}`)
+    )
   t.same(outside, [])
-  t.ok(Object.keys(imports).filter(file => folderOf(file) === 'sandbox').length > 10, 'the sandbox\'s files are read')
+  t.ok(
+    Object.keys(imports).filter((file) => folderOf(file) === 'sandbox').length > 10,
+    "the sandbox's files are read"
+  )
 })
 
 test('the catalogue is at the centre: it imports no layer that is built from it', async (t) => {

@@ -19,13 +19,35 @@ const offer = { serviceOrderId: 'SO-1', price: 1250000.5, offeredAt: '2024-03-01
 const booked = { booked: true, note: 'Truck B 1234 XYZ' }
 
 const WRITES = [
-  { name: 'offer', url: `/v1/bookings/${F.bookingRequestId}/offers`, schema: OfferBodySchema, valid: offer as Record<string, unknown> },
-  { name: 'booked', url: `/v1/bookings/${F.bookingRequestId}/booked`, schema: BookedBodySchema, valid: booked as Record<string, unknown> },
-  { name: 'finalization', url: `/v1/sp2/documents/${F.sp2.sp2Id}/finalization`, schema: FinalizationBodySchema, valid: {} as Record<string, unknown> }
+  {
+    name: 'offer',
+    url: `/v1/bookings/${F.bookingRequestId}/offers`,
+    schema: OfferBodySchema,
+    valid: offer as Record<string, unknown>
+  },
+  {
+    name: 'booked',
+    url: `/v1/bookings/${F.bookingRequestId}/booked`,
+    schema: BookedBodySchema,
+    valid: booked as Record<string, unknown>
+  },
+  {
+    name: 'finalization',
+    url: `/v1/sp2/documents/${F.sp2.sp2Id}/finalization`,
+    schema: FinalizationBodySchema,
+    valid: {} as Record<string, unknown>
+  }
 ]
 
 /** One value of every JSON type. */
-const JSON_VALUES: Record<string, unknown> = { string: '15', number: 7, boolean: true, null: null, array: [7], object: { value: 7 } }
+const JSON_VALUES: Record<string, unknown> = {
+  string: '15',
+  number: 7,
+  boolean: true,
+  null: null,
+  array: [7],
+  object: { value: 7 }
+}
 
 /** Whether a JSON value is of a JSON Schema type (integers are numbers). */
 function isOfType (value: unknown, type: string): boolean {
@@ -33,11 +55,25 @@ function isOfType (value: unknown, type: string): boolean {
   if (type === 'array') return Array.isArray(value)
   if (type === 'object') return typeof value === 'object' && value !== null && !Array.isArray(value)
   if (type === 'integer') return Number.isInteger(value)
-  return typeof value === 'string' ? type === 'string' : typeof value === 'number' ? type === 'number' : typeof value === 'boolean' && type === 'boolean'
+  return typeof value === 'string'
+    ? type === 'string'
+    : typeof value === 'number'
+      ? type === 'number'
+      : typeof value === 'boolean' && type === 'boolean'
 }
 
-function post (app: Awaited<ReturnType<typeof build>>['app'], url: string, payload: string, headers: Record<string, string> = {}) {
-  return app.inject({ method: 'POST', url, payload, headers: { 'content-type': 'application/json', ...headers } })
+function post (
+  app: Awaited<ReturnType<typeof build>>['app'],
+  url: string,
+  payload: string,
+  headers: Record<string, string> = {}
+) {
+  return app.inject({
+    method: 'POST',
+    url,
+    payload,
+    headers: { 'content-type': 'application/json', ...headers }
+  })
 }
 
 test('every wrong JSON type in every body field of every POST is 400 naming the field, and the hub is not called', async (t) => {
@@ -52,8 +88,16 @@ test('every wrong JSON type in every body field of every POST is 400 naming the 
         const body = res.json()
         t.equal(res.statusCode, 400, `${write.name}.${field} as ${typeName}: status`)
         t.equal(body.code, 'VALIDATION_FAILED', `${write.name}.${field} as ${typeName}: code`)
-        t.same(body.details, [{ field: `body.${field}`, rule: `must be ${schema.type === 'boolean' ? 'a boolean (true or false)' : `a ${schema.type}`}` }],
-          `${write.name}.${field} as ${typeName}: the field and its type, from the schema`)
+        t.same(
+          body.details,
+          [
+            {
+              field: `body.${field}`,
+              rule: `must be ${schema.type === 'boolean' ? 'a boolean (true or false)' : `a ${schema.type}`}`
+            }
+          ],
+          `${write.name}.${field} as ${typeName}: the field and its type, from the schema`
+        )
         cases++
       }
     }
@@ -62,7 +106,11 @@ test('every wrong JSON type in every body field of every POST is 400 naming the 
       if (typeName === 'object') continue
       const res = await post(app, write.url, JSON.stringify(value))
       t.equal(res.statusCode, 400, `${write.name} body as ${typeName}`)
-      t.same(res.json().details, [{ field: 'body', rule: 'must be a JSON object' }], `${write.name} body as ${typeName}: details`)
+      t.same(
+        res.json().details,
+        [{ field: 'body', rule: 'must be a JSON object' }],
+        `${write.name} body as ${typeName}: details`
+      )
       cases++
     }
   }
@@ -102,29 +150,69 @@ test('prices: at most two decimals, judged on the decimal text', async (t) => {
   for (const price of [10.125, 0.001, 1e-7, -1, 1e13]) {
     const res = await post(app, WRITES[0]!.url, JSON.stringify({ ...offer, price }))
     t.equal(res.statusCode, 400, `${price} is refused`)
-    t.match(res.json().details, [{ field: 'body.price', rule: /^must (have at most 2 decimals|be at least 0|be at most 1000000000000)$/ }], `${price}: the rule`)
+    t.match(
+      res.json().details,
+      [
+        {
+          field: 'body.price',
+          rule: /^must (have at most 2 decimals|be at least 0|be at most 1000000000000)$/
+        }
+      ],
+      `${price}: the rule`
+    )
   }
   t.equal(sandbox.count(), 0)
 })
 
 test('every problem is reported, across path, query and body, in that order', async (t) => {
   const { app, sandbox } = await build(t)
-  const res = await post(app, '/v1/bookings/A%20B/offers', JSON.stringify({ price: 'x', offeredAt: 'yesterday', idPlatform: 'EVIL' }))
+  const res = await post(
+    app,
+    '/v1/bookings/A%20B/offers',
+    JSON.stringify({ price: 'x', offeredAt: 'yesterday', idPlatform: 'EVIL' })
+  )
   t.equal(res.statusCode, 400)
   const details = res.json().details as Detail[]
   t.equal(details[0]?.field, 'path.bookingRequestId', 'the path first')
-  t.same(details.map(d => d.field).slice(1).sort(), ['body.idPlatform', 'body.offeredAt', 'body.price', 'body.serviceOrderId'], 'then one entry per body field and rule')
+  t.same(
+    details
+      .map((d) => d.field)
+      .slice(1)
+      .sort(),
+    ['body.idPlatform', 'body.offeredAt', 'body.price', 'body.serviceOrderId'],
+    'then one entry per body field and rule'
+  )
   t.match(details, [
     { field: 'path.bookingRequestId', rule: `must be ${FORMATS['booking-request-id'].rule}` }
   ])
-  t.ok(details.some(d => d.field === 'body.serviceOrderId' && d.rule === 'is required'), 'the missing field')
-  t.ok(details.some(d => d.field === 'body.price' && d.rule === 'must be a number'), 'the wrong type')
-  t.ok(details.some(d => d.field === 'body.offeredAt' && d.rule === `must be ${FORMATS['date-time'].rule}`), 'the format, worded by its definition')
-  t.ok(details.some(d => d.field === 'body.idPlatform' && d.rule === 'is not a field of this body'), 'the unknown field')
+  t.ok(
+    details.some((d) => d.field === 'body.serviceOrderId' && d.rule === 'is required'),
+    'the missing field'
+  )
+  t.ok(
+    details.some((d) => d.field === 'body.price' && d.rule === 'must be a number'),
+    'the wrong type'
+  )
+  t.ok(
+    details.some(
+      (d) => d.field === 'body.offeredAt' && d.rule === `must be ${FORMATS['date-time'].rule}`
+    ),
+    'the format, worded by its definition'
+  )
+  t.ok(
+    details.some((d) => d.field === 'body.idPlatform' && d.rule === 'is not a field of this body'),
+    'the unknown field'
+  )
 
-  const lookup = await app.inject({ url: '/v1/sp2/containers?npwp=123&blNo=../x&blDate=2024-02-30&containerNo=TCLU6470802&extra=1' })
+  const lookup = await app.inject({
+    url: '/v1/sp2/containers?npwp=123&blNo=../x&blDate=2024-02-30&containerNo=TCLU6470802&extra=1'
+  })
   const fields = (lookup.json().details as Detail[]).map(d => d.field)
-  t.same([...fields].sort(), ['query.blDate', 'query.blNo', 'query.containerNo', 'query.extra', 'query.npwp'], 'every query parameter at once')
+  t.same(
+    [...fields].sort(),
+    ['query.blDate', 'query.blNo', 'query.containerNo', 'query.extra', 'query.npwp'],
+    'every query parameter at once'
+  )
   t.equal(sandbox.count(), 0)
 })
 
@@ -139,7 +227,9 @@ test('at most 20 problems are listed; the message says how many more', async (t)
 
 test('a repeated query parameter is refused by name', async (t) => {
   const { app, sandbox } = await build(t)
-  const res = await app.inject({ url: `/v1/customs/bc20/bills-of-lading?npwp=${F.taxpayer.npwp}&npwp=${F.taxpayer.npwp}` })
+  const res = await app.inject({
+    url: `/v1/customs/bc20/bills-of-lading?npwp=${F.taxpayer.npwp}&npwp=${F.taxpayer.npwp}`
+  })
   t.equal(res.statusCode, 400)
   t.same(res.json().details, [{ field: 'query.npwp', rule: 'is given twice; give it once' }])
   t.equal(res.json().message, 'query.npwp is given twice; give it once')
@@ -150,7 +240,9 @@ test('a repeated query parameter is refused by name', async (t) => {
 
 test('query strings and path parameters keep their text conversion', async (t) => {
   const { app } = await build(t)
-  const res = await app.inject({ url: `/v1/customs/bc20/declarations/${F.declaration.pibNo}?npwp=${F.declaration.npwp}` })
+  const res = await app.inject({
+    url: `/v1/customs/bc20/declarations/${F.declaration.pibNo}?npwp=${F.declaration.npwp}`
+  })
   t.equal(res.statusCode, 200, 'a numeric PIB number in the path is the string it is')
 })
 
@@ -159,7 +251,12 @@ test('the finalization takes an empty body or {} and nothing else', async (t) =>
   const url = WRITES[2]!.url
   const none = await app.inject({ method: 'POST', url })
   t.equal(none.statusCode, 200, `no body: ${none.body.slice(0, 200)}`)
-  const emptyJson = await app.inject({ method: 'POST', url, payload: '', headers: { 'content-type': 'application/json' } })
+  const emptyJson = await app.inject({
+    method: 'POST',
+    url,
+    payload: '',
+    headers: { 'content-type': 'application/json' }
+  })
   t.equal(emptyJson.statusCode, 200, 'an empty body sent as JSON')
   const braces = await post(app, url, '{}')
   t.equal(braces.statusCode, 200, '{}')
@@ -186,7 +283,11 @@ test('a __proto__ or constructor.prototype key is refused by name; malformed JSO
   t.equal(proto.statusCode, 400)
   t.match(proto.json().message, /^body must not hold a __proto__ key/)
   t.notMatch(proto.json().message, /not valid JSON/)
-  const nested = await post(app, WRITES[1]!.url, '{"booked": true, "x": {"constructor": {"prototype": {"polluted": true}}}}')
+  const nested = await post(
+    app,
+    WRITES[1]!.url,
+    '{"booked": true, "x": {"constructor": {"prototype": {"polluted": true}}}}'
+  )
   t.match(nested.json().message, /^body must not hold a constructor\.prototype key/)
   const malformed = await post(app, WRITES[1]!.url, '{"booked": tru')
   t.same(malformed.json().details, [{ field: 'body', rule: 'must be valid JSON' }])
@@ -197,7 +298,11 @@ test('a __proto__ or constructor.prototype key is refused by name; malformed JSO
 
 test('413 names the limit', async (t) => {
   const { app } = await build(t)
-  const res = await post(app, WRITES[1]!.url, JSON.stringify({ booked: true, note: 'x'.repeat(70_000) }))
+  const res = await post(
+    app,
+    WRITES[1]!.url,
+    JSON.stringify({ booked: true, note: 'x'.repeat(70_000) })
+  )
   t.equal(res.statusCode, 413)
   t.equal(res.json().message, 'The request body is larger than the limit of 64 KiB')
 })

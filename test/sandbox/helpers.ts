@@ -8,7 +8,10 @@ export const KEY = { 'customs-api-key': SANDBOX_API_KEY }
 export const TOKEN = { authorization: SANDBOX_ACCESS_TOKEN }
 export const AUTH = { ...KEY, ...TOKEN }
 
-/** The addresses as docs/hub.md#operations, docs/hub.md#addresses-and-versions write them, with the default segment HUB. */
+/**
+ * The addresses as docs/hub.md#operations, docs/hub.md#addresses-and-versions write them, with the
+ * default segment HUB.
+ */
 export const LOOKUP = '/V1/HUB/INT/AUTH'
 export const DEV = '/HUB-DEV'
 export const V3 = '/V3/HUB'
@@ -39,10 +42,20 @@ function parse (text: string): unknown {
   }
 }
 
-export async function call (sb: Sandbox, method: string, path: string, init: { headers?: Record<string, string>, body?: unknown, raw?: string } = {}): Promise<Reply> {
+export async function call (
+  sb: Sandbox,
+  method: string,
+  path: string,
+  init: { headers?: Record<string, string>; body?: unknown; raw?: string } = {}
+): Promise<Reply> {
   const res = await fetch(sb.url + path, {
     method,
-    headers: { ...(init.body !== undefined || init.raw !== undefined ? { 'content-type': 'application/json' } : {}), ...init.headers },
+    headers: {
+      ...(init.body !== undefined || init.raw !== undefined
+        ? { 'content-type': 'application/json' }
+        : {}),
+      ...init.headers
+    },
     body: init.raw ?? (init.body === undefined ? undefined : JSON.stringify(init.body)),
     signal: AbortSignal.timeout(10_000)
   })
@@ -50,11 +63,20 @@ export async function call (sb: Sandbox, method: string, path: string, init: { h
   return { status: res.status, headers: res.headers, text, body: parse(text) }
 }
 
-export function get (sb: Sandbox, path: string, headers: Record<string, string> = AUTH): Promise<Reply> {
+export function get (
+  sb: Sandbox,
+  path: string,
+  headers: Record<string, string> = AUTH
+): Promise<Reply> {
   return call(sb, 'GET', path, { headers })
 }
 
-export function post (sb: Sandbox, path: string, body: unknown, headers: Record<string, string> = AUTH): Promise<Reply> {
+export function post (
+  sb: Sandbox,
+  path: string,
+  body: unknown,
+  headers: Record<string, string> = AUTH
+): Promise<Reply> {
   return call(sb, 'POST', path, { headers, body })
 }
 

@@ -10,9 +10,15 @@ test('bytes are granted in arrival order, within the limit', async (t) => {
   const budget = byteBudget(100)
   const granted: string[] = []
   const first = await budget.acquire(60, never)
-  const second = budget.acquire(60, never).then((release) => { granted.push('second'); return release })
+  const second = budget.acquire(60, never).then((release) => {
+    granted.push('second')
+    return release
+  })
   // It would fit, but it came after a waiter: first come, first served.
-  const third = budget.acquire(10, never).then((release) => { granted.push('third'); return release })
+  const third = budget.acquire(10, never).then((release) => {
+    granted.push('third')
+    return release
+  })
   await tick()
   t.same(granted, [], 'both wait while 60 of 100 are taken')
   t.equal(budget.used, 60)
@@ -63,17 +69,37 @@ test('a waiter whose deadline passes leaves the queue with UPSTREAM_TIMEOUT', as
   t.equal(budget.waiting, 0)
   held()
   t.equal(budget.used, 0)
-  await t.rejects(budget.acquire(1, AbortSignal.abort()), { code: 'UPSTREAM_TIMEOUT' }, 'already past its deadline')
+  await t.rejects(
+    budget.acquire(1, AbortSignal.abort()),
+    { code: 'UPSTREAM_TIMEOUT' },
+    'already past its deadline'
+  )
 })
 
 test('through the gateway: large answers under a budget smaller than one of them all arrive', async (t) => {
   const tokens = ['hub-token-1', 'hub-token-2', 'hub-token-3', 'hub-token-4']
-  const { app, sandbox } = await build(t, { env: { UPSTREAM_BODY_BUDGET_BYTES: String(300 * 1024), CACHE_TTL_SECONDS: '0', UPSTREAM_CREDENTIALS: 'forward' }, sandbox: { acceptedTokens: tokens } })
+  const { app, sandbox } = await build(t, {
+    env: {
+      UPSTREAM_BODY_BUDGET_BYTES: String(300 * 1024),
+      CACHE_TTL_SECONDS: '0',
+      UPSTREAM_CREDENTIALS: 'forward'
+    },
+    sandbox: { acceptedTokens: tokens }
+  })
   const { npwp, blNo, blDate, documents } = SANDBOX_FIXTURES.benchmark.fiveHundred
   const url = `/v1/sp2/documents?npwp=${npwp}&blNo=${blNo}&blDate=${blDate}`
-  // Four callers with their own hub tokens: four hub calls, none joined to another (identical lookups would share one).
-  const answers = await Promise.all(tokens.map(token => app.inject({ url, headers: { 'x-upstream-authorization': token } })))
-  t.same(answers.map(res => res.statusCode), [200, 200, 200, 200])
-  t.same(answers.map(res => res.json<{ meta: { count: number } }>().meta.count), [documents, documents, documents, documents])
+  // Four callers with their own hub tokens: four hub calls, none joined to another (identical
+  // lookups would share one).
+  const answers = await Promise.all(
+    tokens.map((token) => app.inject({ url, headers: { 'x-upstream-authorization': token } }))
+  )
+  t.same(
+    answers.map((res) => res.statusCode),
+    [200, 200, 200, 200]
+  )
+  t.same(
+    answers.map((res) => res.json<{ meta: { count: number } }>().meta.count),
+    [documents, documents, documents, documents]
+  )
   t.equal(sandbox.count('document_sp2/host-to-host'), 4, 'four hub calls')
 })

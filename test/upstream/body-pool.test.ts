@@ -51,16 +51,23 @@ test('through the transport: a body waiting for room in the body budget holds no
     response.writeHead(200, { 'content-type': 'application/json', 'content-length': body.length })
     response.end(body)
   })
-  await new Promise<void>(resolve => hub.listen(0, '127.0.0.1', resolve))
-  t.teardown(() => { hub.close() })
+  await new Promise<void>((resolve) => hub.listen(0, '127.0.0.1', resolve))
+  t.teardown(() => {
+    hub.close()
+  })
   const url = `http://127.0.0.1:${(hub.address() as AddressInfo).port}`
   // Room for one 200 KiB body at a time.
-  const config = resolveConfig({ ...sandboxEnv(url), UPSTREAM_BODY_BUDGET_BYTES: String(300 * 1024) })
+  const config = resolveConfig({
+    ...sandboxEnv(url),
+    UPSTREAM_BODY_BUDGET_BYTES: String(300 * 1024)
+  })
   const pool = bodyPool(0)
   let held = 0
   let most = 0
   const counted: BodyPool = {
-    get spare () { return pool.spare },
+    get spare () {
+      return pool.spare
+    },
     take (size) {
       const buffer = pool.take(size)
       held += buffer.length
@@ -79,14 +86,34 @@ test('through the transport: a body waiting for room in the body budget holds no
     budgetFromBytes: 64 * 1024,
     buffers: counted
   })
-  t.teardown(async () => { await transport.close() })
+  t.teardown(async () => {
+    await transport.close()
+  })
   const op = resolveOperations(config).get('noblbc20')!
-  const sizes = await Promise.all([1, 2, 3, 4].map(async (n) => await transport.exchange(op, { path: `/bodies/${n}`, requestId: String(n), authorization: '', deadline: startDeadline(10_000) }, async (_chunks, size) => {
-    // The answer is decoded while the others wait for room.
-    await setTimeout(30)
-    return size
-  })))
+  const sizes = await Promise.all(
+    [1, 2, 3, 4].map(
+      async (n) =>
+        await transport.exchange(
+          op,
+          {
+            path: `/bodies/${n}`,
+            requestId: String(n),
+            authorization: '',
+            deadline: startDeadline(10_000)
+          },
+          async (_chunks, size) => {
+            // The answer is decoded while the others wait for room.
+            await setTimeout(30)
+            return size
+          }
+        )
+    )
+  )
   t.same(sizes, [body.length, body.length, body.length, body.length], 'every body read whole')
   t.equal(held, 0, 'every buffer given back')
-  t.equal(most, sizeClassOf(body.length), 'one body\'s buffer held at a time: those waiting for room held none')
+  t.equal(
+    most,
+    sizeClassOf(body.length),
+    "one body's buffer held at a time: those waiting for room held none"
+  )
 })

@@ -11,7 +11,10 @@ import { build, manualClock } from '../helpers/helper.ts'
 const BL = `/v1/customs/bc20/bills-of-lading?npwp=${F.taxpayer.npwp}`
 
 test('100 concurrent identical lookups reach the hub once', async (t) => {
-  const { app, sandbox } = await build(t, { env: { CACHE_TTL_SECONDS: '0' }, sandbox: { latencyMs: 200 } })
+  const { app, sandbox } = await build(t, {
+    env: { CACHE_TTL_SECONDS: '0' },
+    sandbox: { latencyMs: 200 }
+  })
   const answers = await Promise.all(Array.from({ length: 100 }, () => app.inject({ url: BL })))
   t.ok(answers.every(res => res.statusCode === 200), 'all answered 200')
   t.equal(sandbox.count('noblbc20'), 1, 'one hub call')
@@ -31,7 +34,9 @@ test('a cached lookup is answered from the cache, marked, with cache-control and
   t.equal(sandbox.count('noblbc20'), 1)
 
   // The printed NPWP is the same taxpayer: the same cache entry.
-  const printed = await app.inject({ url: `/v1/customs/bc20/bills-of-lading?npwp=${F.taxpayer.npwp.slice(0, 2)}.${F.taxpayer.npwp.slice(2)}` })
+  const printed = await app.inject({
+    url: `/v1/customs/bc20/bills-of-lading?npwp=${F.taxpayer.npwp.slice(0, 2)}.${F.taxpayer.npwp.slice(2)}`
+  })
   t.equal(printed.json().meta.cached, true)
   t.equal(sandbox.count('noblbc20'), 1)
 })
@@ -48,10 +53,15 @@ test('cache-control: no-cache asks the hub afresh and refreshes the entry', asyn
 })
 
 test('no-cache does not join a lookup already in flight: the hub is asked afresh', async (t) => {
-  const { app, sandbox } = await build(t, { env: { CACHE_TTL_SECONDS: '60' }, sandbox: { latencyMs: 150 } })
+  const { app, sandbox } = await build(t, {
+    env: { CACHE_TTL_SECONDS: '60' },
+    sandbox: { latencyMs: 150 }
+  })
   const [plain, fresh] = await Promise.all([
     app.inject({ url: BL }),
-    new Promise(resolve => setTimeout(resolve, 30)).then(() => app.inject({ url: BL, headers: { 'cache-control': 'no-cache' } }))
+    new Promise((resolve) => setTimeout(resolve, 30)).then(() =>
+      app.inject({ url: BL, headers: { 'cache-control': 'no-cache' } })
+    )
   ])
   t.equal(plain.statusCode, 200)
   t.equal(fresh.statusCode, 200)
@@ -79,7 +89,9 @@ test('TTL 0 disables caching: every lookup asks the hub', async (t) => {
 })
 
 test('stale-if-error: a failing hub gets the last answer, marked stale', async (t) => {
-  const { app, sandbox } = await build(t, { env: { CACHE_TTL_SECONDS: '1', CACHE_STALE_IF_ERROR_SECONDS: '60' } })
+  const { app, sandbox } = await build(t, {
+    env: { CACHE_TTL_SECONDS: '1', CACHE_STALE_IF_ERROR_SECONDS: '60' }
+  })
   const good = await app.inject({ url: BL })
   await new Promise(resolve => setTimeout(resolve, 1100))
   sandbox.fault = '503'
@@ -89,7 +101,9 @@ test('stale-if-error: a failing hub gets the last answer, marked stale', async (
   t.same(stale.json().data, good.json().data)
   t.equal(stale.headers['cache-control'], 'private, max-age=0, must-revalidate')
   // A lookup never answered before has nothing stale to fall back on.
-  const other = await app.inject({ url: `/v1/customs/bc23/bills-of-lading?npwp=${F.taxpayer.npwp}` })
+  const other = await app.inject({
+    url: `/v1/customs/bc23/bills-of-lading?npwp=${F.taxpayer.npwp}`
+  })
   t.equal(other.statusCode, 503)
   t.equal(other.json().code, 'UPSTREAM_UNAVAILABLE')
   // The hub refusing the request is not a failure to hide.
@@ -98,16 +112,25 @@ test('stale-if-error: a failing hub gets the last answer, marked stale', async (
 })
 
 test('the envelope around a cached answer: hits send the same bytes, stale and fresh their own meta', async (t) => {
-  const { app, sandbox } = await build(t, { env: { CACHE_TTL_SECONDS: '1', CACHE_STALE_IF_ERROR_SECONDS: '60' } })
-  const dataOf = (payload: string) => payload.slice('{"data":'.length, payload.lastIndexOf(',"meta":'))
+  const { app, sandbox } = await build(t, {
+    env: { CACHE_TTL_SECONDS: '1', CACHE_STALE_IF_ERROR_SECONDS: '60' }
+  })
+  const dataOf = (payload: string) =>
+    payload.slice('{"data":'.length, payload.lastIndexOf(',"meta":'))
   const fresh = await app.inject({ url: BL })
   const hit = await app.inject({ url: BL })
   const again = await app.inject({ url: BL })
-  t.equal(fresh.payload.slice(fresh.payload.lastIndexOf(',"meta":')), `,"meta":{"count":${F.taxpayer.bc20.length},"cached":false}}`)
-  t.equal(hit.payload.slice(hit.payload.lastIndexOf(',"meta":')), `,"meta":{"count":${F.taxpayer.bc20.length},"cached":true}}`)
+  t.equal(
+    fresh.payload.slice(fresh.payload.lastIndexOf(',"meta":')),
+    `,"meta":{"count":${F.taxpayer.bc20.length},"cached":false}}`
+  )
+  t.equal(
+    hit.payload.slice(hit.payload.lastIndexOf(',"meta":')),
+    `,"meta":{"count":${F.taxpayer.bc20.length},"cached":true}}`
+  )
   t.equal(again.payload, hit.payload, 'every hit: the same bytes')
   t.equal(dataOf(hit.payload), dataOf(fresh.payload), 'the same answer inside')
-  await new Promise(resolve => setTimeout(resolve, 1100))
+  await new Promise((resolve) => setTimeout(resolve, 1100))
   sandbox.fault = '503'
   const stale = await app.inject({ url: BL })
   t.same(stale.json().meta, { count: F.taxpayer.bc20.length, cached: true, stale: true })
@@ -116,11 +139,17 @@ test('the envelope around a cached answer: hits send the same bytes, stale and f
   const refreshed = await app.inject({ url: BL })
   t.same(refreshed.json().meta, { count: F.taxpayer.bc20.length, cached: false })
   t.same(refreshed.json().data, fresh.json().data)
-  t.equal((await app.inject({ url: BL })).payload, hit.payload, 'hits on the refreshed entry: the same bytes as before')
+  t.equal(
+    (await app.inject({ url: BL })).payload,
+    hit.payload,
+    'hits on the refreshed entry: the same bytes as before'
+  )
 })
 
 test('stale-if-error can be turned off', async (t) => {
-  const { app, sandbox } = await build(t, { env: { CACHE_TTL_SECONDS: '1', CACHE_STALE_IF_ERROR_SECONDS: '0' } })
+  const { app, sandbox } = await build(t, {
+    env: { CACHE_TTL_SECONDS: '1', CACHE_STALE_IF_ERROR_SECONDS: '0' }
+  })
   await app.inject({ url: BL })
   await new Promise(resolve => setTimeout(resolve, 1100))
   sandbox.fault = '503'
@@ -130,14 +159,23 @@ test('stale-if-error can be turned off', async (t) => {
 test('writes are never cached', async (t) => {
   const { app, sandbox } = await build(t, { env: { CACHE_TTL_SECONDS: '60' } })
   const payload = { booked: true }
-  const first = await app.inject({ method: 'POST', url: `/v1/bookings/${F.bookingRequestId}/booked`, payload })
-  const second = await app.inject({ method: 'POST', url: `/v1/bookings/${F.bookingRequestId}/booked`, payload })
+  const first = await app.inject({
+    method: 'POST',
+    url: `/v1/bookings/${F.bookingRequestId}/booked`,
+    payload
+  })
+  const second = await app.inject({
+    method: 'POST',
+    url: `/v1/bookings/${F.bookingRequestId}/booked`,
+    payload
+  })
   t.equal(first.headers['cache-control'], 'no-store')
   t.equal(second.statusCode, 200)
   t.equal(sandbox.count('DetilBooking/isBooked'), 2)
 })
 
-const UNKNOWN = (i: number) => `/v1/customs/bc20/bills-of-lading?npwp=${String(100_000_000_000_000 + i)}`
+const UNKNOWN = (i: number) =>
+  `/v1/customs/bc20/bills-of-lading?npwp=${String(100_000_000_000_000 + i)}`
 
 test('CACHE_MAX_BYTES bounds the number of lookups too, least recently used first', async (t) => {
   const budget = 40_000
@@ -176,7 +214,7 @@ test('an entry is charged its answer, its key and its bookkeeping', async (t) =>
   t.equal(cache.bytes, 100 + keyBytes('a key') + ENTRY_OVERHEAD_BYTES)
   t.equal(keyBytes('a key'), 10, 'two bytes a character')
   // A budget of 10,000 holds as many entries as their full cost allows, not their answers alone.
-  for (let i = 0; i < 100; i++) await cache.load(`key ${i}`, options, async () => ({ value: 'x', bytes: 100 }))
+  for (let i = 0; i < 100; i++) { await cache.load(`key ${i}`, options, async () => ({ value: 'x', bytes: 100 })) }
   t.equal(cache.size, Math.floor(10_000 / (100 + keyBytes('key 10') + ENTRY_OVERHEAD_BYTES)))
 })
 
@@ -185,18 +223,34 @@ test('expired entries and remembered failures are swept out without being asked 
   const store = createMemoryLookupStore<string>({ ...budget, sweepMs: 20 })
   const cache = createLookupCache({ store, failureMs: 60, remember: () => true, sweepMs: 20 })
   t.teardown(() => cache.close())
-  for (let i = 0; i < 10; i++) await cache.load(`k${i}`, { ttlMs: 40, staleMs: 0, refresh: false, serveStaleOn: () => false }, async () => ({ value: 'x', bytes: 10 }))
-  await cache.load('failing', { ttlMs: 40, staleMs: 0, refresh: false, serveStaleOn: () => false }, async () => { throw new Error('hub down') }).catch(() => {})
+  for (let i = 0; i < 10; i++) {
+    await cache.load(
+      `k${i}`,
+      { ttlMs: 40, staleMs: 0, refresh: false, serveStaleOn: () => false },
+      async () => ({ value: 'x', bytes: 10 })
+    )
+  }
+  await cache
+    .load(
+      'failing',
+      { ttlMs: 40, staleMs: 0, refresh: false, serveStaleOn: () => false },
+      async () => {
+        throw new Error('hub down')
+      }
+    )
+    .catch(() => {})
   t.equal(cache.size, 10)
   t.equal(cache.failures, 1)
-  await new Promise(resolve => setTimeout(resolve, 150))
+  await new Promise((resolve) => setTimeout(resolve, 150))
   t.equal(cache.size, 0, 'entries past their time are gone')
   t.equal(cache.bytes, 0)
   t.equal(cache.failures, 0, 'so are failures')
 })
 
 test('a lookup the hub just failed answers that failure again for CACHE_FAILURE_SECONDS, even to no-cache, without a hub call', async (t) => {
-  const { app, sandbox } = await build(t, { env: { CACHE_TTL_SECONDS: '60', CACHE_FAILURE_SECONDS: '1' } })
+  const { app, sandbox } = await build(t, {
+    env: { CACHE_TTL_SECONDS: '60', CACHE_FAILURE_SECONDS: '1' }
+  })
   const failing = '/v1/customs/bc261/containers?blNo=SBX-503'
   for (const headers of [{}, {}, { 'cache-control': 'no-cache' }, { pragma: 'no-cache' }]) {
     const res = await app.inject({ url: failing, headers })
@@ -205,17 +259,25 @@ test('a lookup the hub just failed answers that failure again for CACHE_FAILURE_
   }
   t.equal(sandbox.count('kontainerbc261'), 1, 'one hub call for four requests')
   t.equal(app.hub.cacheUsage().failures, 1)
-  await new Promise(resolve => setTimeout(resolve, 1100))
+  await new Promise((resolve) => setTimeout(resolve, 1100))
   t.equal((await app.inject({ url: failing })).statusCode, 503)
   t.equal(sandbox.count('kontainerbc261'), 2, 'asked again once the second passed')
   // The hub refusing the request is not remembered: each asks the hub.
-  for (let i = 0; i < 2; i++) t.equal((await app.inject({ url: '/v1/customs/bc261/containers?blNo=SBX-404' })).statusCode, 404)
+  for (let i = 0; i < 2; i++) {
+    t.equal(
+      (await app.inject({ url: '/v1/customs/bc261/containers?blNo=SBX-404' })).statusCode,
+      404
+    )
+  }
   t.equal(sandbox.count('kontainerbc261'), 4)
 })
 
 test('a remembered failure says when the gateway asks the hub again: retry-after on the failing answer and on each one from memory', async (t) => {
   const clock = manualClock()
-  const { app, sandbox } = await build(t, { env: { CACHE_TTL_SECONDS: '60', CACHE_FAILURE_SECONDS: '5' }, clock: clock.now })
+  const { app, sandbox } = await build(t, {
+    env: { CACHE_TTL_SECONDS: '60', CACHE_FAILURE_SECONDS: '5' },
+    clock: clock.now
+  })
   const failing = '/v1/customs/bc261/containers?blNo=SBX-503'
   const answers: Array<[number, string | undefined]> = []
   const ask = async () => {
@@ -233,7 +295,17 @@ test('a remembered failure says when the gateway asks the hub again: retry-after
   clock.advance(400)
   await ask()
   t.equal(sandbox.count('kontainerbc261'), 2, 'past the 5 s, the hub is asked again')
-  t.same(answers, [[503, '5'], [503, '4'], [503, '2'], [503, '1'], [503, '5']], 'the seconds until the hub is asked again (5, then what is left of it, rounded up)')
+  t.same(
+    answers,
+    [
+      [503, '5'],
+      [503, '4'],
+      [503, '2'],
+      [503, '1'],
+      [503, '5']
+    ],
+    'the seconds until the hub is asked again (5, then what is left of it, rounded up)'
+  )
 
   // The hub's own retry-after (a 429, passed on as 503) is kept while it is the longer.
   const limited = '/v1/customs/bc261/containers?blNo=SBX-429'
@@ -241,19 +313,36 @@ test('a remembered failure says when the gateway asks the hub again: retry-after
   t.same([first.statusCode, first.headers['retry-after']], [503, '7'], 'the hub asked for 7 s')
   clock.advance(3000)
   const again = await app.inject({ url: limited })
-  t.same([again.statusCode, again.headers['retry-after']], [503, '4'], 'what is left of the hub\'s 7 s, longer than the 2 s of memory left')
+  t.same(
+    [again.statusCode, again.headers['retry-after']],
+    [503, '4'],
+    "what is left of the hub's 7 s, longer than the 2 s of memory left"
+  )
   t.equal(sandbox.count('kontainerbc261'), 3)
 })
 
 test('withRetryAfter: a copy of a gateway error with the seconds, never less than 1; other errors as they are', async (t) => {
   const plain = new Error('not ours')
   t.equal(withRetryAfter(plain, 5000, 0), plain)
-  const copy = withRetryAfter(gatewayError('UPSTREAM_TIMEOUT', { upstreamStatus: 504, upstreamMessage: 'slow' }), 10, 0) as ReturnType<typeof gatewayError>
-  t.match(copy, { code: 'UPSTREAM_TIMEOUT', statusCode: 504, retryAfter: '1', upstreamStatus: 504, upstreamMessage: 'slow', message: 'The customs hub did not answer in time' })
+  const copy = withRetryAfter(
+    gatewayError('UPSTREAM_TIMEOUT', { upstreamStatus: 504, upstreamMessage: 'slow' }),
+    10,
+    0
+  ) as ReturnType<typeof gatewayError>
+  t.match(copy, {
+    code: 'UPSTREAM_TIMEOUT',
+    statusCode: 504,
+    retryAfter: '1',
+    upstreamStatus: 504,
+    upstreamMessage: 'slow',
+    message: 'The customs hub did not answer in time'
+  })
 })
 
 test('a remembered failure still serves the stale answer', async (t) => {
-  const { app, sandbox } = await build(t, { env: { CACHE_TTL_SECONDS: '1', CACHE_STALE_IF_ERROR_SECONDS: '60', CACHE_FAILURE_SECONDS: '5' } })
+  const { app, sandbox } = await build(t, {
+    env: { CACHE_TTL_SECONDS: '1', CACHE_STALE_IF_ERROR_SECONDS: '60', CACHE_FAILURE_SECONDS: '5' }
+  })
   t.equal((await app.inject({ url: BL })).statusCode, 200)
   await new Promise(resolve => setTimeout(resolve, 1100))
   sandbox.fault = '503'
@@ -267,12 +356,20 @@ test('a remembered failure still serves the stale answer', async (t) => {
 
 test('callers asking afresh at once share one fresh hub call', async (t) => {
   const { app, sandbox } = await build(t, { env: { CACHE_TTL_SECONDS: '60' }, sandbox: { latencyMs: 150 } })
-  const answers = await Promise.all(Array.from({ length: 20 }, () => app.inject({ url: BL, headers: { 'cache-control': 'no-cache' } })))
+  const answers = await Promise.all(
+    Array.from({ length: 20 }, () =>
+      app.inject({ url: BL, headers: { 'cache-control': 'no-cache' } })
+    )
+  )
   t.same(new Set(answers.map(res => res.statusCode)), new Set([200]))
   t.equal(sandbox.count('noblbc20'), 1, 'one hub call for twenty no-cache requests')
-  // A plain lookup joins a fresh call in flight; a fresh one still does not join a plain one (above).
+  // A plain lookup joins a fresh call in flight; a fresh one still does not join a plain one
+  // (above).
   const other = `/v1/customs/bc23/bills-of-lading?npwp=${F.taxpayer.npwp}`
-  const [fresh, plain] = await Promise.all([app.inject({ url: other, headers: { 'cache-control': 'no-cache' } }), sleep(30).then(() => app.inject({ url: other }))])
+  const [fresh, plain] = await Promise.all([
+    app.inject({ url: other, headers: { 'cache-control': 'no-cache' } }),
+    sleep(30).then(() => app.inject({ url: other }))
+  ])
   t.equal(fresh.statusCode, 200)
   t.equal(plain.statusCode, 200)
   t.equal(sandbox.count('noblbc23'), 1, 'the plain lookup joined the fresh call')

@@ -3,7 +3,12 @@ import { test } from 'tap'
 import { resolveConfig } from '../../src/config/resolve.ts'
 import { createCredentials } from '../../src/credentials/index.ts'
 import { resolveProfile } from '../../src/profile/resolve.ts'
-import { SANDBOX_FIXTURES as F, sandboxEnv, startSandbox, type Sandbox } from '../../src/sandbox/index.ts'
+import {
+  SANDBOX_FIXTURES as F,
+  sandboxEnv,
+  startSandbox,
+  type Sandbox
+} from '../../src/sandbox/index.ts'
 import { createMemoryLookupStore } from '../../src/state/memory/lookup-cache.ts'
 import { createMemoryTokenStore } from '../../src/state/memory/token-store.ts'
 import type { SharedLookupEntry, SharedLookupTier } from '../../src/state/types.ts'
@@ -36,21 +41,34 @@ const caller = (id: string): HubCaller => ({ id, log, headers: {} })
 const lookup = { operation: 'noblbc20', params: { npwp: F.taxpayer.npwp } } as const
 
 /** Two hub clients (two replicas) in front of one sandbox, sharing `tier`. */
-async function replicas (t: { teardown (fn: () => unknown): void }, tier: SharedLookupTier | undefined, clock: Clock): Promise<{ sandbox: Sandbox, a: HubClient, b: HubClient }> {
+async function replicas (
+  t: { teardown(fn: () => unknown): void },
+  tier: SharedLookupTier | undefined,
+  clock: Clock
+): Promise<{ sandbox: Sandbox; a: HubClient; b: HubClient }> {
   const sandbox = await startSandbox({})
-  const config = resolveConfig({ ...sandboxEnv(sandbox.url), ...RESILIENCE_OFF, CACHE_TTL_SECONDS: '60', LOG_LEVEL: 'silent' })
+  const config = resolveConfig({
+    ...sandboxEnv(sandbox.url),
+    ...RESILIENCE_OFF,
+    CACHE_TTL_SECONDS: '60',
+    LOG_LEVEL: 'silent'
+  })
   // No retries, no breaker: one hub call per lookup.
   const profile = resolveProfile(config, { builtIn: testProfile() })
-  const client = (): HubClient => createHubClient({
-    config,
-    profile,
-    credentials: createCredentials(config, profile,
-      { log, tokens: createMemoryTokenStore({ clock }), clock }),
-    userAgent: 'customs-gateway/test',
-    lookupStore: budget => createMemoryLookupStore({ ...budget, clock }),
-    ...(tier === undefined ? {} : { lookupTier: tier }),
-    clock
-  })
+  const client = (): HubClient =>
+    createHubClient({
+      config,
+      profile,
+      credentials: createCredentials(config, profile, {
+        log,
+        tokens: createMemoryTokenStore({ clock }),
+        clock
+      }),
+      userAgent: 'customs-gateway/test',
+      lookupStore: (budget) => createMemoryLookupStore({ ...budget, clock }),
+      ...(tier === undefined ? {} : { lookupTier: tier }),
+      clock
+    })
   const [a, b] = [client(), client()]
   t.teardown(async () => {
     await Promise.all([a.close(), b.close()])
@@ -61,7 +79,11 @@ async function replicas (t: { teardown (fn: () => unknown): void }, tier: Shared
 
 function metaOf (result: Awaited<ReturnType<HubClient['call']>>): unknown {
   const cache = result.cache!
-  return (JSON.parse(result.envelope({ cached: cache.cached, stale: cache.stale }).toString('utf8')) as { meta: unknown }).meta
+  return (
+    JSON.parse(result.envelope({ cached: cache.cached, stale: cache.stale }).toString('utf8')) as {
+      meta: unknown
+    }
+  ).meta
 }
 
 test('a replica answers from the tier the replicas share: meta.cached, the same age, one hub call', async (t) => {
@@ -82,12 +104,21 @@ test('a replica answers from the tier the replicas share: meta.cached, the same 
   t.same(second.data, first.data)
   t.equal(second.etag, first.etag, 'the same entity tag on both replicas')
   t.equal(second.upstreamStatus, first.upstreamStatus)
-  t.equal((await a.call(caller('r3'), lookup)).cache?.ageSeconds, 7, 'the same age on both replicas')
+  t.equal(
+    (await a.call(caller('r3'), lookup)).cache?.ageSeconds,
+    7,
+    'the same age on both replicas'
+  )
 
   // The shared entry now sits in the second replica's memory: no second read of the tier.
   tier.entries.clear()
   clock.advance(1_000)
-  t.same((await b.call(caller('r4'), lookup)).cache, { cached: true, stale: false, ageSeconds: 8, ttlSeconds: 60 })
+  t.same((await b.call(caller('r4'), lookup)).cache, {
+    cached: true,
+    stale: false,
+    ageSeconds: 8,
+    ttlSeconds: 60
+  })
   t.equal(sandbox.count('noblbc20'), 1)
 })
 
@@ -97,7 +128,11 @@ test('past its TTL, or asked afresh, a shared entry is not used: the hub is aske
   const { sandbox, a, b } = await replicas(t, tier, clock.now)
   await a.call(caller('r1'), lookup)
 
-  t.equal((await b.call(caller('r2'), { ...lookup, fresh: true })).cache?.cached, false, 'no-cache asks the hub')
+  t.equal(
+    (await b.call(caller('r2'), { ...lookup, fresh: true })).cache?.cached,
+    false,
+    'no-cache asks the hub'
+  )
   t.equal(sandbox.count('noblbc20'), 2)
 
   clock.advance(61_000)

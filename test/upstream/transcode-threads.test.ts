@@ -8,7 +8,11 @@ import { SANDBOX_FIXTURES } from '../../src/sandbox/index.ts'
 import { FRESH_FRAME } from '../../src/schemas/envelope.ts'
 import { resolveOperations } from '../../src/upstream/resolve-operations.ts'
 import { transferableSymbol, valueSymbol } from 'piscina'
-import { createTranscodePool, threadSetup, transcodeThreads } from '../../src/upstream/transcode-pool.ts'
+import {
+  createTranscodePool,
+  threadSetup,
+  transcodeThreads
+} from '../../src/upstream/transcode-pool.ts'
 import { threadHandler, type TranscodeResult } from '../../src/upstream/transcode-thread.ts'
 import { build } from '../helpers/helper.ts'
 import { BUILT_IN } from '../../src/profile/built-in.ts'
@@ -46,11 +50,15 @@ test('TRANSCODE_THREADS: auto is one thread per core beyond the first, at most 4
     } catch (error) {
       if (error instanceof ConfigError) problems = error.problems
     }
-    t.same(problems, ['TRANSCODE_THREADS: must be a number of threads from 0 to 16, or auto, such as 2'], `${bad} is refused, naming the setting and the rule`)
+    t.same(
+      problems,
+      ['TRANSCODE_THREADS: must be a number of threads from 0 to 16, or auto, such as 2'],
+      `${bad} is refused, naming the setting and the rule`
+    )
   }
 })
 
-test('a thread\'s work, run here: the answer and the body go back by transfer, not copy', async (t) => {
+test("a thread's work, run here: the answer and the body go back by transfer, not copy", async (t) => {
   const bodies = await prepareBodies(t.testdir())
   const handle = threadHandler(setup)
   const file = await readFile(bodies.sp2.twenty.file)
@@ -61,21 +69,42 @@ test('a thread\'s work, run here: the answer and the body go back by transfer, n
   const inline = sp2.transcode!(file, frame)!
   t.equal(result.body, body, 'the body, to be reused')
   t.ok(Buffer.from(result.framed!).equals(inline.framed), 'the envelope as on the main thread')
-  t.ok(Buffer.from(result.framed!.buffer, result.jsonStart, result.jsonLength).equals(inline.json), 'the JSON where it says')
+  t.ok(
+    Buffer.from(result.framed!.buffer, result.jsonStart, result.jsonLength).equals(inline.json),
+    'the JSON where it says'
+  )
   t.equal(result.count, bodies.sp2.twenty.documents)
-  t.same(moved[transferableSymbol], [body.buffer, result.framed!.buffer], 'both buffers are transferred')
-  t.equal(result.framed!.byteLength, result.framed!.buffer.byteLength, 'the envelope owns its whole buffer')
+  t.same(
+    moved[transferableSymbol],
+    [body.buffer, result.framed!.buffer],
+    'both buffers are transferred'
+  )
+  t.equal(
+    result.framed!.byteLength,
+    result.framed!.buffer.byteLength,
+    'the envelope owns its whole buffer'
+  )
 
   const small = new Uint8Array(new ArrayBuffer(2))
   small.set([0x5b, 0x5d])
-  const empty = (handle({ operation: sp2.id, body: small }) as Record<symbol, unknown>)[valueSymbol] as TranscodeResult
-  t.equal(empty.framed!.byteLength, empty.framed!.buffer.byteLength, 'a small envelope is copied out of Node\'s shared pool before it is moved')
+  const empty = (handle({ operation: sp2.id, body: small }) as Record<symbol, unknown>)[
+    valueSymbol
+  ] as TranscodeResult
+  t.equal(
+    empty.framed!.byteLength,
+    empty.framed!.buffer.byteLength,
+    "a small envelope is copied out of Node's shared pool before it is moved"
+  )
   t.equal(Buffer.from(empty.framed!).toString(), '{"data":[],"meta":{"count":0,"cached":false}}')
 
   const bad = new Uint8Array(new ArrayBuffer(3))
   bad.set([0x5b, 0x31, 0x5d])
   const gaveUp = handle({ operation: sp2.id, body: bad }) as Record<symbol, unknown>
-  t.same(gaveUp[valueSymbol], { body: bad, jsonStart: 0, jsonLength: 0, count: undefined, drift: 0 }, 'gave up: the body alone comes back')
+  t.same(
+    gaveUp[valueSymbol],
+    { body: bad, jsonStart: 0, jsonLength: 0, count: undefined, drift: 0 },
+    'gave up: the body alone comes back'
+  )
   t.same(gaveUp[transferableSymbol], [bad.buffer])
   t.throws(() => handle({ operation: 'no-such-operation', body: bad }), /unknown operation/)
 })
@@ -93,14 +122,18 @@ test('on a thread, the 20- and 500-document lists come out byte for byte as on t
       t.fail('the thread gave up on a well-formed list')
       continue
     }
-    t.ok(threaded.framed.equals(inline.framed), `${target.documents} documents: the same envelope, byte for byte`)
+    t.ok(
+      threaded.framed.equals(inline.framed),
+      `${target.documents} documents: the same envelope, byte for byte`
+    )
     t.ok(threaded.json.equals(inline.json), 'the same JSON')
     t.equal(threaded.json.buffer, threaded.framed.buffer, 'the JSON is a view into the envelope')
     t.equal(threaded.count, target.documents)
     results.push({ framed: threaded.framed, copy: Buffer.from(threaded.framed) })
   }
-  // The second large body reused the first one's buffer on its way to the thread: no answer shares it.
-  for (const { framed, copy } of results) t.ok(framed.equals(copy), 'an answer is unchanged by the runs after it')
+  // The second large body reused the first one's buffer on its way to the thread: no answer shares
+  // it.
+  for (const { framed, copy } of results) { t.ok(framed.equals(copy), 'an answer is unchanged by the runs after it') }
 })
 
 test('an answer the transcoder gives up on comes back whole, for the reference path', async (t) => {
@@ -121,12 +154,21 @@ test('a task whose deadline has passed, or one for an operation the thread does 
   const pool = createTranscodePool(1, setup)
   t.teardown(() => pool.close())
   const body = Buffer.from('[]')
-  await t.rejects(pool.run(sp2.id, [body], body.length, AbortSignal.abort()), { name: 'AbortError' })
-  await t.rejects(pool.run('no-such-operation', [body], body.length, never), /unknown operation no-such-operation/)
+  await t.rejects(pool.run(sp2.id, [body], body.length, AbortSignal.abort()), {
+    name: 'AbortError'
+  })
+  await t.rejects(
+    pool.run('no-such-operation', [body], body.length, never),
+    /unknown operation no-such-operation/
+  )
   const fine = await pool.run(sp2.id, [body], body.length, never)
   t.ok('framed' in fine && fine.count === 0, 'the thread still answers after a failed task')
   await pool.close()
-  await t.rejects(pool.run(sp2.id, [body], body.length, never), /closed/, 'closed: nothing more runs')
+  await t.rejects(
+    pool.run(sp2.id, [body], body.length, never),
+    /closed/,
+    'closed: nothing more runs'
+  )
 })
 
 test('through the gateway: the 500-document list is the same on a thread and on the main thread', async (t) => {
@@ -138,7 +180,9 @@ test('through the gateway: the 500-document list is the same on a thread and on 
     const res = await app.inject({ url })
     t.equal(res.statusCode, 200)
     t.equal(res.json<{ meta: { count: number } }>().meta.count, documents)
-    const slowPath = await app.metrics.registry.getSingleMetric('gateway_upstream_slow_path_total')?.get()
+    const slowPath = await app.metrics.registry
+      .getSingleMetric('gateway_upstream_slow_path_total')
+      ?.get()
     t.same(slowPath?.values ?? [], [], `TRANSCODE_THREADS=${threads}: the fast path read it`)
     payloads.push(res.rawPayload)
   }
@@ -148,21 +192,48 @@ test('through the gateway: the 500-document list is the same on a thread and on 
 test('through the gateway: a large answer a thread gives up on is read by the reference path, as on the main thread', async (t) => {
   const bodies = await prepareBodies(t.testdir())
   const { npwp, blNo, blDate, documents } = bodies.sp2.fiveHundred
-  // Key drift: the list under `data` instead of at the top. A real HTTP server, like a hub that changed.
-  const drifted = Buffer.concat([Buffer.from('{"data":'), await readFile(bodies.sp2.fiveHundred.file), Buffer.from('}')])
-  const hub = createServer((_req, res) => res.writeHead(200, { 'content-type': 'application/json', 'content-length': drifted.length }).end(drifted))
-  await new Promise<void>(resolve => hub.listen(0, '127.0.0.1', resolve))
+  // Key drift: the list under `data` instead of at the top. A real HTTP server, like a hub that
+  // changed.
+  const drifted = Buffer.concat([
+    Buffer.from('{"data":'),
+    await readFile(bodies.sp2.fiveHundred.file),
+    Buffer.from('}')
+  ])
+  const hub = createServer((_req, res) =>
+    res
+      .writeHead(200, { 'content-type': 'application/json', 'content-length': drifted.length })
+      .end(drifted)
+  )
+  await new Promise<void>((resolve) => hub.listen(0, '127.0.0.1', resolve))
   t.teardown(() => hub.close())
   const url = `http://127.0.0.1:${(hub.address() as { port: number }).port}`
   const payloads: Buffer[] = []
   for (const threads of ['1', '0']) {
-    const { app, logs } = await build(t, { env: { TRANSCODE_THREADS: threads, UPSTREAM_HUB_URL: url, UPSTREAM_BASE_URL: url, CACHE_TTL_SECONDS: '0' } })
-    const res = await app.inject({ url: `/v1/sp2/documents?npwp=${npwp}&blNo=${blNo}&blDate=${blDate}` })
+    const { app, logs } = await build(t, {
+      env: {
+        TRANSCODE_THREADS: threads,
+        UPSTREAM_HUB_URL: url,
+        UPSTREAM_BASE_URL: url,
+        CACHE_TTL_SECONDS: '0'
+      }
+    })
+    const res = await app.inject({
+      url: `/v1/sp2/documents?npwp=${npwp}&blNo=${blNo}&blDate=${blDate}`
+    })
     t.equal(res.statusCode, 200, res.body.slice(0, 200))
     t.equal(res.json<{ meta: { count: number } }>().meta.count, documents)
-    const slowPath = await app.metrics.registry.getSingleMetric('gateway_upstream_slow_path_total')?.get()
-    t.same(slowPath?.values.map(v => v.value), [1], `TRANSCODE_THREADS=${threads}: read by the reference path`)
-    t.ok(logs.some(l => /drift/i.test(String(l.msg))), 'the drift is logged')
+    const slowPath = await app.metrics.registry
+      .getSingleMetric('gateway_upstream_slow_path_total')
+      ?.get()
+    t.same(
+      slowPath?.values.map((v) => v.value),
+      [1],
+      `TRANSCODE_THREADS=${threads}: read by the reference path`
+    )
+    t.ok(
+      logs.some((l) => /drift/i.test(String(l.msg))),
+      'the drift is logged'
+    )
     payloads.push(res.rawPayload)
   }
   t.ok(payloads[0]!.equals(payloads[1]!), 'byte for byte')

@@ -30,7 +30,10 @@ const IN_PATH = {
 test('an insane caller request id is replaced, never echoed', async (t) => {
   const { app, sandbox } = await build(t)
   for (const id of ['has space', 'x'.repeat(129), 'semi;colon', '<script>']) {
-    const res = await app.inject({ url: `/v1/customs/bc20/bills-of-lading?npwp=${F.taxpayer.npwp}`, headers: { 'x-request-id': id } })
+    const res = await app.inject({
+      url: `/v1/customs/bc20/bills-of-lading?npwp=${F.taxpayer.npwp}`,
+      headers: { 'x-request-id': id }
+    })
     const replaced = res.headers['x-request-id'] as string
     t.not(replaced, id)
     t.match(replaced, /^[0-9a-f-]{36}$/)
@@ -42,17 +45,30 @@ test('an insane caller request id is replaced, never echoed', async (t) => {
 
 test('path placement puts parameters in path segments, each encoded', async (t) => {
   const { app, sandbox } = await build(t, { profile: IN_PATH })
-  const res = await app.inject({ url: `/v1/customs/bc20/declarations/${F.declaration.pibNo}?npwp=${F.declaration.npwp}` })
+  const res = await app.inject({
+    url: `/v1/customs/bc20/declarations/${F.declaration.pibNo}?npwp=${F.declaration.npwp}`
+  })
   t.equal(res.statusCode, 200)
-  t.equal(sandbox.requests.at(-1)?.path, `/V1/HUB/INT/AUTH/BC20ByNoPib/${F.declaration.npwp}/${F.declaration.pibNo}`)
+  t.equal(
+    sandbox.requests.at(-1)?.path,
+    `/V1/HUB/INT/AUTH/BC20ByNoPib/${F.declaration.npwp}/${F.declaration.pibNo}`
+  )
 
   const dotted = await app.inject({ url: '/v1/customs/bc261/containers?blNo=AB.12-3' })
   t.equal(dotted.statusCode, 200)
   t.equal(sandbox.requests.at(-1)?.path, '/V1/HUB/INT/AUTH/kontainerbc261/AB.12-3')
 
-  const booked = await app.inject({ method: 'POST', url: `/v1/bookings/${F.bookingRequestId}/booked`, payload: { booked: true } })
+  const booked = await app.inject({
+    method: 'POST',
+    url: `/v1/bookings/${F.bookingRequestId}/booked`,
+    payload: { booked: true }
+  })
   t.equal(booked.statusCode, 200)
-  t.equal(sandbox.requests.at(-1)?.query.idRequestBooking, F.bookingRequestId, 'idRequestBooking stays in the query (docs/hub.md#booked-notification-api-04)')
+  t.equal(
+    sandbox.requests.at(-1)?.query.idRequestBooking,
+    F.bookingRequestId,
+    'idRequestBooking stays in the query (docs/hub.md#booked-notification-api-04)'
+  )
 })
 
 test('path placement: a value holding / (or a dot segment) never becomes a hub path segment', async (t) => {
@@ -69,7 +85,11 @@ test('path placement: a value holding / (or a dot segment) never becomes a hub p
     const res = await app.inject({ url })
     t.equal(res.statusCode, 400, url)
     t.equal(res.json().code, 'VALIDATION_FAILED')
-    t.same(res.json().details?.map((d: { field: string }) => d.field), ['query.blNo'], `${url}: names blNo`)
+    t.same(
+      res.json().details?.map((d: { field: string }) => d.field),
+      ['query.blNo'],
+      `${url}: names blNo`
+    )
   }
   t.equal(sandbox.count(), 0, 'nothing reached the hub')
 
@@ -85,12 +105,24 @@ test('buildPath refuses a path segment holding / or \\ or a dot segment, whateve
   const inPath = resolveProfile(config, { builtIn: { name: 'x', ...IN_PATH } })
   const op = resolveOperations(config, inPath).get('kontainerbc261')!
   for (const blNo of ['A/../../X', '..', '.', 'A\\..\\X', '/']) {
-    t.throws(() => buildPath(op, { blNo }, ''), { code: 'VALIDATION_FAILED', details: [{ field: 'blNo' }] }, JSON.stringify(blNo))
+    t.throws(
+      () => buildPath(op, { blNo }, ''),
+      { code: 'VALIDATION_FAILED', details: [{ field: 'blNo' }] },
+      JSON.stringify(blNo)
+    )
   }
   t.equal(buildPath(op, { blNo: 'A..B' }, ''), '/V1/HUB/INT/AUTH/kontainerbc261/A..B')
-  t.throws(() => buildPath(op, {}, ''), { code: 'VALIDATION_FAILED', details: [{ field: 'blNo', rule: 'is required' }] }, 'a value for each placeholder')
+  t.throws(
+    () => buildPath(op, {}, ''),
+    { code: 'VALIDATION_FAILED', details: [{ field: 'blNo', rule: 'is required' }] },
+    'a value for each placeholder'
+  )
   const query = resolveOperations(config).get('kontainerbc261')!
-  t.equal(buildPath(query, { blNo: 'A/../X' }, ''), '/V1/HUB/INT/AUTH/kontainerbc261/?noBl=A%2F..%2FX', 'in the query string it is only a value')
+  t.equal(
+    buildPath(query, { blNo: 'A/../X' }, ''),
+    '/V1/HUB/INT/AUTH/kontainerbc261/?noBl=A%2F..%2FX',
+    'in the query string it is only a value'
+  )
 })
 
 test('production prefixes, a custom path segment and a custom date format', async (t) => {
@@ -103,7 +135,11 @@ test('production prefixes, a custom path segment and a custom date format', asyn
   })
   await app.inject({ url: `/v1/sp2/documents?${sp2Query}` })
   t.equal(sandbox.requests.at(-1)?.path, '/V3/GATE/document_sp2/host-to-host/')
-  await app.inject({ method: 'POST', url: `/v1/bookings/${F.bookingRequestId}/offers`, payload: offer })
+  await app.inject({
+    method: 'POST',
+    url: `/v1/bookings/${F.bookingRequestId}/offers`,
+    payload: offer
+  })
   t.equal(sandbox.requests.at(-1)?.path, '/V3/GATE/DetilBooking/')
   await app.inject({ url: `/v1/customs/bc20/bills-of-lading?npwp=${F.taxpayer.npwp}` })
   t.equal(sandbox.requests.at(-1)?.path, '/V1/GATE/INT/AUTH/noblbc20/')
@@ -120,10 +156,32 @@ test('development prefixes by default', async (t) => {
 })
 
 test('query components are encoded byte for byte as URLSearchParams encodes them', async (t) => {
-  const viaUrlSearchParams = (value: string) => new URLSearchParams([['k', value]]).toString().slice(2)
-  for (const value of ['012345678901000', 'COSUJKT8501994', '20240616', 'a b', "!'()~*", 'é/ü?&=#%+', '\ud800x', 'x\udc00', '']) {
+  const viaUrlSearchParams = (value: string) =>
+    new URLSearchParams([['k', value]]).toString().slice(2)
+  for (const value of [
+    '012345678901000',
+    'COSUJKT8501994',
+    '20240616',
+    'a b',
+    "!'()~*",
+    'é/ü?&=#%+',
+    '\ud800x',
+    'x\udc00',
+    ''
+  ]) {
     t.equal(formEncode(value), viaUrlSearchParams(value), JSON.stringify(value))
   }
-  fc.assert(fc.property(fc.string({ unit: fc.oneof(fc.constantFrom('\ud800', '\udfff', ' ', '~'), fc.string({ unit: 'binary', maxLength: 1 })) }), (value) => formEncode(value) === viaUrlSearchParams(value)), { numRuns: 2000 })
+  fc.assert(
+    fc.property(
+      fc.string({
+        unit: fc.oneof(
+          fc.constantFrom('\ud800', '\udfff', ' ', '~'),
+          fc.string({ unit: 'binary', maxLength: 1 })
+        )
+      }),
+      (value) => formEncode(value) === viaUrlSearchParams(value)
+    ),
+    { numRuns: 2000 }
+  )
   t.pass('2,000 arbitrary strings, lone surrogates included')
 })

@@ -19,11 +19,27 @@ const PAYLOADS: Record<string, object> = {
 }
 
 function valuesFor (id: string): Record<string, string> {
-  const container = (F.containers as Record<string, { noBl: string, tglBl: string } | undefined>)[id]
+  const container = (F.containers as Record<string, { noBl: string; tglBl: string } | undefined>)[
+    id
+  ]
   if (container !== undefined) return { blNo: container.noBl, blDate: iso(container.tglBl) }
   if (id.startsWith('noblbc')) return { npwp: F.taxpayer.npwp }
-  if (id.startsWith('BC20')) return { npwp: F.declaration.npwp, pibNo: F.declaration.pibNo, blNo: F.declaration.blNo, blDate: F.declaration.blDate }
-  return { npwp: F.sp2.npwp, blNo: F.sp2.blNo, blDate: F.sp2.blDate, containerNo: F.sp2.containerNo, sp2Id: F.sp2.sp2Id, bookingRequestId: F.bookingRequestId }
+  if (id.startsWith('BC20')) {
+    return {
+      npwp: F.declaration.npwp,
+      pibNo: F.declaration.pibNo,
+      blNo: F.declaration.blNo,
+      blDate: F.declaration.blDate
+    }
+  }
+  return {
+    npwp: F.sp2.npwp,
+    blNo: F.sp2.blNo,
+    blDate: F.sp2.blDate,
+    containerNo: F.sp2.containerNo,
+    sp2Id: F.sp2.sp2Id,
+    bookingRequestId: F.bookingRequestId
+  }
 }
 
 const FAULTS = ['DRIFT', '403', '500', '404', 'FAILNOTFOUND', 'FAILAUTH']
@@ -32,14 +48,22 @@ const FAULTS = ['DRIFT', '403', '500', '404', 'FAILNOTFOUND', 'FAILAUTH']
 export type DriftCounts = Record<string, Record<string, number>>
 
 /** `known`: operations whose counts are not settled yet, with why (a todo). */
-export function driftSuite (hub: Hub, expected: DriftCounts, known: Record<string, string> = {}): void {
+export function driftSuite (
+  hub: Hub,
+  expected: DriftCounts,
+  known: Record<string, string> = {}
+): void {
   test(`drift against the ${hub.name} hub: counted by operation and kind, logged once each`, async (t) => {
     const { app, logs } = await buildHub(t, hub)
     for (const op of OPERATIONS) {
       const payload = PAYLOADS[op.id]
-      await app.inject({ method: op.method, url: routeUrl(hub, op.id, valuesFor(op.id)), ...(payload === undefined ? {} : { payload }) })
+      await app.inject({
+        method: op.method,
+        url: routeUrl(hub, op.id, valuesFor(op.id)),
+        ...(payload === undefined ? {} : { payload })
+      })
     }
-    for (const fault of FAULTS) await app.inject({ url: routeUrl(hub, 'kontainerbc261', { blNo: `SBX-${fault}` }) })
+    for (const fault of FAULTS) { await app.inject({ url: routeUrl(hub, 'kontainerbc261', { blNo: `SBX-${fault}` }) }) }
 
     const metric = await app.metrics.registry.getSingleMetric('gateway_hub_drift_total')?.get()
     const counted: DriftCounts = {}
@@ -49,15 +73,28 @@ export function driftSuite (hub: Hub, expected: DriftCounts, known: Record<strin
     }
     for (const op of OPERATIONS) {
       const todo = known[op.id]
-      t.strictSame(counted[op.id] ?? {}, expected[op.id] ?? {}, `${op.id}: what the hub sent beyond the documented forms`, todo === undefined ? {} : { todo })
+      t.strictSame(
+        counted[op.id] ?? {},
+        expected[op.id] ?? {},
+        `${op.id}: what the hub sent beyond the documented forms`,
+        todo === undefined ? {} : { todo }
+      )
     }
-    const lines = logs.filter(line => line.level === 40 && typeof line.drift === 'string')
-    t.strictSame(lines.map(line => `${String(line.operation)} ${String(line.drift)}`).sort(),
-      Object.entries(counted).flatMap(([operation, kinds]) => Object.keys(kinds).map(kind => `${operation} ${kind}`)).sort(),
-      'one warning per operation and kind, however many were counted')
+    const lines = logs.filter((line) => line.level === 40 && typeof line.drift === 'string')
+    t.strictSame(
+      lines.map((line) => `${String(line.operation)} ${String(line.drift)}`).sort(),
+      Object.entries(counted)
+        .flatMap(([operation, kinds]) => Object.keys(kinds).map((kind) => `${operation} ${kind}`))
+        .sort(),
+      'one warning per operation and kind, however many were counted'
+    )
     const scraped = await app.inject({ url: '/metrics' })
     for (const [kind, count] of Object.entries(expected.kontainerbc261 ?? {})) {
-      t.match(scraped.body, `gateway_hub_drift_total{operation="kontainerbc261",kind="${kind}"} ${count}`, `/metrics shows kontainerbc261's ${kind}`)
+      t.match(
+        scraped.body,
+        `gateway_hub_drift_total{operation="kontainerbc261",kind="${kind}"} ${count}`,
+        `/metrics shows kontainerbc261's ${kind}`
+      )
     }
   })
 }

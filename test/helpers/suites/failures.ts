@@ -22,11 +22,20 @@ export interface Row {
   retryAfter?: string
 }
 
-/** A fault's row, and where a route shape differs from it ('skip': the fault means nothing there). */
+/**
+ * A fault's row, and where a route shape differs from it ('skip': the fault means nothing there).
+ */
 export type Expected = Row & { byRoute?: Partial<Record<RouteShape, Row | 'skip'>> }
 
-/** What a 200 answer of an unexpected shape is: unreadable for a lookup; an offer's answer is not described, so any object passes. */
-const UNREADABLE: Expected = { status: 502, code: 'UPSTREAM_BAD_RESPONSE', byRoute: { write: { status: 200 } } }
+/**
+ * What a 200 answer of an unexpected shape is: unreadable for a lookup; an offer's answer is not
+ * described, so any object passes.
+ */
+const UNREADABLE: Expected = {
+  status: 502,
+  code: 'UPSTREAM_BAD_RESPONSE',
+  byRoute: { write: { status: 200 } }
+}
 const LISTS_ONLY = { record: 'skip', write: 'skip' } as const
 
 export const MATRIX: Record<string, Expected> = {
@@ -50,22 +59,56 @@ export const MATRIX: Record<string, Expected> = {
   SLOW: { status: 504, code: 'UPSTREAM_TIMEOUT' },
   EMPTY: { status: 200, byRoute: LISTS_ONLY },
   DRIFT: { status: 200, byRoute: LISTS_ONLY },
-  // A hub without failure rules never reports a failure in a 200: these are answers without their data.
+  // A hub without failure rules never reports a failure in a 200: these are answers without their
+  // data.
   FAILNOTFOUND: UNREADABLE,
   FAILREJECTED: UNREADABLE,
   FAILNODATA: UNREADABLE,
   FAILAUTH: UNREADABLE
 }
 
-const CODES: Record<string, string> = { SLOW: '001', HANG: '002', MALFORMED: '900', HTML: '901', RESET: '902', EMPTY: '903', DRIFT: '904', NOKEY: '905', TRUNCATED: '906', SHAPE: '907', FAILNOTFOUND: '908', FAILREJECTED: '909', FAILNODATA: '910', FAILAUTH: '911', SNAKE: '912' }
+const CODES: Record<string, string> = {
+  SLOW: '001',
+  HANG: '002',
+  MALFORMED: '900',
+  HTML: '901',
+  RESET: '902',
+  EMPTY: '903',
+  DRIFT: '904',
+  NOKEY: '905',
+  TRUNCATED: '906',
+  SHAPE: '907',
+  FAILNOTFOUND: '908',
+  FAILREJECTED: '909',
+  FAILNODATA: '910',
+  FAILAUTH: '911',
+  SNAKE: '912'
+}
 
 /** One route of each response shape, with the fault placed in the parameter it fits. */
-function requests (hub: Hub): Record<RouteShape, (fault: string, code: string) => { method?: 'GET' | 'POST', url: string, payload?: object }> {
+function requests (
+  hub: Hub
+): Record<
+  RouteShape,
+  (fault: string, code: string) => { method?: 'GET' | 'POST'; url: string; payload?: object }
+> {
   return {
     'keyed list': (fault) => ({ url: routeUrl(hub, 'kontainerbc261', { blNo: `SBX-${fault}` }) }),
-    'bare list': (_fault, code) => ({ url: routeUrl(hub, 'document_sp2/host-to-host', { npwp: `990000000000${code}`, blNo: F.sp2.blNo, blDate: F.sp2.blDate }) }),
-    record: (fault) => ({ url: routeUrl(hub, 'BC20ByNoPib', { pibNo: `SBX-${fault}`, npwp: F.declaration.npwp }) }),
-    write: (fault) => ({ method: 'POST', url: `/v1/bookings/SBX-${fault}/offers`, payload: { serviceOrderId: 'SO-1', price: 10, offeredAt: '2024-03-01T08:15:00+07:00' } })
+    'bare list': (_fault, code) => ({
+      url: routeUrl(hub, 'document_sp2/host-to-host', {
+        npwp: `990000000000${code}`,
+        blNo: F.sp2.blNo,
+        blDate: F.sp2.blDate
+      })
+    }),
+    record: (fault) => ({
+      url: routeUrl(hub, 'BC20ByNoPib', { pibNo: `SBX-${fault}`, npwp: F.declaration.npwp })
+    }),
+    write: (fault) => ({
+      method: 'POST',
+      url: `/v1/bookings/SBX-${fault}/offers`,
+      payload: { serviceOrderId: 'SO-1', price: 10, offeredAt: '2024-03-01T08:15:00+07:00' }
+    })
   }
 }
 
@@ -74,7 +117,9 @@ export function failureSuite (hub: Hub, changes: Record<string, Expected> = {}):
   test(`failure matrix against the ${hub.name} hub`, async (t) => {
     const { app } = await buildHub(t, hub, { profile: FAST, sandbox: { slowMs: 1500 } })
     const matrix = { ...MATRIX, ...changes }
-    for (const [shape, request] of Object.entries(requests(hub)) as Array<[RouteShape, ReturnType<typeof requests>[RouteShape]]>) {
+    for (const [shape, request] of Object.entries(requests(hub)) as Array<
+      [RouteShape, ReturnType<typeof requests>[RouteShape]]
+    >) {
       t.test(`through a ${shape} route`, async (t) => {
         for (const [fault, expected] of Object.entries(matrix)) {
           const row = expected.byRoute?.[shape] ?? expected
@@ -83,16 +128,25 @@ export function failureSuite (hub: Hub, changes: Record<string, Expected> = {}):
           const started = performance.now()
           const res = await app.inject(request(fault, code))
           const ms = Math.round(performance.now() - started)
-          t.equal(res.statusCode, row.status, `${fault}: status (${ms} ms): ${res.body.slice(0, 200)}`)
+          t.equal(
+            res.statusCode,
+            row.status,
+            `${fault}: status (${ms} ms): ${res.body.slice(0, 200)}`
+          )
           if (row.code === undefined) continue
           const body = res.json()
           t.equal(body.code, row.code, `${fault}: code`)
           t.equal(body.statusCode, row.status)
           t.type(body.message, 'string')
           t.equal(body.requestId, res.headers['x-request-id'])
-          if (row.upstreamMessage === true) t.type(body.upstreamMessage, 'string', `${fault}: upstreamMessage passed on`)
-          if (row.upstreamMessage === false) t.notOk('upstreamMessage' in body, `${fault}: a 5xx passes no message on (an HTML page has none; a JSON one may name hosts and files)`)
-          if (row.retryAfter !== undefined) t.equal(res.headers['retry-after'], row.retryAfter, `${fault}: retry-after passed on`)
+          if (row.upstreamMessage === true) { t.type(body.upstreamMessage, 'string', `${fault}: upstreamMessage passed on`) }
+          if (row.upstreamMessage === false) {
+            t.notOk(
+              'upstreamMessage' in body,
+              `${fault}: a 5xx passes no message on (an HTML page has none; a JSON one may name hosts and files)`
+            )
+          }
+          if (row.retryAfter !== undefined) { t.equal(res.headers['retry-after'], row.retryAfter, `${fault}: retry-after passed on`) }
         }
       })
     }

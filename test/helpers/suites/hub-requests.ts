@@ -1,6 +1,10 @@
 import { test } from 'tap'
 import { OPERATIONS } from '../../../src/catalogue/operations.ts'
-import { SANDBOX_ACCESS_TOKEN, SANDBOX_API_KEY, SANDBOX_FIXTURES as F } from '../../../src/sandbox/index.ts'
+import {
+  SANDBOX_ACCESS_TOKEN,
+  SANDBOX_API_KEY,
+  SANDBOX_FIXTURES as F
+} from '../../../src/sandbox/index.ts'
 import type { BuildOptions } from '../helper.ts'
 import { buildHub, keyHeaders, routeUrl, tokenHeader } from '../hubs.ts'
 import type { Hub } from '../hubs.ts'
@@ -38,7 +42,15 @@ const CALLER_HEADERS = {
   'x-request-id': 'trace-01'
 }
 
-const ALWAYS = ['host', 'connection', 'accept', 'user-agent', 'x-request-id', 'content-type', 'content-length']
+const ALWAYS = [
+  'host',
+  'connection',
+  'accept',
+  'user-agent',
+  'x-request-id',
+  'content-type',
+  'content-length'
+]
 
 /**
  * `keyHeader` names the key's header when the build options rename it
@@ -46,25 +58,48 @@ const ALWAYS = ['host', 'connection', 'accept', 'user-agent', 'x-request-id', 'c
  * operations whose answer the gateway and the sandbox read differently, not
  * settled yet, with why: their status is a todo (the headers are checked).
  */
-export function requestSuite (hub: Hub, options: BuildOptions & { keyHeader?: string, known?: Record<string, string> } = {}): void {
+export function requestSuite (
+  hub: Hub,
+  options: BuildOptions & { keyHeader?: string; known?: Record<string, string> } = {}
+): void {
   test(`each operation sends exactly its headers to the ${hub.name} hub: the key under its names, the token, the request id, nothing of the caller's`, async (t) => {
     const { app, sandbox } = await buildHub(t, hub, options)
     for (const op of OPERATIONS) {
       sandbox.reset()
       const payload = PAYLOADS[op.id]
-      const res = await app.inject({ method: op.method, url: routeUrl(hub, op.id, { ...VALUES, blDate: op.id.startsWith('kontainer') ? '2024-01-01' : VALUES.blDate }), headers: CALLER_HEADERS, ...(payload === undefined ? {} : { payload }) })
+      const res = await app.inject({
+        method: op.method,
+        url: routeUrl(hub, op.id, {
+          ...VALUES,
+          blDate: op.id.startsWith('kontainer') ? '2024-01-01' : VALUES.blDate
+        }),
+        headers: CALLER_HEADERS,
+        ...(payload === undefined ? {} : { payload })
+      })
       const todo = options.known?.[op.id]
-      t.equal(res.statusCode, 200, `${op.id}: ${res.body.slice(0, 200)}`, todo === undefined ? {} : { todo })
+      t.equal(
+        res.statusCode,
+        200,
+        `${op.id}: ${res.body.slice(0, 200)}`,
+        todo === undefined ? {} : { todo }
+      )
       t.equal(res.headers['x-request-id'], 'trace-01', `${op.id}: the caller's sane id is kept`)
       t.equal(sandbox.requests.length, 1, `${op.id}: one upstream call`)
       const sent = sandbox.requests[0]!.headers
-      const keys = options.keyHeader === undefined ? keyHeaders(hub, op.id) : keyHeaders(hub, op.id).map(() => options.keyHeader ?? '')
+      const keys =
+        options.keyHeader === undefined
+          ? keyHeaders(hub, op.id)
+          : keyHeaders(hub, op.id).map(() => options.keyHeader ?? '')
       const token = tokenHeader(hub, op.id)
-      for (const name of keys) t.equal(sent[name], SANDBOX_API_KEY, `${op.id}: API key sent as ${name}`)
-      if (token !== undefined) t.equal(sent[token], SANDBOX_ACCESS_TOKEN, `${op.id}: token sent in ${token}`)
+      for (const name of keys) { t.equal(sent[name], SANDBOX_API_KEY, `${op.id}: API key sent as ${name}`) }
+      if (token !== undefined) { t.equal(sent[token], SANDBOX_ACCESS_TOKEN, `${op.id}: token sent in ${token}`) }
       t.equal(sent['x-request-id'], 'trace-01', `${op.id}: request id sent upstream`)
       const allowed = new Set([...ALWAYS, ...keys, ...(token === undefined ? [] : [token])])
-      t.same(Object.keys(sent).filter(h => !allowed.has(h)), [], `${op.id}: no other header`)
+      t.same(
+        Object.keys(sent).filter((h) => !allowed.has(h)),
+        [],
+        `${op.id}: no other header`
+      )
       t.notOk(JSON.stringify(sent).includes('caller-'), `${op.id}: no caller value reaches the hub`)
     }
   })

@@ -23,12 +23,30 @@ requestSuite(hub)
 const REJECTED = { status: 422, code: 'UPSTREAM_REJECTED', upstreamMessage: true }
 failureSuite(hub, {
   // {"status":"ok"}: a status that is no success, whose text no rule matches.
-  NOKEY: { status: 422, code: 'UPSTREAM_REJECTED', byRoute: { record: { status: 502, code: 'UPSTREAM_BAD_RESPONSE' } } },
-  // {"status":"Data tidak ditemukan"}: no data; a record by PIB has no status rule, an offer is not found.
-  FAILNOTFOUND: { status: 200, byRoute: { record: { status: 502, code: 'UPSTREAM_BAD_RESPONSE' }, write: { status: 404, code: 'UPSTREAM_NOT_FOUND' } } },
+  NOKEY: {
+    status: 422,
+    code: 'UPSTREAM_REJECTED',
+    byRoute: { record: { status: 502, code: 'UPSTREAM_BAD_RESPONSE' } }
+  },
+  // {"status":"Data tidak ditemukan"}: no data; a record by PIB has no status rule, an offer is not
+  // found.
+  FAILNOTFOUND: {
+    status: 200,
+    byRoute: {
+      record: { status: 502, code: 'UPSTREAM_BAD_RESPONSE' },
+      write: { status: 404, code: 'UPSTREAM_NOT_FOUND' }
+    }
+  },
   FAILREJECTED: REJECTED,
-  // {"message":"Data tidak ditemukan"}: no data; the declaration not found; an offer's answer has no data to lack.
-  FAILNODATA: { status: 200, byRoute: { record: { status: 404, code: 'UPSTREAM_NOT_FOUND', upstreamMessage: true }, write: { status: 200 } } },
+  // {"message":"Data tidak ditemukan"}: no data; the declaration not found; an offer's answer has
+  // no data to lack.
+  FAILNODATA: {
+    status: 200,
+    byRoute: {
+      record: { status: 404, code: 'UPSTREAM_NOT_FOUND', upstreamMessage: true },
+      write: { status: 200 }
+    }
+  },
   FAILAUTH: { status: 502, code: 'UPSTREAM_AUTH_FAILED', upstreamMessage: true }
 })
 

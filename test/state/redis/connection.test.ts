@@ -21,19 +21,42 @@ test('every key, script key and channel carries the prefix', async (t) => {
 
   await connection.client.set('plain', '1')
   await connection.scripts.stateClaim('scripted', 'claim', 10_000)
-  // The health check's own key (it writes, so that a Redis refusing writes shows) is under the prefix too.
-  await until(async () => await raw.exists('gw-a:health') === 1, 3000, 'the health check wrote its key')
-  t.same((await raw.keys('*')).sort(), ['gw-a:health', 'gw-a:plain', 'gw-a:scripted'], 'keys written through the connection')
-  t.equal(await connection.scripts.stateRelease('scripted', 'claim'), 1, 'a script finds its key under the prefix')
+  // The health check's own key (it writes, so that a Redis refusing writes shows) is under the
+  // prefix too.
+  await until(
+    async () => (await raw.exists('gw-a:health')) === 1,
+    3000,
+    'the health check wrote its key'
+  )
+  t.same(
+    (await raw.keys('*')).sort(),
+    ['gw-a:health', 'gw-a:plain', 'gw-a:scripted'],
+    'keys written through the connection'
+  )
+  t.equal(
+    await connection.scripts.stateRelease('scripted', 'claim'),
+    1,
+    'a script finds its key under the prefix'
+  )
   t.same((await raw.keys('*')).sort(), ['gw-a:health', 'gw-a:plain'])
 
   await connection.scripts.eventsAppend('events:log', 'events:appended:t1', 10, '0-0', '{}', '1',
     60_000, 0, 't1')
-  t.same((await raw.keys('gw-a:events:*')).sort(), ['gw-a:events:appended:t1', 'gw-a:events:log'], 'the event stream too, and the token of an append')
+  t.same(
+    (await raw.keys('gw-a:events:*')).sort(),
+    ['gw-a:events:appended:t1', 'gw-a:events:log'],
+    'the event stream too, and the token of an append'
+  )
   const reader = connection.reader(100)
   await until(() => reader.status === 'ready', 2000, 'reader ready')
-  const read = await reader.xread('COUNT', 1, 'STREAMS', 'events:log', '0-0') as Array<[string, unknown[]]>
-  t.equal(read[0]?.[0], 'gw-a:events:log', 'the reader reads under the prefix too (the keys of XREAD STREAMS)')
+  const read = (await reader.xread('COUNT', 1, 'STREAMS', 'events:log', '0-0')) as Array<
+    [string, unknown[]]
+  >
+  t.equal(
+    read[0]?.[0],
+    'gw-a:events:log',
+    'the reader reads under the prefix too (the keys of XREAD STREAMS)'
+  )
 })
 
 test('the user and password of the URL are used, and a wrong password never reaches a log line', async (t) => {
@@ -43,7 +66,12 @@ test('the user and password of the URL are used, and a wrong password never reac
   t.equal(await connection.client.ping(), 'PONG', 'authenticated')
 
   const logs: LogLines = []
-  const wrong = createRedisConnection({ url: `redis://gateway:wrong-4b1d0a@127.0.0.1:${server.port}`, keyPrefix: 'test:', log: testLog(logs), ...TEST_TIMEOUTS })
+  const wrong = createRedisConnection({
+    url: `redis://gateway:wrong-4b1d0a@127.0.0.1:${server.port}`,
+    keyPrefix: 'test:',
+    log: testLog(logs),
+    ...TEST_TIMEOUTS
+  })
   t.teardown(() => wrong.close())
   t.equal(await wrong.whenUp(300), false, 'a wrong password never comes up')
   t.equal(wrong.health(), 'down')
@@ -51,10 +79,28 @@ test('the user and password of the URL are used, and a wrong password never reac
   t.match(text, /WRONGPASS/, 'the reason is logged')
   t.notMatch(text, /wrong-4b1d0a|right-9f2e7c/, 'no password in the logs')
 
-  t.throws(() => createRedisConnection({ url: 'http://gateway:secret-77aa@127.0.0.1:1', keyPrefix: '', log: testLog(), commandTimeoutMs: 100 }),
-    { message: 'the Redis URL must start with redis:// or rediss://, not http://' }, 'another scheme is refused without echoing the URL')
-  t.throws(() => createRedisConnection({ url: 'secret-77aa', keyPrefix: '', log: testLog(), commandTimeoutMs: 100 }),
-    { message: /^the Redis URL is not a URL/ }, 'not a URL')
+  t.throws(
+    () =>
+      createRedisConnection({
+        url: 'http://gateway:secret-77aa@127.0.0.1:1',
+        keyPrefix: '',
+        log: testLog(),
+        commandTimeoutMs: 100
+      }),
+    { message: 'the Redis URL must start with redis:// or rediss://, not http://' },
+    'another scheme is refused without echoing the URL'
+  )
+  t.throws(
+    () =>
+      createRedisConnection({
+        url: 'secret-77aa',
+        keyPrefix: '',
+        log: testLog(),
+        commandTimeoutMs: 100
+      }),
+    { message: /^the Redis URL is not a URL/ },
+    'not a URL'
+  )
 })
 
 test('rediss:// speaks TLS, whatever the case of its scheme, trusting the CA given', async (t) => {
@@ -62,8 +108,29 @@ test('rediss:// speaks TLS, whatever the case of its scheme, trusting the CA giv
   t.teardown(() => rmSync(dir, { recursive: true, force: true }))
   const certFile = join(dir, 'cert.pem')
   const keyFile = join(dir, 'key.pem')
-  execFileSync('openssl', ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-days', '1',
-    '-subj', '/CN=127.0.0.1', '-addext', 'subjectAltName=IP:127.0.0.1', '-keyout', keyFile, '-out', certFile], { stdio: 'ignore' })
+  execFileSync(
+    'openssl',
+    [
+      'req',
+      '-x509',
+      '-newkey',
+      'ec',
+      '-pkeyopt',
+      'ec_paramgen_curve:prime256v1',
+      '-nodes',
+      '-days',
+      '1',
+      '-subj',
+      '/CN=127.0.0.1',
+      '-addext',
+      'subjectAltName=IP:127.0.0.1',
+      '-keyout',
+      keyFile,
+      '-out',
+      certFile
+    ],
+    { stdio: 'ignore' }
+  )
   const user = { name: 'gateway', password: 'tls-5c3a' }
   const server = await startRedisServer(t, { user, tls: { certFile, keyFile } })
   t.match(server.url, /^rediss:\/\//)
@@ -75,10 +142,24 @@ test('rediss:// speaks TLS, whatever the case of its scheme, trusting the CA giv
     t.equal(await connection.client.get('over-tls'), url, `${url.slice(0, 9)}: commands over TLS`)
   }
 
-  const plain = createRedisConnection({ url: server.url.replace('rediss://', 'redis://'), keyPrefix: 'test:', log: testLog(), ...TEST_TIMEOUTS })
-  const untrusted = createRedisConnection({ url: server.url, keyPrefix: 'test:', log: testLog(), ...TEST_TIMEOUTS })
+  const plain = createRedisConnection({
+    url: server.url.replace('rediss://', 'redis://'),
+    keyPrefix: 'test:',
+    log: testLog(),
+    ...TEST_TIMEOUTS
+  })
+  const untrusted = createRedisConnection({
+    url: server.url,
+    keyPrefix: 'test:',
+    log: testLog(),
+    ...TEST_TIMEOUTS
+  })
   t.teardown(() => Promise.all([plain.close(), untrusted.close()]))
-  t.same(await Promise.all([plain.whenUp(300), untrusted.whenUp(300)]), [false, false], 'the TLS port does not answer plain text, and an unknown CA is not trusted')
+  t.same(
+    await Promise.all([plain.whenUp(300), untrusted.whenUp(300)]),
+    [false, false],
+    'the TLS port does not answer plain text, and an unknown CA is not trusted'
+  )
 })
 
 test('health follows the server: down when it stops, up when it is back; commands fail at once meanwhile', async (t) => {
@@ -86,20 +167,29 @@ test('health follows the server: down when it stops, up when it is back; command
   const logs: LogLines = []
   const connection = await connect(t, server, { logs })
   const changes: StoreHealth[] = []
-  connection.onHealthChange(health => changes.push(health))
+  connection.onHealthChange((health) => changes.push(health))
 
   await server.stop()
   await until(() => connection.health() === 'down', 2000, 'down')
   const started = performance.now()
   await t.rejects(connection.client.get('any'), 'a command while down fails')
-  t.ok(performance.now() - started < 50, `and fails at once (${Math.round(performance.now() - started)} ms)`)
+  t.ok(
+    performance.now() - started < 50,
+    `and fails at once (${Math.round(performance.now() - started)} ms)`
+  )
 
   await server.start()
   t.equal(await connection.whenUp(3000), true, 'reconnects on its own')
   t.equal(await connection.client.ping(), 'PONG')
   t.same(changes, ['down', 'up'], 'each change reported once')
-  t.ok(logs.some(line => line.level === 40 && line.msg === 'redis down'), 'the outage is logged as a warning')
-  t.ok(logs.some(line => line.level === 30 && line.msg === 'redis up'), 'and the recovery')
+  t.ok(
+    logs.some((line) => line.level === 40 && line.msg === 'redis down'),
+    'the outage is logged as a warning'
+  )
+  t.ok(
+    logs.some((line) => line.level === 30 && line.msg === 'redis up'),
+    'and the recovery'
+  )
 })
 
 test('a frozen server is reported down by the health check and up when it answers again', async (t) => {
@@ -112,11 +202,24 @@ test('a frozen server is reported down by the health check and up when it answer
   const started = performance.now()
   await t.rejects(connection.client.get('any'), { message: 'Command timed out' })
   const waited = performance.now() - started
-  t.ok(waited < TEST_TIMEOUTS.commandTimeoutMs + 100, `a command waits the command timeout at most (${Math.round(waited)} ms)`)
+  t.ok(
+    waited < TEST_TIMEOUTS.commandTimeoutMs + 100,
+    `a command waits the command timeout at most (${Math.round(waited)} ms)`
+  )
   await until(() => connection.health() === 'down', 2000, 'down')
   // A connection that stays open without answering may be half-open: it is dropped and reopened.
-  await until(() => logs.filter(line => line.msg === 'redis connection not answering: reconnecting').length >= 1, 5000, 'the command connection reopened')
-  await t.rejects(reader.xread('COUNT', 1, 'BLOCK', 100, 'STREAMS', 'events:log', '$'), { message: 'Command timed out' }, 'a blocking read waits its block time and the command timeout at most')
+  await until(
+    () =>
+      logs.filter((line) => line.msg === 'redis connection not answering: reconnecting').length >=
+      1,
+    5000,
+    'the command connection reopened'
+  )
+  await t.rejects(
+    reader.xread('COUNT', 1, 'BLOCK', 100, 'STREAMS', 'events:log', '$'),
+    { message: 'Command timed out' },
+    'a blocking read waits its block time and the command timeout at most'
+  )
   server.resume()
   t.equal(await connection.whenUp(3000), true, 'up again')
   await until(() => reader.status === 'ready', 2000, 'the reader too')
@@ -130,19 +233,33 @@ test('a Redis that answers but refuses writes (full under noeviction, a replica)
   const raw = new Redis(server.url)
   t.teardown(() => raw.disconnect())
   const changes: StoreHealth[] = []
-  connection.onHealthChange(health => changes.push(health))
+  connection.onHealthChange((health) => changes.push(health))
 
   await raw.config('SET', 'maxmemory', '1')
-  await until(() => connection.health() === 'refusing-writes', 2000, 'the health check writes, and sees the refusal')
+  await until(
+    () => connection.health() === 'refusing-writes',
+    2000,
+    'the health check writes, and sees the refusal'
+  )
   t.equal(await connection.client.ping(), 'PONG', 'though it answers')
   t.equal(connection.replicas(), 0)
-  t.ok(logs.some(line => line.level === 40 && line.msg === 'redis refusing writes' && /^OOM/.test(String(line.reason))), 'logged with the reason')
+  t.ok(
+    logs.some(
+      (line) =>
+        line.level === 40 &&
+        line.msg === 'redis refusing writes' &&
+        /^OOM/.test(String(line.reason))
+    ),
+    'logged with the reason'
+  )
   await raw.config('SET', 'maxmemory', '0')
   await until(() => connection.health() === 'up', 2000, 'up again')
 
   // A command that meets the refusal reports it at once, without waiting for the check.
   const other = await startRedisServer(t)
-  const replica = await startRedisServer(t, { args: ['--replicaof', '127.0.0.1', String(other.port)] })
+  const replica = await startRedisServer(t, {
+    args: ['--replicaof', '127.0.0.1', String(other.port)]
+  })
   const onReplica = await connect(t, replica, { healthCheckIntervalMs: 60_000 })
   const refused = await onReplica.client.set('k', 'v').catch((error: unknown) => error)
   t.ok(isWriteRefused(refused), 'READONLY')
@@ -155,13 +272,24 @@ test('a Redis that answers but refuses writes (full under noeviction, a replica)
 
 test('replicas in sync are read from INFO replication: online, and acknowledging within seconds', async (t) => {
   t.equal(replicasInSync('# Replication\r\nrole:master\r\nconnected_slaves:0\r\n'), 0)
-  t.equal(replicasInSync([
-    'role:master', 'connected_slaves:3',
-    'slave0:ip=10.0.0.2,port=6379,state=online,offset=100,lag=0',
-    'slave1:ip=10.0.0.3,port=6379,state=wait_bgsave,offset=0,lag=0',
-    'slave2:ip=10.0.0.4,port=6379,state=online,offset=90,lag=7'
-  ].join('\r\n')), 1, 'one online with a small lag')
-  t.equal(reconnectOnReadOnly(new Error('READONLY You can\'t write against a read only replica.')), 1, 'a replica: reconnect (through the Sentinels)')
+  t.equal(
+    replicasInSync(
+      [
+        'role:master',
+        'connected_slaves:3',
+        'slave0:ip=10.0.0.2,port=6379,state=online,offset=100,lag=0',
+        'slave1:ip=10.0.0.3,port=6379,state=wait_bgsave,offset=0,lag=0',
+        'slave2:ip=10.0.0.4,port=6379,state=online,offset=90,lag=7'
+      ].join('\r\n')
+    ),
+    1,
+    'one online with a small lag'
+  )
+  t.equal(
+    reconnectOnReadOnly(new Error("READONLY You can't write against a read only replica.")),
+    1,
+    'a replica: reconnect (through the Sentinels)'
+  )
   t.equal(reconnectOnReadOnly(new Error('OOM command not allowed')), false)
   t.ok(isWriteRefused(new Error('MISCONF Errors writing to the AOF file')))
   t.notOk(isWriteRefused(new Error('ERR wrong number of arguments')))
@@ -170,7 +298,9 @@ test('replicas in sync are read from INFO replication: online, and acknowledging
 
 test('with Sentinels, the connection asks them for the master and follows a failover by itself', async (t) => {
   const master = await startRedisServer(t)
-  const replica = await startRedisServer(t, { args: ['--replicaof', '127.0.0.1', String(master.port)] })
+  const replica = await startRedisServer(t, {
+    args: ['--replicaof', '127.0.0.1', String(master.port)]
+  })
   const sentinel = await startSentinel(t, master, { password: 'sentinel-pw-31c9' })
   const logs: LogLines = []
   const connection = createRedisConnection({
@@ -178,30 +308,54 @@ test('with Sentinels, the connection asks them for the master and follows a fail
     keyPrefix: 'test:',
     log: testLog(logs),
     ...TEST_TIMEOUTS,
-    sentinels: { addresses: [{ host: '127.0.0.1', port: sentinel.port }], masterName: 'mymaster', password: 'sentinel-pw-31c9' }
+    sentinels: {
+      addresses: [{ host: '127.0.0.1', port: sentinel.port }],
+      masterName: 'mymaster',
+      password: 'sentinel-pw-31c9'
+    }
   })
   t.teardown(() => connection.close())
   t.equal(await connection.whenUp(5000), true, 'up through the Sentinel')
   await connection.client.set('before', '1')
   const onMaster = new Redis(master.url)
   const onReplica = new Redis(replica.url)
-  t.teardown(() => { onMaster.disconnect(); onReplica.disconnect() })
+  t.teardown(() => {
+    onMaster.disconnect()
+    onReplica.disconnect()
+  })
   t.equal(await onMaster.get('test:before'), '1', 'written to the master')
-  await until(async () => {
-    const replicas = await sentinel.command('SENTINEL', 'REPLICAS', 'mymaster') as string[][]
-    return replicas.some(fields => fields.includes('slave') && !String(fields[fields.indexOf('flags') + 1]).includes('down') && fields[fields.indexOf('master-link-status') + 1] === 'ok')
-  }, 15_000, 'the Sentinel knows the replica')
+  await until(
+    async () => {
+      const replicas = (await sentinel.command('SENTINEL', 'REPLICAS', 'mymaster')) as string[][]
+      return replicas.some(
+        (fields) =>
+          fields.includes('slave') &&
+          !String(fields[fields.indexOf('flags') + 1]).includes('down') &&
+          fields[fields.indexOf('master-link-status') + 1] === 'ok'
+      )
+    },
+    15_000,
+    'the Sentinel knows the replica'
+  )
 
   await sentinel.command('SENTINEL', 'FAILOVER', 'mymaster')
-  await until(async () => (await onReplica.call('ROLE') as string[])[0] === 'master', 15_000, 'the replica promoted')
-  await until(async () => {
-    try {
-      await connection.client.set('after', '1')
-      return await onReplica.get('test:after') === '1'
-    } catch {
-      return false
-    }
-  }, 15_000, 'writes reach the new master')
+  await until(
+    async () => ((await onReplica.call('ROLE')) as string[])[0] === 'master',
+    15_000,
+    'the replica promoted'
+  )
+  await until(
+    async () => {
+      try {
+        await connection.client.set('after', '1')
+        return (await onReplica.get('test:after')) === '1'
+      } catch {
+        return false
+      }
+    },
+    15_000,
+    'writes reach the new master'
+  )
   t.equal(connection.health(), 'up')
   t.notMatch(JSON.stringify(logs), /sentinel-pw-31c9/, 'the Sentinel password is never logged')
 })

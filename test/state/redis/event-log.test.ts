@@ -12,10 +12,17 @@ type Test = Parameters<Parameters<typeof test>[0]>[0]
 const KEY = 'test:events:log'
 
 function event (note: string): NewEvent {
-  return { type: 'booking.booked', occurredAt: new Date().toISOString(), requestId: `req-${note}`, client: 'yard-app', data: { bookingRequestId: 'BKG-1', booked: true, note } }
+  return {
+    type: 'booking.booked',
+    occurredAt: new Date().toISOString(),
+    requestId: `req-${note}`,
+    client: 'yard-app',
+    data: { bookingRequestId: 'BKG-1', booked: true, note }
+  }
 }
 
-const noteOf = (entry: LogEntry) => entry.type === 'booking.booked' ? String(entry.data.note) : `lost ${entry.lost}`
+const noteOf = (entry: LogEntry) =>
+  entry.type === 'booking.booked' ? String(entry.data.note) : `lost ${entry.lost}`
 
 /** An entry's event, as the stream holds it (`e`, the event's JSON). */
 function decodeEntry (fields: string[]): LogEntry {
@@ -29,8 +36,11 @@ function recorder (log: EventLog) {
   return { entries, notes: () => entries.map(noteOf), ids: () => entries.map(e => e.id) }
 }
 
-async function replicas (t: Test, options: { server?: RedisServer, maxEntries?: number, windowMs?: number } = {}) {
-  const server = options.server ?? await startRedisServer(t)
+async function replicas (
+  t: Test,
+  options: { server?: RedisServer; maxEntries?: number; windowMs?: number } = {}
+) {
+  const server = options.server ?? (await startRedisServer(t))
   const logs: LogLines = []
   const [ca, cb] = await Promise.all([connect(t, server, { logs }), connect(t, server)])
   const window = { windowMs: options.windowMs ?? 60_000, maxEntries: options.maxEntries ?? 100 }
@@ -40,11 +50,15 @@ async function replicas (t: Test, options: { server?: RedisServer, maxEntries?: 
   const raw = new Redis(server.url)
   t.teardown(() => raw.disconnect())
   // Both readers are blocked on the stream once Redis counts two blocked clients.
-  await until(async () => /blocked_clients:2/.test(await raw.info('clients')), 3000, 'both replicas reading')
+  await until(
+    async () => /blocked_clients:2/.test(await raw.info('clients')),
+    3000,
+    'both replicas reading'
+  )
   return { server, raw, logs, a, b, ca, cb }
 }
 
-test('an event published on A reaches every subscriber on A and on B once, in the same order, under the stream\'s id', async (t) => {
+test("an event published on A reaches every subscriber on A and on B once, in the same order, under the stream's id", async (t) => {
   const { a, b, raw } = await replicas(t)
   const [a1, a2, b1] = [recorder(a), recorder(a), recorder(b)]
   const latencies: number[] = []
@@ -53,7 +67,11 @@ test('an event published on A reaches every subscriber on A and on B once, in th
   for (const note of ['one', 'two']) {
     sentAt = performance.now()
     await a.publish(event(note))
-    await until(() => b1.entries.length === latencies.length && latencies.length === (note === 'one' ? 1 : 2), 2000, `B has ${note}`)
+    await until(
+      () => b1.entries.length === latencies.length && latencies.length === (note === 'one' ? 1 : 2),
+      2000,
+      `B has ${note}`
+    )
   }
   await b.publish(event('from B'))
   await until(() => a1.entries.length === 3 && b1.entries.length === 3, 2000, 'all three on both')
@@ -62,10 +80,19 @@ test('an event published on A reaches every subscriber on A and on B once, in th
   t.same(b1.notes(), a1.notes(), 'B: the same')
   t.same(b1.ids(), a1.ids(), 'the same ids on both')
   const stream = await raw.xrange(KEY, '-', '+')
-  t.same(stream.map(([id]) => id), a1.ids(), 'the ids are the stream\'s')
+  t.same(
+    stream.map(([id]) => id),
+    a1.ids(),
+    "the ids are the stream's"
+  )
   t.equal(a.position(), a1.ids()[2])
-  t.comment(`publish on A to a subscriber on B: ${latencies.map(ms => ms.toFixed(1)).join(', ')} ms`)
-  t.ok(latencies.every(ms => ms < 100), 'delivered across replicas within milliseconds (XREAD BLOCK wakes on XADD)')
+  t.comment(
+    `publish on A to a subscriber on B: ${latencies.map((ms) => ms.toFixed(1)).join(', ')} ms`
+  )
+  t.ok(
+    latencies.every((ms) => ms < 100),
+    'delivered across replicas within milliseconds (XREAD BLOCK wakes on XADD)'
+  )
 })
 
 test('the event arrives as published: type, times, request id, client and data', async (t) => {
@@ -85,7 +112,10 @@ test('since(): what follows an id on any replica, within EVENTS_REPLAY_MAX; expi
   for (const note of ['1', '2', '3']) await a.publish(event(note))
   await until(() => seen.entries.length === 3, 2000, 'three')
   const [first, second] = seen.ids()
-  const after = async (log: EventLog, id: string) => { const r = await log.since(id); return r.state === 'replayed' ? r.entries.map(noteOf) : r.state }
+  const after = async (log: EventLog, id: string) => {
+    const r = await log.since(id)
+    return r.state === 'replayed' ? r.entries.map(noteOf) : r.state
+  }
   t.same(await after(b, '0-0'), ['1', '2', '3'], 'nothing trimmed yet: everything from 0-0')
   t.same(await after(b, first!), ['2', '3'], 'after an id published on A, read on B')
   t.same(await after(a, seen.ids()[2]!), [], 'at the end')
@@ -101,7 +131,7 @@ test('EVENTS_REPLAY_SECONDS: entries older than the window are trimmed when the 
   const seen = recorder(b)
   await a.publish(event('old'))
   await until(() => seen.entries.length === 1, 2000, 'one')
-  await new Promise(resolve => setTimeout(resolve, 400))
+  await new Promise((resolve) => setTimeout(resolve, 400))
   await a.publish(event('new'))
   t.equal((await b.since(seen.ids()[0]!)).state, 'expired')
 })
@@ -117,14 +147,24 @@ test('with Redis stopped, publish() does not wait; the events reach every replic
   await a.publish(event('during 1'))
   await b.publish(event('during B'))
   await a.publish(event('during 2'))
-  t.ok(performance.now() - started < 600, `publish() waits the command timeout at most (${Math.round(performance.now() - started)} ms)`)
+  t.ok(
+    performance.now() - started < 600,
+    `publish() waits the command timeout at most (${Math.round(performance.now() - started)} ms)`
+  )
   t.same(a1.notes(), ['before'], 'nothing is delivered before it has its place in the stream')
 
   await server.start()
-  await until(() => a1.entries.length === 4 && b1.entries.length === 4, 10_000, 'all on both after the restart')
+  await until(
+    () => a1.entries.length === 4 && b1.entries.length === 4,
+    10_000,
+    'all on both after the restart'
+  )
   t.same(a1.notes().slice(0, 1), ['before'])
   t.same(new Set(a1.notes().slice(1)), new Set(['during 1', 'during B', 'during 2']), 'each once')
-  t.ok(a1.notes().indexOf('during 1') < a1.notes().indexOf('during 2'), 'each replica\'s in the order it published them')
+  t.ok(
+    a1.notes().indexOf('during 1') < a1.notes().indexOf('during 2'),
+    "each replica's in the order it published them"
+  )
   t.same(b1.notes(), a1.notes(), 'the same order on both')
   t.same(b1.ids(), a1.ids())
 })
@@ -133,12 +173,13 @@ test('an append Redis applied after the gateway gave up on it (a frozen Redis) i
   const { server, raw, a, b } = await replicas(t)
   const [a1, b1] = [recorder(a), recorder(b)]
   server.pause()
-  // Redis is frozen: the append times out (it sits in Redis's input, and runs when it wakes), and waits to be retried.
+  // Redis is frozen: the append times out (it sits in Redis's input, and runs when it wakes), and
+  // waits to be retried.
   await a.publish(event('frozen'))
-  await new Promise(resolve => setTimeout(resolve, 1200)) // a retry or more meanwhile, each timing out too
+  await new Promise((resolve) => setTimeout(resolve, 1200)) // a retry or more meanwhile, each timing out too
   server.resume()
   await until(() => a1.entries.length >= 1 && b1.entries.length >= 1, 10_000, 'the event on both')
-  await new Promise(resolve => setTimeout(resolve, 1500)) // the retries that were waiting run
+  await new Promise((resolve) => setTimeout(resolve, 1500)) // the retries that were waiting run
   t.equal(await raw.xlen(KEY), 1, 'one entry in the stream')
   t.same(a1.notes(), ['frozen'], 'once on A')
   t.same(b1.notes(), ['frozen'], 'once on B')
@@ -151,10 +192,19 @@ test('more events during an outage than a replica holds: the oldest are lost, an
   await until(() => true, 10)
   for (const note of ['1', '2', '3', '4', '5']) await a.publish(event(note))
   await server.start()
-  await until(() => a1.entries.length === 3 && b1.entries.length === 3, 10_000, 'the marker and the two kept')
+  await until(
+    () => a1.entries.length === 3 && b1.entries.length === 3,
+    10_000,
+    'the marker and the two kept'
+  )
   t.same(b1.notes(), ['lost 3', '4', '5'])
   t.same(a1.notes(), b1.notes())
-  t.ok(logs.some(line => line.level === 50 && /lost while Redis was unreachable/.test(String(line.msg))), 'logged as an error')
+  t.ok(
+    logs.some(
+      (line) => line.level === 50 && /lost while Redis was unreachable/.test(String(line.msg))
+    ),
+    'logged as an error'
+  )
 })
 
 test('Redis restarted without its data: each replica reads the new stream from its start, and an old id is expired', async (t) => {
@@ -167,10 +217,17 @@ test('Redis restarted without its data: each replica reads the new stream from i
   await server.start()
   await until(() => a.position() !== '', 10)
   // Published once A's command connection is back; the readers reconnect on their own.
-  await until(async () => { await a.publish(event('new')); return true }, 5000)
+  await until(async () => {
+    await a.publish(event('new'))
+    return true
+  }, 5000)
   await until(() => b1.entries.length >= 2, 10_000, 'the new one on B')
   t.same(b1.notes().slice(0, 2), ['old', 'new'])
-  t.equal((await b.since(oldId)).state, 'expired', 'the old history is gone: a reader from before is told to reload')
+  t.equal(
+    (await b.since(oldId)).state,
+    'expired',
+    'the old history is gone: a reader from before is told to reload'
+  )
 })
 
 test('an event appended again under its token (a failover lost it) arrives once', async (t) => {
@@ -244,13 +301,18 @@ test('an entry of another format is skipped; a subscriber that throws does not k
   await raw.xadd(KEY, '*', 'v', '2', 'e', '{}')
   await raw.xadd(KEY, '*', 'v', '1', 'e', 'not json')
   await raw.xadd(KEY, '*', 'v', '1', 'e', '{"type":"other"}')
-  a.subscribe(() => { throw new Error('a broken socket') })
+  a.subscribe(() => {
+    throw new Error('a broken socket')
+  })
   const after = recorder(a)
   await a.publish(event('valid'))
   await until(() => b1.entries.length === 1 && after.entries.length === 1, 2000, 'received')
   t.same(b1.notes(), ['valid'])
-  t.ok(logs.some(line => line.msg === 'event listener failed'), 'the failure is logged')
-  t.ok(logs.some(line => line.msg === 'events: skipped an entry this version cannot read'))
+  t.ok(
+    logs.some((line) => line.msg === 'event listener failed'),
+    'the failure is logged'
+  )
+  t.ok(logs.some((line) => line.msg === 'events: skipped an entry this version cannot read'))
 })
 
 test('closing with events still waiting for Redis logs how many are lost', async (t) => {
@@ -259,12 +321,22 @@ test('closing with events still waiting for Redis logs how many are lost', async
   await a.publish(event('1'))
   await a.publish(event('2'))
   await a.close()
-  t.ok(logs.some(line => line.level === 50 && line.lost === 2 && /stopped while Redis was unreachable/.test(String(line.msg))))
+  t.ok(
+    logs.some(
+      (line) =>
+        line.level === 50 &&
+        line.lost === 2 &&
+        /stopped while Redis was unreachable/.test(String(line.msg))
+    )
+  )
 })
 
 test('tickets: issued on A, redeemed on B once; unavailable while Redis is down', async (t) => {
   const { ca, cb, server } = await replicas(t)
-  const [ta, tb] = [createRedisTicketStore({ connection: ca }), createRedisTicketStore({ connection: cb })]
+  const [ta, tb] = [
+    createRedisTicketStore({ connection: ca }),
+    createRedisTicketStore({ connection: cb })
+  ]
   await ta.issue('ticket-1', 'yard-a', 5000)
   await ta.issue('ticket-2', null, 5000)
   t.same(await tb.redeem('ticket-1'), { client: 'yard-a' })

@@ -1,7 +1,15 @@
 import { Redis } from 'ioredis'
 import { test } from 'tap'
-import { isStateUnavailable, type IdempotencyStore, type StoredResponse } from '../../../src/state/types.ts'
-import { createRedisIdempotencyStore, idempotencyKey, type RedisIdempotencyOptions } from '../../../src/state/redis/idempotency.ts'
+import {
+  isStateUnavailable,
+  type IdempotencyStore,
+  type StoredResponse
+} from '../../../src/state/types.ts'
+import {
+  createRedisIdempotencyStore,
+  idempotencyKey,
+  type RedisIdempotencyOptions
+} from '../../../src/state/redis/idempotency.ts'
 import { acquire } from '../../helpers/helper.ts'
 import { connect, startRedisServer, until, type LogLines } from '../../helpers/redis-server.ts'
 
@@ -40,11 +48,19 @@ test('the same key on A then B replays the stored answer byte for byte', async (
   await claim.complete(RESPONSE)
   const replay = await b.begin(KEY, 'fp-1')
   t.same(replay, { state: 'completed', response: RESPONSE })
-  t.equal(replay.state === 'completed' && replay.response.body, RESPONSE.body, 'the body, byte for byte')
+  t.equal(
+    replay.state === 'completed' && replay.response.body,
+    RESPONSE.body,
+    'the body, byte for byte'
+  )
 
   const { upstreamStatus: _, ...withoutStatus } = RESPONSE
   await (await acquire(b, `${KEY}-2`, 'fp-2')).complete(withoutStatus)
-  t.same(await a.begin(`${KEY}-2`, 'fp-2'), { state: 'completed', response: withoutStatus }, 'no upstreamStatus stays none')
+  t.same(
+    await a.begin(`${KEY}-2`, 'fp-2'),
+    { state: 'completed', response: withoutStatus },
+    'no upstreamStatus stays none'
+  )
 })
 
 test('concurrent claims on A and B: exactly one acquires, the other waits and replays once it completes', async (t) => {
@@ -52,21 +68,27 @@ test('concurrent claims on A and B: exactly one acquires, the other waits and re
   const keys = Array.from({ length: 20 }, (_, i) => `${KEY}-${i}`)
   for (const key of keys) {
     const begun = await Promise.all([a.begin(key, 'fp'), b.begin(key, 'fp')])
-    const winners = begun.filter(result => result.state === 'acquired')
+    const winners = begun.filter((result) => result.state === 'acquired')
     t.equal(winners.length, 1, `${key.slice(-4)}: one acquirer`)
     const waiter = begun[0]?.state === 'acquired' ? b : a
-    const waiting = begun.find(result => result.state === 'in-flight')
+    const waiting = begun.find((result) => result.state === 'in-flight')
     const owner = winners[0]
     if (waiting?.state !== 'in-flight' || owner?.state !== 'acquired') throw new Error('no claim')
 
     let settledAt = 0
-    const settled = waiting.settled.then(() => { settledAt = performance.now() })
+    const settled = waiting.settled.then(() => {
+      settledAt = performance.now()
+    })
     const completedAt = performance.now()
     await owner.claim.sending()
     await owner.claim.complete({ ...RESPONSE, body: key })
     await settled
     t.ok(settledAt >= completedAt, 'the waiter is woken by the answer')
-    t.same(await waiter.begin(key, 'fp'), { state: 'completed', response: { ...RESPONSE, body: key } }, 'then replays it')
+    t.same(
+      await waiter.begin(key, 'fp'),
+      { state: 'completed', response: { ...RESPONSE, body: key } },
+      'then replays it'
+    )
   }
 })
 
@@ -92,7 +114,11 @@ test('the same key with another request is a mismatch, in flight and completed',
   t.same(await b.begin(KEY, 'fp-2'), { state: 'mismatch' }, 'being sent')
   await claim.complete(RESPONSE)
   t.same(await b.begin(KEY, 'fp-2'), { state: 'mismatch' }, 'completed')
-  t.same(await b.begin(KEY, 'fp-1'), { state: 'completed', response: RESPONSE }, 'the first request still replays')
+  t.same(
+    await b.begin(KEY, 'fp-1'),
+    { state: 'completed', response: RESPONSE },
+    'the first request still replays'
+  )
 })
 
 /** As the plugin does: wait while in flight, then ask again. */
@@ -121,7 +147,11 @@ test('a key whose owner died while sending is unknown after its lease, for good'
   t.equal((await b.begin(KEY, 'fp')).state, 'in-flight', 'B waits while the lease lasts')
   t.same(await settledBegin(b, KEY, 'fp'), { state: 'unknown' }, 'then hears unknown')
   t.same(await b.begin(KEY, 'fp'), { state: 'unknown' }, 'and later still')
-  t.same(await b.begin(KEY, 'fp-other'), { state: 'mismatch' }, 'another request with the key is still a mismatch')
+  t.same(
+    await b.begin(KEY, 'fp-other'),
+    { state: 'mismatch' },
+    'another request with the key is still a mismatch'
+  )
   const written = JSON.parse(await raw.get(`test:${idempotencyKey(KEY)}`) ?? '{}') as unknown
   t.match(written, { v: 2, state: 'unknown', fingerprint: 'fp' }, 'written so')
   const ttl = await raw.pttl(`test:${idempotencyKey(KEY)}`)
@@ -167,13 +197,25 @@ test('a late answer is kept until someone is told unknown, never after', async (
 
 test('a claim written by a gateway of the previous format (v1) is waited for until it expires, then claimed as before', async (t) => {
   const { a, raw } = await replicas(t)
-  await raw.set(`test:${idempotencyKey(KEY)}`, JSON.stringify({ v: 1, state: 'in-flight', fingerprint: 'fp', owner: 'old' }), 'PX', 200)
+  await raw.set(
+    `test:${idempotencyKey(KEY)}`,
+    JSON.stringify({ v: 1, state: 'in-flight', fingerprint: 'fp', owner: 'old' }),
+    'PX',
+    200
+  )
   const begun = await a.begin(KEY, 'fp')
   if (begun.state !== 'in-flight') throw new Error(`expected in flight, got ${begun.state}`)
   await begun.settled
   t.match(await a.begin(KEY, 'fp'), { state: 'acquired' })
-  await raw.set(`test:${idempotencyKey(`${KEY}-v1`)}`, JSON.stringify({ v: 1, state: 'completed', fingerprint: 'fp', response: RESPONSE }))
-  t.same(await a.begin(`${KEY}-v1`, 'fp'), { state: 'completed', response: RESPONSE }, 'its answers are replayed')
+  await raw.set(
+    `test:${idempotencyKey(`${KEY}-v1`)}`,
+    JSON.stringify({ v: 1, state: 'completed', fingerprint: 'fp', response: RESPONSE })
+  )
+  t.same(
+    await a.begin(`${KEY}-v1`, 'fp'),
+    { state: 'completed', response: RESPONSE },
+    'its answers are replayed'
+  )
 })
 
 test('a claim of format 2 is waited for until its lease, then unknown as before', async (t) => {
@@ -206,8 +248,14 @@ test('with Redis stopped, begin rejects STATE_UNAVAILABLE at once; when it is ba
     const started = performance.now()
     const error = await a.begin(KEY, 'fp').catch((reason: unknown) => reason)
     t.ok(isStateUnavailable(error), `${when}: STATE_UNAVAILABLE`)
-    t.match(error, { code: 'STATE_UNAVAILABLE', message: 'the idempotency store (Redis) did not answer' })
-    t.ok(performance.now() - started < 50, `without waiting (${Math.round(performance.now() - started)} ms)`)
+    t.match(error, {
+      code: 'STATE_UNAVAILABLE',
+      message: 'the idempotency store (Redis) did not answer'
+    })
+    t.ok(
+      performance.now() - started < 50,
+      `without waiting (${Math.round(performance.now() - started)} ms)`
+    )
     await until(() => connections[0]?.health() === 'down', 2000, 'down')
   }
   await server.start()
@@ -225,7 +273,10 @@ test('outcomes not stored while Redis was down are stored as soon as it is back'
   await server.stop()
   const started = performance.now()
   await claims[0]?.complete(RESPONSE)
-  t.ok(performance.now() - started < 50, `complete() does not hold the answer back (${Math.round(performance.now() - started)} ms)`)
+  t.ok(
+    performance.now() - started < 50,
+    `complete() does not hold the answer back (${Math.round(performance.now() - started)} ms)`
+  )
   await claims[1]?.abandon()
   const failed = 'idempotency: complete failed; it waits for Redis'
   t.ok(logs.some(line => line.msg === failed), 'the failure is logged')
@@ -237,7 +288,11 @@ test('outcomes not stored while Redis was down are stored as soon as it is back'
   const stored = 'idempotency: the outcomes waiting for Redis are stored'
   t.ok(logs.some(line => line.msg === stored), 'and said so')
   t.equal(await connections[1]?.whenUp(5000), true, 'B back too')
-  t.same(await b.begin(KEY, 'fp'), { state: 'completed', response: RESPONSE }, 'a retry of the write replays instead of reaching the hub again')
+  t.same(
+    await b.begin(KEY, 'fp'),
+    { state: 'completed', response: RESPONSE },
+    'a retry of the write replays instead of reaching the hub again'
+  )
   t.same(await b.begin(`${KEY}-2`, 'fp'), { state: 'unknown' }, 'an unknown outcome is kept too')
 })
 
@@ -250,8 +305,16 @@ test('an answer a full Redis refused waits for room, then is stored', async (t) 
   await claim.complete(RESPONSE)
   t.equal(a.pending(), 1, 'not stored: pending')
   t.equal(connections[0]?.health(), 'refusing-writes', 'the refusal shows in health at once')
-  await until(() => connections[1]?.health() === 'refusing-writes', 2000, 'the other replica\'s health check sees it too')
-  await t.rejects(b.begin(`${KEY}-new`, 'fp'), { code: 'STATE_UNAVAILABLE' }, 'no new claim meanwhile')
+  await until(
+    () => connections[1]?.health() === 'refusing-writes',
+    2000,
+    "the other replica's health check sees it too"
+  )
+  await t.rejects(
+    b.begin(`${KEY}-new`, 'fp'),
+    { code: 'STATE_UNAVAILABLE' },
+    'no new claim meanwhile'
+  )
   await raw.config('SET', 'maxmemory', '0')
   await until(() => a.pending() === 0, 5000, 'stored once Redis takes writes again')
   await until(() => connections[1]?.health() === 'up', 5000, 'B takes writes again too')
@@ -263,7 +326,11 @@ test('a claim whose command failed is freed in the background: a frozen Redis th
   server.pause()
   await t.rejects(a.begin(KEY, 'fp'), { code: 'STATE_UNAVAILABLE' }, 'the claim times out')
   server.resume()
-  await until(async () => await raw.exists(`test:${idempotencyKey(KEY)}`) === 0, 3000, 'the late claim freed')
+  await until(
+    async () => (await raw.exists(`test:${idempotencyKey(KEY)}`)) === 0,
+    3000,
+    'the late claim freed'
+  )
   await until(() => a.pending() === 0, 3000)
   t.match(await b.begin(KEY, 'fp'), { state: 'acquired' }, 'a retry claims it: nothing was sent')
 })
@@ -282,7 +349,11 @@ test('a replica whose claim Redis lost neither overwrites nor releases the reque
     else await t.rejects(first.sending(), { code: 'STATE_UNAVAILABLE' }, 'sending: refused')
     t.equal((await a.begin(key, 'fp')).state, 'in-flight', `${late}: B still holds its claim`)
     await second.complete(RESPONSE)
-    t.same(await a.begin(key, 'fp'), { state: 'completed', response: RESPONSE }, `${late}: B's answer is the one kept`)
+    t.same(
+      await a.begin(key, 'fp'),
+      { state: 'completed', response: RESPONSE },
+      `${late}: B's answer is the one kept`
+    )
   }
 })
 
@@ -310,11 +381,18 @@ test('a claim lives its lease, a key being sent and an answer ttlMs', async (t) 
 
 test('a value this version cannot read is refused (STATE_UNAVAILABLE), never guessed at', async (t) => {
   const { a, raw } = await replicas(t)
-  for (const value of ['{"v":2,"state":"completed","fingerprint":"fp"}', 'not json', 'null', '{"v":1,"state":"unknown","fingerprint":"fp"}', '{"v":1,"state":"completed","fingerprint":"fp"}',
+  for (const value of [
+    '{"v":2,"state":"completed","fingerprint":"fp"}',
+    'not json',
+    'null',
+    '{"v":1,"state":"unknown","fingerprint":"fp"}',
+    '{"v":1,"state":"completed","fingerprint":"fp"}',
     '{"v":2,"state":"in-flight","fingerprint":"fp"}',
-    '{"v":3,"state":"unknown","fingerprint":"fp"}', '{"v":2,"state":"unknown"}',
+    '{"v":3,"state":"unknown","fingerprint":"fp"}',
+    '{"v":2,"state":"unknown"}',
     '{"v":3,"state":"claimed","fingerprint":"fp"}',
-    '{"v":3,"state":"sending","fingerprint":"fp","token":"t"}']) {
+    '{"v":3,"state":"sending","fingerprint":"fp","token":"t"}'
+  ]) {
     await raw.set(`test:${idempotencyKey(KEY)}`, value)
     await t.rejects(a.begin(KEY, 'fp'), { code: 'STATE_UNAVAILABLE' }, value)
   }
@@ -336,9 +414,16 @@ test('keys are hashed, and size() counts the keys held, in flight or completed, 
 // (WAIT); a replica that stops acknowledging refuses them, then is no longer waited for.
 test('with a replica in sync, a write is sent once it holds the mark (WAIT)', async (t) => {
   const master = await startRedisServer(t)
-  const replica = await startRedisServer(t, { args: ['--replicaof', '127.0.0.1', String(master.port)] })
+  const replica = await startRedisServer(t, {
+    args: ['--replicaof', '127.0.0.1', String(master.port)]
+  })
   const connection = await connect(t, master, { replicaMemoryMs: 1000 })
-  const store = createRedisIdempotencyStore({ connection, ttlMs: 60_000, claimTtlMs: 5000, replicaAckTimeoutMs: 100 })
+  const store = createRedisIdempotencyStore({
+    connection,
+    ttlMs: 60_000,
+    claimTtlMs: 5000,
+    replicaAckTimeoutMs: 100
+  })
   const onReplica = new Redis(replica.url)
   t.teardown(() => onReplica.disconnect())
   await until(() => connection.replicas() === 1, 10_000, 'the master reports its replica in sync')
@@ -365,9 +450,20 @@ test('with a replica in sync, a write is sent once it holds the mark (WAIT)', as
   const started = performance.now()
   const claim = await acquire(store, `${KEY}-2`, 'fp')
   const refused = await claim.sending().catch((error: unknown) => error)
-  t.match(refused, { code: 'STATE_UNAVAILABLE', message: 'the idempotency claim did not reach the Redis replicas in time' }, 'refused: a failover could lose it')
-  // The message is the ack timeout's; the bound says it did not wait for the connection's own timeouts or hang.
-  t.ok(performance.now() - started < 2000, `after the ack timeout (${Math.round(performance.now() - started)} ms)`)
+  t.match(
+    refused,
+    {
+      code: 'STATE_UNAVAILABLE',
+      message: 'the idempotency claim did not reach the Redis replicas in time'
+    },
+    'refused: a failover could lose it'
+  )
+  // The message is the ack timeout's; the bound says it did not wait for the connection's own
+  // timeouts or hang.
+  t.ok(
+    performance.now() - started < 2000,
+    `after the ack timeout (${Math.round(performance.now() - started)} ms)`
+  )
   await claim.release()
   const masterClient = new Redis(master.url)
   t.teardown(() => masterClient.disconnect())
@@ -375,7 +471,11 @@ test('with a replica in sync, a write is sent once it holds the mark (WAIT)', as
   t.equal(freed, 0, 'the unsent write\'s key is freed')
   t.equal(store.pending(), 1, 'the release waits for the replica: written again until it has it')
 
-  await until(() => connection.replicas() === 0, 10_000, 'a replica that has not acknowledged for seconds is no longer counted, once it has been gone replicaMemoryMs')
+  await until(
+    () => connection.replicas() === 0,
+    10_000,
+    'a replica that has not acknowledged for seconds is no longer counted, once it has been gone replicaMemoryMs'
+  )
   await until(() => store.pending() === 0, 5000, 'then taken')
   const later = await acquire(store, `${KEY}-3`, 'fp')
   await t.resolves(later.sending(), 'then writes go on without it')
@@ -408,9 +508,13 @@ test('an outcome is not written to a master a replica in sync just left: it wait
 
 // What the remaining replicas alone hold is not enough while one that left is still counted.
 test('a replica that left the master is still waited for a while', async (t) => {
-  // What a Sentinel failover looks like from the old master: the promoted replica stops taking its writes first.
+  // What a Sentinel failover looks like from the old master: the promoted replica stops taking its
+  // writes first.
   const master = await startRedisServer(t)
-  const replicas = [await startRedisServer(t, { args: ['--replicaof', '127.0.0.1', String(master.port)] }), await startRedisServer(t, { args: ['--replicaof', '127.0.0.1', String(master.port)] })]
+  const replicas = [
+    await startRedisServer(t, { args: ['--replicaof', '127.0.0.1', String(master.port)] }),
+    await startRedisServer(t, { args: ['--replicaof', '127.0.0.1', String(master.port)] })
+  ]
   const connection = await connect(t, master, { replicaMemoryMs: 60_000 })
   const store = createRedisIdempotencyStore({ connection, ttlMs: 60_000, claimTtlMs: 5000, replicaAckTimeoutMs: 100 })
   await until(() => connection.replicas() === 2, 10_000, 'both replicas in sync')
@@ -419,7 +523,11 @@ test('a replica that left the master is still waited for a while', async (t) => 
   await promoted.call('REPLICAOF', 'NO', 'ONE')
   const direct = new Redis(master.url)
   t.teardown(() => direct.disconnect())
-  await until(async () => (await direct.info('replication')).includes('connected_slaves:1'), 5000, 'the master sees one replica left')
+  await until(
+    async () => (await direct.info('replication')).includes('connected_slaves:1'),
+    5000,
+    'the master sees one replica left'
+  )
   await new Promise(resolve => setTimeout(resolve, 300)) // a health check or more since
   t.equal(connection.replicas(), 2, 'still counted')
   const claim = await acquire(store, KEY, 'fp')

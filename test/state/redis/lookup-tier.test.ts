@@ -26,7 +26,12 @@ async function replicas (t: Test, maxEntryBytes = 1024 * 1024) {
   const [a, b] = await Promise.all([connect(t, server), connect(t, server)])
   const raw = new Redis(server.url)
   t.teardown(() => raw.disconnect())
-  return { server, raw, a: createRedisLookupTier({ connection: a, maxEntryBytes }), b: createRedisLookupTier({ connection: b, maxEntryBytes }) }
+  return {
+    server,
+    raw,
+    a: createRedisLookupTier({ connection: a, maxEntryBytes }),
+    b: createRedisLookupTier({ connection: b, maxEntryBytes })
+  }
 }
 
 test('a lookup stored by replica A is a hit on replica B, byte for byte, with the same fetchedAt', async (t) => {
@@ -51,8 +56,15 @@ test('the Redis TTL is staleUntil; an entry past its TTL but within staleUntil i
   await a.set(KEY, entry(now, { expiresAt: now - 1, staleUntil: now + 200 }))
   const ttl = await raw.pttl(`test:${lookupKey(KEY)}`)
   t.ok(ttl > 0 && ttl <= 200, `PX = staleUntil - now (${ttl} ms)`)
-  t.ok(await b.get(KEY), 'expired but not past staleUntil: returned (the caller may serve it stale)')
-  await until(async () => await raw.exists(`test:${lookupKey(KEY)}`) === 0, 2000, 'Redis expires it')
+  t.ok(
+    await b.get(KEY),
+    'expired but not past staleUntil: returned (the caller may serve it stale)'
+  )
+  await until(
+    async () => (await raw.exists(`test:${lookupKey(KEY)}`)) === 0,
+    2000,
+    'Redis expires it'
+  )
   t.equal(await b.get(KEY), undefined, 'gone after staleUntil')
 })
 
@@ -61,7 +73,11 @@ test('a replica whose clock is past staleUntil treats the entry as a miss', asyn
   const [a, b] = await Promise.all([connect(t, server), connect(t, server)])
   const now = Date.now()
   await createRedisLookupTier({ connection: a, maxEntryBytes: 1024 }).set(KEY, entry(now))
-  const ahead = createRedisLookupTier({ connection: b, maxEntryBytes: 1024, now: () => now + 300_000 })
+  const ahead = createRedisLookupTier({
+    connection: b,
+    maxEntryBytes: 1024,
+    now: () => now + 300_000
+  })
   t.equal(await ahead.get(KEY), undefined)
 })
 
@@ -85,7 +101,14 @@ test('keys are hashed: no tax id or document number in Redis keys', async (t) =>
 test('a value of another format is a miss, never an error', async (t) => {
   const { b, raw } = await replicas(t)
   const key = `test:${lookupKey(KEY)}`
-  for (const value of ['{"v":1,"count":1,"upstreamStatus":200,"fetchedAt":1,"expiresAt":1,"staleUntil":99999999999999}\n[]', 'no header', '{"v":1}\n[]', 'not json\n[]', 'null\n[]', '[1]\n[]']) {
+  for (const value of [
+    '{"v":1,"count":1,"upstreamStatus":200,"fetchedAt":1,"expiresAt":1,"staleUntil":99999999999999}\n[]',
+    'no header',
+    '{"v":1}\n[]',
+    'not json\n[]',
+    'null\n[]',
+    '[1]\n[]'
+  ]) {
     await raw.set(key, value)
     t.equal(await b.get(KEY), undefined, JSON.stringify(value.slice(0, 12)))
   }
@@ -99,12 +122,19 @@ test('with Redis down, get is a miss and set does nothing, at once; when it is b
   const started = performance.now()
   await a.set(KEY, entry(Date.now()))
   t.equal(await b.get(KEY), undefined)
-  t.ok(performance.now() - started < 50, `without waiting (${Math.round(performance.now() - started)} ms)`)
+  t.ok(
+    performance.now() - started < 50,
+    `without waiting (${Math.round(performance.now() - started)} ms)`
+  )
 
   await server.start()
-  await until(async () => {
-    await a.set(KEY, entry(Date.now()))
-    return await b.get(KEY) !== undefined
-  }, 3000, 'shared again')
+  await until(
+    async () => {
+      await a.set(KEY, entry(Date.now()))
+      return (await b.get(KEY)) !== undefined
+    },
+    3000,
+    'shared again'
+  )
   t.pass('shared again without a restart')
 })

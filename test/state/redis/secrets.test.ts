@@ -32,22 +32,56 @@ test('no value written to Redis reaches a log line when Redis refuses the write 
   })
   t.equal(session.authorization, 'Bearer fresh-9a7c')
   // Full from the start: the lock script fails.
-  t.equal((await tokens.renew('Bearer rejected-5e1f', async () => ({ authorization: 'Bearer other-3b2d', expiresAt: Date.now() + 60_000 }))).authorization, 'Bearer other-3b2d')
+  t.equal(
+    (
+      await tokens.renew('Bearer rejected-5e1f', async () => ({
+        authorization: 'Bearer other-3b2d',
+        expiresAt: Date.now() + 60_000
+      }))
+    ).authorization,
+    'Bearer other-3b2d'
+  )
   await claim.complete({ statusCode: 200, headers: {}, body: '{"data":{"note":"answer-77d1"}}' })
   const now = Date.now()
-  await createRedisLookupTier({ connection, maxEntryBytes: 1024 }).set('lookup', { json: Buffer.from('[{"npwp":"lookup-40c8"}]'), count: 1, upstreamStatus: 200, fetchedAt: now, expiresAt: now + 1000, staleUntil: now + 2000 })
+  await createRedisLookupTier({ connection, maxEntryBytes: 1024 }).set('lookup', {
+    json: Buffer.from('[{"npwp":"lookup-40c8"}]'),
+    count: 1,
+    upstreamStatus: 200,
+    fetchedAt: now,
+    expiresAt: now + 1000,
+    staleUntil: now + 2000
+  })
 
   // What begin() throws carries the reason only: a caller logging it prints no command either.
-  t.equal(connection.health(), 'refusing-writes', 'the refusals were noted: this connection tries no claim')
+  t.equal(
+    connection.health(),
+    'refusing-writes',
+    'the refusals were noted: this connection tries no claim'
+  )
   const unaware = await connect(t, server, { logs, healthCheckIntervalMs: 60_000 })
-  const refused = await createRedisIdempotencyStore({ connection: unaware, ttlMs: 60_000, claimTtlMs: 300 }).begin('another', 'fp').catch((error: unknown) => error)
+  const refused = await createRedisIdempotencyStore({
+    connection: unaware,
+    ttlMs: 60_000,
+    claimTtlMs: 300
+  })
+    .begin('another', 'fp')
+    .catch((error: unknown) => error)
   t.match(refused, { code: 'STATE_UNAVAILABLE', cause: { message: /OOM command not allowed/ } })
-  t.notOk(JSON.stringify(pino.stdSerializers.err(refused as Error)).includes('"args"'), 'no command arguments in the error')
+  t.notOk(
+    JSON.stringify(pino.stdSerializers.err(refused as Error)).includes('"args"'),
+    'no command arguments in the error'
+  )
 
   const text = JSON.stringify(logs)
   t.match(text, /OOM command not allowed/, 'the failures are logged, with their reason')
   t.notMatch(text, '"args"', 'with no command arguments (a Buffer value would show as bytes)')
-  for (const secret of ['rejected-5e1f', 'fresh-9a7c', 'other-3b2d', 'answer-77d1', 'lookup-40c8']) {
+  for (const secret of [
+    'rejected-5e1f',
+    'fresh-9a7c',
+    'other-3b2d',
+    'answer-77d1',
+    'lookup-40c8'
+  ]) {
     t.notMatch(text, secret, `${secret} is not in the logs`)
   }
 })
@@ -67,7 +101,14 @@ test('REDIS_URL_FILE with the password: let in as its user, the password in no l
   const { app, rawLogs } = await build(t, { env })
   const ready = await app.inject({ url: '/health/ready' })
   t.equal(ready.json().data.redis, 'up', 'authenticated with the password of the file\'s address')
-  t.equal((await app.inject({ url: `/v1/customs/bc20/bills-of-lading?npwp=${SANDBOX_FIXTURES.taxpayer.npwp}` })).statusCode, 200)
+  t.equal(
+    (
+      await app.inject({
+        url: `/v1/customs/bc20/bills-of-lading?npwp=${SANDBOX_FIXTURES.taxpayer.npwp}`
+      })
+    ).statusCode,
+    200
+  )
   // A careless log of the whole configuration.
   app.log.info({ config: app.config }, 'careless')
   const text = rawLogs.join('\n')
@@ -79,6 +120,10 @@ test('REDIS_URL_FILE with the password: let in as its user, the password in no l
   // The wrong password: Redis refuses it, and the gateway says so without it.
   writeFileSync(file, `${address('not-the-password')}\n`)
   const wrong = await build(t, { env })
-  t.equal((await wrong.app.inject({ url: '/health/ready' })).json().data.redis, 'down', 'refused by Redis')
+  t.equal(
+    (await wrong.app.inject({ url: '/health/ready' })).json().data.redis,
+    'down',
+    'refused by Redis'
+  )
   t.notMatch(wrong.rawLogs.join('\n'), 'not-the-password')
 })

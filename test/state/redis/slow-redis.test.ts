@@ -24,28 +24,72 @@ async function stores (t: Test, connection: RedisConnection) {
   const held = await Promise.all(['held-1', 'held-2'].map(key => acquire(idempotency, key, 'fp')))
   const Store = createRedisRateLimitStore(connection)
   const rateLimits = new Store({})
-  const events = createRedisEventLog({ connection, clock: Date.now, windowMs: 60_000, maxEntries: 100, blockMs: 100 })
+  const events = createRedisEventLog({
+    connection,
+    clock: Date.now,
+    windowMs: 60_000,
+    maxEntries: 100,
+    blockMs: 100
+  })
   t.teardown(() => events.close())
   const tokens = createRedisTokenStore({ connection, lockTtlMs: 10_000 })
   const now = Date.now()
 
   const operations: Record<string, () => Promise<unknown>> = {
     'lookup get': async () => t.equal(await lookups.get('k'), undefined, 'a miss'),
-    'lookup set': () => lookups.set('k', { json: Buffer.from('[]'), count: 0, upstreamStatus: 200, fetchedAt: now, expiresAt: now + 1000, staleUntil: now + 2000 }),
-    'idempotency begin': () => t.rejects(idempotency.begin('new', 'fp'), { code: 'STATE_UNAVAILABLE' }),
+    'lookup set': () =>
+      lookups.set('k', {
+        json: Buffer.from('[]'),
+        count: 0,
+        upstreamStatus: 200,
+        fetchedAt: now,
+        expiresAt: now + 1000,
+        staleUntil: now + 2000
+      }),
+    'idempotency begin': () =>
+      t.rejects(idempotency.begin('new', 'fp'), { code: 'STATE_UNAVAILABLE' }),
     'idempotency complete': () => held[0]!.complete(RESPONSE),
     'idempotency release': () => held[1]!.release(),
-    'rate limit': () => new Promise<void>((resolve, reject) => rateLimits.incr('client:alice', (error, result) => {
-      if (error !== null) return reject(error)
-      t.equal(result?.current, 1, 'counted locally')
-      resolve()
-    }, 60_000, 10)),
+    'rate limit': () =>
+      new Promise<void>((resolve, reject) =>
+        rateLimits.incr(
+          'client:alice',
+          (error, result) => {
+            if (error !== null) return reject(error)
+            t.equal(result?.current, 1, 'counted locally')
+            resolve()
+          },
+          60_000,
+          10
+        )
+      ),
     'event publish': async () => {
-      await events.publish({ type: 'booking.booked', occurredAt: new Date().toISOString(), requestId: 'r', client: null, data: {} })
+      await events.publish({
+        type: 'booking.booked',
+        occurredAt: new Date().toISOString(),
+        requestId: 'r',
+        client: null,
+        data: {}
+      })
     },
-    'event replay': async () => t.equal((await events.since('1-0')).state, 'unavailable', 'a reader that resumes is told to reload'),
+    'event replay': async () =>
+      t.equal(
+        (await events.since('1-0')).state,
+        'unavailable',
+        'a reader that resumes is told to reload'
+      ),
     'token get': async () => t.equal(await tokens.get(), undefined),
-    'token renew': async () => t.equal((await tokens.renew(undefined, async () => ({ authorization: 'Bearer own', expiresAt: Date.now() + 60_000 }))).authorization, 'Bearer own', 'logged in without Redis')
+    'token renew': async () =>
+      t.equal(
+        (
+          await tokens.renew(undefined, async () => ({
+            authorization: 'Bearer own',
+            expiresAt: Date.now() + 60_000
+          }))
+        ).authorization,
+        'Bearer own',
+        'logged in without Redis'
+      )
   }
   return async function run (boundMs: number) {
     for (const [name, operation] of Object.entries(operations)) {
@@ -60,7 +104,10 @@ async function stores (t: Test, connection: RedisConnection) {
 test('a frozen Redis holds no call longer than the command timeout, before the health check has noticed', async (t) => {
   const server = await startRedisServer(t)
   // No health check within the test: every call reaches the frozen server and times out.
-  const connection = await connect(t, server, { healthCheckIntervalMs: 60_000, commandTimeoutMs: COMMAND_TIMEOUT_MS })
+  const connection = await connect(t, server, {
+    healthCheckIntervalMs: 60_000,
+    commandTimeoutMs: COMMAND_TIMEOUT_MS
+  })
   const run = await stores(t, connection)
   t.teardown(() => server.resume())
   server.pause()
@@ -92,12 +139,22 @@ test('the waits of a claim held elsewhere end within the command timeout when Re
   const settings = { healthCheckIntervalMs: 60_000, commandTimeoutMs: COMMAND_TIMEOUT_MS }
   const [a, b] = await Promise.all([connect(t, server, settings), connect(t, server, settings)])
   t.teardown(() => server.resume())
-  await createRedisIdempotencyStore({ connection: a, ttlMs: 60_000, claimTtlMs: 10_000 }).begin('held-1', 'fp')
-  const waiting = await createRedisIdempotencyStore({ connection: b, ttlMs: 60_000, claimTtlMs: 10_000 }).begin('held-1', 'fp')
+  await createRedisIdempotencyStore({ connection: a, ttlMs: 60_000, claimTtlMs: 10_000 }).begin(
+    'held-1',
+    'fp'
+  )
+  const waiting = await createRedisIdempotencyStore({
+    connection: b,
+    ttlMs: 60_000,
+    claimTtlMs: 10_000
+  }).begin('held-1', 'fp')
   if (waiting.state !== 'in-flight') throw new Error(`expected in flight, got ${waiting.state}`)
   server.pause()
   const started = performance.now()
   await waiting.settled
   const took = performance.now() - started
-  t.ok(took < COMMAND_TIMEOUT_MS + 300, `settled ${Math.round(took)} ms after the freeze (one poll interval and one command timeout at most)`)
+  t.ok(
+    took < COMMAND_TIMEOUT_MS + 300,
+    `settled ${Math.round(took)} ms after the freeze (one poll interval and one command timeout at most)`
+  )
 })

@@ -2,7 +2,12 @@ import { randomUUID } from 'node:crypto'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { Redis } from 'ioredis'
 import { test } from 'tap'
-import { createRedisTokenStore, LOCK_KEY, SESSION_KEY, type RedisTokenStoreOptions } from '../../../src/state/redis/token-store.ts'
+import {
+  createRedisTokenStore,
+  LOCK_KEY,
+  SESSION_KEY,
+  type RedisTokenStoreOptions
+} from '../../../src/state/redis/token-store.ts'
 import type { HubSession } from '../../../src/state/types.ts'
 import { connect, startRedisServer, until } from '../../helpers/redis-server.ts'
 
@@ -17,7 +22,10 @@ function hub (delayMs = 50) {
     login: (holder: string) => async (): Promise<HubSession> => {
       logins.push(holder)
       await sleep(delayMs)
-      return { authorization: `Bearer token-${logins.length}-${id}`, expiresAt: Date.now() + 60_000 }
+      return {
+        authorization: `Bearer token-${logins.length}-${id}`,
+        expiresAt: Date.now() + 60_000
+      }
     }
   }
 }
@@ -61,13 +69,20 @@ test('a holder whose rejected session was already replaced gets the new one with
   const first = await a.renew(undefined, login('A'))
   const second = await a.renew(first.authorization, login('A'))
   t.same(await b.renew(first.authorization, login('B')), second)
-  t.same(await b.renew(undefined, login('B')), second, 'a first login on B finds the shared session')
+  t.same(
+    await b.renew(undefined, login('B')),
+    second,
+    'a first login on B finds the shared session'
+  )
   t.same(logins, ['A', 'A'])
 })
 
 test('the session is stored until it expires, as a versioned value', async (t) => {
   const { a, b, raw } = await replicas(t)
-  const session = await a.renew(undefined, async () => ({ authorization: 'Bearer short', expiresAt: Date.now() + 150 }))
+  const session = await a.renew(undefined, async () => ({
+    authorization: 'Bearer short',
+    expiresAt: Date.now() + 150
+  }))
   const stored = JSON.parse(await raw.get(`test:${SESSION_KEY}`) ?? 'null')
   t.same(stored, { v: 1, ...session })
   const ttl = await raw.pttl(`test:${SESSION_KEY}`)
@@ -76,9 +91,17 @@ test('the session is stored until it expires, as a versioned value', async (t) =
   await until(async () => await b.get() === undefined, 2000, 'gone when expired')
   t.equal(await raw.get(`test:${LOCK_KEY}`), null, 'the lock was released')
 
-  for (const value of [JSON.stringify({ v: 2, authorization: 'Bearer other', expiresAt: Date.now() + 60_000 }), 'null', 'not json']) {
+  for (const value of [
+    JSON.stringify({ v: 2, authorization: 'Bearer other', expiresAt: Date.now() + 60_000 }),
+    'null',
+    'not json'
+  ]) {
     await raw.set(`test:${SESSION_KEY}`, value)
-    t.equal(await b.get(), undefined, `a session of another format is not used: ${value.slice(0, 10)}`)
+    t.equal(
+      await b.get(),
+      undefined,
+      `a session of another format is not used: ${value.slice(0, 10)}`
+    )
   }
 })
 
@@ -129,7 +152,10 @@ test('with Redis down, get() is undefined at once and renew() logs in without it
   const started = performance.now()
   t.equal(await a.get(), undefined)
   const session = await a.renew('Bearer old', login('A'))
-  t.ok(performance.now() - started < 50, `without waiting (${Math.round(performance.now() - started)} ms)`)
+  t.ok(
+    performance.now() - started < 50,
+    `without waiting (${Math.round(performance.now() - started)} ms)`
+  )
   t.match(session.authorization, /^Bearer token-1-/)
   t.same(logins, ['A'])
 
@@ -142,13 +168,21 @@ test('with Redis down, get() is undefined at once and renew() logs in without it
 test('many holders renewing at once log in once, however their reads and the lock interleave', async (t) => {
   const server = await startRedisServer(t)
   const connections = await Promise.all(Array.from({ length: 8 }, () => connect(t, server)))
-  const stores = connections.map(connection => createRedisTokenStore({ connection, lockTtlMs: 2000 }))
+  const stores = connections.map((connection) =>
+    createRedisTokenStore({ connection, lockTtlMs: 2000 })
+  )
   let rejected = 'Bearer expired'
   for (let round = 0; round < 10; round++) {
     const { logins, login } = hub(0)
-    const sessions = await Promise.all(stores.map((store, i) => store.renew(rejected, login(`holder ${i}`))))
+    const sessions = await Promise.all(
+      stores.map((store, i) => store.renew(rejected, login(`holder ${i}`)))
+    )
     t.equal(logins.length, 1, `round ${round}: one login`)
-    t.equal(new Set(sessions.map(s => s.authorization)).size, 1, `round ${round}: one session for all`)
+    t.equal(
+      new Set(sessions.map((s) => s.authorization)).size,
+      1,
+      `round ${round}: one session for all`
+    )
     rejected = sessions[0]?.authorization ?? ''
   }
 })
