@@ -30,22 +30,42 @@ function cell (text: string): string {
 
 /** The Markdown of docs/hub-operations.md. Deterministic: the same routes give the same text. */
 export function renderHubOperations (routes: readonly RouteOperations[]): string {
-  const header = ['Route', 'Hub operation', 'Address (development; production)', 'Headers', 'Parameters (route → hub)', 'Note']
+  const header = [
+    'Route',
+    'Hub operation',
+    'Address (development; production)',
+    'Headers',
+    'Parameters (route → hub)',
+    'Note'
+  ]
   const rows: string[][] = []
-  const sorted = [...routes].sort((a, b) => a.url.localeCompare(b.url) || a.method.localeCompare(b.method))
+  const sorted = [...routes].sort(
+    (a, b) => a.url.localeCompare(b.url) || a.method.localeCompare(b.method)
+  )
   for (const route of sorted) {
     for (const id of route.operations) {
       const op = operationOf(id)
       const development = hubAddress(op, 'development')
       const production = hubAddress(op, 'production')
-      rows.push([
-        `\`${route.method} ${route.url}\``,
-        `\`${op.id}\``,
-        development === production ? `\`${development}\`` : `\`${development}\`; \`${production}\``,
-        op.headers.map(h => h === 'apiKey' ? 'API key' : 'access token').join(', '),
-        op.params.length === 0 ? '(body; see the glossary)' : op.params.map(p => `\`${p.name}\` → \`${p.upstream}\`${p.alwaysQuery === true ? ' (always in the query)' : ''}`).join(', '),
-        op.note ?? ''
-      ].map(cell))
+      rows.push(
+        [
+          `\`${route.method} ${route.url}\``,
+          `\`${op.id}\``,
+          development === production
+            ? `\`${development}\``
+            : `\`${development}\`; \`${production}\``,
+          op.headers.map((h) => (h === 'apiKey' ? 'API key' : 'access token')).join(', '),
+          op.params.length === 0
+            ? '(body; see the glossary)'
+            : op.params
+              .map(
+                (p) =>
+                    `\`${p.name}\` → \`${p.upstream}\`${p.alwaysQuery === true ? ' (always in the query)' : ''}`
+              )
+              .join(', '),
+          op.note ?? ''
+        ].map(cell)
+      )
     }
   }
   return [
@@ -56,9 +76,9 @@ export function renderHubOperations (routes: readonly RouteOperations[]): string
     'For operators: the hub operation behind each route of the gateway, as the documented hub ' +
       'profile has it. Booking and SP2 operations have a development and a production ' +
       'prefix; the ' +
-      'documented profile uses the development one (a profile\'s `prefixes.sp2` and ' +
+      "documented profile uses the development one (a profile's `prefixes.sp2` and " +
       '`prefixes.booking` name the other). Parameters go in the query string. ' +
-      'Where the hub\'s documentation is silent the note says what the gateway does by default. ' +
+      "Where the hub's documentation is silent the note says what the gateway does by default. " +
       'A hub profile (`UPSTREAM_PROFILE_FILE`, [profiles.md](profiles.md)) changes any of ' +
       'it, for ' +
       'all operations or per operation. ' +
@@ -66,7 +86,7 @@ export function renderHubOperations (routes: readonly RouteOperations[]): string
     '',
     `| ${header.join(' | ')} |`,
     `| ${header.map(() => '---').join(' | ')} |`,
-    ...rows.map(row => `| ${row.join(' | ')} |`),
+    ...rows.map((row) => `| ${row.join(' | ')} |`),
     ''
   ].join('\n')
 }

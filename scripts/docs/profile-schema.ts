@@ -12,5 +12,15 @@ export const PROFILE_SCHEMA_PATH = 'deploy/profiles/profile.schema.json'
 export function renderProfileSchema (): string {
   // Through JSON: TypeBox's schema objects carry symbol keys, which JSON leaves out.
   const schema = JSON.parse(JSON.stringify(HubProfileSchema)) as Record<string, unknown>
-  return JSON.stringify({ $schema: 'https://json-schema.org/draft/2020-12/schema', $id: 'profile.schema.json', ...schema }, null, 2) + '\n'
+  return (
+    JSON.stringify(
+      {
+        $schema: 'https://json-schema.org/draft/2020-12/schema',
+        $id: 'profile.schema.json',
+        ...schema
+      },
+      null,
+      2
+    ) + '\n'
+  )
 }
