@@ -2,7 +2,10 @@
 // Kept free of imports from src/ so the children start fast and stay
 // independent of the gateway under test.
 
-/** The upstream addresses the gateway calls (docs/hub.md: BL lists and SP2 documents, development prefix). */
+/**
+ * The upstream addresses the gateway calls (docs/hub.md: BL lists and SP2 documents, development
+ * prefix).
+ */
 export const UPSTREAM_BL_PATH = '/V1/HUB/INT/AUTH/noblbc20/'
 export const UPSTREAM_SP2_PATH = '/HUB-DEV/document_sp2/host-to-host/'
 
@@ -11,7 +14,10 @@ export const UPSTREAM_SP2_PATH = '/HUB-DEV/document_sp2/host-to-host/'
  * mapping every hand-made server in the bench does; undefined when a
  * parameter is missing.
  */
-export function upstreamPathOf (route: 'bl' | 'sp2', query: Record<string, string | undefined>): string | undefined {
+export function upstreamPathOf (
+  route: 'bl' | 'sp2',
+  query: Record<string, string | undefined>
+): string | undefined {
   const { npwp, blNo, blDate } = query
   if (npwp === undefined) return undefined
   if (route === 'bl') return `${UPSTREAM_BL_PATH}?npwp=${encodeURIComponent(npwp)}`
