@@ -1,4 +1,4 @@
-// `npx tsx bench/fixed-cost-micro.ts`: the per-request changes of issue 25
+// `npx tsx bench/fixed-cost-micro.ts`: per-request changes to the fixed cost
 // measured in one process, before and after, interleaved (A, B, A, B…) and
 // timed by the process's CPU time, so that other work on the machine counts
 // for neither. Each pair runs the same work through the code as it was and

@@ -6,7 +6,7 @@
 // median per call over rounds and every round's figure.
 //
 // - request + signal: Pool#request with a deadline signal, the body read
-//   with stream events (the transport before issue 25's last change);
+//   with stream events (the transport before it moved to Pool#dispatch);
 // - request: the same without the signal;
 // - dispatch: Pool#dispatch with a handler that keeps the chunks, no body
 //   stream, the deadline a timer cleared at the end.

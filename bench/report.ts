@@ -123,7 +123,7 @@ export interface ReportInput {
 }
 
 export interface TargetResult {
-  /** The case, in the words. */
+  /** The case, as the targets table words it. */
   case: string
   measure: string
   measured: string

@@ -194,7 +194,7 @@ export const Sp2Container: ResourceSpec = {
   fields: sp2ContainerFields
 }
 
-// docs/hub.md#sp2-container, as answered by the cargo-owner lookup (4.1)
+// docs/hub.md#sp2-container, as answered by the cargo-owner lookup
 export const CargoOwnerContainer: ResourceSpec = {
   id: 'CargoOwnerContainer',
   title: "Container of a cargo owner's SP2 document",

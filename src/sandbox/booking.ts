@@ -71,7 +71,7 @@ export function postOffer (ctx: OperationContext): Answer {
   })
 }
 
-/** 4.9: booked notification (2.11) for the booking request named in the query string. */
+/** The booked notification for the booking request named in the query string. */
 export function postBooked (ctx: OperationContext): Answer {
   const check = objectBody(ctx)
   if (!check.ok) return check.answer

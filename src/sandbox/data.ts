@@ -380,7 +380,7 @@ export interface SandboxFixtures {
     twenty: BlFixture & { npwp: string, documents: number }
     fiveHundred: BlFixture & { npwp: string, documents: number }
   }
-  /** Booking request codes the booking calls (4.8, 4.9) accept. */
+  /** Booking request codes the booking calls (offer, booked) accept. */
   bookingRequestId: string
   bookingRequestIds: string[]
   unknownBookingRequestId: string

@@ -41,9 +41,9 @@ export function bc20ByNoPib ({ values, dataset }: OperationContext): Answer {
 }
 
 /**
- * 4.5 (parameters and response not shown): our choice is `nobl` and an array
- * of 2.8 records; a variant that also takes the taxpayer and the BL date
- * narrows the list by them.
+ * The BC 2.0 lookup by BL (parameters and answer not documented): our choice
+ * is `nobl` and an array of declaration records; a variant that also takes
+ * the taxpayer and the BL date narrows the list by them.
  */
 export function bc20ByNoBl ({ values, dataset }: OperationContext): Answer {
   const blDate = day(values.blDate)

@@ -1,7 +1,7 @@
 import { SANDBOX_PLATFORM_ID } from './constants.ts'
 import type { Platform } from './records.ts'
 
-// Truck platforms (2.5) that SP2 documents point at. Addresses use the
+// Truck platforms that SP2 documents point at. Addresses use the
 // reserved .example domain. Two of them leave the nullable fields null, one
 // fills them, so consumers meet both.
 export const PLATFORMS: readonly Platform[] = [

@@ -73,7 +73,7 @@ function time (hour: number, minute: number, second: number): string {
   return `${pad(hour)}:${pad(minute)}:${pad(second)}`
 }
 
-/** Builds one SP2 document (2.1) with every nested record. */
+/** Builds one SP2 document with every nested record. */
 export function makeSp2Document (input: Sp2Input): Sp2Document {
   const rng = createRng(input.seed)
   const { ids } = input

@@ -39,7 +39,7 @@ export function cargoOwnerContainers ({ values, dataset }: OperationContext): An
 }
 
 /**
- * 4.2 (payload and response not shown): our choice is a JSON body
+ * Finalizing (payload and answer not documented): our choice is a JSON body
  * `{"id_document_sp2": "<uuid>"}`; a variant that names the document in its
  * address takes it from there (and a body naming another is refused). The
  * sandbox is stateless, so finalizing does not change later lookups and may

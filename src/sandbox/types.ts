@@ -20,7 +20,7 @@ export interface SandboxOptions {
   accessToken?: string
   /** The path segment docs/hub.md writes HUB, default HUB. */
   pathSegment?: string
-  /** idPlatform accepted in offers (4.8), default SANDBOX_PLATFORM_ID. */
+  /** idPlatform accepted in offers, default SANDBOX_PLATFORM_ID. */
   platformId?: string
   /** Delay added before every answer, default 0. */
   latencyMs?: number

@@ -5,17 +5,15 @@
  * memory, state/memory/lookup-cache.ts) and, where there is one, a tier
  * shared by the replicas (SharedLookupTier).
  *
- * Written here rather than taken from async-cache-dedupe (which the issue
- * names): that library has no byte budget (its memory store counts entries,
- * and SP2 answers run from 2 KB to 1.4 MB), no stale-if-error (its `stale` is
- * stale-while-revalidate), and cannot tell a caller whether its answer came
- * from the cache, which `meta.cached` and the `age` header need. The store
- * is lru-cache (budget, TTL, clock); its `fetch` de-duplication is not used,
- * for what it cannot say: a `no-cache` caller must not join a call begun for
- * a plain lookup (its `forceRefresh` joins any fetch in flight), a stale
- * answer may stand in for some failures only (its `allowStaleOnFetchRejection`
- * is for all or none), a failure is remembered and answered again without a
- * call, and a joined call is `meta.cached` when it began before the caller.
+ * Written here rather than taken from async-cache-dedupe: that library has no byte budget (its
+ * memory store counts entries, and SP2 answers run from 2 KB to 1.4 MB), no stale-if-error (its
+ * `stale` is stale-while-revalidate), and cannot tell a caller whether its answer came from the
+ * cache, which `meta.cached` and the `age` header need. The store is lru-cache (budget, TTL,
+ * clock); its `fetch` de-duplication is not used, for what it cannot say: a `no-cache` caller must
+ * not join a call begun for a plain lookup (its `forceRefresh` joins any fetch in flight), a stale
+ * answer may stand in for some failures only (its `allowStaleOnFetchRejection` is for all or
+ * none), a failure is remembered and answered again without a call, and a joined call is
+ * `meta.cached` when it began before the caller.
  */
 import { systemClock, type Clock } from '../../clock.ts'
 import type { Config } from '../../config/load.ts'
