@@ -7,10 +7,10 @@ import { FUNCTION_LIBRARY, loadFunctionLibrary } from './state/redis/functions.t
  * The gateway's Redis function library, for the administrator's step that
  * loads it where the gateway's own Redis user may not (docs/redis.md):
  *
-  * node dist/redis-functions.js                 prints the library (… | redis-cli --user admin
-  * --askpass -x FUNCTION LOAD) node dist/redis-functions.js --load FILE     loads it over the
-  * redis:// or rediss:// URL held in FILE (a mounted secret), unless that Redis has it already,
-  * then exits
+ * node dist/redis-functions.js                 prints the library (… | redis-cli --user admin
+ * --askpass -x FUNCTION LOAD) node dist/redis-functions.js --load FILE     loads it over the
+ * redis:// or rediss:// URL held in FILE (a mounted secret), unless that Redis has it already,
+ * then exits
  *
  * Loading is idempotent: a library already there is left as it is (its name
  * holds a hash of its code). deploy/compose.yaml runs `--load` once before

@@ -670,12 +670,12 @@ export const Sp2Document: ResourceSpec = {
 }
 
 /*
-  * The answers of the writes (docs/hub.md#finalization-payload-and-answer,
-  * docs/hub.md#offer-answer-and-its-credentials, docs/hub.md#booked-answer: not shown). Each names
-  * the write in the API's words, as the /v1/events messages do: the gateway fills these fields from
-  * the request the hub accepted (`fromRequest`), so they are there whatever the hub echoes; the
-  * hub's own text is `upstreamMessage`; the hub's echoes of our fields, where it sends them, map
-  * onto the same names, and anything else it adds is kept, camelCased.
+ * The answers of the writes (docs/hub.md#finalization-payload-and-answer,
+ * docs/hub.md#offer-answer-and-its-credentials, docs/hub.md#booked-answer: not shown). Each names
+ * the write in the API's words, as the /v1/events messages do: the gateway fills these fields from
+ * the request the hub accepted (`fromRequest`), so they are there whatever the hub echoes; the
+ * hub's own text is `upstreamMessage`; the hub's echoes of our fields, where it sends them, map
+ * onto the same names, and anything else it adds is kept, camelCased.
  */
 const upstreamMessage: FieldSpec = {
   upstream: 'message',

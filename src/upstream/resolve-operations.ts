@@ -329,11 +329,11 @@ const FORM_ESCAPES: Record<string, string> = {
 }
 
 /**
-  * A query component encoded as URLSearchParams encodes it (application/x-www-form-urlencoded: a
-  * space as `+`, and `!'()~` escaped, which encodeURIComponent leaves, and a lone surrogate as
-  * U+FFFD), the hub's query strings unchanged byte for byte. Written out because URLSearchParams,
-  * an object per call, was 3 % of a BL lookup's CPU; test/upstream/upstream-requests.test.ts holds
-  * it to URLSearchParams over arbitrary strings.
+ * A query component encoded as URLSearchParams encodes it (application/x-www-form-urlencoded: a
+ * space as `+`, and `!'()~` escaped, which encodeURIComponent leaves, and a lone surrogate as
+ * U+FFFD), the hub's query strings unchanged byte for byte. Written out because URLSearchParams,
+ * an object per call, was 3 % of a BL lookup's CPU; test/upstream/upstream-requests.test.ts holds
+ * it to URLSearchParams over arbitrary strings.
  */
 export function formEncode (value: string): string {
   return FORM_SAFE.test(value)

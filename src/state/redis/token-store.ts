@@ -21,9 +21,9 @@ export interface RedisTokenStoreOptions {
 export const SESSION_KEY = 'hub-session'
 export const LOCK_KEY = 'hub-session:lock'
 /**
-  * Format of the session value; a reader ignores any other (the login-lock script in scripts.ts
-  * checks it too). `renewAt` and `refreshToken` are optional members of format 1: a reader without
-  * them ignores them.
+ * Format of the session value; a reader ignores any other (the login-lock script in scripts.ts
+ * checks it too). `renewAt` and `refreshToken` are optional members of format 1: a reader without
+ * them ignores them.
  */
 const VERSION = 1
 const POLL_FIRST_MS = 10
