@@ -21,7 +21,8 @@ const BUDGET = 4 * 1024 * 1024
  */
 const FIXED = 4 * 1024 * 1024
 
-test(`${LOOKUPS} distinct lookups: the memory retained after a full GC stays within CACHE_MAX_BYTES plus a fixed overhead`, async (t) => {
+test(`${LOOKUPS} distinct lookups: the memory retained after a full GC stays within ` +
+  'CACHE_MAX_BYTES plus a fixed overhead', async (t) => {
   const { code, result } = await runMemoryRun<{
     seconds: number
     retainedBytes: number
@@ -31,11 +32,13 @@ test(`${LOOKUPS} distinct lookups: the memory retained after a full GC stays wit
   }>('test/helpers/cache-memory-run.ts', [LOOKUPS, BUDGET])
   t.equal(code, 0, 'the run finished')
   t.comment(
-    `${LOOKUPS} lookups in ${result.seconds} s; ${result.entries} entries charged ${result.bytes} bytes; ${result.retainedBytes} bytes retained`
+    `${LOOKUPS} lookups in ${result.seconds} s; ${result.entries} entries charged ` +
+    `${result.bytes} bytes; ${result.retainedBytes} bytes retained`
   )
   t.ok(
     result.retainedBytes <= BUDGET + FIXED,
-    `retained ${(result.retainedBytes / 2 ** 20).toFixed(1)} MiB, within the ${BUDGET / 2 ** 20} MiB budget + ${FIXED / 2 ** 20} MiB`
+    `retained ${(result.retainedBytes / 2 ** 20).toFixed(1)} MiB, within the ${BUDGET / 2 ** 20} ` +
+    `MiB budget + ${FIXED / 2 ** 20} MiB`
   )
   t.ok(result.bytes <= BUDGET, 'the charged bytes within the budget')
   t.ok(result.entries > 1000, `the cache was in use (${result.entries} entries)`)

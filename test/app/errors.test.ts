@@ -50,14 +50,16 @@ test('every error has a code equal to its key, a real status and a human message
   t.notOk(isGatewayError(Object.assign(new Error('x'), { code: 'ECONNRESET' })))
 })
 
-test("a reused Idempotency-Key is a 422 of its own, distinct from the hub's refusals", async (t) => {
+test("a reused Idempotency-Key is a 422 of its own, distinct from the hub's " +
+  'refusals', async (t) => {
   const error = gatewayError('IDEMPOTENCY_KEY_REUSED')
   t.equal(error.statusCode, 422)
   t.match(error.message, /Idempotency-Key/)
   t.not(error.code, gatewayError('UPSTREAM_REJECTED').code)
 })
 
-test('an outcome the gateway cannot know is a 409 of its own: not a 5xx, which careful clients retry by themselves', async (t) => {
+test('an outcome the gateway cannot know is a 409 of its own: not a 5xx, which careful clients ' +
+  'retry by themselves', async (t) => {
   const error = gatewayError('OUTCOME_UNKNOWN')
   t.equal(error.statusCode, 409)
   t.match(error.message, /Idempotency-Key/)
@@ -169,7 +171,8 @@ test('pino logs an error of the table', async (t) => {
   t.notOk(err !== undefined && 'retryAfter' in err, 'an extra not given is not logged')
 })
 
-test("isGatewayError tells the table's errors, of given codes, from anything else thrown", async (t) => {
+test("isGatewayError tells the table's errors, of given codes, from anything else " +
+  'thrown', async (t) => {
   const timeout: unknown = gatewayError('UPSTREAM_TIMEOUT')
   t.ok(isGatewayError(timeout, 'UPSTREAM_UNAVAILABLE', 'UPSTREAM_TIMEOUT'))
   t.notOk(isGatewayError(timeout, 'UPSTREAM_UNAVAILABLE'), 'another code')
@@ -185,7 +188,8 @@ test("isGatewayError tells the table's errors, of given codes, from anything els
   t.notOk(isGatewayError(null))
 })
 
-test("upstreamStatusOf reads the hub's status off the errors made from its answers only", async (t) => {
+test("upstreamStatusOf reads the hub's status off the errors made from its answers " +
+  'only', async (t) => {
   t.equal(upstreamStatusOf(gatewayError('UPSTREAM_UNAVAILABLE', { upstreamStatus: 503 })), 503)
   t.equal(upstreamStatusOf(gatewayError('UPSTREAM_TIMEOUT')), undefined)
   t.equal(

@@ -31,7 +31,8 @@ test('a refused connection is UPSTREAM_UNAVAILABLE', async (t) => {
   t.equal(res.json().code, 'UPSTREAM_UNAVAILABLE')
 })
 
-test("the hub rejecting the gateway's own credentials is a 502, never the caller's 401", async (t) => {
+test("the hub rejecting the gateway's own credentials is a 502, never the caller's " +
+  '401', async (t) => {
   const { app } = await build(t, {
     env: { UPSTREAM_API_KEY: 'not-the-key', UPSTREAM_ACCESS_TOKEN: 'not-the-token' }
   })
@@ -44,7 +45,8 @@ test("the hub rejecting the gateway's own credentials is a 502, never the caller
 test('a hub body over the size limit is cut off as UPSTREAM_BAD_RESPONSE', async (t) => {
   const { app } = await build(t, { env: { UPSTREAM_MAX_RESPONSE_BYTES: '4096' } })
   const res = await app.inject({
-    url: `/v1/sp2/documents?npwp=${F.benchmark.twenty.npwp}&blNo=${F.benchmark.twenty.blNo}&blDate=${F.benchmark.twenty.blDate}`
+    url: `/v1/sp2/documents?npwp=${F.benchmark.twenty.npwp}&blNo=` +
+      `${F.benchmark.twenty.blNo}&blDate=${F.benchmark.twenty.blDate}`
   })
   t.equal(res.statusCode, 502)
   t.equal(res.json().code, 'UPSTREAM_BAD_RESPONSE')

@@ -9,7 +9,8 @@ import { PROFILES, runFaults } from '../faults/run.ts'
 // `npm run faults -- --seed <seed> --profile ci`, or FAULTS_SEED=<seed> here.
 tap.setTimeout(300_000)
 
-test('under replica kills, Redis restarts, freezes, a full Redis, a Sentinel failover and a slow hub, no key reaches the hub twice and every answer is a documented one', async (t) => {
+test('under replica kills, Redis restarts, freezes, a full Redis, a Sentinel failover and a slow ' +
+  'hub, no key reaches the hub twice and every answer is a documented one', async (t) => {
   const seed = process.env.FAULTS_SEED ?? randomBytes(4).toString('hex')
   t.comment(`seed ${seed} (replay: npm run faults -- --seed ${seed} --profile ci)`)
   const result = await runFaults({ profile: 'ci', seed, log: (line) => t.comment(line) })

@@ -228,10 +228,12 @@ const queryRequest: fc.Arbitrary<Request> = fc
     // Half the time, start from the route's own parameters with valid values, then add the hostile
     // pairs.
     const base = withValid
-      ? route.params.map(
-        (name) =>
-            `${name}=${encodeURIComponent(name === 'blDate' ? F.sp2.blDate : name === 'containerNo' ? F.sp2.containerNo : name === 'npwp' ? F.sp2.npwp : F.sp2.blNo)}`
-      )
+      ? route.params.map((name) => {
+        const value = name === 'blDate'
+          ? F.sp2.blDate
+          : name === 'containerNo' ? F.sp2.containerNo : name === 'npwp' ? F.sp2.npwp : F.sp2.blNo
+        return `${name}=${encodeURIComponent(value)}`
+      })
       : []
     const query = [
       ...base,
@@ -473,7 +475,8 @@ const SAFE_TO_HUB = new Set([
   'authorization'
 ])
 
-test('hostile input on every route: no 5xx, no crash, the envelope on every error, nothing invalid reaches the hub', async (t) => {
+test('hostile input on every route: no 5xx, no crash, the envelope on every error, nothing ' +
+  'invalid reaches the hub', async (t) => {
   const { app, sandbox, logs } = await build(t, {
     clients: [{ name: 'fuzzer', key: KEY, scopes: [...SCOPES], rateLimit: { max: 1_000_000 } }],
     env: { RATE_LIMIT_MAX: '1000000' },
@@ -484,7 +487,8 @@ test('hostile input on every route: no 5xx, no crash, the envelope on every erro
     JSON.stringify(
       logs.slice(from).map((line) => {
         const err = line.err as { code?: string; message?: string } | undefined
-        return `${String(line.msg)}${err === undefined ? '' : ` (${err.code ?? err.message ?? ''})`}`
+        return `${String(line.msg)}` +
+          `${err === undefined ? '' : ` (${err.code ?? err.message ?? ''})`}`
       })
     )
   const stats = {
@@ -501,7 +505,9 @@ test('hostile input on every route: no 5xx, no crash, the envelope on every erro
     const made = sandbox.count() - before
     const calls = made === 0 ? [] : sandbox.requests.slice(-made)
     if (status >= 500) problems.push(`answered ${status}`)
-    if (!/^[A-Za-z0-9\-_.:]{1,128}$/.test(String(res.headers['x-request-id']))) { problems.push('no sane x-request-id') }
+    if (!/^[A-Za-z0-9\-_.:]{1,128}$/.test(String(res.headers['x-request-id']))) {
+      problems.push('no ' + 'sane x-request-id')
+    }
     let code: string | undefined
     if (status >= 400 && request.method !== 'HEAD') {
       let body: Record<string, unknown> = {}
@@ -511,23 +517,40 @@ test('hostile input on every route: no 5xx, no crash, the envelope on every erro
         problems.push(`error body is not JSON: ${res.body.slice(0, 80)}`)
       }
       code = typeof body.code === 'string' ? body.code : undefined
-      if (!String(res.headers['content-type']).startsWith('application/json')) { problems.push('error is not application/json') }
+      if (!String(res.headers['content-type']).startsWith('application/json')) {
+        problems.push('error ' + 'is not application/json')
+      }
       if (body.statusCode !== status) problems.push('envelope statusCode differs')
-      if (code === undefined || !Object.hasOwn(errors, code)) { problems.push(`unknown code ${String(body.code)}`) }
+      if (code === undefined || !Object.hasOwn(errors, code)) {
+        problems.push('unknown code ' +
+        `${String(body.code)}`)
+      }
       if (body.error !== STATUS_CODES[status]) problems.push('envelope error differs')
-      if (typeof body.message !== 'string' || body.message === '') { problems.push('envelope has no message') }
-      if (body.requestId !== res.headers['x-request-id']) { problems.push('envelope requestId differs from x-request-id') }
+      if (typeof body.message !== 'string' || body.message === '') {
+        problems.push('envelope has ' +
+        'no message')
+      }
+      if (body.requestId !== res.headers['x-request-id']) {
+        problems.push('envelope requestId ' +
+        'differs from x-request-id')
+      }
       const extra = Object.keys(body).filter((k) => !ENVELOPE_KEYS.has(k))
       if (extra.length > 0) problems.push(`envelope has ${extra.join(', ')}`)
     }
     const reached = calls.length > 0
     const fromHub = code?.startsWith('UPSTREAM_') === true
-    if (reached && !(status < 300 || fromHub)) { problems.push(`reached the hub but answered ${status} ${String(code)}`) }
+    if (reached && !(status < 300 || fromHub)) {
+      problems.push('reached the hub but answered ' +
+      `${status} ${String(code)}`)
+    }
     if (fromHub && !reached) problems.push(`${String(code)} without a hub call`)
     for (const call of calls) {
       const leaked = Object.keys(call.headers).filter((h) => !SAFE_TO_HUB.has(h))
       if (leaked.length > 0) problems.push(`headers sent to the hub: ${leaked.join(', ')}`)
-      if (JSON.stringify(call.headers).includes(KEY)) { problems.push('the client key reached the hub') }
+      if (JSON.stringify(call.headers).includes(KEY)) {
+        problems.push('the client key reached ' +
+        'the hub')
+      }
     }
     return problems
   }
@@ -554,7 +577,9 @@ test('hostile input on every route: no 5xx, no crash, the envelope on every erro
       // What the gateway logged of it (an upstream failure's cause) says where to look.
       problems.push(`logged: ${loggedOf(logged)}`)
       throw new Error(
-        `${request.method} ${request.url.slice(0, 300)} ${JSON.stringify(request.headers).slice(0, 300)} ${String(request.payload).slice(0, 200)}: ${problems.join('; ')}`
+        `${request.method} ${request.url.slice(0, 300)} ` +
+        `${JSON.stringify(request.headers).slice(0, 300)} ` +
+        `${String(request.payload).slice(0, 200)}: ${problems.join('; ')}`
       )
     }
   }
@@ -626,7 +651,8 @@ test('hostile input on every route: no 5xx, no crash, the envelope on every erro
     .map(([c, n]) => `${c} ${n}`)
     .join(', ')
   t.comment(
-    `fuzz: ${stats.requests} requests in ${seconds} s (seed ${SEED}); ${stats.hubCalls} reached the hub; statuses ${statuses}; codes ${codes}`
+    `fuzz: ${stats.requests} requests in ${seconds} s (seed ${SEED}); ${stats.hubCalls} reached ` +
+    `the hub; statuses ${statuses}; codes ${codes}`
   )
   t.ok(stats.requests >= 6000, `${stats.requests} requests`)
   t.ok(

@@ -225,7 +225,9 @@ function textInputs (doc: Json): {
     const fields: Json = {}
     for (const [name, property] of Object.entries((body.properties ?? {}) as Json)) {
       if (overrides('body', name)) fields[name] = override!.value
-      else if ((body.required ?? []).includes(name) || property.type !== 'string') { fields[name] = property.examples?.[0] }
+      else if ((body.required ?? []).includes(name) || property.type !== 'string') {
+        fields[name] = property.examples?.[0]
+      }
     }
     return {
       method,
@@ -273,7 +275,8 @@ function reachedTheHub (requests: readonly RecordedRequest[]): string[] {
   return found
 }
 
-test('every text input of every route refuses 38 kinds of control, format and surrogate characters, escaped and raw, and sends nothing to the hub', async (t) => {
+test('every text input of every route refuses 38 kinds of control, format and surrogate ' +
+  'characters, escaped and raw, and sends nothing to the hub', async (t) => {
   const { app, sandbox } = await build(t, {
     env: { CACHE_TTL_SECONDS: '0', RATE_LIMIT_MAX: '1000000' }
   })
@@ -332,7 +335,8 @@ test('every text input of every route refuses 38 kinds of control, format and su
           const res = await app.inject(hostile(input, value, form))
           sent++
           const body = res.json()
-          const where = `${input.route} ${field} with ${kind} (${['middle', 'start', 'end'][v] ?? ''}, ${form})`
+          const where = `${input.route} ${field} with ${kind} ` +
+            `(${['middle', 'start', 'end'][v] ?? ''}, ${form})`
           if (res.statusCode !== 400 || body.code !== 'VALIDATION_FAILED') {
             t.fail(`${where}: answered ${res.statusCode} ${res.body.slice(0, 200)}`)
             continue
@@ -352,7 +356,9 @@ test('every text input of every route refuses 38 kinds of control, format and su
             input.format === 'text' ||
             input.format === 'date-time'
           ) {
-            if (named.field === field && !/found U\+[0-9A-F]{4,5} \(/.test(named.rule)) { t.fail(`${where}: the rule does not name the character: ${named.rule}`) }
+            if (named.field === field && !/found U\+[0-9A-F]{4,5} \(/.test(named.rule)) {
+              t.fail(`${where}: ` + `the rule does not name the character: ${named.rule}`)
+            }
           }
         }
       }
@@ -363,7 +369,8 @@ test('every text input of every route refuses 38 kinds of control, format and su
   t.same(reachedTheHub(sandbox.requests), [])
 })
 
-test('an identifier that is empty, blank or padded is refused with the rule it breaks', async (t) => {
+test('an identifier that is empty, blank or padded is refused with the rule it ' +
+  'breaks', async (t) => {
   const { app, sandbox } = await build(t)
   const { inputs, build: hostile } = textInputs(app.swagger() as Json)
   const identifiers = inputs.filter((i) => i.format === 'identifier')
@@ -389,7 +396,8 @@ test('an identifier that is empty, blank or padded is refused with the rule it b
   t.equal(sandbox.count(), 0)
 })
 
-test('the note is one line of text: accepted with letters of any script, emoji and spaces, not with a line break', async (t) => {
+test('the note is one line of text: accepted with letters of any script, emoji and spaces, not ' +
+  'with a line break', async (t) => {
   const { app, sandbox } = await build(t)
   const url = `/v1/bookings/${F.bookingRequestId}/booked`
   for (const note of [
@@ -436,7 +444,8 @@ test('a name the caller made up is echoed with its refused characters escaped', 
   ])
 })
 
-test('a body that is not UTF-8 is refused as such, not read as replacement characters', async (t) => {
+test('a body that is not UTF-8 is refused as such, not read as replacement ' +
+  'characters', async (t) => {
   const { app, sandbox } = await build(t)
   // A lone surrogate as raw bytes (ED A0 80), and a lone continuation byte.
   for (const bytes of [[0xed, 0xa0, 0x80], [0x80]]) {
@@ -457,7 +466,8 @@ test('a body that is not UTF-8 is refused as such, not read as replacement chara
   t.equal(sandbox.count(), 0)
 })
 
-test('headers the gateway forwards: a hostile x-request-id is replaced, never sent on; a hostile Idempotency-Key is refused', async (t) => {
+test('headers the gateway forwards: a hostile x-request-id is replaced, never sent on; a hostile ' +
+  'Idempotency-Key is refused', async (t) => {
   const { app, sandbox } = await build(t)
   const url = `/v1/customs/bc20/bills-of-lading?npwp=${F.taxpayer.npwp}`
   for (const { kind, text } of HOSTILE.filter((h) => !/[\ud800-\udfff]/.test(h.text))) {
@@ -478,7 +488,8 @@ test('headers the gateway forwards: a hostile x-request-id is replaced, never se
   ])
 })
 
-test("the caller's hub token (forward mode) with a control or format character is refused before any hub call", async (t) => {
+test("the caller's hub token (forward mode) with a control or format character is refused before " +
+  'any hub call', async (t) => {
   const { app, sandbox } = await build(t, {
     env: { UPSTREAM_CREDENTIALS: 'forward', UPSTREAM_ACCESS_TOKEN: '' }
   })
@@ -494,7 +505,8 @@ test("the caller's hub token (forward mode) with a control or format character i
   t.equal(sandbox.count(), 0)
 })
 
-test('raw bytes on the wire: a control or format character in the request line or a header is refused, nothing sent', async (t) => {
+test('raw bytes on the wire: a control or format character in the request line or a header is ' +
+  'refused, nothing sent', async (t) => {
   const { app, sandbox } = await build(t)
   await app.listen({ port: 0, host: '127.0.0.1' })
   const { port } = app.server.address() as { port: number }
@@ -533,7 +545,8 @@ test('raw bytes on the wire: a control or format character in the request line o
   }
   const header = await send(
     Buffer.from(
-      'GET /health/live HTTP/1.1\r\nHost: gateway\r\nX-Request-Id: a\u0001b\r\nConnection: close\r\n\r\n',
+      'GET /health/live HTTP/1.1\r\nHost: gateway\r\nX-Request-Id: a\u0001b\r\nConnection: ' +
+      'close\r\n\r\n',
       'latin1'
     )
   )

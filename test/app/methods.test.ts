@@ -14,7 +14,8 @@ import { build } from '../helpers/helper.ts'
 const LOOKUP = `/v1/customs/bc20/bills-of-lading?npwp=${F.taxpayer.npwp}`
 const OFFERS = `/v1/bookings/${F.bookingRequestId}/offers`
 
-test('a known path with the wrong method is 405 with Allow; an unknown path stays 404', async (t) => {
+test('a known path with the wrong method is 405 with Allow; an unknown path stays ' +
+  '404', async (t) => {
   const { app, sandbox } = await build(t)
   for (const [method, url, allow] of [
     ['DELETE', LOOKUP, 'GET, HEAD'],

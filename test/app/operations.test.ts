@@ -36,7 +36,8 @@ test('liveness and readiness answer in the envelope', async (t) => {
   )
 })
 
-test('metrics count requests by route and status and hub calls by operation and outcome', async (t) => {
+test('metrics count requests by route and status and hub calls by operation and ' +
+  'outcome', async (t) => {
   const { app } = await build(t)
   await app.inject({ url: `/v1/customs/bc20/bills-of-lading?npwp=${F.taxpayer.npwp}` })
   await app.inject({ url: '/v1/customs/bc261/containers?blNo=SBX-500' })
@@ -71,7 +72,8 @@ test('metrics count requests by route and status and hub calls by operation and 
   t.match(text, /process_resident_memory_bytes/)
 })
 
-test('while closing, readiness and other routes answer SHUTTING_DOWN; connections close after their answer', async (t) => {
+test('while closing, readiness and other routes answer SHUTTING_DOWN; connections close after ' +
+  'their answer', async (t) => {
   const sandbox = await startSandbox()
   t.teardown(() => sandbox.close())
   const config = resolveConfig({

@@ -7,7 +7,8 @@ import { request } from 'undici'
 /** The grace SIGTERM gives requests in flight: exiting by it, not before, would fail the bound. */
 const GRACE_MS = 60_000
 
-test('SIGTERM: requests in flight finish, new ones are refused, the process exits in time', async (t) => {
+test('SIGTERM: requests in flight finish, new ones are refused, the process exits in ' +
+  'time', async (t) => {
   // The gateway as npm start runs it (dist/main.js, built by tap's before step).
   const child = spawn(process.execPath, ['dist/main.js'], {
     // A loaded test machine would make the gateway (rightly) shed load; not the subject here.
@@ -81,7 +82,8 @@ test('SIGTERM: requests in flight finish, new ones are refused, the process exit
   t.same(
     answers.map((a) => a.status),
     Array(20).fill(200),
-    `every request in flight got its answer: ${JSON.stringify(answers.filter((a) => a.status !== 200).slice(0, 2))}`
+    'every request in flight got its answer: ' +
+    `${JSON.stringify(answers.filter((a) => a.status !== 200).slice(0, 2))}`
   )
   const [code] = await exited
   t.equal(code, 0)

@@ -31,7 +31,8 @@ test('taxpayer route reports a failed source in meta and returns the others', as
   t.notOk(body.data.some((d: { documentType: string }) => d.documentType === 'bc16'))
 })
 
-test('a list under an unexpected key is used when it is the only array, and the drift is logged', async (t) => {
+test('a list under an unexpected key is used when it is the only array, and the drift is ' +
+  'logged', async (t) => {
   const { app, logs } = await build(t)
   const res = await app.inject({ url: '/v1/customs/bc28/containers?blNo=SBX-DRIFT' })
   t.equal(res.statusCode, 200, res.body)
@@ -42,7 +43,8 @@ test('a list under an unexpected key is used when it is the only array, and the 
   t.type(drift?.requestId, 'string')
 })
 
-test('write answers hold one name per thing when the hub echoes the booking in another spelling (sandbox SNAKE)', async (t) => {
+test('write answers hold one name per thing when the hub echoes the booking in another spelling ' +
+  '(sandbox SNAKE)', async (t) => {
   const { app, sandbox } = await build(t)
   const offer = await app.inject({
     method: 'POST',
@@ -59,7 +61,8 @@ test('write answers hold one name per thing when the hub echoes the booking in a
       offeredAt: '2024-03-01T08:15:00+07:00',
       upstreamMessage: 'Penawaran berhasil dikirim'
     },
-    'id_request_booking and id_service_order are ours already: dropped, not answered as idRequestBooking and idServiceOrder'
+    'id_request_booking and id_service_order are ours already: dropped, not answered as ' +
+    'idRequestBooking and idServiceOrder'
   )
   const booked = await app.inject({
     method: 'POST',

@@ -22,9 +22,11 @@ const HUB = {
   PLATFORM_ID: 'p'
 }
 
-test('in production without a hub the configuration is refused, unless the sandbox is asked for', async (t) => {
+test('in production without a hub the configuration is refused, unless the sandbox is asked ' +
+  'for', async (t) => {
   t.same(problemsOf({ NODE_ENV: 'production' }), [
-    "UPSTREAM_HUB_URL: is required with NODE_ENV=production (set UPSTREAM_HUB_URL and UPSTREAM_BASE_URL, or SANDBOX=true to serve the built-in sandbox's seeded data)"
+    'UPSTREAM_HUB_URL: is required with NODE_ENV=production (set UPSTREAM_HUB_URL and ' +
+    "UPSTREAM_BASE_URL, or SANDBOX=true to serve the built-in sandbox's seeded data)"
   ])
   t.same(
     problemsOf({ NODE_ENV: 'production', SANDBOX: 'true' }),
@@ -71,7 +73,8 @@ async function linesUntilDocs (
   return seen
 }
 
-test('the server refuses to start in production without a hub, with a config error line', async (t) => {
+test('the server refuses to start in production without a hub, with a config error ' +
+  'line', async (t) => {
   const child = startServer({ NODE_ENV: 'production' })
   t.teardown(() => {
     child.kill('SIGKILL')
@@ -92,13 +95,16 @@ test('the server refuses to start in production without a hub, with a config err
       .split('\n')
       .filter((l) => l.startsWith('config error:')),
     [
-      "config error: UPSTREAM_HUB_URL: is required with NODE_ENV=production (set UPSTREAM_HUB_URL and UPSTREAM_BASE_URL, or SANDBOX=true to serve the built-in sandbox's seeded data)"
+      'config error: UPSTREAM_HUB_URL: is required with NODE_ENV=production (set ' +
+      "UPSTREAM_HUB_URL and UPSTREAM_BASE_URL, or SANDBOX=true to serve the built-in sandbox's " +
+      'seeded data)'
     ]
   )
   t.notMatch(stdout, /sandbox/, 'no sandbox was started')
 })
 
-test('with SANDBOX=true in production it starts the sandbox; unknown settings get one warning each; the docs URL is given', async (t) => {
+test('with SANDBOX=true in production it starts the sandbox; unknown settings get one warning ' +
+  'each; the docs URL is given', async (t) => {
   const child = startServer({
     NODE_ENV: 'production',
     SANDBOX: 'true',
@@ -168,7 +174,8 @@ test('the prefixes and known names come from ConfigSchema', async (t) => {
     'an unknown name without a near setting')
 })
 
-test('did you mean: the one setting within a few edits, over names without case and underscores, the unit optional', async (t) => {
+test('did you mean: the one setting within a few edits, over names without case and underscores, ' +
+  'the unit optional', async (t) => {
   const meant = (name: string) => unknownSettings({ [name]: 'x' })[0]?.meant
   const cases: Array<[string, string]> = [
     ['UPSTREAM_HUBURL', 'UPSTREAM_HUB_URL'],
@@ -210,10 +217,14 @@ test('did you mean: the one setting within a few edits, over names without case 
   )
 })
 
-test('in production a variable close to REDIS_URL, REDIS_KEY_PREFIX, REDIS_SENTINELS, CLIENTS_FILE or a hub setting stops start-up', async (t) => {
+test('in production a variable close to REDIS_URL, REDIS_KEY_PREFIX, REDIS_SENTINELS, ' +
+  'CLIENTS_FILE or a hub setting stops start-up', async (t) => {
   const production = { NODE_ENV: 'production', SANDBOX: 'true' }
   const refusal = (name: string, setting: string) =>
-    `${name}: is no setting; did you mean ${setting}? With NODE_ENV=production a misspelt setting of the shared state (REDIS_URL, REDIS_KEY_PREFIX, REDIS_SENTINELS), of the callers (CLIENTS_FILE) or of the hub (UPSTREAM_*) stops start-up rather than run without it: rename or remove ${name}`
+    `${name}: is no setting; did you mean ${setting}? With NODE_ENV=production a misspelt ` +
+    'setting of the shared state (REDIS_URL, REDIS_KEY_PREFIX, REDIS_SENTINELS), of the callers ' +
+    '(CLIENTS_FILE) or of the hub (UPSTREAM_*) stops start-up rather than run without it: rename ' +
+    `or remove ${name}`
   t.same(problemsOf({ ...production, REDIS_UR: 'redis://redis:6379' }), [
     refusal('REDIS_UR', 'REDIS_URL')
   ])
@@ -265,7 +276,8 @@ test('in production a variable close to REDIS_URL, REDIS_KEY_PREFIX, REDIS_SENTI
   t.notMatch(stdout, /sandbox/, 'before anything started')
 })
 
-test('TRUST_PROXY: unset, a hop count, or addresses and CIDRs; anything else is refused', async (t) => {
+test('TRUST_PROXY: unset, a hop count, or addresses and CIDRs; anything else is ' +
+  'refused', async (t) => {
   for (const good of [
     '1',
     '2',
@@ -331,7 +343,8 @@ test('per-address limits and logged addresses follow TRUST_PROXY', async (t) => 
   }
 })
 
-test('HOST unset: every interface when callers authenticate, loopback while authentication is off', async (t) => {
+test('HOST unset: every interface when callers authenticate, loopback while authentication is ' +
+  'off', async (t) => {
   t.same(
     listenHost(loadConfig({})),
     { host: '127.0.0.1', loopbackByDefault: true },

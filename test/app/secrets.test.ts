@@ -120,7 +120,8 @@ function echoed (secret: string): fc.Arbitrary<string> {
   )
 }
 
-test('scrubSecrets: no 8-character piece of a secret survives, in any case, with or without its scheme, wherever it is cut', async (t) => {
+test('scrubSecrets: no 8-character piece of a secret survives, in any case, with or without its ' +
+  'scheme, wherever it is cut', async (t) => {
   const scenario = fc
     .tuple(secretText, secretText, fc.constantFrom('Bearer ', 'Token ', 'bearer ', ''))
     .chain(([key, token, scheme]) => {
@@ -135,7 +136,8 @@ test('scrubSecrets: no 8-character piece of a secret survives, in any case, with
   fc.assert(
     fc.property(scenario, ([secrets, message, cut]) => {
       const pieces = piecesOf(secrets)
-      // Scrubbed whole, and scrubbed as a hub answer cut anywhere (the hub's cut, then ours at 500).
+      // Scrubbed whole, and scrubbed as a hub answer cut anywhere (the hub's cut, then ours at
+      // 500).
       for (const out of [
         scrubSecrets(message, secrets),
         hubMessage(400, JSON.stringify({ message: message.slice(cut) }), secrets) ?? '',
@@ -148,7 +150,9 @@ test('scrubSecrets: no 8-character piece of a secret survives, in any case, with
             `${JSON.stringify(leaked)} of a secret survived in ${JSON.stringify(out)}`
           )
         }
-        if (out.length > MESSAGE_LIMIT && out !== scrubSecrets(message, secrets)) { throw new Error('longer than the limit') }
+        if (out.length > MESSAGE_LIMIT && out !== scrubSecrets(message, secrets)) {
+          throw new Error('longer ' + 'than the limit')
+        }
       }
     }),
     { seed: 1414, numRuns: 3000 }
@@ -175,7 +179,9 @@ test('hubMessage: a 4xx\'s message only; 5xx bodies are not passed on', async (t
   const body = JSON.stringify({ message: 'at /srv/hub/app.py line 12 (db01.internal)' })
   t.equal(hubMessage(400, body, []), 'at /srv/hub/app.py line 12 (db01.internal)')
   t.equal(hubMessage(404, body, []), 'at /srv/hub/app.py line 12 (db01.internal)')
-  for (const status of [500, 502, 503, 504, 200, 302]) { t.equal(hubMessage(status, body, []), undefined, String(status)) }
+  for (const status of [500, 502, 503, 504, 200, 302]) {
+    t.equal(hubMessage(status, body, []), undefined, String(status))
+  }
   t.equal(hubMessage(400, 'not json', []), undefined)
   t.equal(hubMessage(400, '{"message":""}', []), undefined)
   t.equal(hubMessage(400, JSON.stringify({ message: 'y'.repeat(2000) }), [])?.length, MESSAGE_LIMIT)
@@ -194,7 +200,8 @@ test('hubError: the text in a list of errors, by index (errors.0.detail), scrubb
   t.equal(pick([['x']], '0.0'), 'x')
 })
 
-test("a hub echoing the gateway's key and token in pieces and other cases: none of it reaches the caller", async (t) => {
+test("a hub echoing the gateway's key and token in pieces and other cases: none of it reaches " +
+  'the caller', async (t) => {
   const key = 'sk-live-7d1e0c9b2a4fQ8'
   const token = 'tok-live-3c5e8a1f9d0bZZ'
   // A small real hub that answers every call with an error echoing what it was sent.
@@ -252,7 +259,8 @@ test("a hub echoing the gateway's key and token in pieces and other cases: none 
   )
 })
 
-test("a key sent in the URL never reaches a log line; the route's own parameters stay readable", async (t) => {
+test("a key sent in the URL never reaches a log line; the route's own parameters stay " +
+  'readable', async (t) => {
   const key = 'cgw_Qm9vZ2llV29vZ2llU2VjcmV0S2V5MDEyMzQ1Njc4OWFiY2Q'
   for (const clients of [
     undefined,

@@ -46,7 +46,8 @@ const UPSTREAM = {
   HOST: '127.0.0.1'
 }
 
-test('with an upstream and no CLIENTS_FILE the server refuses to start, with one clear line', async (t) => {
+test('with an upstream and no CLIENTS_FILE the server refuses to start, with one clear ' +
+  'line', async (t) => {
   const { code, stderr, stdout } = await output(run(['dist/main.js'], UPSTREAM))
   t.equal(code, 1)
   t.same(
@@ -55,7 +56,8 @@ test('with an upstream and no CLIENTS_FILE the server refuses to start, with one
       .split('\n')
       .filter((l) => l.startsWith('config error:')),
     [
-      'config error: CLIENTS_FILE: is required when an upstream is configured (see docs/security.md#clients-and-keys)'
+      'config error: CLIENTS_FILE: is required when an upstream is configured (see ' +
+      'docs/security.md#clients-and-keys)'
     ],
     stderr
   )
@@ -81,7 +83,8 @@ async function firstLines (child: ReturnType<typeof run>) {
   return { seen, address: /listening at (http:\/\/[^ ]+)/.exec(String(seen.at(-1)?.msg))?.[1] }
 }
 
-test('on the sandbox without CLIENTS_FILE, the first log line says so and that authentication is off', async (t) => {
+test('on the sandbox without CLIENTS_FILE, the first log line says so and that authentication is ' +
+  'off', async (t) => {
   const child = run(['dist/main.js'], { PORT: '0', HOST: '127.0.0.1' })
   t.teardown(() => {
     child.kill('SIGKILL')
@@ -96,7 +99,8 @@ test('on the sandbox without CLIENTS_FILE, the first log line says so and that a
   t.equal(res.status, 200, 'no key needed')
 })
 
-test('on the sandbox with a CLIENTS_FILE made by the key command, keys are required and the new key works', async (t) => {
+test('on the sandbox with a CLIENTS_FILE made by the key command, keys are required and the new ' +
+  'key works', async (t) => {
   const made = await output(
     run(
       [
@@ -169,7 +173,8 @@ test('the key command refuses bad arguments', async (t) => {
   }
 })
 
-test('a hub over plain http:// to another machine is a warning at start-up; loopback is not', async (t) => {
+test('a hub over plain http:// to another machine is a warning at start-up; loopback is ' +
+  'not', async (t) => {
   const file = writeTempFile(
     t,
     JSON.stringify([{ name: 'yard-app', keySha256: hashClientKey('k'), scopes: ['customs:read'] }])

@@ -53,7 +53,8 @@ function untilClosed (socket: Socket, from: number): Promise<{ text: string, ms:
   })
 }
 
-test('a client sending its headers slowly is cut off after SERVER_HEADERS_TIMEOUT_MS', async (t) => {
+test('a client sending its headers slowly is cut off after ' +
+  'SERVER_HEADERS_TIMEOUT_MS', async (t) => {
   const address = await startServer(t, {
     SERVER_HEADERS_TIMEOUT_MS: '1000',
     SERVER_REQUEST_TIMEOUT_MS: LATER_MS
@@ -85,7 +86,8 @@ test('a client sending its headers slowly is cut off after SERVER_HEADERS_TIMEOU
   )
 })
 
-test('past SERVER_MAX_CONNECTIONS a new connection is closed at once; a freed place is taken again', async (t) => {
+test('past SERVER_MAX_CONNECTIONS a new connection is closed at once; a freed place is taken ' +
+  'again', async (t) => {
   // Any timeout that could close the extra connection later is 60 s.
   const address = await startServer(t, {
     SERVER_MAX_CONNECTIONS: '3',

@@ -2,12 +2,12 @@ import { test } from 'tap'
 import { runMemoryRun } from '../helpers/memory-runs.ts'
 
 /**
-  * A bounded soak: test/helpers/soak-run.ts sends a fixed number of requests, valid and hostile
-  * mixed (lookups fresh, cached, no-cache and failing; writes with and without Idempotency-Key; bad
-  * parameters, deep, large and non-JSON bodies, bad keys, wrong scopes, unknown routes; event
-  * sockets past their cap, unread or not answering pings; half-sent requests), to the gateway on
-  * loopback, with the sandbox in another process, and samples its memory after full collections. A
-  * longer soak: `node --expose-gc --import tsx test/helpers/soak-run.ts 200000`.
+ * A bounded soak: test/helpers/soak-run.ts sends a fixed number of requests, valid and hostile
+ * mixed (lookups fresh, cached, no-cache and failing; writes with and without Idempotency-Key; bad
+ * parameters, deep, large and non-JSON bodies, bad keys, wrong scopes, unknown routes; event
+ * sockets past their cap, unread or not answering pings; half-sent requests), to the gateway on
+ * loopback, with the sandbox in another process, and samples its memory after full collections. A
+ * longer soak: `node --expose-gc --import tsx test/helpers/soak-run.ts 200000`.
  */
 const REQUESTS = 20_000
 const MiB = 1024 * 1024
@@ -29,13 +29,15 @@ interface Result {
   eventSocketsLeft: number
 }
 
-test(`soak: ${REQUESTS} requests, valid and hostile: memory ends where it started plus the caches, no error, no undocumented 5xx`, async (t) => {
+test(`soak: ${REQUESTS} requests, valid and hostile: memory ends where it started plus the ` +
+  'caches, no error, no undocumented 5xx', async (t) => {
   const { code, result } = await runMemoryRun<Result>('test/helpers/soak-run.ts', [REQUESTS])
   t.equal(code, 0, 'the run finished')
   const mb = (bytes: number) => `${(bytes / MiB).toFixed(1)} MiB`
   t.comment(`${REQUESTS} requests in ${result.seconds} s: ${JSON.stringify(result.statuses)}`)
   t.comment(
-    `heap ${result.samples.map((s) => mb(s.heap)).join(' → ')}; rss ${result.samples.map((s) => mb(s.rss)).join(' → ')}`
+    `heap ${result.samples.map((s) => mb(s.heap)).join(' → ')}; rss ` +
+    `${result.samples.map((s) => mb(s.rss)).join(' → ')}`
   )
 
   // The caches the gateway may fill: the lookup cache's budget, and the idempotency store's entries
@@ -61,7 +63,8 @@ test(`soak: ${REQUESTS} requests, valid and hostile: memory ends where it starte
   const rssGrown = result.end.rss - result.start.rss
   t.ok(
     rssGrown <= RSS_ALLOWANCE,
-    `rss grew ${mb(rssGrown)} (${mb(result.start.rss)} → ${mb(result.end.rss)}), within ${mb(RSS_ALLOWANCE)}`
+    `rss grew ${mb(rssGrown)} (${mb(result.start.rss)} → ${mb(result.end.rss)}), within ` +
+    `${mb(RSS_ALLOWANCE)}`
   )
 
   t.same(result.errorLines, [], 'no error log line')
@@ -77,7 +80,8 @@ test(`soak: ${REQUESTS} requests, valid and hostile: memory ends where it starte
   t.ok(result.statuses['200']! > REQUESTS / 3, 'valid requests were served')
   t.ok(
     result.sockets.opened > 0 && result.sockets.refused > 0,
-    `event sockets opened (${result.sockets.opened}) and refused past the cap (${result.sockets.refused})`
+    `event sockets opened (${result.sockets.opened}) and refused past the cap ` +
+    `(${result.sockets.refused})`
   )
   t.equal(result.eventSocketsLeft, 0, 'every event socket is gone once its client is')
 })

@@ -44,7 +44,8 @@ test('every route answers 200 when tried with its documented examples', async (t
   for (const [path, methods] of Object.entries(doc.paths)) {
     for (const [method, op] of Object.entries(methods)) {
       if (path === '/v1/events') continue // a WebSocket; see events.test.ts
-      if (path === '/v1/events/stream') continue // an event stream that never ends; see events-stream.test.ts
+      // an event stream that never ends; see events-stream.test.ts
+      if (path === '/v1/events/stream') continue
       let url = path
       const query = new URLSearchParams()
       for (const p of op.parameters ?? []) {
@@ -88,7 +89,8 @@ test('every route answers 200 when tried with its documented examples', async (t
         const valid = ajv.validate(fix(schema), res.json())
         t.ok(
           valid,
-          `${method.toUpperCase()} ${path}: the body matches its documented schema ${JSON.stringify(ajv.errors?.slice(0, 2))}`
+          `${method.toUpperCase()} ${path}: the body matches its documented schema ` +
+            `${JSON.stringify(ajv.errors?.slice(0, 2))}`
         )
       }
       tried++

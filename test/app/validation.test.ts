@@ -239,7 +239,8 @@ const CASES: Array<{
   }
 ]
 
-test('bad input is rejected with the field and the rule, and nothing reaches the hub', async (t) => {
+test('bad input is rejected with the field and the rule, and nothing reaches the ' +
+  'hub', async (t) => {
   const { app, sandbox } = await build(t)
   for (const c of CASES) {
     const res = await app.inject({
@@ -315,7 +316,8 @@ test('blDate: the years 1900 to 2100 are accepted, the rule says so', async (t) 
   )
 })
 
-test('offeredAt: a leap second, a year outside 1900-2100, or a hub-local time outside them is a 400 naming the rule; the edges inside reach the hub as written', async (t) => {
+test('offeredAt: a leap second, a year outside 1900-2100, or a hub-local time outside them is a ' +
+  '400 naming the rule; the edges inside reach the hub as written', async (t) => {
   // The hub's zone is +07:00 (the hub profile's timeZone by default).
   const { app, sandbox } = await build(t)
   const url = `/v1/bookings/${F.bookingRequestId}/offers`

@@ -105,7 +105,8 @@ function samples (doc: {
   return out
 }
 
-test('scope matrix: every route with a key holding its scope, a key lacking it, no key and a wrong key', async (t) => {
+test('scope matrix: every route with a key holding its scope, a key lacking it, no key and a ' +
+  'wrong key', async (t) => {
   const { app, sandbox } = await build(t, { clients: CLIENTS })
   const doc = app.swagger() as unknown as { paths: Record<string, Record<string, Operation>> }
   const all = samples(doc)
@@ -219,7 +220,9 @@ test('the OpenAPI document declares the bearer scheme and each route\'s scope', 
         ? `**Scope:** \`${scopes[0]}\``
         : `**Scopes:** ${scopes.map((scope) => `\`${scope}\``).join(' and ')}, all of them`
     t.match(s.op.description, named, `${s.route}: the description names the scopes`)
-    for (const status of ['401', '403', '429']) { t.ok(status in (s.op.responses ?? {}), `${s.route}: declares ${status}`) }
+    for (const status of ['401', '403', '429']) {
+      t.ok(status in (s.op.responses ?? {}), `${s.route}: ` + `declares ${status}`)
+    }
   }
 })
 
@@ -240,7 +243,8 @@ async function appSeeingClient (
   return { app, seen }
 }
 
-test('with authentication off (sandbox, no CLIENTS_FILE) request.client is null, whatever the caller sends', async (t) => {
+test('with authentication off (sandbox, no CLIENTS_FILE) request.client is null, whatever the ' +
+  'caller sends', async (t) => {
   const { app, seen } = await appSeeingClient(t, {})
   t.equal(app.clients, null)
   t.equal(
@@ -292,12 +296,14 @@ async function startUpProblems (config: GatewayConfig, sandbox = false): Promise
 
 test('start-up: an upstream without CLIENTS_FILE is refused with a clear line', async (t) => {
   t.same(await startUpProblems(configFor()), [
-    'CLIENTS_FILE: is required when an upstream is configured (see docs/security.md#clients-and-keys)'
+    'CLIENTS_FILE: is required when an upstream is configured (see ' +
+    'docs/security.md#clients-and-keys)'
   ])
   t.same(await startUpProblems(configFor(), true), [], 'in sandbox mode it may be left out')
 })
 
-test('start-up: a bad clients file is refused with one line per problem, naming the entry and the field', async (t) => {
+test('start-up: a bad clients file is refused with one line per problem, naming the entry and ' +
+  'the field', async (t) => {
   const good = { name: 'yard-app', keySha256: 'a'.repeat(64), scopes: ['customs:read'] }
   const cases: Array<[string, string, RegExp[]]> = [
     ['missing file', '', [/^CLIENTS_FILE: cannot read .*ENOENT/]],
@@ -354,7 +360,11 @@ test('start-up: a bad clients file is refused with one line per problem, naming 
       problems.every((p) => !p.includes('\n')),
       `${name}: one line each`
     )
-    if (name !== 'bad fields' && name !== 'required fields') { t.equal(problems.length, expected.length, `${name}: ${JSON.stringify(problems)}`) }
+    if (name !== 'bad fields' && name !== 'required ' +
+      'fields') {
+      t.equal(problems.length, expected.length, `${name}: ` +
+      `${JSON.stringify(problems)}`)
+    }
   }
 })
 
@@ -377,7 +387,8 @@ test('start-up: a /v1 route without an access rule cannot be registered', async 
   )
 })
 
-test('the WebSocket takes its key from Authorization or, for browsers, from Sec-WebSocket-Protocol, never from the URL', async (t) => {
+test('the WebSocket takes its key from Authorization or, for browsers, from ' +
+  'Sec-WebSocket-Protocol, never from the URL', async (t) => {
   const { app } = await build(t, { clients: CLIENTS })
   await app.listen({ port: 0, host: '127.0.0.1' })
   const { port } = app.server.address() as { port: number }
@@ -450,7 +461,8 @@ test('the WebSocket takes its key from Authorization or, for browsers, from Sec-
   byProtocol.socket?.terminate()
 })
 
-test('a subprotocol key counts on a real upgrade only: a plain GET carrying Upgrade: websocket is a plain GET', async (t) => {
+test('a subprotocol key counts on a real upgrade only: a plain GET carrying Upgrade: websocket ' +
+  'is a plain GET', async (t) => {
   const { app } = await build(t, { clients: CLIENTS })
   const protocol = (key: string) => ({
     upgrade: 'websocket',

@@ -316,7 +316,8 @@ test('rows of cases not run are n/a, and so are the container\'s without it', as
     Array(6).fill(['n/a', 'not run (`--no-container`)']))
 })
 
-test('unpinned, the CPU ratios are shown but not judged; latency and memory still are', async (t) => {
+test('unpinned, the CPU ratios are shown but not judged; latency and memory still ' +
+  'are', async (t) => {
   const rows = evaluateTargets(
     input(fullRun({ bl: 200 }), ['--no-pin'], {
       pinning: { pinned: false, text: 'not pinned (`--no-pin`)', seen: [] }
@@ -331,7 +332,8 @@ test('unpinned, the CPU ratios are shown but not judged; latency and memory stil
   t.equal(rows[0]?.floor, undefined)
 })
 
-test("the report names the pinning, the mode, the CPU time and where the run departs from the targets' conditions", async (t) => {
+test('the report names the pinning, the mode, the CPU time and where the run departs from the ' +
+  "targets' conditions", async (t) => {
   const pinned = renderReport(input(fullRun()))
   t.match(
     pinned,
@@ -389,7 +391,8 @@ test("the report names the pinning, the mode, the CPU time and where the run dep
   t.match(used, /the gateways opened 2 connections and sent 1,234 commands/)
 })
 
-test('options: pinning and the references are on unless turned off; --redis leaves REDIS_URL to the bench', async (t) => {
+test('options: pinning and the references are on unless turned off; --redis leaves REDIS_URL to ' +
+  'the bench', async (t) => {
   const defaults = parseOptions([])
   t.equal(defaults.pin, true)
   t.equal(defaults.references, true)

@@ -107,7 +107,12 @@ test('npm run bench: a short pinned round produces the CPU, targets and referenc
         `${name}'s threads all on CPU ${server ?? '?'}, as read from /proc`
       )
     }
-    for (const name of ['bench (autocannon)', 'upstream', 'redis']) { t.ok(pinning.includes(`${name} ${load ?? '?'}`), `${name} on CPU ${load ?? '?'}`) }
+    for (const name of ['bench ' +
+      '(autocannon)', 'upstream', 'redis']) {
+      t.ok(pinning.includes(`${name} ` +
+      `${load ?? '?'}`), `${name} ` +
+      `on CPU ${load ?? '?'}`)
+    }
   } else {
     t.match(pinning, /^not pinned: /, 'one CPU: unpinned, and said')
   }

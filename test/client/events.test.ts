@@ -39,7 +39,8 @@ function recorder () {
 }
 
 t.test(
-  'receives a booked event posted through the API, with the key as the bearer subprotocol and never in the URL',
+  'receives a booked event posted through the API, with the key as the bearer subprotocol and ' +
+  'never in the URL',
   async (t) => {
     const gateway = await listeningGateway(t)
     const seen = recorder()
@@ -142,7 +143,8 @@ t.test(
 )
 
 t.test(
-  'an unknown key is refused, reported, and retried with growing, jittered delays until unsubscribed',
+  'an unknown key is refused, reported, and retried with growing, jittered delays until ' +
+  'unsubscribed',
   async (t) => {
     const gateway = await listeningGateway(t)
     const seen = recorder()
@@ -195,7 +197,8 @@ t.test(
     t.match(seen.errors[0], {
       closeCode: 1006,
       retryInMs: undefined,
-      message: `The event socket could not connect to ${gateway.baseUrl.replace('http:', 'ws:')}/v1/events`
+      message: 'The event socket could not connect to ' +
+        `${gateway.baseUrl.replace('http:', 'ws:')}/v1/events`
     })
     const before = handshakes()
     await new Promise((resolve) => setTimeout(resolve, 700))

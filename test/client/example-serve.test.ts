@@ -75,13 +75,17 @@ async function until (run: Run, pattern: RegExp, timeoutMs = 60_000): Promise<Re
   for (;;) {
     const found = pattern.exec(run.output())
     if (found !== null) return found
-    if (run.child.exitCode !== null || Date.now() > deadline) { throw new Error(`not printed: ${pattern}\n${run.output()}`) }
+    if (run.child.exitCode !== null || Date.now() > deadline) {
+      throw new Error('not printed: ' +
+      `${pattern}\n${run.output()}`)
+    }
     await new Promise(resolve => setTimeout(resolve, 50))
   }
 }
 
 t.test(
-  'choosePort: a free port as asked; a default taken gives way, said why; one asked for that is taken is an error naming the option',
+  'choosePort: a free port as asked; a default taken gives way, said why; one asked for that is ' +
+  'taken is an error naming the option',
   async (t) => {
     const free = await freePort(HOST)
     t.same(
@@ -118,7 +122,8 @@ t.test(
     t.not(instead.port, taken.port)
     t.equal(
       instead.note,
-      `port ${taken.port}, the default for the page, is taken: using a free one instead (--port <port> chooses)`
+      `port ${taken.port}, the default for the page, is taken: using a free one instead (--port ` +
+      '<port> chooses)'
     )
     await t.rejects(
       choosePort({
@@ -129,7 +134,8 @@ t.test(
         option: '--port'
       }),
       new PortTakenError(
-        `port ${taken.port} for the page is taken: choose another with --port <port>, or --port 0 for any free one`
+        `port ${taken.port} for the page is taken: choose another with --port <port>, or --port ` +
+        '0 for any free one'
       )
     )
   }
@@ -143,7 +149,8 @@ t.test(
     t.equal(await example.exited, 1)
     t.match(
       example.output(),
-      `npm run example: port ${taken.port} for the page is taken: choose another with --port <port>, or --port 0 for any free one`
+      `npm run example: port ${taken.port} for the page is taken: choose another with --port ` +
+      '<port>, or --port 0 for any free one'
     )
     t.notMatch(example.output(), /EADDRINUSE|\bat \w+ \(/, 'no stack trace')
   }
@@ -166,7 +173,8 @@ t.test('a gateway port asked for that is taken, by a gateway: said so, exit 1', 
   t.equal(await example.exited, 1)
   t.match(
     example.output(),
-    `port ${port} for the gateway is taken (a customs gateway answers there): choose another with --gateway-port <port>`
+    `port ${port} for the gateway is taken (a customs gateway answers there): choose another ` +
+    'with --gateway-port <port>'
   )
   t.notMatch(example.output(), 'starting the gateway', 'no gateway started')
 })
@@ -182,7 +190,9 @@ t.test(
     t.match(example.output(), 'note: port 8080, the default for the page, is taken')
     t.match(
       example.output(),
-      `gateway: not started by this command; the page calls https://customs-gateway.example.internal, whose CORS_ORIGINS must list http://127.0.0.1:${port}`
+      'gateway: not started by this command; the page calls ' +
+      'https://customs-gateway.example.internal, whose CORS_ORIGINS must list ' +
+      `http://127.0.0.1:${port}`
     )
     t.equal((await fetch(`http://127.0.0.1:${port}/`)).status, 200, 'the page is served')
     example.child.kill('SIGTERM')
@@ -191,7 +201,8 @@ t.test(
 )
 
 t.test(
-  'without --gateway it starts its own on the sandbox, on a free port when 3000 is taken, and stops it with itself',
+  'without --gateway it starts its own on the sandbox, on a free port when 3000 is taken, and ' +
+  'stops it with itself',
   async (t) => {
     await hold(3000)
     const example = run(['--port', '0'])

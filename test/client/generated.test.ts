@@ -18,7 +18,8 @@ t.test('drift: the committed client types are what openapi/openapi.json gives', 
     committed === generated,
     committed === generated
       ? 'the same'
-      : `differs at line ${line + 1} (${JSON.stringify(a[line])} / ${JSON.stringify(b[line])}): ${REGENERATE}`
+      : `differs at line ${line + 1} (${JSON.stringify(a[line])} / ${JSON.stringify(b[line])}): ` +
+        `${REGENERATE}`
   )
 })
 

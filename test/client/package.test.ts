@@ -57,9 +57,15 @@ t.test('Node imports it by name and calls the gateway with it', async (t) => {
   const gateway = await listeningGateway(t)
   const script = `
     const client = await import('@customs-gateway/client')
-    const api = client.createGatewayClient({ baseUrl: process.env.BASE_URL, apiKey: process.env.KEY })
-    const { data } = await api.GET('/v1/customs/bc16/bills-of-lading', { params: { query: { npwp: process.env.NPWP } } })
-    console.log(JSON.stringify({ exports: Object.keys(client).sort(), blNos: data.data.map(bl => bl.blNo) }))`
+    const api = client.createGatewayClient({
+      baseUrl: process.env.BASE_URL, apiKey: process.env.KEY
+    })
+    const { data } = await api.GET('/v1/customs/bc16/bills-of-lading', {
+      params: { query: { npwp: process.env.NPWP } }
+    })
+    console.log(JSON.stringify({
+      exports: Object.keys(client).sort(), blNos: data.data.map(bl => bl.blNo)
+    }))`
   // Not spawnSync: the gateway it calls runs in this process.
   const { stdout } = await promisify(execFile)(
     process.execPath,
@@ -80,14 +86,23 @@ t.test('Node imports it by name and calls the gateway with it', async (t) => {
 })
 
 const CONSUMER = `
-import { createGatewayClient, subscribeEvents, type BookedEvent, type ErrorEnvelope } from '@customs-gateway/client'
+import {
+  createGatewayClient, subscribeEvents, type BookedEvent, type ErrorEnvelope
+} from '@customs-gateway/client'
 const client = createGatewayClient({ baseUrl: 'http://localhost:3000', apiKey: 'cgw_key' })
-const { data, error } = await client.GET('/v1/customs/bc20/bills-of-lading', { params: { query: { npwp: '012345678901000' } } })
+const { data, error } = await client.GET('/v1/customs/bc20/bills-of-lading', {
+  params: { query: { npwp: '012345678901000' } }
+})
 export const found: number | undefined = data?.meta.count
 export const problem: ErrorEnvelope | undefined = error
-subscribeEvents({ baseUrl: 'http://localhost:3000', apiKey: 'cgw_key', onEvent: (event: BookedEvent) => event.data.bookingRequestId })
+subscribeEvents({
+  baseUrl: 'http://localhost:3000',
+  apiKey: 'cgw_key',
+  onEvent: (event: BookedEvent) => event.data.bookingRequestId
+})
+const extra = { params: { query: { npwp: '012345678901000', blNo: 'X' } } }
 // @ts-expect-error the declarations keep the route types
-await client.GET('/v1/customs/bc20/bills-of-lading', { params: { query: { npwp: '012345678901000', blNo: 'X' } } })
+await client.GET('/v1/customs/bc20/bills-of-lading', extra)
 `
 
 for (const [name, options] of [

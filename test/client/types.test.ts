@@ -77,7 +77,10 @@ for (const file of typeTests) {
         const line = diagnostic.file.getLineAndCharacterOfPosition(diagnostic.start).line + 1
         byLine.set(line, [...(byLine.get(line) ?? []), describe(diagnostic)])
       }
-      for (const line of expected) { t.ok(byLine.has(line), `line ${line} fails: ${lines[line - 2]?.trim()}`) }
+      for (const line of expected) {
+        t.ok(byLine.has(line), `line ${line} fails: ` +
+        `${lines[line - 2]?.trim()}`)
+      }
       t.same(
         [...byLine.keys()]
           .filter((line) => !expected.includes(line))

@@ -43,7 +43,9 @@ const pageErrors: string[] = []
 const failedFiles: string[] = []
 page.on('pageerror', error => pageErrors.push(error.message))
 page.on('response', (response) => {
-  if (response.url().startsWith(site.origin) && response.status() >= 400) { failedFiles.push(`${response.status()} ${response.url()}`) }
+  if (response.url().startsWith(site.origin) && response.status() >= 400) {
+    failedFiles.push(`${response.status()} ` + `${response.url()}`)
+  }
 })
 // The page's default offer time is taken between these two moments (whole seconds).
 const loadedFrom = Math.floor(Date.now() / 1000) * 1000
@@ -101,7 +103,8 @@ t.test(
 
     await page.getByLabel('NPWP').fill('01.234.567.8-901.000')
     await page.getByRole('button', { name: 'Show' }).click()
-    const summary = `${bls.length} bills of lading (BC 1.6: ${count('bc16')}, BC 2.0: ${count('bc20')}, BC 2.3: ${count('bc23')})`
+    const summary = `${bls.length} bills of lading (BC 1.6: ${count('bc16')}, BC 2.0: ` +
+      `${count('bc20')}, BC 2.3: ${count('bc23')})`
     await page.getByText(summary).waitFor()
     t.pass(summary)
     t.same(
@@ -117,7 +120,8 @@ t.test(
 )
 
 t.test(
-  'opening a BC 2.0 BL shows its shipment from one call: declarations, containers with their gate passes, SP2 documents',
+  'opening a BC 2.0 BL shows its shipment from one call: declarations, containers with their ' +
+  'gate passes, SP2 documents',
   async (t) => {
     const { npwp, blNo, blDate } = F.sp2
     const { data } = await api.GET('/v1/shipments/{blNo}', {
@@ -186,7 +190,8 @@ t.test(
 )
 
 t.test(
-  'a BC 2.3 BL shows its containers; a BC 1.6 BL says there is no container lookup, and what it has none of',
+  'a BC 2.3 BL shows its containers; a BC 1.6 BL says there is no container lookup, and what it ' +
+  'has none of',
   async (t) => {
     const [bc23] = F.taxpayer.bc23
     const [bc16] = F.taxpayer.bc16
@@ -305,7 +310,8 @@ t.test('a booked event posted through the API appears on the page', async (t) =>
 })
 
 t.test(
-  "a booked event sent while the page's socket is closed appears once it reconnects, once, marked as caught up",
+  "a booked event sent while the page's socket is closed appears once it reconnects, once, " +
+  'marked as caught up',
   async (t) => {
     const note = `Truck C ${Date.now() % 10000} while away`
     proxy.hold()
@@ -347,7 +353,8 @@ t.test(
 )
 
 t.test(
-  'Redis mode: the replica the page is connected to restarts while the other takes a booked POST; the page shows the event',
+  'Redis mode: the replica the page is connected to restarts while the other takes a booked ' +
+  'POST; the page shows the event',
   async (t) => {
     const redis = await startRedisServer(t)
     const key = newClientKey()

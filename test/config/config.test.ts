@@ -35,7 +35,8 @@ test('each problem is one line naming the variable', async (t) => {
     'allowed values listed')
 })
 
-test('whole-number settings are refused unless written in decimal digits, never truncated', async (t) => {
+test('whole-number settings are refused unless written in decimal digits, never ' +
+  'truncated', async (t) => {
   const { ConfigSchema } = await import('../../src/config/schema.ts')
   const integers = Object.entries(ConfigSchema.properties)
     .filter(([, schema]) => (schema as { type?: string }).type === 'integer')
@@ -90,7 +91,8 @@ test('an upstream needs both addresses and its credentials', async (t) => {
   ])
 })
 
-test("resolveConfig: the sandbox's settings under the environment's, narrowed to what the gateway runs with", async (t) => {
+test("resolveConfig: the sandbox's settings under the environment's, narrowed to what the " +
+  'gateway runs with', async (t) => {
   const sandbox = {
     UPSTREAM_HUB_URL: 'http://127.0.0.1:4010',
     UPSTREAM_BASE_URL: 'http://127.0.0.1:4010',
@@ -224,7 +226,8 @@ test('the start line says what runs and where the state is, never a password', a
     'redis via sentinels s-1:26379,s-2:26379')
 })
 
-test('with no upstream the server starts its sandbox, says so first, and closes on SIGTERM', async (t) => {
+test('with no upstream the server starts its sandbox, says so first, and closes on ' +
+  'SIGTERM', async (t) => {
   const child = startServer({ PORT: '0', HOST: '127.0.0.1' })
   t.teardown(() => {
     child.kill('SIGKILL')
@@ -283,7 +286,8 @@ test('.env.example lists every setting a deployment sets, with its default', asy
   t.doesNotThrow(() => loadConfig(env))
 })
 
-test('the Redis settings: redis:// or rediss:// with credentials, a safe key prefix, a bounded command timeout', async (t) => {
+test('the Redis settings: redis:// or rediss:// with credentials, a safe key prefix, a bounded ' +
+  'command timeout', async (t) => {
   const config = loadConfig({})
   t.equal(config.REDIS_URL, undefined, 'unset by default: state in memory')
   t.equal(config.REDIS_KEY_PREFIX, 'cgw:')
@@ -326,7 +330,8 @@ test('the Redis settings: redis:// or rediss:// with credentials, a safe key pre
   ])
 })
 
-test('a setting checked by a pattern says what it expects, with an example, never the regular expression', async (t) => {
+test('a setting checked by a pattern says what it expects, with an example, never the regular ' +
+  'expression', async (t) => {
   const { ConfigSchema } = await import('../../src/config/schema.ts')
   const patterned = Object.entries(ConfigSchema.properties)
     .filter(([, schema]) => 'pattern' in schema || 'format' in schema)
@@ -375,7 +380,8 @@ test('a setting checked by a pattern says what it expects, with an example, neve
   )
 })
 
-test("the Redis failover settings: Sentinels as host:port, with REDIS_URL for the master's credentials; the replica wait below the command timeout", async (t) => {
+test("the Redis failover settings: Sentinels as host:port, with REDIS_URL for the master's " +
+  'credentials; the replica wait below the command timeout', async (t) => {
   const config = loadConfig({})
   t.equal(config.REDIS_SENTINELS, undefined)
   t.equal(config.REDIS_SENTINEL_MASTER_NAME, 'mymaster')
@@ -401,7 +407,8 @@ test("the Redis failover settings: Sentinels as host:port, with REDIS_URL for th
     )
   }
   t.same(problemsOf({ REDIS_SENTINELS: 'a:1' }), [
-    "REDIS_URL: is required with REDIS_SENTINELS (for the master's user, password, database and scheme; its host is not used), e.g. redis://gateway:PASSWORD@mymaster"
+    "REDIS_URL: is required with REDIS_SENTINELS (for the master's user, password, database and " +
+    'scheme; its host is not used), e.g. redis://gateway:PASSWORD@mymaster'
   ])
   t.same(
     problemsOf({
@@ -411,11 +418,13 @@ test("the Redis failover settings: Sentinels as host:port, with REDIS_URL for th
     }),
     [
       'REDIS_SENTINEL_USERNAME: is used only with REDIS_SENTINELS',
-      'REDIS_SENTINEL_PASSWORD (from REDIS_SENTINEL_PASSWORD_FILE): is used only with REDIS_SENTINELS'
+      'REDIS_SENTINEL_PASSWORD (from REDIS_SENTINEL_PASSWORD_FILE): is used only with ' +
+      'REDIS_SENTINELS'
     ]
   )
   t.same(problemsOf({ REDIS_REPLICA_ACK_TIMEOUT_MS: '500' }), [
-    'REDIS_REPLICA_ACK_TIMEOUT_MS: must be below REDIS_COMMAND_TIMEOUT_MS (500), which bounds the wait too'
+    'REDIS_REPLICA_ACK_TIMEOUT_MS: must be below REDIS_COMMAND_TIMEOUT_MS (500), which bounds ' +
+    'the wait too'
   ])
   t.same(problemsOf({ REDIS_REPLICA_ACK_TIMEOUT_MS: '0' }), [], '0: never wait')
   t.same(problemsOf({ REDIS_SENTINEL_MASTER_NAME: 'my master' }), [

@@ -50,7 +50,8 @@ const VALUES: Record<typeof SECRET_SETTINGS[number], string> = {
   REDIS_SENTINEL_PASSWORD: 'sentinel-pw-11c2'
 }
 
-test('each secret setting X may be given as X_FILE: read at start-up, its trailing line break dropped', async (t) => {
+test('each secret setting X may be given as X_FILE: read at start-up, its trailing line break ' +
+  'dropped', async (t) => {
   const { file } = secretsDir(t)
   t.same(
     [...SECRET_SETTINGS].sort(),
@@ -114,7 +115,8 @@ test('a setting given both as itself and as its file refuses the start, naming b
   )
 })
 
-test('a secret file that cannot be used: one line naming the setting and the path, never the content', async (t) => {
+test('a secret file that cannot be used: one line naming the setting and the path, never the ' +
+  'content', async (t) => {
   const { dir, file } = secretsDir(t)
   const missing = join(dir, 'missing')
   t.same(problemsOf({ UPSTREAM_API_KEY_FILE: missing }), [
@@ -130,7 +132,8 @@ test('a secret file that cannot be used: one line naming the setting and the pat
     "a mounted Secret's directory instead of its file"
   )
   t.same(problemsOf({ UPSTREAM_LOGIN_PASSWORD_FILE: `${file('parent', 'x')}/password` }), [
-    `UPSTREAM_LOGIN_PASSWORD_FILE: cannot read ${join(dir, 'parent')}/password (a part of the path is not a directory)`
+    `UPSTREAM_LOGIN_PASSWORD_FILE: cannot read ${join(dir, 'parent')}/password (a part of the ` +
+    'path is not a directory)'
   ])
   const empty = file('empty', '\n')
   t.same(
@@ -238,7 +241,8 @@ test('REDIS_PASSWORD is removed: the password is part of REDIS_URL', async (t) =
   ])
 })
 
-test("the login's user name and password, from files, reach the hub and no log line or response", async (t) => {
+test("the login's user name and password, from files, reach the hub and no log line or " +
+  'response', async (t) => {
   const { file } = secretsDir(t)
   const { app, sandbox, rawLogs } = await build(t, {
     env: {
@@ -274,7 +278,9 @@ test("the login's user name and password, from files, reach the hub and no log l
   const seen =
     rawLogs.join('\n') + answers.map((r) => r.body + JSON.stringify(r.headers)).join('\n')
   t.ok(rawLogs.some((line) => line.includes('careless')))
-  for (const secret of [SANDBOX_PASSWORD, SANDBOX_API_KEY]) { t.notOk(seen.includes(secret), `${secret.slice(0, 6)}… is in no log line and no response`) }
+  for (const secret of [SANDBOX_PASSWORD, SANDBOX_API_KEY]) {
+    t.notOk(seen.includes(secret), `${secret.slice(0, 6)}… ` + 'is in no log line and no response')
+  }
   t.notOk(
     rawLogs.some((line) => line.includes(`"${SANDBOX_USERNAME}"`)),
     'nor the user name'

@@ -50,7 +50,8 @@ async function metric (
     ?.split(' ')[1]
 }
 
-test("the hub's envelope: token, lifetime and refresh token read at item.*, the token renewed by its refresh token before it expires", async (t) => {
+test("the hub's envelope: token, lifetime and refresh token read at item.*, the token renewed by " +
+  'its refresh token before it expires', async (t) => {
   // One clock for the gateway and the hub's tokens.
   const clock = manualClock()
   const { app, sandbox, rawLogs } = await build(t, {
@@ -96,7 +97,8 @@ test("the hub's envelope: token, lifetime and refresh token read at item.*, the 
   t.equal(
     sandbox.count('login'),
     1,
-    'renewed twice without a login: the second refresh used the refresh token the first one brought (the sandbox honours each once)'
+    'renewed twice without a login: the second refresh used the refresh token the first one ' +
+    'brought (the sandbox honours each once)'
   )
   t.equal(new Set(used(sandbox)).size, 3, 'three tokens in turn')
   t.equal(await metric(app, 'gateway_hub_token_refreshes_total{outcome="ok"}'), '2')
@@ -154,7 +156,8 @@ test('a refresh the hub refuses is followed by one login', async (t) => {
   t.equal(sandbox.count('login'), 2)
 })
 
-test('a hub 401 forces one renewal by the refresh token for 50 concurrent callers, and a hub that keeps refusing at most one per interval', async (t) => {
+test('a hub 401 forces one renewal by the refresh token for 50 concurrent callers, and a hub ' +
+  'that keeps refusing at most one per interval', async (t) => {
   const clock = manualClock()
   const { app, sandbox } = await build(t, {
     env: envelopeEnv({ UPSTREAM_MAX_CALLS_PER_CLIENT: '0' }),
@@ -246,7 +249,8 @@ async function fakeLogin (
   return { url: `http://127.0.0.1:${port}`, seen }
 }
 
-test('a renewal answer without a refresh token keeps the one held; a refresh that fails (5xx) is not retried by every call', async (t) => {
+test('a renewal answer without a refresh token keeps the one held; a refresh that fails (5xx) is ' +
+  'not retried by every call', async (t) => {
   const clock = manualClock()
   let failing = false
   // The sandbox's static token, sent bare: the hub accepts it whatever the login said.
@@ -303,7 +307,8 @@ test('a renewal answer without a refresh token keeps the one held; a refresh tha
   t.equal(await metric(app, 'gateway_hub_token_refreshes_total{outcome="failed"}'), '1')
 })
 
-test('odd answers: a lifetime written as text or missing, a renewal without a token, an answer that is no JSON, cut short or never sent', async (t) => {
+test('odd answers: a lifetime written as text or missing, a renewal without a token, an answer ' +
+  'that is no JSON, cut short or never sent', async (t) => {
   const clock = manualClock()
   // Each request to the login or the renewal gets the next of these, in turn.
   const queue: Array<(res: ServerResponse) => void> = [

@@ -57,7 +57,9 @@ function loginEnv (extra: Record<string, string> = {}) {
 
 test('login mode: the gateway logs in once, uses the token, and never logs it', async (t) => {
   const { app, sandbox, rawLogs } = await build(t, { env: loginEnv() })
-  for (let i = 0; i < 5; i++) { t.equal((await app.inject({ url: `/v1/customs/bc261/containers?blNo=BL${i}` })).statusCode, 200) }
+  for (let i = 0; i < 5; i++) {
+    t.equal((await app.inject({ url: `/v1/customs/bc261/containers?blNo=BL${i}` })).statusCode, 200)
+  }
   t.equal(sandbox.count('login'), 1)
   const used = sandbox.requests
     .filter((r) => r.operation === 'kontainerbc261')
@@ -93,7 +95,8 @@ test('login mode: the token is renewed before it expires', async (t) => {
   t.not(a3[0]?.headers.authorization, first)
 })
 
-test('login mode: 50 concurrent callers hitting a 401 cause one login, and all succeed', async (t) => {
+test('login mode: 50 concurrent callers hitting a 401 cause one login, and all ' +
+  'succeed', async (t) => {
   // 50 hub calls at once from one address: past UPSTREAM_MAX_CALLS_PER_CLIENT, which is not the
   // subject here.
   const { app, sandbox } = await build(t, { env: loginEnv({ UPSTREAM_MAX_CALLS_PER_CLIENT: '0' }) })
@@ -113,13 +116,16 @@ test('login mode: 50 concurrent callers hitting a 401 cause one login, and all s
   t.equal(sandbox.count('login'), 2, 'one new login for all of them')
 })
 
-test('login mode: a hub answering 401 forces at most one login per interval; callers in between fail at once', async (t) => {
+test('login mode: a hub answering 401 forces at most one login per interval; callers in between ' +
+  'fail at once', async (t) => {
   const clock = manualClock()
   const profile = { login: { minIntervalSeconds: 2 } }
   const { app, sandbox } = await build(t, { env: loginEnv(), profile, clock: clock.now })
   // SBX-401: the hub refuses every token for this lookup, as it would a revoked account.
   const answers = []
-  for (let i = 0; i < 10; i++) { answers.push(await app.inject({ url: '/v1/customs/bc261/containers?blNo=SBX-401' })) }
+  for (let i = 0; i < 10; i++) {
+    answers.push(await app.inject({ url: '/v1/customs/bc261/containers?blNo=SBX-401' }))
+  }
   t.same(new Set(answers.map((res) => res.json().code)), new Set(['UPSTREAM_AUTH_FAILED']))
   t.equal(
     sandbox.count('login'),
@@ -138,7 +144,9 @@ test('login mode: a hub answering 401 forces at most one login per interval; cal
 
 test('login mode: a failing login is not retried by every request', async (t) => {
   const { app, sandbox } = await build(t, { env: loginEnv({ UPSTREAM_LOGIN_PASSWORD: 'wrong' }) })
-  for (let i = 0; i < 10; i++) { t.equal((await app.inject({ url: BL })).json().code, 'UPSTREAM_AUTH_FAILED') }
+  for (let i = 0; i < 10; i++) {
+    t.equal((await app.inject({ url: BL })).json().code, 'UPSTREAM_AUTH_FAILED')
+  }
   t.equal(sandbox.count('login'), 1, 'one login within the interval (30 s by default)')
   t.equal(sandbox.count('noblbc20'), 0)
 })
@@ -150,7 +158,8 @@ test('login mode: a refused login is UPSTREAM_AUTH_FAILED', async (t) => {
   t.equal(res.json().code, 'UPSTREAM_AUTH_FAILED')
 })
 
-test("forward mode: the caller's token goes upstream and cached data is never shared", async (t) => {
+test("forward mode: the caller's token goes upstream and cached data is never " +
+  'shared', async (t) => {
   const { app, sandbox, rawLogs } = await build(t, {
     env: {
       UPSTREAM_CREDENTIALS: 'forward',

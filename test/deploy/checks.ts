@@ -145,7 +145,9 @@ export function imageOf (dockerfile: string): { env: Env, exposed: number[] } {
         if (at > 0) env[pair.slice(0, at)] = pair.slice(at + 1)
       }
     }
-    if (instruction?.toUpperCase() === 'EXPOSE') { exposed.push(...rest.map((port) => Number(port.split('/')[0]))) }
+    if (instruction?.toUpperCase() === 'EXPOSE') {
+      exposed.push(...rest.map((port) => Number(port.split('/')[0])))
+    }
   }
   return { env, exposed }
 }
@@ -159,10 +161,14 @@ export function imageOf (dockerfile: string): { env: Env, exposed: number[] } {
 export function imagePortProblems (dockerfile: string): string[] {
   const { env, exposed } = imageOf(dockerfile)
   if (exposed.length !== 1) return [`Dockerfile: EXPOSE names ${exposed.length} ports, not one`]
-  if (String(exposed[0]) !== env.PORT) { return [`Dockerfile: EXPOSE ${exposed[0]} but ENV PORT=${env.PORT}`] }
+  if (String(exposed[0]) !== env.PORT) {
+    return [`Dockerfile: EXPOSE ${exposed[0]} but ENV ` +
+    `PORT=${env.PORT}`]
+  }
   if (env.HOST !== ANY_HOST) {
     return [
-      `Dockerfile: ENV HOST=${env.HOST ?? '(unset)'}, not ${ANY_HOST}: a container without CLIENTS_FILE (docker run -e SANDBOX=true) would listen on its own loopback`
+      `Dockerfile: ENV HOST=${env.HOST ?? '(unset)'}, not ${ANY_HOST}: a container without ` +
+      'CLIENTS_FILE (docker run -e SANDBOX=true) would listen on its own loopback'
     ]
   }
   return []
@@ -225,8 +231,13 @@ function withSecretFiles (d: ComposeDeployment, name: string, env: Env): Env {
 
 export function composeEnvNameProblems (d: ComposeDeployment): string[] {
   const places: Array<[string, string[]]> = []
-  for (const [name, service] of gatewayServices(d.compose)) { places.push([`compose.yaml ${name}`, Object.keys(serviceEnv(service))]) }
-  for (const [name, service] of Object.entries(d.demo.services)) { places.push([`compose.demo.yaml ${name}`, Object.keys(serviceEnv(service))]) }
+  for (const [name, service] of gatewayServices(d.compose)) {
+    places.push(['compose.yaml ' +
+    `${name}`, Object.keys(serviceEnv(service))])
+  }
+  for (const [name, service] of Object.entries(d.demo.services)) {
+    places.push(['compose.demo.yaml ' + `${name}`, Object.keys(serviceEnv(service))])
+  }
   return places.flatMap(([where, names]) =>
     names
       .filter((name) => !isSetting(name))
@@ -251,7 +262,12 @@ export function composeConfigProblems (d: ComposeDeployment): string[] {
     }
     const demo = loadProblems(withSecretFiles(d, name, replicaEnv(d, name, d.demo)))
     problems.push(...demo.problems.map(p => `compose.demo.yaml ${name}: ${p}`))
-    if (demo.config !== undefined && (!isSandboxMode(demo.config) || demo.config.SANDBOX !== true)) { problems.push(`compose.demo.yaml ${name}: not on the sandbox`) }
+    if (
+      demo.config !== undefined &&
+      (!isSandboxMode(demo.config) || demo.config.SANDBOX !== true)
+    ) {
+      problems.push('compose.demo.yaml ' + `${name}: not on the sandbox`)
+    }
     for (const setting of [
       'UPSTREAM_API_KEY',
       'UPSTREAM_ACCESS_TOKEN_FILE',
@@ -260,13 +276,17 @@ export function composeConfigProblems (d: ComposeDeployment): string[] {
     ] as const) {
       if (demo.config?.[setting] !== undefined) {
         problems.push(
-          `compose.demo.yaml ${name}: ${setting} is set: the sandbox would refuse the hub's credentials`
+          `compose.demo.yaml ${name}: ${setting} is set: the sandbox would refuse the hub's ` +
+          'credentials'
         )
       }
     }
   }
   for (const name of demoed) {
-    if (!(name in d.compose.services)) { problems.push(`compose.demo.yaml: no service ${name} in compose.yaml`) }
+    if (!(name in d.compose.services)) {
+      problems.push(`compose.demo.yaml: no service ${name} in ` +
+      'compose.yaml')
+    }
   }
   return problems
 }
@@ -278,7 +298,10 @@ export function composePortProblems (d: ComposeDeployment): string[] {
   for (const [name, service] of gateways) {
     const port = replicaEnv(d, name).PORT ?? ''
     ports.add(port)
-    if (!(service.expose ?? []).map(String).includes(port)) { problems.push(`compose.yaml ${name}: does not expose its port ${port}`) }
+    if (!(service.expose ?? []).map(String).includes(port)) {
+      problems.push('compose.yaml ' +
+      `${name}: does not expose its port ${port}`)
+    }
   }
   for (const backend of backends(d.haproxy)) {
     const targets = servers(backend)
@@ -286,13 +309,15 @@ export function composePortProblems (d: ComposeDeployment): string[] {
     const expected = gateways.map(([name]) => name).sort()
     if (names.join() !== expected.join()) {
       problems.push(
-        `haproxy.cfg ${backend.name}: servers ${names.join(', ')}, but the replicas are ${expected.join(', ')}`
+        `haproxy.cfg ${backend.name}: servers ${names.join(', ')}, but the replicas are ` +
+        `${expected.join(', ')}`
       )
     }
     for (const server of targets) {
       if (!ports.has(String(server.port))) {
         problems.push(
-          `haproxy.cfg ${backend.name}: server ${server.name} on port ${server.port}, but the gateway listens on ${[...ports].join(', ')}`
+          `haproxy.cfg ${backend.name}: server ${server.name} on port ${server.port}, but the ` +
+          `gateway listens on ${[...ports].join(', ')}`
         )
       }
     }
@@ -307,7 +332,9 @@ export function composeShutdownProblems (d: ComposeDeployment): string[] {
     return stop > grace
       ? []
       : [
-          `compose.yaml ${name}: stop_grace_period ${service.stop_grace_period ?? '10s (the default)'} is not above SHUTDOWN_GRACE_MS ${grace}`
+          `compose.yaml ${name}: stop_grace_period ` +
+          `${service.stop_grace_period ?? '10s (the default)'} is not above SHUTDOWN_GRACE_MS ` +
+          `${grace}`
         ]
   })
 }
@@ -315,7 +342,9 @@ export function composeShutdownProblems (d: ComposeDeployment): string[] {
 /** A Compose duration (`15s`, `1m30s`, `500ms`), in milliseconds. */
 export function composeDuration (value: string): number {
   const parts = [...value.matchAll(/([0-9.]+)(ms|us|h|m|s)/g)]
-  if (parts.length === 0 || parts.map((part) => part[0]).join('') !== value) { throw new Error(`${value} is not a Compose duration`) }
+  if (parts.length === 0 || parts.map((part) => part[0]).join('') !== value) {
+    throw new Error(`${value} ` + 'is not a Compose duration')
+  }
   const unit: Record<string, number> = { h: 3_600_000, m: 60_000, s: 1000, ms: 1, us: 0.001 }
   return parts.reduce((sum, part) => sum + Number(part[1]) * (unit[part[2] ?? 's'] ?? 0), 0)
 }
@@ -338,18 +367,21 @@ export function balancerTimeoutProblems (d: ComposeDeployment): string[] {
     else {
       if (server >= keepAlive) {
         problems.push(
-          `haproxy.cfg ${backend.name}: timeout server ${server} ms is not below the gateway's SERVER_KEEP_ALIVE_TIMEOUT_MS ${keepAlive}`
+          `haproxy.cfg ${backend.name}: timeout server ${server} ms is not below the gateway's ` +
+          `SERVER_KEEP_ALIVE_TIMEOUT_MS ${keepAlive}`
         )
       }
       if (server <= deadline) {
         problems.push(
-          `haproxy.cfg ${backend.name}: timeout server ${server} ms is not above UPSTREAM_DEADLINE_MS ${deadline}`
+          `haproxy.cfg ${backend.name}: timeout server ${server} ms is not above ` +
+          `UPSTREAM_DEADLINE_MS ${deadline}`
         )
       }
     }
     if (tunnel === undefined || tunnel <= ping) {
       problems.push(
-        `haproxy.cfg ${backend.name}: timeout tunnel ${tunnel ?? 'unset'} is not above EVENTS_PING_INTERVAL_MS ${ping}: live WebSockets would be cut`
+        `haproxy.cfg ${backend.name}: timeout tunnel ${tunnel ?? 'unset'} is not above ` +
+        `EVENTS_PING_INTERVAL_MS ${ping}: live WebSockets would be cut`
       )
     }
   }
@@ -375,13 +407,18 @@ export function balancerCheckProblems (
     }
     if (check.method !== 'GET' || check.path !== '/health/ready') {
       problems.push(
-        `haproxy.cfg ${backend.name}: the health check asks ${check.method} ${check.path}, not GET /health/ready`
+        `haproxy.cfg ${backend.name}: the health check asks ${check.method} ${check.path}, not ` +
+        'GET /health/ready'
       )
     }
-    if (!hasRoute(check.path)) { problems.push(`haproxy.cfg ${backend.name}: the gateway has no route GET ${check.path}`) }
+    if (!hasRoute(check.path)) {
+      problems.push(`haproxy.cfg ${backend.name}: the gateway has no ` +
+      `route GET ${check.path}`)
+    }
     if (check.expect !== 'status 200') {
       problems.push(
-        `haproxy.cfg ${backend.name}: the health check expects ${check.expect ?? 'any answer'}, not status 200`
+        `haproxy.cfg ${backend.name}: the health check expects ${check.expect ?? 'any answer'}, ` +
+        'not status 200'
       )
     }
     const checkedByDefault = backend.lines.some(
@@ -409,7 +446,8 @@ export function balancerCheckProblems (
         )
       ) {
         problems.push(
-          `haproxy.cfg ${backend.name}: retry-on ${retryOn.join(' ')} would send a POST twice (http-request disable-l7-retry unless METH_GET || METH_HEAD)`
+          `haproxy.cfg ${backend.name}: retry-on ${retryOn.join(' ')} would send a POST twice ` +
+          '(http-request disable-l7-retry unless METH_GET || METH_HEAD)'
         )
       }
     }
@@ -420,7 +458,8 @@ export function balancerCheckProblems (
   for (const [name] of gatewayServices(d.compose)) {
     if ((replicaEnv(d, name).TRUST_PROXY ?? '') !== '' && !forwards) {
       problems.push(
-        `compose.yaml ${name}: TRUST_PROXY is set but HAProxy sends no X-Forwarded-For (option forwardfor)`
+        `compose.yaml ${name}: TRUST_PROXY is set but HAProxy sends no X-Forwarded-For (option ` +
+        'forwardfor)'
       )
     }
   }
@@ -451,18 +490,29 @@ export function composeSecretProblems (d: ComposeDeployment): string[] {
       problems.push(
         `compose.yaml: secret ${name} is not a file alone (${Object.keys(secret).join(', ')})`
       )
-    } else if (!d.ignored(`deploy/${file.replace(/^\.\//, '')}`)) { problems.push(`compose.yaml: the file of secret ${name} (${file}) is not ignored by git`) }
+    } else if (!d.ignored(`deploy/${file.replace(/^\.\//, '')}`)) {
+      problems.push('compose.yaml: ' +
+      `the file of secret ${name} (${file}) is not ignored by git`)
+    }
   }
   for (const [name, service] of Object.entries(d.compose.services)) {
     const env = serviceEnv(service)
     // REDIS_URL without a password is an address (the URL check below catches one with a password).
     for (const setting of SECRET_SETTINGS) {
-      if (setting !== 'REDIS_URL' && (env[setting] ?? '') !== '') { problems.push(`compose.yaml ${name}: ${setting} is written inline`) }
+      if (setting !== 'REDIS_URL' && (env[setting] ?? '') !== '') {
+        problems.push('compose.yaml ' +
+        `${name}: ${setting} is written inline`)
+      }
     }
     for (const value of [...Object.values(env), ...(service.command ?? [])]) {
-      if (CREDENTIALS_IN_URL.test(value)) { problems.push(`compose.yaml ${name}: a URL with a password is written inline`) }
+      if (CREDENTIALS_IN_URL.test(value)) {
+        problems.push(`compose.yaml ${name}: a URL with a ` +
+        'password is written inline')
+      }
     }
-    if ((service.command ?? []).some((word) => /^--(requirepass|masterauth)$/.test(word))) { problems.push(`compose.yaml ${name}: a password on the command line`) }
+    if ((service.command ?? []).some((word) => /^--(requirepass|masterauth)$/.test(word))) {
+      problems.push('compose.yaml ' + `${name}: a password on the command line`)
+    }
   }
   for (const [name, service] of gatewayServices(d.compose)) {
     const targets = [...secretTargets(service).values()]
@@ -484,7 +534,8 @@ export function composeSecretProblems (d: ComposeDeployment): string[] {
     const file = secret.file === undefined ? undefined : join(d.secretsDir, basename(secret.file))
     if (file !== undefined && !existsSync(file)) {
       problems.push(
-        `compose.yaml: deploy/init-secrets.sh does not write the file of secret ${name} (${secret.file ?? ''})`
+        `compose.yaml: deploy/init-secrets.sh does not write the file of secret ${name} ` +
+        `(${secret.file ?? ''})`
       )
     }
   }
@@ -506,12 +557,19 @@ export function composeMetricsProblems (d: ComposeDeployment): string[] {
     const metrics = env.METRICS_PORT ?? ''
     if (metrics === '' || metrics === '0') {
       problems.push(
-        `compose.yaml ${name}: no METRICS_PORT: /metrics is served on the API port, through HAProxy, to anyone`
+        `compose.yaml ${name}: no METRICS_PORT: /metrics is served on the API port, through ` +
+        'HAProxy, to anyone'
       )
       continue
     }
-    if (metrics === env.PORT) { problems.push(`compose.yaml ${name}: METRICS_PORT is the API port ${env.PORT}`) }
-    if (!(service.expose ?? []).map(String).includes(metrics)) { problems.push(`compose.yaml ${name}: does not expose METRICS_PORT ${metrics}`) }
+    if (metrics === env.PORT) {
+      problems.push(`compose.yaml ${name}: METRICS_PORT is the API ` +
+      `port ${env.PORT}`)
+    }
+    if (!(service.expose ?? []).map(String).includes(metrics)) {
+      problems.push('compose.yaml ' +
+      `${name}: does not expose METRICS_PORT ${metrics}`)
+    }
     for (const { backend, server } of balanced.filter(
       ({ server }) => server.host === name && String(server.port) === metrics
     )) {
@@ -533,19 +591,28 @@ export function composeFunctionsProblems (d: ComposeDeployment): string[] {
     ([, service]) =>
       service.build !== undefined && (service.command ?? [])[1] === 'dist/redis-functions.js'
   )
-  if (loaders.length !== 1) { return [`compose.yaml: ${loaders.length} services run dist/redis-functions.js, not one`] }
+  if (loaders.length !== 1) {
+    return [`compose.yaml: ${loaders.length} services run ` +
+    'dist/redis-functions.js, not one']
+  }
   const [[loader, service]] = loaders as [[string, ComposeService]]
   const problems: string[] = []
   const command = service.command ?? []
   const file = command[command.indexOf('--load') + 1]
-  if (!command.includes('--load') || ![...secretTargets(service).values()].includes(file ?? '')) { problems.push(`compose.yaml ${loader}: does not --load from a mounted secret`) }
-  if (service.restart !== 'no') { problems.push(`compose.yaml ${loader}: restart is not "no" (it runs once)`) }
+  if (!command.includes('--load') || ![...secretTargets(service).values()].includes(file ?? '')) {
+    problems.push('compose.yaml ' + `${loader}: does not --load from a mounted secret`)
+  }
+  if (service.restart !== 'no') {
+    problems.push(`compose.yaml ${loader}: restart is not "no" (it ` +
+    'runs once)')
+  }
   for (const [name, replica] of gatewayServices(d.compose)) {
     const condition = ((replica.depends_on ?? {}) as Record<string, { condition?: string }>)[loader]
       ?.condition
     if (condition !== 'service_completed_successfully') {
       problems.push(
-        `compose.yaml ${name}: does not wait for ${loader} to complete (depends_on condition service_completed_successfully)`
+        `compose.yaml ${name}: does not wait for ${loader} to complete (depends_on condition ` +
+        'service_completed_successfully)'
       )
     }
   }
@@ -569,25 +636,41 @@ export function composeRedisProblems (d: ComposeDeployment): string[] {
   }
   if (option('--maxmemory-policy') !== 'noeviction') {
     problems.push(
-      `compose.yaml ${name}: maxmemory-policy is not noeviction: an idempotent answer could be evicted`
+      `compose.yaml ${name}: maxmemory-policy is not noeviction: an idempotent answer could be ` +
+      'evicted'
     )
   }
   if (
     !command.includes('--aclfile') ||
     ![...secretTargets(service).values()].includes(option('--aclfile') ?? '')
   ) { problems.push(`compose.yaml ${name}: its users do not come from a secret file (--aclfile)`) }
-  if (!(service.volumes ?? []).some((volume) => volume.endsWith(':/data'))) { problems.push(`compose.yaml ${name}: /data is not a volume`) }
+  if (!(service.volumes ?? []).some((volume) => volume.endsWith(':/data'))) {
+    problems.push('compose.yaml ' + `${name}: /data is not a volume`)
+  }
   return problems
 }
 
 export function composeHardeningProblems (d: ComposeDeployment): string[] {
   const problems: string[] = []
   const gateways = gatewayServices(d.compose)
-  if (gateways.length < 2) { problems.push(`compose.yaml: ${gateways.length} gateway replica(s), not two or more`) }
+  if (gateways.length < 2) {
+    problems.push(`compose.yaml: ${gateways.length} gateway replica(s), ` +
+    'not two or more')
+  }
   for (const [name, service] of Object.entries(d.compose.services)) {
-    if (service.read_only !== true) { problems.push(`compose.yaml ${name}: the root filesystem is writable`) }
-    if (!(service.cap_drop ?? []).includes('ALL')) { problems.push(`compose.yaml ${name}: capabilities are not dropped`) }
-    if (!(service.security_opt ?? []).some((option) => /^no-new-privileges(:true)?$/.test(option))) { problems.push(`compose.yaml ${name}: no-new-privileges is not set`) }
+    if (service.read_only !== true) {
+      problems.push(`compose.yaml ${name}: the root filesystem ` +
+      'is writable')
+    }
+    if (!(service.cap_drop ?? []).includes('ALL')) {
+      problems.push(`compose.yaml ${name}: ` +
+      'capabilities are not dropped')
+    }
+    if (
+      !(service.security_opt ?? []).some((option) => /^no-new-privileges(:true)?$/.test(option))
+    ) {
+      problems.push('compose.yaml ' + `${name}: no-new-privileges is not set`)
+    }
   }
   return problems
 }
@@ -691,7 +774,10 @@ export function kubernetesEnvNameProblems (objects: KubeObject[]): string[] {
   const problems: string[] = []
   for (const map of byKind(objects, 'ConfigMap')) {
     for (const key of Object.keys((map.data ?? {}) as Env)) {
-      if (!isSetting(key)) { problems.push(`${name(map)}: ${key} is no setting of the gateway (src/config/schema.ts)`) }
+      if (!isSetting(key)) {
+        problems.push(`${name(map)}: ${key} is no setting of the gateway ` +
+        '(src/config/schema.ts)')
+      }
     }
   }
   for (const { object, pod } of workloads(objects)) {
@@ -706,13 +792,15 @@ export function kubernetesEnvNameProblems (objects: KubeObject[]): string[] {
       for (const source of container.envFrom ?? []) {
         if (source.secretRef !== undefined) {
           problems.push(
-            `${name(object)} ${container.name}: envFrom a Secret names no variable, so it cannot be checked: use env with secretKeyRef`
+            `${name(object)} ${container.name}: envFrom a Secret names no variable, so it cannot ` +
+            'be checked: use env with secretKeyRef'
           )
         } else if (
           !byKind(objects, 'ConfigMap').some((o) => o.metadata.name === source.configMapRef?.name)
         ) {
           problems.push(
-            `${name(object)} ${container.name}: envFrom ConfigMap ${source.configMapRef?.name ?? '?'} is not in the manifests`
+            `${name(object)} ${container.name}: envFrom ConfigMap ` +
+            `${source.configMapRef?.name ?? '?'} is not in the manifests`
           )
         }
       }
@@ -756,7 +844,8 @@ export function kubernetesPortProblems (objects: KubeObject[], dockerfile: strin
       const listening = metrics === undefined ? [listen] : [listen, metrics]
       if (declared.join() !== listening.join()) {
         problems.push(
-          `${name(object)} ${container.name}: containerPort ${declared.join(', ')}, but the gateway listens on ${listening.join(', ')}`
+          `${name(object)} ${container.name}: containerPort ${declared.join(', ')}, but the ` +
+          `gateway listens on ${listening.join(', ')}`
         )
       }
       for (const [kind, probe] of [
@@ -766,7 +855,8 @@ export function kubernetesPortProblems (objects: KubeObject[], dockerfile: strin
       ] as const) {
         if (probe?.httpGet !== undefined && portNumber(container, probe.httpGet.port) !== listen) {
           problems.push(
-            `${name(object)} ${container.name}: ${kind} on port ${probe.httpGet.port}, not ${listen}`
+            `${name(object)} ${container.name}: ${kind} on port ${probe.httpGet.port}, not ` +
+            `${listen}`
           )
         }
       }
@@ -778,7 +868,8 @@ export function kubernetesPortProblems (objects: KubeObject[], dockerfile: strin
         ).ports ?? []) {
           if (portNumber(container, port.targetPort ?? port.port) !== listen) {
             problems.push(
-              `${name(service)}: port ${port.port} targets ${port.targetPort ?? port.port}, not the gateway's ${listen}`
+              `${name(service)}: port ${port.port} targets ${port.targetPort ?? port.port}, not ` +
+              `the gateway's ${listen}`
             )
           }
         }
@@ -796,7 +887,8 @@ export function kubernetesPortProblems (objects: KubeObject[], dockerfile: strin
             const number = portNumber(container, port.port)
             if (number !== listen && (metrics === undefined || number !== metrics)) {
               problems.push(
-                `${name(policy)}: ingress to port ${port.port ?? 'any'}, neither the API port ${listen} nor METRICS_PORT`
+                `${name(policy)}: ingress to port ${port.port ?? 'any'}, neither the API port ` +
+                `${listen} nor METRICS_PORT`
               )
             }
           }
@@ -822,16 +914,23 @@ export function kubernetesProbeProblems (
       for (const [kind, path] of Object.entries(wanted) as Array<[keyof typeof wanted, string]>) {
         const probe = container[kind]
         if (probe === undefined) {
-          if (kind !== 'startupProbe') { problems.push(`${name(object)} ${container.name}: no ${kind}`) }
+          if (kind !== 'startupProbe') {
+            problems.push(`${name(object)} ${container.name}: no ` +
+            `${kind}`)
+          }
           continue
         }
         const asked = probe.httpGet?.path
         if (asked !== path) {
           problems.push(
-            `${name(object)} ${container.name}: ${kind} asks ${asked ?? '(no HTTP GET)'}, not ${path}`
+            `${name(object)} ${container.name}: ${kind} asks ${asked ?? '(no HTTP GET)'}, not ` +
+            `${path}`
           )
         }
-        if (asked !== undefined && !hasRoute(asked)) { problems.push(`${name(object)} ${container.name}: the gateway has no route GET ${asked}`) }
+        if (asked !== undefined && !hasRoute(asked)) {
+          problems.push(`${name(object)} ` +
+          `${container.name}: the gateway has no route GET ${asked}`)
+        }
       }
     }
   }
@@ -852,14 +951,16 @@ export function kubernetesShutdownProblems (objects: KubeObject[], dockerfile: s
       const pause = preStopSeconds(container)
       if (pause === 0) {
         problems.push(
-          `${name(object)} ${container.name}: no preStop pause: SIGTERM may come before the endpoints drop the pod`
+          `${name(object)} ${container.name}: no preStop pause: SIGTERM may come before the ` +
+          'endpoints drop the pod'
         )
       }
       const grace = milliseconds(podEnv(objects, dockerfile, container), 'SHUTDOWN_GRACE_MS') / 1000
       const period = pod.terminationGracePeriodSeconds ?? 30
       if (period <= pause + grace) {
         problems.push(
-          `${name(object)}: terminationGracePeriodSeconds ${period} is not above the preStop pause (${pause} s) plus SHUTDOWN_GRACE_MS (${grace} s)`
+          `${name(object)}: terminationGracePeriodSeconds ${period} is not above the preStop ` +
+          `pause (${pause} s) plus SHUTDOWN_GRACE_MS (${grace} s)`
         )
       }
     }
@@ -884,10 +985,16 @@ export function kubernetesSecretProblems (objects: KubeObject[]): string[] {
   for (const map of byKind(objects, 'ConfigMap')) {
     const data = (map.data ?? {}) as Env
     for (const setting of SECRET_SETTINGS) {
-      if (setting !== 'REDIS_URL' && setting in data) { problems.push(`${name(map)}: ${setting} is a secret, not a ConfigMap value`) }
+      if (setting !== 'REDIS_URL' && setting in data) {
+        problems.push(`${name(map)}: ${setting} ` +
+        'is a secret, not a ConfigMap value')
+      }
     }
     for (const [key, value] of Object.entries(data)) {
-      if (CREDENTIALS_IN_URL.test(value)) { problems.push(`${name(map)}: ${key} holds a URL with a password`) }
+      if (CREDENTIALS_IN_URL.test(value)) {
+        problems.push(`${name(map)}: ${key} holds a URL with ` +
+        'a password')
+      }
     }
   }
   for (const { object, pod } of workloads(objects)) {
@@ -910,12 +1017,16 @@ export function kubernetesSecretProblems (objects: KubeObject[]): string[] {
       const set = Object.keys(declared).filter(key => isSecretFile(key) && declared[key] !== '')
       for (const setting of new Set(['UPSTREAM_API_KEY_FILE', 'CLIENTS_FILE', ...set])) {
         const path = declared[setting] ?? ''
-        if (!mounted.some((dir) => path.startsWith(`${dir}/`))) { problems.push(`${where}: ${setting}=${path} is not a file of a mounted Secret`) }
+        if (!mounted.some((dir) => path.startsWith(`${dir}/`))) {
+          problems.push(`${where}: ` +
+          `${setting}=${path} is not a file of a mounted Secret`)
+        }
       }
       for (const mount of container.volumeMounts ?? []) {
         if (mount.subPath !== undefined && mounted.includes(mount.mountPath)) {
           problems.push(
-            `${where}: the Secret at ${mount.mountPath} is mounted with subPath and would not follow a rotation`
+            `${where}: the Secret at ${mount.mountPath} is mounted with subPath and would not ` +
+            'follow a rotation'
           )
         }
       }
@@ -943,18 +1054,33 @@ export function kubernetesHardeningProblems (objects: KubeObject[]): string[] {
     const where = name(object)
     const replicas = (object.spec as { replicas?: number }).replicas ?? 1
     if (replicas < 2) problems.push(`${where}: ${replicas} replica(s), not two or more`)
-    if (pod.securityContext?.runAsNonRoot !== true) { problems.push(`${where}: the pod may run as root (runAsNonRoot)`) }
-    if (pod.securityContext?.seccompProfile?.type !== 'RuntimeDefault') { problems.push(`${where}: no RuntimeDefault seccomp profile`) }
-    if (pod.automountServiceAccountToken !== false) { problems.push(`${where}: a service account token is mounted`) }
+    if (pod.securityContext?.runAsNonRoot !== true) {
+      problems.push(`${where}: the pod may run ` +
+      'as root (runAsNonRoot)')
+    }
+    if (pod.securityContext?.seccompProfile?.type !== 'RuntimeDefault') {
+      problems.push(`${where}: ` + 'no RuntimeDefault seccomp profile')
+    }
+    if (pod.automountServiceAccountToken !== false) {
+      problems.push(`${where}: a service account ` +
+      'token is mounted')
+    }
     if (pod.enableServiceLinks !== false) {
       problems.push(
-        `${where}: service links would put *_PORT variables (REDIS_PORT for a Service named redis) beside the settings`
+        `${where}: service links would put *_PORT variables (REDIS_PORT for a Service named ` +
+        'redis) beside the settings'
       )
     }
     for (const container of pod.containers) {
       const context = container.securityContext ?? {}
-      if (context.allowPrivilegeEscalation !== false) { problems.push(`${where} ${container.name}: privilege escalation allowed`) }
-      if (context.readOnlyRootFilesystem !== true) { problems.push(`${where} ${container.name}: the root filesystem is writable`) }
+      if (context.allowPrivilegeEscalation !== false) {
+        problems.push(`${where} ` +
+        `${container.name}: privilege escalation allowed`)
+      }
+      if (context.readOnlyRootFilesystem !== true) {
+        problems.push(`${where} ${container.name}: ` +
+        'the root filesystem is writable')
+      }
       if (
         !(context.capabilities?.drop ?? []).includes('ALL') ||
         (context.capabilities?.add ?? []).length > 0
@@ -962,7 +1088,10 @@ export function kubernetesHardeningProblems (objects: KubeObject[]): string[] {
       if (context.privileged === true) problems.push(`${where} ${container.name}: privileged`)
       const { requests = {}, limits = {} } = container.resources ?? {}
       for (const resource of ['cpu', 'memory']) {
-        if (requests[resource] === undefined) { problems.push(`${where} ${container.name}: no ${resource} request`) }
+        if (requests[resource] === undefined) {
+          problems.push(`${where} ${container.name}: no ` +
+          `${resource} request`)
+        }
       }
       if (limits.memory === undefined) problems.push(`${where} ${container.name}: no memory limit`)
     }
@@ -971,7 +1100,10 @@ export function kubernetesHardeningProblems (objects: KubeObject[]): string[] {
         (h.spec as { scaleTargetRef: { kind: string; name: string } }).scaleTargetRef.name ===
         object.metadata.name
     )
-    if (autoscalers.length !== 1) { problems.push(`${where}: ${autoscalers.length} HorizontalPodAutoscalers scale it, not one`) }
+    if (autoscalers.length !== 1) {
+      problems.push(`${where}: ${autoscalers.length} ` +
+      'HorizontalPodAutoscalers scale it, not one')
+    }
     for (const hpa of autoscalers) {
       const {
         minReplicas = 1,
@@ -984,10 +1116,14 @@ export function kubernetesHardeningProblems (objects: KubeObject[]): string[] {
       }
       if (scaleTargetRef.kind !== 'Deployment' || scaleTargetRef.apiVersion !== object.apiVersion) {
         problems.push(
-          `${name(hpa)}: scales a ${scaleTargetRef.apiVersion ?? '?'} ${scaleTargetRef.kind}, not the ${object.apiVersion} Deployment`
+          `${name(hpa)}: scales a ${scaleTargetRef.apiVersion ?? '?'} ${scaleTargetRef.kind}, ` +
+          `not the ${object.apiVersion} Deployment`
         )
       }
-      if (minReplicas < 2) { problems.push(`${name(hpa)}: minReplicas ${minReplicas}, not two or more`) }
+      if (minReplicas < 2) {
+        problems.push(`${name(hpa)}: minReplicas ${minReplicas}, not two or ` +
+        'more')
+      }
       if (maxReplicas < minReplicas) problems.push(`${name(hpa)}: maxReplicas below minReplicas`)
     }
     for (const kind of ['Service', 'PodDisruptionBudget', 'NetworkPolicy']) {
@@ -1056,20 +1192,29 @@ export function kubernetesNetworkProblems (objects: KubeObject[], dockerfile: st
         egress?: PolicyRule[]
       }
       for (const type of ['Ingress', 'Egress']) {
-        if (!(spec.policyTypes ?? []).includes(type)) { problems.push(`${name(policy)}: ${type} is not restricted (policyTypes)`) }
+        if (!(spec.policyTypes ?? []).includes(type)) {
+          problems.push(`${name(policy)}: ${type} ` +
+          'is not restricted (policyTypes)')
+        }
       }
       const egress = spec.egress ?? []
       const allowed = new Set<number>()
       for (const rule of egress) {
-        if (rule.ports === undefined || rule.ports.length === 0) { problems.push(`${name(policy)}: an egress rule allows every port`) }
-        if (rule.to === undefined || rule.to.length === 0) { problems.push(`${name(policy)}: an egress rule allows every destination`) }
+        if (rule.ports === undefined || rule.ports.length === 0) {
+          problems.push(`${name(policy)}: ` + 'an egress rule allows every port')
+        }
+        if (rule.to === undefined || rule.to.length === 0) {
+          problems.push(`${name(policy)}: an ` +
+          'egress rule allows every destination')
+        }
         for (const port of rule.ports ?? []) {
           const number = portNumber(container, port.port)
           if (number === undefined) continue
           allowed.add(number)
           if (number !== 53 && !hubPorts.has(number) && !redisPorts.has(number)) {
             problems.push(
-              `${name(policy)}: egress to port ${number}, neither DNS, the hub (${[...hubPorts].join(', ')}) nor Redis`
+              `${name(policy)}: egress to port ${number}, neither DNS, the hub ` +
+              `(${[...hubPorts].join(', ')}) nor Redis`
             )
           }
         }
@@ -1079,16 +1224,23 @@ export function kubernetesNetworkProblems (objects: KubeObject[], dockerfile: st
             !(peer.ipBlock.except ?? []).includes('169.254.0.0/16')
           ) {
             problems.push(
-              `${name(policy)}: egress to every address includes a cloud's metadata service (169.254.0.0/16)`
+              `${name(policy)}: egress to every address includes a cloud's metadata service ` +
+              '(169.254.0.0/16)'
             )
           }
         }
       }
       if (!allowed.has(53)) problems.push(`${name(policy)}: no egress to DNS`)
       for (const port of hubPorts) {
-        if (!allowed.has(port)) { problems.push(`${name(policy)}: no egress to the hub's port ${port}`) }
+        if (!allowed.has(port)) {
+          problems.push(`${name(policy)}: no egress to the hub's port ` +
+          `${port}`)
+        }
       }
-      if (![...redisPorts].some((port) => allowed.has(port))) { problems.push(`${name(policy)}: no egress to Redis`) }
+      if (![...redisPorts].some((port) => allowed.has(port))) {
+        problems.push(`${name(policy)}: ` +
+        'no egress to Redis')
+      }
     }
     if (policies.length === 0) problems.push(`${name(object)}: no NetworkPolicy selects its pods`)
   }

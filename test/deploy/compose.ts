@@ -85,10 +85,12 @@ export function composeSchemaProblems (document: unknown): string[] {
     validator = new Ajv({ allErrors: true, strict: false }).compile(rest)
   }
   if (validator(document)) return []
-  return (validator.errors ?? []).map(
-    (error) =>
-      `${error.instancePath || '/'} ${error.message ?? ''}${error.params !== undefined && 'additionalProperty' in error.params ? `: ${String(error.params.additionalProperty)}` : ''}`
-  )
+  return (validator.errors ?? []).map((error) => {
+    const extra = error.params !== undefined && 'additionalProperty' in error.params
+      ? `: ${String(error.params.additionalProperty)}`
+      : ''
+    return `${error.instancePath || '/'} ${error.message ?? ''}${extra}`
+  })
 }
 
 /**

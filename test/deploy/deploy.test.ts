@@ -193,7 +193,8 @@ test('the Compose files are valid against the Compose Specification', async (t) 
   )
 })
 
-test('every Kubernetes manifest, base and overlay as Kustomize renders them, is valid against the Kubernetes API schemas', async (t) => {
+test('every Kubernetes manifest, base and overlay as Kustomize renders them, is valid against ' +
+  'the Kubernetes API schemas', async (t) => {
   for (const [label, objects] of [
     ['base', base()],
     ['overlay', overlay()]
@@ -231,7 +232,8 @@ test('every Kubernetes manifest, base and overlay as Kustomize renders them, is 
   ])
 })
 
-test('the overlay renders as Kustomize would: namespace, image, JSON patches; anything else is refused', async (t) => {
+test('the overlay renders as Kustomize would: namespace, image, JSON patches; anything else is ' +
+  'refused', async (t) => {
   const objects = overlay()
   t.same(
     objects.filter((o) => o.kind !== 'Namespace').map((o) => o.metadata.namespace),
@@ -265,7 +267,8 @@ test('the overlay renders as Kustomize would: namespace, image, JSON patches; an
   const { writeFileSync } = await import('node:fs')
   writeFileSync(
     join(dir, 'kustomization.yaml'),
-    `apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nresources: [${path('deploy/kubernetes/base')}]\ncommonLabels: { team: customs }\n`
+    'apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nresources: ' +
+    `[${path('deploy/kubernetes/base')}]\ncommonLabels: { team: customs }\n`
   )
   t.throws(
     () => render(dir),
@@ -274,7 +277,8 @@ test('the overlay renders as Kustomize would: namespace, image, JSON patches; an
   )
 })
 
-test('the deployments cannot drift from the gateway: settings, ports, routes, timeouts, secrets, hardening', async (t) => {
+test('the deployments cannot drift from the gateway: settings, ports, routes, timeouts, secrets, ' +
+  'hardening', async (t) => {
   const hasRoute = await routeChecker(t)
   const d = composeDeployment(t)
   const compose = {
@@ -295,7 +299,8 @@ test('the deployments cannot drift from the gateway: settings, ports, routes, ti
   t.same(
     [...composeConfigProblems(login), ...composeSecretProblems(login)],
     [],
-    "compose in login mode (deploy/hub.env.example's commented lines): the account from its mounted files"
+    "compose in login mode (deploy/hub.env.example's commented lines): the account from its " +
+    'mounted files'
   )
   for (const [label, objects] of [
     ['base', base()],
@@ -310,7 +315,9 @@ test('the deployments cannot drift from the gateway: settings, ports, routes, ti
       hardening: kubernetesHardeningProblems(objects),
       'network policy': kubernetesNetworkProblems(objects, d.dockerfile)
     }
-    for (const [check, problems] of Object.entries(kubernetes)) { t.same(problems, [], `${label}: ${check}`) }
+    for (const [check, problems] of Object.entries(kubernetes)) {
+      t.same(problems, [], `${label}: ` + `${check}`)
+    }
   }
   t.same(
     kubernetesConfigProblems(overlay(), d.dockerfile),
@@ -320,7 +327,8 @@ test('the deployments cannot drift from the gateway: settings, ports, routes, ti
   t.same(
     kubernetesConfigProblems(base(), d.dockerfile),
     [
-      'Deployment/customs-gateway gateway: UPSTREAM_HUB_URL: is required with NODE_ENV=production ' +
+      'Deployment/customs-gateway gateway: UPSTREAM_HUB_URL: is required with ' +
+      'NODE_ENV=production ' +
         '(set UPSTREAM_HUB_URL and UPSTREAM_BASE_URL, or SANDBOX=true to serve the built-in ' +
         "sandbox's seeded data)"
     ],
@@ -993,7 +1001,10 @@ test('each check fails when the deployment drifts from the gateway', async (t) =
       )
     ]
   ]
-  for (const [mistake, problems] of cases) { t.ok(problems.length > 0, `${mistake}: ${problems[0] ?? 'NOT DETECTED'}`) }
+  for (const [mistake, problems] of cases) {
+    t.ok(problems.length > 0, `${mistake}: ` +
+    `${problems[0] ?? 'NOT DETECTED'}`)
+  }
 })
 
 /** REDIS_URL_FILE as compose.yaml gives it to the replicas: where it mounts secret redis-url. */
@@ -1003,7 +1014,8 @@ function composeRedisUrlFile (): string {
   return String(replica.environment.REDIS_URL_FILE)
 }
 
-test('deploy/init-secrets.sh: one Redis password for Redis and the gateway, a least-privileged Redis user, nothing overwritten', async (t) => {
+test('deploy/init-secrets.sh: one Redis password for Redis and the gateway, a least-privileged ' +
+  'Redis user, nothing overwritten', async (t) => {
   const { dir, status, output } = initSecrets(t)
   t.equal(status, 0, 'the script succeeds', { output })
   t.equal(statSync(dir).mode & 0o777, 0o700, "the directory is the owner's alone")
@@ -1145,7 +1157,8 @@ test('deploy/init-secrets.sh: one Redis password for Redis and the gateway, a le
   )
 })
 
-test("the ACL file init-secrets.sh writes, loaded by a real redis-server: the gateway's user is let in with REDIS_URL's password and kept to its prefix", async (t) => {
+test("the ACL file init-secrets.sh writes, loaded by a real redis-server: the gateway's user is " +
+  "let in with REDIS_URL's password and kept to its prefix", async (t) => {
   const { dir } = initSecrets(t)
   const server = await startRedisServer(t, { args: ['--aclfile', join(dir, 'redis-users.acl')] })
   // The file compose.yaml mounts as REDIS_URL_FILE, as the gateway reads it; the test's Redis.
@@ -1214,7 +1227,8 @@ test("the ACL file init-secrets.sh writes, loaded by a real redis-server: the ga
   t.notMatch(refused.stderr, gatewayPassword)
 })
 
-test("redis-functions prints the library for an administrator's redis-cli, and says how it is used", async (t) => {
+test("redis-functions prints the library for an administrator's redis-cli, and says how it is " +
+  'used', async (t) => {
   const printed = redisFunctions()
   t.equal(printed.status, 0)
   t.equal(printed.stdout, FUNCTION_LIBRARY.code, 'the library, as FUNCTION LOAD takes it')
@@ -1223,7 +1237,8 @@ test("redis-functions prints the library for an administrator's redis-cli, and s
   t.equal(wrong.status, 1)
   t.equal(
     wrong.stderr,
-    'redis-functions: usage: redis-functions [--load FILE]   (FILE: a redis:// URL of a user allowed FUNCTION LIST and LOAD)\n'
+    'redis-functions: usage: redis-functions [--load FILE]   (FILE: a redis:// URL of a user ' +
+    'allowed FUNCTION LIST and LOAD)\n'
   )
   const missing = redisFunctions('--load', '/nonexistent/redis-url')
   t.equal(missing.stderr, 'redis-functions: cannot read /nonexistent/redis-url: ENOENT\n')

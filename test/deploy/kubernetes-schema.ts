@@ -35,7 +35,8 @@ export async function schemaProblems (objects: KubeObject[]): Promise<string[]> 
     } catch {}
     if (Class === undefined) {
       problems.push(
-        `${describe(object)}: no Kubernetes schema for apiVersion ${object.apiVersion} kind ${object.kind}`
+        `${describe(object)}: no Kubernetes schema for apiVersion ${object.apiVersion} kind ` +
+        `${object.kind}`
       )
       continue
     }
@@ -82,6 +83,7 @@ export function unknownFieldProblems (objects: KubeObject[]): string[] {
     const index =
       diagnostic.file?.fileName === file ? starts.findLastIndex((start) => start <= at) : -1
     const object = objects[index]
-    return `${object === undefined ? 'manifests' : describe(object)}: ${ts.flattenDiagnosticMessageText(diagnostic.messageText, ' ')}`
+    return `${object === undefined ? 'manifests' : describe(object)}: ` +
+      `${ts.flattenDiagnosticMessageText(diagnostic.messageText, ' ')}`
   })
 }

@@ -67,9 +67,14 @@ export function render (dir: string): KubeObject[] {
   const file = join(dir, 'kustomization.yaml')
   const k = readYaml(file) as Kustomization
   for (const field of Object.keys(k)) {
-    if (!FIELDS.has(field)) { throw new Error(`${file}: ${field} is not rendered by test/deploy/kustomize.ts`) }
+    if (!FIELDS.has(field)) {
+      throw new Error(`${file}: ${field} is not rendered by ` +
+      'test/deploy/kustomize.ts')
+    }
   }
-  if (k.apiVersion !== 'kustomize.config.k8s.io/v1beta1' || k.kind !== 'Kustomization') { throw new Error(`${file}: not a kustomize.config.k8s.io/v1beta1 Kustomization`) }
+  if (k.apiVersion !== 'kustomize.config.k8s.io/v1beta1' || k.kind !== 'Kustomization') {
+    throw new Error(`${file}: ` + 'not a kustomize.config.k8s.io/v1beta1 Kustomization')
+  }
 
   const objects: KubeObject[] = []
   for (const entry of k.resources ?? []) {
@@ -83,12 +88,22 @@ export function render (dir: string): KubeObject[] {
         ? readFileSync(resolve(dir, patch.path), 'utf8')
         : (patch.patch ?? '')
     const operations = parse(text, { version: '1.1', strict: true }) as unknown
-    if (!Array.isArray(operations)) { throw new Error(`${file}: only JSON 6902 patches (a list of operations) are rendered`) }
+    if (!Array.isArray(operations)) {
+      throw new Error(`${file}: only JSON 6902 patches (a list ` +
+      'of operations) are rendered')
+    }
     const { kind, name, ...other } = patch.target ?? {}
-    if (Object.keys(other).length > 0 || kind === undefined || name === undefined) { throw new Error(`${file}: a patch's target is a kind and a name here`) }
+    if (Object.keys(other).length > 0 || kind === undefined || name === undefined) {
+      throw new Error(`${file}: ` + 'a patch\'s target is a kind and a name here')
+    }
     const targets = objects.filter(o => o.kind === kind && o.metadata.name === name)
-    if (targets.length === 0) { throw new Error(`${file}: the patch ${patch.path ?? ''} matches no ${kind} ${name}`) }
-    for (const target of targets) { fastJsonPatch.applyPatch(target, operations as Operation[], true, true) }
+    if (targets.length === 0) {
+      throw new Error(`${file}: the patch ${patch.path ?? ''} matches ` +
+      `no ${kind} ${name}`)
+    }
+    for (const target of targets) {
+      fastJsonPatch.applyPatch(target, operations as Operation[], true, true)
+    }
   }
   if (k.namespace !== undefined) {
     for (const o of objects) if (!CLUSTER_SCOPED.has(o.kind)) o.metadata.namespace = k.namespace
@@ -114,7 +129,9 @@ function splitImage (image: string): { name: string, suffix: string } {
   const at = image.indexOf('@')
   if (at !== -1) return { name: image.slice(0, at), suffix: image.slice(at) }
   const colon = image.lastIndexOf(':')
-  if (colon > image.lastIndexOf('/')) { return { name: image.slice(0, colon), suffix: image.slice(colon) } }
+  if (colon > image.lastIndexOf('/')) {
+    return { name: image.slice(0, colon), suffix: image.slice(colon) }
+  }
   return { name: image, suffix: '' }
 }
 

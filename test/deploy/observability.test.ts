@@ -28,7 +28,8 @@ function promtoolCheckRules (file: string): { ok: boolean, output: string } {
   const run = spawnSync('promtool', ['check', 'rules', file], { encoding: 'utf8' })
   if (run.error !== undefined) {
     throw new Error(
-      `promtool could not be run (${run.error.message}): install the Debian package prometheus (.ci/run does)`
+      `promtool could not be run (${run.error.message}): install the Debian package prometheus ` +
+      '(.ci/run does)'
     )
   }
   return { ok: run.status === 0, output: `${run.stdout}${run.stderr}` }
@@ -65,7 +66,9 @@ export function metricNames (expr: string): string[] {
   parser.parse(expr).iterate({
     enter (node) {
       if (node.type.isError) throw new Error(`PromQL syntax error at ${node.from}: ${expr}`)
-      if (node.name === 'Identifier' && node.node.parent?.name === 'VectorSelector') { names.push(expr.slice(node.from, node.to)) }
+      if (node.name === 'Identifier' && node.node.parent?.name === 'VectorSelector') {
+        names.push(expr.slice(node.from, node.to))
+      }
     }
   })
   return names
@@ -79,7 +82,9 @@ function declared (text: string): Set<string> {
   const names = new Set<string>()
   for (const [, name, type] of text.matchAll(/^# TYPE (\S+) (\S+)$/gm)) {
     names.add(name!)
-    if (type === 'histogram') { for (const suffix of ['_bucket', '_sum', '_count']) names.add(`${name}${suffix}`) }
+    if (type === 'histogram') {
+      for (const suffix of ['_bucket', '_sum', '_count']) names.add(`${name}${suffix}`)
+    }
     if (type === 'summary') for (const suffix of ['_sum', '_count']) names.add(`${name}${suffix}`)
   }
   return names
@@ -120,7 +125,8 @@ function alertRules (): Array<{ alert: string, expr: string, labels?: Record<str
   return ALERTS.groups.flatMap(group => group.rules)
 }
 
-test('promtool finds syntax and type errors, and the metric names are read from the grammar (so that a clean result means something)', async (t) => {
+test('promtool finds syntax and type errors, and the metric names are read from the grammar (so ' +
+  'that a clean result means something)', async (t) => {
   const broken = [
     ['rate(gateway_http_requests_total[5m]', /unclosed left parenthesis/],
     ['gateway_http_requests_total{status_code=}', /parse error/],
@@ -140,7 +146,8 @@ test('promtool finds syntax and type errors, and the metric names are read from 
   )
   t.same(
     metricNames(
-      'sum by (le) (rate(gateway_http_request_duration_seconds_bucket{job=~".*"}[5m])) / on (instance) group_left gateway_info offset 5m'
+      'sum by (le) (rate(gateway_http_request_duration_seconds_bucket{job=~".*"}[5m])) / on ' +
+      '(instance) group_left gateway_info offset 5m'
     ),
     ['gateway_http_request_duration_seconds_bucket', 'gateway_info'],
     'metrics, not functions, labels or keywords'
@@ -151,7 +158,8 @@ test('promtool finds syntax and type errors, and the metric names are read from 
   t.throws(() => metricNames('rate(x[5m]'), /PromQL syntax error/)
 })
 
-test('the alert rules file passes promtool check rules, and every alert says how urgent it is', async (t) => {
+test('the alert rules file passes promtool check rules, and every alert says how urgent it ' +
+  'is', async (t) => {
   const { ok, output } = promtoolCheckRules(ALERTS_FILE)
   t.ok(ok, output)
   t.match(output, /SUCCESS: 9 rules found/)
@@ -174,7 +182,8 @@ test('the alert rules file passes promtool check rules, and every alert says how
   )
 })
 
-test("the dashboard's queries pass promtool (as recording rules of a temporary rules file)", async (t) => {
+test("the dashboard's queries pass promtool (as recording rules of a temporary rules " +
+  'file)', async (t) => {
   t.ok(DASHBOARD.panels.length >= 10)
   for (const panel of DASHBOARD.panels) t.ok(panel.targets.length > 0, `${panel.title} has a query`)
   const expressions = dashboardExpressions()
@@ -193,7 +202,8 @@ test("the dashboard's queries pass promtool (as recording rules of a temporary r
   t.match(output, new RegExp(`SUCCESS: ${expressions.length} rules found`))
 })
 
-test('every metric the alerts and the dashboard use is one the gateway exposes (Redis state on)', async (t) => {
+test('every metric the alerts and the dashboard use is one the gateway exposes (Redis state ' +
+  'on)', async (t) => {
   const redis = await startRedisServer(t)
   const { app } = await build(t, { env: { REDIS_URL: redis.url } })
   // A little traffic, so that the exposition is the one of a gateway at work.
@@ -201,8 +211,12 @@ test('every metric the alerts and the dashboard use is one the gateway exposes (
   const text = (await app.inject({ url: '/metrics' })).body
   const exposed = declared(text)
   const used = new Map<string, string>()
-  for (const { alert, expr } of alertRules()) { for (const name of metricNames(expr)) used.set(name, `alert ${alert}`) }
-  for (const { where, expr } of dashboardExpressions()) { for (const name of metricNames(expr)) used.set(name, where) }
+  for (const { alert, expr } of alertRules()) {
+    for (const name of metricNames(expr)) used.set(name, 'alert ' + `${alert}`)
+  }
+  for (const { where, expr } of dashboardExpressions()) {
+    for (const name of metricNames(expr)) used.set(name, where)
+  }
   t.ok(used.size >= 15, `${used.size} metrics used`)
   const missing = [...used]
     .filter(([name]) => !exposed.has(name) && !PROMETHEUS_SERIES.has(name))
@@ -219,7 +233,8 @@ test('every metric the alerts and the dashboard use is one the gateway exposes (
   )
 })
 
-test('the gateway counts what the dashboard shows: limits per client, replays, cache results, circuits, logins', async (t) => {
+test('the gateway counts what the dashboard shows: limits per client, replays, cache results, ' +
+  'circuits, logins', async (t) => {
   const key = 'cgw_METRICStestKEYmetricsTESTkeyMETRICStest1234'
   const { app } = await build(t, {
     clients: [

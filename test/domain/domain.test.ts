@@ -23,8 +23,12 @@ test('NPWP: 15 or 16 digits, dots and dashes stripped', async (t) => {
 
 test('ISO 6346 check digits', async (t) => {
   // Published examples: CSQU3054383 (ISO 6346 standard), MSKU9070323, TCLU6470801 (sandbox).
-  for (const valid of ['CSQU3054383', 'MSKU9070323', 'TCLU6470801', 'csqu3054383']) { t.ok(isContainerNo(valid), valid) }
-  for (const invalid of ['CSQU3054384', 'CSQU305438', 'CSQ13054383', 'CSQU30543830', '']) { t.notOk(isContainerNo(invalid), invalid) }
+  for (const valid of ['CSQU3054383', 'MSKU9070323', 'TCLU6470801', 'csqu3054383']) {
+    t.ok(isContainerNo(valid), valid)
+  }
+  for (const invalid of ['CSQU3054384', 'CSQU305438', 'CSQ13054383', 'CSQU30543830', '']) {
+    t.notOk(isContainerNo(invalid), invalid)
+  }
   t.equal(iso6346CheckDigit('CSQU305438'), 3)
   // A remainder of 10 is written 0.
   t.equal(iso6346CheckDigit('ABCU123456'), (() => {

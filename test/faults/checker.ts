@@ -28,7 +28,9 @@ export function hubCallsByKey (
 ): Map<string, HubCall[]> {
   const calls = new Map<string, HubCall[]>()
   for (const request of requests) {
-    if (request.operation !== 'DetilBooking' && request.operation !== 'DetilBooking/isBooked') { continue }
+    if (request.operation !== 'DetilBooking' && request.operation !== 'DetilBooking/isBooked') {
+      continue
+    }
     const body = request.body as { idServiceOrder?: unknown; booking_note?: unknown } | undefined
     const key = request.operation === 'DetilBooking' ? body?.idServiceOrder : body?.booking_note
     if (typeof key !== 'string') continue
@@ -46,7 +48,12 @@ export function hubCallsByKey (
 export function answerClass (attempt: Attempt): string {
   if (attempt.error !== undefined) return `network: ${attempt.error}`
   const status = attempt.status ?? 0
-  if (status >= 200 && status < 300) { return attempt.replayed === true ? `${status} (replayed)` : String(status) }
+  if (status >= 200 && status < 300) {
+    return attempt.replayed === true
+      ? `${status} ` +
+    '(replayed)'
+      : String(status)
+  }
   if (attempt.code !== undefined) return `${status} ${attempt.code}`
   return `${status} (HAProxy's own page)`
 }
@@ -61,8 +68,14 @@ function undocumented (attempt: Attempt): string | undefined {
     if (attempt.target === 'haproxy' && [502, 503, 504].includes(status)) return undefined
     return `${status} without the envelope from ${attempt.target}`
   }
-  if (!(DOCUMENTED[status] ?? []).includes(attempt.code)) { return `${status} ${attempt.code} is not a documented answer of a write` }
-  if (RETRY_AFTER.has(status) && attempt.retryAfter === undefined) { return `${status} ${attempt.code} without retry-after` }
+  if (!(DOCUMENTED[status] ?? []).includes(attempt.code)) {
+    return `${status} ${attempt.code} is ` +
+    'not a documented answer of a write'
+  }
+  if (RETRY_AFTER.has(status) && attempt.retryAfter === undefined) {
+    return `${status} ` +
+    `${attempt.code} without retry-after`
+  }
   return undefined
 }
 
@@ -194,14 +207,20 @@ export function timeline (
   const lines = [`key ${write.key} (${write.kind}), outcome ${write.outcome ?? 'none'}`]
   for (const attempt of write.attempts) {
     lines.push(
-      `  attempt ${attempt.n}${attempt.final === true ? ' (final pass)' : ''} to ${attempt.target}${attempt.incarnation === undefined ? '' : `#${attempt.incarnation}`}: ${ms(attempt.start)} - ${ms(attempt.end)}: ${answerClass(attempt)}`
+      `  attempt ${attempt.n}${attempt.final === true ? ' (final pass)' : ''} to ` +
+      `${attempt.target}${attempt.incarnation === undefined ? '' : `#${attempt.incarnation}`}: ` +
+      `${ms(attempt.start)} - ${ms(attempt.end)}: ${answerClass(attempt)}`
     )
   }
-  for (const call of calls) { lines.push(`  hub call at ${ms(call.at)} (x-request-id ${call.requestId})`) }
+  for (const call of calls) {
+    lines.push(`  hub call at ${ms(call.at)} (x-request-id ` +
+    `${call.requestId})`)
+  }
   for (const fault of faults) {
     if (fault.end < first - 10_000 || fault.start > last + 10_000) continue
     lines.push(
-      `  fault ${fault.kind} on ${fault.target}: ${ms(fault.start)} - ${ms(fault.end)}: ${fault.detail}`
+      `  fault ${fault.kind} on ${fault.target}: ${ms(fault.start)} - ${ms(fault.end)}: ` +
+      `${fault.detail}`
     )
   }
   return lines.join('\n')

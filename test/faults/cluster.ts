@@ -111,7 +111,10 @@ export function haproxyConfig (
     }
     if (/^\s+server\s/.test(line)) {
       if (!serversWritten) {
-        for (const server of servers) { lines.push(`    server ${server.name} 127.0.0.1:${server.port}`) }
+        for (const server of servers) {
+          lines.push(`    server ${server.name} ` +
+          `127.0.0.1:${server.port}`)
+        }
       }
       serversWritten = true
       continue
@@ -301,7 +304,10 @@ export async function startCluster ({
         await sentinelCli('SENTINEL', 'GET-MASTER-ADDR-BY-NAME', MASTER_NAME)
       ).split('\n')
       const found = redis.find((each) => each.port === Number(port))
-      if (found === undefined) { throw new Error(`the Sentinel names an unknown master (port ${port})`) }
+      if (found === undefined) {
+        throw new Error('the Sentinel names an unknown master (port ' +
+        `${port})`)
+      }
       return found
     },
     async inSync () {

@@ -22,7 +22,8 @@ if (profile !== 'full' && profile !== 'ci') {
   process.exit(2)
 }
 const seed = values.seed ?? randomBytes(4).toString('hex')
-const command = `npm run faults -- --seed ${seed}${profile === 'full' ? '' : ` --profile ${profile}`}`
+const command = 'npm run faults -- --seed ' +
+  `${seed}${profile === 'full' ? '' : ` --profile ${profile}`}`
 console.log(`fault run: seed ${seed} (replay: ${command})`)
 
 const started = Date.now()
@@ -40,7 +41,9 @@ if (report !== undefined) {
 if (result.violations.length > 0) {
   for (const violation of result.violations) {
     console.log(
-      `VIOLATION ${violation.rule}${violation.key === undefined ? '' : ` (key ${violation.key})`}: ${violation.detail}`
+      'VIOLATION ' +
+      `${violation.rule}${violation.key === undefined ? '' : ` (key ${violation.key})`}: ` +
+      `${violation.detail}`
     )
   }
   for (const line of result.timelines) console.log(line)

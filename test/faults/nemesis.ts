@@ -24,7 +24,8 @@ export const FAULT_NAMES: Record<FaultKind, string> = {
   'replica-kill': 'a replica killed (SIGKILL) with writes in flight, then started again',
   'replica-term': 'a replica stopped gracefully (SIGTERM), then started again',
   'redis-kill':
-    'the Redis master killed (SIGKILL) and started again from its append-only file, with a rate-limit probe',
+    'the Redis master killed (SIGKILL) and started again from its append-only file, with a ' +
+    'rate-limit probe',
   'redis-freeze':
     'the Redis master frozen (SIGSTOP) for longer than the command timeout, then resumed',
   'redis-full':
@@ -32,7 +33,8 @@ export const FAULT_NAMES: Record<FaultKind, string> = {
   failover:
     'a Sentinel failover to a replica (SENTINEL FAILOVER: the old master demoted while it runs)',
   'failover-crash':
-    'the Redis master killed and left down until the Sentinel promotes a replica, then started again as a replica',
+    'the Redis master killed and left down until the Sentinel promotes a replica, then started ' +
+    'again as a replica',
   'hub-slow': 'the hub slower than the request deadline, then back to its pace'
 }
 
@@ -123,7 +125,9 @@ export async function healthy (cluster: Cluster, timeoutMs: number): Promise<voi
     if (synced && states.every(state => state === 'up')) return
     if (Date.now() > deadline) {
       throw new Error(
-        `not healthy within ${timeoutMs} ms: ${cluster.gateways.map((g, i) => `${g.name} ${states[i]}`).join(', ')}; replicas in sync: ${synced}`
+        `not healthy within ${timeoutMs} ms: ` +
+        `${cluster.gateways.map((g, i) => `${g.name} ${states[i]}`).join(', ')}; replicas in ` +
+        `sync: ${synced}`
       )
     }
     await sleep(100)
@@ -205,7 +209,8 @@ async function inflict (kind: FaultKind, ctx: NemesisContext, record: FaultRecor
       const down = rng.int(200, 1500)
       await sleep(down)
       await gateway.process.start()
-      record.detail = `${signal} with ${inFlight} direct writes in flight; started again after ${down} ms`
+      record.detail = `${signal} with ${inFlight} direct writes in flight; started again after ` +
+        `${down} ms`
       break
     }
     case 'redis-kill': {
@@ -225,7 +230,10 @@ async function inflict (kind: FaultKind, ctx: NemesisContext, record: FaultRecor
       }
       await master.process.stop('SIGKILL')
       const noticed = await allReport(cluster, state => state === 'down', 3000)
-      if (probe !== undefined && client !== undefined) { await probePhase(probe, 'during the outage', client.key, ctx.replicas, perReplica) }
+      if (probe !== undefined && client !== undefined) {
+        await probePhase(probe, 'during the ' +
+        'outage', client.key, ctx.replicas, perReplica)
+      }
       const down = rng.int(300, 1500)
       await sleep(down)
       await master.process.start()
@@ -241,10 +249,13 @@ async function inflict (kind: FaultKind, ctx: NemesisContext, record: FaultRecor
       }
       if (probe !== undefined) record.probe = probe
       record.detail =
-        `SIGKILL, ${noticed ? 'every replica reported it down' : 'not every replica reported it down'}, started again after ${down} ms more` +
+        'SIGKILL, ' +
+        `${noticed ? 'every replica reported it down' : 'not every replica reported it down'}, ` +
+        `started again after ${down} ms more` +
         (probe === undefined
           ? ''
-          : `; ${probe.client} (limit ${probe.limit}): ${probe.allowed} allowed of ${probe.phases.reduce((sum, each) => sum + each.sent, 0)}, bound ${probe.bound}`)
+          : `; ${probe.client} (limit ${probe.limit}): ${probe.allowed} allowed of ` +
+            `${probe.phases.reduce((sum, each) => sum + each.sent, 0)}, bound ${probe.bound}`)
       break
     }
     case 'redis-freeze': {
@@ -254,7 +265,8 @@ async function inflict (kind: FaultKind, ctx: NemesisContext, record: FaultRecor
       master.process.signal('SIGSTOP')
       await sleep(frozen)
       master.process.signal('SIGCONT')
-      record.detail = `SIGSTOP for ${frozen} ms (command timeout 500 ms; the Sentinel's down-after ${SENTINEL_DOWN_AFTER_MS} ms)`
+      record.detail = `SIGSTOP for ${frozen} ms (command timeout 500 ms; the Sentinel's ` +
+        `down-after ${SENTINEL_DOWN_AFTER_MS} ms)`
       break
     }
     case 'redis-full': {
@@ -267,7 +279,10 @@ async function inflict (kind: FaultKind, ctx: NemesisContext, record: FaultRecor
       const full = rng.int(1500, 3000)
       await sleep(full)
       await master.cli('CONFIG', 'SET', 'maxmemory', '0')
-      record.detail = `maxmemory set to ${used} + ${room} bytes used; ${refused ? 'every replica reported refusing-writes' : 'not every replica reported refusing-writes'}; room again ${full} ms later`
+      record.detail =
+        `maxmemory set to ${used} + ${room} bytes used; ` +
+        `${refused ? 'every' : 'not every'} replica reported refusing-writes; ` +
+        `room again ${full} ms later`
       break
     }
     case 'failover': {
@@ -303,7 +318,8 @@ async function inflict (kind: FaultKind, ctx: NemesisContext, record: FaultRecor
       await before.process.start()
       const after = await cluster.master()
       record.target = `${before.name} -> ${after.name}`
-      record.detail = `SIGKILL; a replica promoted ${Math.round(promoted)} ms later; the old master started again as a replica`
+      record.detail = `SIGKILL; a replica promoted ${Math.round(promoted)} ms later; the old ` +
+        'master started again as a replica'
       break
     }
     case 'hub-slow': {
@@ -313,7 +329,8 @@ async function inflict (kind: FaultKind, ctx: NemesisContext, record: FaultRecor
       record.target = 'hub'
       await sleep(lasting)
       ctx.sandbox.latencyMs = ctx.hubLatencyMs
-      record.detail = `every hub answer ${slow} ms late (deadline ${ctx.deadlineMs} ms) for ${lasting} ms`
+      record.detail = `every hub answer ${slow} ms late (deadline ${ctx.deadlineMs} ms) for ` +
+        `${lasting} ms`
       break
     }
   }

@@ -69,7 +69,8 @@ export function summary (result: RunResult): string {
   const f = figures(result)
   return [
     `seed ${result.seed} (profile ${result.profile}), ${seconds(result.durationMs)}`,
-    `writes ${f.writes} (${f.offers} offers), attempts ${f.attempts} (${f.retries} retries, ${f.finalAttempts} in the last pass)`,
+    `writes ${f.writes} (${f.offers} offers), attempts ${f.attempts} (${f.retries} retries, ` +
+      `${f.finalAttempts} in the last pass)`,
     `outcomes: ${[...f.outcomes].map(([name, n]) => `${name} ${n}`).join(', ')}`,
     `hub calls per key: ${[...f.hubCallsPerKey]
       .sort()
@@ -80,7 +81,9 @@ export function summary (result: RunResult): string {
       .sort((a, b) => b[1] - a[1])
       .map(([name, n]) => `${name} ${n}`)
       .join(', ')}`,
-    `events per reader: ${result.readers.map((reader) => `${reader.name} ${reader.received} (missed ${reader.missed}, duplicates ${reader.duplicates}, reloads ${JSON.stringify(reader.reloads)})`).join(', ')}`,
+    'events per reader: ' + result.readers.map((reader) =>
+      `${reader.name} ${reader.received} (missed ${reader.missed}, ` +
+      `duplicates ${reader.duplicates}, reloads ${JSON.stringify(reader.reloads)})`).join(', '),
     `keys sent twice ${f.sentTwice}, unknown never sent ${f.unknownNeverSent}, ` +
       `answered then unknown ${f.answeredThenUnknown}`,
     `write gap of failovers: ${spread(f.writeGapMs('failover'))}; of crash failovers: ` +
@@ -112,14 +115,20 @@ export function markdown (result: RunResult, command: string): string {
     'and what each invariant means: [operations.md](operations.md#the-fault-suite).',
     '',
     `- **Command**: \`${command}\``,
-    `- **Seed**: \`${result.seed}\` (profile \`${result.profile}\`). The seed fixes the plan of faults, their targets and durations, the keys and the writers' choices; the timings are the machine's, so a replay lands the faults on other writes.`,
-    `- **Run**: ${result.startedAt}, ${seconds(result.durationMs)}; processes' logs were in \`${result.dir}\``,
-    `- **Machine**: ${result.machine.cores} cores, shared with other work (load average ${load(result.machine.loadBefore)} before, ${load(result.machine.loadAfter)} after); Node ${result.machine.node}, Redis ${result.machine.redis}, HAProxy ${result.machine.haproxy}`,
+    `- **Seed**: \`${result.seed}\` (profile \`${result.profile}\`). The seed fixes the plan of ` +
+      'faults, their targets and durations, the keys and the writers\' choices; the timings ' +
+      'are the machine\'s, so a replay lands the faults on other writes.',
+    `- **Run**: ${result.startedAt}, ${seconds(result.durationMs)}; processes' logs were in ` +
+      `\`${result.dir}\``,
+    `- **Machine**: ${result.machine.cores} cores, shared with other work (load average ` +
+      `${load(result.machine.loadBefore)} before, ${load(result.machine.loadAfter)} after); Node ` +
+      `${result.machine.node}, Redis ${result.machine.redis}, HAProxy ${result.machine.haproxy}`,
     '',
     '## Result',
     '',
     result.violations.length === 0
-      ? `**No violation.** ${f.writes} writes, ${f.retries} retries and ${f.finalAttempts} last-pass requests under ${result.faults.length} faults; no key reached the hub twice.`
+      ? `**No violation.** ${f.writes} writes, ${f.retries} retries and ${f.finalAttempts} ` +
+        `last-pass requests under ${result.faults.length} faults; no key reached the hub twice.`
       : `**${result.violations.length} violations** (below).`,
     '',
     '## Faults',
@@ -137,7 +146,12 @@ export function markdown (result: RunResult, command: string): string {
       })
     ),
     '',
-    `Replica kills landed with ${kills.reduce((sum, fault) => sum + (fault.inFlight ?? 0), 0)} direct writes in flight in all (${kills.filter((fault) => (fault.inFlight ?? 0) > 0).length} of ${kills.length} kills with at least one; writes through HAProxy come on top). "Recovered": from the fault's end until every replica was ready with Redis up and the master had a replica in sync again.`,
+    `Replica kills landed with ${kills.reduce((sum, fault) => sum + (fault.inFlight ?? 0), 0)} ` +
+      'direct writes in flight in all ' +
+      `(${kills.filter((fault) => (fault.inFlight ?? 0) > 0).length} of ${kills.length} kills ` +
+      'with at least one; writes through HAProxy come on top). "Recovered": from the ' +
+      'fault\'s end until every replica was ready with Redis up and the master had a ' +
+      'replica in sync again.',
     '',
     '## Writes',
     '',
@@ -155,11 +169,13 @@ export function markdown (result: RunResult, command: string): string {
       ]
     ),
     '',
-    'Outcomes: `ok`, a 2xx; `unknown`, 409 OUTCOME_UNKNOWN (the client stops); `gave-up`, every attempt failed (a network error, a 5xx) and the client stopped retrying.',
+    'Outcomes: `ok`, a 2xx; `unknown`, 409 OUTCOME_UNKNOWN (the client stops); `gave-up`, every ' +
+      'attempt failed (a network error, a 5xx) and the client stopped retrying.',
     '',
     '## Hub calls per key',
     '',
-    "From the hub's own log: each offer carries its key as `idServiceOrder`, each booked notification as its `booking_note`.",
+    "From the hub's own log: each offer carries its key as `idServiceOrder`, each booked " +
+      'notification as its `booking_note`.',
     '',
     table(
       ['hub calls', 'keys'],
@@ -217,11 +233,16 @@ export function markdown (result: RunResult, command: string): string {
       [...f.answers].sort((a, b) => b[1] - a[1]).map(([name, n]) => [name, n])
     ),
     '',
-    "A 503 always came with `retry-after`; HAProxy's own pages are its answer when a replica died under a request or none was ready (it retries only GET and HEAD by itself); network errors are connections refused or reset by a replica that died, and client timeouts.",
+    "A 503 always came with `retry-after`; HAProxy's own pages are its answer when a replica " +
+      'died under a request or none was ready (it retries only GET and HEAD by itself); network ' +
+      'errors are connections refused or reset by a replica that died, and client timeouts.',
     '',
     '## Rate limits through Redis outages',
     '',
-    "Each Redis kill ran a probe: a fresh client limited to its limit a minute sent lookups to every replica in turn before, during and after the outage. The bound is the documented one: the limit in Redis's window plus the limit in each replica process that counted on its own.",
+    'Each Redis kill ran a probe: a fresh client limited to its limit a minute sent lookups to ' +
+      'every replica in turn before, during and after the outage. The bound is the documented ' +
+      'one: ' +
+      "the limit in Redis's window plus the limit in each replica process that counted on its own.",
     '',
     table(
       [
@@ -265,7 +286,14 @@ export function markdown (result: RunResult, command: string): string {
       ])
     ),
     '',
-    `Each reader is the client's own \`subscribeEvents\` (from the start of the log: \`lastEventId: '0-0'\`), which resumes from the last event id it saw after every reconnection. Expected: every booked notification answered 2xx, ${result.writes.filter((write) => write.kind === 'booked' && write.attempts.some((attempt) => attempt.status === 200)).length} of them. A reader that was never told to reload must have received each exactly once; one that was told (\`stream.reload\`: the window had moved on, or events were lost) may miss some, and says so plainly.`,
+    'Each reader is the client\'s own `subscribeEvents` (from the start of the log: ' +
+      '`lastEventId: \'0-0\'`), which resumes from the last event id it saw after every ' +
+      'reconnection. Expected: every booked notification answered 2xx, ' +
+      `${result.writes.filter((write) => write.kind === 'booked' &&
+        write.attempts.some((attempt) => attempt.status === 200)).length} ` +
+      'of them. A reader that was never told to reload must have received each exactly once; one ' +
+      'that was told (`stream.reload`: the window had moved on, or events were lost) may miss ' +
+      'some, and says so plainly.',
     '',
     '## Settings',
     '',
@@ -281,7 +309,9 @@ export function markdown (result: RunResult, command: string): string {
       : [
           ...result.violations.map(
             (violation) =>
-              `- ${violation.rule}${violation.key === undefined ? '' : ` (key ${violation.key})`}: ${violation.detail}`
+              '- ' +
+              `${violation.rule}${violation.key === undefined ? '' : ` (key ${violation.key})`}: ` +
+              `${violation.detail}`
           ),
           '',
           '```',

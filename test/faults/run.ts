@@ -327,7 +327,8 @@ export async function runFaults ({
       if (probe !== undefined && probe.allowed > probe.bound) {
         violations.push({
           rule: "a client's rate limit during a Redis outage stays within the documented bound",
-          detail: `${probe.client}: ${probe.allowed} allowed, bound ${probe.bound} (limit ${probe.limit}, ${probe.processes.size} replica processes)`
+          detail: `${probe.client}: ${probe.allowed} allowed, bound ${probe.bound} (limit ` +
+            `${probe.limit}, ${probe.processes.size} replica processes)`
         })
       }
     }

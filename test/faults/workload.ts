@@ -184,7 +184,11 @@ export interface Writers {
 /**
  * `concurrency` writer loops, each making one write after the other with a new key, until stopped.
  */
-export function startWriters (concurrency: number, prefix: string, options: WriterOptions): Writers {
+export function startWriters (
+  concurrency: number,
+  prefix: string,
+  options: WriterOptions
+): Writers {
   const writes: Write[] = []
   const state = { running: true, next: 0 }
   const loops = Array.from({ length: concurrency }, async () => {

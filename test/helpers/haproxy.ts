@@ -29,7 +29,11 @@ export function parseHaproxy (text: string): HaproxySection[] {
     const words = raw.replace(/(^|\s)#.*$/, '').trim().split(/\s+/).filter(word => word !== '')
     const [first, second] = words
     if (first === undefined) continue
-    if (SECTION_KINDS.has(first) && !/^\s/.test(raw)) { sections.push({ kind: first, name: second ?? '', lines: [] }) } else if (sections.length === 0) { throw new Error(`haproxy: "${raw.trim()}" is outside any section`) } else sections.at(-1)?.lines.push(words)
+    if (SECTION_KINDS.has(first) && !/^\s/.test(raw)) {
+      sections.push({ kind: first, name: second ?? '', lines: [] })
+    } else if (sections.length === 0) {
+      throw new Error('haproxy: ' + `"${raw.trim()}" is outside any section`)
+    } else sections.at(-1)?.lines.push(words)
   }
   return sections
 }
@@ -133,7 +137,10 @@ export function localHaproxyConfig (
     if (first === 'bind') {
       out.push(`    bind 127.0.0.1:${listen}`)
     } else if (first === 'server') {
-      if (!serverWritten) { out.push(`    server ${words[1] ?? 'gateway'} ${gateway.host}:${gateway.port}`) }
+      if (!serverWritten) {
+        out.push(`    server ${words[1] ?? 'gateway'} ` +
+        `${gateway.host}:${gateway.port}`)
+      }
       serverWritten = true
     } else if (first === 'default-server') {
       const at = words.indexOf('resolvers')

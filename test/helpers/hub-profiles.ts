@@ -127,7 +127,9 @@ export function hubRequest (
     headers[options.keyHeader ?? (typeof keyNames === 'string' ? keyNames : (keyNames[0] ?? ''))] =
       SANDBOX_API_KEY
   }
-  if (credentials.includes('token')) { headers[setting(profile, id, 'tokenHeader') ?? 'Authorization'] = SANDBOX_ACCESS_TOKEN }
+  if (credentials.includes('token')) {
+    headers[setting(profile, id, 'tokenHeader') ?? 'Authorization'] = SANDBOX_ACCESS_TOKEN
+  }
   const search = query.toString()
   return {
     method: op.method,

@@ -92,7 +92,9 @@ export function routeUrl (hub: Hub, id: string, values: Record<string, string>):
   }
   if (op.method === 'POST') return url
   const query = new URLSearchParams()
-  for (const [name] of paramsOf(hub.profile, id)) { if (!inPath.has(name)) query.append(name, values[name] ?? '') }
+  for (const [name] of paramsOf(hub.profile, id)) {
+    if (!inPath.has(name)) query.append(name, values[name] ?? '')
+  }
   const search = query.toString()
   return search === '' ? url : `${url}?${search}`
 }

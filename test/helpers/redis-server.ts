@@ -130,7 +130,8 @@ export async function startRedisServer (
         child = undefined
         reject(
           new Error(
-            `redis-server could not be started on port ${port}: ${reason}${output === '' ? '' : `\n${output}`}`
+            `redis-server could not be started on port ${port}: ` +
+            `${reason}${output === '' ? '' : `\n${output}`}`
           )
         )
       }
@@ -235,7 +236,10 @@ export async function connect (
     ...rest
   })
   t.teardown(() => connection.close())
-  if (!(await connection.whenUp(STARTUP_MS))) { throw new Error('the test connection to redis-server did not come up') }
+  if (!(await connection.whenUp(STARTUP_MS))) {
+    throw new Error('the test connection to ' +
+    'redis-server did not come up')
+  }
   return connection
 }
 

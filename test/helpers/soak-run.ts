@@ -152,7 +152,10 @@ function nextCall (): Call {
   if (r < 0.42) {
     return {
       name: 'failing lookup',
-      path: `/v1/customs/bc261/containers?blNo=${pick(['SBX-503', 'SBX-500', 'SBX-RESET', 'SBX-MALFORMED', 'SBX-HANG', 'SBX-429', 'SBX-404', 'SBX-401'])}`,
+      path: '/v1/customs/bc261/containers?blNo=' + pick([
+        'SBX-503', 'SBX-500', 'SBX-RESET', 'SBX-MALFORMED',
+        'SBX-HANG', 'SBX-429', 'SBX-404', 'SBX-401'
+      ]),
       headers: { ...auth(KEYS.reader), ...(random() < 0.5 ? { 'cache-control': 'no-cache' } : {}) }
     }
   }
@@ -237,7 +240,9 @@ function nextCall (): Call {
     return {
       name: 'unknown route',
       method: pick(['GET', 'POST'] as const),
-      path: `/${pick(['admin', 'v1/customs/../../etc', '.env', 'v2/x', 'v1/customs/bc99/containers'])}/${npwp}`
+      path: '/' +
+        pick(['admin', 'v1/customs/../../etc', '.env', 'v2/x', 'v1/customs/bc99/containers']) +
+        `/${npwp}`
     }
   }
   if (r < 0.9) {

@@ -17,7 +17,8 @@ const OFFERS = `/v1/bookings/${F.bookingRequestId}/offers`
 const BOOKED = `/v1/bookings/${F.bookingRequestId}/booked`
 const offer = { serviceOrderId: 'SO-1', price: 1250000.5, offeredAt: '2024-03-01T08:15:00+07:00' }
 
-test('the same key and body within the window replays the first answer without calling the hub', async (t) => {
+test('the same key and body within the window replays the first answer without calling the ' +
+  'hub', async (t) => {
   const { app, sandbox } = await build(t, { clients: CLIENTS })
   const first = await app.inject({
     method: 'POST',
@@ -55,7 +56,8 @@ test('the same key and body within the window replays the first answer without c
   t.equal(sandbox.count(), 2, 'without a key every request reaches the hub')
 })
 
-test('the same key with a different request is 422 IDEMPOTENCY_KEY_REUSED, and the hub is not called', async (t) => {
+test('the same key with a different request is 422 IDEMPOTENCY_KEY_REUSED, and the hub is not ' +
+  'called', async (t) => {
   const { app, sandbox } = await build(t, { clients: CLIENTS })
   const headers = { ...YARD, 'idempotency-key': 'offer-2' }
   t.equal(
@@ -113,7 +115,8 @@ test('keys belong to a client and a route', async (t) => {
   t.equal(sandbox.count(), 3)
 })
 
-test('concurrent requests with one key make one hub call; the others wait and replay it', async (t) => {
+test('concurrent requests with one key make one hub call; the others wait and replay ' +
+  'it', async (t) => {
   const { app, sandbox } = await build(t, { clients: CLIENTS, sandbox: { latencyMs: 300 } })
   const send = (key?: string) =>
     app.inject({
@@ -140,7 +143,8 @@ test('concurrent requests with one key make one hub call; the others wait and re
   t.equal(sandbox.count(), 6, 'without a key, six calls (the check above can fail)')
 })
 
-test('a write the hub refused (4xx) frees its key: a retry with it reaches the hub again', async (t) => {
+test('a write the hub refused (4xx) frees its key: a retry with it reaches the hub ' +
+  'again', async (t) => {
   const { app, sandbox } = await build(t, { clients: CLIENTS, sandbox: { latencyMs: 200 } })
   const refused = '/v1/bookings/SBX-400/booked'
   const send = (key: string) =>
@@ -169,7 +173,8 @@ test('a write the hub refused (4xx) frees its key: a retry with it reaches the h
   t.equal(await app.state.idempotency.size(), 0, 'nothing is kept of refusals')
 })
 
-test('a write that failed without reaching the hub (connection refused) frees its key', async (t) => {
+test('a write that failed without reaching the hub (connection refused) frees its ' +
+  'key', async (t) => {
   const { app } = await build(t, {
     clients: CLIENTS,
     env: { UPSTREAM_BASE_URL: 'http://127.0.0.1:9' }
@@ -190,7 +195,8 @@ test('a write that failed without reaching the hub (connection refused) frees it
   t.equal(await app.state.idempotency.size(), 0)
 })
 
-test('a write that may have reached the hub without an answer is never sent again with its key: 409 OUTCOME_UNKNOWN', async (t) => {
+test('a write that may have reached the hub without an answer is never sent again with its key: ' +
+  '409 OUTCOME_UNKNOWN', async (t) => {
   const { app, sandbox } = await build(t, {
     clients: CLIENTS,
     sandbox: { latencyMs: 50 },
@@ -256,7 +262,8 @@ test('a write that may have reached the hub without an answer is never sent agai
   t.equal(sandbox.count(), 1)
 })
 
-test('a caller that hangs up while waiting for another request with its key gets nothing sent', async (t) => {
+test('a caller that hangs up while waiting for another request with its key gets nothing ' +
+  'sent', async (t) => {
   // The first request is refused by the hub after 400 ms, which frees the key for the waiting one.
   const { app, sandbox, logs } = await build(t, { clients: CLIENTS, sandbox: { latencyMs: 400 } })
   await app.listen({ port: 0, host: '127.0.0.1' })
@@ -322,7 +329,8 @@ test('Idempotency-Key must be 1-255 visible ASCII characters', async (t) => {
   )
 })
 
-test('a finalization is idempotent too, and a booked replay publishes no second event', async (t) => {
+test('a finalization is idempotent too, and a booked replay publishes no second ' +
+  'event', async (t) => {
   const { app, sandbox } = await build(t, { clients: CLIENTS })
   const final = `/v1/sp2/documents/${F.sp2.sp2Id}/finalization`
   const a = await app.inject({

@@ -19,7 +19,8 @@ test('generic camelCase of unknown keys', async (t) => {
   t.same(camelCaseDeep({ a_b: [{ c_d: 1 }], e: null }), { aB: [{ cD: 1 }], e: null })
 })
 
-test('a compiled normalizer renames, converts and keeps unknown fields under hubExtra', async (t) => {
+test('a compiled normalizer renames, converts and keeps unknown fields under ' +
+  'hubExtra', async (t) => {
   const normalize = compileNormalizer(Sp2Container, { offset: '+07:00' })
   t.strictSame(
     normalize({
@@ -49,7 +50,8 @@ test('a compiled normalizer renames, converts and keeps unknown fields under hub
   )
 })
 
-test('a required field: missing, null where it may not be, or a null string where it may not be null is a ShapeError naming it', async (t) => {
+test('a required field: missing, null where it may not be, or a null string where it may not be ' +
+  'null is a ShapeError naming it', async (t) => {
   const normalize = compileNormalizer(Sp2Container, { offset: '+07:00' })
   t.equal(
     shapePath(() => normalize({ container_no: 'X', gate_pass: null })),
@@ -216,7 +218,8 @@ test('the day-month-name forms of an Oracle-backed hub are read as the day they 
     'where the profile expects a time: its midnight, as for YYYY-MM-DD')
 })
 
-test('a field the spec maps, in another spelling, is renamed like the field, or dropped where the field is there: never two names', async (t) => {
+test('a field the spec maps, in another spelling, is renamed like the field, or dropped where ' +
+  'the field is there: never two names', async (t) => {
   const booked = compileNormalizer(BookedAnswer, { offset: '+07:00' })
   for (const key of [
     'id_request_booking',
@@ -281,7 +284,8 @@ test('a field the spec maps, in another spelling, is renamed like the field, or 
   )
 })
 
-test('no two fields of a spec share a spelling (which would leave it an unknown field)', async (t) => {
+test('no two fields of a spec share a spelling (which would leave it an unknown ' +
+  'field)', async (t) => {
   for (const spec of ALL_RESOURCES) {
     const spellings = spec.fields.flatMap((f) => [
       ...new Set([cachedCamelCase(f.upstream), ...namesOf(f)])

@@ -70,7 +70,8 @@ function agree (op: ResolvedOperation, text: string): boolean {
   const ref = reference(op, text)
   if (!ref.ok) {
     assert.fail(
-      `${op.id}: the transcoder answered where the reference path fails (${String(ref.error)}): ${text.slice(0, 300)}`
+      `${op.id}: the transcoder answered where the reference path fails (${String(ref.error)}): ` +
+      `${text.slice(0, 300)}`
     )
   }
   const ours = fast.json.toString('utf8')
@@ -312,7 +313,8 @@ const layout = fc.constantFrom<(v: unknown) => string>(
 
 // --- properties ---------------------------------------------------------------------
 
-test('answers of the documented shape take the fast path and equal the reference path', async (t) => {
+test('answers of the documented shape take the fast path and equal the reference ' +
+  'path', async (t) => {
   for (const op of operations) {
     fc.assert(
       fc.property(answer(op, wellFormedRecord(op.response.item)), layout, (value, write) => {
@@ -394,7 +396,8 @@ test('text that is not JSON, or not quite, is left to the reference path', async
   }
 })
 
-test('a field in another spelling is left to the reference path, which renames it: the answer never holds both names', async (t) => {
+test('a field in another spelling is left to the reference path, which renames it: the answer ' +
+  'never holds both names', async (t) => {
   const booked = compileTranscoder({ type: 'record', item: BookedAnswer }, { offset: OFFSET })
   const offer = compileTranscoder({ type: 'record', item: OfferAnswer }, { offset: OFFSET })
   for (const body of [
@@ -480,7 +483,8 @@ test('values pass through or convert exactly as the normalizer converts them', a
   t.equal(out(`{${base},"paid_thrud_date":"2024-02-30"}`), null, 'no real day: the reference path')
 })
 
-test('numbers and dates come out in exactly the text the normalizer writes, whichever path they take', async (t) => {
+test('numbers and dates come out in exactly the text the normalizer writes, whichever path they ' +
+  'take', async (t) => {
   const doc = compileTranscoder(
     { type: 'record', item: identityOnly(Sp2Document) },
     { offset: OFFSET }
@@ -594,7 +598,8 @@ test('numbers and dates come out in exactly the text the normalizer writes, whic
   }
 })
 
-test("a date the hub sends with a time becomes its date and its date-time, in exactly the normalizer's text", async (t) => {
+test('a date the hub sends with a time becomes its date and its date-time, in exactly the ' +
+  "normalizer's text", async (t) => {
   const bl = compileTranscoder({ type: 'record', item: BlEntry }, { offset: OFFSET })
   const nullable: ResourceSpec = {
     id: 'Stamped',
@@ -701,7 +706,8 @@ test('keys shorter than a word are recognised too', async (t) => {
   )
 })
 
-test("unknown keys, wherever the hub writes them, end up under hubExtra at the end of their record, byte for byte as the normalizer's", async (t) => {
+test('unknown keys, wherever the hub writes them, end up under hubExtra at the end of their ' +
+  "record, byte for byte as the normalizer's", async (t) => {
   const list = compileTranscoder({ type: 'list', item: Sp2Container }, { offset: OFFSET })
   const doc = compileTranscoder(
     { type: 'record', item: identityOnly(Sp2Document) },
@@ -719,12 +725,14 @@ test("unknown keys, wherever the hub writes them, end up under hubExtra at the e
     [
       'between and last',
       '[{"id_sp2_container":1,"x_a":[1,{"y_b":2}],"container_no":"A","gate_pass":null,"z":"q"}]',
-      '[{"sp2ContainerId":1,"containerNo":"A","gatePass":null,"hubExtra":{"xA":[1,{"yB":2}],"z":"q"}}]'
+      '[{"sp2ContainerId":1,"containerNo":"A","gatePass":null,' +
+        '"hubExtra":{"xA":[1,{"yB":2}],"z":"q"}}]'
     ],
     [
       'in each of two items',
       `[{${c},"p":1},{"q":{},${c}}]`,
-      '[{"sp2ContainerId":1,"containerNo":"A","gatePass":null,"hubExtra":{"p":1}},{"sp2ContainerId":1,"containerNo":"A","gatePass":null,"hubExtra":{"q":{}}}]'
+      '[{"sp2ContainerId":1,"containerNo":"A","gatePass":null,"hubExtra":{"p":1}},' +
+        '{"sp2ContainerId":1,"containerNo":"A","gatePass":null,"hubExtra":{"q":{}}}]'
     ]
   ]
   for (const [name, body, expected] of cases) {
@@ -757,7 +765,8 @@ test("unknown keys, wherever the hub writes them, end up under hubExtra at the e
   t.equal(doc(Buffer.from(twice)), undefined, 'a duplicate unknown key, nested: the reference path')
 })
 
-test('a required field left out, or null where it may not be, is left to the reference path, which reports it', async (t) => {
+test('a required field left out, or null where it may not be, is left to the reference path, ' +
+  'which reports it', async (t) => {
   const list = compileTranscoder({ type: 'list', item: Sp2Container }, { offset: OFFSET })
   const bl = compileTranscoder({ type: 'record', item: BlEntry }, { offset: OFFSET })
   t.ok(
@@ -789,7 +798,8 @@ test('a required field left out, or null where it may not be, is left to the ref
   )
 })
 
-test("the sandbox's SP2 lists (20 and 500 documents) take the fast path, equal to the reference path", async (t) => {
+test("the sandbox's SP2 lists (20 and 500 documents) take the fast path, equal to the reference " +
+  'path', async (t) => {
   const dir = t.testdir()
   const bodies = await prepareBodies(dir)
   const op = operations.find((o) => o.id === 'document_sp2/host-to-host')!
@@ -801,7 +811,8 @@ test("the sandbox's SP2 lists (20 and 500 documents) take the fast path, equal t
   t.ok(agree(bl, await readFile(bodies.blListFile, 'utf8')), 'the BL list: fast path, same answer')
 })
 
-test('each answer gets its own exact buffer, the frame around it; the reused scratch leaks into none', async (t) => {
+test('each answer gets its own exact buffer, the frame around it; the reused scratch leaks into ' +
+  'none', async (t) => {
   const dir = t.testdir()
   const bodies = await prepareBodies(dir)
   const op = operations.find((o) => o.id === 'document_sp2/host-to-host')!
@@ -861,7 +872,8 @@ test('a drifted answer is read by the reference path and counted', async (t) => 
   t.same(metric?.values.map(v => [v.labels.operation, v.value]), [['kontainerbc28', 1]])
 })
 
-test('large answers are read one per turn of the event loop, in order, errors included', async (t) => {
+test('large answers are read one per turn of the event loop, in order, errors ' +
+  'included', async (t) => {
   const turns = oneTurnEach()
   const order: string[] = []
   const jobs = [
@@ -888,7 +900,8 @@ test('large answers are read one per turn of the event loop, in order, errors in
   )
 })
 
-test('the 500-document SP2 list through the gateway: the large-answer path, transcoded', async (t) => {
+test('the 500-document SP2 list through the gateway: the large-answer path, ' +
+  'transcoded', async (t) => {
   const { app } = await build(t)
   const { npwp, blNo, blDate, documents } = SANDBOX_FIXTURES.benchmark.fiveHundred
   const res = await app.inject({

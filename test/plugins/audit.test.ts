@@ -14,7 +14,8 @@ const SECRET_ORDER = 'SO-never-logged-77'
 type Line = Record<string, unknown>
 const auditLines = (logs: Line[]) => logs.filter(l => l.audit === true)
 
-test('each write leaves exactly one audit line with who, what, which document, the hub status and the outcome', async (t) => {
+test('each write leaves exactly one audit line with who, what, which document, the hub status ' +
+  'and the outcome', async (t) => {
   const { app, logs, rawLogs } = await build(t, { clients: CLIENTS })
   const offer = { serviceOrderId: SECRET_ORDER, price: 10, offeredAt: '2024-03-01T08:15:00+07:00' }
   const requests = [
@@ -84,7 +85,9 @@ test('each write leaves exactly one audit line with who, what, which document, t
 
   const lines = auditLines(logs)
   const byId = (id: string) => lines.filter((l) => l.requestId === id)
-  for (let i = 1; i <= 7; i++) { t.equal(byId(`audit-${i}`).length, 1, `${requests[i - 1]!.name}: one line`) }
+  for (let i = 1; i <= 7; i++) {
+    t.equal(byId(`audit-${i}`).length, 1, `${requests[i - 1]!.name}: ` + 'one line')
+  }
   t.equal(byId('audit-8').length, 0, 'a read is not audited')
   t.equal(lines.length, 7)
 
@@ -155,7 +158,9 @@ test('each write leaves exactly one audit line with who, what, which document, t
   }
 
   const text = rawLogs.join('\n')
-  for (const secret of [KEY, SECRET_NOTE, SECRET_ORDER, 'idem-offer-1']) { t.notOk(text.includes(secret), `no log line holds ${secret}`) }
+  for (const secret of [KEY, SECRET_NOTE, SECRET_ORDER, 'idem-offer-1']) {
+    t.notOk(text.includes(secret), 'no ' + `log line holds ${secret}`)
+  }
 })
 
 test('audit lines are written even when LOG_LEVEL is warn', async (t) => {

@@ -24,7 +24,8 @@ function connect (url: string, options: WebSocket.ClientOptions = {}): Promise<W
   })
 }
 
-test('every connected client receives the booked notification after a successful booked POST', async (t) => {
+test('every connected client receives the booked notification after a successful booked ' +
+  'POST', async (t) => {
   const { app, base } = await listen(t)
   const sockets = await Promise.all([
     connect(`ws://${base}/v1/events`),
@@ -71,7 +72,8 @@ test('every connected client receives the booked notification after a successful
   t.equal(app.events.size, 2)
 })
 
-test('the message is the BookedEvent schema that the OpenAPI document publishes for the route', async (t) => {
+test('the message is the BookedEvent schema that the OpenAPI document publishes for the ' +
+  'route', async (t) => {
   const doc = JSON.parse(
     await readFile(new URL('../../openapi/openapi.json', import.meta.url), 'utf8')
   )
@@ -114,7 +116,9 @@ test('a failed booked POST sends no event', async (t) => {
   // A successful one afterwards arrives, and is the only message.
   const next = once(socket, 'message')
   await fetch(`http://${base}/v1/bookings/${F.bookingRequestId}/booked`, {
-    method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ booked: true })
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ booked: true })
   })
   await next
   t.equal(messages.length, 1)
@@ -204,7 +208,8 @@ function upgrade (
   })
 }
 
-test('a client sees the events of its own writes; one allowed "events": "all" sees every one; the payload does not name the client', async (t) => {
+test('a client sees the events of its own writes; one allowed "events": "all" sees every one; ' +
+  'the payload does not name the client', async (t) => {
   const { base } = await listenWith(t, { clients: [WRITER_A, WRITER_B, MONITOR] })
   const [a, b, monitor] = await Promise.all([
     connectAs(base, WRITER_A.key),
@@ -219,7 +224,9 @@ test('a client sees the events of its own writes; one allowed "events": "all" se
     [b, []],
     [monitor, []]
   ])
-  for (const [socket, list] of received) { socket.on('message', (m) => list.push(JSON.parse(String(m)) as Record<string, unknown>)) }
+  for (const [socket, list] of received) {
+    socket.on('message', (m) => list.push(JSON.parse(String(m)) as Record<string, unknown>))
+  }
 
   for (const [writer, id] of [
     [WRITER_A, 'BKG-20240301-0001'],
@@ -265,7 +272,8 @@ test('the event carries its client internally, and the filter reads it from ther
   t.notOk(publicEvent(event).includes('yard-a'))
 })
 
-test('sockets per client and in all are capped: refused in the envelope before the upgrade', async (t) => {
+test('sockets per client and in all are capped: refused in the envelope before the ' +
+  'upgrade', async (t) => {
   const { app, base } = await listenWith(t, {
     clients: [WRITER_A, WRITER_B, MONITOR],
     env: { EVENTS_MAX_PER_CLIENT: '2', EVENTS_MAX_CONNECTIONS: '3' }
@@ -348,7 +356,8 @@ test('a socket that does not answer pings is ended; one that does stays', async 
   t.equal(app.events.size, 1)
 })
 
-test('a subscriber that does not read is closed with 1008 once EVENTS_MAX_BUFFERED_BYTES wait for it', async (t) => {
+test('a subscriber that does not read is closed with 1008 once EVENTS_MAX_BUFFERED_BYTES wait ' +
+  'for it', async (t) => {
   const { app, base } = await listenWith(t, {
     env: { EVENTS_MAX_BUFFERED_BYTES: String(64 * 1024) }
   })

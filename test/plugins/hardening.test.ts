@@ -49,7 +49,8 @@ test('helmet headers on answers, errors and the docs', async (t) => {
   }
 })
 
-test('Swagger UI works under the CSP: its page loads only same-origin scripts and styles, no inline script', async (t) => {
+test('Swagger UI works under the CSP: its page loads only same-origin scripts and styles, no ' +
+  'inline script', async (t) => {
   const { app } = await build(t, { clients: CLIENTS })
   const page = await app.inject({ url: '/docs/' })
   t.equal(page.statusCode, 200)
@@ -143,7 +144,9 @@ test('CORS: the allow-listed origins only, with the headers a browser client nee
   })
   t.equal(preflight.statusCode, 204, 'a preflight needs no key')
   t.equal(preflight.headers['access-control-allow-origin'], 'http://localhost:5173')
-  for (const header of ['authorization', 'content-type', 'idempotency-key']) { t.match(preflight.headers['access-control-allow-headers'], header) }
+  for (const header of ['authorization', 'content-type', 'idempotency-key']) {
+    t.match(preflight.headers['access-control-allow-headers'], header)
+  }
   t.match(preflight.headers['access-control-allow-methods'], /POST/)
 
   const conditional = await app.inject({
@@ -255,7 +258,8 @@ test('POST bodies: JSON only (415), bounded (413), and never polluting', async (
   t.equal(charset.statusCode, 200, 'application/json with a charset is JSON')
 })
 
-test('a deeply nested body is a 400 naming the depth limit, on every route that takes a body, with or without an Idempotency-Key', async (t) => {
+test('a deeply nested body is a 400 naming the depth limit, on every route that takes a body, ' +
+  'with or without an Idempotency-Key', async (t) => {
   const { app, sandbox, logs } = await build(t, { clients: CLIENTS })
   const deep = (n: number) => '['.repeat(n) + ']'.repeat(n)
   const urls = [...WRITES.map((w) => w.url)]
@@ -294,7 +298,8 @@ test('a deeply nested body is a 400 naming the depth limit, on every route that 
   t.equal(sandbox.count(), 0)
 })
 
-test('no caller header reaches the hub: not its key, its Idempotency-Key, cookies or forwarding headers', async (t) => {
+test('no caller header reaches the hub: not its key, its Idempotency-Key, cookies or forwarding ' +
+  'headers', async (t) => {
   const { app, sandbox } = await build(t, { clients: CLIENTS })
   const caller = {
     ...AUTH,

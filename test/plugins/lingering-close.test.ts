@@ -77,7 +77,10 @@ const HAPROXY = existsSync('/usr/sbin/haproxy') ? '/usr/sbin/haproxy' : 'haproxy
  * HAProxy (the Debian package) with deploy/haproxy.cfg's settings in front of `gateway`; its
  * address once it forwards.
  */
-async function startHaproxy (t: TestLike, gateway: { host: string; port: number }): Promise<string> {
+async function startHaproxy (
+  t: TestLike,
+  gateway: { host: string; port: number }
+): Promise<string> {
   const listen = await freePort()
   const dir = mkdtempSync(join(tmpdir(), 'gateway-haproxy-'))
   t.teardown(() => rmSync(dir, { recursive: true, force: true }))
@@ -161,7 +164,8 @@ async function tenPosts (
 
 const tenTimes = (answer: string) => Array.from({ length: 10 }, () => answer)
 
-test('fetch reads the 413 of ten 5 MB POSTs in a row on one keep-alive connection, with a content-length and chunked; and the 415', async (t) => {
+test('fetch reads the 413 of ten 5 MB POSTs in a row on one keep-alive connection, with a ' +
+  'content-length and chunked; and the 415', async (t) => {
   const { url } = await startServer(t)
   t.same(
     await tenPosts(`${url}${BOOKED}`, FIVE_MB, { chunked: false }),
@@ -180,7 +184,8 @@ test('fetch reads the 413 of ten 5 MB POSTs in a row on one keep-alive connectio
   )
 })
 
-test('fetch reads a 401 given before the body is read, ten times in a row on one keep-alive connection', async (t) => {
+test('fetch reads a 401 given before the body is read, ten times in a row on one keep-alive ' +
+  'connection', async (t) => {
   const { url } = await startServer(t, {
     CLIENTS_FILE: writeClientsFile(t, [
       { name: 'web', key: 'web-key-0123456789abcdef', scopes: ['bookings:write'] }
@@ -198,7 +203,8 @@ test('fetch reads a 401 given before the body is read, ten times in a row on one
   )
 })
 
-test("through HAProxy with deploy/haproxy.cfg's settings, fetch reads the 413 of ten 5 MB POSTs in a row, with a content-length and chunked", async (t) => {
+test("through HAProxy with deploy/haproxy.cfg's settings, fetch reads the 413 of ten 5 MB POSTs " +
+  'in a row, with a content-length and chunked', async (t) => {
   const config = readFileSync('deploy/haproxy.cfg', 'utf8')
   const local = localHaproxyConfig(config, {
     listen: 8080,
@@ -291,7 +297,8 @@ function head (method: string, path: string, headers: Record<string, string | nu
     .join('')}\r\n`
 }
 
-test('a refused body of at most 256 KiB is read to its end, and the connection serves the next request', async (t) => {
+test('a refused body of at most 256 KiB is read to its end, and the connection serves the next ' +
+  'request', async (t) => {
   const { app } = await build(t)
   await app.listen({ port: 0, host: '127.0.0.1' })
   const raw = await rawConnection((app.server.address() as { port: number }).port)
@@ -310,7 +317,8 @@ test('a refused body of at most 256 KiB is read to its end, and the connection s
   raw.socket.destroy()
 })
 
-test("a longer refused body: connection: close, the gateway's FIN after the answer, the rest read until the caller ends its side, no reset", async (t) => {
+test("a longer refused body: connection: close, the gateway's FIN after the answer, the rest " +
+  'read until the caller ends its side, no reset', async (t) => {
   const { app, logs } = await build(t)
   await app.listen({ port: 0, host: '127.0.0.1' })
   const raw = await rawConnection((app.server.address() as { port: number }).port)
@@ -374,7 +382,8 @@ test('a body that goes on past the bound ends the connection, after the answer',
   t.ok(more > LINGER_BYTES || ms >= LINGER_MS - 5, `closed after ${more} bytes and ${ms} ms`)
 })
 
-test('a refused body that stops coming within the bound: the gateway ends its side after KEEP_MS, and the connection after LINGER_MS more', async (t) => {
+test('a refused body that stops coming within the bound: the gateway ends its side after ' +
+  'KEEP_MS, and the connection after LINGER_MS more', async (t) => {
   const { app } = await build(t)
   await app.listen({ port: 0, host: '127.0.0.1' })
   const server = serverSide(app)

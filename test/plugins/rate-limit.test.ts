@@ -20,7 +20,8 @@ const CLIENTS: TestClient[] = [
 ]
 const as = (name: string) => ({ authorization: `Bearer key-${name}` })
 
-test("each client has its own limit, from the file or the default, and one client's 429 leaves the others alone", async (t) => {
+test("each client has its own limit, from the file or the default, and one client's 429 leaves " +
+  'the others alone', async (t) => {
   const { app, sandbox } = await build(t, { clients: CLIENTS, env: { RATE_LIMIT_MAX: '4' } })
   for (let i = 1; i <= 3; i++) {
     const res = await app.inject({ url: CHEAP, headers: as('small') })

@@ -77,7 +77,8 @@ interface JsonReport {
   profile: ProfileJson
 }
 
-test('against the default sandbox, as configured by default: every lookup fits, exit 0', async (t) => {
+test('against the default sandbox, as configured by default: every lookup fits, exit ' +
+  '0', async (t) => {
   const sandbox = await sandboxIn(t, undefined)
   const out = await runProbe(VALUES, sandboxEnv(sandbox.url))
   t.equal(out.code, 0, out.stdout + out.stderr)
@@ -100,7 +101,8 @@ test('against the default sandbox, as configured by default: every lookup fits, 
 })
 
 for (const name of ['documented', 'public-callers', 'other-hub'] as const) {
-  test(`against the sandbox playing ${name}, configured with the same profile: exit 0`, async (t) => {
+  test(`against the sandbox playing ${name}, configured with the same profile: exit ` +
+    '0', async (t) => {
     const sandbox = await sandboxIn(t, name)
     const out = await runProbe([...VALUES, '--json'], {
       ...sandboxEnv(sandbox.url),
@@ -121,7 +123,8 @@ for (const name of ['documented', 'public-callers', 'other-hub'] as const) {
   })
 }
 
-test('against the other hub, configured by default, without --discover: drift, exit 1, nothing reached', async (t) => {
+test('against the other hub, configured by default, without --discover: drift, exit 1, nothing ' +
+  'reached', async (t) => {
   const sandbox = await sandboxIn(t, 'other-hub')
   const out = await runProbe(VALUES, sandboxEnv(sandbox.url))
   t.equal(out.code, 1, out.stderr)
@@ -147,7 +150,8 @@ test('against the other hub, configured by default, without --discover: drift, e
   onlyReads(t, sandbox, 40)
 })
 
-test('without a BL, the container lists take the first BL a BL list answers; the token may come from its file', async (t) => {
+test('without a BL, the container lists take the first BL a BL list answers; the token may come ' +
+  'from its file', async (t) => {
   const sandbox = await sandboxIn(t, undefined)
   const dir = mkdtempSync(join(tmpdir(), 'probe-token-'))
   t.teardown(() => rmSync(dir, { recursive: true, force: true }))
@@ -200,7 +204,8 @@ function lookupValues (id: string): Record<string, string> {
 }
 
 for (const name of ['public-callers', 'other-hub'] as const) {
-  test(`the profile --discover proposes for the ${name} hub, from the default, serves every lookup route`, async (t) => {
+  test(`the profile --discover proposes for the ${name} hub, from the default, serves every ` +
+    'lookup route', async (t) => {
     const sandbox = await sandboxIn(t, name)
     const out = await runProbe(
       [...VALUES, '--discover', '--json', ...(name === 'other-hub' ? OTHER_PREFIXES : [])],
@@ -265,7 +270,8 @@ test('the call bound and the pause between calls hold, --discover included', asy
   onlyReads(t, sandbox, 6)
 })
 
-test('exit 2 when it cannot run: bad arguments, no hub, an unreachable hub, no token', async (t) => {
+test('exit 2 when it cannot run: bad arguments, no hub, an unreachable hub, no ' +
+  'token', async (t) => {
   const usage = await runProbe(
     [
       '--bl-date',
@@ -328,7 +334,8 @@ test('exit 2 when it cannot run: bad arguments, no hub, an unreachable hub, no t
   t.match(noToken.stderr, /no access token/)
 })
 
-test('npm run probe-hub as a process: the settings from the environment, the exit code, no secret printed', async (t) => {
+test('npm run probe-hub as a process: the settings from the environment, the exit code, no ' +
+  'secret printed', async (t) => {
   const sandbox = await sandboxIn(t, undefined)
   const child = spawn(
     process.execPath,

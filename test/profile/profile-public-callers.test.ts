@@ -42,7 +42,8 @@ async function driftCount (
   )
 }
 
-test('a BL list: the V1/NLE address with the taxpayer as a path segment, beacukai-api-key, a bearer token; its day without a time, under any key', async (t) => {
+test('a BL list: the V1/NLE address with the taxpayer as a path segment, beacukai-api-key, a ' +
+  'bearer token; its day without a time, under any key', async (t) => {
   const { app, hub, logs } = await gateway(
     t,
     at(`/V1/NLE/INT/AUTH/noblbc20/${NPWP}`, {
@@ -81,7 +82,8 @@ test('a BL list: the V1/NLE address with the taxpayer as a path segment, beacuka
   )
 })
 
-test('BC20ByNoBL: its own prefix and ordered segments; the route takes what the hub needs, and refuses a / that would become a segment', async (t) => {
+test('BC20ByNoBL: its own prefix and ordered segments; the route takes what the hub needs, and ' +
+  'refuses a / that would become a segment', async (t) => {
   const record = {
     no_pib: '350420',
     car: '000000-000000-20240101-000001',
@@ -122,7 +124,8 @@ test('BC20ByNoBL: its own prefix and ordered segments; the route takes what the 
   t.equal(hub.requests.length, 1, 'refused before any hub call')
 })
 
-test('kontainerbc20 as kontainerbc20All/{noBl}/{tglBl}: the route takes the BL number too', async (t) => {
+test('kontainerbc20 as kontainerbc20All/{noBl}/{tglBl}: the route takes the BL number ' +
+  'too', async (t) => {
   const { app, hub } = await gateway(
     t,
     at('/V1/NLE/INT/AUTH/kontainerbc20All/MEDU1234567/20240217', {
@@ -172,7 +175,8 @@ test('kontainerbc20 as kontainerbc20All/{noBl}/{tglBl}: the route takes the BL n
   )
 })
 
-test('SP2 documents: nle-api-key, the documented query string, every value a string, "null" for null', async (t) => {
+test('SP2 documents: nle-api-key, the documented query string, every value a string, "null" for ' +
+  'null', async (t) => {
   const document = {
     id_document_sp2: SP2_ID,
     request_date: '2024-02-20 10:00:00',
@@ -280,7 +284,8 @@ test('SP2 documents: nle-api-key, the documented query string, every value a str
   )
 })
 
-test('a null string where a required field may not be null is not the documented shape: UPSTREAM_BAD_RESPONSE', async (t) => {
+test('a null string where a required field may not be null is not the documented shape: ' +
+  'UPSTREAM_BAD_RESPONSE', async (t) => {
   const { app } = await gateway(
     t,
     at(`/V1/NLE/INT/AUTH/noblbc20/${NPWP}`, {
@@ -348,10 +353,13 @@ test('a 2xx answer that reports a failure is that failure, not an empty list', a
     },
     'the text from `error`'
   )
-  for (const op of ['noblbc16', 'noblbc23', 'noblbc20', 'BC20ByNoPib']) { t.equal(await driftCount(app, op, 'failure-2xx'), 1, op) }
+  for (const op of ['noblbc16', 'noblbc23', 'noblbc20', 'BC20ByNoPib']) {
+    t.equal(await driftCount(app, op, 'failure-2xx'), 1, op)
+  }
 })
 
-test("error text from `error` as well as `message`; a record's own status is never taken for the answer's", async (t) => {
+test("error text from `error` as well as `message`; a record's own status is never taken for the " +
+  "answer's", async (t) => {
   const record = { no_pib: '350420', status: 'SPPB', tgl_pib: '2024-01-02 00:00:00.0' }
   const { app } = await gateway(
     t,
@@ -378,7 +386,8 @@ test("error text from `error` as well as `message`; a record's own status is nev
   t.equal(await driftCount(app, 'BC20ByNoPib', 'error-field'), 1)
 })
 
-test('writes: trucking under /nletrucking/v1, the offer sends the key under both names, the booked notification keeps its query string, Success. is a success', async (t) => {
+test('writes: trucking under /nletrucking/v1, the offer sends the key under both names, the ' +
+  'booked notification keeps its query string, Success. is a success', async (t) => {
   const { app, hub } = await gateway(
     t,
     at(
@@ -429,7 +438,8 @@ test('writes: trucking under /nletrucking/v1, the offer sends the key under both
   t.match(final.json(), { code: 'UPSTREAM_NOT_FOUND', upstreamMessage: 'Dokumen tidak ditemukan' })
 })
 
-test('/health/ready and the start-up log show the profile in force; the log holds no secret', async (t) => {
+test('/health/ready and the start-up log show the profile in force; the log holds no ' +
+  'secret', async (t) => {
   const { app, rawLogs, logs } = await gateway(t)
   const ready = await app.inject({ url: '/health/ready' })
   t.match(ready.json().data.profile, {

@@ -28,7 +28,8 @@ async function gateway (t: Parameters<typeof build>[0], profile: object, ...scri
   return { ...built, hub }
 }
 
-test('other header names, an empty prefix, another order of segments, a record under a key, another service', async (t) => {
+test('other header names, an empty prefix, another order of segments, a record under a key, ' +
+  'another service', async (t) => {
   const { app, hub } = await gateway(
     t,
     {
@@ -66,7 +67,8 @@ test('other header names, an empty prefix, another order of segments, a record u
   t.notOk('authentication' in (hub.requests[1]?.headers ?? {}))
 })
 
-test('days answered alone in the documented fast path; several records under the only array; a failure status in its own member', async (t) => {
+test('days answered alone in the documented fast path; several records under the only array; a ' +
+  'failure status in its own member', async (t) => {
   const {
     app,
     app: { metrics }

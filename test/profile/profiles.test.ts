@@ -39,7 +39,8 @@ test('drift: the committed profile schema is what src/profile/schema.ts generate
   )
 })
 
-test('the shipped profiles are valid, for the gateway and for any JSON Schema validator', async (t) => {
+test('the shipped profiles are valid, for the gateway and for any JSON Schema ' +
+  'validator', async (t) => {
   // The package's CommonJS default export, as Node's ESM loader presents it.
   const Ajv = Ajv2020.default
   const ajv = new Ajv({ allErrors: true, strict: true })
@@ -54,7 +55,8 @@ test('the shipped profiles are valid, for the gateway and for any JSON Schema va
   }
 })
 
-test('the schema lists every operation of the catalogue, each with the parameters it may take', async (t) => {
+test('the schema lists every operation of the catalogue, each with the parameters it may ' +
+  'take', async (t) => {
   const schema = JSON.parse(renderProfileSchema()) as {
     properties: {
       operations: { properties: Record<string, { properties: { params: { properties: object } } }> }
@@ -87,13 +89,16 @@ test('each problem names its place in the file and the rule, in words', async (t
     }),
     [
       '$.name: must be a name of 1 to 64 letters, digits and ._-',
-      '$.prefixes.lookup: must be an address prefix such as /V1/NLE/INT/AUTH: segments each after a /, no / at the end (or empty)',
+      '$.prefixes.lookup: must be an address prefix such as /V1/NLE/INT/AUTH: segments each ' +
+      'after a /, no / at the end (or empty)',
       '$.defaults: unknown member "nullString" (known here: apiKeyHeader, tokenHeader, ' +
         'credentials, answerKey, dateSent, dateAnswered, errorFields, nullStrings, failure, ' +
         'notFound, timeouts)',
-      '$.defaults.apiKeyHeader: must be one of the forms allowed: The name of the header that carries the API key, or several names: the key is sent under each',
+      '$.defaults.apiKeyHeader: must be one of the forms allowed: The name of the header that ' +
+      'carries the API key, or several names: the key is sent under each',
       '$.defaults.dateSent: must be one of "YYYYMMDD", "YYYY-MM-DD"',
-      `$.operations: unknown member "kontainerbc99" (known here: ${OPERATIONS.map((op) => op.id).join(', ')})`,
+      '$.operations: unknown member "kontainerbc99" (known here: ' +
+      `${OPERATIONS.map((op) => op.id).join(', ')})`,
       '$.operations["document_sp2/final"].params: unknown member "blNo" (known here: sp2Id)'
     ]
   )
@@ -104,7 +109,8 @@ test('each problem names its place in the file and the rule, in words', async (t
   t.match(profileProblems([])[0], /^\$: must be an object/)
 })
 
-test("the rules a schema cannot say: placeholders, the route's path parameters, hub names, regular expressions", async (t) => {
+test("the rules a schema cannot say: placeholders, the route's path parameters, hub names, " +
+  'regular expressions', async (t) => {
   t.same(
     profileProblems({
       name: 'x',
@@ -120,24 +126,31 @@ test("the rules a schema cannot say: placeholders, the route's path parameters, 
       }
     }),
     [
-      '$.operations.BC20ByNoPib.path: a placeholder must be a whole segment between slashes ("{npwp}x")',
-      '$.operations.BC20ByNoPib.path: {foo} names no parameter of this operation (its hub names: npwp, nopib; set `params` to take another)',
+      '$.operations.BC20ByNoPib.path: a placeholder must be a whole segment between slashes ' +
+      '("{npwp}x")',
+      '$.operations.BC20ByNoPib.path: {foo} names no parameter of this operation (its hub names: ' +
+      'npwp, nopib; set `params` to take another)',
       '$.operations.BC20ByNoPib.path: {nopib} appears twice',
-      '$.operations.BC20ByNoPib.path: "}" has a brace that opens no placeholder ({name} of a parameter)',
+      '$.operations.BC20ByNoPib.path: "}" has a brace that opens no placeholder ({name} of a ' +
+      'parameter)',
       '$.operations.BC20ByNoBL.params: two parameters have the hub name "nobl"',
-      '$.operations.noblbc16.path: {noBl} names no parameter of this operation (its hub names: npwp; set `params` to take another)',
-      '$.operations["document_sp2/final"].failure.codes[0].match: is not a regular expression (Invalid regular expression: /(/i: Unterminated group)'
+      '$.operations.noblbc16.path: {noBl} names no parameter of this operation (its hub names: ' +
+      'npwp; set `params` to take another)',
+      '$.operations["document_sp2/final"].failure.codes[0].match: is not a regular expression ' +
+      '(Invalid regular expression: /(/i: Unterminated group)'
     ]
   )
   t.same(
     profileProblems({ name: 'x', operations: { BC20ByNoPib: { params: { npwp: 'npwp' } } } }),
     [
-      "$.operations.BC20ByNoPib.params: must include pibNo, a parameter of the route's path (/v1/customs/bc20/declarations/:pibNo)"
+      "$.operations.BC20ByNoPib.params: must include pibNo, a parameter of the route's path " +
+      '(/v1/customs/bc20/declarations/:pibNo)'
     ]
   )
 })
 
-test('a file that cannot be read or is not JSON is one problem naming the setting and the file', async (t) => {
+test('a file that cannot be read or is not JSON is one problem naming the setting and the ' +
+  'file', async (t) => {
   t.match(problemsOf('/nonexistent/hub.json'), [
     /^UPSTREAM_PROFILE_FILE \(\/nonexistent\/hub\.json\): cannot be read \(ENOENT\)$/
   ])
@@ -148,7 +161,8 @@ test('a file that cannot be read or is not JSON is one problem naming the settin
     JSON.stringify({ name: 'x', defaults: { tokenHeader: 'Auth Header' } })
   )
   t.same(problemsOf(wrong), [
-    `UPSTREAM_PROFILE_FILE (${wrong}) $.defaults.tokenHeader: must be a header name: letters, digits and !#$%&'*+.^_\`|~- (no spaces or colons)`
+    `UPSTREAM_PROFILE_FILE (${wrong}) $.defaults.tokenHeader: must be a header name: letters, ` +
+    'digits and !#$%&\'*+.^_`|~- (no spaces or colons)'
   ])
 })
 
@@ -418,7 +432,8 @@ test('how the gateway calls the hub is the profile\'s, and a lookup\'s cache TTL
   t.not(profile.digest, builtIn.digest, 'what changes the calls changes the digest')
 })
 
-test('the server stops with one config error line per problem of the profile, naming its place in the file', async (t) => {
+test('the server stops with one config error line per problem of the profile, naming its place ' +
+  'in the file', async (t) => {
   const file = writeTempFile(
     t,
     JSON.stringify({
@@ -452,7 +467,8 @@ test('the server stops with one config error line per problem of the profile, na
       .split('\n')
       .filter((l) => l.startsWith('config error:')),
     [
-      `config error: UPSTREAM_PROFILE_FILE (${file}) $.defaults.dateSent: must be one of "YYYYMMDD", "YYYY-MM-DD"`
+      `config error: UPSTREAM_PROFILE_FILE (${file}) $.defaults.dateSent: must be one of ` +
+      '"YYYYMMDD", "YYYY-MM-DD"'
     ],
     'the schema first; the rules once it holds'
   )
@@ -466,7 +482,8 @@ test('an app with a profile it refuses does not start', async (t) => {
   await t.rejects(
     build(t, { env: { UPSTREAM_PROFILE_FILE: file } }),
     new ConfigError([
-      `UPSTREAM_PROFILE_FILE (${file}) $.operations.kontainerbc20.path: {noBl} names no parameter of this operation (its hub names: tglBl; set \`params\` to take another)`
+      `UPSTREAM_PROFILE_FILE (${file}) $.operations.kontainerbc20.path: {noBl} names no ` +
+      'parameter of this operation (its hub names: tglBl; set `params` to take another)'
     ])
   )
 })
@@ -486,11 +503,15 @@ test('the words of the other rules: empty, too long, too many, twice', async (t)
     }),
     [
       '$.description: is longer than the 2000 characters allowed',
-      '$.defaults.apiKeyHeader: must be one of the forms allowed: The name of the header that carries the API key, or several names: the key is sent under each',
-      '$.defaults.answerKey: must not be empty: Where the data is in the answer: the member holding the list (or the record), or `*` for the answer itself when it is an array, else its only array-valued member. In `defaults`, only for the operations that answer a list',
+      '$.defaults.apiKeyHeader: must be one of the forms allowed: The name of the header that ' +
+      'carries the API key, or several names: the key is sent under each',
+      '$.defaults.answerKey: must not be empty: Where the data is in the answer: the member ' +
+      'holding the list (or the record), or `*` for the answer itself when it is an array, else ' +
+      'its only array-valued member. In `defaults`, only for the operations that answer a list',
       '$.defaults.errorFields: holds more than the 8 items allowed',
       '$.defaults.nullStrings: holds the same item twice',
-      '$.operations.DetilBooking.apiKeyHeader: must be one of the forms allowed: The name of the header that carries the API key, or several names: the key is sent under each'
+      '$.operations.DetilBooking.apiKeyHeader: must be one of the forms allowed: The name of the ' +
+      'header that carries the API key, or several names: the key is sent under each'
     ]
   )
   t.same(profileProblems({ name: 'x', defaults: { errorFields: [] } }), [

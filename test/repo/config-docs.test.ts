@@ -11,7 +11,8 @@ import {
 
 const root = new URL('../../', import.meta.url)
 
-test('docs/configuration.md and .env.example are what npm run config-docs writes from the config schema', async (t) => {
+test('docs/configuration.md and .env.example are what npm run config-docs writes from the config ' +
+  'schema', async (t) => {
   for (const [path, render] of Object.entries(CONFIG_DOCS)) {
     const committed = await readFile(new URL(path, root), 'utf8')
     t.equal(committed, render(), `${path} is current (run npm run config-docs)`)

@@ -8,7 +8,8 @@ const run = promisify(execFile)
 // range some package asks for (a peer range included) and installs it anyway;
 // `npm ls --all` names the same packages as "invalid" and exits 1. The
 // installed tree is the lockfile's (npm ci), so this holds the lockfile to it.
-test('every installed package satisfies every range that asks for it, peer ranges included', async (t) => {
+test('every installed package satisfies every range that asks for it, peer ranges ' +
+  'included', async (t) => {
   const root = new URL('../..', import.meta.url)
   const { stdout } = await run('npm', ['ls', '--all', '--json'], {
     cwd: root,

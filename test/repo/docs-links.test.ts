@@ -31,7 +31,9 @@ function markdownFiles (dir = root): string[] {
 function plain (tokens: Token[]): string {
   return tokens.map(token => {
     if (token.type === 'html') return ''
-    if ('tokens' in token && Array.isArray(token.tokens) && token.tokens.length > 0) { return plain(token.tokens) }
+    if ('tokens' in token && Array.isArray(token.tokens) && token.tokens.length > 0) {
+      return plain(token.tokens)
+    }
     return 'text' in token && typeof token.text === 'string' ? token.text : ''
   }).join('')
 }
@@ -55,7 +57,9 @@ export function anchorsOf (file: string): Set<string> {
   const found = anchors
   walkTokens(tokensOf(file), (token) => {
     if (token.type === 'heading') found.add(slugger.slug(plain((token as Tokens.Heading).tokens)))
-    if (token.type === 'html') { for (const match of token.raw.matchAll(/\b(?:id|name)="([^"]+)"/g)) found.add(match[1] ?? '') }
+    if (token.type === 'html') {
+      for (const match of token.raw.matchAll(/\b(?:id|name)="([^"]+)"/g)) found.add(match[1] ?? '')
+    }
   })
   anchorCache.set(file, anchors)
   return anchors
@@ -91,7 +95,9 @@ function problem ({ file, href }: Link): string | undefined {
   const target = path === '' ? file : resolve(dirname(file), path)
   if (!target.startsWith(root)) return 'points outside the repository'
   if (!existsSync(target)) return `no such file: ${relative(root, target)}`
-  if (anchor === undefined || !target.endsWith('.md') || statSync(target).isDirectory()) { return undefined }
+  if (anchor === undefined || !target.endsWith('.md') || statSync(target).isDirectory()) {
+    return undefined
+  }
   return anchorsOf(target).has(anchor)
     ? undefined
     : `no heading or id "${anchor}" in ${relative(root, target)}`
@@ -125,7 +131,8 @@ test('headings get the ids GitHub gives them', async (t) => {
   t.ok(anchorsOf(join(root, 'docs/configuration.md')).has('hub-calls'), 'explicit ids count')
 })
 
-test('the README, docs/, .env.example, deploy/ and the code cite only files of the repository', async (t) => {
+test('the README, docs/, .env.example, deploy/ and the code cite only files of the ' +
+  'repository', async (t) => {
   // Files a clone does not have: the hub's description, the contract and the
   // code style the project was built from; docs/hub.md, docs/api.md and
   // ARCHITECTURE.md say in the repository what they said. CHANGELOG.md keeps
@@ -154,7 +161,9 @@ test('the README, docs/, .env.example, deploy/ and the code cite only files of t
 function codeFiles (): string[] {
   const walk = (dir: string): string[] =>
     readdirSync(join(root, dir), { withFileTypes: true }).flatMap((entry) => {
-      if (entry.name === 'node_modules' || entry.name === 'dist' || entry.name.startsWith('.')) { return [] }
+      if (entry.name === 'node_modules' || entry.name === 'dist' || entry.name.startsWith('.')) {
+        return []
+      }
       const path = join(dir, entry.name)
       return entry.isDirectory() ? walk(path) : /\.(?:ts|mts|js|sh)$/.test(entry.name) ? [path] : []
     })

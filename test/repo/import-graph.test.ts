@@ -136,7 +136,8 @@ test('the folder check finds a pair of folders importing each other', async (t) 
     'app.ts': ['upstream/client.ts']
   }
   t.same(folderCycles(files), [
-    'credentials <-> upstream (credentials/login.ts -> upstream/failures.ts; upstream/client.ts -> credentials/index.ts)'
+    'credentials <-> upstream (credentials/login.ts -> upstream/failures.ts; upstream/client.ts ' +
+    '-> credentials/index.ts)'
   ])
   t.same(
     folderCycles({
@@ -186,7 +187,8 @@ test('ARCHITECTURE.md lists the same layers, in the same order', async (t) => {
   t.same(listed, LAYERS)
 })
 
-test('the sandbox imports nothing of the gateway: it is a second, independent reading of the hub', async (t) => {
+test('the sandbox imports nothing of the gateway: it is a second, independent reading of the ' +
+  'hub', async (t) => {
   const outside = Object.entries(imports)
     .filter(([file]) => folderOf(file) === 'sandbox')
     .flatMap(([file, targets]) =>

@@ -19,7 +19,8 @@ const COVERAGE: Record<string, string> =
     ? {}
     : { NODE_V8_COVERAGE: process.env.NODE_V8_COVERAGE }
 
-test("the range is package.json's engines, and versions are compared as semver ranges", async (t) => {
+test("the range is package.json's engines, and versions are compared as semver " +
+  'ranges', async (t) => {
   const { engines } = JSON.parse(
     readFileSync(new URL('../../package.json', import.meta.url), 'utf8')
   ) as { engines: { node: string } }
@@ -33,12 +34,14 @@ test("the range is package.json's engines, and versions are compared as semver r
   t.equal(nodeVersionProblem('24.0.0', '>=22.19'), undefined)
   t.equal(
     nodeVersionProblem('22.18.9', '>=22.19'),
-    'customs-gateway needs Node.js >=22.19 (package.json engines); this is Node.js 22.18.9: install a supported version (docs/operations.md)'
+    'customs-gateway needs Node.js >=22.19 (package.json engines); this is Node.js 22.18.9: ' +
+    'install a supported version (docs/operations.md)'
   )
   t.type(nodeVersionProblem('20.20.2', '>=22.19'), 'string')
 })
 
-test('on an older Node.js the entry exits with one line naming the version needed, before undici is loaded', async (t) => {
+test('on an older Node.js the entry exits with one line naming the version needed, before undici ' +
+  'is loaded', async (t) => {
   const probe = spawnSync(OLD_NODE, ['-p', 'process.versions.node'], { encoding: 'utf8' })
   if (probe.error !== undefined || probe.status !== 0) {
     t.fail(
@@ -72,7 +75,8 @@ test('on an older Node.js the entry exits with one line naming the version neede
   t.same(
     stderr.trim().split('\n'),
     [
-      `customs-gateway needs Node.js ${requiredNode()} (package.json engines); this is Node.js ${version}: install a supported version (docs/operations.md)`
+      `customs-gateway needs Node.js ${requiredNode()} (package.json engines); this is Node.js ` +
+      `${version}: install a supported version (docs/operations.md)`
     ],
     'one line on stderr, no stack trace'
   )

@@ -116,7 +116,15 @@ function operationsOf (doc: JsonObject): OperationEntry[] {
   for (const [path, item] of Object.entries(objectAt(doc, 'paths'))) {
     if (!isJson(item)) continue
     for (const [method, op] of Object.entries(item)) {
-      if (HTTP_METHODS.has(method) && isJson(op)) { out.push({ route: `${method.toUpperCase()} ${path}`, path, method, op }) }
+      if (HTTP_METHODS.has(method) && isJson(op)) {
+        out.push({
+          route: `${method.toUpperCase()} ` +
+        `${path}`,
+          path,
+          method,
+          op
+        })
+      }
     }
   }
   return out
@@ -127,7 +135,11 @@ function firstDifference (committed: string, generated: string): string {
   const a = committed.split('\n')
   const b = generated.split('\n')
   for (let i = 0; i < Math.max(a.length, b.length); i++) {
-    if (a[i] !== b[i]) { return `line ${i + 1}: committed ${JSON.stringify(a[i] ?? '<end of file>')}, generated ${JSON.stringify(b[i] ?? '<end of file>')}` }
+    if (a[i] !== b[i]) {
+      return `line ${i + 1}: committed ` +
+      `${JSON.stringify(a[i] ?? '<end of file>')}, generated ` +
+      `${JSON.stringify(b[i] ?? '<end of file>')}`
+    }
   }
   return 'no difference'
 }
@@ -200,7 +212,8 @@ t.test(
     const generated = renderDocument(await generateAnswerExamples())
     t.ok(
       committed === generated,
-      `${ANSWER_EXAMPLES_PATH} is out of date: ${REGENERATE} (${firstDifference(committed ?? '', generated)})`
+      `${ANSWER_EXAMPLES_PATH} is out of date: ${REGENERATE} ` +
+      `(${firstDifference(committed ?? '', generated)})`
     )
   }
 )
@@ -210,7 +223,8 @@ t.test('drift: the committed docs/hub-operations.md is what the code generates',
   const generated = await generateHubOperations()
   t.ok(
     committed === generated,
-    `${HUB_OPERATIONS_PATH} is out of date: ${REGENERATE} (${firstDifference(committed ?? '', generated)})`
+    `${HUB_OPERATIONS_PATH} is out of date: ${REGENERATE} ` +
+    `(${firstDifference(committed ?? '', generated)})`
   )
   for (const route of CONTRACT_ROUTES.filter(
     (r) => r.startsWith('GET /v1/') || r.startsWith('POST /v1/')
@@ -257,7 +271,8 @@ t.test(
     const errors = results.filter((r) => r.severity === 0)
     const warnings = results.filter((r) => r.severity === 1)
     t.comment(
-      `Spectral: ${errors.length} error(s), ${warnings.length} warning(s), ${results.length - errors.length - warnings.length} info/hint`
+      `Spectral: ${errors.length} error(s), ${warnings.length} warning(s), ` +
+      `${results.length - errors.length - warnings.length} info/hint`
     )
     t.same(
       errors.map((e) => `${String(e.code)} at ${e.path.join('.')}: ${e.message}`),
@@ -284,10 +299,13 @@ function withoutExamples (value: unknown): unknown {
 }
 
 t.test(
-  'the public document speaks to web developers: no settings, hub addresses or docs/hub.md sections',
+  'the public document speaks to web developers: no settings, hub addresses or docs/hub.md ' +
+  'sections',
   async (t) => {
     const text = JSON.stringify(withoutExamples(doc))
-    for (const name of Object.keys(ConfigSchema.properties)) { t.notMatch(text, new RegExp(`\\b${name}\\b`), `no ${name}`) }
+    for (const name of Object.keys(ConfigSchema.properties)) {
+      t.notMatch(text, new RegExp(`\\b${name}\\b`), 'no ' + `${name}`)
+    }
     for (const pattern of [
       /interface\.md/,
       /\{(hub|base)_url\}/,
@@ -327,11 +345,15 @@ t.test('every example in the document is valid against its own schema', async (t
   const BASE = 'https://gateway.example/schemas/'
   const rooted = (schema: unknown) =>
     JSON.parse(JSON.stringify(schema).replaceAll('"#/components/schemas/', `"${BASE}`)) as object
-  for (const [name, schema] of Object.entries(objectAt(objectAt(doc, 'components'), 'schemas'))) { ajv.addSchema(rooted(schema), `${BASE}${name}`) }
+  for (const [name, schema] of Object.entries(objectAt(objectAt(doc, 'components'), 'schemas'))) {
+    ajv.addSchema(rooted(schema), `${BASE}${name}`)
+  }
   const componentExamples = objectAt(objectAt(doc, 'components'), 'examples')
   const resolveExample = (example: JsonObject): unknown => {
     const ref = example.$ref
-    if (typeof ref === 'string') { return objectAt(componentExamples, ref.replace('#/components/examples/', '')).value }
+    if (typeof ref === 'string') {
+      return objectAt(componentExamples, ref.replace('#/components/examples/', '')).value
+    }
     return example.value
   }
   let checked = 0
@@ -360,18 +382,25 @@ t.test('every example in the document is valid against its own schema', async (t
       }
     }
     for (const parameter of (op.parameters ?? []) as JsonObject[]) {
-      if ('example' in parameter) { check(parameter.schema, parameter.example, `${route} parameter ${String(parameter.name)}`) }
+      if ('example' in parameter) {
+        check(parameter.schema, parameter.example, `${route} ` +
+        `parameter ${String(parameter.name)}`)
+      }
     }
     for (const media of Object.values(objectAt(objectAt(op, 'requestBody'), 'content'))) {
       for (const [name, property] of Object.entries(
         objectAt(objectAt(media as JsonObject, 'schema'), 'properties')
       )) {
-        for (const example of ((property as JsonObject).examples ?? []) as unknown[]) { check(property, example, `${route} body ${name}`) }
+        for (const example of ((property as JsonObject).examples ?? []) as unknown[]) {
+          check(property, example, `${route} ` + `body ${name}`)
+        }
       }
     }
   }
   for (const [name, schema] of Object.entries(objectAt(objectAt(doc, 'components'), 'schemas'))) {
-    for (const example of ((schema as JsonObject).examples ?? []) as unknown[]) { check({ $ref: `#/components/schemas/${name}` }, example, `component ${name}`) }
+    for (const example of ((schema as JsonObject).examples ?? []) as unknown[]) {
+      check({ $ref: `#/components/schemas/${name}` }, example, 'component ' + `${name}`)
+    }
   }
   t.ok(checked > 250, `${checked} examples checked`)
 })
@@ -415,7 +444,10 @@ t.test(
           'examples'
         )
         t.ok(Object.keys(examples).length > 0, `${route} ${status}: examples`)
-        for (const code of Object.keys(examples)) { t.ok(code in errors, `${route} ${status}: ${code} is a code`) }
+        for (const code of Object.keys(examples)) {
+          t.ok(code in errors, `${route} ${status}: ` +
+          `${code} is a code`)
+        }
       }
     }
     const lists = operationsOf(doc).filter(
@@ -433,7 +465,8 @@ t.test(
 )
 
 t.test(
-  'every operation is described: tags, summary, description, operationId, a response for each status',
+  'every operation is described: tags, summary, description, operationId, a response for each ' +
+  'status',
   async (t) => {
     const operations = operationsOf(doc)
     const ids = new Set<string>()
@@ -475,10 +508,16 @@ t.test(
         }
       }
       if (path.startsWith('/v1/') && !EVENT_ROUTES.has(route)) {
-        for (const status of HUB_ROUTE_STATUSES) { t.ok(status in responses, `${route}: declares ${status}`) }
+        for (const status of HUB_ROUTE_STATUSES) {
+          t.ok(status in responses, `${route}: declares ` +
+          `${status}`)
+        }
       }
       if (path.startsWith('/v1/')) {
-        for (const status of CALLER_STATUSES) { t.ok(status in responses, `${route}: declares ${status}`) }
+        for (const status of CALLER_STATUSES) {
+          t.ok(status in responses, `${route}: declares ` +
+          `${status}`)
+        }
         t.match(op.security, [{ bearerAuth: [/^[a-z0-9]+:[a-z]+$/] }], `${route}: a bearer scope`)
       } else {
         t.equal(op.security, undefined, `${route}: public`)
@@ -486,7 +525,10 @@ t.test(
     }
 
     const routes = new Set(operations.map((o) => o.route))
-    for (const route of CONTRACT_ROUTES) { t.ok(routes.has(route), `docs/api.md#routes: ${route} is documented`) }
+    for (const route of CONTRACT_ROUTES) {
+      t.ok(routes.has(route), `docs/api.md#routes: ${route} ` +
+      'is documented')
+    }
   }
 )
 
@@ -546,7 +588,8 @@ t.test(
 )
 
 t.test(
-  "on the sandbox without keys, the document served says that no key is needed (Swagger UI's Authorize dialog shows it)",
+  "on the sandbox without keys, the document served says that no key is needed (Swagger UI's " +
+  'Authorize dialog shows it)',
   async (t) => {
     const { app } = await build(t)
     const served = (await app.inject({ method: 'GET', url: '/openapi.json' })).json() as JsonObject

@@ -10,10 +10,12 @@ import { build, manualClock } from '../helpers/helper.ts'
 
 const BL = `/v1/customs/bc20/bills-of-lading?npwp=${F.taxpayer.npwp}`
 const TAXPAYER = `/v1/taxpayers/${F.taxpayer.npwp}/bills-of-lading`
-const SHIPMENT = `/v1/shipments/${F.sp2.blNo}?npwp=${F.sp2.npwp}&blDate=${F.sp2.blDate}&documentType=bc20`
+const SHIPMENT = `/v1/shipments/${F.sp2.blNo}?npwp=${F.sp2.npwp}&blDate=` +
+  `${F.sp2.blDate}&documentType=bc20`
 const STRONG_TAG = /^"[0-9a-f]{16}"$/
 
-test("a lookup's ETag is a strong tag of its data: the same fresh and cached, another for other data", async (t) => {
+test("a lookup's ETag is a strong tag of its data: the same fresh and cached, another for other " +
+  'data', async (t) => {
   const { app } = await build(t, { env: { CACHE_TTL_SECONDS: '60' } })
   const fresh = await app.inject({ url: BL })
   const cached = await app.inject({ url: BL })
@@ -31,7 +33,8 @@ test("a lookup's ETag is a strong tag of its data: the same fresh and cached, an
   t.not(other.headers.etag, fresh.headers.etag)
 })
 
-test('If-None-Match with the tag is a 304 without a body and without a hub call while the entry is fresh', async (t) => {
+test('If-None-Match with the tag is a 304 without a body and without a hub call while the entry ' +
+  'is fresh', async (t) => {
   const { app, sandbox } = await build(t, { env: { CACHE_TTL_SECONDS: '60' } })
   const first = await app.inject({ url: BL })
   const etag = first.headers.etag as string
@@ -72,7 +75,8 @@ test('past its TTL the hub is asked, and an unchanged answer is still a 304', as
   t.equal(sandbox.count('noblbc20'), 2, 'the hub was asked')
 })
 
-test('cache-control: no-cache asks the hub afresh and compares its answer: 304 when unchanged', async (t) => {
+test('cache-control: no-cache asks the hub afresh and compares its answer: 304 when ' +
+  'unchanged', async (t) => {
   const { app, sandbox } = await build(t, { env: { CACHE_TTL_SECONDS: '60' } })
   const etag = (await app.inject({ url: BL })).headers.etag as string
   const res = await app.inject({
@@ -83,7 +87,8 @@ test('cache-control: no-cache asks the hub afresh and compares its answer: 304 w
   t.equal(sandbox.count('noblbc20'), 2)
 })
 
-test('without a cache (TTL 0) every request asks the hub, and the same data has the same tag', async (t) => {
+test('without a cache (TTL 0) every request asks the hub, and the same data has the same ' +
+  'tag', async (t) => {
   const { app, sandbox } = await build(t)
   const etag = (await app.inject({ url: BL })).headers.etag as string
   t.equal((await app.inject({ url: BL, headers: { 'if-none-match': etag } })).statusCode, 304)
@@ -116,7 +121,8 @@ test('an error has no tag, and If-None-Match does not turn it into a 304', async
 
 const FAILING = {
   taxpayer: `/v1/taxpayers/${magicValue('503', 'npwp')}/bills-of-lading`,
-  shipment: `/v1/shipments/${magicValue('503')}?npwp=${F.sp2.npwp}&blDate=${F.sp2.blDate}&documentType=bc23`
+  shipment: `/v1/shipments/${magicValue('503')}?npwp=${F.sp2.npwp}&blDate=` +
+    `${F.sp2.blDate}&documentType=bc23`
 }
 
 for (const [name, url, failing] of [
@@ -145,7 +151,8 @@ for (const [name, url, failing] of [
   })
 }
 
-test('an incomplete shipment has a tag too, the same while the same source fails the same way', async (t) => {
+test('an incomplete shipment has a tag too, the same while the same source fails the same ' +
+  'way', async (t) => {
   const { app } = await build(t)
   const url = SHIPMENT.replace(F.sp2.npwp, magicValue('503', 'npwp'))
   const first = await app.inject({ url })

@@ -58,7 +58,9 @@ async function stream (t: Test, url: string, headers: Record<string, string>) {
   const res = await fetch(url, { headers, signal: controller.signal })
   const frames: Frame[] = []
   const reading = (async () => {
-    if (res.body === null || !res.headers.get('content-type')?.startsWith('text/event-stream')) { return }
+    if (res.body === null || !res.headers.get('content-type')?.startsWith('text/event-stream')) {
+      return
+    }
     let buffer = ''
     const decoder = new TextDecoder()
     try {
@@ -109,7 +111,8 @@ async function socket (t: Test, base: string, key: string, lastEventId?: string)
   return { ws, messages, notes }
 }
 
-test('a WebSocket that comes back with ?lastEventId gets what it missed, only what it may see, in order, then what follows', async (t) => {
+test('a WebSocket that comes back with ?lastEventId gets what it missed, only what it may see, ' +
+  'in order, then what follows', async (t) => {
   const { base, book } = await gateway(t)
   const first = await socket(t, base, WRITER_A.key, 'now')
   await until(() => first.messages.length === 1)
@@ -149,7 +152,8 @@ test('a WebSocket that comes back with ?lastEventId gets what it missed, only wh
   t.same(monitor.notes(), ['a2', 'b1', 'a3', 'a4'], 'a client allowed every event gets every one')
 })
 
-test('a WebSocket without lastEventId gets booked events only, as the first version of the route sent them', async (t) => {
+test('a WebSocket without lastEventId gets booked events only, as the first version of the route ' +
+  'sent them', async (t) => {
   // Pings of a second: a socket whose pong waits behind a busy event loop for longer than one
   // interval is ended, as designed, and this test is not about that.
   const { base, book, app } = await gateway(t, { EVENTS_PING_INTERVAL_MS: '1000' })
@@ -166,7 +170,8 @@ test('a WebSocket without lastEventId gets booked events only, as the first vers
   t.equal(app.events.size, 1)
 })
 
-test('a reader that saw no event of its own is told the position with the heartbeat, and resumes from it', async (t) => {
+test('a reader that saw no event of its own is told the position with the heartbeat, and resumes ' +
+  'from it', async (t) => {
   const { base, book } = await gateway(t, { EVENTS_PING_INTERVAL_MS: '1000' })
   const quiet = await socket(t, base, WRITER_B.key, 'now')
   await book(WRITER_A, 'a1')
@@ -183,7 +188,8 @@ test('a reader that saw no event of its own is told the position with the heartb
   )
 })
 
-test('a resume from an id older than the window is told to reload (stream.reload, expired), then gets what follows', async (t) => {
+test('a resume from an id older than the window is told to reload (stream.reload, expired), then ' +
+  'gets what follows', async (t) => {
   const { base, book } = await gateway(t, { EVENTS_REPLAY_MAX: '2' })
   const first = await socket(t, base, WRITER_A.key, 'now')
   await book(WRITER_A, 'a1')
@@ -211,7 +217,8 @@ test('a resume from an id older than the window is told to reload (stream.reload
   )
 })
 
-test('a lastEventId that is not an event id is refused before the upgrade, naming the parameter', async (t) => {
+test('a lastEventId that is not an event id is refused before the upgrade, naming the ' +
+  'parameter', async (t) => {
   const { app } = await gateway(t)
   const res = await app.inject({
     url: '/v1/events?lastEventId=abc',
@@ -227,7 +234,8 @@ test('a lastEventId that is not an event id is refused before the upgrade, namin
   t.match(sse.json(), { code: 'VALIDATION_FAILED', details: [{ field: 'header.last-event-id' }] })
 })
 
-test("SSE: text/event-stream with typed events whose id is the event id, only the client's own, and a resume with Last-Event-ID", async (t) => {
+test("SSE: text/event-stream with typed events whose id is the event id, only the client's own, " +
+  'and a resume with Last-Event-ID', async (t) => {
   const { base, book } = await gateway(t)
   const a = await stream(t, `http://${base}/v1/events/stream`, {
     authorization: `Bearer ${WRITER_A.key}`
@@ -292,7 +300,8 @@ test('SSE: a resume beyond the window gets a stream.reload event', async (t) => 
   t.same(late.events(), [], 'nothing half-replayed')
 })
 
-test('SSE: heartbeat comments keep an idle stream alive; closing the gateway ends the stream', async (t) => {
+test('SSE: heartbeat comments keep an idle stream alive; closing the gateway ends the ' +
+  'stream', async (t) => {
   const { app, base } = await gateway(t, { EVENTS_PING_INTERVAL_MS: '50' })
   const idle = await stream(t, `http://${base}/v1/events/stream`, {
     authorization: `Bearer ${MONITOR.key}`
@@ -345,7 +354,8 @@ test('SSE: the same scope, and the same caps as the WebSockets, counted together
   await until(() => app.events.size === 1)
 })
 
-test('SSE: a stream that does not read is dropped once EVENTS_MAX_BUFFERED_BYTES wait for it, and counted', async (t) => {
+test('SSE: a stream that does not read is dropped once EVENTS_MAX_BUFFERED_BYTES wait for it, ' +
+  'and counted', async (t) => {
   const { app, base } = await gateway(t, { EVENTS_MAX_BUFFERED_BYTES: String(64 * 1024) })
   const controller = new AbortController()
   t.teardown(() => controller.abort())
@@ -376,7 +386,8 @@ test('SSE: a stream that does not read is dropped once EVENTS_MAX_BUFFERED_BYTES
   )
 })
 
-test('tickets: POST /v1/events/tickets, then EventSource opens the stream with ?ticket= once; the ticket is never logged', async (t) => {
+test('tickets: POST /v1/events/tickets, then EventSource opens the stream with ?ticket= once; ' +
+  'the ticket is never logged', async (t) => {
   const { base, book, rawLogs } = await gateway(t)
   const issued = await fetch(`http://${base}/v1/events/tickets`, {
     method: 'POST',
@@ -444,7 +455,8 @@ test('tickets expire after EVENTS_TICKET_SECONDS', async (t) => {
   t.equal((await fetch(`http://${base}/v1/events/stream?ticket=${data.ticket}`)).status, 401)
 })
 
-test('EventSource resumes by itself: when the connection drops it reconnects with Last-Event-ID and gets what it missed, each event once', async (t) => {
+test('EventSource resumes by itself: when the connection drops it reconnects with Last-Event-ID ' +
+  'and gets what it missed, each event once', async (t) => {
   const { book, app } = await gateway(t)
   const proxy = await startTcpProxy(t, (app.server.address() as { port: number }).port)
   // A non-browser EventSource with the key in a header (undici's, through an interceptor
@@ -492,7 +504,8 @@ test('EventSource resumes by itself: when the connection drops it reconnects wit
   t.same(notes, ['a1', 'b1', 'a2', 'a3'], 'none missed, none twice')
 })
 
-test('without a key or a ticket the stream is refused with 401, and EventSource gives up, as browsers do', async (t) => {
+test('without a key or a ticket the stream is refused with 401, and EventSource gives up, as ' +
+  'browsers do', async (t) => {
   const { base } = await gateway(t)
   const source = new EventSource(`http://${base}/v1/events/stream`, {
     node: { reconnectionTime: 50 }

@@ -24,7 +24,8 @@ interface Source {
   message?: string
 }
 
-test('a BC 2.0 shipment: its declarations, containers and SP2 documents, each as its own route answers it, from one hub call each', async (t) => {
+test('a BC 2.0 shipment: its declarations, containers and SP2 documents, each as its own route ' +
+  'answers it, from one hub call each', async (t) => {
   const { app, sandbox } = await build(t)
   const declarations = (
     await app.inject({ url: `/v1/customs/bc20/declarations?blNo=${blNo}` })
@@ -82,7 +83,8 @@ test('a source that fails is reported and its part is null; the others are answe
   const { app } = await build(t)
   // The NPWP only reaches the SP2 lookup: its magic value fails that one source.
   const res = await app.inject({
-    url: `/v1/shipments/${blNo}?npwp=${magicValue('503', 'npwp')}&blDate=${blDate}&documentType=bc20`
+    url: `/v1/shipments/${blNo}?npwp=${magicValue('503', 'npwp')}&blDate=` +
+      `${blDate}&documentType=bc20`
   })
   t.equal(res.statusCode, 200)
   const { data, meta } = res.json()
@@ -103,7 +105,8 @@ test('a source that fails is reported and its part is null; the others are answe
 test('a hub refusal of one source passes on its own message', async (t) => {
   const { app } = await build(t)
   const res = await app.inject({
-    url: `/v1/shipments/${blNo}?npwp=${magicValue('422', 'npwp')}&blDate=${blDate}&documentType=bc20`
+    url: `/v1/shipments/${blNo}?npwp=${magicValue('422', 'npwp')}&blDate=` +
+      `${blDate}&documentType=bc20`
   })
   const sp2 = res.json().meta.sources.find((s: Source) => s.part === 'sp2Documents')
   t.match(sp2, { status: 'failed', code: 'UPSTREAM_REJECTED', upstreamMessage: /./ })
@@ -119,7 +122,8 @@ test('when every source fails the answer is the first one\'s error', async (t) =
   t.equal(sandbox.count(), 3, 'each source was asked')
 })
 
-test('BC 1.6 has no container lookup: containers null, source `none`, the answer complete', async (t) => {
+test('BC 1.6 has no container lookup: containers null, source `none`, the answer ' +
+  'complete', async (t) => {
   const { app, sandbox } = await build(t)
   const [bc16] = F.taxpayer.bc16
   const res = await app.inject({
@@ -204,7 +208,8 @@ test('a 404 where the profile says the hub answers []: UPSTREAM_NOT_FOUND', asyn
   t.equal(res.headers['cache-control'], 'no-store')
 })
 
-test('a container list the hub answers for a whole day is narrowed to the BL; one asked by BL is taken as it is', async (t) => {
+test('a container list the hub answers for a whole day is narrowed to the BL; one asked by BL is ' +
+  'taken as it is', async (t) => {
   const { app, sandbox } = await build(t)
   const day = (
     await app.inject({ url: `/v1/customs/bc27/containers?blDate=${BC27_DAY.blDate}` })
@@ -215,7 +220,8 @@ test('a container list the hub answers for a whole day is narrowed to the BL; on
   )
   // Asked in lower case: the hub's numbers are upper case.
   const res = await app.inject({
-    url: `/v1/shipments/${BC27_DAY.blNo.toLowerCase()}?npwp=${npwp}&blDate=${BC27_DAY.blDate}&documentType=bc27`
+    url: `/v1/shipments/${BC27_DAY.blNo.toLowerCase()}?npwp=${npwp}&blDate=` +
+      `${BC27_DAY.blDate}&documentType=bc27`
   })
   const mine = day.filter((c) => c.blNo === BC27_DAY.blNo)
   t.same(res.json().data.containers, mine)
@@ -238,7 +244,8 @@ test('a container list the hub answers for a whole day is narrowed to the BL; on
   )
 })
 
-test('narrowing keeps the entries that say nothing of their BL, and leaves a list it keeps whole as it was', async (t) => {
+test('narrowing keeps the entries that say nothing of their BL, and leaves a list it keeps whole ' +
+  'as it was', async (t) => {
   const op = operationOf('kontainerbc20')
   const shipment = { npwp, blNo: 'AAA1', blDate: '2024-01-02', documentType: 'bc20' }
   const list = Buffer.from(
@@ -264,7 +271,8 @@ test('narrowing keeps the entries that say nothing of their BL, and leaves a lis
   )
 })
 
-test('cached as the lookups are: a second call asks the hub nothing; no-cache asks every source afresh', async (t) => {
+test('cached as the lookups are: a second call asks the hub nothing; no-cache asks every source ' +
+  'afresh', async (t) => {
   const { app, sandbox } = await build(t, { env: { CACHE_TTL_SECONDS: '60' } })
   const first = await app.inject({ url: SHIPMENT })
   t.equal(first.json().meta.cached, false)
@@ -284,7 +292,8 @@ test('cached as the lookups are: a second call asks the hub nothing; no-cache as
   t.equal(sandbox.count(), 6)
 })
 
-test("the hub calls stay within the caller's share: a share of one asks one source at a time, and none is refused", async (t) => {
+test("the hub calls stay within the caller's share: a share of one asks one source at a time, " +
+  'and none is refused', async (t) => {
   const { app, sandbox } = await build(t, {
     clients: [{ name: 'page', key: 'key-page', scopes: ['customs:read', 'sp2:read'] }],
     env: { UPSTREAM_MAX_CALLS_PER_CLIENT: '1' },
@@ -322,7 +331,8 @@ test('without a share (0) every source is asked at once', async (t) => {
   t.ok(Math.max(...at) - Math.min(...at) < latencyMs, `together (${at.join(', ')})`)
 })
 
-test('a client needs both customs:read and sp2:read; without one, 403 names it and the hub is not asked', async (t) => {
+test('a client needs both customs:read and sp2:read; without one, 403 names it and the hub is ' +
+  'not asked', async (t) => {
   const { app, sandbox } = await build(t, {
     clients: [
       { name: 'customs', key: 'key-customs', scopes: ['customs:read'] },

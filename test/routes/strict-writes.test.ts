@@ -76,7 +76,8 @@ function post (
   })
 }
 
-test('every wrong JSON type in every body field of every POST is 400 naming the field, and the hub is not called', async (t) => {
+test('every wrong JSON type in every body field of every POST is 400 naming the field, and the ' +
+  'hub is not called', async (t) => {
   const { app, sandbox } = await build(t)
   let cases = 0
   for (const write of WRITES) {
@@ -93,7 +94,8 @@ test('every wrong JSON type in every body field of every POST is 400 naming the 
           [
             {
               field: `body.${field}`,
-              rule: `must be ${schema.type === 'boolean' ? 'a boolean (true or false)' : `a ${schema.type}`}`
+              rule: 'must be ' +
+                `${schema.type === 'boolean' ? 'a boolean (true or false)' : `a ${schema.type}`}`
             }
           ],
           `${write.name}.${field} as ${typeName}: the field and its type, from the schema`
@@ -118,7 +120,8 @@ test('every wrong JSON type in every body field of every POST is 400 naming the 
   t.equal(sandbox.count(), 0, 'the hub received nothing')
 })
 
-test('the reported bugs: price true/null/"15"/[7], serviceOrderId ["SO-1"], booked "false"/0', async (t) => {
+test('the reported bugs: price true/null/"15"/[7], serviceOrderId ["SO-1"], booked ' +
+  '"false"/0', async (t) => {
   const { app, sandbox } = await build(t)
   for (const [url, body, field] of [
     [WRITES[0]!.url, { ...offer, price: true }, 'body.price'],
@@ -277,7 +280,8 @@ test('a body missing on a write that needs one says so', async (t) => {
   t.same(res.json().details, [{ field: 'body', rule: 'is required: a JSON object' }])
 })
 
-test('a __proto__ or constructor.prototype key is refused by name; malformed JSON is called so', async (t) => {
+test('a __proto__ or constructor.prototype key is refused by name; malformed JSON is called ' +
+  'so', async (t) => {
   const { app, sandbox } = await build(t)
   const proto = await post(app, WRITES[1]!.url, '{"booked": true, "__proto__": {"polluted": true}}')
   t.equal(proto.statusCode, 400)

@@ -54,13 +54,19 @@ const cases: Case[] = [
   {
     name: 'document_sp2_container/cargo_owner',
     method: 'GET',
-    path: `${DEV}/document_sp2_container/cargo_owner/${qs({ bl_date: F.sp2.blDateCompact, container_no: F.sp2.containerNo, npwp_cargo_owner: F.sp2.npwp, bl_no: F.sp2.blNo })}`,
+    path: `${DEV}/document_sp2_container/cargo_owner/` + qs({
+      bl_date: F.sp2.blDateCompact,
+      container_no: F.sp2.containerNo,
+      npwp_cargo_owner: F.sp2.npwp,
+      bl_no: F.sp2.blNo
+    }),
     ...needs('document_sp2_container/cargo_owner')
   },
   {
     name: 'document_sp2/host-to-host',
     method: 'GET',
-    path: `${DEV}/document_sp2/host-to-host/${qs({ npwp_cargo_owner: F.sp2.npwp, bl_no: F.sp2.blNo, bl_date: F.sp2.blDateCompact })}`,
+    path: `${DEV}/document_sp2/host-to-host/` +
+      `${qs({ npwp_cargo_owner: F.sp2.npwp, bl_no: F.sp2.blNo, bl_date: F.sp2.blDateCompact })}`,
     ...needs('document_sp2/host-to-host')
   },
   {

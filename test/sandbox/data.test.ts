@@ -18,10 +18,14 @@ t.test('the test-side ISO 6346 checker agrees with known numbers', async (t) => 
 t.test('every seeded container number has a valid ISO 6346 check digit', async (t) => {
   const data = createDataset()
   const numbers = new Set<string>()
-  for (const items of Object.values(data.containerLists)) { for (const item of items) numbers.add(item.no_kontainer) }
+  for (const items of Object.values(data.containerLists)) {
+    for (const item of items) numbers.add(item.no_kontainer)
+  }
   for (const doc of data.sp2Documents) for (const c of doc.container) numbers.add(c.container_no)
   for (const bench of [F.benchmark.twenty, F.benchmark.fiveHundred]) {
-    for (const doc of data.sp2ForBl(bench.npwp, bench.blNo, bench.blDate)) { for (const c of doc.container) numbers.add(c.container_no) }
+    for (const doc of data.sp2ForBl(bench.npwp, bench.blNo, bench.blDate)) {
+      for (const c of doc.container) numbers.add(c.container_no)
+    }
   }
   t.ok(numbers.size > 1000, `${numbers.size} container numbers`)
   const invalid = [...numbers].filter((n) => !iso6346Valid(n))
@@ -63,7 +67,9 @@ t.test('fixtures describe the seed the brief asks for', async (t) => {
   t.ok(F.npwps.length >= 4)
   t.ok(F.npwps.some((n) => n.length === 15) && F.npwps.some((n) => n.length === 16))
   for (const taxpayer of [F.taxpayer, F.taxpayer16]) {
-    for (const type of ['bc16', 'bc20', 'bc23'] as const) { t.ok(taxpayer[type].length > 0, `${taxpayer.npwp} ${type}`) }
+    for (const type of ['bc16', 'bc20', 'bc23'] as const) {
+      t.ok(taxpayer[type].length > 0, `${taxpayer.npwp} ` + `${type}`)
+    }
   }
   t.same(F.taxpayerWithoutBc16.bc16, [])
   t.match(F.declaration.pibNo, /^\d{6}$/)

@@ -66,7 +66,8 @@ function carriers (
       () =>
         get(
           sb,
-          `${LOOKUP}/BC20ByNoPib/${qs({ npwp: F.declaration.npwp, nopib: `sbx-${name.toLowerCase()}` })}`
+          `${LOOKUP}/BC20ByNoPib/` +
+          `${qs({ npwp: F.declaration.npwp, nopib: `sbx-${name.toLowerCase()}` })}`
         )
     ],
     ['NPWP form', () => get(sb, `${LOOKUP}/noblbc20/${npwpForm(code)}`)],
@@ -145,11 +146,17 @@ t.test(
       await get(sb, `${LOOKUP}/noblbc20/${npwpForm('900')}`),
       await get(
         sb,
-        `${LOOKUP}/kontainerbc261/${qs({ noBl: F.containers.kontainerbc261.noBl, probe: 'SBX-MALFORMED' })}`
+        `${LOOKUP}/kontainerbc261/` +
+        `${qs({ noBl: F.containers.kontainerbc261.noBl, probe: 'SBX-MALFORMED' })}`
       ),
       await get(
         sb,
-        `${DEV}/document_sp2/host-to-host/${qs({ npwp_cargo_owner: F.sp2.npwp, bl_no: F.sp2.blNo, bl_date: F.sp2.blDateCompact, x: 'SBX-MALFORMED' })}`
+        `${DEV}/document_sp2/host-to-host/` + qs({
+          npwp_cargo_owner: F.sp2.npwp,
+          bl_no: F.sp2.blNo,
+          bl_date: F.sp2.blDateCompact,
+          x: 'SBX-MALFORMED'
+        })
       ),
       await post(sb, `${DEV}/document_sp2/final`, { id_document_sp2: uuidForm('900') })
     ]
@@ -183,7 +190,12 @@ t.test('EMPTY, NOKEY, SHAPE and DRIFT break the shape in their own ways', async 
   const array = (fault: string) =>
     get(
       sb,
-      `${DEV}/document_sp2/host-to-host/${qs({ npwp_cargo_owner: F.sp2.npwp, bl_no: F.sp2.blNo, bl_date: F.sp2.blDateCompact, probe: `SBX-${fault}` })}`
+      `${DEV}/document_sp2/host-to-host/` + qs({
+        npwp_cargo_owner: F.sp2.npwp,
+        bl_no: F.sp2.blNo,
+        bl_date: F.sp2.blDateCompact,
+        probe: `SBX-${fault}`
+      })
     )
   const object = (code: string) =>
     post(sb, `${DEV}/document_sp2/final`, { id_document_sp2: uuidForm(code) })
@@ -372,7 +384,8 @@ function rawGet (sb: Sandbox, path: string): Promise<{ head: string, body: Buffe
       resolve({ head: all.subarray(0, split).toString(), body: all.subarray(split + 4) })
     })
     socket.write(
-      `GET ${path} HTTP/1.1\r\nhost: ${hostname}\r\ncustoms-api-key: ${SANDBOX_API_KEY}\r\nauthorization: ${SANDBOX_ACCESS_TOKEN}\r\n\r\n`
+      `GET ${path} HTTP/1.1\r\nhost: ${hostname}\r\ncustoms-api-key: ` +
+      `${SANDBOX_API_KEY}\r\nauthorization: ${SANDBOX_ACCESS_TOKEN}\r\n\r\n`
     )
   })
 }
@@ -381,7 +394,8 @@ t.test('TRUNCATED announces more bytes than it sends, then ends the connection',
   const sb = await sandbox(t)
   const { head, body } = await rawGet(
     sb,
-    `${LOOKUP}/kontainerbc261/${qs({ noBl: F.containers.kontainerbc261.noBl, probe: 'SBX-TRUNCATED' })}`
+    `${LOOKUP}/kontainerbc261/` +
+    `${qs({ noBl: F.containers.kontainerbc261.noBl, probe: 'SBX-TRUNCATED' })}`
   )
   t.match(head, /^HTTP\/1\.1 200/)
   const announced = Number(/content-length: (\d+)/i.exec(head)?.[1])
@@ -448,7 +462,9 @@ t.test(
     for (const [fault, body] of cases) {
       for (const path of [
         `${LOOKUP}/noblbc20/${magicValue(fault, 'npwp')}`,
-        `${DEV}/document_sp2/host-to-host/${qs({ npwp_cargo_owner: F.sp2.npwp, bl_no: magicValue(fault), bl_date: F.sp2.blDateCompact })}`
+        `${DEV}/document_sp2/host-to-host/` + qs({
+          npwp_cargo_owner: F.sp2.npwp, bl_no: magicValue(fault), bl_date: F.sp2.blDateCompact
+        })
       ]) {
         const res = await get(sb, path)
         t.equal(res.status, 200, `${fault}: ${path}`)

@@ -45,7 +45,8 @@ t.test('the plain answer by default: the token at the top, no refresh token', as
 })
 
 t.test(
-  'the envelope: a refresh token, renewed once each by a POST carrying it; expired or revoked, refused',
+  'the envelope: a refresh token, renewed once each by a POST carrying it; expired or revoked, ' +
+  'refused',
   async (t) => {
     let now = Date.now()
     const sb = await sandbox(t, {
@@ -134,7 +135,8 @@ t.test(
 )
 
 t.test(
-  'the addresses of the login and its renewal are options; a plain answer may carry a refresh token',
+  'the addresses of the login and its renewal are options; a plain answer may carry a refresh ' +
+  'token',
   async (t) => {
     const sb = await sandbox(t, {
       loginPath: '/nle-oauth/v1/user/login/',

@@ -12,7 +12,9 @@ const BL_LISTS = operationsOf('bl-list').map(
 
 const CONTAINER_LISTS = operationsOf('container-list').map(op => {
   const names = op.params.map(p => p.upstream)
-  if (!names.every((n): n is 'noBl' | 'tglBl' => n === 'noBl' || n === 'tglBl')) { throw new Error(`${op.id}: a parameter the sandbox fixtures do not have`) }
+  if (!names.every((n): n is 'noBl' | 'tglBl' => n === 'noBl' || n === 'tglBl')) {
+    throw new Error(`${op.id}: ` + 'a parameter the sandbox fixtures do not have')
+  }
   return [op.id, op.response.key, names] as const
 })
 
@@ -41,7 +43,9 @@ t.test(
           taxpayer[type].map((bl) => ({ bl_no: bl.blNo, bl_date: bl.blDateStamped }))
         )
         t.ok(Array.isArray(entries) && entries.length > 0, 'the taxpayer has BLs of this type')
-        for (const entry of entries as Array<Record<string, unknown>>) { t.match(entry.bl_date, BL_DATE) }
+        for (const entry of entries as Array<Record<string, unknown>>) {
+          t.match(entry.bl_date, BL_DATE)
+        }
 
         const byPath = await get(sb, `${LOOKUP}/${operation}/${taxpayer.npwp}`)
         t.equal(byPath.text, byQuery.text, `${operation}: path placement answers the same`)
@@ -201,8 +205,13 @@ t.test('BC20ByNoPib answers one 2.8 record of strings', async (t) => {
     'nm_cargoowner',
     'status'
   ])
-  for (const [field, value] of Object.entries(record)) { t.type(value, 'string', `${field} is a string`) }
-  for (const field of ['tgl_bl', 'tgl_sppb', 'tgl_pib']) { t.match(record[field], /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}\.\d$/) }
+  for (const [field, value] of Object.entries(record)) {
+    t.type(value, 'string', `${field} is a ` +
+    'string')
+  }
+  for (const field of ['tgl_bl', 'tgl_sppb', 'tgl_pib']) {
+    t.match(record[field], /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}\.\d$/)
+  }
   t.match(record, { no_pib: pibNo, npwp_cargoowner: npwp, host_bl: blNo, status: 'SPPB' })
   t.match(record.no_pib, /^\d{6}$/)
   t.match(record.car, /^\d{26}$/)

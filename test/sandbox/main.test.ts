@@ -16,7 +16,8 @@ const COVERAGE: Record<string, string> =
     : { NODE_V8_COVERAGE: process.env.NODE_V8_COVERAGE }
 
 t.test(
-  'a request on one line: time, method, path, operation, fault, status, and the delay when there was one',
+  'a request on one line: time, method, path, operation, fault, status, and the delay when there ' +
+  'was one',
   async (t) => {
     const at = new Date('2024-03-01T01:15:00.000Z')
     t.equal(
@@ -31,7 +32,8 @@ t.test(
         },
         at
       ),
-      '2024-03-01T01:15:00.000Z GET /V1/HUB/INT/AUTH/noblbc20/1 operation=noblbc20 fault=none status=200'
+      '2024-03-01T01:15:00.000Z GET /V1/HUB/INT/AUTH/noblbc20/1 operation=noblbc20 fault=none ' +
+      'status=200'
     )
     t.equal(
       requestLogLine(
@@ -45,7 +47,8 @@ t.test(
         },
         at
       ),
-      '2024-03-01T01:15:00.000Z POST /V3/HUB/DetilBooking/ operation=DetilBooking fault=SLOW status=200 delay=3000ms'
+      '2024-03-01T01:15:00.000Z POST /V3/HUB/DetilBooking/ operation=DetilBooking fault=SLOW ' +
+      'status=200 delay=3000ms'
     )
   }
 )
@@ -136,7 +139,8 @@ t.test('npm run sandbox logs each request it receives on stdout, one line each',
   t.match(
     await ask(`${LOOKUP}/noblbc20/${magicValue('503', 'npwp')}`),
     new RegExp(
-      `^${time} GET ${LOOKUP}/noblbc20/${magicValue('503', 'npwp')} operation=noblbc20 fault=503 status=503$`
+      `^${time} GET ${LOOKUP}/noblbc20/${magicValue('503', 'npwp')} operation=noblbc20 fault=503 ` +
+      'status=503$'
     ),
     'a fault on demand'
   )

@@ -46,7 +46,9 @@ function valuesFor (id: string): Record<string, string> {
   if (container !== undefined) return { blNo: container.noBl, blDate: iso(container.tglBl) }
   if (id.startsWith('noblbc')) return { npwp: F.taxpayer.npwp }
   if (id === 'BC20ByNoPib') return { npwp: F.declaration.npwp, pibNo: F.declaration.pibNo }
-  if (id === 'BC20ByNoBL') { return { npwp: F.declaration.npwp, blNo: F.declaration.blNo, blDate: F.declaration.blDate } }
+  if (id === 'BC20ByNoBL') {
+    return { npwp: F.declaration.npwp, blNo: F.declaration.blNo, blDate: F.declaration.blDate }
+  }
   if (id === 'document_sp2/final') return { sp2Id: F.sp2.sp2Id }
   if (id.startsWith('DetilBooking')) return { bookingRequestId: F.bookingRequestId }
   return {
@@ -197,7 +199,8 @@ for (const name of NAMES) {
 }
 
 t.test(
-  'a parameter out of its place is refused: another order, the query string for a path segment, the reverse',
+  'a parameter out of its place is refused: another order, the query string for a path segment, ' +
+  'the reverse',
   async (t) => {
     const other = profileJson('other-hub')
     const sb = await played(t, 'other-hub')
@@ -218,7 +221,8 @@ t.test(
     const blFirst = await call(
       sb,
       'GET',
-      `/NLE-DEV/ceisa/v2/kontainerbc20All/${F.containers.kontainerbc20.noBl}/${iso(F.containers.kontainerbc20.tglBl)}`,
+      `/NLE-DEV/ceisa/v2/kontainerbc20All/${F.containers.kontainerbc20.noBl}/` +
+      `${iso(F.containers.kontainerbc20.tglBl)}`,
       { headers: { key: SANDBOX_API_KEY, authentication: SANDBOX_ACCESS_TOKEN } }
     )
     t.equal(blFirst.status, 400)
@@ -247,7 +251,8 @@ t.test(
     const query = await call(
       pc,
       'GET',
-      `/V1/NLE/INT/AUTH/kontainerbc23/?noBl=${F.containers.kontainerbc23.noBl}&tglBl=${F.containers.kontainerbc23.tglBl}`,
+      `/V1/NLE/INT/AUTH/kontainerbc23/?noBl=${F.containers.kontainerbc23.noBl}&tglBl=` +
+      `${F.containers.kontainerbc23.tglBl}`,
       { headers }
     )
     t.equal(query.status, 404, 'public callers send container lists as path segments')
@@ -285,7 +290,8 @@ t.test(
     const res = await call(
       documented,
       'GET',
-      `/V3/HUB/document_sp2/host-to-host/?npwp_cargo_owner=${F.sp2.npwp}&bl_no=${F.sp2.blNo}&bl_date=${F.sp2.blDateCompact}`,
+      `/V3/HUB/document_sp2/host-to-host/?npwp_cargo_owner=${F.sp2.npwp}&bl_no=` +
+      `${F.sp2.blNo}&bl_date=${F.sp2.blDateCompact}`,
       { headers: { 'customs-api-key': SANDBOX_API_KEY, authorization: SANDBOX_ACCESS_TOKEN } }
     )
     t.equal(res.status, 404, 'the documented profile names the development prefix only')
@@ -293,7 +299,8 @@ t.test(
 )
 
 t.test(
-  'the API key only under a name the profile gives it, each one accepted; the token in its own header',
+  'the API key only under a name the profile gives it, each one accepted; the token in its own ' +
+  'header',
   async (t) => {
     const callers = profileJson('public-callers')
     const pc = await played(t, 'public-callers')
@@ -430,7 +437,9 @@ t.test(
     t.strictSame(compact.body, { error: 'Parameter tglBl harus berformat YYYY-MM-DD' })
     const pibs = await send(oh, requestFor(other, 'BC20ByNoPib'))
     const declaration = pibs.body as Record<string, string>
-    for (const field of ['tgl_bl', 'tgl_pib', 'tgl_sppb']) { t.match(declaration[field], /^\d{8}$/, `${field} as YYYYMMDD`) }
+    for (const field of ['tgl_bl', 'tgl_pib', 'tgl_sppb']) {
+      t.match(declaration[field], /^\d{8}$/, `${field} ` + 'as YYYYMMDD')
+    }
 
     const callers = profileJson('public-callers')
     const pc = await played(t, 'public-callers')
@@ -446,7 +455,9 @@ t.test(
       string,
       string
     >
-    for (const field of ['tgl_bl', 'tgl_pib', 'tgl_sppb']) { t.match(record[field], /^\d{4}-\d{2}-\d{2}$/, `${field} as YYYY-MM-DD`) }
+    for (const field of ['tgl_bl', 'tgl_pib', 'tgl_sppb']) {
+      t.match(record[field], /^\d{4}-\d{2}-\d{2}$/, `${field} ` + 'as YYYY-MM-DD')
+    }
     const sp2 = (await send(pc, requestFor(callers, 'document_sp2/host-to-host'))).body as Array<
       Record<string, string>
     >
@@ -480,7 +491,8 @@ function stringified (value: unknown, nullString: string): unknown {
 }
 
 t.test(
-  'values: every one a string and null as "null" (public callers); null as "" and numbers as numbers (other hub)',
+  'values: every one a string and null as "null" (public callers); null as "" and numbers as ' +
+  'numbers (other hub)',
   async (t) => {
     const plain = await sandbox(t)
     const documented = profileJson('documented')
@@ -608,7 +620,8 @@ t.test(
     const drift = await call(
       wrapped,
       'GET',
-      `/V1/HUB/INT/AUTH/BC20ByNoPib/?npwp=${F.declaration.npwp}&nopib=${F.declaration.pibNo}&probe=SBX-DRIFT`,
+      `/V1/HUB/INT/AUTH/BC20ByNoPib/?npwp=${F.declaration.npwp}&nopib=` +
+      `${F.declaration.pibNo}&probe=SBX-DRIFT`,
       { headers: { 'customs-api-key': SANDBOX_API_KEY, authorization: SANDBOX_ACCESS_TOKEN } }
     )
     t.match(drift.body, { data: { no_pib: F.declaration.pibNo } }, 'DRIFT moves it')
@@ -640,7 +653,8 @@ t.test(
 )
 
 t.test(
-  "errors in the profile's shape: the front's under its first error field (403 and 500 as the real hub), an operation's under its last",
+  "errors in the profile's shape: the front's under its first error field (403 and 500 as the " +
+  "real hub), an operation's under its last",
   async (t) => {
     const cases = [
       ['500', 500, WENT_WRONG, 'first'],
@@ -851,7 +865,8 @@ t.test(
       }),
       [
         '$.defaults: must NOT have additional properties ("nullString")',
-        '$.defaults.dateSent: must be equal to one of the allowed values ("YYYYMMDD", "YYYY-MM-DD")',
+        '$.defaults.dateSent: must be equal to one of the allowed values ("YYYYMMDD", ' +
+        '"YYYY-MM-DD")',
         '$.operations: must NOT have additional properties ("kontainerbc99")'
       ]
     )
@@ -866,9 +881,11 @@ t.test(
         }
       }),
       [
-        '$.operations.noblbc16.path: {noBl} names no parameter of this operation (its hub names: npwp)',
+        '$.operations.noblbc16.path: {noBl} names no parameter of this operation (its hub names: ' +
+        'npwp)',
         '$.operations.BC20ByNoPib.path: {npwp} appears twice',
-        '$.operations.BC20ByNoPib.path: "x{nopib}": a placeholder must be a whole segment between slashes',
+        '$.operations.BC20ByNoPib.path: "x{nopib}": a placeholder must be a whole segment ' +
+        'between slashes',
         '$.operations.BC20ByNoBL.params: two parameters have the hub name "nobl"'
       ]
     )
@@ -884,7 +901,8 @@ t.test(
 )
 
 t.test(
-  'what the schema allows but the sandbox cannot play: an operation or a parameter it does not know',
+  'what the schema allows but the sandbox cannot play: an operation or a parameter it does not ' +
+  'know',
   async (t) => {
     t.strictSame(
       playProblems({
@@ -896,7 +914,8 @@ t.test(
       }),
       [
         '$.operations.kontainerbc99: the sandbox has no operation "kontainerbc99"',
-        '$.operations.BC20ByNoPib.params: the sandbox\'s BC20ByNoPib does not read "containerNo" (it reads npwp, pibNo)'
+        '$.operations.BC20ByNoPib.params: the sandbox\'s BC20ByNoPib does not read "containerNo" ' +
+        '(it reads npwp, pibNo)'
       ]
     )
   }
@@ -989,7 +1008,8 @@ t.test(
 )
 
 t.test(
-  'the login the profile describes: its addresses, the plain answer or the envelope, a refresh token where it names one',
+  'the login the profile describes: its addresses, the plain answer or the envelope, a refresh ' +
+  'token where it names one',
   async (t) => {
     const credentials = { username: SANDBOX_USERNAME, password: SANDBOX_PASSWORD }
     const expected = {
@@ -1065,11 +1085,17 @@ t.test('a login the sandbox cannot answer: fields of neither of its forms', asyn
       }
     }),
     [
-      "$.login.expiresField: the sandbox's login answers in the envelope, with it at item.expires_in (its answers: access_token, expires_in, refresh_token, or item.access_token, item.expires_in, item.refresh_token)",
-      "$.login.refreshTokenField: the sandbox's login answers in the envelope, with it at item.refresh_token (its answers: access_token, expires_in, refresh_token, or item.access_token, item.expires_in, item.refresh_token)"
+      "$.login.expiresField: the sandbox's login answers in the envelope, with it at " +
+      'item.expires_in (its answers: access_token, expires_in, refresh_token, or ' +
+      'item.access_token, item.expires_in, item.refresh_token)',
+      "$.login.refreshTokenField: the sandbox's login answers in the envelope, with it at " +
+      'item.refresh_token (its answers: access_token, expires_in, refresh_token, or ' +
+      'item.access_token, item.expires_in, item.refresh_token)'
     ]
   )
   t.strictSame(playProblems({ name: 'x', login: { tokenField: 'token' } }), [
-    "$.login.tokenField: the sandbox's login answers plainly, with it at access_token (its answers: access_token, expires_in, refresh_token, or item.access_token, item.expires_in, item.refresh_token)"
+    "$.login.tokenField: the sandbox's login answers plainly, with it at access_token (its " +
+    'answers: access_token, expires_in, refresh_token, or item.access_token, item.expires_in, ' +
+    'item.refresh_token)'
   ])
 })

@@ -118,8 +118,8 @@ t.test(
     t.equal(sb.count('noblbc16'), 4)
     t.equal(sb.count('noblbc20'), 8)
 
-    // The default keeps 1,000: a long-running sandbox does not grow with its traffic.
-    // 100 at a time: 1,100 at once each wait their turn past the helper's timeout on a busy machine.
+    // The default keeps 1,000: a long-running sandbox does not grow with its traffic. 100 at a
+    // time: 1,100 at once each wait their turn past the helper's timeout on a busy machine.
     const plain = await sandbox(t)
     for (let sent = 0; sent < 1100; sent += 100) {
       await Promise.all(
@@ -139,7 +139,8 @@ t.test('two sandboxes serve identical bodies', async (t) => {
     `${LOOKUP}/kontainerbc20/${F.containers.kontainerbc20.tglBl}`,
     `${LOOKUP}/BC20ByNoPib/${F.declaration.npwp}/${F.declaration.pibNo}`,
     `${DEV}/document_sp2/host-to-host/${F.sp2.npwp}/${F.sp2.blNo}/${F.sp2.blDateCompact}`,
-    `${DEV}/document_sp2/host-to-host/${F.benchmark.twenty.npwp}/${F.benchmark.twenty.blNo}/${F.benchmark.twenty.blDateCompact}`,
+    `${DEV}/document_sp2/host-to-host/${F.benchmark.twenty.npwp}/${F.benchmark.twenty.blNo}/` +
+    `${F.benchmark.twenty.blDateCompact}`,
     `${LOOKUP}/noblbc20/${qs({ npwp: F.taxpayer.npwp, probe: 'SBX-MALFORMED' })}`
   ]
   for (const path of paths) {

@@ -29,7 +29,9 @@ function problems (doc: Doc): string[] {
   const nullableString = (v: unknown): boolean => v === null || typeof v === 'string'
   expect(UUID.test(doc.id_document_sp2), 'id_document_sp2 uuid')
   expect(DATETIME.test(doc.request_date), 'request_date datetime')
-  for (const f of ['id_platform', 'terminal', 'proforma', 'status']) { expect(typeof doc[f] === 'string', `${f} string`) }
+  for (const f of ['id_platform', 'terminal', 'proforma', 'status']) {
+    expect(typeof doc[f] === 'string', `${f} ` + 'string')
+  }
   for (const f of ['paid_thrud_date', 'proforma_date']) expect(DATE.test(doc[f]), `${f} date`)
   expect(
     typeof doc.price === 'number' && /^\d+\.\d{2}$/.test(String(doc.price)),
@@ -41,16 +43,30 @@ function problems (doc: Doc): string[] {
   )
   expect(FLAG.includes(doc.is_finished), 'is_finished flag')
   expect((doc.status === 'Finish') === (doc.is_finished === 1), 'Finish iff is_finished')
-  for (const f of ['id_ff_ppjk', 'url', 'payment_url']) { expect(f in doc && nullableString(doc[f]), `${f} nullable`) }
+  for (const f of ['id_ff_ppjk', 'url', 'payment_url']) {
+    expect(f in doc && nullableString(doc[f]), `${f} ` + 'nullable')
+  }
   expect(
     Number.isInteger(doc.id_document) && doc.id_document === doc.td_document?.id_document,
     'id_document equals td_document.id_document'
   )
 
   const td = doc.td_document ?? {}
-  for (const f of ['id_document', 'kd_document_type']) { expect(Number.isInteger(td[f]), `td.${f} integer`) }
-  for (const f of ['document_date', 'bl_date', 'tanggal_sppb']) { expect(DATE.test(td[f]), `td.${f} date`) }
-  for (const f of ['finish_do', 'finish_trucking', 'finish_sp2', 'finish_warehouse', 'finish_depo']) { expect(FLAG.includes(td[f]), `td.${f} flag`) }
+  for (const f of ['id_document', 'kd_document_type']) {
+    expect(Number.isInteger(td[f]), `td.${f} ` + 'integer')
+  }
+  for (const f of ['document_date', 'bl_date', 'tanggal_sppb']) {
+    expect(DATE.test(td[f]), `td.${f} ` + 'date')
+  }
+  for (const f of [
+    'finish_do',
+    'finish_trucking',
+    'finish_sp2',
+    'finish_warehouse',
+    'finish_depo'
+  ]) {
+    expect(FLAG.includes(td[f]), `td.${f} ` + 'flag')
+  }
   for (const f of [
     'document_no',
     'document_status',
@@ -59,7 +75,10 @@ function problems (doc: Doc): string[] {
     'npwp_cargo_owner',
     'bl_no'
   ]) { expect(typeof td[f] === 'string', `td.${f} string`) }
-  for (const f of ['do_number', 'do_date']) { expect(f in td && nullableString(td[f]), `td.${f} nullable`) }
+  for (const f of ['do_number', 'do_date']) {
+    expect(f in td && nullableString(td[f]), `td.${f} ` +
+    'nullable')
+  }
   const type = td.mst_document_type ?? {}
   expect(
     Number.isInteger(type.kd_document_type) && Number.isInteger(type.kd_process_type),
@@ -110,8 +129,12 @@ function problems (doc: Doc): string[] {
     'live_tracking_url',
     'logo_platform'
   ]) { expect(typeof p[f] === 'string', `platform.${f}`) }
-  for (const f of ['publication_date', 'publication_date_updated']) { expect(DATETIME.test(p[f]), `platform.${f} datetime`) }
-  for (const f of ['no_rekening', 'npwp', 'app_url', 'kode_kantor', 'mst_kantor']) { expect(f in p && nullableString(p[f]), `platform.${f} nullable`) }
+  for (const f of ['publication_date', 'publication_date_updated']) {
+    expect(DATETIME.test(p[f]), `platform.${f} ` + 'datetime')
+  }
+  for (const f of ['no_rekening', 'npwp', 'app_url', 'kode_kantor', 'mst_kantor']) {
+    expect(f in p && nullableString(p[f]), `platform.${f} ` + 'nullable')
+  }
   expect(
     Array.isArray(p.mstPlatformServices) && p.mstPlatformServices.every(isRecord),
     'mstPlatformServices objects'
@@ -136,7 +159,8 @@ function problems (doc: Doc): string[] {
 }
 
 const hostToHost = (prefix: string, npwp: string, blNo: string, blDate: string): string =>
-  `${prefix}/document_sp2/host-to-host/${qs({ npwp_cargo_owner: npwp, bl_no: blNo, bl_date: blDate })}`
+  `${prefix}/document_sp2/host-to-host/` +
+  `${qs({ npwp_cargo_owner: npwp, bl_no: blNo, bl_date: blDate })}`
 
 t.test(
   'host-to-host answers complete SP2 documents under both prefixes and both placements',
@@ -191,7 +215,9 @@ t.test('every seeded SP2 document follows 2.1, and gate_pass takes all three for
       for (const doc of docs) {
         count++
         t.same(problems(doc), [], String(doc.id_document_sp2))
-        for (const c of doc.container) { gatePasses.add(c.gate_pass === null ? 'null' : c.gate_pass === '' ? 'empty' : 'text') }
+        for (const c of doc.container) {
+          gatePasses.add(c.gate_pass === null ? 'null' : c.gate_pass === '' ? 'empty' : 'text')
+        }
         const size = JSON.stringify(doc).length
         t.ok(size > 1500 && size < 3500, `about 2 KB (${size})`)
       }
@@ -272,12 +298,14 @@ t.test(
     t.same(other.body, [])
     const wrongOwner = await get(
       sb,
-      `${DEV}/document_sp2_container/cargo_owner/${qs({ ...params, npwp_cargo_owner: F.taxpayer16.npwp })}`
+      `${DEV}/document_sp2_container/cargo_owner/` +
+      `${qs({ ...params, npwp_cargo_owner: F.taxpayer16.npwp })}`
     )
     t.same(wrongOwner.body, [])
     const missing = await get(
       sb,
-      `${DEV}/document_sp2_container/cargo_owner/${qs({ bl_date: blDateCompact, npwp_cargo_owner: npwp, bl_no: blNo })}`
+      `${DEV}/document_sp2_container/cargo_owner/` +
+      `${qs({ bl_date: blDateCompact, npwp_cargo_owner: npwp, bl_no: blNo })}`
     )
     t.equal(missing.status, 400)
   }

@@ -16,7 +16,8 @@ const route = (schema: unknown, httpStatus = '200') => ({
   httpStatus
 })
 
-test('withoutAnnotations drops what describes a schema, at every depth, and keeps names and data', async (t) => {
+test('withoutAnnotations drops what describes a schema, at every depth, and keeps names and ' +
+  'data', async (t) => {
   const schema = {
     type: 'object',
     description: 'a record',
@@ -46,7 +47,8 @@ test('withoutAnnotations drops what describes a schema, at every depth, and keep
   t.equal(schema.description, 'a record', 'the schema given is not changed')
 })
 
-test('a response schema is compiled once however many routes and statuses declare it; a different one gets its own', async (t) => {
+test('a response schema is compiled once however many routes and statuses declare it; a ' +
+  'different one gets its own', async (t) => {
   const compile = sharedSerializerFactory()({}, {})
   const envelope = (description: string) =>
     Type.Object({ code: Type.String({ description }), count: Type.Integer() }, { description })
@@ -66,7 +68,8 @@ test('a response schema is compiled once however many routes and statuses declar
   t.not(elsewhere, first)
 })
 
-test('the gateway compiles a few serializers for its routes, not one per route and status', async (t) => {
+test('the gateway compiles a few serializers for its routes, not one per route and ' +
+  'status', async (t) => {
   const before = serializersCompiled()
   const app = await buildApp(
     { config: resolveConfig(sandboxEnv('http://127.0.0.1:1')), sandbox: true },
@@ -81,7 +84,9 @@ test('the gateway compiles a few serializers for its routes, not one per route a
   }
   let declared = 0
   for (const item of Object.values(document.paths)) {
-    for (const operation of Object.values(item)) { declared += Object.keys(operation.responses ?? {}).length }
+    for (const operation of Object.values(item)) {
+      declared += Object.keys(operation.responses ?? {}).length
+    }
   }
   t.ok(declared > 200, `response schemas declared: ${declared}`)
   t.ok(compiled > 0 && compiled * 10 < declared, `serializers compiled: ${compiled}`)

@@ -59,7 +59,8 @@ const MEMORY = {
   REDIS_REPLICA_ACK_TIMEOUT_MS: 100
 }
 
-test('createState: the memory implementations, with the configured idempotency bounds and the clock given', async (t) => {
+test('createState: the memory implementations, with the configured idempotency bounds and the ' +
+  'clock given', async (t) => {
   let now = 1_000_000
   const config = { ...MEMORY, IDEMPOTENCY_TTL_SECONDS: 2, IDEMPOTENCY_MAX_ENTRIES: 10 }
   const deps = { clock: () => now, log: logger().log, loginTimeoutMs: 10_000 }
@@ -84,7 +85,8 @@ test('createState: the memory implementations, with the configured idempotency b
   t.same(await state.tickets.redeem('none'), undefined, 'tickets too')
 })
 
-test('memory event log: every subscriber gets each event before publish returns; a failing one is logged and the others still get it', async (t) => {
+test('memory event log: every subscriber gets each event before publish returns; a failing one ' +
+  'is logged and the others still get it', async (t) => {
   const { log, lines } = logger()
   const bus = createMemoryEventLog({ log, clock: Date.now, windowMs: 60_000, maxEntries: 100 })
   const a: string[] = []
@@ -106,7 +108,8 @@ test('memory event log: every subscriber gets each event before publish returns;
   t.same(b, ['one', 'two'], 'closed: no subscribers left')
 })
 
-test('event ids: <ms>-<seq> as Redis makes them, ordered by milliseconds then sequence', async (t) => {
+test('event ids: <ms>-<seq> as Redis makes them, ordered by milliseconds then ' +
+  'sequence', async (t) => {
   t.equal(nextEventId('0-0', 1000), '1000-0')
   t.equal(nextEventId('1000-0', 1000), '1000-1', 'the same millisecond counts on')
   t.equal(nextEventId('1000-1', 999), '1000-2', 'so does a clock gone back')
@@ -123,7 +126,8 @@ test('event ids: <ms>-<seq> as Redis makes them, ordered by milliseconds then se
   )
 })
 
-test('memory event log: ids in order; since() gives what follows an id of the window, and expired for one it no longer holds', async (t) => {
+test('memory event log: ids in order; since() gives what follows an id of the window, and ' +
+  'expired for one it no longer holds', async (t) => {
   let now = 1_000_000
   const bus = createMemoryEventLog({
     log: logger().log,
@@ -167,11 +171,13 @@ test('memory event log: ids in order; since() gives what follows an id of the wi
   t.same(
     await after('1000001-1'),
     [],
-    'd itself was published at 1000001 and left with the window too, but a reader at it missed nothing'
+    'd itself was published at 1000001 and left with the window too, but a reader at it missed ' +
+    'nothing'
   )
 })
 
-test('memory ticket store: a ticket is redeemed once, before it expires; the oldest go past the bound', async (t) => {
+test('memory ticket store: a ticket is redeemed once, before it expires; the oldest go past the ' +
+  'bound', async (t) => {
   let now = 0
   const tickets = createMemoryTicketStore({ clock: () => now, maxEntries: 2 })
   await tickets.issue('t1', 'yard-a', 1000)
@@ -190,7 +196,8 @@ test('memory ticket store: a ticket is redeemed once, before it expires; the old
   )
 })
 
-test('memory token store: one login at a time, shared; a replaced session is returned without a login', async (t) => {
+test('memory token store: one login at a time, shared; a replaced session is returned without a ' +
+  'login', async (t) => {
   let now = 0
   const tokens = createMemoryTokenStore({ clock: () => now })
   let logins = 0
@@ -243,7 +250,8 @@ test('memory token store: one login at a time, shared; a replaced session is ret
   )
 })
 
-test("memory rate-limit store: @fastify/rate-limit's own counting, per key and window", async (t) => {
+test("memory rate-limit store: @fastify/rate-limit's own counting, per key and " +
+  'window', async (t) => {
   const Store = createMemoryRateLimitStore({ cache: 2 })
   const store: RateLimitStore = new Store({ continueExceeding: false, exponentialBackoff: false })
   const count = (method: 'incr' | 'read', key: string) =>

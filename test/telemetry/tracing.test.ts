@@ -190,7 +190,8 @@ const auth = { authorization: `Bearer ${CLIENT.key}` }
 const CALLER_TRACE = '0af7651916cd43dd8448eb211c80319c'
 const CALLER_SPAN = 'b7ad6b7169203331'
 
-test('spans of a lookup with retries and of a write reach an OTLP/HTTP (JSON) receiver, linked and without secrets', async (t) => {
+test('spans of a lookup with retries and of a write reach an OTLP/HTTP (JSON) receiver, linked ' +
+  'and without secrets', async (t) => {
   const sandbox = await startSandbox()
   t.teardown(() => sandbox.close())
   const receiver = await otlpReceiver(t)
@@ -399,7 +400,8 @@ test('spans of a lookup with retries and of a write reach an OTLP/HTTP (JSON) re
   await server.stop()
 })
 
-test('with UPSTREAM_TRACE_PROPAGATION the hub receives traceparent of the hub call; http/protobuf is sent as protobuf', async (t) => {
+test('with UPSTREAM_TRACE_PROPAGATION the hub receives traceparent of the hub call; ' +
+  'http/protobuf is sent as protobuf', async (t) => {
   const sandbox = await startSandbox()
   t.teardown(() => sandbox.close())
   const receiver = await otlpReceiver(t)
@@ -484,7 +486,8 @@ async function loadedModules (t: TestLike, env: Record<string, string>): Promise
     "const { registerHooks } = await import('node:module')",
     "const { writeFileSync } = await import('node:fs')",
     'const loaded = new Set()',
-    'registerHooks({ resolve (specifier, context, next) { const found = next(specifier, context); loaded.add(found.url); return found } })',
+    'registerHooks({ resolve (specifier, context, next) { const found = next(specifier, ' +
+    'context); loaded.add(found.url); return found } })',
     "process.env.PORT = '0'; process.env.HOST = '127.0.0.1'",
     "await import('./src/server.ts')",
     "await fetch('http://127.0.0.1:' + 0).catch(() => {})",
@@ -506,7 +509,8 @@ async function loadedModules (t: TestLike, env: Record<string, string>): Promise
   return JSON.parse(readFileSync(file, 'utf8')) as string[]
 }
 
-test('without OTEL_* settings no part of the SDK is loaded, and without REDIS_URL no Redis client', async (t) => {
+test('without OTEL_* settings no part of the SDK is loaded, and without REDIS_URL no Redis ' +
+  'client', async (t) => {
   const loaded = await loadedModules(t, {})
   t.ok(loaded.length > 100, `the gateway's modules were seen (${loaded.length})`)
   t.same(
@@ -543,7 +547,8 @@ test('in front of a hub, neither the sandbox nor its seeded data is loaded', asy
   )
 })
 
-test('OTEL_* decide whether tracing is on; values the SDK would replace by a default stop start-up', async (t) => {
+test('OTEL_* decide whether tracing is on; values the SDK would replace by a default stop ' +
+  'start-up', async (t) => {
   const on = (env: Record<string, string>) => tracingSettings(env).enabled
   t.equal(on({}), false, 'nothing set: off')
   t.equal(
@@ -578,7 +583,8 @@ test('OTEL_* decide whether tracing is on; values the SDK would replace by a def
     'OTEL_EXPORTER_OTLP_PROTOCOL: must be one of http/protobuf, http/json, grpc'
   ])
   t.same(problems({ OTEL_TRACES_SAMPLER: 'sometimes' }), [
-    'OTEL_TRACES_SAMPLER: must be one of always_on, always_off, traceidratio, parentbased_always_on, parentbased_always_off, parentbased_traceidratio'
+    'OTEL_TRACES_SAMPLER: must be one of always_on, always_off, traceidratio, ' +
+    'parentbased_always_on, parentbased_always_off, parentbased_traceidratio'
   ])
   t.same(problems({ OTEL_TRACES_SAMPLER: 'traceidratio', OTEL_TRACES_SAMPLER_ARG: '10' }), [
     'OTEL_TRACES_SAMPLER_ARG: must be a number from 0 to 1 (the share of traces kept)'

@@ -13,5 +13,8 @@ declare module 'madge' {
     /** Imports madge could not resolve to a file (`skipped`). */
     warnings (): { skipped: string[] }
   }
-  export default function madge (path: string | string[], config?: MadgeConfig): Promise<MadgeResult>
+  export default function madge (
+    path: string | string[],
+    config?: MadgeConfig
+  ): Promise<MadgeResult>
 }

@@ -76,7 +76,8 @@ test('a waiter whose deadline passes leaves the queue with UPSTREAM_TIMEOUT', as
   )
 })
 
-test('through the gateway: large answers under a budget smaller than one of them all arrive', async (t) => {
+test('through the gateway: large answers under a budget smaller than one of them all ' +
+  'arrive', async (t) => {
   const tokens = ['hub-token-1', 'hub-token-2', 'hub-token-3', 'hub-token-4']
   const { app, sandbox } = await build(t, {
     env: {

@@ -17,7 +17,8 @@ test('sizes are rounded up to a power of two from 64 KiB', async (t) => {
   t.equal(sizeClassOf(1_373_580), 2 * 1024 * 1024)
 })
 
-test('a buffer given back is taken again for a body of its size class, within the bound', async (t) => {
+test('a buffer given back is taken again for a body of its size class, within the ' +
+  'bound', async (t) => {
   const pool = bodyPool(256 * 1024)
   const first = pool.take(55_000)
   t.equal(first.length, 64 * 1024)
@@ -45,7 +46,8 @@ test('no spare buffers without a budget', async (t) => {
   t.equal(pool.spare, 0)
 })
 
-test('through the transport: a body waiting for room in the body budget holds no buffer until it may be read', async (t) => {
+test('through the transport: a body waiting for room in the body budget holds no buffer until it ' +
+  'may be read', async (t) => {
   const body = Buffer.alloc(200 * 1024, 'x')
   const hub = createServer((_request, response) => {
     response.writeHead(200, { 'content-type': 'application/json', 'content-length': body.length })

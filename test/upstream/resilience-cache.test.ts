@@ -21,7 +21,8 @@ test('100 concurrent identical lookups reach the hub once', async (t) => {
   t.same(new Set(answers.map(res => res.json().meta.count)), new Set([F.taxpayer.bc20.length]))
 })
 
-test('a cached lookup is answered from the cache, marked, with cache-control and age', async (t) => {
+test('a cached lookup is answered from the cache, marked, with cache-control and ' +
+  'age', async (t) => {
   const { app, sandbox } = await build(t, { env: { CACHE_TTL_SECONDS: '60' } })
   const first = await app.inject({ url: BL })
   t.equal(first.json().meta.cached, false)
@@ -35,7 +36,8 @@ test('a cached lookup is answered from the cache, marked, with cache-control and
 
   // The printed NPWP is the same taxpayer: the same cache entry.
   const printed = await app.inject({
-    url: `/v1/customs/bc20/bills-of-lading?npwp=${F.taxpayer.npwp.slice(0, 2)}.${F.taxpayer.npwp.slice(2)}`
+    url: `/v1/customs/bc20/bills-of-lading?npwp=${F.taxpayer.npwp.slice(0, 2)}.` +
+      `${F.taxpayer.npwp.slice(2)}`
   })
   t.equal(printed.json().meta.cached, true)
   t.equal(sandbox.count('noblbc20'), 1)
@@ -111,7 +113,8 @@ test('stale-if-error: a failing hub gets the last answer, marked stale', async (
   t.equal((await app.inject({ url: BL })).statusCode, 404)
 })
 
-test('the envelope around a cached answer: hits send the same bytes, stale and fresh their own meta', async (t) => {
+test('the envelope around a cached answer: hits send the same bytes, stale and fresh their own ' +
+  'meta', async (t) => {
   const { app, sandbox } = await build(t, {
     env: { CACHE_TTL_SECONDS: '1', CACHE_STALE_IF_ERROR_SECONDS: '60' }
   })
@@ -214,11 +217,15 @@ test('an entry is charged its answer, its key and its bookkeeping', async (t) =>
   t.equal(cache.bytes, 100 + keyBytes('a key') + ENTRY_OVERHEAD_BYTES)
   t.equal(keyBytes('a key'), 10, 'two bytes a character')
   // A budget of 10,000 holds as many entries as their full cost allows, not their answers alone.
-  for (let i = 0; i < 100; i++) { await cache.load(`key ${i}`, options, async () => ({ value: 'x', bytes: 100 })) }
+  for (let i = 0; i < 100; i++) {
+    await cache.load('key ' +
+    `${i}`, options, async () => ({ value: 'x', bytes: 100 }))
+  }
   t.equal(cache.size, Math.floor(10_000 / (100 + keyBytes('key 10') + ENTRY_OVERHEAD_BYTES)))
 })
 
-test('expired entries and remembered failures are swept out without being asked for again', async (t) => {
+test('expired entries and remembered failures are swept out without being asked for ' +
+  'again', async (t) => {
   const budget = { maxBytes: 1_000_000, maxEntries: 100 }
   const store = createMemoryLookupStore<string>({ ...budget, sweepMs: 20 })
   const cache = createLookupCache({ store, failureMs: 60, remember: () => true, sweepMs: 20 })
@@ -247,7 +254,8 @@ test('expired entries and remembered failures are swept out without being asked 
   t.equal(cache.failures, 0, 'so are failures')
 })
 
-test('a lookup the hub just failed answers that failure again for CACHE_FAILURE_SECONDS, even to no-cache, without a hub call', async (t) => {
+test('a lookup the hub just failed answers that failure again for CACHE_FAILURE_SECONDS, even to ' +
+  'no-cache, without a hub call', async (t) => {
   const { app, sandbox } = await build(t, {
     env: { CACHE_TTL_SECONDS: '60', CACHE_FAILURE_SECONDS: '1' }
   })
@@ -272,7 +280,8 @@ test('a lookup the hub just failed answers that failure again for CACHE_FAILURE_
   t.equal(sandbox.count('kontainerbc261'), 4)
 })
 
-test('a remembered failure says when the gateway asks the hub again: retry-after on the failing answer and on each one from memory', async (t) => {
+test('a remembered failure says when the gateway asks the hub again: retry-after on the failing ' +
+  'answer and on each one from memory', async (t) => {
   const clock = manualClock()
   const { app, sandbox } = await build(t, {
     env: { CACHE_TTL_SECONDS: '60', CACHE_FAILURE_SECONDS: '5' },
@@ -321,7 +330,8 @@ test('a remembered failure says when the gateway asks the hub again: retry-after
   t.equal(sandbox.count('kontainerbc261'), 3)
 })
 
-test('withRetryAfter: a copy of a gateway error with the seconds, never less than 1; other errors as they are', async (t) => {
+test('withRetryAfter: a copy of a gateway error with the seconds, never less than 1; other ' +
+  'errors as they are', async (t) => {
   const plain = new Error('not ours')
   t.equal(withRetryAfter(plain, 5000, 0), plain)
   const copy = withRetryAfter(
@@ -355,7 +365,10 @@ test('a remembered failure still serves the stale answer', async (t) => {
 })
 
 test('callers asking afresh at once share one fresh hub call', async (t) => {
-  const { app, sandbox } = await build(t, { env: { CACHE_TTL_SECONDS: '60' }, sandbox: { latencyMs: 150 } })
+  const { app, sandbox } = await build(t, {
+    env: { CACHE_TTL_SECONDS: '60' },
+    sandbox: { latencyMs: 150 }
+  })
   const answers = await Promise.all(
     Array.from({ length: 20 }, () =>
       app.inject({ url: BL, headers: { 'cache-control': 'no-cache' } })

@@ -54,7 +54,8 @@ test('the failure matrix: what the caller gets, and how long it took', async (t)
     t.equal(
       res.statusCode,
       row.status,
-      `${row.fault}: ${row.status} ${row.code} in ${ms} ms, ${sandbox.count('kontainerbc261')} hub call(s)`
+      `${row.fault}: ${row.status} ${row.code} in ${ms} ms, ${sandbox.count('kontainerbc261')} ` +
+      'hub call(s)'
     )
     t.equal(res.json().code, row.code)
     t.equal(sandbox.count('kontainerbc261'), row.calls, `${row.fault}: hub calls`)
@@ -124,7 +125,8 @@ test('a refused connection is retried, then UPSTREAM_UNAVAILABLE', async (t) => 
   t.equal(logs.filter(l => l.msg === 'retrying hub call').length, 2)
 })
 
-test('retry delays: exponential with jitter, capped, honouring retry-after within the cap', async (t) => {
+test('retry delays: exponential with jitter, capped, honouring retry-after within the ' +
+  'cap', async (t) => {
   const policy = { retries: 3, baseMs: 100, maxMs: 1000 }
   t.equal(
     retryDelay(policy, 0, {}, () => 1),
@@ -163,7 +165,8 @@ const circuitOf = async (
 ): Promise<string> =>
   (await app.inject({ url: '/health/ready' })).json().data.upstreams[upstream][operation]
 
-test('the circuit of an operation opens after repeated failures, answers fast while open, and closes after a probe', async (t) => {
+test('the circuit of an operation opens after repeated failures, answers fast while open, and ' +
+  'closes after a probe', async (t) => {
   const { app, sandbox } = await build(t, {
     env: RESILIENT,
     profile: {
@@ -171,7 +174,9 @@ test('the circuit of an operation opens after repeated failures, answers fast wh
       breaker: { volumeThreshold: 3, errorPercentage: 50, resetMs: 800 }
     }
   })
-  for (let i = 0; i < 3; i++) { t.equal((await app.inject({ url: CONTAINERS('SBX-500') })).statusCode, 502) }
+  for (let i = 0; i < 3; i++) {
+    t.equal((await app.inject({ url: CONTAINERS('SBX-500') })).statusCode, 502)
+  }
   t.equal(await circuitOf(app, 'hub', 'kontainerbc261'), 'open')
   t.equal(
     await circuitOf(app, 'hub', 'noblbc20'),
@@ -203,7 +208,9 @@ test('a retried call counts once toward the circuit', async (t) => {
   // Three calls of three attempts each: nine failed attempts, three failed calls.
   const profile = { retries: RETRIES, breaker: { volumeThreshold: 4, errorPercentage: 50 } }
   const { app, sandbox } = await build(t, { env: RESILIENT, profile })
-  for (let i = 0; i < 3; i++) { t.equal((await app.inject({ url: CONTAINERS('SBX-503') })).statusCode, 503) }
+  for (let i = 0; i < 3; i++) {
+    t.equal((await app.inject({ url: CONTAINERS('SBX-503') })).statusCode, 503)
+  }
   t.equal(sandbox.count('kontainerbc261'), 9, 'each call was retried twice')
   t.equal(
     await circuitOf(app, 'hub', 'kontainerbc261'),
@@ -227,7 +234,8 @@ test('an answer the gateway cannot read does not open the circuit: the hub is up
   t.equal(await circuitOf(app, 'hub', 'kontainerbc261'), 'closed')
 })
 
-test("a read client hammering a failing lookup cannot make another client's write, or a healthy lookup, fail", async (t) => {
+test("a read client hammering a failing lookup cannot make another client's write, or a healthy " +
+  'lookup, fail', async (t) => {
   const reader = { authorization: 'Bearer key-reader' }
   const writer = { authorization: 'Bearer key-writer' }
   // The defaults, but for short timers: the breaker, retries, failures remembered.
@@ -265,7 +273,8 @@ test("a read client hammering a failing lookup cannot make another client's writ
   }
   t.ok(
     sandbox.count('kontainerbc261') <= 4,
-    `${sandbox.count('kontainerbc261')} hub calls for 60 requests: each failing lookup asked once, then remembered`
+    `${sandbox.count('kontainerbc261')} hub calls for 60 requests: each failing lookup asked ` +
+    'once, then remembered'
   )
   t.equal(await circuitOf(app, 'hub', 'kontainerbc261'), 'closed')
 
@@ -284,7 +293,8 @@ test("a read client hammering a failing lookup cannot make another client's writ
   t.equal((await app.inject({ url: BL, headers: writer })).statusCode, 200, 'and of another')
 })
 
-test('one client may have UPSTREAM_MAX_CALLS_PER_CLIENT hub calls in flight; the next is 429, others are not held up', async (t) => {
+test('one client may have UPSTREAM_MAX_CALLS_PER_CLIENT hub calls in flight; the next is 429, ' +
+  'others are not held up', async (t) => {
   const { app, sandbox } = await build(t, {
     clients: [
       { name: 'greedy', key: 'key-greedy', scopes: ['customs:read'] },
@@ -361,7 +371,9 @@ test('the circuit keeps counts, not every call\'s latency, and takes no snapshot
 test('the hub refusing requests (4xx) does not open the circuit', async (t) => {
   const profile = { retries: RETRIES, breaker: { volumeThreshold: 3 } }
   const { app } = await build(t, { env: RESILIENT, profile })
-  for (let i = 0; i < 6; i++) { t.equal((await app.inject({ url: CONTAINERS('SBX-404') })).statusCode, 404) }
+  for (let i = 0; i < 6; i++) {
+    t.equal((await app.inject({ url: CONTAINERS('SBX-404') })).statusCode, 404)
+  }
   t.equal(await circuitOf(app, 'hub', 'kontainerbc261'), 'closed')
 })
 
@@ -372,7 +384,8 @@ test('a hub body over the limit is cut off and memory stays flat', async (t) => 
   const gc = runInNewContext('gc') as () => void
   const env = { ...RESILIENT, UPSTREAM_MAX_RESPONSE_BYTES: '65536' }
   const { app } = await build(t, { env, profile: { retries: RETRIES } })
-  const url = `/v1/sp2/documents?npwp=${F.benchmark.fiveHundred.npwp}&blNo=${F.benchmark.fiveHundred.blNo}&blDate=${F.benchmark.fiveHundred.blDate}`
+  const url = `/v1/sp2/documents?npwp=${F.benchmark.fiveHundred.npwp}&blNo=` +
+    `${F.benchmark.fiveHundred.blNo}&blDate=${F.benchmark.fiveHundred.blDate}`
   await app.inject({ url })
   gc()
   const before = process.memoryUsage().heapUsed
@@ -424,7 +437,8 @@ test('a single pause shorter than PRESSURE_MAX_EVENT_LOOP_DELAY_MS sheds nothing
   t.equal(sandbox.count(), 6)
 })
 
-test('a start-up that held the loop past PRESSURE_MAX_EVENT_LOOP_DELAY_MS does not shed the first requests', async (t) => {
+test('a start-up that held the loop past PRESSURE_MAX_EVENT_LOOP_DELAY_MS does not shed the ' +
+  'first requests', async (t) => {
   // A gateway just started on a busy machine: its last stretch of loading
   // outlasts a whole sampling window, so the sampler reads Infinity; the
   // first requests come right after. Without the start-up grace they were
@@ -441,7 +455,8 @@ test('a start-up that held the loop past PRESSURE_MAX_EVENT_LOOP_DELAY_MS does n
   t.equal(sandbox.count(), 2)
 })
 
-test('a loop that stays behind for longer than PRESSURE_MAX_EVENT_LOOP_DELAY_MS sheds, and recovers when it catches up', async (t) => {
+test('a loop that stays behind for longer than PRESSURE_MAX_EVENT_LOOP_DELAY_MS sheds, and ' +
+  'recovers when it catches up', async (t) => {
   const { app, sandbox } = await build(t, { env: { PRESSURE_MAX_EVENT_LOOP_DELAY_MS: '200' } })
   // Sustained lag: the loop turns only every 300 ms, over several windows.
   const lag = setInterval(() => blockLoop(300), 0)

@@ -86,7 +86,8 @@ function metaOf (result: Awaited<ReturnType<HubClient['call']>>): unknown {
   ).meta
 }
 
-test('a replica answers from the tier the replicas share: meta.cached, the same age, one hub call', async (t) => {
+test('a replica answers from the tier the replicas share: meta.cached, the same age, one hub ' +
+  'call', async (t) => {
   const clock = manualClock()
   const tier = memoryTier(clock.now)
   const { sandbox, a, b } = await replicas(t, tier, clock.now)

@@ -35,7 +35,8 @@ function chunked (body: Buffer, size = 64 * 1024): Buffer[] {
   return chunks
 }
 
-test('TRANSCODE_THREADS: auto is one thread per core beyond the first, at most 4; a number is taken as it is', async (t) => {
+test('TRANSCODE_THREADS: auto is one thread per core beyond the first, at most 4; a number is ' +
+  'taken as it is', async (t) => {
   t.equal(transcodeThreads('auto', 1), 0, 'one core: all on the main thread')
   t.equal(transcodeThreads('auto', 2), 1)
   t.equal(transcodeThreads('auto', 3), 2)
@@ -58,7 +59,8 @@ test('TRANSCODE_THREADS: auto is one thread per core beyond the first, at most 4
   }
 })
 
-test("a thread's work, run here: the answer and the body go back by transfer, not copy", async (t) => {
+test("a thread's work, run here: the answer and the body go back by transfer, not " +
+  'copy', async (t) => {
   const bodies = await prepareBodies(t.testdir())
   const handle = threadHandler(setup)
   const file = await readFile(bodies.sp2.twenty.file)
@@ -109,7 +111,8 @@ test("a thread's work, run here: the answer and the body go back by transfer, no
   t.throws(() => handle({ operation: 'no-such-operation', body: bad }), /unknown operation/)
 })
 
-test('on a thread, the 20- and 500-document lists come out byte for byte as on the main thread', async (t) => {
+test('on a thread, the 20- and 500-document lists come out byte for byte as on the main ' +
+  'thread', async (t) => {
   const bodies = await prepareBodies(t.testdir())
   const pool = createTranscodePool(1, setup)
   t.teardown(() => pool.close())
@@ -133,7 +136,10 @@ test('on a thread, the 20- and 500-document lists come out byte for byte as on t
   }
   // The second large body reused the first one's buffer on its way to the thread: no answer shares
   // it.
-  for (const { framed, copy } of results) { t.ok(framed.equals(copy), 'an answer is unchanged by the runs after it') }
+  for (const { framed, copy } of results) {
+    t.ok(framed.equals(copy), 'an answer is unchanged by ' +
+    'the runs after it')
+  }
 })
 
 test('an answer the transcoder gives up on comes back whole, for the reference path', async (t) => {
@@ -150,7 +156,8 @@ test('an answer the transcoder gives up on comes back whole, for the reference p
   t.ok('gaveUp' in result && result.gaveUp.equals(bad), 'the body itself, to read again')
 })
 
-test('a task whose deadline has passed, or one for an operation the thread does not know, is refused', async (t) => {
+test('a task whose deadline has passed, or one for an operation the thread does not know, is ' +
+  'refused', async (t) => {
   const pool = createTranscodePool(1, setup)
   t.teardown(() => pool.close())
   const body = Buffer.from('[]')
@@ -171,7 +178,8 @@ test('a task whose deadline has passed, or one for an operation the thread does 
   )
 })
 
-test('through the gateway: the 500-document list is the same on a thread and on the main thread', async (t) => {
+test('through the gateway: the 500-document list is the same on a thread and on the main ' +
+  'thread', async (t) => {
   const { npwp, blNo, blDate, documents } = SANDBOX_FIXTURES.benchmark.fiveHundred
   const url = `/v1/sp2/documents?npwp=${npwp}&blNo=${blNo}&blDate=${blDate}`
   const payloads: Buffer[] = []
@@ -189,7 +197,8 @@ test('through the gateway: the 500-document list is the same on a thread and on 
   t.ok(payloads[0]!.equals(payloads[1]!), 'byte for byte')
 })
 
-test('through the gateway: a large answer a thread gives up on is read by the reference path, as on the main thread', async (t) => {
+test('through the gateway: a large answer a thread gives up on is read by the reference path, as ' +
+  'on the main thread', async (t) => {
   const bodies = await prepareBodies(t.testdir())
   const { npwp, blNo, blDate, documents } = bodies.sp2.fiveHundred
   // Key drift: the list under `data` instead of at the top. A real HTTP server, like a hub that

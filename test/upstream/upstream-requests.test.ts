@@ -71,7 +71,8 @@ test('path placement puts parameters in path segments, each encoded', async (t) 
   )
 })
 
-test('path placement: a value holding / (or a dot segment) never becomes a hub path segment', async (t) => {
+test('path placement: a value holding / (or a dot segment) never becomes a hub path ' +
+  'segment', async (t) => {
   const { app, sandbox } = await build(t, { profile: IN_PATH })
   const urls = [
     '/v1/customs/bc261/containers?blNo=A/../../X',
@@ -100,7 +101,8 @@ test('path placement: a value holding / (or a dot segment) never becomes a hub p
   t.equal(query.sandbox.requests.at(-1)?.query.noBl, 'AB/12')
 })
 
-test('buildPath refuses a path segment holding / or \\ or a dot segment, whatever the route let through', async (t) => {
+test('buildPath refuses a path segment holding / or \\ or a dot segment, whatever the route let ' +
+  'through', async (t) => {
   const config = loadConfig({})
   const inPath = resolveProfile(config, { builtIn: { name: 'x', ...IN_PATH } })
   const op = resolveOperations(config, inPath).get('kontainerbc261')!
@@ -151,7 +153,11 @@ test('development prefixes by default', async (t) => {
   const { app, sandbox } = await build(t)
   await app.inject({ url: `/v1/sp2/documents?${sp2Query}` })
   t.equal(sandbox.requests.at(-1)?.path, '/HUB-DEV/document_sp2/host-to-host/')
-  await app.inject({ method: 'POST', url: `/v1/bookings/${F.bookingRequestId}/offers`, payload: offer })
+  await app.inject({
+    method: 'POST',
+    url: `/v1/bookings/${F.bookingRequestId}/offers`,
+    payload: offer
+  })
   t.equal(sandbox.requests.at(-1)?.path, '/HUB-DEV/DetilBooking/')
 })
 

@@ -53,7 +53,8 @@ export function driftSuite (
   expected: DriftCounts,
   known: Record<string, string> = {}
 ): void {
-  test(`drift against the ${hub.name} hub: counted by operation and kind, logged once each`, async (t) => {
+  test(`drift against the ${hub.name} hub: counted by operation and kind, logged once ` +
+    'each', async (t) => {
     const { app, logs } = await buildHub(t, hub)
     for (const op of OPERATIONS) {
       const payload = PAYLOADS[op.id]
@@ -63,7 +64,9 @@ export function driftSuite (
         ...(payload === undefined ? {} : { payload })
       })
     }
-    for (const fault of FAULTS) { await app.inject({ url: routeUrl(hub, 'kontainerbc261', { blNo: `SBX-${fault}` }) }) }
+    for (const fault of FAULTS) {
+      await app.inject({ url: routeUrl(hub, 'kontainerbc261', { blNo: `SBX-${fault}` }) })
+    }
 
     const metric = await app.metrics.registry.getSingleMetric('gateway_hub_drift_total')?.get()
     const counted: DriftCounts = {}

@@ -139,14 +139,24 @@ export function failureSuite (hub: Hub, changes: Record<string, Expected> = {}):
           t.equal(body.statusCode, row.status)
           t.type(body.message, 'string')
           t.equal(body.requestId, res.headers['x-request-id'])
-          if (row.upstreamMessage === true) { t.type(body.upstreamMessage, 'string', `${fault}: upstreamMessage passed on`) }
+          if (row.upstreamMessage === true) {
+            t.type(body.upstreamMessage, 'string', `${fault}: ` +
+            'upstreamMessage passed on')
+          }
           if (row.upstreamMessage === false) {
             t.notOk(
               'upstreamMessage' in body,
-              `${fault}: a 5xx passes no message on (an HTML page has none; a JSON one may name hosts and files)`
+              `${fault}: a 5xx passes no message on (an HTML page has none; a JSON one may name ` +
+              'hosts and files)'
             )
           }
-          if (row.retryAfter !== undefined) { t.equal(res.headers['retry-after'], row.retryAfter, `${fault}: retry-after passed on`) }
+          if (row.retryAfter !== undefined) {
+            t.equal(
+              res.headers['retry-after'],
+              row.retryAfter,
+              `${fault}: ` + 'retry-after passed on'
+            )
+          }
         }
       })
     }

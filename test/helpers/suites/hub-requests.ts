@@ -62,7 +62,8 @@ export function requestSuite (
   hub: Hub,
   options: BuildOptions & { keyHeader?: string; known?: Record<string, string> } = {}
 ): void {
-  test(`each operation sends exactly its headers to the ${hub.name} hub: the key under its names, the token, the request id, nothing of the caller's`, async (t) => {
+  test(`each operation sends exactly its headers to the ${hub.name} hub: the key under its ` +
+    'names, the token, the request id, nothing of the caller\'s', async (t) => {
     const { app, sandbox } = await buildHub(t, hub, options)
     for (const op of OPERATIONS) {
       sandbox.reset()
@@ -91,8 +92,14 @@ export function requestSuite (
           ? keyHeaders(hub, op.id)
           : keyHeaders(hub, op.id).map(() => options.keyHeader ?? '')
       const token = tokenHeader(hub, op.id)
-      for (const name of keys) { t.equal(sent[name], SANDBOX_API_KEY, `${op.id}: API key sent as ${name}`) }
-      if (token !== undefined) { t.equal(sent[token], SANDBOX_ACCESS_TOKEN, `${op.id}: token sent in ${token}`) }
+      for (const name of keys) {
+        t.equal(sent[name], SANDBOX_API_KEY, `${op.id}: API key sent as ` +
+        `${name}`)
+      }
+      if (token !== undefined) {
+        t.equal(sent[token], SANDBOX_ACCESS_TOKEN, `${op.id}: token ` +
+        `sent in ${token}`)
+      }
       t.equal(sent['x-request-id'], 'trace-01', `${op.id}: request id sent upstream`)
       const allowed = new Set([...ALWAYS, ...keys, ...(token === undefined ? [] : [token])])
       t.same(

@@ -51,7 +51,9 @@ export function loginSuite (hub: Hub, env: Record<string, string> = {}): void {
     clock: clock.now
   })
 
-  test(`login against the ${hub.name} hub: one login, the token in ${header} after its scheme, renewed ${refreshes ? 'by its refresh token' : 'by a new login'} before it expires`, async (t) => {
+  test(`login against the ${hub.name} hub: one login, the token in ${header} after its scheme, ` +
+    `renewed ${refreshes ? 'by its refresh token' : 'by a new login'} before it ` +
+    'expires', async (t) => {
     const clock = manualClock()
     const { app, sandbox, rawLogs } = await buildHub(t, hub, options(clock))
     const lookup = (n: number | string) =>
@@ -69,7 +71,8 @@ export function loginSuite (hub: Hub, env: Record<string, string> = {}): void {
 
     let issuedAt = clock.now()
     for (const round of [1, 2]) {
-      clock.advance(issuedAt + 3200 - clock.now()) // past renewal time (4 s less 1 s), before expiry
+      // past renewal time (4 s less 1 s), before expiry
+      clock.advance(issuedAt + 3200 - clock.now())
       t.equal(
         (await lookup(`R${round}`)).statusCode,
         200,
@@ -106,7 +109,8 @@ export function loginSuite (hub: Hub, env: Record<string, string> = {}): void {
   })
 
   if (!refreshes) return
-  test(`login against the ${hub.name} hub: a refresh the hub refuses is followed by one login`, async (t) => {
+  test(`login against the ${hub.name} hub: a refresh the hub refuses is followed by one ` +
+    'login', async (t) => {
     const clock = manualClock()
     const { app, sandbox, rawLogs } = await buildHub(t, hub, options(clock))
     const lookup = (n: number | string) =>

@@ -68,7 +68,8 @@ export function routeSuite (hub: Hub, known: Record<string, string> = {}): void 
     })
 
     check(
-      "no name of one meaning is another's: customs containerType is words, the SP2 ISO code has its own name",
+      "no name of one meaning is another's: customs containerType is words, the SP2 ISO code has " +
+      'its own name',
       async (t) => {
         const fixture = F.containers.kontainerbc23
         const res = await app.inject({
@@ -151,7 +152,9 @@ export function routeSuite (hub: Hub, known: Record<string, string> = {}): void 
     )
 
     check('NPWP is accepted with dots and dashes and as 16 digits', async (t) => {
-      const printed = `${F.taxpayer.npwp.slice(0, 2)}.${F.taxpayer.npwp.slice(2, 5)}.${F.taxpayer.npwp.slice(5, 8)}.${F.taxpayer.npwp.slice(8, 9)}-${F.taxpayer.npwp.slice(9, 12)}.${F.taxpayer.npwp.slice(12)}`
+      const printed = `${F.taxpayer.npwp.slice(0, 2)}.${F.taxpayer.npwp.slice(2, 5)}.` +
+        `${F.taxpayer.npwp.slice(5, 8)}.${F.taxpayer.npwp.slice(8, 9)}-` +
+        `${F.taxpayer.npwp.slice(9, 12)}.${F.taxpayer.npwp.slice(12)}`
       const res = await app.inject({
         url: `/v1/customs/bc20/bills-of-lading?npwp=${encodeURIComponent(printed)}`
       })

@@ -66,7 +66,8 @@ function functionsUser (t: TestLike, server: RedisServer): Redis {
   return client
 }
 
-test("deploy/redis-users.rules: the gateway's user has FCALL and no command that runs arbitrary Lua or reaches beyond its prefix", async (t) => {
+test("deploy/redis-users.rules: the gateway's user has FCALL and no command that runs arbitrary " +
+  'Lua or reaches beyond its prefix', async (t) => {
   const gateway = RULES.gateway ?? ''
   t.match(
     gateway,
@@ -105,7 +106,8 @@ test("deploy/redis-users.rules: the gateway's user has FCALL and no command that
   t.equal(RULES.default, 'resetkeys resetchannels -@all +ping', 'the default user may PING')
 })
 
-test("every store works for the gateway's user, once the functions user has loaded the library", async (t) => {
+test("every store works for the gateway's user, once the functions user has loaded the " +
+  'library', async (t) => {
   const server = await aclServer(t)
   t.equal(
     await loadFunctionLibrary(functionsUser(t, server)),
@@ -224,7 +226,8 @@ test("every store works for the gateway's user, once the functions user has load
   )
 })
 
-test("what the gateway's user is refused: CLIENT, SELECT, any Lua, FUNCTION, KEYS, FLUSH*, CONFIG, DEBUG, other prefixes", async (t) => {
+test("what the gateway's user is refused: CLIENT, SELECT, any Lua, FUNCTION, KEYS, FLUSH*, " +
+  'CONFIG, DEBUG, other prefixes', async (t) => {
   const server = await aclServer(t)
   const raw = new Redis(server.url, { disableClientInfo: true, maxRetriesPerRequest: 0 })
   t.teardown(() => raw.disconnect())
@@ -294,7 +297,8 @@ test("what the gateway's user is refused: CLIENT, SELECT, any Lua, FUNCTION, KEY
   }
 })
 
-test('the whole gateway under these rules: lookups, idempotent writes, rate limits, readiness and metrics, nothing logged against Redis', async (t) => {
+test('the whole gateway under these rules: lookups, idempotent writes, rate limits, readiness ' +
+  'and metrics, nothing logged against Redis', async (t) => {
   const server = await aclServer(t)
   await loadFunctionLibrary(functionsUser(t, server))
   const { app, logs } = await build(t, {
@@ -354,7 +358,8 @@ test('the whole gateway under these rules: lookups, idempotent writes, rate limi
   )
 })
 
-test("where the library is missing, the gateway's user cannot load it: the log says how, the stores degrade, and it works once an administrator has", async (t) => {
+test("where the library is missing, the gateway's user cannot load it: the log says how, the " +
+  'stores degrade, and it works once an administrator has', async (t) => {
   const server = await aclServer(t)
   const logs: Array<Record<string, unknown>> = []
   const connection = await connect(t, server, { logs })
@@ -363,7 +368,8 @@ test("where the library is missing, the gateway's user cannot load it: the log s
   t.match(error, {
     library: FUNCTION_LIBRARY.name,
     reason: /NOPERM.*function\|load/,
-    msg: `redis: the gateway's function library ${FUNCTION_LIBRARY.name} is not loaded, and this Redis user may not load it: ${LOAD_HINT}`
+    msg: `redis: the gateway's function library ${FUNCTION_LIBRARY.name} is not loaded, and this ` +
+      `Redis user may not load it: ${LOAD_HINT}`
   })
   const idempotency = createRedisIdempotencyStore({ connection, ttlMs: 60_000, claimTtlMs: 5000 })
   await t.rejects(
@@ -380,7 +386,8 @@ test("where the library is missing, the gateway's user cannot load it: the log s
   )
 })
 
-test('a /db in REDIS_URL under these rules: the refused SELECT is logged as an error, not only at debug level', async (t) => {
+test('a /db in REDIS_URL under these rules: the refused SELECT is logged as an error, not only ' +
+  'at debug level', async (t) => {
   const server = await aclServer(t)
   await loadFunctionLibrary(functionsUser(t, server))
   const logs: Array<Record<string, unknown>> = []
@@ -392,7 +399,8 @@ test('a /db in REDIS_URL under these rules: the refused SELECT is logged as an e
   )
 })
 
-test('a Redis that lets the gateway load its library (no ACL): it loads it itself, once', async (t) => {
+test('a Redis that lets the gateway load its library (no ACL): it loads it itself, ' +
+  'once', async (t) => {
   const server = await startRedisServer(t)
   const logs: Array<Record<string, unknown>> = []
   const connection = await connect(t, server, { logs })

@@ -59,7 +59,8 @@ test('every key, script key and channel carries the prefix', async (t) => {
   )
 })
 
-test('the user and password of the URL are used, and a wrong password never reaches a log line', async (t) => {
+test('the user and password of the URL are used, and a wrong password never reaches a log ' +
+  'line', async (t) => {
   const user = { name: 'gateway', password: 'right-9f2e7c' }
   const server = await startRedisServer(t, { user })
   const connection = await connect(t, server)
@@ -162,7 +163,8 @@ test('rediss:// speaks TLS, whatever the case of its scheme, trusting the CA giv
   )
 })
 
-test('health follows the server: down when it stops, up when it is back; commands fail at once meanwhile', async (t) => {
+test('health follows the server: down when it stops, up when it is back; commands fail at once ' +
+  'meanwhile', async (t) => {
   const server = await startRedisServer(t)
   const logs: LogLines = []
   const connection = await connect(t, server, { logs })
@@ -192,7 +194,8 @@ test('health follows the server: down when it stops, up when it is back; command
   )
 })
 
-test('a frozen server is reported down by the health check and up when it answers again', async (t) => {
+test('a frozen server is reported down by the health check and up when it answers ' +
+  'again', async (t) => {
   const server = await startRedisServer(t)
   const logs: LogLines = []
   const connection = await connect(t, server, { logs })
@@ -226,7 +229,8 @@ test('a frozen server is reported down by the health check and up when it answer
   t.equal(await connection.client.ping(), 'PONG')
 })
 
-test('a Redis that answers but refuses writes (full under noeviction, a replica) is reported refusing-writes, and up once it takes them', async (t) => {
+test('a Redis that answers but refuses writes (full under noeviction, a replica) is reported ' +
+  'refusing-writes, and up once it takes them', async (t) => {
   const server = await startRedisServer(t)
   const logs: LogLines = []
   const connection = await connect(t, server, { logs })
@@ -270,7 +274,8 @@ test('a Redis that answers but refuses writes (full under noeviction, a replica)
   t.same(changes, ['refusing-writes', 'up'])
 })
 
-test('replicas in sync are read from INFO replication: online, and acknowledging within seconds', async (t) => {
+test('replicas in sync are read from INFO replication: online, and acknowledging within ' +
+  'seconds', async (t) => {
   t.equal(replicasInSync('# Replication\r\nrole:master\r\nconnected_slaves:0\r\n'), 0)
   t.equal(
     replicasInSync(
@@ -296,7 +301,8 @@ test('replicas in sync are read from INFO replication: online, and acknowledging
   t.notOk(isWriteRefused('OOM'), 'only errors')
 })
 
-test('with Sentinels, the connection asks them for the master and follows a failover by itself', async (t) => {
+test('with Sentinels, the connection asks them for the master and follows a failover by ' +
+  'itself', async (t) => {
   const master = await startRedisServer(t)
   const replica = await startRedisServer(t, {
     args: ['--replicaof', '127.0.0.1', String(master.port)]
@@ -420,7 +426,8 @@ test('close() ends both connections, and stops reconnecting when Redis is down',
   t.equal(await other.whenUp(300), false, 'and it stays closed')
 })
 
-test('an error after the first on a socket ioredis gave up does not escape (ioredis listens once)', async (t) => {
+test('an error after the first on a socket ioredis gave up does not escape (ioredis listens ' +
+  'once)', async (t) => {
   const server = await startRedisServer(t)
   const connection = await connect(t, server)
   const stream = connection.client.stream

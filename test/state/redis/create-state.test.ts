@@ -12,7 +12,8 @@ import { connect, startRedisServer, startSentinel, until } from '../../helpers/r
 // The gateway with REDIS_URL: one connection set per process (commands and
 // the event stream's reader), open once the app is ready, closed when it closes.
 
-test('a gateway with REDIS_URL holds two connections to Redis while it runs and none once closed', async (t) => {
+test('a gateway with REDIS_URL holds two connections to Redis while it runs and none once ' +
+  'closed', async (t) => {
   const redis = await startRedisServer(t)
   const sandbox = await startSandbox()
   t.teardown(() => sandbox.close())
@@ -45,7 +46,8 @@ test('a gateway with REDIS_URL holds two connections to Redis while it runs and 
   t.equal(await others(), 0, 'closed with the app')
 })
 
-test('without REDIS_URL the state is in memory: no Redis health, no shared lookup tier', async (t) => {
+test('without REDIS_URL the state is in memory: no Redis health, no shared lookup ' +
+  'tier', async (t) => {
   const sandbox = await startSandbox()
   t.teardown(() => sandbox.close())
   const app = await buildApp(
@@ -60,7 +62,8 @@ test('without REDIS_URL the state is in memory: no Redis health, no shared looku
   t.notMatch((await app.inject({ url: '/metrics' })).body, /gateway_redis_up/, 'nor do the metrics')
 })
 
-test('a gateway whose Redis is down starts all the same, reports it, and uses it once it answers', async (t) => {
+test('a gateway whose Redis is down starts all the same, reports it, and uses it once it ' +
+  'answers', async (t) => {
   const redis = await startRedisServer(t)
   await redis.stop()
   const sandbox = await startSandbox()
@@ -143,7 +146,8 @@ test('the Redis password reaches no log line and no answer, Redis up or down', a
   t.ok(lines.some(line => line.includes('[Redacted]')), 'the configuration line has it redacted')
 })
 
-test('with REDIS_SENTINELS the gateway finds the master through them, with their password read from its file', async (t) => {
+test('with REDIS_SENTINELS the gateway finds the master through them, with their password read ' +
+  'from its file', async (t) => {
   const master = await startRedisServer(t, {
     user: { name: 'gateway', password: 'master-pw-8a1f' }
   })

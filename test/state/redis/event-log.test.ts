@@ -58,7 +58,8 @@ async function replicas (
   return { server, raw, logs, a, b, ca, cb }
 }
 
-test("an event published on A reaches every subscriber on A and on B once, in the same order, under the stream's id", async (t) => {
+test('an event published on A reaches every subscriber on A and on B once, in the same order, ' +
+  "under the stream's id", async (t) => {
   const { a, b, raw } = await replicas(t)
   const [a1, a2, b1] = [recorder(a), recorder(a), recorder(b)]
   const latencies: number[] = []
@@ -106,7 +107,8 @@ test('the event arrives as published: type, times, request id, client and data',
   t.match(id, /^\d+-\d+$/)
 })
 
-test('since(): what follows an id on any replica, within EVENTS_REPLAY_MAX; expired past it or for an id the stream never held', async (t) => {
+test('since(): what follows an id on any replica, within EVENTS_REPLAY_MAX; expired past it or ' +
+  'for an id the stream never held', async (t) => {
   const { a, b } = await replicas(t, { maxEntries: 3 })
   const seen = recorder(b)
   for (const note of ['1', '2', '3']) await a.publish(event(note))
@@ -126,7 +128,8 @@ test('since(): what follows an id on any replica, within EVENTS_REPLAY_MAX; expi
   t.equal(await after(b, '1-0'), 'expired', 'an id the stream never held')
 })
 
-test('EVENTS_REPLAY_SECONDS: entries older than the window are trimmed when the next is appended', async (t) => {
+test('EVENTS_REPLAY_SECONDS: entries older than the window are trimmed when the next is ' +
+  'appended', async (t) => {
   const { a, b } = await replicas(t, { windowMs: 300 })
   const seen = recorder(b)
   await a.publish(event('old'))
@@ -136,7 +139,8 @@ test('EVENTS_REPLAY_SECONDS: entries older than the window are trimmed when the 
   t.equal((await b.since(seen.ids()[0]!)).state, 'expired')
 })
 
-test('with Redis stopped, publish() does not wait; the events reach every replica in order once it is back, under new ids', async (t) => {
+test('with Redis stopped, publish() does not wait; the events reach every replica in order once ' +
+  'it is back, under new ids', async (t) => {
   const { server, a, b } = await replicas(t)
   const [a1, b1] = [recorder(a), recorder(b)]
   await a.publish(event('before'))
@@ -169,14 +173,16 @@ test('with Redis stopped, publish() does not wait; the events reach every replic
   t.same(b1.ids(), a1.ids())
 })
 
-test('an append Redis applied after the gateway gave up on it (a frozen Redis) is not applied again when it is retried: one entry, once on every replica', async (t) => {
+test('an append Redis applied after the gateway gave up on it (a frozen Redis) is not applied ' +
+  'again when it is retried: one entry, once on every replica', async (t) => {
   const { server, raw, a, b } = await replicas(t)
   const [a1, b1] = [recorder(a), recorder(b)]
   server.pause()
   // Redis is frozen: the append times out (it sits in Redis's input, and runs when it wakes), and
   // waits to be retried.
   await a.publish(event('frozen'))
-  await new Promise((resolve) => setTimeout(resolve, 1200)) // a retry or more meanwhile, each timing out too
+  // a retry or more meanwhile, each timing out too
+  await new Promise((resolve) => setTimeout(resolve, 1200))
   server.resume()
   await until(() => a1.entries.length >= 1 && b1.entries.length >= 1, 10_000, 'the event on both')
   await new Promise((resolve) => setTimeout(resolve, 1500)) // the retries that were waiting run
@@ -185,7 +191,8 @@ test('an append Redis applied after the gateway gave up on it (a frozen Redis) i
   t.same(b1.notes(), ['frozen'], 'once on B')
 })
 
-test('more events during an outage than a replica holds: the oldest are lost, and every reader gets an events.lost entry first', async (t) => {
+test('more events during an outage than a replica holds: the oldest are lost, and every reader ' +
+  'gets an events.lost entry first', async (t) => {
   const { server, a, b, logs } = await replicas(t, { maxEntries: 3 })
   const [a1, b1] = [recorder(a), recorder(b)]
   await server.stop()
@@ -207,7 +214,8 @@ test('more events during an outage than a replica holds: the oldest are lost, an
   )
 })
 
-test('Redis restarted without its data: each replica reads the new stream from its start, and an old id is expired', async (t) => {
+test('Redis restarted without its data: each replica reads the new stream from its start, and an ' +
+  'old id is expired', async (t) => {
   const { server, a, b } = await replicas(t)
   const b1 = recorder(b)
   await a.publish(event('old'))
@@ -295,7 +303,8 @@ test('a Sentinel failover to a replica in sync loses no event and repeats none',
   t.notOk(logs.some(line => /fell behind/.test(String(line.msg))), 'no reload for its readers')
 })
 
-test('an entry of another format is skipped; a subscriber that throws does not keep the entry from the others', async (t) => {
+test('an entry of another format is skipped; a subscriber that throws does not keep the entry ' +
+  'from the others', async (t) => {
   const { a, b, raw, logs } = await replicas(t)
   const b1 = recorder(b)
   await raw.xadd(KEY, '*', 'v', '2', 'e', '{}')

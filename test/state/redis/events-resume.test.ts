@@ -63,7 +63,8 @@ async function book (baseUrl: string, note: string): Promise<void> {
   if (response.status !== 200) throw new Error(`booked POST answered ${response.status}`)
 }
 
-test('subscribeEvents misses no event while the replica it is connected to restarts and the other takes the writes', async (t) => {
+test('subscribeEvents misses no event while the replica it is connected to restarts and the ' +
+  'other takes the writes', async (t) => {
   const { a, b, start } = await replicas(t)
   const events: BookedEvent[] = []
   const reloads: StreamReload[] = []

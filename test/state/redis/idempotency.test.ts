@@ -63,7 +63,8 @@ test('the same key on A then B replays the stored answer byte for byte', async (
   )
 })
 
-test('concurrent claims on A and B: exactly one acquires, the other waits and replays once it completes', async (t) => {
+test('concurrent claims on A and B: exactly one acquires, the other waits and replays once it ' +
+  'completes', async (t) => {
   const { a, b } = await replicas(t)
   const keys = Array.from({ length: 20 }, (_, i) => `${KEY}-${i}`)
   for (const key of keys) {
@@ -158,7 +159,8 @@ test('a key whose owner died while sending is unknown after its lease, for good'
   t.ok(ttl > 50_000, `kept as long as the key lives (${ttl} ms)`)
 })
 
-test('an abandoned claim is unknown at once, on every replica, for as long as the key lives; a waiter learns it too', async (t) => {
+test('an abandoned claim is unknown at once, on every replica, for as long as the key lives; a ' +
+  'waiter learns it too', async (t) => {
   const { a, b, raw } = await replicas(t, { ttlMs: 60_000 })
   const claim = await acquire(a, KEY, 'fp')
   await claim.sending()
@@ -195,7 +197,8 @@ test('a late answer is kept until someone is told unknown, never after', async (
   t.ok(logs.some(line => String(line.msg).startsWith(late)), 'logged')
 })
 
-test('a claim written by a gateway of the previous format (v1) is waited for until it expires, then claimed as before', async (t) => {
+test('a claim written by a gateway of the previous format (v1) is waited for until it expires, ' +
+  'then claimed as before', async (t) => {
   const { a, raw } = await replicas(t)
   await raw.set(
     `test:${idempotencyKey(KEY)}`,
@@ -229,7 +232,8 @@ test('a claim of format 2 is waited for until its lease, then unknown as before'
   t.same(await a.begin(`${KEY}-v2`, 'fp'), { state: 'unknown' }, 'its unknown outcomes are kept')
 })
 
-test('a wait for a claim held elsewhere is bounded by waitMs; the caller then asks again', async (t) => {
+test('a wait for a claim held elsewhere is bounded by waitMs; the caller then asks ' +
+  'again', async (t) => {
   const { a, b } = await replicas(t, { waitMs: 150 })
   await a.begin(KEY, 'fp')
   const started = performance.now()
@@ -241,7 +245,8 @@ test('a wait for a claim held elsewhere is bounded by waitMs; the caller then as
   t.equal((await b.begin(KEY, 'fp')).state, 'in-flight', 'still in flight: the caller waits again')
 })
 
-test('with Redis stopped, begin rejects STATE_UNAVAILABLE at once; when it is back, claims work again', async (t) => {
+test('with Redis stopped, begin rejects STATE_UNAVAILABLE at once; when it is back, claims work ' +
+  'again', async (t) => {
   const { server, a, connections } = await replicas(t)
   await server.stop()
   for (const when of ['as the connection drops', 'once it is known down']) {
@@ -321,7 +326,8 @@ test('an answer a full Redis refused waits for room, then is stored', async (t) 
   t.same(await b.begin(KEY, 'fp'), { state: 'completed', response: RESPONSE })
 })
 
-test('a claim whose command failed is freed in the background: a frozen Redis that runs it late leaves the key free', async (t) => {
+test('a claim whose command failed is freed in the background: a frozen Redis that runs it late ' +
+  'leaves the key free', async (t) => {
   const { server, a, b, raw } = await replicas(t)
   server.pause()
   await t.rejects(a.begin(KEY, 'fp'), { code: 'STATE_UNAVAILABLE' }, 'the claim times out')
@@ -335,7 +341,8 @@ test('a claim whose command failed is freed in the background: a frozen Redis th
   t.match(await b.begin(KEY, 'fp'), { state: 'acquired' }, 'a retry claims it: nothing was sent')
 })
 
-test('a replica whose claim Redis lost neither overwrites nor releases the request that claimed the key after it', async (t) => {
+test('a replica whose claim Redis lost neither overwrites nor releases the request that claimed ' +
+  'the key after it', async (t) => {
   const { a, b, raw } = await replicas(t)
   for (const late of ['complete', 'release', 'abandon', 'sending'] as const) {
     const key = `${KEY}-${late}`
@@ -379,7 +386,8 @@ test('a claim lives its lease, a key being sent and an answer ttlMs', async (t) 
   t.ok(ttl > 59_000 && ttl <= 60_000, `an answer lives ttlMs (${ttl} ms)`)
 })
 
-test('a value this version cannot read is refused (STATE_UNAVAILABLE), never guessed at', async (t) => {
+test('a value this version cannot read is refused (STATE_UNAVAILABLE), never guessed ' +
+  'at', async (t) => {
   const { a, raw } = await replicas(t)
   for (const value of [
     '{"v":2,"state":"completed","fingerprint":"fp"}',
@@ -398,7 +406,8 @@ test('a value this version cannot read is refused (STATE_UNAVAILABLE), never gue
   }
 })
 
-test('keys are hashed, and size() counts the keys held, in flight or completed, by all replicas', async (t) => {
+test('keys are hashed, and size() counts the keys held, in flight or completed, by all ' +
+  'replicas', async (t) => {
   const { a, b, raw } = await replicas(t)
   await raw.set('test:lookup:other', 'not counted')
   await a.begin(KEY, 'fp')
@@ -474,7 +483,8 @@ test('with a replica in sync, a write is sent once it holds the mark (WAIT)', as
   await until(
     () => connection.replicas() === 0,
     10_000,
-    'a replica that has not acknowledged for seconds is no longer counted, once it has been gone replicaMemoryMs'
+    'a replica that has not acknowledged for seconds is no longer counted, once it has been gone ' +
+    'replicaMemoryMs'
   )
   await until(() => store.pending() === 0, 5000, 'then taken')
   const later = await acquire(store, `${KEY}-3`, 'fp')
@@ -516,7 +526,12 @@ test('a replica that left the master is still waited for a while', async (t) => 
     await startRedisServer(t, { args: ['--replicaof', '127.0.0.1', String(master.port)] })
   ]
   const connection = await connect(t, master, { replicaMemoryMs: 60_000 })
-  const store = createRedisIdempotencyStore({ connection, ttlMs: 60_000, claimTtlMs: 5000, replicaAckTimeoutMs: 100 })
+  const store = createRedisIdempotencyStore({
+    connection,
+    ttlMs: 60_000,
+    claimTtlMs: 5000,
+    replicaAckTimeoutMs: 100
+  })
   await until(() => connection.replicas() === 2, 10_000, 'both replicas in sync')
   const promoted = new Redis(replicas[0]!.url)
   t.teardown(() => promoted.disconnect())

@@ -80,7 +80,8 @@ function used (sandbox: Sandbox): string[] {
     .map((r) => String(r.headers.authorization))
 }
 
-test('two replicas on one Redis: one login, one refresh before expiry, one refresh for a 401 on both; the refresh token shared through the session', async (t) => {
+test('two replicas on one Redis: one login, one refresh before expiry, one refresh for a 401 on ' +
+  'both; the refresh token shared through the session', async (t) => {
   const { a, b, start, sandbox, clock, raw, logs } = await replicas(t)
   const both = async (label: string | number) => {
     const answers = await Promise.all(
@@ -118,7 +119,8 @@ test('two replicas on one Redis: one login, one refresh before expiry, one refre
   t.equal(
     sandbox.count('refresh'),
     1,
-    'one refresh for both replicas (the sandbox honours a refresh token once: a second would have been refused)'
+    'one refresh for both replicas (the sandbox honours a refresh token once: a second would ' +
+    'have been refused)'
   )
   t.equal(sandbox.count('login'), 1, 'and no login')
   const renewed = JSON.parse((await raw.get(`${PREFIX}hub-session`)) ?? '{}') as Record<
@@ -147,12 +149,15 @@ test('two replicas on one Redis: one login, one refresh before expiry, one refre
   // once and meets no 401.
   const round = new Map<string, number>()
   for (const r of sandbox.requests) {
-    if (r.operation === 'kontainerbc261' && /401-/.test(r.values.blNo ?? '')) { round.set(r.values.blNo!, (round.get(r.values.blNo!) ?? 0) + 1) }
+    if (r.operation === 'kontainerbc261' && /401-/.test(r.values.blNo ?? '')) {
+      round.set(r.values.blNo!, (round.get(r.values.blNo!) ?? 0) + 1)
+    }
   }
   t.equal(round.size, 8, 'every caller of the 401 round reached the hub')
   t.ok(
     [...round.values()].every((n) => n === 1 || n === 2),
-    `each caller asked once, or once more after its 401, no more (${[...round.values()].join(', ')})`
+    'each caller asked once, or once more after its 401, no more ' +
+    `(${[...round.values()].join(', ')})`
   )
   t.ok(
     [...round.values()].some((n) => n === 2),
@@ -180,5 +185,7 @@ test('two replicas on one Redis: one login, one refresh before expiry, one refre
     session.refreshToken,
     renewed.refreshToken
   ].map((value) => String(value).replace(/^Bearer /, ''))
-  for (const secret of [...tokens, SANDBOX_PASSWORD]) { t.notOk(text.includes(secret), `${secret.slice(0, 12)}… is in no log line`) }
+  for (const secret of [...tokens, SANDBOX_PASSWORD]) {
+    t.notOk(text.includes(secret), `${secret.slice(0, 12)}… ` + 'is in no log line')
+  }
 })

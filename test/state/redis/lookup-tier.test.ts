@@ -34,7 +34,8 @@ async function replicas (t: Test, maxEntryBytes = 1024 * 1024) {
   }
 }
 
-test('a lookup stored by replica A is a hit on replica B, byte for byte, with the same fetchedAt', async (t) => {
+test('a lookup stored by replica A is a hit on replica B, byte for byte, with the same ' +
+  'fetchedAt', async (t) => {
   const { a, b } = await replicas(t)
   const now = Date.now()
   t.equal(await b.get(KEY), undefined, 'a miss before')
@@ -50,7 +51,8 @@ test('a lookup stored by replica A is a hit on replica B, byte for byte, with th
   t.equal((await b.get(`${KEY}&record`))?.count, undefined, 'a record has no count')
 })
 
-test('the Redis TTL is staleUntil; an entry past its TTL but within staleUntil is still returned', async (t) => {
+test('the Redis TTL is staleUntil; an entry past its TTL but within staleUntil is still ' +
+  'returned', async (t) => {
   const { a, b, raw } = await replicas(t)
   const now = Date.now()
   await a.set(KEY, entry(now, { expiresAt: now - 1, staleUntil: now + 200 }))
@@ -102,7 +104,8 @@ test('a value of another format is a miss, never an error', async (t) => {
   const { b, raw } = await replicas(t)
   const key = `test:${lookupKey(KEY)}`
   for (const value of [
-    '{"v":1,"count":1,"upstreamStatus":200,"fetchedAt":1,"expiresAt":1,"staleUntil":99999999999999}\n[]',
+    '{"v":1,"count":1,"upstreamStatus":200,"fetchedAt":1,"expiresAt":1,' +
+      '"staleUntil":99999999999999}\n[]',
     'no header',
     '{"v":1}\n[]',
     'not json\n[]',
@@ -114,7 +117,8 @@ test('a value of another format is a miss, never an error', async (t) => {
   }
 })
 
-test('with Redis down, get is a miss and set does nothing, at once; when it is back, entries are shared again', async (t) => {
+test('with Redis down, get is a miss and set does nothing, at once; when it is back, entries are ' +
+  'shared again', async (t) => {
   const { server, a, b } = await replicas(t)
   await a.set(KEY, entry(Date.now()))
   await server.stop()

@@ -67,7 +67,8 @@ test('a limit of 10 a minute holds across replicas A and B', async (t) => {
   t.ok(ttl > 59_000 && ttl <= 60_000, `for the window (${ttl} ms)`)
 })
 
-test("read() (the plugin's `increment: false`) sees the count of every replica without counting", async (t) => {
+test("read() (the plugin's `increment: false`) sees the count of every replica without " +
+  'counting', async (t) => {
   const server = await startRedisServer(t)
   const [ca, cb] = await Promise.all([connect(t, server), connect(t, server)])
   const [a, b] = [ca, cb].map((connection) => new (createRedisRateLimitStore(connection))({}))
@@ -98,7 +99,8 @@ test('a route with its own limit (child store) is shared too', async (t) => {
   t.equal(await b(), 200, 'the global limit counts apart')
 })
 
-test('with Redis stopped each replica enforces the limit on its own, and shares it again when Redis is back', async (t) => {
+test('with Redis stopped each replica enforces the limit on its own, and shares it again when ' +
+  'Redis is back', async (t) => {
   const { server, a, b, logs, connections } = await replicas(t)
   t.equal(await a(), 200)
   await server.stop()
@@ -165,7 +167,8 @@ test('the local fallback keeps as many keys as its cache option says', async (t)
   )
 })
 
-test('a count that fails in Redis (a frozen server) is made locally after the command timeout', async (t) => {
+test('a count that fails in Redis (a frozen server) is made locally after the command ' +
+  'timeout', async (t) => {
   const server = await startRedisServer(t)
   // No health check within the test: the command itself has to fail.
   const connection = await connect(t, server, { healthCheckIntervalMs: 60_000 })

@@ -163,7 +163,8 @@ async function redisUpGauge (replica: Replica): Promise<string | undefined> {
   return /^gateway_redis_up (\d)$/m.exec(text)?.[1]
 }
 
-test("the same Idempotency-Key on replica A, then B: one hub call, and B replays A's answer byte for byte", async (t) => {
+test("the same Idempotency-Key on replica A, then B: one hub call, and B replays A's answer byte " +
+  'for byte', async (t) => {
   const { a, b, sandbox } = await replicas(t)
   const first = await a.request(OFFERS, {
     method: 'POST',
@@ -193,7 +194,8 @@ test("the same Idempotency-Key on replica A, then B: one hub call, and B replays
   t.equal(sandbox.count('DetilBooking'), 1)
 })
 
-test('the same Idempotency-Key on A and B at once: one hub call, both answered with it', async (t) => {
+test('the same Idempotency-Key on A and B at once: one hub call, both answered with ' +
+  'it', async (t) => {
   // The hub takes 300 ms, so that the second request arrives while the first is in flight.
   const { a, b, sandbox } = await replicas(t, { sandbox: { latencyMs: 300 } })
   const headers = { 'idempotency-key': 'offer-concurrent' }
@@ -217,7 +219,9 @@ test('the same Idempotency-Key on A and B at once: one hub call, both answered w
 test('a client\'s limit of 10 a minute holds across A and B together', async (t) => {
   const { a, b, sandbox } = await replicas(t)
   const statuses: number[] = []
-  for (let i = 0; i < 12; i++) { statuses.push((await (i % 2 === 0 ? a : b).request(LOOKUP, { key: READER.key })).status) }
+  for (let i = 0; i < 12; i++) {
+    statuses.push((await (i % 2 === 0 ? a : b).request(LOOKUP, { key: READER.key })).status)
+  }
   t.same(
     statuses,
     [...Array(10).fill(200), 429, 429],
@@ -230,7 +234,8 @@ test('a client\'s limit of 10 a minute holds across A and B together', async (t)
   t.equal(refused.headers.get('x-ratelimit-limit'), '10')
 })
 
-test("a booked POST on A reaches a socket on B once, and A's own socket once, with the same event id", async (t) => {
+test("a booked POST on A reaches a socket on B once, and A's own socket once, with the same " +
+  'event id', async (t) => {
   const { a, b, redis } = await replicas(t)
   await bothSubscribed(t, redis)
   const [onA, onB] = [await a.socket(), await b.socket()]
@@ -280,7 +285,8 @@ test('a lookup warmed on A is a cache hit on B', async (t) => {
   t.equal(sandbox.count('noblbc20'), 1, 'and its 304 costs no hub call')
 })
 
-test('login mode: one hub login for both replicas, and one new login when the hub refuses the token on both at once', async (t) => {
+test('login mode: one hub login for both replicas, and one new login when the hub refuses the ' +
+  'token on both at once', async (t) => {
   const { a, b, sandbox } = await replicas(t, {
     env: { UPSTREAM_CREDENTIALS: 'login', UPSTREAM_ACCESS_TOKEN: '' }
   })
@@ -300,7 +306,8 @@ test('login mode: one hub login for both replicas, and one new login when the hu
   t.equal(sandbox.count('login'), 2, 'one new login for both replicas')
 })
 
-test('Redis stopped mid-test: each use degrades as documented; restarted: shared again, without restarting the replicas', async (t) => {
+test('Redis stopped mid-test: each use degrades as documented; restarted: shared again, without ' +
+  'restarting the replicas', async (t) => {
   const { a, b, sandbox, redis } = await replicas(t)
   await bothSubscribed(t, redis)
   for (const replica of [a, b]) {
@@ -404,7 +411,9 @@ test('Redis stopped mid-test: each use degrades as documented; restarted: shared
 
   // The restarted Redis holds no counters (no persistence here): ten in all again.
   const statuses: number[] = []
-  for (let i = 0; i < 12; i++) { statuses.push((await (i % 2 === 0 ? a : b).request(LOOKUP, { key: READER.key })).status) }
+  for (let i = 0; i < 12; i++) {
+    statuses.push((await (i % 2 === 0 ? a : b).request(LOOKUP, { key: READER.key })).status)
+  }
   t.same(statuses, [...Array(10).fill(200), 429, 429], 'the limit is shared again')
 
   t.equal(

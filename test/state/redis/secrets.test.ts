@@ -14,7 +14,8 @@ import { connect, startRedisServer, type LogLines } from '../../helpers/redis-se
 // ioredis attaches the failed command to a Redis error, its arguments included:
 // the values written (a session token, a stored answer, a lookup answer), which
 // pino's error serializer would print.
-test('no value written to Redis reaches a log line when Redis refuses the write (a full Redis)', async (t) => {
+test('no value written to Redis reaches a log line when Redis refuses the write (a full ' +
+  'Redis)', async (t) => {
   const server = await startRedisServer(t)
   const logs: LogLines = []
   const connection = await connect(t, server, { logs })

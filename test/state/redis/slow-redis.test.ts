@@ -101,7 +101,8 @@ async function stores (t: Test, connection: RedisConnection) {
   }
 }
 
-test('a frozen Redis holds no call longer than the command timeout, before the health check has noticed', async (t) => {
+test('a frozen Redis holds no call longer than the command timeout, before the health check has ' +
+  'noticed', async (t) => {
   const server = await startRedisServer(t)
   // No health check within the test: every call reaches the frozen server and times out.
   const connection = await connect(t, server, {
@@ -134,7 +135,8 @@ test('a stopped Redis holds no call at all', async (t) => {
   await run(50)
 })
 
-test('the waits of a claim held elsewhere end within the command timeout when Redis freezes', async (t) => {
+test('the waits of a claim held elsewhere end within the command timeout when Redis ' +
+  'freezes', async (t) => {
   const server = await startRedisServer(t)
   const settings = { healthCheckIntervalMs: 60_000, commandTimeoutMs: COMMAND_TIMEOUT_MS }
   const [a, b] = await Promise.all([connect(t, server, settings), connect(t, server, settings)])
@@ -155,6 +157,7 @@ test('the waits of a claim held elsewhere end within the command timeout when Re
   const took = performance.now() - started
   t.ok(
     took < COMMAND_TIMEOUT_MS + 300,
-    `settled ${Math.round(took)} ms after the freeze (one poll interval and one command timeout at most)`
+    `settled ${Math.round(took)} ms after the freeze (one poll interval and one command timeout ` +
+    'at most)'
   )
 })

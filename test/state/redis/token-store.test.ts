@@ -63,7 +63,8 @@ test('a 401 seen by A and B at once gives one login, and both get the new sessio
   t.same(await a.get(), renewed[0])
 })
 
-test('a holder whose rejected session was already replaced gets the new one without a login', async (t) => {
+test('a holder whose rejected session was already replaced gets the new one without a ' +
+  'login', async (t) => {
   const { a, b } = await replicas(t)
   const { logins, login } = hub()
   const first = await a.renew(undefined, login('A'))
@@ -132,7 +133,8 @@ test('a lock left by a holder that died expires, and the next holder logs in', a
   t.same(logins, ['A'])
 })
 
-test('a holder does not wait longer than waitMs for a lock that stays taken: it logs in itself', async (t) => {
+test('a holder does not wait longer than waitMs for a lock that stays taken: it logs in ' +
+  'itself', async (t) => {
   const { a, raw } = await replicas(t, { waitMs: 200 })
   await raw.set(`test:${LOCK_KEY}`, 'stuck', 'PX', 60_000)
   const { logins, login } = hub(0)
@@ -165,7 +167,8 @@ test('with Redis down, get() is undefined at once and renew() logs in without it
   t.same(await a.get(), shared, 'shared again once Redis is back')
 })
 
-test('many holders renewing at once log in once, however their reads and the lock interleave', async (t) => {
+test('many holders renewing at once log in once, however their reads and the lock ' +
+  'interleave', async (t) => {
   const server = await startRedisServer(t)
   const connections = await Promise.all(Array.from({ length: 8 }, () => connect(t, server)))
   const stores = connections.map((connection) =>
