@@ -4,11 +4,12 @@ import { generateClientKey, hashClientKey } from '../src/auth/keys.ts'
 import { SCOPES } from '../src/catalogue/scopes.ts'
 
 /**
-  * `npm run client-key -- --name yard-app --scopes customs:read,sp2:read [--max 600 --window "1
-  * minute"] [--events all]` Creates a client key, prints it once, and prints the entry to add to
-  * CLIENTS_FILE (which holds only the key's SHA-256). See docs/security.md, Clients and keys.
+ * `npm run client-key -- --name yard-app --scopes customs:read,sp2:read [--max 600 --window "1
+ * minute"] [--events all]` Creates a client key, prints it once, and prints the entry to add to
+ * CLIENTS_FILE (which holds only the key's SHA-256). See docs/security.md, Clients and keys.
  */
-const USAGE = `usage: npm run client-key -- --name <name> --scopes <scope,scope> [--max <requests>] [--window <duration>] [--events own|all]
+const USAGE = `usage: npm run client-key -- --name <name> --scopes <scope,scope> \
+[--max <requests>] [--window <duration>] [--events own|all]
 scopes: ${SCOPES.join(', ')}
 events: which booked events its WebSockets receive: own (default: those of its own writes) or all`
 
@@ -33,7 +34,10 @@ try {
 } catch (error) {
   fail((error as Error).message)
 }
-if (values.name === undefined || values.scopes === undefined) { fail('--name and --scopes are required') }
+if (values.name === undefined || values.scopes === undefined) {
+  fail('--name and --scopes are ' +
+  'required')
+}
 
 const key = generateClientKey()
 const rateLimit = {
@@ -51,7 +55,8 @@ const problems = clientsFileProblems([entry])
 if (problems.length > 0) fail(problems.map(p => p.replace(/^entry 1 \([^)]*\): /, '')).join('\n'))
 
 process.stdout
-  .write(`Client key for ${entry.name} (shown once; hand it over through your secret store, never by chat or e-mail):
+  .write(`Client key for ${entry.name} (shown once; hand it over through your secret store, \
+never by chat or e-mail):
 
   ${key}
 

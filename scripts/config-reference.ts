@@ -61,7 +61,11 @@ export const GROUPS: readonly Group[] = [
     id: 'listening',
     title: 'Listening, logging, client connections',
     intro:
-      "Where the gateway listens, what it believes of the proxies in front, and how long it gives its callers. Behind a load balancer set `TRUST_PROXY` (so that per-address limits and logged addresses are the callers') and keep the balancer's idle timeout below `SERVER_KEEP_ALIVE_TIMEOUT_MS`; [security.md](security.md#limits) says what each limit protects.",
+      'Where the gateway listens, what it believes of the proxies in front, and how long it ' +
+      'gives its callers. Behind a load balancer set `TRUST_PROXY` (so that per-address limits ' +
+      "and logged addresses are the callers') and keep the balancer's idle timeout below " +
+      '`SERVER_KEEP_ALIVE_TIMEOUT_MS`; [security.md](security.md#limits) says what each limit ' +
+      'protects.',
     match: (name) =>
       oneOf('PORT', 'HOST', 'TRUST_PROXY', 'LOG_LEVEL', 'METRICS_PORT')(name) ||
       name.startsWith('SERVER_')
@@ -120,14 +124,20 @@ export const GROUPS: readonly Group[] = [
     id: 'cache',
     title: 'Lookup cache',
     intro:
-      "Successful lookups are cached and identical lookups in flight share one hub call; a caller's `cache-control: no-cache` asks the hub afresh. With `REDIS_URL`, a shared tier in Redis sits behind each replica's memory tier. An empty answer is charged about 850 bytes of `CACHE_MAX_BYTES` (measured; [resilience.md](resilience.md#the-caches-memory)).",
+      'Successful lookups are cached and identical lookups in flight share one hub call; a ' +
+      "caller's `cache-control: no-cache` asks the hub afresh. With `REDIS_URL`, a shared tier " +
+      "in Redis sits behind each replica's memory tier. An empty answer is charged about 850 " +
+      'bytes of `CACHE_MAX_BYTES` (measured; [resilience.md](resilience.md#the-caches-memory)).',
     match: startsWith('CACHE_')
   },
   {
     id: 'callers',
     title: 'Callers: clients, limits, idempotency, CORS',
     intro:
-      'Who may call and how much ([security.md](security.md)). `CLIENTS_FILE` is a JSON array of `{ "name", "keySha256", "scopes", "rateLimit"?, "events"? }`; `npm run client-key -- --name yard-app --scopes customs:read` prints a new key and its entry. Without `REDIS_URL`, rate-limit counters and idempotency keys live in each instance\'s memory.',
+      'Who may call and how much ([security.md](security.md)). `CLIENTS_FILE` is a JSON array of ' +
+      '`{ "name", "keySha256", "scopes", "rateLimit"?, "events"? }`; `npm run client-key -- ' +
+      '--name yard-app --scopes customs:read` prints a new key and its entry. Without ' +
+      '`REDIS_URL`, rate-limit counters and idempotency keys live in each instance\'s memory.',
     match: (name) =>
       oneOf('CLIENTS_FILE', 'CORS_ORIGINS')(name) || startsWith('RATE_LIMIT_', 'IDEMPOTENCY_')(name)
   },
@@ -135,14 +145,17 @@ export const GROUPS: readonly Group[] = [
     id: 'events',
     title: 'Event sockets',
     intro:
-      'WebSockets on `GET /v1/events` ([api.md](api.md#events)). Sockets past a bound are refused before the upgrade, in the error envelope.',
+      'WebSockets on `GET /v1/events` ([api.md](api.md#events)). Sockets past a bound are ' +
+      'refused before the upgrade, in the error envelope.',
     match: startsWith('EVENTS_')
   },
   {
     id: 'load',
     title: 'Load shedding and shutdown',
     intro:
-      'Past these the gateway answers 503 OVERLOADED with `retry-after` rather than slow everyone down; on SIGTERM it stops accepting, lets requests in flight finish and exits ([resilience.md](resilience.md#shutdown-and-load)).',
+      'Past these the gateway answers 503 OVERLOADED with `retry-after` rather than slow ' +
+      'everyone down; on SIGTERM it stops accepting, lets requests in flight finish and exits ' +
+      '([resilience.md](resilience.md#shutdown-and-load)).',
     match: startsWith('PRESSURE_', 'SHUTDOWN_')
   },
   {
@@ -163,7 +176,11 @@ export const GROUPS: readonly Group[] = [
     id: 'tracing',
     title: 'Tracing (OpenTelemetry)',
     intro:
-      'Off unless the standard `OTEL_*` variables ask for it (an OTLP endpoint, or `OTEL_TRACES_EXPORTER` `otlp` or `console`; `none` or `OTEL_SDK_DISABLED=true`: off); then the OpenTelemetry SDK for Node reads them itself. Unset, no part of the SDK is loaded. Values the SDK would silently replace by a default stop start-up. Spans and what they carry: [operations.md](operations.md#traces).',
+      'Off unless the standard `OTEL_*` variables ask for it (an OTLP endpoint, or ' +
+      '`OTEL_TRACES_EXPORTER` `otlp` or `console`; `none` or `OTEL_SDK_DISABLED=true`: off); ' +
+      'then the OpenTelemetry SDK for Node reads them itself. Unset, no part of the SDK is ' +
+      'loaded. Values the SDK would silently replace by a default stop start-up. Spans and what ' +
+      'they carry: [operations.md](operations.md#traces).',
     match: startsWith('UPSTREAM_TRACE_', 'OTEL_'),
     outside: [
       {
@@ -208,7 +225,11 @@ const OTHER: Group = {
 }
 
 const INTRO = [
-  "Environment variables; a `.env` file in the working directory is read at start-up when present (variables already set win). Every setting is optional: a setting left unset (or empty) takes the default shown. `NODE_ENV` is the platform's own: with `production`, a gateway without a hub refuses to start unless `SANDBOX=true`, so that a container whose settings failed to mount never serves seeded data with authentication off.",
+  'Environment variables; a `.env` file in the working directory is read at start-up when ' +
+  'present (variables already set win). Every setting is optional: a setting left unset (or ' +
+  "empty) takes the default shown. `NODE_ENV` is the platform's own: with `production`, a " +
+  'gateway without a hub refuses to start unless `SANDBOX=true`, so that a container whose ' +
+  'settings failed to mount never serves seeded data with authentication off.',
   'Secrets never reach a response, a log line or the OpenAPI document; pass them from a secret ' +
     'store, never in an image. Every secret setting `X` (marked below) may be given as a file, ' +
     '`X_FILE`, as the official Docker images do (read at start-up, its trailing line break ' +
@@ -216,10 +237,11 @@ const INTRO = [
   'Invalid configuration stops start-up with one `config error:` line per problem and exit code ' +
     '1. A setting that 1.0.0 removed (most described the hub, which the hub profile alone ' +
     'describes now) stops start-up with one line naming what replaces it; `npm run --silent ' +
-    'profile -- --from-env > hub-profile.json` writes the profile such settings meant. A variable ' +
-    "with one of the gateway's prefixes (`UPSTREAM_`, `CACHE_`, … the prefixes of the settings " +
-    "below) that names no setting, or a variable close to a setting's name, is logged as one " +
-    'warning each at start, with the setting it may have meant when one is within a few edits ' +
+    'profile -- --from-env > hub-profile.json` writes the profile such settings meant. ' +
+    "A variable with one of the gateway's prefixes (`UPSTREAM_`, `CACHE_`, … the prefixes of " +
+    "the settings below) that names no setting, or a variable close to a setting's name, is " +
+    'logged as one warning each at start, with the setting it may have meant when one is ' +
+    'within a few edits ' +
     '(`REDIS_UR`: did you mean `REDIS_URL`?); with `NODE_ENV=production`, one close to ' +
     '`REDIS_URL`, `REDIS_KEY_PREFIX`, `REDIS_SENTINELS`, `CLIENTS_FILE` or an `UPSTREAM_*` ' +
     'setting stops start-up instead ([operations.md](operations.md#start-up)). A setting checked ' +
@@ -266,7 +288,10 @@ function range (schema: SettingSchema, unit: string): string {
 
 /** What the schema allows, in words: the part of a setting's form its description may not say. */
 export function form (name: string, schema: SettingSchema): string {
-  if (schema.enum !== undefined) { return `one of ${schema.enum.map((value) => `\`${String(value)}\``).join(', ')}` }
+  if (schema.enum !== undefined) {
+    return 'one of ' +
+    `${schema.enum.map((value) => `\`${String(value)}\``).join(', ')}`
+  }
   if (schema.type === 'boolean') return '`true` or `false`'
   if (schema.type === 'integer') {
     const unit = name.endsWith('_MS')
@@ -281,7 +306,10 @@ export function form (name: string, schema: SettingSchema): string {
   }
   if (schema.type === 'object') return 'JSON'
   if (schema.format === 'uri') return 'an http(s) URL'
-  if (schema.maxLength !== undefined) { return `text, ${schema.minLength ?? 0} to ${schema.maxLength} characters` }
+  if (schema.maxLength !== undefined) {
+    return `text, ${schema.minLength ?? 0} to ` +
+    `${schema.maxLength} characters`
+  }
   return ''
 }
 
@@ -328,7 +356,9 @@ export function renderConfigurationDoc (): string {
   const lines: string[] = [
     '# Configuration',
     '',
-    '<!-- Generated by `npm run config-docs` from src/config/schema.ts (scripts/config-reference.ts groups the settings). Do not edit: change the schema and regenerate. -->',
+    '<!-- Generated by `npm run config-docs` from src/config/schema.ts ' +
+    '(scripts/config-reference.ts groups the settings). Do not edit: change the schema and ' +
+    'regenerate. -->',
     ''
   ]
   for (const paragraph of INTRO) lines.push(paragraph, '')
@@ -351,11 +381,15 @@ export function renderConfigurationDoc (): string {
     }
     if (group.outside !== undefined) {
       lines.push(
-        "Read by the OpenTelemetry SDK, not by the gateway's schema (the SDK knows more; these are the usual ones):",
+        "Read by the OpenTelemetry SDK, not by the gateway's schema (the SDK knows more; these " +
+        'are the usual ones):',
         ''
       )
       lines.push('| variable | example | meaning |', '| --- | --- | --- |')
-      for (const outside of group.outside) { lines.push(`| \`${outside.name}\` | \`${outside.example}\` | ${cell(outside.meaning)} |`) }
+      for (const outside of group.outside) {
+        lines.push(`| \`${outside.name}\` | ` +
+        `\`${outside.example}\` | ${cell(outside.meaning)} |`)
+      }
       lines.push('')
     }
   }

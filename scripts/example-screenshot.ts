@@ -19,7 +19,9 @@ import { launchChromium } from '../test/client/chromium.ts'
 const ROOT = new URL('../', import.meta.url)
 const OUT = new URL('docs/images/example-web.png', ROOT)
 
-if (spawnSync('npm', ['run', 'build:client'], { cwd: ROOT, stdio: 'inherit' }).status !== 0) { process.exit(1) }
+if (spawnSync('npm', ['run', 'build:client'], { cwd: ROOT, stdio: 'inherit' }).status !== 0) {
+  process.exit(1)
+}
 const site = await startPageServer()
 const sandbox = await startSandbox()
 const config = resolveConfig({

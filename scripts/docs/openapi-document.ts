@@ -102,7 +102,8 @@ export async function generateHubOperations (): Promise<string> {
     for (const route of routes) {
       const operations = route.config?.hubOperations
       const method = [route.method].flat().join(', ')
-      if (operations === undefined || method === 'HEAD' || seen.has(`${method} ${route.url}`)) { continue }
+      if (operations === undefined || method === 'HEAD' || seen.has(`${method} ` +
+        `${route.url}`)) { continue }
       seen.add(`${method} ${route.url}`)
       list.push({ method, url: route.url.replace(/:([A-Za-z0-9]+)/g, '{$1}'), operations })
     }
@@ -211,14 +212,20 @@ export async function generateAnswerExamples (): Promise<AnswerExamples> {
         for (const [method, op] of Object.entries(methods)) {
           const id = op.operationId
           // The WebSocket and the metrics text have no JSON answer to show.
-          if (id === undefined || op.responses?.[200]?.content?.['application/json'] === undefined) { continue }
+          if (
+            id === undefined ||
+            op.responses?.[200]?.content?.['application/json'] === undefined
+          ) {
+            continue
+          }
           // A new random ticket each time: its schema carries a fixed example instead.
           if (id === 'postEventStreamTicket') continue
           const entry: AnswerExamples[string] = {}
           const ok = await app.inject(exampleRequest(method, path, op, false)!)
           if (ok.statusCode !== 200) {
             throw new Error(
-              `${method.toUpperCase()} ${path}: the documented examples answer ${ok.statusCode}: ${ok.body.slice(0, 300)}`
+              `${method.toUpperCase()} ${path}: the documented examples answer ${ok.statusCode}: ` +
+              `${ok.body.slice(0, 300)}`
             )
           }
           entry[200] = ok.json()
