@@ -43,7 +43,10 @@ async function get (url: string): Promise<string> {
     headers: { [API_KEY_HEADER]: SANDBOX_API_KEY, authorization: SANDBOX_ACCESS_TOKEN }
   })
   const text = await res.text()
-  if (res.status !== 200) { throw new Error(`sandbox answered ${res.status} to ${url}: ${text.slice(0, 200)}`) }
+  if (res.status !== 200) {
+    throw new Error(`sandbox answered ${res.status} to ${url}: ` +
+    `${text.slice(0, 200)}`)
+  }
   return text
 }
 
@@ -53,7 +56,8 @@ function padBlList (entries: BlEntry[], size: number): BlEntry[] {
   const carriers = ['MAEU', 'ONEY', 'HLCU', 'OOLU', 'MEDU']
   for (let i = out.length; i < size; i++) {
     out.push({
-      bl_no: `${carriers[i % carriers.length] as string}JKT${String(7_100_000 + i * 7919).padStart(7, '0')}`,
+      bl_no: `${carriers[i % carriers.length] as string}JKT` +
+        `${String(7_100_000 + i * 7919).padStart(7, '0')}`,
       bl_date: `2024-0${(i % 6) + 1}-${String(10 + i).padStart(2, '0')} 00:00:00.0`
     })
   }
@@ -78,7 +82,8 @@ export async function prepareBodies (dir: string): Promise<Bodies> {
       fixture: typeof SANDBOX_FIXTURES.benchmark.twenty
     ): Promise<Sp2Target & { file: string; bytes: number }> => {
       const body = await get(
-        `${sandbox.url}${UPSTREAM_SP2_PATH}?npwp_cargo_owner=${fixture.npwp}&bl_no=${fixture.blNo}&bl_date=${fixture.blDateCompact}`
+        `${sandbox.url}${UPSTREAM_SP2_PATH}?npwp_cargo_owner=${fixture.npwp}&bl_no=` +
+        `${fixture.blNo}&bl_date=${fixture.blDateCompact}`
       )
       const documents = (JSON.parse(body) as unknown[]).length
       if (documents !== fixture.documents) {

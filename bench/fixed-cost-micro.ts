@@ -42,7 +42,8 @@ async function compare (
   }
   const fmt = (xs: number[]): string => xs.map((x) => x.toFixed(2)).join(', ')
   process.stdout.write(
-    `| ${name} | ${median(a).toFixed(2)} µs (${fmt(a)}) | ${median(b).toFixed(2)} µs (${fmt(b)}) | ${(median(a) - median(b)).toFixed(2)} µs |\n`
+    `| ${name} | ${median(a).toFixed(2)} µs (${fmt(a)}) | ${median(b).toFixed(2)} µs (${fmt(b)}) ` +
+    `| ${(median(a) - median(b)).toFixed(2)} µs |\n`
   )
 }
 

@@ -115,11 +115,13 @@ for (let r = 0; r < rounds; r++) {
   for (const i of order) figures[i]!.push(await batch(variants[i]![1], n))
 }
 process.stdout.write(
-  '| exchange (client and server in one process) | CPU per call (median) | rounds |\n| --- | ---: | --- |\n'
+  '| exchange (client and server in one process) | CPU per call (median) | rounds |\n| --- | ' +
+  '---: | --- |\n'
 )
 variants.forEach(([name], i) => {
   process.stdout.write(
-    `| ${name} | ${median(figures[i]!).toFixed(1)} µs | ${figures[i]!.map((x) => x.toFixed(1)).join(', ')} |\n`
+    `| ${name} | ${median(figures[i]!).toFixed(1)} µs | ` +
+    `${figures[i]!.map((x) => x.toFixed(1)).join(', ')} |\n`
   )
 })
 await pool.close()

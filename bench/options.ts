@@ -106,7 +106,8 @@ floor. Writes the markdown report to --out and prints it.
   --upstream-connections <n>  undici pool size of gateway and raw proxy (default 64)
   --cache-ttl <s>             CACHE_TTL_SECONDS of the cached gateway (default 3600)
   --gateway-env NAME=VALUE    extra gateway environment, repeatable (e.g. to try a setting)
-  --gateway-flag=<flag>       extra node flag of the gateway, repeatable (e.g. --gateway-flag=--trace-gc)
+  --gateway-flag=<flag>       extra node flag of the gateway, repeatable
+                              (e.g. --gateway-flag=--trace-gc)
   --redis                     also start a redis-server (loopback, pinned with the upstream)
                               and give each gateway REDIS_URL to a database of its own;
                               the report names the mode and whether the gateways connected
@@ -156,20 +157,29 @@ function number (
   const value = Number(raw)
   if (!Number.isFinite(value) || value < min || (integer && !Number.isInteger(value))) {
     throw new Error(
-      `--${name} must be ${integer ? 'an integer' : 'a number'} >= ${min}, got ${JSON.stringify(raw)}`
+      `--${name} must be ${integer ? 'an integer' : 'a number'} >= ${min}, got ` +
+      `${JSON.stringify(raw)}`
     )
   }
   return value
 }
 
-function list<T extends string> (name: string, raw: string | undefined, allowed: readonly T[]): T[] {
+function list<T extends string> (
+  name: string,
+  raw: string | undefined,
+  allowed: readonly T[]
+): T[] {
   if (raw === undefined) return [...allowed]
   const items = raw
     .split(',')
     .map((s) => s.trim())
     .filter((s) => s !== '')
   for (const item of items) {
-    if (!(allowed as readonly string[]).includes(item)) { throw new Error(`--${name}: unknown ${JSON.stringify(item)} (allowed: ${allowed.join(', ')})`) }
+    if (!(allowed as readonly string[]).includes(item)) {
+      throw new Error(
+        `--${name}: unknown ` + `${JSON.stringify(item)} (allowed: ${allowed.join(', ')})`
+      )
+    }
   }
   if (items.length === 0) throw new Error(`--${name} is empty`)
   return allowed.filter((a) => items.includes(a))
@@ -217,7 +227,9 @@ export function parseOptions (argv: string[]): BenchOptions {
   })
   const quick = values.quick === true
   const stages = values.stages === true
-  if (values.references === true && values['no-references'] === true) { throw new Error('--references and --no-references contradict each other') }
+  if (values.references === true && values['no-references'] === true) {
+    throw new Error('--references ' + 'and --no-references contradict each other')
+  }
   const integer = { integer: true, min: 1 }
   const connections = number('connections', values.connections, stages ? 256 : 100, integer)
   const p99Connections = number('p99-connections', values['p99-connections'], 10, integer)
@@ -252,7 +264,11 @@ export function parseOptions (argv: string[]): BenchOptions {
       (values['gateway-env'] ?? []).map((pair) => {
         const at = pair.indexOf('=')
         if (at < 1) throw new Error(`--gateway-env takes NAME=VALUE, got ${JSON.stringify(pair)}`)
-        if (values.redis === true && pair.slice(0, at) === 'REDIS_URL') { throw new Error("--redis sets each gateway's REDIS_URL; leave it out of --gateway-env") }
+        if (values.redis === true && pair.slice(0, at) === 'REDIS_URL') {
+          throw new Error(
+            '--redis ' + "sets each gateway's REDIS_URL; leave it out of --gateway-env"
+          )
+        }
         return [pair.slice(0, at), pair.slice(at + 1)]
       })
     ),

@@ -58,12 +58,20 @@ export function planPinning (wanted: boolean): Pinning {
   if (allowed.length < 2) {
     return {
       pinned: false,
-      reason: `not pinned: this machine lets the bench use one CPU (${allowed.join(',')}), which every process shares`,
+      reason: `not pinned: this machine lets the bench use one CPU (${allowed.join(',')}), which ` +
+        'every process shares',
       allowed
     }
   }
   const taskset = spawnSync('taskset', ['--version'], { encoding: 'utf8' })
-  if (taskset.status !== 0) { return { pinned: false, reason: 'not pinned: `taskset` (util-linux) is not installed', allowed } }
+  if (taskset.status !== 0) {
+    return {
+      pinned: false,
+      reason: 'not pinned: `taskset` ' +
+    '(util-linux) is not installed',
+      allowed
+    }
+  }
   return {
     pinned: true,
     loadCpu: allowed[0] as number,
@@ -132,7 +140,8 @@ export async function checkPinning (
       const expected = String(role === 'server' ? pinning.serverCpu : pinning.loadCpu)
       if (cpus !== expected) {
         throw new Error(
-          `${name} (pid ${pid}) has threads that may run on CPUs ${cpus}, not only on CPU ${expected} as planned`
+          `${name} (pid ${pid}) has threads that may run on CPUs ${cpus}, not only on CPU ` +
+          `${expected} as planned`
         )
       }
     }

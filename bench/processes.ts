@@ -76,7 +76,8 @@ export function spawnChild ({
     try {
       const entry = JSON.parse(text) as { level?: unknown; msg?: unknown; type?: unknown }
       if (typeof entry.level !== 'number' || entry.level < 40) return
-      const key = `${typeof entry.msg === 'string' ? entry.msg : '(no message)'}${typeof entry.type === 'string' ? ` (${entry.type})` : ''}`
+      const key = `${typeof entry.msg === 'string' ? entry.msg : '(no message)'}` +
+        `${typeof entry.type === 'string' ? ` (${entry.type})` : ''}`
       warnings.set(key, (warnings.get(key) ?? 0) + 1)
     } catch {}
   }

@@ -82,13 +82,18 @@ export async function summarizeProfile (
   const profile = JSON.parse(await readFile(file, 'utf8')) as CpuProfile
   const byId = new Map<number, ProfileNode>(profile.nodes.map((n) => [n.id, n]))
   const parentOf = new Map<number, ProfileNode>()
-  for (const node of profile.nodes) { for (const child of node.children ?? []) parentOf.set(child, node) }
+  for (const node of profile.nodes) {
+    for (const child of node.children ?? []) parentOf.set(child, node)
+  }
   /**
    * The nearest caller that has a source file, to say where a native or generated frame is used.
    */
   const callerOf = (id: number): string | undefined => {
     for (let p = parentOf.get(id); p !== undefined; p = parentOf.get(p.id)) {
-      if (p.callFrame.url !== '') { return `${p.callFrame.functionName || '(anonymous)'} ${shortUrl(p.callFrame.url)}:${p.callFrame.lineNumber + 1}` }
+      if (p.callFrame.url !== '') {
+        return `${p.callFrame.functionName || '(anonymous)'} ` +
+        `${shortUrl(p.callFrame.url)}:${p.callFrame.lineNumber + 1}`
+      }
     }
     return undefined
   }
@@ -119,7 +124,10 @@ export async function summarizeProfile (
     else if (functionName.startsWith('(')) name = functionName
     else {
       const caller = callerOf(id)
-      name = `${functionName || '(anonymous)'} [${origin.startsWith('generated') ? 'generated' : 'native'}${caller !== undefined ? `, called from ${caller}` : ''}]`
+      name =
+        `${functionName || '(anonymous)'} ` +
+        `[${origin.startsWith('generated') ? 'generated' : 'native'}` +
+        `${caller !== undefined ? `, called from ${caller}` : ''}]`
     }
     functions.set(name, (functions.get(name) ?? 0) + us)
     origins.set(origin, (origins.get(origin) ?? 0) + us)

@@ -27,7 +27,10 @@ export interface BenchRedis {
 /** The redis-server on PATH (Debian's redis-server package), or a clear error. */
 function versionOfRedis (): string {
   const r = spawnSync('redis-server', ['--version'], { encoding: 'utf8' })
-  if (r.error !== undefined || r.status !== 0) { throw new Error('--redis needs redis-server on PATH (the Debian package redis-server)') }
+  if (r.error !== undefined || r.status !== 0) {
+    throw new Error('--redis needs redis-server on ' +
+    'PATH (the Debian package redis-server)')
+  }
   return /v=(\S+)/.exec(r.stdout)?.[1] ?? r.stdout.trim()
 }
 
@@ -88,7 +91,8 @@ export async function startRedis ({
     } catch (error) {
       if (Date.now() > deadline || child.proc.exitCode !== null) {
         throw new Error(
-          `redis-server did not start on ${host}:${port}: ${(error as Error).message}\n${child.tail()}`
+          `redis-server did not start on ${host}:${port}: ` +
+          `${(error as Error).message}\n${child.tail()}`
         )
       }
       client.disconnect()

@@ -211,7 +211,8 @@ const LOAD_SIDE_BUSY = 0.9
  */
 function pairNotes (p: Pair, pinned: boolean): string {
   const busy = [p.raw, p.gateway].some((m) => pinned && (m.loadCores ?? 0) > LOAD_SIDE_BUSY)
-    ? `load side busy (${cores(p.raw.loadCores)} / ${cores(p.gateway.loadCores)} cores): the load generator may have held this pair back`
+    ? `load side busy (${cores(p.raw.loadCores)} / ${cores(p.gateway.loadCores)} cores): the ` +
+      'load generator may have held this pair back'
     : ''
   const notes = [
     pairProblems(p),
@@ -276,10 +277,19 @@ export function departures ({
 }: Pick<ReportInput, 'options' | 'pinning'>): string[] {
   const out: string[] = []
   if (!pinning.pinned) out.push(pinning.text)
-  if (options.rounds < 3) { out.push(`${plural(options.rounds, 'round')} (a median needs three or more)`) }
+  if (options.rounds < 3) {
+    out.push(`${plural(options.rounds, 'round')} (a median needs three ` +
+    'or more)')
+  }
   if (options.connections !== 100) out.push(`${options.connections} connections, not 100`)
-  if (options.p99Connections !== 10) { out.push(`the latency case at ${options.p99Connections} connections, not 10`) }
-  if (options.latency !== 20 || options.jitter !== 5) { out.push(`a ${options.latency} ± ${options.jitter} ms hub, not 20 ± 5 ms`) }
+  if (options.p99Connections !== 10) {
+    out.push(`the latency case at ${options.p99Connections} ` +
+    'connections, not 10')
+  }
+  if (options.latency !== 20 || options.jitter !== 5) {
+    out.push(`a ${options.latency} ± ` +
+    `${options.jitter} ms hub, not 20 ± 5 ms`)
+  }
   if (options.sameUrl) out.push('`--same-url`: uncached runs repeat one URL')
   return out
 }
@@ -299,7 +309,8 @@ export function evaluateTargets (input: ReportInput): TargetResult[] {
       }
     }
     const what = statuses.size > 0 ? `non-2xx answers (${[...statuses].join(', ')})` : 'errors'
-    return `${bad.length} of ${plural(list.length, unit)} had ${what}, which a pass does not allow; see "Every run"`
+    return `${bad.length} of ${plural(list.length, unit)} had ${what}, which a pass does not ` +
+      'allow; see "Every run"'
   }
   /**
    * The references' median of `value` over `list`, one `server value` part each; undefined when
@@ -349,7 +360,14 @@ export function evaluateTargets (input: ReportInput): TargetResult[] {
     const m = median(withPeer.map(({ p, peer }) => cpuRatioOf(p.gateway, peer)))
     if (list.length === 0) out.push({ ...row, measured: 'not run', result: 'n/a' })
     else if (withPeer.length === 0) out.push({ ...row, measured: noFloor, result: 'n/a' })
-    else if (!Number.isFinite(m)) { out.push({ ...row, measured: 'not measurable here (no /proc)', result: 'n/a' }) } else {
+    else if (!Number.isFinite(m)) {
+      out.push({
+        ...row,
+        measured: 'not measurable here (no ' +
+      '/proc)',
+        result: 'n/a'
+      })
+    } else {
       const peerProblems = withPeer.some(({ peer }) => problemsOf(peer) !== undefined)
       const peerNote = 'the hand-written peer had non-2xx answers or errors; see its table'
       const note = flagged(withPeer.map(({ p }) => p)) ?? (peerProblems ? peerNote : undefined)
@@ -495,17 +513,27 @@ function containerTargets (
 }
 
 function kindLabel (kind: PairKind, cache: CacheStatus | undefined): string {
-  if (kind === 'cached') { return cache?.available === true ? 'cached' : 'cached (cache not available)' }
+  if (kind === 'cached') {
+    return cache?.available === true
+      ? 'cached'
+      : 'cached (cache not ' +
+    'available)'
+  }
   return kind === 'latency' ? 'uncached' : kind
 }
 
 function redisLine (redis: RedisReport): string {
   const urls = Object.entries(redis.urls).map(([name, url]) => `${name} \`${url}\``).join(', ')
-  const head = `Redis: redis-server ${redis.version} on loopback, on the load side's CPU, persistence off; REDIS_URL ${urls}`
+  const head = `Redis: redis-server ${redis.version} on loopback, on the load side's CPU, ` +
+    `persistence off; REDIS_URL ${urls}`
   const a = redis.activity
   if (a === undefined) return `${head}; what the gateways did with it could not be read`
-  if (a.connections === 0) { return `${head}; **the gateways never connected to it**: this gateway does not read REDIS_URL, so the run measured its in-process stores` }
-  return `${head}; the gateways opened ${plural(a.connections, 'connection')} and sent ${a.commands.toLocaleString('en-US')} commands`
+  if (a.connections === 0) {
+    return `${head}; **the gateways never connected to it**: this ` +
+    'gateway does not read REDIS_URL, so the run measured its in-process stores'
+  }
+  return `${head}; the gateways opened ${plural(a.connections, 'connection')} and sent ` +
+    `${a.commands.toLocaleString('en-US')} commands`
 }
 
 export function renderReport (input: ReportInput): string {
@@ -520,7 +548,9 @@ export function renderReport (input: ReportInput): string {
   push(`- **Command:** \`${input.command}\``)
   push(`- **Date:** ${input.date.toISOString()}`)
   push(
-    `- **Machine:** ${machine.cpu} × ${machine.cpus}, ${machine.memoryGb.toFixed(1)} GB RAM, ${machine.os}; load average at start ${machine.loadAverage.map((n) => n.toFixed(2)).join(' / ')}`
+    `- **Machine:** ${machine.cpu} × ${machine.cpus}, ${machine.memoryGb.toFixed(1)} GB RAM, ` +
+    `${machine.os}; load average at start ` +
+    `${machine.loadAverage.map((n) => n.toFixed(2)).join(' / ')}`
   )
   push(`- **Node:** ${machine.node}`)
   push(
@@ -532,14 +562,20 @@ export function renderReport (input: ReportInput): string {
         : ''
     }`
   )
+  const seen = input.pinning.seen.map((s) => `${s.name} ${s.cpus}`).join(', ')
   push(
-    `- **Pinning:** ${input.pinning.text}${input.pinning.seen.length > 0 ? `; \`Cpus_allowed_list\` as read: ${input.pinning.seen.map((s) => `${s.name} ${s.cpus}`).join(', ')}` : ''}`
+    `- **Pinning:** ${input.pinning.text}` +
+      (input.pinning.seen.length > 0 ? `; \`Cpus_allowed_list\` as read: ${seen}` : '')
   )
   push(
-    `- **Mode:** ${input.redis !== undefined ? redisLine(input.redis) : 'memory: the gateways keep their state in process (no REDIS_URL)'}`
+    '- **Mode:** ' + (input.redis !== undefined
+      ? redisLine(input.redis)
+      : 'memory: the gateways keep their state in process (no REDIS_URL)')
   )
   push(
-    `- **CPU time:** utime + stime of each server's \`/proc/<pid>/stat\` (all its threads), in ticks of 1/${input.clockTicks} s (\`getconf CLK_TCK\`), read after the warm-up at the start and at the end of each measured run and divided by the run's 2xx answers`
+    '- **CPU time:** utime + stime of each server\'s `/proc/<pid>/stat` (all its threads), in ' +
+    `ticks of 1/${input.clockTicks} s (\`getconf CLK_TCK\`), read after the warm-up at the start ` +
+    'and at the end of each measured run and divided by the run\'s 2xx answers'
   )
   const overridden = overrides.map(o => `\`${o}\``).join(', ')
   push(`- **Settings:** upstream latency ${options.latency} ms ± ${options.jitter} ms; ` +
@@ -554,16 +590,23 @@ export function renderReport (input: ReportInput): string {
   push(
     `- **Requests:** ${
       options.sameUrl
-        ? 'every run repeats one URL per case (`--same-url`): the gateway may coalesce identical concurrent lookups'
-        : 'uncached and latency runs send a distinct, well-formed NPWP with every request, never the same one twice in the whole bench (the upstream answers the same body), so every request is its own lookup: neither the cache nor the coalescing of identical concurrent lookups answers it; cached runs repeat the warmed URL'
-    }. Every request carries the bench client’s bearer key (\`CLIENTS_FILE\` with scopes customs:read and sp2:read; its rate limit raised to 1,000,000/minute so that the limiter runs but never refuses); the raw proxy and the reference servers ignore it.`
+        ? 'every run repeats one URL per case (`--same-url`): the gateway may coalesce ' +
+          'identical concurrent lookups'
+        : 'uncached and latency runs send a distinct, well-formed NPWP with every request, ' +
+          'never the same one twice in the whole bench (the upstream answers the same body), ' +
+          'so every request is its own lookup: neither the cache nor the coalescing of ' +
+          'identical concurrent lookups answers it; cached runs repeat the warmed URL'
+    }. Every request carries the bench client’s bearer key (\`CLIENTS_FILE\` with scopes ` +
+      'customs:read and sp2:read; its rate limit raised to 1,000,000/minute so that the ' +
+      'limiter runs but never refuses); the raw proxy and the reference servers ignore it.'
   )
   const cacheLine =
     cache === undefined
       ? 'not measured (--modes without cached)'
       : cache.available
         ? `available (${cache.detail})`
-        : `**not available** (${cache.detail}); the "cached" rows measure a second, uncached gateway process`
+        : `**not available** (${cache.detail}); the "cached" rows measure a second, uncached ` +
+          'gateway process'
   push(`- **Response cache:** ${cacheLine}`)
   if (input.buildWarning !== undefined) push(`- **Build:** ${input.buildWarning}`)
   push('')
@@ -572,13 +615,15 @@ export function renderReport (input: ReportInput): string {
   push('| case | gateway request | upstream body | gateway body |', '| --- | --- | --- | --- |')
   for (const c of cases) {
     push(
-      `| ${c.label} | \`GET ${c.gatewayPath}\` | ${bytes(c.upstreamBytes)} | ${bytes(c.gatewayBytes)} |`
+      `| ${c.label} | \`GET ${c.gatewayPath}\` | ${bytes(c.upstreamBytes)} | ` +
+      `${bytes(c.gatewayBytes)} |`
     )
   }
   if (input.blSynthesized > 0) {
     push(
       '',
-      `The seeded taxpayer has fewer than 5 BC 2.0 BLs; ${input.blSynthesized} entries of the BL list are synthesized in the same shape.`
+      `The seeded taxpayer has fewer than 5 BC 2.0 BLs; ${input.blSynthesized} entries of the BL ` +
+      'list are synthesized in the same shape.'
     )
   }
   push('')
@@ -593,14 +638,19 @@ export function renderReport (input: ReportInput): string {
     'failing row gives its floor: what the reference servers that do less cost for the ' +
     'same work, measured in the same rounds.', '')
   const departed = departures(input)
-  if (departed.length > 0) { push(`This run departs from those conditions: ${departed.join('; ')}.`, '') }
+  if (departed.length > 0) {
+    push('This run departs from those conditions: ' +
+    `${departed.join('; ')}.`, '')
+  }
   push(
     '| case | measure | measured | goal | result | floor (reference servers) |',
     '| --- | --- | --- | --- | --- | --- |'
   )
   for (const t of targets) {
     push(
-      `| ${t.case} | ${t.measure} | ${t.measured}${t.note !== undefined ? ` — ${t.note}` : ''} | ${t.goal} | ${t.result === 'pass' ? '✅ pass' : t.result === 'FAIL' ? '❌ FAIL' : 'n/a'} | ${t.floor ?? '–'} |`
+      `| ${t.case} | ${t.measure} | ${t.measured}${t.note !== undefined ? ` — ${t.note}` : ''} | ` +
+      `${t.goal} | ${t.result === 'pass' ? '✅ pass' : t.result === 'FAIL' ? '❌ FAIL' : 'n/a'} | ` +
+      `${t.floor ?? '–'} |`
     )
   }
   push('')
@@ -609,7 +659,8 @@ export function renderReport (input: ReportInput): string {
 
   push(`## Throughput at ${options.connections} connections (median over rounds)`, '')
   push(
-    '| case | mode | raw req/s | gateway req/s | ratio (median) | ratio per round | raw p50 / p99 (ms) | gateway p50 / p99 (ms) | gateway peak RSS | raw proxy peak RSS |'
+    '| case | mode | raw req/s | gateway req/s | ratio (median) | ratio per round | raw p50 / ' +
+    'p99 (ms) | gateway p50 / p99 (ms) | gateway peak RSS | raw proxy peak RSS |'
   )
   push('| --- | --- | ---: | ---: | ---: | --- | --- | --- | ---: | ---: |')
   for (const c of cases) {
@@ -623,7 +674,12 @@ export function renderReport (input: ReportInput): string {
       }
       const warn = list.some(p => pairProblems(p) !== '') ? ' ⚠' : ''
       push(
-        `| ${c.label} | ${kindLabel(kind, cache)} | ${int(med((p) => p.raw.rps))} | ${int(med((p) => p.gateway.rps))} | **${ratio(med((p) => p.ratio))}**${warn} | ${list.map((p) => ratio(p.ratio)).join(', ')} | ${ms(med((p) => p.raw.p50))} / ${ms(med((p) => p.raw.p99))} | ${ms(med((p) => p.gateway.p50))} / ${ms(med((p) => p.gateway.p99))} | ${mb(peak((p) => p.gateway.peakRssMb))} | ${mb(peak((p) => p.raw.peakRssMb))} |`
+        `| ${c.label} | ${kindLabel(kind, cache)} | ${int(med((p) => p.raw.rps))} | ` +
+        `${int(med((p) => p.gateway.rps))} | **${ratio(med((p) => p.ratio))}**${warn} | ` +
+        `${list.map((p) => ratio(p.ratio)).join(', ')} | ${ms(med((p) => p.raw.p50))} / ` +
+        `${ms(med((p) => p.raw.p99))} | ${ms(med((p) => p.gateway.p50))} / ` +
+        `${ms(med((p) => p.gateway.p99))} | ${mb(peak((p) => p.gateway.peakRssMb))} | ` +
+        `${mb(peak((p) => p.raw.peakRssMb))} |`
       )
     }
   }
@@ -632,20 +688,25 @@ export function renderReport (input: ReportInput): string {
   const latency = pairs.filter(p => p.kind === 'latency')
   if (latency.length > 0) {
     push(
-      `## Latency at ${options.p99Connections} connections (${cases.find((c) => c.name === 'sp2-20')?.label ?? 'sp2-20'}, uncached)`,
+      `## Latency at ${options.p99Connections} connections ` +
+      `(${cases.find((c) => c.name === 'sp2-20')?.label ?? 'sp2-20'}, uncached)`,
       ''
     )
     push(
-      '| round | raw req/s | raw p50 / p99 (ms) | gateway req/s | gateway p50 / p99 (ms) | p50 added (ms) | p99 added (ms) |'
+      '| round | raw req/s | raw p50 / p99 (ms) | gateway req/s | gateway p50 / p99 (ms) | p50 ' +
+      'added (ms) | p99 added (ms) |'
     )
     push('| ---: | ---: | --- | ---: | --- | ---: | ---: |')
     for (const p of latency) {
       push(
-        `| ${p.round} | ${int(p.raw.rps)} | ${ms(p.raw.p50)} / ${ms(p.raw.p99)} | ${int(p.gateway.rps)} | ${ms(p.gateway.p50)} / ${ms(p.gateway.p99)} | ${signedMs(p.gateway.p50 - p.raw.p50)} | ${signedMs(p.p99Added)} |`
+        `| ${p.round} | ${int(p.raw.rps)} | ${ms(p.raw.p50)} / ${ms(p.raw.p99)} | ` +
+        `${int(p.gateway.rps)} | ${ms(p.gateway.p50)} / ${ms(p.gateway.p99)} | ` +
+        `${signedMs(p.gateway.p50 - p.raw.p50)} | ${signedMs(p.p99Added)} |`
       )
     }
     push(
-      `| **median** | | | | | ${signedMs(median(latency.map((p) => p.gateway.p50 - p.raw.p50)))} | **${signedMs(median(latency.map((p) => p.p99Added)))}** |`
+      `| **median** | | | | | ${signedMs(median(latency.map((p) => p.gateway.p50 - p.raw.p50)))} ` +
+      `| **${signedMs(median(latency.map((p) => p.p99Added)))}** |`
     )
     push('')
   }
@@ -655,22 +716,34 @@ export function renderReport (input: ReportInput): string {
 
   push('## Every run', '')
   push(
-    '| round | case | mode | conns | order | raw req/s | raw p50 / p99 (ms) | gateway req/s | gateway p50 / p99 (ms) | req/s ratio | CPU per request raw / gateway | CPU ratio | CPU raw / gateway (cores) | load side raw / gateway (cores) | other load raw / gateway (cores) | gateway peak RSS | problems and gateway warnings |'
+    '| round | case | mode | conns | order | raw req/s | raw p50 / p99 (ms) | gateway req/s | ' +
+    'gateway p50 / p99 (ms) | req/s ratio | CPU per request raw / gateway | CPU ratio | CPU raw ' +
+    '/ gateway (cores) | load side raw / gateway (cores) | other load raw / gateway (cores) | ' +
+    'gateway peak RSS | problems and gateway warnings |'
   )
   push(
-    '| ---: | --- | --- | ---: | --- | ---: | --- | ---: | --- | ---: | --- | ---: | --- | --- | --- | ---: | --- |'
+    '| ---: | --- | --- | ---: | --- | ---: | --- | ---: | --- | ---: | --- | ---: | --- | --- | ' +
+    '--- | ---: | --- |'
   )
   for (const p of pairs) {
     const label = cases.find(c => c.name === p.caseName)?.label ?? p.caseName
     push(
-      `| ${p.round} | ${label} | ${kindLabel(p.kind, cache)} | ${p.connections} | ${p.order} | ${int(p.raw.rps)} | ${ms(p.raw.p50)} / ${ms(p.raw.p99)} | ${int(p.gateway.rps)} | ${ms(p.gateway.p50)} / ${ms(p.gateway.p99)} | ${ratio(p.ratio)} | ${us(p.raw.usPerRequest)} / ${us(p.gateway.usPerRequest)} | ${ratio(p.cpuRatio)} | ${cores(p.raw.targetCores)} / ${cores(p.gateway.targetCores)} | ${cores(p.raw.loadCores)} / ${cores(p.gateway.loadCores)} | ${cores(p.raw.otherCores)} / ${cores(p.gateway.otherCores)} | ${mb(p.gateway.peakRssMb)} | ${pairNotes(p, input.pinning.pinned)} |`
+      `| ${p.round} | ${label} | ${kindLabel(p.kind, cache)} | ${p.connections} | ${p.order} | ` +
+      `${int(p.raw.rps)} | ${ms(p.raw.p50)} / ${ms(p.raw.p99)} | ${int(p.gateway.rps)} | ` +
+      `${ms(p.gateway.p50)} / ${ms(p.gateway.p99)} | ${ratio(p.ratio)} | ` +
+      `${us(p.raw.usPerRequest)} / ${us(p.gateway.usPerRequest)} | ${ratio(p.cpuRatio)} | ` +
+      `${cores(p.raw.targetCores)} / ${cores(p.gateway.targetCores)} | ${cores(p.raw.loadCores)} ` +
+      `/ ${cores(p.gateway.loadCores)} | ${cores(p.raw.otherCores)} / ` +
+      `${cores(p.gateway.otherCores)} | ${mb(p.gateway.peakRssMb)} | ` +
+      `${pairNotes(p, input.pinning.pinned)} |`
     )
   }
   push('')
   const peaks = Object.entries(input.lifetimePeaks).filter(([, v]) => v !== undefined)
   if (peaks.length > 0) {
     push(
-      `Lifetime peak RSS (VmHWM) at the end: ${peaks.map(([name, v]) => `${name} ${mb(v)}`).join(', ')}.`,
+      'Lifetime peak RSS (VmHWM) at the end: ' +
+      `${peaks.map(([name, v]) => `${name} ${mb(v)}`).join(', ')}.`,
       ''
     )
   }
@@ -678,7 +751,10 @@ export function renderReport (input: ReportInput): string {
   if (input.transcoder !== undefined) {
     push('## The transcoder alone', '')
     push(
-      "`bench/transcode-speed.ts` in the bench's process after the runs above: each hub body transcoded into the fresh envelope over and over, 5 rounds of 0.4 s of CPU time (one of 0.1 s in a run shorter than 2 s), timed by the process's own CPU time (so other work on the machine does not count; the collector's threads do). MB are of the hub's bytes read.",
+      "`bench/transcode-speed.ts` in the bench's process after the runs above: each hub body " +
+      'transcoded into the fresh envelope over and over, 5 rounds of 0.4 s of CPU time (one of ' +
+      "0.1 s in a run shorter than 2 s), timed by the process's own CPU time (so other work on " +
+      "the machine does not count; the collector's threads do). MB are of the hub's bytes read.",
       ''
     )
     push(
@@ -687,7 +763,8 @@ export function renderReport (input: ReportInput): string {
     )
     for (const t of input.transcoder) {
       push(
-        `| ${t.body} | ${int(t.bytes)} | **${Math.round(t.mbPerSecond)}** | ${t.rounds.map((r) => Math.round(r)).join(', ')} | ${t.usPerBody.toFixed(0)} |`
+        `| ${t.body} | ${int(t.bytes)} | **${Math.round(t.mbPerSecond)}** | ` +
+        `${t.rounds.map((r) => Math.round(r)).join(', ')} | ${t.usPerBody.toFixed(0)} |`
       )
     }
     push('')
@@ -704,12 +781,16 @@ export function renderReport (input: ReportInput): string {
       `Busy ${Math.round(summary.busyMs)} ms of ${Math.round(summary.totalMs)} ms sampled.`, '')
     push('Self time by origin:', '')
     push('| origin | self time | share of busy |', '| --- | ---: | ---: |')
-    for (const o of summary.origins) { push(`| ${o.name} | ${Math.round(o.ms)} ms | ${(o.share * 100).toFixed(1)} % |`) }
+    for (const o of summary.origins) {
+      push(`| ${o.name} | ${Math.round(o.ms)} ms | ` +
+      `${(o.share * 100).toFixed(1)} % |`)
+    }
     push('', 'Top functions by self time:', '')
     push('| function | self time | share of busy |', '| --- | ---: | ---: |')
     for (const f of summary.functions) {
       push(
-        `| \`${f.name.replaceAll('|', '\\|')}\` | ${Math.round(f.ms)} ms | ${(f.share * 100).toFixed(1)} % |`
+        `| \`${f.name.replaceAll('|', '\\|')}\` | ${Math.round(f.ms)} ms | ` +
+        `${(f.share * 100).toFixed(1)} % |`
       )
     }
     push('')
@@ -717,28 +798,56 @@ export function renderReport (input: ReportInput): string {
 
   push('## How it is measured', '')
   push(
-    "- Every process is its own process on 127.0.0.1: a minimal upstream (`bench/upstream.ts`, plain `node:http`) serving the precomputed bodies at the hub's addresses after latency ± uniform jitter; the raw proxy (`bench/raw-proxy.ts`, Fastify + `@fastify/reply-from`, the baseline a user would write: path mapping, date to `YYYYMMDD`, the two credential headers, body passed through); the gateway (`LOG_LEVEL=warn`, otherwise its default configuration but for the upstream and the bench's client); for the cached rows, a second gateway with `CACHE_TTL_SECONDS` set, warmed once per URL; the reference servers (below); and with `--redis` a redis-server."
+    '- Every process is its own process on 127.0.0.1: a minimal upstream (`bench/upstream.ts`, ' +
+    "plain `node:http`) serving the precomputed bodies at the hub's addresses after latency ± " +
+    'uniform jitter; the raw proxy (`bench/raw-proxy.ts`, Fastify + `@fastify/reply-from`, the ' +
+    'baseline a user would write: path mapping, date to `YYYYMMDD`, the two credential headers, ' +
+    'body passed through); the gateway (`LOG_LEVEL=warn`, otherwise its default configuration ' +
+    "but for the upstream and the bench's client); for the cached rows, a second gateway with " +
+    '`CACHE_TTL_SECONDS` set, warmed once per URL; the reference servers (below); and with ' +
+    '`--redis` a redis-server.'
   )
   push(
-    '- Pinning (`taskset`, when the machine has two CPUs or more): the server under test (gateway, raw proxy, reference server) runs on a CPU of its own, the load generator and the upstream (and Redis) on another. The servers take turns, one measured at a time, so the one measured has its core to itself but for the machine\'s other work ("other load"). The gateway\'s transcoding threads (`TRANSCODE_THREADS`) share its core.'
+    '- Pinning (`taskset`, when the machine has two CPUs or more): the server under test ' +
+    '(gateway, raw proxy, reference server) runs on a CPU of its own, the load generator and the ' +
+    'upstream (and Redis) on another. The servers take turns, one measured at a time, so the one ' +
+    'measured has its core to itself but for the machine\'s other work ("other load"). The ' +
+    'gateway\'s transcoding threads (`TRANSCODE_THREADS`) share its core.'
   )
   push(
-    "- CPU per request: each server's own CPU time (user + system, every thread) over the measured run, divided by its 2xx answers. It counts the server's whole cost of an answer, the kernel's socket work included, and nothing of the load generator's or the upstream's. The ratios of the targets are taken within a pair (or against the reference server measured right after it) and the median is over rounds."
+    "- CPU per request: each server's own CPU time (user + system, every thread) over the " +
+    "measured run, divided by its 2xx answers. It counts the server's whole cost of an answer, " +
+    "the kernel's socket work included, and nothing of the load generator's or the upstream's. " +
+    'The ratios of the targets are taken within a pair (or against the reference server measured ' +
+    'right after it) and the median is over rounds.'
   )
   push(
-    '- Load: autocannon (programmatic, in the runner process), HTTP/1.1 keep-alive, no pipelining. Each run is preceded by a warm-up of the same target. req/s counts 2xx answers only; p50/p99 are exact percentiles of every 2xx response time (autocannon\'s own histogram has 1 ms resolution). "Load side" is the cores the runner and the upstream used: near 1 on a pinned run, the load generator rather than the server may have set the pace (flagged in "Every run").'
+    '- Load: autocannon (programmatic, in the runner process), HTTP/1.1 keep-alive, no ' +
+    'pipelining. Each run is preceded by a warm-up of the same target. req/s counts 2xx answers ' +
+    'only; p50/p99 are exact percentiles of every 2xx response time (autocannon\'s own histogram ' +
+    'has 1 ms resolution). "Load side" is the cores the runner and the upstream used: near 1 on ' +
+    'a pinned run, the load generator rather than the server may have set the pace (flagged in ' +
+    '"Every run").'
   )
   push(
-    '- Rounds are interleaved: within a round each case runs raw proxy then gateway back to back, and the order alternates from one round to the next to cancel drift. Between runs the bench waits until its processes are idle, since a server keeps working on the requests a run abandons when it stops.'
+    '- Rounds are interleaved: within a round each case runs raw proxy then gateway back to ' +
+    'back, and the order alternates from one round to the next to cancel drift. Between runs the ' +
+    'bench waits until its processes are idle, since a server keeps working on the requests a ' +
+    'run abandons when it stops.'
   )
   push(
-    '- Other load: the cores used meanwhile by processes outside the bench (from `/proc/stat`), which shows when a neighbour made a run noisy.'
+    '- Other load: the cores used meanwhile by processes outside the bench (from `/proc/stat`), ' +
+    'which shows when a neighbour made a run noisy.'
   )
   push(
-    '- Peak RSS is read from `/proc/<pid>/status` (VmRSS sampled every 100 ms; VmHWM when the all-time peak moved during the run).'
+    '- Peak RSS is read from `/proc/<pid>/status` (VmRSS sampled every 100 ms; VmHWM when the ' +
+    'all-time peak moved during the run).'
   )
   push(
-    '- Reference servers (`bench/reference-server.ts`, unless `--no-references`): `buffer` and `parse` run after each uncached and latency pair, `cache` after each cached pair. `parse` is the measure of one target; otherwise they take no part in a verdict, they give a failing target its floor.'
+    '- Reference servers (`bench/reference-server.ts`, unless `--no-references`): `buffer` and ' +
+    '`parse` run after each uncached and latency pair, `cache` after each cached pair. `parse` ' +
+    'is the measure of one target; otherwise they take no part in a verdict, they give a failing ' +
+    'target its floor.'
   )
   push('- The hand-written peer runs after the reference servers of each uncached and ' +
     'latency pair; the BL and SP2 targets are the gateway\'s CPU per request over its, in ' +
@@ -747,7 +856,8 @@ export function renderReport (input: ReportInput): string {
     '`deploy/kubernetes/` runs it, after each uncached BL and SP2-500 pair; see "In the ' +
     'container".')
   push(
-    '- A run with non-2xx answers, socket errors or timeouts is flagged ⚠ and its target cannot pass.'
+    '- A run with non-2xx answers, socket errors or timeouts is flagged ⚠ and its target cannot ' +
+    'pass.'
   )
   push('- Not part of `npm test`; `test/bench/bench-smoke.test.ts` only checks that a run of 200 ' +
     'requests a server and pair produces these tables.')
@@ -841,7 +951,15 @@ function renderReferences (
   }
   push('## Reference servers', '')
   push(
-    "Minimal servers (`bench/reference-server.ts`: Fastify and an undici pool like the gateway's; no client keys, rate limiter, metrics, validation, error envelope or circuit breaker) on the raw proxy's routes, measured right after each pair, pinned like the gateway. `buffer` reads the hub's answer whole and sends it back; `parse` also runs `JSON.parse` over it and `JSON.stringify` of `{ data, meta }`, renaming nothing and rewriting no value; `cache` (beside the cached pairs) sends the bytes it kept from `parse`'s first answer to that URL. They show what this machine allows a Node server doing the same work; the gateway does more per answer than `parse` (and everything `buffer` does). Each ratio is against the raw proxy of the same pair; the median is over rounds.",
+    'Minimal servers (`bench/reference-server.ts`: Fastify and an undici pool like the ' +
+    "gateway's; no client keys, rate limiter, metrics, validation, error envelope or circuit " +
+    "breaker) on the raw proxy's routes, measured right after each pair, pinned like the " +
+    "gateway. `buffer` reads the hub's answer whole and sends it back; `parse` also runs " +
+    '`JSON.parse` over it and `JSON.stringify` of `{ data, meta }`, renaming nothing and ' +
+    'rewriting no value; `cache` (beside the cached pairs) sends the bytes it kept from ' +
+    "`parse`'s first answer to that URL. They show what this machine allows a Node server doing " +
+    'the same work; the gateway does more per answer than `parse` (and everything `buffer` ' +
+    'does). Each ratio is against the raw proxy of the same pair; the median is over rounds.',
     ''
   )
   push(
@@ -853,7 +971,9 @@ function renderReferences (
     ''
   )
   push(
-    `| case | mode | server | CPU per request | ÷ raw proxy, CPU (median) | per round | gateway ÷ server, CPU | req/s at ${options.connections} connections | ÷ raw proxy, req/s (median) | p50 / p99 (ms) | peak RSS |`
+    '| case | mode | server | CPU per request | ÷ raw proxy, CPU (median) | per round | gateway ' +
+    `÷ server, CPU | req/s at ${options.connections} connections | ÷ raw proxy, req/s (median) | ` +
+    'p50 / p99 (ms) | peak RSS |'
   )
   push('| --- | --- | --- | ---: | ---: | --- | ---: | ---: | ---: | --- | ---: |')
   for (const c of cases) {
@@ -863,7 +983,16 @@ function renderReferences (
         const peaks = measured.map((x) => x.m.peakRssMb).filter((n): n is number => n !== undefined)
         const warn = measured.some((x) => problemsOf(x.m) !== undefined) ? ' ⚠' : ''
         push(
-          `| ${c.label} | ${kindLabel(kind, cache)} | ${name} | ${us(median(measured.map((x) => x.m.usPerRequest ?? Number.NaN)))} | **${ratio(median(measured.map((x) => cpuRatioOf(x.m, x.p.raw))))}**${warn} | ${measured.map((x) => ratio(cpuRatioOf(x.m, x.p.raw))).join(', ')} | ${isGateway ? '–' : ratio(median(measured.map((x) => cpuRatioOf(x.p.gateway, x.m))))} | ${int(median(measured.map((x) => x.m.rps)))} | ${ratio(median(measured.map((x) => x.m.rps / x.p.raw.rps)))} | ${ms(median(measured.map((x) => x.m.p50)))} / ${ms(median(measured.map((x) => x.m.p99)))} | ${mb(peaks.length > 0 ? Math.max(...peaks) : undefined)} |`
+          `| ${c.label} | ${kindLabel(kind, cache)} | ${name} | ` +
+          `${us(median(measured.map((x) => x.m.usPerRequest ?? Number.NaN)))} | ` +
+          `**${ratio(median(measured.map((x) => cpuRatioOf(x.m, x.p.raw))))}**${warn} | ` +
+          `${measured.map((x) => ratio(cpuRatioOf(x.m, x.p.raw))).join(', ')} | ` +
+          `${isGateway ? '–' : ratio(median(measured.map((x) => cpuRatioOf(x.p.gateway, x.m))))} ` +
+          `| ${int(median(measured.map((x) => x.m.rps)))} | ` +
+          `${ratio(median(measured.map((x) => x.m.rps / x.p.raw.rps)))} | ` +
+          `${ms(median(measured.map((x) => x.m.p50)))} / ` +
+          `${ms(median(measured.map((x) => x.m.p99)))} | ` +
+          `${mb(peaks.length > 0 ? Math.max(...peaks) : undefined)} |`
         )
       }
     }
@@ -872,16 +1001,23 @@ function renderReferences (
   const latency = withReferences.filter((p) => p.kind === 'latency')
   if (latency.length > 0) {
     push(
-      `At ${options.p99Connections} connections (${cases.find((c) => c.name === 'sp2-20')?.label ?? 'sp2-20'}, uncached), against the raw proxy of the same pair:`,
+      `At ${options.p99Connections} connections ` +
+      `(${cases.find((c) => c.name === 'sp2-20')?.label ?? 'sp2-20'}, uncached), against the raw ` +
+      'proxy of the same pair:',
       ''
     )
     push(
-      '| server | CPU per request | p50 / p99 (ms, median) | p99 added (median) | p99 added per round |',
+      '| server | CPU per request | p50 / p99 (ms, median) | p99 added (median) | p99 added per ' +
+      'round |',
       '| --- | ---: | --- | ---: | --- |'
     )
     for (const { name, measured } of rowsOf(latency)) {
       push(
-        `| ${name} | ${us(median(measured.map((x) => x.m.usPerRequest ?? Number.NaN)))} | ${ms(median(measured.map((x) => x.m.p50)))} / ${ms(median(measured.map((x) => x.m.p99)))} | **${signedMs(median(measured.map((x) => x.m.p99 - x.p.raw.p99)))}** | ${measured.map((x) => signedMs(x.m.p99 - x.p.raw.p99)).join(', ')} |`
+        `| ${name} | ${us(median(measured.map((x) => x.m.usPerRequest ?? Number.NaN)))} | ` +
+        `${ms(median(measured.map((x) => x.m.p50)))} / ` +
+        `${ms(median(measured.map((x) => x.m.p99)))} | ` +
+        `**${signedMs(median(measured.map((x) => x.m.p99 - x.p.raw.p99)))}** | ` +
+        `${measured.map((x) => signedMs(x.m.p99 - x.p.raw.p99)).join(', ')} |`
       )
     }
     push('')
@@ -928,7 +1064,10 @@ export function renderTargetsText (input: ReportInput): string {
   return evaluateTargets(input)
     .map(
       (t) =>
-        `${t.result === 'pass' ? 'PASS' : t.result === 'FAIL' ? 'FAIL' : 'n/a '}  ${t.case}: ${t.measure}: ${t.measured} (goal ${t.goal})${t.floor !== undefined ? `; floor: ${t.floor}` : ''}${t.note !== undefined ? ` — ${t.note}` : ''}`
+        `${t.result === 'pass' ? 'PASS' : t.result === 'FAIL' ? 'FAIL' : 'n/a '}  ${t.case}: ` +
+        `${t.measure}: ${t.measured} (goal ` +
+        `${t.goal})${t.floor !== undefined ? `; floor: ${t.floor}` : ''}` +
+        `${t.note !== undefined ? ` — ${t.note}` : ''}`
     )
     .join('\n')
 }

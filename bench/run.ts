@@ -106,7 +106,10 @@ function commandLine (argv: string[]): string {
   const quoted = argv
     .map((a) => (/^[\w@%+=:,./-]+$/.test(a) ? a : `'${a.replaceAll("'", "'\\''")}'`))
     .join(' ')
-  if (process.env.npm_lifecycle_event === 'bench') { return `npm run bench${quoted !== '' ? ` -- ${quoted}` : ''}` }
+  if (process.env.npm_lifecycle_event === 'bench') {
+    return 'npm run ' +
+    `bench${quoted !== '' ? ` -- ${quoted}` : ''}`
+  }
   return `npx tsx bench/run.ts${quoted !== '' ? ` ${quoted}` : ''}`
 }
 
@@ -212,14 +215,17 @@ async function verify (
       const passedThrough = r.bytes === c.upstreamBytes
       if (r.status !== 200 || (!passedThrough && count !== c.expectedCount)) {
         throw new Error(
-          `${reference.name} answered ${r.status} with ${r.bytes} bytes (meta.count ${String(count)}) to ${path}: ${JSON.stringify(r.body).slice(0, 300)}\n${reference.tail()}`
+          `${reference.name} answered ${r.status} with ${r.bytes} bytes (meta.count ` +
+          `${String(count)}) to ${path}: ` +
+          `${JSON.stringify(r.body).slice(0, 300)}\n${reference.tail()}`
         )
       }
     }
     const r = await getJson(raw.url + c.rawPath)
     if (r.status !== 200 || r.bytes !== c.upstreamBytes) {
       throw new Error(
-        `raw proxy answered ${r.status} with ${r.bytes} bytes to ${c.rawPath} (expected 200, ${c.upstreamBytes} bytes): ${JSON.stringify(r.body).slice(0, 300)}`
+        `raw proxy answered ${r.status} with ${r.bytes} bytes to ${c.rawPath} (expected 200, ` +
+        `${c.upstreamBytes} bytes): ${JSON.stringify(r.body).slice(0, 300)}`
       )
     }
     for (const path of [c.gatewayPath, c.gatewayPathFor('097999999999999')]) {
@@ -227,7 +233,9 @@ async function verify (
       const count = (g.body as { meta?: { count?: unknown } } | null)?.meta?.count
       if (g.status !== 200 || count !== c.expectedCount) {
         throw new Error(
-          `gateway answered ${g.status} (meta.count ${String(count)}, expected ${c.expectedCount}) to ${path}: ${JSON.stringify(g.body).slice(0, 500)}\n${gateway.tail()}`
+          `gateway answered ${g.status} (meta.count ${String(count)}, expected ` +
+          `${c.expectedCount}) to ${path}: ` +
+          `${JSON.stringify(g.body).slice(0, 500)}\n${gateway.tail()}`
         )
       }
       c.gatewayBytes = g.bytes
@@ -246,13 +254,22 @@ async function verify (
   for (const c of cases) {
     await getJson(cached.url + c.gatewayPath)
     const second = await getJson(cached.url + c.gatewayPath)
-    if (second.status !== 200) { throw new Error(`cached gateway answered ${second.status} to ${c.gatewayPath}`) }
+    if (second.status !== 200) {
+      throw new Error(`cached gateway answered ${second.status} to ` +
+      `${c.gatewayPath}`)
+    }
     const meta = (second.body as { meta?: Record<string, unknown> } | null)?.meta ?? {}
     if ('cached' in meta) sawField = true
     if (meta.cached === true) hits.push(c.name)
     else misses.push(c.name)
   }
-  if (misses.length === 0) { return { available: true, detail: '`meta.cached: true` on the second request of every case' } }
+  if (misses.length === 0) {
+    return {
+      available: true,
+      detail: '`meta.cached: true` on the ' +
+    'second request of every case'
+    }
+  }
   if (!sawField) {
     return {
       available: false,
@@ -302,7 +319,10 @@ let settled = false
 async function settle (): Promise<void> {
   if (settled) return
   const waited = await waitIdle(quietPids)
-  if (waited > 2) { log(`waited ${waited.toFixed(1)} s for the processes to finish abandoned requests`) }
+  if (waited > 2) {
+    log(`waited ${waited.toFixed(1)} s for the processes to finish abandoned ` +
+    'requests')
+  }
   settled = true
 }
 
@@ -370,7 +390,15 @@ function sheddingSince (child: Child, before: Map<string, number>): number {
 function describe (m: Measurement): string {
   const problems = problemsOf(m)
   const cpu = m.usPerRequest !== undefined ? `, ${Math.round(m.usPerRequest)} µs/req` : ''
-  return `${Math.round(m.rps)} req/s${cpu}, p50 ${m.p50.toFixed(1)} ms, p99 ${m.p99.toFixed(1)} ms${m.peakRssMb !== undefined ? `, RSS ${Math.round(m.peakRssMb)} MB` : ''}${m.targetCores !== undefined ? `, CPU ${m.targetCores.toFixed(2)}` : ''}${m.loadCores !== undefined ? `, load side ${m.loadCores.toFixed(2)}` : ''}${m.otherCores !== undefined ? `, others ${m.otherCores.toFixed(2)} cores` : ''}${problems !== undefined ? ` ⚠ ${problems}` : ''}${m.logged !== undefined ? ` [logged: ${m.logged}]` : ''}`
+  return (
+    `${Math.round(m.rps)} req/s${cpu}, p50 ${m.p50.toFixed(1)} ms, p99 ${m.p99.toFixed(1)} ` +
+    `ms${m.peakRssMb !== undefined ? `, RSS ${Math.round(m.peakRssMb)} MB` : ''}` +
+    `${m.targetCores !== undefined ? `, CPU ${m.targetCores.toFixed(2)}` : ''}` +
+    `${m.loadCores !== undefined ? `, load side ${m.loadCores.toFixed(2)}` : ''}` +
+    `${m.otherCores !== undefined ? `, others ${m.otherCores.toFixed(2)} cores` : ''}` +
+    `${problems !== undefined ? ` ⚠ ${problems}` : ''}` +
+    `${m.logged !== undefined ? ` [logged: ${m.logged}]` : ''}`
+  )
 }
 
 async function runPair (
@@ -423,7 +451,8 @@ async function runPair (
     p99Added: gw.p99 - raw.p99
   }
   log(
-    `round ${round} ${c.name} ${kind} @${connections}: raw ${describe(raw)} | gateway ${describe(gw)} | CPU ratio ${pair.cpuRatio.toFixed(2)}, req/s ratio ${pair.ratio.toFixed(2)}`
+    `round ${round} ${c.name} ${kind} @${connections}: raw ${describe(raw)} | gateway ` +
+    `${describe(gw)} | CPU ratio ${pair.cpuRatio.toFixed(2)}, req/s ratio ${pair.ratio.toFixed(2)}`
   )
   // Right after the pair, so that they see the machine the pair saw; they answer the raw proxy's
   // routes.
@@ -439,7 +468,8 @@ async function runPair (
         options
       )
       log(
-        `round ${round} ${c.name} ${kind} @${connections}: reference ${mode} ${describe(m)} | CPU ratio to raw ${cpuRatioOf(m, raw).toFixed(2)}, req/s ${(m.rps / raw.rps).toFixed(2)}`
+        `round ${round} ${c.name} ${kind} @${connections}: reference ${mode} ${describe(m)} | ` +
+        `CPU ratio to raw ${cpuRatioOf(m, raw).toFixed(2)}, req/s ${(m.rps / raw.rps).toFixed(2)}`
       )
       pair.references.push({ mode, m })
     }
@@ -518,7 +548,11 @@ function describeCode (): string {
   const dirty = (git('status', '--porcelain', '--', 'src') ?? '')
     .split('\n')
     .filter((l) => l.trim() !== '').length
-  return `commit ${head}${dirty > 0 ? ` with uncommitted changes in ${dirty} file${dirty === 1 ? '' : 's'} under src/` : ''}`
+  return (
+    `commit ${head}` + (dirty > 0
+      ? ` with uncommitted changes in ${dirty} file${dirty === 1 ? '' : 's'} under src/`
+      : '')
+  )
 }
 
 async function distinctPorts (n: number): Promise<number[]> {
@@ -628,7 +662,8 @@ async function main (): Promise<number> {
           `npm run build failed (exit ${String(build.status)}) and dist/server.js is missing`
         )
       }
-      buildWarning = `\`npm run build\` exited with ${String(build.status)} (type errors in src/ at the time); the JavaScript tsc emitted anyway was measured`
+      buildWarning = `\`npm run build\` exited with ${String(build.status)} (type errors in src/ ` +
+        'at the time); the JavaScript tsc emitted anyway was measured'
       log(buildWarning)
     }
   }
@@ -805,7 +840,10 @@ async function main (): Promise<number> {
     const pinningReport: PinningReport = {
       pinned: pinning.pinned,
       text: pinning.pinned
-        ? `with \`taskset\`: each server under test (${servers.map((c) => c.name).join(', ')}) on CPU ${pinning.serverCpu}, one measured at a time; the load generator (autocannon, in the bench's own process) and the upstream${redis !== undefined ? ' and Redis' : ''} on CPU ${pinning.loadCpu}`
+        ? `with \`taskset\`: each server under test (${servers.map((c) => c.name).join(', ')}) ` +
+          `on CPU ${pinning.serverCpu}, one measured at a time; the load generator (autocannon, ` +
+          'in the bench\'s own process) and the ' +
+          `upstream${redis !== undefined ? ' and Redis' : ''} on CPU ${pinning.loadCpu}`
         : pinning.reason,
       seen
     }
@@ -843,7 +881,8 @@ async function main (): Promise<number> {
           )
           if (g.status !== 200) {
             throw new Error(
-              `gateway variant ${variant} answered ${g.status}: ${JSON.stringify(g.body).slice(0, 300)}\n${child.tail()}`
+              `gateway variant ${variant} answered ${g.status}: ` +
+              `${JSON.stringify(g.body).slice(0, 300)}\n${child.tail()}`
             )
           }
           return child
@@ -887,7 +926,10 @@ async function main (): Promise<number> {
       log(`wrote ${relative(process.cwd(), outFile) || outFile}`)
       return 0
     }
-    if (cache !== undefined) { log(`response cache: ${cache.available ? 'available' : 'NOT available'} (${cache.detail})`) }
+    if (cache !== undefined) {
+      log('response cache: ' +
+      `${cache.available ? 'available' : 'NOT available'} (${cache.detail})`)
+    }
 
     const targets: Targets = { raw, gateway, cached, references, container: containerGateway }
     const pairs: Pair[] = []
@@ -924,7 +966,10 @@ async function main (): Promise<number> {
           }
     if (redisReport !== undefined) {
       log(
-        `redis: ${redisReport.activity === undefined ? 'activity unknown' : `${redisReport.activity.connections} connections, ${redisReport.activity.commands} commands from the gateways`}`
+        'redis: ' + (redisReport.activity === undefined
+          ? 'activity unknown'
+          : `${redisReport.activity.connections} connections, ` +
+            `${redisReport.activity.commands} commands from the gateways`)
       )
     }
     await redis?.close()

@@ -22,7 +22,8 @@ export function upstreamPathOf (
   if (npwp === undefined) return undefined
   if (route === 'bl') return `${UPSTREAM_BL_PATH}?npwp=${encodeURIComponent(npwp)}`
   if (blNo === undefined || blDate === undefined) return undefined
-  return `${UPSTREAM_SP2_PATH}?npwp_cargo_owner=${encodeURIComponent(npwp)}&bl_no=${encodeURIComponent(blNo)}&bl_date=${blDate.replaceAll('-', '')}`
+  return `${UPSTREAM_SP2_PATH}?npwp_cargo_owner=${encodeURIComponent(npwp)}&bl_no=` +
+    `${encodeURIComponent(blNo)}&bl_date=${blDate.replaceAll('-', '')}`
 }
 
 /** Readiness addresses of the bench's own processes. */

@@ -49,7 +49,10 @@ export async function measureTranscoder (rounds = 5, ms = 400): Promise<Transcod
     const results: TranscoderSpeed[] = []
     for (const { body, op, bytes } of cases) {
       const transcode = op.transcode!
-      if (transcode(bytes, FRESH_FRAME) === undefined) { throw new Error(`the transcoder gave up on the bench's ${body}`) }
+      if (transcode(bytes, FRESH_FRAME) === undefined) {
+        throw new Error('the transcoder gave up ' +
+        `on the bench's ${body}`)
+      }
       // Warm-up: optimized code before the rounds.
       for (let i = 0; i < 200; i++) transcode(bytes, FRESH_FRAME)
       const perRound: number[] = []
@@ -86,7 +89,8 @@ export async function measureTranscoder (rounds = 5, ms = 400): Promise<Transcod
 if (import.meta.url === `file://${process.argv[1]}`) {
   for (const r of await measureTranscoder()) {
     process.stdout.write(
-      `${r.body} (${r.bytes} bytes): ${r.mbPerSecond.toFixed(0)} MB/s (${r.rounds.map((x) => x.toFixed(0)).join(', ')}), ${r.usPerBody.toFixed(1)} µs per body\n`
+      `${r.body} (${r.bytes} bytes): ${r.mbPerSecond.toFixed(0)} MB/s ` +
+      `(${r.rounds.map((x) => x.toFixed(0)).join(', ')}), ${r.usPerBody.toFixed(1)} µs per body\n`
     )
   }
 }

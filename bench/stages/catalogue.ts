@@ -76,7 +76,8 @@ export const STAGES: readonly Stage[] = [
   {
     name: 'metrics',
     label:
-      'metrics (prom-client: request counter and histogram in onResponse, hub call counter and histogram)',
+      'metrics (prom-client: request counter and histogram in onResponse, hub call counter and ' +
+      'histogram)',
     instead: 'no-op metrics, no hook',
     replaces: { 'plugins/metrics.js': 'metrics.ts' }
   },

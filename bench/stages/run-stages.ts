@@ -151,7 +151,8 @@ export async function runStages (context: StageContext): Promise<StageResult> {
     }
     const fullUs = addRound(result, figures, { usPerRequest: usOf(raw), rps: raw.rps })
     context.log(
-      `round ${round}: full gateway ${fullUs.toFixed(0)} µs/req, control ${figures.get(CONTROL)!.usPerRequest.toFixed(0)}, raw proxy ${usOf(raw).toFixed(0)}`
+      `round ${round}: full gateway ${fullUs.toFixed(0)} µs/req, control ` +
+      `${figures.get(CONTROL)!.usPerRequest.toFixed(0)}, raw proxy ${usOf(raw).toFixed(0)}`
     )
   }
   return result
@@ -168,14 +169,27 @@ export function renderStages (result: StageResult, heading: string): string {
   const lines = [
     heading,
     '',
-    `Full gateway: **${us(fullUs)} µs** of CPU per request (rounds: ${result.full.map(us).join(', ')}); raw proxy: **${us(rawUs)} µs** (${result.raw.map(us).join(', ')}); ratio ${(fullUs / rawUs).toFixed(2)}. The full gateway's figure of a round is the mean of two identical full gateways measured in it (full and control); a stage's saving is that figure minus the variant's CPU per request, in the same round, and the control's row is how far each of the two identical gateways is from their mean: the method's noise, which every row carries.`,
+    `Full gateway: **${us(fullUs)} µs** of CPU per request (rounds: ` +
+    `${result.full.map(us).join(', ')}); raw proxy: **${us(rawUs)} µs** ` +
+    `(${result.raw.map(us).join(', ')}); ratio ${(fullUs / rawUs).toFixed(2)}. The full ` +
+    'gateway\'s figure of a round is the mean of two identical full gateways measured in it ' +
+    '(full ' +
+    'and control); a stage\'s saving is that figure minus the variant\'s CPU per request, in the ' +
+    'same round, and the control\'s row is how far each of the two identical gateways is from ' +
+    'their mean: the method\'s noise, which every row carries.',
     '',
     '| stage | taken out by | saves (median) | per round | variant µs/req (median) |',
     '| --- | --- | ---: | --- | ---: |'
   ]
   for (const row of result.rows) {
     lines.push(
-      `| ${row.variant === BARE ? '**all of them (bare)**' : row.variant === CONTROL ? '*control (a second full gateway)*' : row.label} | ${row.instead} | **${us(median(row.savings))} µs** | ${row.savings.map(us).join(', ')} | ${us(median(row.own))} |`
+      '| ' +
+        (row.variant === BARE
+          ? '**all of them (bare)**'
+          : row.variant === CONTROL ? '*control (a second full gateway)*' : row.label) + ' ' +
+        `| ${row.instead} | **${us(median(row.savings))} µs** | ` +
+        `${row.savings.map(us).join(', ')} ` +
+        `| ${us(median(row.own))} |`
     )
   }
   const stages = result.rows.filter(r => r.variant !== BARE && r.variant !== CONTROL)
@@ -183,7 +197,9 @@ export function renderStages (result: StageResult, heading: string): string {
   const bare = result.rows.find(r => r.variant === BARE)!
   lines.push(
     '',
-    `Sum of the single stages: ${us(sum)} µs; all taken out at once: ${us(median(bare.savings))} µs (the bare gateway at ${us(median(bare.own))} µs per request, the raw proxy at ${us(rawUs)}).`
+    `Sum of the single stages: ${us(sum)} µs; all taken out at once: ${us(median(bare.savings))} ` +
+    `µs (the bare gateway at ${us(median(bare.own))} µs per request, the raw proxy at ` +
+    `${us(rawUs)}).`
   )
   return lines.join('\n')
 }
