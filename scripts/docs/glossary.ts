@@ -19,8 +19,8 @@ import { PARAM_SCHEMAS } from '../../src/schemas/params.ts'
  * The glossary: every hub name and the gateway's name for it, derived from
  * the catalogue that drives the gateway: the resource specs, the
  * operations' parameters and the request bodies. Rendered into
- * `docs/glossary.md` by `npm run openapi`; a test fails when the committed
- * file differs.
+ * `docs/reference/glossary.md` by `npm run openapi`; a test fails when the
+ * committed file differs.
  */
 
 export interface GlossaryRow {
@@ -75,7 +75,7 @@ export const REQUEST_BODIES: readonly RequestBody[] = (
 const PARAM_CONVERSIONS: Record<ParamKind, string> = {
   npwp: 'dots and dashes stripped (15 or 16 digits)',
   blNo: 'as is',
-  blDate: '`YYYY-MM-DD` → `YYYYMMDD` (per-operation `dateFormat` setting)',
+  blDate: '`YYYY-MM-DD` → `YYYYMMDD` (the hub profile\'s `dateSent`)',
   containerNo: 'upper-cased',
   pibNo: 'as is',
   bookingRequestId: 'as is',
@@ -200,7 +200,7 @@ export function dateRows (offset: string): DateRow[] {
   for (const op of OPERATIONS as readonly HubOperation[]) {
     for (const param of op.params) {
       if (param.kind === 'blDate') {
-        params.set(param.upstream, [...(params.get(param.upstream) ?? []), `\`${op.id}\``])
+        params.set(param.upstream, [...(params.get(param.upstream) ?? []), '`' + `${op.id}\``])
       }
     }
   }
@@ -318,7 +318,7 @@ function code (text: string): string {
   return `\`${text}\``
 }
 
-/** The Markdown of `docs/glossary.md`. Deterministic: the same tables give the same text. */
+/** The Markdown of `docs/reference/glossary.md`. Deterministic: the same tables, the same text. */
 export function renderGlossary (): string {
   const offset = BUILT_IN.timeZone
   const unknownExample = 'Data BL BC 2.0'
@@ -352,8 +352,8 @@ export function renderGlossary (): string {
       'browser that cut the day out of the date-time in its own zone would get another day. ' +
       'The table [Dates and times](#dates-and-times) lists every date.',
     `- Dates ${code('YYYY-MM-DD')} are kept as they are.`,
-    `- Request dates: the hub takes ${code('YYYYMMDD')}; callers write ${code('YYYY-MM-DD')} ` +
-    `(${code('2024-03-01')} → ${code(toCompactDate('2024-03-01'))}).`,
+    `- Request dates: the hub takes ${code('YYYYMMDD')}; callers write ${code('YYYY-MM-DD')} (` +
+    `${code('2024-03-01')} → ${code(toCompactDate('2024-03-01'))}).`,
     '- Request date-times (offers): an ISO date-time with offset becomes ' +
     `${code('YYYY-MM-DD HH:MM:SS')} in the hub's local time.`,
     `- An empty ${code('gate_pass')} becomes ${code('null')}, like a null one.`,
@@ -374,7 +374,7 @@ export function renderGlossary (): string {
     ''
   ]
   for (const spec of ALL_RESOURCES) {
-    out.push(`### ${spec.id}`, '', `${spec.title}. Source: ${linked(spec.source)}.`, '')
+    out.push(`### ${spec.id}`, '', `${spec.title}: ${linked(spec.source)}.`, '')
     out.push(
       table(
         ['Upstream', 'Gateway', 'Kind / conversion', 'Description'],
@@ -408,7 +408,7 @@ export function renderGlossary (): string {
     'Parameters of the gateway routes (query string or path) and the hub parameter each is sent ' +
     'as. ' +
       'Upstream names can be changed per operation with a hub profile (`params`, ' +
-      '[profiles.md](profiles.md)).',
+      '[profile.md](profile.md)).',
     ''
   )
   out.push(
@@ -453,7 +453,7 @@ export function renderGlossary (): string {
     "The list operations below answer with an object holding one array under a key of the hub's " +
     'choosing. ' +
       'The gateway always answers the list under `data`. A different key can be set with a hub ' +
-      'profile (`answerKey`, [profiles.md](profiles.md)); ' +
+      'profile (`answerKey`, [profile.md](profile.md)); ' +
       'when the expected key is missing but exactly one array-valued key is present, that array ' +
       'is used and the drift is logged.',
     ''
@@ -474,12 +474,8 @@ export function renderGlossary (): string {
   return out.join('\n')
 }
 
-/**
- * A spec's source with its repository references (`docs/<page>.md#<anchor>`) as links from docs/.
- */
+/** A spec's source with its references (`docs/<page>.md#<anchor>`) as links from this page. */
 function linked (source: string): string {
-  return source.replace(
-    /docs\/([\w-]+\.md#[\w-]+)/g,
-    (ref, target: string) => `[${ref}](${target})`
-  )
+  return source.replace(/docs\/(([\w-]+\.md)#[\w-]+)/g,
+    (_ref, target: string, page: string) => `[${page}](../${target})`)
 }

@@ -8,7 +8,7 @@ import { codeOf } from '../errors.ts'
 import { Type, type Static } from '../typebox.ts'
 import { SCOPES, type Scope } from '../catalogue/scopes.ts'
 
-/** One entry of the CLIENTS_FILE JSON array (docs/security.md#clients-and-keys). */
+/** One entry of the CLIENTS_FILE JSON array (docs/deployment.md#clients-and-keys). */
 export const ClientEntrySchema = Type.Object(
   {
     name: Type.String({
@@ -105,12 +105,15 @@ export function clientsFileProblems (value: unknown): string[] {
       const field = error.instancePath.replace(/^\//, '').replaceAll('/', '.')
       let line: string
       if (params.additionalProperties !== undefined) {
-        const where = field === '' ? '' : `${field}: `
-        line = `${where}unknown field ${params.additionalProperties.join(', ')}`
+        line =
+          `${field === '' ? '' : `${field}: `}unknown ` +
+          'field ' +
+          `${params.additionalProperties.join(', ')}`
       } else {
-        const allowed = params.allowedValues
-        const among = allowed === undefined ? '' : ` (${allowed.join(', ')})`
-        line = `${field === '' ? 'entry' : field}: ${error.message}${among}`
+        line =
+          `${field === '' ? 'entry' : field}: ` +
+          `${error.message}` +
+          `${params.allowedValues === undefined ? '' : ` (${params.allowedValues.join(', ')})`}`
       }
       if (!seen.has(line)) problems.push(`entry ${i + 1}${name}: ${line}`)
       seen.add(line)

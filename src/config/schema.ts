@@ -122,7 +122,7 @@ export const ConfigSchema = Type.Object(
       default: 64 * 1024 * 1024,
       description:
         'Memory budget of the lookup cache, in bytes: each entry is charged its answer, ' +
-        'its key and its bookkeeping, as measured (docs/resilience.md), which bounds their ' +
+        'its key and its bookkeeping, as measured (docs/operations.md), which bounds their ' +
         'number too'
     }),
     CACHE_FAILURE_SECONDS: Type.Integer({
@@ -207,8 +207,7 @@ export const ConfigSchema = Type.Object(
         minLength: 1,
         description:
           'JSON file of the hub profile: how the hub addresses, authenticates and ' +
-          'answers each operation, and how the gateway calls it (docs/profiles.md; ' +
-          'deploy/profiles/ ' +
+          'answers each operation, and how the gateway calls it (docs/hub.md; deploy/profiles/ ' +
           'ships the documented and the public-callers profiles). Unset: the documented profile',
         examples: ['deploy/profiles/public-callers.json']
       })
@@ -245,8 +244,8 @@ export const ConfigSchema = Type.Object(
       Type.String({
         minLength: 1,
         description:
-          'JSON file of the clients allowed to call (docs/security.md); required when an ' +
-          'upstream is configured. Unset in sandbox mode: authentication off',
+          'JSON file of the clients allowed to call (docs/deployment.md); required when ' +
+          'an upstream is configured. Unset in sandbox mode: authentication off',
         examples: ['/etc/customs-gateway/clients.json']
       })
     ),
@@ -352,7 +351,7 @@ export const ConfigSchema = Type.Object(
         examples: ['https://yard.example.co.id,https://ops.example.co.id']
       })
     ),
-    // Shared state for several replicas (docs/redis.md). Checked here so that a
+    // Shared state for several replicas (docs/deployment.md#redis). Checked here so that a
     // deployment can be validated against them; the gateway does not use them yet.
     REDIS_URL: Type.Optional(
       Type.String({
@@ -378,11 +377,11 @@ export const ConfigSchema = Type.Object(
       maximum: 10_000,
       default: 500,
       description:
-        'Shared state for several replicas: the longest a request waits on one Redis command; ' +
-        'past it the command fails and that use degrades as docs/resilience.md describes (10 to ' +
-        '10000)'
+        'Shared state for several replicas: the longest a request waits on one Redis ' +
+        'command; past it the command fails and that use degrades as docs/operations.md ' +
+        'describes (10 to 10000)'
     }),
-    // Redis with failover (docs/redis.md, "High availability"): kept together.
+    // Redis with failover (docs/deployment.md#redis): kept together.
     REDIS_SENTINELS: Type.Optional(
       Type.String({
         pattern: SENTINELS_PATTERN,

@@ -48,7 +48,7 @@ SP2 lookups take); where the hub sends a time of day with it, that is kept as we
 name with
 \`Time\` (\`blDateTime\`). Each field description names the hub field it comes from; the glossary \
 of the
-repository (\`docs/glossary.md\`) maps every hub name to ours. Every item is closed \
+repository (\`docs/reference/glossary.md\`) maps every hub name to ours. Every item is closed
 (\`additionalProperties: false\`):
 fields the hub adds beyond the documented ones are kept, camelCased, under the item's \
 \`hubExtra\`, which is present

@@ -9,7 +9,7 @@ import type { Taxpayer } from './data.ts'
 
 const NOT_FOUND = 'Data tidak ditemukan'
 
-/** 4.6: BL list of one document type; an unknown NPWP has an empty list. */
+/** The BL list of one document type; an unknown NPWP has an empty list. */
 export function blList (type: 'bc16' | 'bc20' | 'bc23', key: string) {
   return ({ values, dataset }: OperationContext): Answer => {
     const taxpayer: Taxpayer | undefined = dataset.taxpayers.find((t) => t.npwp === values.npwp)
@@ -21,7 +21,7 @@ export function blList (type: 'bc16' | 'bc20' | 'bc23', key: string) {
   }
 }
 
-/** 4.7: containers filtered by whichever of the BL number and date the operation takes. */
+/** The containers, filtered by whichever of the BL number and date the operation takes. */
 export function containerList (spec: ContainerOperationSpec & { name: ContainerOperationName }) {
   return ({ values, dataset }: OperationContext): Answer => {
     const blDate = day(values.blDate)
@@ -32,7 +32,7 @@ export function containerList (spec: ContainerOperationSpec & { name: ContainerO
   }
 }
 
-/** 4.4: one declaration; 404 when the NPWP has no such PIB. */
+/** One declaration (BC 2.0 by PIB); 404 when the NPWP has no such PIB. */
 export function bc20ByNoPib ({ values, dataset }: OperationContext): Answer {
   const record = dataset.declarations.find(
     (d) => d.npwp_cargoowner === values.npwp && d.no_pib === values.pibNo

@@ -10,7 +10,7 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
 
 const cache = new WeakMap<object, string>()
 
-/** 4.3: SP2 documents of one cargo owner's BL; unknown combinations give []. */
+/** The SP2 documents of one cargo owner's BL; unknown combinations give []. */
 export function hostToHost ({ values, dataset }: OperationContext): Answer {
   const documents = dataset.sp2ForBl(values.npwp ?? '', values.blNo ?? '', day(values.blDate) ?? '')
   // The benchmark lists are up to 1.4 MB; serialize each list once.
@@ -24,7 +24,10 @@ export function hostToHost ({ values, dataset }: OperationContext): Answer {
     : { kind: 'json', status: 200, body: documents, text }
 }
 
-/** 4.1: the matching containers of the owner's SP2 documents, each with its document id. */
+/**
+ * The cargo-owner container lookup: the matching containers of the owner's SP2 documents, each with
+ * its document id.
+ */
 export function cargoOwnerContainers ({ values, dataset }: OperationContext): Answer {
   const documents = dataset.sp2ForBl(values.npwp ?? '', values.blNo ?? '', day(values.blDate) ?? '')
   const found: CargoOwnerContainer[] = []

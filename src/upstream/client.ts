@@ -30,7 +30,7 @@ export type { Circuit } from './policies/breaker.ts'
 
 export interface HubClient {
   operations: OperationMap
-  /** The hub profile in force (docs/profiles.md): how each operation is sent and read. */
+  /** The hub profile in force (docs/hub.md#hub-profiles): how each operation is sent and read. */
   profile: ProfileInForce
   call (caller: HubCaller, input: CallInput): Promise<CallResult>
   /** The state of every circuit: one per upstream and operation (a gauge can read them). */

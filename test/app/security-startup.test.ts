@@ -50,14 +50,15 @@ test('with an upstream and no CLIENTS_FILE the server refuses to start, with one
   'line', async (t) => {
   const { code, stderr, stdout } = await output(run(['dist/main.js'], UPSTREAM))
   t.equal(code, 1)
+  const problems = stderr
+    .trim()
+    .split('\n')
+    .filter((l) => l.startsWith('config error:'))
   t.same(
-    stderr
-      .trim()
-      .split('\n')
-      .filter((l) => l.startsWith('config error:')),
+    problems,
     [
-      'config error: CLIENTS_FILE: is required when an upstream is configured (see ' +
-      'docs/security.md#clients-and-keys)'
+      'config error: CLIENTS_FILE: is required when an upstream is configured ' +
+        '(see docs/deployment.md#clients-and-keys)'
     ],
     stderr
   )

@@ -94,7 +94,7 @@ export function summary (result: RunResult): string {
   ].join('\n')
 }
 
-/** docs/faults.md: what `npm run faults` ran and counted. */
+/** docs/reports/faults.md: what `npm run faults` ran and counted. */
 export function markdown (result: RunResult, command: string): string {
   const f = figures(result)
   const kills = result.faults.filter(fault => fault.kind === 'replica-kill')
@@ -112,14 +112,14 @@ export function markdown (result: RunResult, command: string): string {
     'replica, as a careful client does; event readers stay subscribed to every',
     'replica; faults are drawn from a seed. What the hub received is counted from',
     "the sandbox's own request log, not from the gateway's. How the suite works,",
-    'and what each invariant means: [operations.md](operations.md#the-fault-suite).',
+    'and what each invariant means: [operations.md](../operations.md#the-fault-suite).',
     '',
     `- **Command**: \`${command}\``,
     `- **Seed**: \`${result.seed}\` (profile \`${result.profile}\`). The seed fixes the plan of ` +
       'faults, their targets and durations, the keys and the writers\' choices; the timings ' +
       'are the machine\'s, so a replay lands the faults on other writes.',
-    `- **Run**: ${result.startedAt}, ${seconds(result.durationMs)}; processes' logs were in ` +
-      `\`${result.dir}\``,
+    `- **Run**: ${result.startedAt}, ${seconds(result.durationMs)}; processes' logs were in \`` +
+      `${result.dir}\``,
     `- **Machine**: ${result.machine.cores} cores, shared with other work (load average ` +
       `${load(result.machine.loadBefore)} before, ${load(result.machine.loadAfter)} after); Node ` +
       `${result.machine.node}, Redis ${result.machine.redis}, HAProxy ${result.machine.haproxy}`,
@@ -147,8 +147,8 @@ export function markdown (result: RunResult, command: string): string {
     ),
     '',
     `Replica kills landed with ${kills.reduce((sum, fault) => sum + (fault.inFlight ?? 0), 0)} ` +
-      'direct writes in flight in all ' +
-      `(${kills.filter((fault) => (fault.inFlight ?? 0) > 0).length} of ${kills.length} kills ` +
+      'direct writes in flight in all (' +
+      `${kills.filter((fault) => (fault.inFlight ?? 0) > 0).length} of ${kills.length} kills ` +
       'with at least one; writes through HAProxy come on top). "Recovered": from the ' +
       'fault\'s end until every replica was ready with Redis up and the master had a ' +
       'replica in sync again.',
@@ -239,9 +239,9 @@ export function markdown (result: RunResult, command: string): string {
     '',
     '## Rate limits through Redis outages',
     '',
-    'Each Redis kill ran a probe: a fresh client limited to its limit a minute sent lookups to ' +
-      'every replica in turn before, during and after the outage. The bound is the documented ' +
-      'one: ' +
+    'Each Redis kill ran a probe: a fresh client limited to its limit a minute sent lookups ' +
+      'to every replica in turn before, during and after the outage. The bound is the ' +
+      'documented one: ' +
       "the limit in Redis's window plus the limit in each replica process that counted on its own.",
     '',
     table(
@@ -309,9 +309,8 @@ export function markdown (result: RunResult, command: string): string {
       : [
           ...result.violations.map(
             (violation) =>
-              '- ' +
-              `${violation.rule}${violation.key === undefined ? '' : ` (key ${violation.key})`}: ` +
-              `${violation.detail}`
+              `- ${violation.rule}` +
+              `${violation.key === undefined ? '' : ` (key ${violation.key})`}: ${violation.detail}`
           ),
           '',
           '```',

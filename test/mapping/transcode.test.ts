@@ -100,7 +100,7 @@ const timePart = fc
   )
   .map(([h, m, s]) => [h, m, s].map((n) => String(n).padStart(2, '0')).join(':'))
 const MONTHS = ['JAN', 'FEB', 'MAR', 'APR', 'MAY', 'JUN', 'JUL', 'AUG', 'SEP', 'OCT', 'NOV', 'DEC']
-/** The hub's four date formats (docs/hub.md#resources), an Oracle-backed hub's DD-MON-YY[YY]. */
+/** The hub's four date formats (docs/hub.md#dates-and-values), an Oracle hub's DD-MON-YY[YY]. */
 const hubDate = fc.oneof(
   datePart,
   datePart.map(d => d.replaceAll('-', '')),

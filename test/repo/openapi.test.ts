@@ -194,7 +194,7 @@ t.test('drift: the committed openapi/openapi.json is what the code generates', a
   )
 })
 
-t.test('drift: the committed docs/glossary.md is what the code generates', async (t) => {
+t.test('drift: the committed glossary is what the code generates', async (t) => {
   const glossary = renderGlossary()
   const committed = await readCommitted(GLOSSARY_PATH)
   t.ok(committed !== undefined, `${GLOSSARY_PATH} is missing: ${REGENERATE}`)
@@ -218,7 +218,7 @@ t.test(
   }
 )
 
-t.test('drift: the committed docs/hub-operations.md is what the code generates', async (t) => {
+t.test('drift: the committed hub-operations page is what the code generates', async (t) => {
   const committed = await readCommitted(HUB_OPERATIONS_PATH)
   const generated = await generateHubOperations()
   t.ok(
@@ -641,7 +641,7 @@ t.test('the glossary maps every upstream name', async (t) => {
         )
         t.ok(
           text.includes(`| \`${field.upstream}\` | \`${field.name}\` |`),
-          `${spec.id}.${field.upstream} is in docs/glossary.md`
+          `${spec.id}.${field.upstream} is in the glossary`
         )
       }
       t.ok(text.includes(`### ${spec.id}\n`), `${spec.id} has a section`)

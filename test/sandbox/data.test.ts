@@ -97,20 +97,17 @@ t.test('fixtures describe the seed the brief asks for', async (t) => {
   t.equal(new Set(allBls).size, allBls.length, 'BL numbers are unique')
 })
 
-t.test(
-  'fixture values are pinned (docs/sandbox.md lists them; update both together)',
-  async (t) => {
-    t.match(F, {
-      taxpayer: {
-        npwp: '012345678901000',
-        bc20: [{ blNo: 'COSUMKS9061740', blDate: '2024-02-17', blDateCompact: '20240217' }]
-      },
-      taxpayer16: { npwp: '0123456789012345' },
-      taxpayerWithoutBc16: { npwp: '023456789012000' },
-      declaration: { npwp: '012345678901000', pibNo: '350420', blNo: 'COSUMKS9061740' },
-      sp2: { npwp: '012345678901000', blNo: 'COSUMKS9061740', blDateCompact: '20240217' },
-      bookingRequestId: 'BKG-20240301-0001',
-      platformId: 'PLTSBX01'
-    })
-  }
-)
+t.test('fixture values are pinned (the tests and docs/hub.md use them)', async (t) => {
+  t.match(F, {
+    taxpayer: {
+      npwp: '012345678901000',
+      bc20: [{ blNo: 'COSUMKS9061740', blDate: '2024-02-17', blDateCompact: '20240217' }]
+    },
+    taxpayer16: { npwp: '0123456789012345' },
+    taxpayerWithoutBc16: { npwp: '023456789012000' },
+    declaration: { npwp: '012345678901000', pibNo: '350420', blNo: 'COSUMKS9061740' },
+    sp2: { npwp: '012345678901000', blNo: 'COSUMKS9061740', blDateCompact: '20240217' },
+    bookingRequestId: 'BKG-20240301-0001',
+    platformId: 'PLTSBX01'
+  })
+})

@@ -10,8 +10,8 @@ import {
 import type { Sandbox, SandboxRequestLog } from '../../src/sandbox/index.ts'
 import { AUTH, DEV, LOOKUP, V3, call, get, isRecord, post, qs, sandbox } from './helpers.ts'
 
-// The magic-value table of docs/sandbox.md, restated here so that a change on
-// either side fails.
+// The magic values (the sandbox's table, docs/reference/sandbox.md), restated
+// here so that a change on either side fails.
 const STATUS_FAULTS: Array<{
   name: string
   code: string
@@ -147,16 +147,17 @@ t.test(
       await get(
         sb,
         `${LOOKUP}/kontainerbc261/` +
-        `${qs({ noBl: F.containers.kontainerbc261.noBl, probe: 'SBX-MALFORMED' })}`
+          `${qs({ noBl: F.containers.kontainerbc261.noBl, probe: 'SBX-MALFORMED' })}`
       ),
       await get(
         sb,
-        `${DEV}/document_sp2/host-to-host/` + qs({
-          npwp_cargo_owner: F.sp2.npwp,
-          bl_no: F.sp2.blNo,
-          bl_date: F.sp2.blDateCompact,
-          x: 'SBX-MALFORMED'
-        })
+        `${DEV}/document_sp2/host-to-host/` +
+          qs({
+            npwp_cargo_owner: F.sp2.npwp,
+            bl_no: F.sp2.blNo,
+            bl_date: F.sp2.blDateCompact,
+            x: 'SBX-MALFORMED'
+          })
       ),
       await post(sb, `${DEV}/document_sp2/final`, { id_document_sp2: uuidForm('900') })
     ]
@@ -190,12 +191,13 @@ t.test('EMPTY, NOKEY, SHAPE and DRIFT break the shape in their own ways', async 
   const array = (fault: string) =>
     get(
       sb,
-      `${DEV}/document_sp2/host-to-host/` + qs({
-        npwp_cargo_owner: F.sp2.npwp,
-        bl_no: F.sp2.blNo,
-        bl_date: F.sp2.blDateCompact,
-        probe: `SBX-${fault}`
-      })
+      `${DEV}/document_sp2/host-to-host/` +
+        qs({
+          npwp_cargo_owner: F.sp2.npwp,
+          bl_no: F.sp2.blNo,
+          bl_date: F.sp2.blDateCompact,
+          probe: `SBX-${fault}`
+        })
     )
   const object = (code: string) =>
     post(sb, `${DEV}/document_sp2/final`, { id_document_sp2: uuidForm(code) })
@@ -426,11 +428,8 @@ t.test('magicValue builds the documented forms, and each form triggers its fault
   t.equal(magicValue('503', 'date'), '19500113')
   t.equal(FAULTS.length, 25)
   t.equal(new Set(FAULTS.map((f) => f.code)).size, 25, 'codes are distinct')
-  t.same(
-    Object.fromEntries(FAULTS.filter((f) => !/^\d+$/.test(f.name)).map((f) => [f.name, f.code])),
-    CODES,
-    'the named faults and their codes, as docs/sandbox.md lists them'
-  )
+  const named = FAULTS.filter(f => !/^\d+$/.test(f.name)).map(f => [f.name, f.code])
+  t.same(Object.fromEntries(named), CODES, 'the named faults and their codes')
   const sb = await sandbox(t)
   t.equal((await get(sb, `${LOOKUP}/noblbc20/${magicValue('403', 'npwp')}`)).status, 403)
   t.equal((await get(sb, `${LOOKUP}/kontainerbc25/${magicValue('422', 'date')}`)).status, 422)

@@ -22,7 +22,7 @@ const FLAG = [0, 1]
 
 type Doc = Record<string, any>
 
-/** Checks one document against docs/hub.md#resources; returns the problems found. */
+/** Checks one document against docs/reference/glossary.md#resources; returns the problems. */
 function problems (doc: Doc): string[] {
   const out: string[] = []
   const expect = (ok: boolean, what: string): void => { if (!ok) out.push(what) }
@@ -53,10 +53,12 @@ function problems (doc: Doc): string[] {
 
   const td = doc.td_document ?? {}
   for (const f of ['id_document', 'kd_document_type']) {
-    expect(Number.isInteger(td[f]), `td.${f} ` + 'integer')
+    expect(Number.isInteger(td[f]), 'td.' +
+    `${f} integer`)
   }
   for (const f of ['document_date', 'bl_date', 'tanggal_sppb']) {
-    expect(DATE.test(td[f]), `td.${f} ` + 'date')
+    expect(DATE.test(td[f]), 'td.' +
+    `${f} date`)
   }
   for (const f of [
     'finish_do',
@@ -65,7 +67,7 @@ function problems (doc: Doc): string[] {
     'finish_warehouse',
     'finish_depo'
   ]) {
-    expect(FLAG.includes(td[f]), `td.${f} ` + 'flag')
+    expect(FLAG.includes(td[f]), 'td.' + `${f} flag`)
   }
   for (const f of [
     'document_no',
@@ -130,10 +132,10 @@ function problems (doc: Doc): string[] {
     'logo_platform'
   ]) { expect(typeof p[f] === 'string', `platform.${f}`) }
   for (const f of ['publication_date', 'publication_date_updated']) {
-    expect(DATETIME.test(p[f]), `platform.${f} ` + 'datetime')
+    expect(DATETIME.test(p[f]), 'platform.' + `${f} datetime`)
   }
   for (const f of ['no_rekening', 'npwp', 'app_url', 'kode_kantor', 'mst_kantor']) {
-    expect(f in p && nullableString(p[f]), `platform.${f} ` + 'nullable')
+    expect(f in p && nullableString(p[f]), 'platform.' + `${f} nullable`)
   }
   expect(
     Array.isArray(p.mstPlatformServices) && p.mstPlatformServices.every(isRecord),
@@ -283,8 +285,7 @@ t.test(
       id_sp2_container: Number
     })
 
-    // The order of docs/hub.md#sp2-containers-of-a-cargo-owner: bl_date, container_no,
-    // npwp_cargo_owner, bl_no
+    // The order of docs/hub.md#operations: bl_date, container_no, npwp_cargo_owner, bl_no
     const byPath = await get(
       sb,
       `${V3}/document_sp2_container/cargo_owner${segments(blDateCompact, containerNo, npwp, blNo)}`

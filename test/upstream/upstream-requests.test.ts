@@ -64,11 +64,8 @@ test('path placement puts parameters in path segments, each encoded', async (t) 
     payload: { booked: true }
   })
   t.equal(booked.statusCode, 200)
-  t.equal(
-    sandbox.requests.at(-1)?.query.idRequestBooking,
-    F.bookingRequestId,
-    'idRequestBooking stays in the query (docs/hub.md#booked-notification-api-04)'
-  )
+  t.equal(sandbox.requests.at(-1)?.query.idRequestBooking, F.bookingRequestId,
+    'idRequestBooking stays in the query (docs/hub.md#operations)')
 })
 
 test('path placement: a value holding / (or a dot segment) never becomes a hub path ' +

@@ -185,7 +185,7 @@ export function createRedisConnection (options: RedisConnectionOptions): RedisCo
     // `rediss://`).
     ...(tls === undefined ? {} : { tls }),
     // No CLIENT SETINFO on connect: the gateway's Redis user may run no CLIENT command
-    // (docs/redis.md).
+    // (docs/deployment.md#redis).
     disableClientInfo: true,
     Connector: GuardedConnector,
     ...(sentinels === undefined
@@ -244,11 +244,9 @@ export function createRedisConnection (options: RedisConnectionOptions): RedisCo
       // A set-up command the user may not run (SELECT of a /db under the
       // gateway's ACL): ioredis goes on without it, on database 0.
       if (error.message.startsWith('NOPERM')) {
-        log.error(
-          { connection: name, reason: error.message },
-          "redis refused a command of the connection's set-up: with the gateway's ACL, leave the " +
-          '/db off REDIS_URL (docs/redis.md)'
-        )
+        log.error({ connection: name, reason: error.message },
+          'redis refused a command of the connection\'s set-up: with the gateway\'s ACL, ' +
+          'leave the /db off REDIS_URL (docs/deployment.md#redis)')
       } else log.debug({ connection: name, reason: error.message }, 'redis connection error')
     })
     if (name === 'commands') {

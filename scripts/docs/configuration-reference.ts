@@ -1,8 +1,8 @@
-import { ConfigSchema } from '../src/config/schema.ts'
-import { SECRET_SETTINGS } from '../src/config/secret-files.ts'
+import { ConfigSchema } from '../../src/config/schema.ts'
+import { SECRET_SETTINGS } from '../../src/config/secret-files.ts'
 
 /**
- * The configuration reference, written from ConfigSchema: docs/configuration.md
+ * The configuration reference, written from ConfigSchema: docs/reference/configuration.md
  * and .env.example. Each setting's meaning is its schema `description`, its
  * default the schema's `default`, its form what the schema allows, and an
  * example, where the schema gives one (`examples`), shows in .env.example.
@@ -10,7 +10,7 @@ import { SECRET_SETTINGS } from '../src/config/secret-files.ts'
  * holds across a group (the intros below).
  *
  * .env.example lists only the settings a deployment sets (DEPLOYMENT below)
- * and points to docs/configuration.md for the rest.
+ * and points to docs/reference/configuration.md for the rest.
  *
  * Regenerate after adding or changing a setting:
  *
@@ -64,8 +64,8 @@ export const GROUPS: readonly Group[] = [
       'Where the gateway listens, what it believes of the proxies in front, and how long it ' +
       'gives its callers. Behind a load balancer set `TRUST_PROXY` (so that per-address limits ' +
       "and logged addresses are the callers') and keep the balancer's idle timeout below " +
-      '`SERVER_KEEP_ALIVE_TIMEOUT_MS`; [security.md](security.md#limits) says what each limit ' +
-      'protects.',
+      '`SERVER_KEEP_ALIVE_TIMEOUT_MS`; [deployment.md](../deployment.md#hardening) says what ' +
+      'each limit protects.',
     match: (name) =>
       oneOf('PORT', 'HOST', 'TRUST_PROXY', 'LOG_LEVEL', 'METRICS_PORT')(name) ||
       name.startsWith('SERVER_')
@@ -77,7 +77,7 @@ export const GROUPS: readonly Group[] = [
       "Which hub the gateway fronts. Everything about the hub's shape (its prefixes and " +
       'paths, header names, answer keys, date forms, time zone, its login) and how the gateway ' +
       "calls it (connections, timeouts, retries, circuit breaker) is the hub profile's " +
-      '([profiles.md](profiles.md)), not a setting. Leave `UPSTREAM_HUB_URL` and ' +
+      '([hub.md](../hub.md#hub-profiles)), not a setting. Leave `UPSTREAM_HUB_URL` and ' +
       '`UPSTREAM_BASE_URL` both unset to run on the built-in sandbox; setting only one is an ' +
       'error. When they are set, `UPSTREAM_API_KEY`, a hub token (see the credentials below) ' +
       'and `PLATFORM_ID` are required, and so is `CLIENTS_FILE`. A plain `http://` address to ' +
@@ -101,8 +101,8 @@ export const GROUPS: readonly Group[] = [
       "rotation), `login` (the gateway logs in where the hub profile's `login` says, with the " +
       'account below; on the sandbox these default to its modelled login) or `forward` (each ' +
       'caller sends its own hub token in `x-upstream-authorization`). ' +
-      "[credentials.md](credentials.md) describes the three modes and the login's renewal; " +
-      '[resilience.md](resilience.md#hub-credentials) how each mode fails.',
+      '[deployment.md](../deployment.md#hub-credentials) describes the three modes and the ' +
+      "login's renewal.",
     match: startsWith(
       'UPSTREAM_API_KEY',
       'UPSTREAM_ACCESS_TOKEN',
@@ -114,8 +114,9 @@ export const GROUPS: readonly Group[] = [
     id: 'hub-calls',
     title: 'Hub calls: deadline and limits',
     intro:
-      'How much of the gateway a hub call may take ([resilience.md](resilience.md) has the ' +
-      'failure matrix). The connections, timeouts, retries and circuit breaker are the hub ' +
+      'How much of the gateway a hub call may take ' +
+      '([operations.md](../operations.md#how-it-fails) has ' +
+      'the failure matrix). The connections, timeouts, retries and circuit breaker are the hub ' +
       "profile's (`connections`, `defaults.timeouts`, `retries`, `breaker`).",
     match: (name) =>
       startsWith('UPSTREAM_', 'TRANSCODE_')(name) && name !== 'UPSTREAM_TRACE_PROPAGATION'
@@ -127,17 +128,18 @@ export const GROUPS: readonly Group[] = [
       'Successful lookups are cached and identical lookups in flight share one hub call; a ' +
       "caller's `cache-control: no-cache` asks the hub afresh. With `REDIS_URL`, a shared tier " +
       "in Redis sits behind each replica's memory tier. An empty answer is charged about 850 " +
-      'bytes of `CACHE_MAX_BYTES` (measured; [resilience.md](resilience.md#the-caches-memory)).',
+      'bytes of `CACHE_MAX_BYTES` ([operations.md](../operations.md#how-it-fails)).',
     match: startsWith('CACHE_')
   },
   {
     id: 'callers',
     title: 'Callers: clients, limits, idempotency, CORS',
     intro:
-      'Who may call and how much ([security.md](security.md)). `CLIENTS_FILE` is a JSON array of ' +
-      '`{ "name", "keySha256", "scopes", "rateLimit"?, "events"? }`; `npm run client-key -- ' +
-      '--name yard-app --scopes customs:read` prints a new key and its entry. Without ' +
-      '`REDIS_URL`, rate-limit counters and idempotency keys live in each instance\'s memory.',
+      'Who may call and how much ([deployment.md](../deployment.md#clients-and-keys)). ' +
+      '`CLIENTS_FILE` is a JSON array of `{ "name", "keySha256", "scopes", "rateLimit"?, ' +
+      '"events"? }`; `npm run client-key -- --name yard-app --scopes customs:read` prints a new ' +
+      'key and its entry. Without `REDIS_URL`, rate-limit counters and idempotency keys live in ' +
+      "each instance's memory.",
     match: (name) =>
       oneOf('CLIENTS_FILE', 'CORS_ORIGINS')(name) || startsWith('RATE_LIMIT_', 'IDEMPOTENCY_')(name)
   },
@@ -145,8 +147,8 @@ export const GROUPS: readonly Group[] = [
     id: 'events',
     title: 'Event sockets',
     intro:
-      'WebSockets on `GET /v1/events` ([api.md](api.md#events)). Sockets past a bound are ' +
-      'refused before the upgrade, in the error envelope.',
+      'WebSockets on `GET /v1/events` ([api.md](../api.md#events)). Sockets past a bound ' +
+      'are refused before the upgrade, in the error envelope.',
     match: startsWith('EVENTS_')
   },
   {
@@ -155,21 +157,22 @@ export const GROUPS: readonly Group[] = [
     intro:
       'Past these the gateway answers 503 OVERLOADED with `retry-after` rather than slow ' +
       'everyone down; on SIGTERM it stops accepting, lets requests in flight finish and exits ' +
-      '([resilience.md](resilience.md#shutdown-and-load)).',
+      '([operations.md](../operations.md#shutdown-and-load)).',
     match: startsWith('PRESSURE_', 'SHUTDOWN_')
   },
   {
     id: 'redis',
     title: 'Shared state for several replicas (Redis)',
     intro:
-      'Set `REDIS_URL` on every replica behind one balancer ([deployment.md](deployment.md)); ' +
-      'what is shared and how it is stored is in [redis.md](redis.md), what each use does while ' +
-      'Redis fails in [resilience.md](resilience.md#shared-state-when-redis-fails). The URL may ' +
+      'Set `REDIS_URL` on every replica behind one balancer ' +
+      '([deployment.md](../deployment.md#redis)); ' +
+      'what each use does while Redis fails is in ' +
+      '[operations.md](../operations.md#when-redis-fails). The URL may ' +
       'hold a password: pass it from your secret store as a file (`REDIS_URL_FILE`, ' +
-      "[credentials.md](credentials.md#secrets-as-files)). Redis 7 or later: the gateway's Lua " +
+      "[deployment.md](../deployment.md#secrets-as-files)). Redis 7 or later: the gateway's Lua " +
       "is a function library, loaded once by an administrator where the gateway's user may not " +
       'load it; under the least-privilege ACL (no `SELECT`), leave the `/db` off the URL ' +
-      '([redis.md](redis.md#running-redis-for-the-gateway)).',
+      '([deployment.md](../deployment.md#redis)).',
     match: startsWith('REDIS_')
   },
   {
@@ -180,7 +183,7 @@ export const GROUPS: readonly Group[] = [
       '`OTEL_TRACES_EXPORTER` `otlp` or `console`; `none` or `OTEL_SDK_DISABLED=true`: off); ' +
       'then the OpenTelemetry SDK for Node reads them itself. Unset, no part of the SDK is ' +
       'loaded. Values the SDK would silently replace by a default stop start-up. Spans and what ' +
-      'they carry: [operations.md](operations.md#traces).',
+      'they carry: [operations.md](../operations.md#traces).',
     match: startsWith('UPSTREAM_TRACE_', 'OTEL_'),
     outside: [
       {
@@ -220,7 +223,7 @@ export const GROUPS: readonly Group[] = [
 const OTHER: Group = {
   id: 'other',
   title: 'Other settings',
-  intro: 'Settings no group above takes (scripts/config-reference.ts groups them).',
+  intro: 'Settings no group above takes (scripts/docs/configuration-reference.ts groups them).',
   match: () => true
 }
 
@@ -237,14 +240,15 @@ const INTRO = [
   'Invalid configuration stops start-up with one `config error:` line per problem and exit code ' +
     '1. A setting that 1.0.0 removed (most described the hub, which the hub profile alone ' +
     'describes now) stops start-up with one line naming what replaces it; `npm run --silent ' +
-    'profile -- --from-env > hub-profile.json` writes the profile such settings meant. ' +
-    "A variable with one of the gateway's prefixes (`UPSTREAM_`, `CACHE_`, … the prefixes of " +
-    "the settings below) that names no setting, or a variable close to a setting's name, is " +
-    'logged as one warning each at start, with the setting it may have meant when one is ' +
-    'within a few edits ' +
+    'profile -- --from-env > hub-profile.json` writes the profile such settings meant. A ' +
+    'variable ' +
+    "with one of the gateway's prefixes (`UPSTREAM_`, `CACHE_`, … the prefixes of the settings " +
+    "below) that names no setting, or a variable close to a setting's name, is logged as one " +
+    'warning each at start, with the setting it may have meant when one is within a few edits ' +
     '(`REDIS_UR`: did you mean `REDIS_URL`?); with `NODE_ENV=production`, one close to ' +
     '`REDIS_URL`, `REDIS_KEY_PREFIX`, `REDIS_SENTINELS`, `CLIENTS_FILE` or an `UPSTREAM_*` ' +
-    'setting stops start-up instead ([operations.md](operations.md#start-up)). A setting checked ' +
+    'setting stops start-up instead ([operations.md](../operations.md#start-up)). A setting ' +
+    'checked ' +
     'against a pattern says what it expects, with an example. Numbers of whole units (ports, ' +
     'milliseconds, bytes, counts) are written in decimal digits: `1.5`, `1e3` or `0x10` is ' +
     'refused, never rounded; yes/no settings are `true` or `false`.'
@@ -329,7 +333,7 @@ function meaning (setting: Setting): string {
  * The settings a deployment sets, which .env.example lists: where the hub
  * is and its profile, the secrets, who may call, Redis, where to listen
  * and what to log. The others keep their defaults unless a reason says
- * otherwise, and docs/configuration.md has them.
+ * otherwise, and docs/reference/configuration.md has them.
  */
 export const DEPLOYMENT: readonly string[] = [
   'PORT', 'HOST', 'TRUST_PROXY', 'LOG_LEVEL',
@@ -357,12 +361,12 @@ export function renderConfigurationDoc (): string {
     '# Configuration',
     '',
     '<!-- Generated by `npm run config-docs` from src/config/schema.ts ' +
-    '(scripts/config-reference.ts groups the settings). Do not edit: change the schema and ' +
-    'regenerate. -->',
+      '(scripts/docs/configuration-reference.ts groups the settings). Do not edit: change the ' +
+      'schema and regenerate. -->',
     ''
   ]
   for (const paragraph of INTRO) lines.push(paragraph, '')
-  lines.push('[`.env.example`](../.env.example), written from the same schema, lists the ' +
+  lines.push('[`.env.example`](../../.env.example), written from the same schema, lists the ' +
     'settings a deployment sets.', '')
   lines.push(
     'Groups: ' + groups.map(({ group }) => `[${group.title}](#${group.id})`).join(' · '),
@@ -387,8 +391,8 @@ export function renderConfigurationDoc (): string {
       )
       lines.push('| variable | example | meaning |', '| --- | --- | --- |')
       for (const outside of group.outside) {
-        lines.push(`| \`${outside.name}\` | ` +
-        `\`${outside.example}\` | ${cell(outside.meaning)} |`)
+        lines.push(`| \`${outside.name}\` | \`` +
+        `${outside.example}\` | ${cell(outside.meaning)} |`)
       }
       lines.push('')
     }
@@ -399,7 +403,10 @@ export function renderConfigurationDoc (): string {
 /** Markdown links become their text and their target, for a plain-text comment. */
 function plain (markdown: string): string {
   return markdown.replace(/\[([^\]]+)\]\(([^)]+)\)/g, (_, text: string, target: string) => {
-    const path = target.startsWith('../') ? target.slice(3) : `docs/${target}`
+    // Targets are relative to docs/reference/; the comment names paths from the root.
+    const path = target.startsWith('../../')
+      ? target.slice(6)
+      : target.startsWith('../') ? `docs/${target.slice(3)}` : `docs/reference/${target}`
     return text === target.replace(/#.*/, '') ? path : `${text} (${path})`
   })
 }
@@ -428,11 +435,12 @@ export function renderEnvExample (): string {
     '# src/config/schema.ts; do not edit: change the schema and regenerate. Copy to',
     '# .env to use it (variables already set win).',
     '#',
-    '# The settings a deployment sets. docs/configuration.md describes every',
-    '# setting, its default and the rules between them; docs/profiles.md the hub',
-    '# profile, which describes the hub. Each secret X may be given as a file,',
-    '# X_FILE. A line NAME=value shows the default; a commented line # NAME= a',
-    '# setting without one (unset), with an example where the schema gives one.'
+    '# The settings a deployment sets. docs/reference/configuration.md describes',
+    '# every setting, its default and the rules between them; docs/deployment.md',
+    '# how to deploy; docs/hub.md the hub profile, which describes the hub. Each',
+    '# secret X may be given as a file, X_FILE. A line NAME=value shows the',
+    '# default; a commented line # NAME= a setting without one (unset), with an',
+    '# example where the schema gives one.'
   ]
   for (const { group, settings: all } of grouped()) {
     const settings = all.filter(setting => DEPLOYMENT.includes(setting.name))
@@ -452,6 +460,6 @@ export function renderEnvExample (): string {
 }
 
 export const CONFIG_DOCS: Readonly<Record<string, () => string>> = {
-  'docs/configuration.md': renderConfigurationDoc,
+  'docs/reference/configuration.md': renderConfigurationDoc,
   '.env.example': renderEnvExample
 }
