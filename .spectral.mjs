@@ -3,7 +3,7 @@ import { oas } from '@stoplight/spectral-rulesets'
 /**
  * The Spectral ruleset of the OpenAPI document (openapi/openapi.json): the
  * `spectral:oas` rules, zero errors and zero warnings, with two rules turned
- * off where they do not apply. test/openapi.test.ts runs it.
+ * off where they do not apply. test/repo/openapi.test.ts runs it.
  */
 export default {
   extends: [oas],

@@ -53,12 +53,23 @@ declare module 'autocannon' {
   }
 
   interface Instance extends EventEmitter {
-    stop (): void
-    on (event: 'response', listener: (client: unknown, statusCode: number, resBytes: number, responseTime: number) => void): this
-    on (event: string, listener: (...args: unknown[]) => void): this
+    stop(): void
+    on(
+      event: 'response',
+      listener: (
+        client: unknown,
+        statusCode: number,
+        resBytes: number,
+        responseTime: number
+      ) => void
+    ): this
+    on(event: string, listener: (...args: unknown[]) => void): this
   }
 
-  function autocannon (options: Options, callback: (error: Error | null, result: Result) => void): Instance
+  function autocannon (
+    options: Options,
+    callback: (error: Error | null, result: Result) => void
+  ): Instance
 
   export default autocannon
   export type { Instance, Options, Request, RequestParams, Result }

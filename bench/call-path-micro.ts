@@ -131,7 +131,9 @@ for (let round = 0; round < ROUNDS; round++) {
     row.figures.push(await batch(row.call, CALLS))
   }
 }
-process.stdout.write('| call path | µs per call (median) | least | rounds |\n| --- | ---: | ---: | --- |\n')
+process.stdout.write(
+  '| call path | µs per call (median) | least | rounds |\n| --- | ---: | ---: | --- |\n'
+)
 for (const row of rows) {
   const all = row.figures.map(f => f.toFixed(1)).join(', ')
   const least = Math.min(...row.figures).toFixed(1)

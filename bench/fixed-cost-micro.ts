@@ -1,4 +1,4 @@
-// `npx tsx bench/fixed-cost-micro.ts`: the per-request changes of issue 25
+// `npx tsx bench/fixed-cost-micro.ts`: per-request changes to the fixed cost
 // measured in one process, before and after, interleaved (A, B, A, B…) and
 // timed by the process's CPU time, so that other work on the machine counts
 // for neither. Each pair runs the same work through the code as it was and
@@ -20,7 +20,13 @@ async function cpuPer (n: number, work: () => Promise<void> | void): Promise<num
   return (used.user + used.system) / n
 }
 
-async function compare (name: string, n: number, before: () => Promise<void> | void, after: () => Promise<void> | void, rounds = 11): Promise<void> {
+async function compare (
+  name: string,
+  n: number,
+  before: () => Promise<void> | void,
+  after: () => Promise<void> | void,
+  rounds = 11
+): Promise<void> {
   await cpuPer(n, before)
   await cpuPer(n, after)
   const a: number[] = []
@@ -34,16 +40,32 @@ async function compare (name: string, n: number, before: () => Promise<void> | v
       a.push(await cpuPer(n, before))
     }
   }
-  const fmt = (xs: number[]): string => xs.map(x => x.toFixed(2)).join(', ')
-  process.stdout.write(`| ${name} | ${median(a).toFixed(2)} µs (${fmt(a)}) | ${median(b).toFixed(2)} µs (${fmt(b)}) | ${(median(a) - median(b)).toFixed(2)} µs |\n`)
+  const fmt = (xs: number[]): string => xs.map((x) => x.toFixed(2)).join(', ')
+  process.stdout.write(
+    `| ${name} | ${median(a).toFixed(2)} µs (${fmt(a)}) | ${median(b).toFixed(2)} µs (${fmt(b)}) ` +
+    `| ${(median(a) - median(b)).toFixed(2)} µs |\n`
+  )
 }
 
-/** A Fastify app answering GET / with one onRequest and one onResponse hook of the given style, through inject. */
+/**
+ * A Fastify app answering GET / with one onRequest and one onResponse hook of the given style,
+ * through inject.
+ */
 async function appWith (style: 'async' | 'callback') {
   const app = Fastify()
   const registry = new Registry()
-  const requests = new Counter({ name: 'r', help: 'r', labelNames: ['method', 'route', 'status_code'], registers: [registry] })
-  const seconds = new Histogram({ name: 's', help: 's', labelNames: ['method', 'route'], registers: [registry] })
+  const requests = new Counter({
+    name: 'r',
+    help: 'r',
+    labelNames: ['method', 'route', 'status_code'],
+    registers: [registry]
+  })
+  const seconds = new Histogram({
+    name: 's',
+    help: 's',
+    labelNames: ['method', 'route'],
+    registers: [registry]
+  })
   const scopes = ['customs:read', 'sp2:read']
   if (style === 'async') {
     app.addHook('onRequest', async () => {
@@ -91,10 +113,28 @@ function withEvents (body: Readable): Promise<Buffer[]> {
 
 const BL = Buffer.alloc(325, 0x61)
 
-process.stdout.write('| change | before | after | saved per request |\n| --- | ---: | ---: | ---: |\n')
+process.stdout.write(
+  '| change | before | after | saved per request |\n| --- | ---: | ---: | ---: |\n'
+)
 const asyncApp = await appWith('async')
 const callbackApp = await appWith('callback')
-await compare('scope check and metrics hook: async → callback (Fastify inject, GET with both hooks)', 5000,
-  async () => { await asyncApp.inject('/') }, async () => { await callbackApp.inject('/') })
-await compare('body read: for await → events (one 325-byte chunk)', 20000,
-  async () => { await forAwait(Readable.from([BL], { objectMode: false })) }, async () => { await withEvents(Readable.from([BL], { objectMode: false })) })
+await compare(
+  'scope check and metrics hook: async → callback (Fastify inject, GET with both hooks)',
+  5000,
+  async () => {
+    await asyncApp.inject('/')
+  },
+  async () => {
+    await callbackApp.inject('/')
+  }
+)
+await compare(
+  'body read: for await → events (one 325-byte chunk)',
+  20000,
+  async () => {
+    await forAwait(Readable.from([BL], { objectMode: false }))
+  },
+  async () => {
+    await withEvents(Readable.from([BL], { objectMode: false }))
+  }
+)

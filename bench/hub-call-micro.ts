@@ -6,7 +6,7 @@
 // median per call over rounds and every round's figure.
 //
 // - request + signal: Pool#request with a deadline signal, the body read
-//   with stream events (the transport before issue 25's last change);
+//   with stream events (the transport before it moved to Pool#dispatch);
 // - request: the same without the signal;
 // - dispatch: Pool#dispatch with a handler that keeps the chunks, no body
 //   stream, the deadline a timer cleared at the end.
@@ -14,7 +14,18 @@ import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { Pool, type Dispatcher } from 'undici'
 
-const body = Buffer.from(JSON.stringify({ noblbc: Array.from({ length: 5 }, (_, i) => ({ no_bl: `BL${i}`, tgl_bl: '2024-01-0' + String(i + 1), nama_pemilik: 'PT CONTOH', nama_kapal: 'MV KAPAL', no_voyage: 'V' + String(i), pelabuhan_asal: 'SGSIN' })) }))
+const body = Buffer.from(
+  JSON.stringify({
+    noblbc: Array.from({ length: 5 }, (_, i) => ({
+      no_bl: `BL${i}`,
+      tgl_bl: '2024-01-0' + String(i + 1),
+      nama_pemilik: 'PT CONTOH',
+      nama_kapal: 'MV KAPAL',
+      no_voyage: 'V' + String(i),
+      pelabuhan_asal: 'SGSIN'
+    }))
+  })
+)
 const server = createServer((_request, response) => {
   response.writeHead(200, { 'content-type': 'application/json', 'content-length': body.length })
   response.end(body)
@@ -22,7 +33,13 @@ const server = createServer((_request, response) => {
 await new Promise<void>(resolve => server.listen(0, '127.0.0.1', resolve))
 const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
 const pool = new Pool(origin, { connections: 64, keepAliveTimeout: 10_000 })
-const headers = { accept: 'application/json', 'user-agent': 'bench', 'x-request-id': 'r', 'x-api-key': 'k', authorization: 'Bearer t' }
+const headers = {
+  accept: 'application/json',
+  'user-agent': 'bench',
+  'x-request-id': 'r',
+  'x-api-key': 'k',
+  authorization: 'Bearer t'
+}
 
 function readEvents (stream: Dispatcher.ResponseData['body']): Promise<Buffer[]> {
   return new Promise((resolve, reject) => {
@@ -34,7 +51,12 @@ function readEvents (stream: Dispatcher.ResponseData['body']): Promise<Buffer[]>
 }
 
 async function viaRequest (withSignal: boolean): Promise<number> {
-  const response = await pool.request({ method: 'GET', path: '/bl?npwp=1', headers, ...(withSignal ? { signal: AbortSignal.timeout(10_000) } : {}) })
+  const response = await pool.request({
+    method: 'GET',
+    path: '/bl?npwp=1',
+    headers,
+    ...(withSignal ? { signal: AbortSignal.timeout(10_000) } : {})
+  })
   const chunks = await readEvents(response.body)
   return chunks.length
 }
@@ -92,9 +114,15 @@ for (let r = 0; r < rounds; r++) {
   const order = variants.map((_, i) => (i + r) % variants.length)
   for (const i of order) figures[i]!.push(await batch(variants[i]![1], n))
 }
-process.stdout.write('| exchange (client and server in one process) | CPU per call (median) | rounds |\n| --- | ---: | --- |\n')
+process.stdout.write(
+  '| exchange (client and server in one process) | CPU per call (median) | rounds |\n| --- | ' +
+  '---: | --- |\n'
+)
 variants.forEach(([name], i) => {
-  process.stdout.write(`| ${name} | ${median(figures[i]!).toFixed(1)} µs | ${figures[i]!.map(x => x.toFixed(1)).join(', ')} |\n`)
+  process.stdout.write(
+    `| ${name} | ${median(figures[i]!).toFixed(1)} µs | ` +
+    `${figures[i]!.map((x) => x.toFixed(1)).join(', ')} |\n`
+  )
 })
 await pool.close()
 server.close()

@@ -31,7 +31,10 @@ export interface LoadOptions {
   /** When given, each request's path and query come from it instead of `url`'s. */
   nextPath?: () => string
   headers?: Record<string, string>
-  /** Requests per second over all connections (autocannon's overallRate); 0 or absent for as many as they carry. */
+  /**
+   * Requests per second over all connections (autocannon's overallRate); 0 or absent for as many as
+   * they carry.
+   */
   rate?: number
 }
 
@@ -50,9 +53,17 @@ export async function runLoad (
   let bytes = 0
   let responses = 0
   const result = await new Promise<Result>((resolve, reject) => {
-    const requests = nextPath === undefined
-      ? undefined
-      : [{ setupRequest: (request: RequestParams): RequestParams => ({ ...request, path: nextPath() }) }]
+    const requests =
+      nextPath === undefined
+        ? undefined
+        : [
+            {
+              setupRequest: (request: RequestParams): RequestParams => ({
+                ...request,
+                path: nextPath()
+              })
+            }
+          ]
     const length = amount !== undefined && amount > 0 ? { amount } : { duration: durationS }
     // autocannon checks whether the run is over once per sample; at its default of one
     // a second, a 0.5 s run would last 1 s and a 10 s run up to 11 s.

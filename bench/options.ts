@@ -31,7 +31,10 @@ export interface BenchOptions {
   gatewayFlags: string[]
   /** Keep the child processes' logs (printed path) instead of deleting them. */
   keepLogs: boolean
-  /** Uncached runs repeat one URL (measures coalescing of identical lookups) instead of a distinct NPWP per request. */
+  /**
+   * Uncached runs repeat one URL (measures coalescing of identical lookups) instead of a distinct
+   * NPWP per request.
+   */
   sameUrl: boolean
   /** Markdown output file, relative to the repository root unless absolute. */
   out: string
@@ -40,13 +43,22 @@ export interface BenchOptions {
   source: boolean
   /** Run one extra SP2-500 load against a --cpu-prof gateway and summarise it. */
   profile: boolean
-  /** Measure the minimal reference servers (bench/reference-server.ts) beside every pair (default on; `--no-references`). */
+  /**
+   * Measure the minimal reference servers (bench/reference-server.ts) beside every pair (default
+   * on; `--no-references`).
+   */
   references: boolean
   /** Also measure the gateway as deploy/kubernetes/ runs it (bench/container.ts). */
   container: boolean
-  /** Pin the server under test to one CPU and the load side to another with taskset (default on; `--no-pin`). */
+  /**
+   * Pin the server under test to one CPU and the load side to another with taskset (default on;
+   * `--no-pin`).
+   */
   pin: boolean
-  /** Start a redis-server beside the upstream and give each gateway REDIS_URL to a database of its own. */
+  /**
+   * Start a redis-server beside the upstream and give each gateway REDIS_URL to a database of its
+   * own.
+   */
   redis: boolean
   /** The case the CPU profile runs. */
   profileCase: CaseName
@@ -55,9 +67,14 @@ export interface BenchOptions {
   profileOut: string | undefined
   /** --stages: seconds of unmeasured load each variant gets first, to fill its lookup cache. */
   fill: number
-  /** Requests per second offered in every measured run (autocannon's overallRate); 0 for as fast as the connections go. */
+  /**
+   * Requests per second offered in every measured run (autocannon's overallRate); 0 for as fast as
+   * the connections go.
+   */
   rate: number
-  /** Measure the cost of each stage of an uncached lookup (bench/stages/) instead of the targets. */
+  /**
+   * Measure the cost of each stage of an uncached lookup (bench/stages/) instead of the targets.
+   */
   stages: boolean
   help: boolean
 }
@@ -89,7 +106,8 @@ floor. Writes the markdown report to --out and prints it.
   --upstream-connections <n>  undici pool size of gateway and raw proxy (default 64)
   --cache-ttl <s>             CACHE_TTL_SECONDS of the cached gateway (default 3600)
   --gateway-env NAME=VALUE    extra gateway environment, repeatable (e.g. to try a setting)
-  --gateway-flag=<flag>       extra node flag of the gateway, repeatable (e.g. --gateway-flag=--trace-gc)
+  --gateway-flag=<flag>       extra node flag of the gateway, repeatable
+                              (e.g. --gateway-flag=--trace-gc)
   --redis                     also start a redis-server (loopback, pinned with the upstream)
                               and give each gateway REDIS_URL to a database of its own;
                               the report names the mode and whether the gateways connected
@@ -129,23 +147,42 @@ floor. Writes the markdown report to --out and prints it.
                               --out default docs/reports/stage-costs.md)
   --help`
 
-function number (name: string, raw: string | undefined, fallback: number, { integer = false, min = 0 } = {}): number {
+function number (
+  name: string,
+  raw: string | undefined,
+  fallback: number,
+  { integer = false, min = 0 } = {}
+): number {
   if (raw === undefined) return fallback
   const value = Number(raw)
   if (!Number.isFinite(value) || value < min || (integer && !Number.isInteger(value))) {
-    throw new Error(`--${name} must be ${integer ? 'an integer' : 'a number'} >= ${min}, got ${JSON.stringify(raw)}`)
+    throw new Error(
+      `--${name} must be ${integer ? 'an integer' : 'a number'} >= ${min}, got ` +
+      `${JSON.stringify(raw)}`
+    )
   }
   return value
 }
 
-function list<T extends string> (name: string, raw: string | undefined, allowed: readonly T[]): T[] {
+function list<T extends string> (
+  name: string,
+  raw: string | undefined,
+  allowed: readonly T[]
+): T[] {
   if (raw === undefined) return [...allowed]
-  const items = raw.split(',').map(s => s.trim()).filter(s => s !== '')
+  const items = raw
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => s !== '')
   for (const item of items) {
-    if (!(allowed as readonly string[]).includes(item)) throw new Error(`--${name}: unknown ${JSON.stringify(item)} (allowed: ${allowed.join(', ')})`)
+    if (!(allowed as readonly string[]).includes(item)) {
+      throw new Error(
+        `--${name}: unknown ` + `${JSON.stringify(item)} (allowed: ${allowed.join(', ')})`
+      )
+    }
   }
   if (items.length === 0) throw new Error(`--${name} is empty`)
-  return allowed.filter(a => items.includes(a))
+  return allowed.filter((a) => items.includes(a))
 }
 
 export function parseOptions (argv: string[]): BenchOptions {
@@ -190,7 +227,9 @@ export function parseOptions (argv: string[]): BenchOptions {
   })
   const quick = values.quick === true
   const stages = values.stages === true
-  if (values.references === true && values['no-references'] === true) throw new Error('--references and --no-references contradict each other')
+  if (values.references === true && values['no-references'] === true) {
+    throw new Error('--references ' + 'and --no-references contradict each other')
+  }
   const integer = { integer: true, min: 1 }
   const connections = number('connections', values.connections, stages ? 256 : 100, integer)
   const p99Connections = number('p99-connections', values['p99-connections'], 10, integer)
@@ -210,19 +249,35 @@ export function parseOptions (argv: string[]): BenchOptions {
     jitter: number('jitter', values.jitter, 5),
     cases: list('cases', values.cases, CASE_NAMES),
     modes: list('modes', values.modes, MODE_NAMES),
-    // --stages: a process measured once a round sits idle between its runs, and a warm-up of 1 s left it costing more than one measured often (the control row showed it).
+    // --stages: a process measured once a round sits idle between its runs, and a warm-up of 1 s
+    // left it costing more than one measured often (the control row showed it).
     warmup: number('warmup', values.warmup, quick ? 0.5 : stages ? 4 : 1),
-    upstreamConnections: number('upstream-connections', values['upstream-connections'], stages ? 256 : 64, { integer: true, min: 1 }),
+    upstreamConnections: number(
+      'upstream-connections',
+      values['upstream-connections'],
+      stages ? 256 : 64,
+      { integer: true, min: 1 }
+    ),
     cacheTtl: number('cache-ttl', values['cache-ttl'], 3600, { integer: true, min: 1 }),
     sameUrl: values['same-url'] === true,
-    gatewayEnv: Object.fromEntries((values['gateway-env'] ?? []).map((pair) => {
-      const at = pair.indexOf('=')
-      if (at < 1) throw new Error(`--gateway-env takes NAME=VALUE, got ${JSON.stringify(pair)}`)
-      if (values.redis === true && pair.slice(0, at) === 'REDIS_URL') throw new Error('--redis sets each gateway\'s REDIS_URL; leave it out of --gateway-env')
-      return [pair.slice(0, at), pair.slice(at + 1)]
-    })),
+    gatewayEnv: Object.fromEntries(
+      (values['gateway-env'] ?? []).map((pair) => {
+        const at = pair.indexOf('=')
+        if (at < 1) throw new Error(`--gateway-env takes NAME=VALUE, got ${JSON.stringify(pair)}`)
+        if (values.redis === true && pair.slice(0, at) === 'REDIS_URL') {
+          throw new Error(
+            '--redis ' + "sets each gateway's REDIS_URL; leave it out of --gateway-env"
+          )
+        }
+        return [pair.slice(0, at), pair.slice(at + 1)]
+      })
+    ),
     gatewayFlags: (values['gateway-flag'] ?? []).map((flag) => {
-      if (!flag.startsWith('--')) throw new Error(`--gateway-flag takes a node flag such as --trace-gc, got ${JSON.stringify(flag)}`)
+      if (!flag.startsWith('--')) {
+        throw new Error(
+          `--gateway-flag takes a node flag such as --trace-gc, got ${JSON.stringify(flag)}`
+        )
+      }
       return flag
     }),
     keepLogs: values['keep-logs'] === true,
@@ -235,8 +290,16 @@ export function parseOptions (argv: string[]): BenchOptions {
     container: values['no-container'] !== true,
     redis: values.redis === true,
     profileOut: values['profile-out'],
-    profileCase: list('profile-case', values['profile-case'] ?? 'sp2-500', CASE_NAMES)[0] as CaseName,
-    profileMode: list('profile-mode', values['profile-mode'] ?? 'uncached', MODE_NAMES)[0] as ModeName,
+    profileCase: list(
+      'profile-case',
+      values['profile-case'] ?? 'sp2-500',
+      CASE_NAMES
+    )[0] as CaseName,
+    profileMode: list(
+      'profile-mode',
+      values['profile-mode'] ?? 'uncached',
+      MODE_NAMES
+    )[0] as ModeName,
     fill: number('fill', values.fill, 20),
     rate: number('rate', values.rate, 0, { integer: true }),
     stages,

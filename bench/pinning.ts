@@ -48,16 +48,45 @@ function allowedCpus (): number[] | undefined {
 export function planPinning (wanted: boolean): Pinning {
   const allowed = allowedCpus()
   if (!wanted) return { pinned: false, reason: 'not pinned (`--no-pin`)', allowed }
-  if (allowed === undefined) return { pinned: false, reason: 'not pinned: no /proc/self/status to read the CPUs from (not Linux)', allowed }
-  if (allowed.length < 2) return { pinned: false, reason: `not pinned: this machine lets the bench use one CPU (${allowed.join(',')}), which every process shares`, allowed }
+  if (allowed === undefined) {
+    return {
+      pinned: false,
+      reason: 'not pinned: no /proc/self/status to read the CPUs from (not Linux)',
+      allowed
+    }
+  }
+  if (allowed.length < 2) {
+    return {
+      pinned: false,
+      reason: `not pinned: this machine lets the bench use one CPU (${allowed.join(',')}), which ` +
+        'every process shares',
+      allowed
+    }
+  }
   const taskset = spawnSync('taskset', ['--version'], { encoding: 'utf8' })
-  if (taskset.status !== 0) return { pinned: false, reason: 'not pinned: `taskset` (util-linux) is not installed', allowed }
-  return { pinned: true, loadCpu: allowed[0] as number, serverCpu: allowed[allowed.length - 1] as number, allowed }
+  if (taskset.status !== 0) {
+    return {
+      pinned: false,
+      reason: 'not pinned: `taskset` ' +
+    '(util-linux) is not installed',
+      allowed
+    }
+  }
+  return {
+    pinned: true,
+    loadCpu: allowed[0] as number,
+    serverCpu: allowed[allowed.length - 1] as number,
+    allowed
+  }
 }
 
 function taskset (args: string[]): void {
   const r = spawnSync('taskset', args, { encoding: 'utf8' })
-  if (r.status !== 0) throw new Error(`taskset ${args.join(' ')} failed: ${(r.stderr ?? '').trim() || `exit ${String(r.status)}`}`)
+  if (r.status !== 0) {
+    throw new Error(
+      `taskset ${args.join(' ')} failed: ${(r.stderr ?? '').trim() || `exit ${String(r.status)}`}`
+    )
+  }
 }
 
 /**
@@ -67,7 +96,13 @@ function taskset (args: string[]): void {
  */
 export function pinProcess (pinning: Pinning, role: Role, pid: number): void {
   if (!pinning.pinned) return
-  taskset(['--all-tasks', '--cpu-list', '--pid', String(role === 'server' ? pinning.serverCpu : pinning.loadCpu), String(pid)])
+  taskset([
+    '--all-tasks',
+    '--cpu-list',
+    '--pid',
+    String(role === 'server' ? pinning.serverCpu : pinning.loadCpu),
+    String(pid)
+  ])
 }
 
 /** The CPUs each thread of a running process may use, as the kernel says (`Cpus_allowed_list`). */
@@ -93,14 +128,22 @@ async function cpusOfThreads (pid: number): Promise<string[]> {
  * returns the CPU lists seen by name. Throws when one runs elsewhere: a
  * report must not call a run pinned that was not.
  */
-export async function checkPinning (pinning: Pinning, processes: Array<{ name: string, pid: number, role: Role }>): Promise<Array<{ name: string, cpus: string }>> {
-  const seen: Array<{ name: string, cpus: string }> = []
+export async function checkPinning (
+  pinning: Pinning,
+  processes: Array<{ name: string; pid: number; role: Role }>
+): Promise<Array<{ name: string; cpus: string }>> {
+  const seen: Array<{ name: string; cpus: string }> = []
   for (const { name, pid, role } of processes) {
     const lists = await cpusOfThreads(pid)
     const cpus = lists.length > 0 ? lists.join(' and ') : 'unknown'
     if (pinning.pinned) {
       const expected = String(role === 'server' ? pinning.serverCpu : pinning.loadCpu)
-      if (cpus !== expected) throw new Error(`${name} (pid ${pid}) has threads that may run on CPUs ${cpus}, not only on CPU ${expected} as planned`)
+      if (cpus !== expected) {
+        throw new Error(
+          `${name} (pid ${pid}) has threads that may run on CPUs ${cpus}, not only on CPU ` +
+          `${expected} as planned`
+        )
+      }
     }
     seen.push({ name, cpus })
   }

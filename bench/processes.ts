@@ -49,7 +49,15 @@ export interface SpawnOptions {
   logDir: string
 }
 
-export function spawnChild ({ name, command = process.execPath, args, env, cwd, url, logDir }: SpawnOptions): Child {
+export function spawnChild ({
+  name,
+  command = process.execPath,
+  args,
+  env,
+  cwd,
+  url,
+  logDir
+}: SpawnOptions): Child {
   const proc = spawn(command, args, {
     cwd,
     env: { ...process.env, ...env },
@@ -66,9 +74,10 @@ export function spawnChild ({ name, command = process.execPath, args, env, cwd, 
     if (lines.length > 20) lines.shift()
     if (!text.startsWith('{')) return
     try {
-      const entry = JSON.parse(text) as { level?: unknown, msg?: unknown, type?: unknown }
+      const entry = JSON.parse(text) as { level?: unknown; msg?: unknown; type?: unknown }
       if (typeof entry.level !== 'number' || entry.level < 40) return
-      const key = `${typeof entry.msg === 'string' ? entry.msg : '(no message)'}${typeof entry.type === 'string' ? ` (${entry.type})` : ''}`
+      const key = `${typeof entry.msg === 'string' ? entry.msg : '(no message)'}` +
+        `${typeof entry.type === 'string' ? ` (${entry.type})` : ''}`
       warnings.set(key, (warnings.get(key) ?? 0) + 1)
     } catch {}
   }
@@ -90,7 +99,16 @@ export function spawnChild ({ name, command = process.execPath, args, env, cwd, 
     })
   })
   exited.finally(() => log.end()).catch(() => {})
-  const child: Child = { name, proc, pid: proc.pid, url, logFile, tail: () => lines.join('\n'), warnings, exited }
+  const child: Child = {
+    name,
+    proc,
+    pid: proc.pid,
+    url,
+    logFile,
+    tail: () => lines.join('\n'),
+    warnings,
+    exited
+  }
   children.add(child)
   return child
 }
@@ -194,7 +212,10 @@ export async function sampleMemory (pid: number, intervalMs = 100): Promise<Memo
 
 let ticksPerSecond: number | undefined
 
-/** The kernel's clock ticks per second (USER_HZ), in which /proc reports CPU time: `getconf CLK_TCK`. */
+/**
+ * The kernel's clock ticks per second (USER_HZ), in which /proc reports CPU time: `getconf
+ * CLK_TCK`.
+ */
 export function clockTicks (): number {
   if (ticksPerSecond === undefined) {
     const r = spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' })
@@ -227,19 +248,32 @@ export async function cpuSecondsOf (pid: number): Promise<number | undefined> {
  * server keeps working on them: without this, that work would land in the
  * next measurement. Returns the seconds waited (capped at `timeoutMs`).
  */
-export async function waitIdle (pids: number[], { maxCores = 0.1, windowMs = 300, timeoutMs = 60_000 } = {}): Promise<number> {
+export async function waitIdle (
+  pids: number[],
+  { maxCores = 0.1, windowMs = 300, timeoutMs = 60_000 } = {}
+): Promise<number> {
   const start = Date.now()
   let before = await Promise.all(pids.map(cpuSecondsOf))
   for (;;) {
     await sleep(windowMs)
     const after = await Promise.all(pids.map(cpuSecondsOf))
-    const busiest = Math.max(0, ...after.map((a, i) => a !== undefined && before[i] !== undefined ? (a - (before[i] as number)) / (windowMs / 1000) : 0))
+    const busiest = Math.max(
+      0,
+      ...after.map((a, i) =>
+        a !== undefined && before[i] !== undefined
+          ? (a - (before[i] as number)) / (windowMs / 1000)
+          : 0
+      )
+    )
     if (busiest <= maxCores || Date.now() - start > timeoutMs) return (Date.now() - start) / 1000
     before = after
   }
 }
 
-/** One variable of a running process's environment as it was started (/proc/<pid>/environ); undefined when unset or unreadable. */
+/**
+ * One variable of a running process's environment as it was started (/proc/<pid>/environ);
+ * undefined when unset or unreadable.
+ */
 export async function environmentOf (pid: number, name: string): Promise<string | undefined> {
   try {
     const entries = (await readFile(`/proc/${pid}/environ`, 'utf8')).split('\0')
@@ -259,7 +293,10 @@ export function warningsSince (child: Child, before: Map<string, number>): strin
   return parts.length > 0 ? parts.join(', ') : undefined
 }
 
-/** CPU time used by the whole machine (all cores, idle and iowait excluded), seconds, from /proc/stat. */
+/**
+ * CPU time used by the whole machine (all cores, idle and iowait excluded), seconds, from
+ * /proc/stat.
+ */
 async function machineCpuSeconds (): Promise<number | undefined> {
   try {
     const stat = await readFile('/proc/stat', 'utf8')
@@ -289,10 +326,17 @@ export interface CpuUse {
  * bench (`ownPids` plus the runner): a noisy neighbour shows up as
  * `otherCores`, a saturated load generator as `loadCores` near 1.
  */
-export async function meterCpu (targetPid: number, { loadPids, ownPids }: { loadPids: number[], ownPids: number[] }): Promise<{ stop: () => Promise<CpuUse> }> {
+export async function meterCpu (
+  targetPid: number,
+  { loadPids, ownPids }: { loadPids: number[]; ownPids: number[] }
+): Promise<{ stop: () => Promise<CpuUse> }> {
   const pids = [...new Set([process.pid, targetPid, ...loadPids, ...ownPids])]
   const load = new Set([process.pid, ...loadPids])
-  const snapshot = async (): Promise<{ at: number, machine: number | undefined, own: Array<number | undefined> }> => {
+  const snapshot = async (): Promise<{
+    at: number
+    machine: number | undefined
+    own: Array<number | undefined>
+  }> => {
     const [machine, ...own] = await Promise.all([machineCpuSeconds(), ...pids.map(cpuSecondsOf)])
     return { at: performance.now(), machine, own }
   }
@@ -301,16 +345,26 @@ export async function meterCpu (targetPid: number, { loadPids, ownPids }: { load
     async stop () {
       const after = await snapshot()
       const seconds = (after.at - before.at) / 1000
-      const delta = (i: number): number | undefined => after.own[i] !== undefined && before.own[i] !== undefined ? (after.own[i] as number) - (before.own[i] as number) : undefined
-      const perSecond = (n: number | undefined): number | undefined => n !== undefined && seconds > 0 ? n / seconds : undefined
+      const delta = (i: number): number | undefined =>
+        after.own[i] !== undefined && before.own[i] !== undefined
+          ? (after.own[i] as number) - (before.own[i] as number)
+          : undefined
+      const perSecond = (n: number | undefined): number | undefined =>
+        n !== undefined && seconds > 0 ? n / seconds : undefined
       const ownTotal = pids.reduce((sum, _pid, i) => sum + (delta(i) ?? 0), 0)
-      const loadTotal = pids.reduce((sum, pid, i) => load.has(pid) ? sum + (delta(i) ?? 0) : sum, 0)
+      const loadTotal = pids.reduce(
+        (sum, pid, i) => (load.has(pid) ? sum + (delta(i) ?? 0) : sum),
+        0
+      )
       const targetSeconds = delta(pids.indexOf(targetPid))
       return {
         targetSeconds,
         targetCores: perSecond(targetSeconds),
         loadCores: perSecond(loadTotal),
-        otherCores: after.machine !== undefined && before.machine !== undefined ? perSecond(Math.max(0, after.machine - before.machine - ownTotal)) : undefined
+        otherCores:
+          after.machine !== undefined && before.machine !== undefined
+            ? perSecond(Math.max(0, after.machine - before.machine - ownTotal))
+            : undefined
       }
     }
   }

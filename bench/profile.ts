@@ -4,7 +4,13 @@ import { readFile } from 'node:fs/promises'
 
 interface ProfileNode {
   id: number
-  callFrame: { functionName: string, scriptId: string | number, url: string, lineNumber: number, columnNumber: number }
+  callFrame: {
+    functionName: string
+    scriptId: string | number
+    url: string
+    lineNumber: number
+    columnNumber: number
+  }
   children?: number[]
 }
 
@@ -34,11 +40,15 @@ export interface ProfileSummary {
   origins: SelfTime[]
 }
 
-/** Where a frame comes from: `fastify`, `src/upstream/client.ts`, `node:internal`, `(garbage collector)`... */
+/**
+ * Where a frame comes from: `fastify`, `src/upstream/client.ts`, `node:internal`, `(garbage
+ * collector)`...
+ */
 export function originOf (url: string, functionName: string, scriptId: string | number): string {
   if (url === '') {
     if (functionName.startsWith('(')) return functionName
-    // Code without a file: compiled at run time (new Function: serializers, validators, compiled mappers).
+    // Code without a file: compiled at run time (new Function: serializers, validators, compiled
+    // mappers).
     return Number(scriptId) !== 0 ? 'generated code (new Function)' : 'native (C++ builtins)'
   }
   if (url.startsWith('node:')) return 'node internals'
@@ -64,15 +74,26 @@ function shortUrl (url: string): string {
  * `fromSeconds`: samples taken earlier than this after the profile started
  * are left out (start-up: module loading, schema compilation).
  */
-export async function summarizeProfile (file: string, top = 25, fromSeconds = 0): Promise<ProfileSummary> {
+export async function summarizeProfile (
+  file: string,
+  top = 25,
+  fromSeconds = 0
+): Promise<ProfileSummary> {
   const profile = JSON.parse(await readFile(file, 'utf8')) as CpuProfile
-  const byId = new Map<number, ProfileNode>(profile.nodes.map(n => [n.id, n]))
+  const byId = new Map<number, ProfileNode>(profile.nodes.map((n) => [n.id, n]))
   const parentOf = new Map<number, ProfileNode>()
-  for (const node of profile.nodes) for (const child of node.children ?? []) parentOf.set(child, node)
-  /** The nearest caller that has a source file, to say where a native or generated frame is used. */
+  for (const node of profile.nodes) {
+    for (const child of node.children ?? []) parentOf.set(child, node)
+  }
+  /**
+   * The nearest caller that has a source file, to say where a native or generated frame is used.
+   */
   const callerOf = (id: number): string | undefined => {
     for (let p = parentOf.get(id); p !== undefined; p = parentOf.get(p.id)) {
-      if (p.callFrame.url !== '') return `${p.callFrame.functionName || '(anonymous)'} ${shortUrl(p.callFrame.url)}:${p.callFrame.lineNumber + 1}`
+      if (p.callFrame.url !== '') {
+        return `${p.callFrame.functionName || '(anonymous)'} ` +
+        `${shortUrl(p.callFrame.url)}:${p.callFrame.lineNumber + 1}`
+      }
     }
     return undefined
   }
@@ -103,15 +124,24 @@ export async function summarizeProfile (file: string, top = 25, fromSeconds = 0)
     else if (functionName.startsWith('(')) name = functionName
     else {
       const caller = callerOf(id)
-      name = `${functionName || '(anonymous)'} [${origin.startsWith('generated') ? 'generated' : 'native'}${caller !== undefined ? `, called from ${caller}` : ''}]`
+      name =
+        `${functionName || '(anonymous)'} ` +
+        `[${origin.startsWith('generated') ? 'generated' : 'native'}` +
+        `${caller !== undefined ? `, called from ${caller}` : ''}]`
     }
     functions.set(name, (functions.get(name) ?? 0) + us)
     origins.set(origin, (origins.get(origin) ?? 0) + us)
   }
   const busy = total - idle
-  const rank = (map: Map<string, number>, n: number): SelfTime[] => [...map]
-    .sort((a, b) => b[1] - a[1])
-    .slice(0, n)
-    .map(([name, us]) => ({ name, ms: us / 1000, share: busy > 0 ? us / busy : 0 }))
-  return { totalMs: total / 1000, busyMs: busy / 1000, functions: rank(functions, top), origins: rank(origins, 15) }
+  const rank = (map: Map<string, number>, n: number): SelfTime[] =>
+    [...map]
+      .sort((a, b) => b[1] - a[1])
+      .slice(0, n)
+      .map(([name, us]) => ({ name, ms: us / 1000, share: busy > 0 ? us / busy : 0 }))
+  return {
+    totalMs: total / 1000,
+    busyMs: busy / 1000,
+    functions: rank(functions, top),
+    origins: rank(origins, 15)
+  }
 }

@@ -38,7 +38,13 @@ app.get(RAW_READY_PATH, async () => ({ ready: true }))
 for (const route of ['bl', 'sp2'] as const) {
   app.get(`/raw/${route}`, (request, reply) => {
     const path = upstreamPathOf(route, request.query as Query)
-    if (path === undefined) return reply.code(400).send({ message: route === 'bl' ? 'npwp is required' : 'npwp, blNo and blDate are required' })
+    if (path === undefined) {
+      return reply
+        .code(400)
+        .send({
+          message: route === 'bl' ? 'npwp is required' : 'npwp, blNo and blDate are required'
+        })
+    }
     return reply.from(path, { rewriteRequestHeaders: withCredentials })
   })
 }

@@ -25,17 +25,26 @@ const pool = new Pool(config.upstreamUrl, {
   headersTimeout: 10_000,
   bodyTimeout: 10_000
 })
-const headers = { accept: 'application/json', [config.apiKeyHeader]: config.apiKey, authorization: config.accessToken }
+const headers = {
+  accept: 'application/json',
+  [config.apiKeyHeader]: config.apiKey,
+  authorization: config.accessToken
+}
 
 const app = Fastify({ logger: false, keepAliveTimeout: 72_000 })
 /** `cache` mode: answers by URL. The bench repeats one URL per case, so this stays small. */
 const kept = new Map<string, Buffer>()
 
-/** `{ data, meta: { count } }` of the hub's answer: its list (top level, or the one key's value), re-serialized. */
+/**
+ * `{ data, meta: { count } }` of the hub's answer: its list (top level, or the one key's value),
+ * re-serialized.
+ */
 function reserialized (bytes: Buffer): Buffer {
   const parsed = JSON.parse(bytes.toString('utf8')) as unknown
   const data = Array.isArray(parsed) ? parsed : Object.values(parsed as Record<string, unknown>)[0]
-  return Buffer.from(JSON.stringify({ data, meta: { count: Array.isArray(data) ? data.length : undefined } }))
+  return Buffer.from(
+    JSON.stringify({ data, meta: { count: Array.isArray(data) ? data.length : undefined } })
+  )
 }
 
 app.get(RAW_READY_PATH, async () => ({ ready: true }))
@@ -62,7 +71,15 @@ for (const route of ['bl', 'sp2'] as const) {
 await app.listen({ port: config.port, host: config.host })
 
 const stop = (): void => {
-  app.close().then(async () => { await pool.close() }).then(() => process.exit(0), () => process.exit(1))
+  app
+    .close()
+    .then(async () => {
+      await pool.close()
+    })
+    .then(
+      () => process.exit(0),
+      () => process.exit(1)
+    )
 }
 process.once('SIGTERM', stop)
 process.once('SIGINT', stop)

@@ -16,7 +16,21 @@ import { CONTAINER_CASES, containerSetup } from './container.ts'
 import { runLoad, type LoadResult } from './load.ts'
 import { parseOptions, USAGE, type BenchOptions, type CaseName, type ModeName } from './options.ts'
 import { checkPinning, pinProcess, planPinning, type Pinning } from './pinning.ts'
-import { clockTicks, environmentOf, freePort, memoryOf, meterCpu, sampleMemory, spawnChild, stopAll, stopChild, waitIdle, waitReady, warningsSince, type Child } from './processes.ts'
+import {
+  clockTicks,
+  environmentOf,
+  freePort,
+  memoryOf,
+  meterCpu,
+  sampleMemory,
+  spawnChild,
+  stopAll,
+  stopChild,
+  waitIdle,
+  waitReady,
+  warningsSince,
+  type Child
+} from './processes.ts'
 import { summarizeProfile } from './profile.ts'
 import { startRedis, type BenchRedis } from './redis.ts'
 import { measureTranscoder } from './transcode-speed.ts'
@@ -35,7 +49,17 @@ import {
   type PinningReport,
   type ReportInput
 } from './report.ts'
-import { CACHED_REFERENCES, RAW_READY_PATH, REFERENCE_MODES, UNCACHED_REFERENCES, UPSTREAM_READY_PATH, type RawProxyConfig, type ReferenceMode, type ReferenceServerConfig, type UpstreamConfig } from './shared.ts'
+import {
+  CACHED_REFERENCES,
+  RAW_READY_PATH,
+  REFERENCE_MODES,
+  UNCACHED_REFERENCES,
+  UPSTREAM_READY_PATH,
+  type RawProxyConfig,
+  type ReferenceMode,
+  type ReferenceServerConfig,
+  type UpstreamConfig
+} from './shared.ts'
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url))
 const HOST = '127.0.0.1'
@@ -43,10 +67,14 @@ const GATEWAY_READY_PATH = '/health/ready'
 /** How long a gateway may take to start (as the stage variants may). */
 const GATEWAY_START_MS = 120_000
 
-/** The bench's client of the gateway (CLIENTS_FILE); its key goes as a bearer token to every target. */
+/**
+ * The bench's client of the gateway (CLIENTS_FILE); its key goes as a bearer token to every target.
+ */
 const CLIENT_KEY = 'bench-client-key-0d5c1e7a9b3f4862'
 const CLIENT_HEADERS = { authorization: `Bearer ${CLIENT_KEY}` }
-/** The highest rate limit the gateway accepts: the limiter runs but never refuses at bench rates. */
+/**
+ * The highest rate limit the gateway accepts: the limiter runs but never refuses at bench rates.
+ */
 const BENCH_RATE_LIMIT = 1_000_000
 
 async function writeClientsFile (dir: string): Promise<string> {
@@ -75,8 +103,13 @@ function log (message: string): void {
 }
 
 function commandLine (argv: string[]): string {
-  const quoted = argv.map(a => /^[\w@%+=:,./-]+$/.test(a) ? a : `'${a.replaceAll("'", "'\\''")}'`).join(' ')
-  if (process.env.npm_lifecycle_event === 'bench') return `npm run bench${quoted !== '' ? ` -- ${quoted}` : ''}`
+  const quoted = argv
+    .map((a) => (/^[\w@%+=:,./-]+$/.test(a) ? a : `'${a.replaceAll("'", "'\\''")}'`))
+    .join(' ')
+  if (process.env.npm_lifecycle_event === 'bench') {
+    return 'npm run ' +
+    `bench${quoted !== '' ? ` -- ${quoted}` : ''}`
+  }
   return `npx tsx bench/run.ts${quoted !== '' ? ` ${quoted}` : ''}`
 }
 
@@ -84,7 +117,13 @@ function commandLine (argv: string[]): string {
 function childEnv (extra: Record<string, string>): Record<string, string> {
   const env: Record<string, string> = {}
   for (const [k, v] of Object.entries(process.env)) {
-    if (v === undefined || k === 'NODE_OPTIONS' || k === 'NODE_V8_COVERAGE' || k.startsWith('TAP') || k.startsWith('_TAPJS')) continue
+    if (
+      v === undefined ||
+      k === 'NODE_OPTIONS' ||
+      k === 'NODE_V8_COVERAGE' ||
+      k.startsWith('TAP') ||
+      k.startsWith('_TAPJS')
+    ) { continue }
     env[k] = v
   }
   return { ...env, ...extra }
@@ -161,7 +200,13 @@ async function getJson (url: string): Promise<{ status: number, bytes: number, b
 }
 
 /** Checks once that every target answers what the case expects, before any load. */
-async function verify (cases: Case[], raw: Child, gateway: Child, cached: Child | undefined, references: Child[]): Promise<CacheStatus | undefined> {
+async function verify (
+  cases: Case[],
+  raw: Child,
+  gateway: Child,
+  cached: Child | undefined,
+  references: Child[]
+): Promise<CacheStatus | undefined> {
   for (const c of cases) {
     for (const reference of references) {
       const path = c.rawPathFor('097999999999999')
@@ -169,23 +214,38 @@ async function verify (cases: Case[], raw: Child, gateway: Child, cached: Child 
       const count = (r.body as { meta?: { count?: unknown } } | null)?.meta?.count
       const passedThrough = r.bytes === c.upstreamBytes
       if (r.status !== 200 || (!passedThrough && count !== c.expectedCount)) {
-        throw new Error(`${reference.name} answered ${r.status} with ${r.bytes} bytes (meta.count ${String(count)}) to ${path}: ${JSON.stringify(r.body).slice(0, 300)}\n${reference.tail()}`)
+        throw new Error(
+          `${reference.name} answered ${r.status} with ${r.bytes} bytes (meta.count ` +
+          `${String(count)}) to ${path}: ` +
+          `${JSON.stringify(r.body).slice(0, 300)}\n${reference.tail()}`
+        )
       }
     }
     const r = await getJson(raw.url + c.rawPath)
     if (r.status !== 200 || r.bytes !== c.upstreamBytes) {
-      throw new Error(`raw proxy answered ${r.status} with ${r.bytes} bytes to ${c.rawPath} (expected 200, ${c.upstreamBytes} bytes): ${JSON.stringify(r.body).slice(0, 300)}`)
+      throw new Error(
+        `raw proxy answered ${r.status} with ${r.bytes} bytes to ${c.rawPath} (expected 200, ` +
+        `${c.upstreamBytes} bytes): ${JSON.stringify(r.body).slice(0, 300)}`
+      )
     }
     for (const path of [c.gatewayPath, c.gatewayPathFor('097999999999999')]) {
       const g = await getJson(gateway.url + path)
       const count = (g.body as { meta?: { count?: unknown } } | null)?.meta?.count
       if (g.status !== 200 || count !== c.expectedCount) {
-        throw new Error(`gateway answered ${g.status} (meta.count ${String(count)}, expected ${c.expectedCount}) to ${path}: ${JSON.stringify(g.body).slice(0, 500)}\n${gateway.tail()}`)
+        throw new Error(
+          `gateway answered ${g.status} (meta.count ${String(count)}, expected ` +
+          `${c.expectedCount}) to ${path}: ` +
+          `${JSON.stringify(g.body).slice(0, 500)}\n${gateway.tail()}`
+        )
       }
       c.gatewayBytes = g.bytes
     }
     const r2 = await getJson(raw.url + c.rawPathFor('097999999999999'))
-    if (r2.status !== 200 || r2.bytes !== c.upstreamBytes) throw new Error(`raw proxy answered ${r2.status} with ${r2.bytes} bytes to a distinct-NPWP request`)
+    if (r2.status !== 200 || r2.bytes !== c.upstreamBytes) {
+      throw new Error(
+        `raw proxy answered ${r2.status} with ${r2.bytes} bytes to a distinct-NPWP request`
+      )
+    }
   }
   if (cached === undefined) return undefined
   const hits: string[] = []
@@ -194,15 +254,32 @@ async function verify (cases: Case[], raw: Child, gateway: Child, cached: Child 
   for (const c of cases) {
     await getJson(cached.url + c.gatewayPath)
     const second = await getJson(cached.url + c.gatewayPath)
-    if (second.status !== 200) throw new Error(`cached gateway answered ${second.status} to ${c.gatewayPath}`)
+    if (second.status !== 200) {
+      throw new Error(`cached gateway answered ${second.status} to ` +
+      `${c.gatewayPath}`)
+    }
     const meta = (second.body as { meta?: Record<string, unknown> } | null)?.meta ?? {}
     if ('cached' in meta) sawField = true
     if (meta.cached === true) hits.push(c.name)
     else misses.push(c.name)
   }
-  if (misses.length === 0) return { available: true, detail: '`meta.cached: true` on the second request of every case' }
-  if (!sawField) return { available: false, detail: 'no `meta.cached` in the gateway\'s answers; `CACHE_TTL_SECONDS` has no effect yet' }
-  return { available: false, detail: `\`meta.cached\` not true on a repeated request for ${misses.join(', ')}` }
+  if (misses.length === 0) {
+    return {
+      available: true,
+      detail: '`meta.cached: true` on the ' +
+    'second request of every case'
+    }
+  }
+  if (!sawField) {
+    return {
+      available: false,
+      detail: "no `meta.cached` in the gateway's answers; `CACHE_TTL_SECONDS` has no effect yet"
+    }
+  }
+  return {
+    available: false,
+    detail: `\`meta.cached\` not true on a repeated request for ${misses.join(', ')}`
+  }
 }
 
 /** Checks once that the container gateway answers each of its cases, before any load. */
@@ -231,7 +308,10 @@ interface Targets {
 
 /** Every bench process, for the quiet check between runs. */
 const quietPids: number[] = []
-/** The load side's processes beside the runner (the upstream, Redis), whose CPU use each run reports. */
+/**
+ * The load side's processes beside the runner (the upstream, Redis), whose CPU use each run
+ * reports.
+ */
 const loadPids: number[] = []
 /** Whether every process has been idle since the last check (no load in between). */
 let settled = false
@@ -239,11 +319,19 @@ let settled = false
 async function settle (): Promise<void> {
   if (settled) return
   const waited = await waitIdle(quietPids)
-  if (waited > 2) log(`waited ${waited.toFixed(1)} s for the processes to finish abandoned requests`)
+  if (waited > 2) {
+    log(`waited ${waited.toFixed(1)} s for the processes to finish abandoned ` +
+    'requests')
+  }
   settled = true
 }
 
-async function measure (target: Child, path: string | (() => string), connections: number, options: BenchOptions): Promise<Measurement> {
+async function measure (
+  target: Child,
+  path: string | (() => string),
+  connections: number,
+  options: BenchOptions
+): Promise<Measurement> {
   const load = async (durationS: number, amount = 0): Promise<LoadResult> => {
     settled = false
     return await runLoad({
@@ -272,7 +360,8 @@ async function measure (target: Child, path: string | (() => string), connection
   await settle()
   const logged = warningsSince(target, before)
   const overloaded = sheddingSince(target, before)
-  const usPerRequest = targetSeconds !== undefined && result.ok > 0 ? targetSeconds / result.ok * 1e6 : undefined
+  const usPerRequest =
+    targetSeconds !== undefined && result.ok > 0 ? (targetSeconds / result.ok) * 1e6 : undefined
   return {
     ...result,
     peakRssMb,
@@ -301,17 +390,45 @@ function sheddingSince (child: Child, before: Map<string, number>): number {
 function describe (m: Measurement): string {
   const problems = problemsOf(m)
   const cpu = m.usPerRequest !== undefined ? `, ${Math.round(m.usPerRequest)} µs/req` : ''
-  return `${Math.round(m.rps)} req/s${cpu}, p50 ${m.p50.toFixed(1)} ms, p99 ${m.p99.toFixed(1)} ms${m.peakRssMb !== undefined ? `, RSS ${Math.round(m.peakRssMb)} MB` : ''}${m.targetCores !== undefined ? `, CPU ${m.targetCores.toFixed(2)}` : ''}${m.loadCores !== undefined ? `, load side ${m.loadCores.toFixed(2)}` : ''}${m.otherCores !== undefined ? `, others ${m.otherCores.toFixed(2)} cores` : ''}${problems !== undefined ? ` ⚠ ${problems}` : ''}${m.logged !== undefined ? ` [logged: ${m.logged}]` : ''}`
+  return (
+    `${Math.round(m.rps)} req/s${cpu}, p50 ${m.p50.toFixed(1)} ms, p99 ${m.p99.toFixed(1)} ` +
+    `ms${m.peakRssMb !== undefined ? `, RSS ${Math.round(m.peakRssMb)} MB` : ''}` +
+    `${m.targetCores !== undefined ? `, CPU ${m.targetCores.toFixed(2)}` : ''}` +
+    `${m.loadCores !== undefined ? `, load side ${m.loadCores.toFixed(2)}` : ''}` +
+    `${m.otherCores !== undefined ? `, others ${m.otherCores.toFixed(2)} cores` : ''}` +
+    `${problems !== undefined ? ` ⚠ ${problems}` : ''}` +
+    `${m.logged !== undefined ? ` [logged: ${m.logged}]` : ''}`
+  )
 }
 
-async function runPair (round: number, c: Case, kind: PairKind, connections: number, targets: Targets, options: BenchOptions): Promise<Pair> {
+async function runPair (
+  round: number,
+  c: Case,
+  kind: PairKind,
+  connections: number,
+  targets: Targets,
+  options: BenchOptions
+): Promise<Pair> {
   const gateway = kind === 'cached' ? targets.cached : targets.gateway
   if (gateway === undefined) throw new Error('cached gateway not started')
   const order = round % 2 === 1 ? 'raw first' : 'gateway first'
-  // Cached runs repeat the warmed URL; the others ask a distinct lookup each time (unless --same-url).
+  // Cached runs repeat the warmed URL; the others ask a distinct lookup each time (unless
+  // --same-url).
   const distinct = kind !== 'cached' && !options.sameUrl
-  const runRaw = async (): Promise<Measurement> => await measure(targets.raw, distinct ? distinctPaths(c.rawPathFor) : c.rawPath, connections, options)
-  const runGateway = async (): Promise<Measurement> => await measure(gateway, distinct ? distinctPaths(c.gatewayPathFor) : c.gatewayPath, connections, options)
+  const runRaw = async (): Promise<Measurement> =>
+    await measure(
+      targets.raw,
+      distinct ? distinctPaths(c.rawPathFor) : c.rawPath,
+      connections,
+      options
+    )
+  const runGateway = async (): Promise<Measurement> =>
+    await measure(
+      gateway,
+      distinct ? distinctPaths(c.gatewayPathFor) : c.gatewayPath,
+      connections,
+      options
+    )
   let raw: Measurement
   let gw: Measurement
   if (order === 'raw first') {
@@ -321,16 +438,39 @@ async function runPair (round: number, c: Case, kind: PairKind, connections: num
     gw = await runGateway()
     raw = await runRaw()
   }
-  const pair: Pair = { round, caseName: c.name, kind, connections, order, raw, gateway: gw, ratio: gw.rps / raw.rps, cpuRatio: cpuRatioOf(gw, raw), p99Added: gw.p99 - raw.p99 }
-  log(`round ${round} ${c.name} ${kind} @${connections}: raw ${describe(raw)} | gateway ${describe(gw)} | CPU ratio ${pair.cpuRatio.toFixed(2)}, req/s ratio ${pair.ratio.toFixed(2)}`)
-  // Right after the pair, so that they see the machine the pair saw; they answer the raw proxy's routes.
+  const pair: Pair = {
+    round,
+    caseName: c.name,
+    kind,
+    connections,
+    order,
+    raw,
+    gateway: gw,
+    ratio: gw.rps / raw.rps,
+    cpuRatio: cpuRatioOf(gw, raw),
+    p99Added: gw.p99 - raw.p99
+  }
+  log(
+    `round ${round} ${c.name} ${kind} @${connections}: raw ${describe(raw)} | gateway ` +
+    `${describe(gw)} | CPU ratio ${pair.cpuRatio.toFixed(2)}, req/s ratio ${pair.ratio.toFixed(2)}`
+  )
+  // Right after the pair, so that they see the machine the pair saw; they answer the raw proxy's
+  // routes.
   const modes = kind === 'cached' ? CACHED_REFERENCES : UNCACHED_REFERENCES
-  const references = targets.references.filter(r => modes.includes(r.mode))
+  const references = targets.references.filter((r) => modes.includes(r.mode))
   if (references.length > 0) {
     pair.references = []
     for (const { mode, child } of references) {
-      const m = await measure(child, distinct ? distinctPaths(c.rawPathFor) : c.rawPath, connections, options)
-      log(`round ${round} ${c.name} ${kind} @${connections}: reference ${mode} ${describe(m)} | CPU ratio to raw ${cpuRatioOf(m, raw).toFixed(2)}, req/s ${(m.rps / raw.rps).toFixed(2)}`)
+      const m = await measure(
+        child,
+        distinct ? distinctPaths(c.rawPathFor) : c.rawPath,
+        connections,
+        options
+      )
+      log(
+        `round ${round} ${c.name} ${kind} @${connections}: reference ${mode} ${describe(m)} | ` +
+        `CPU ratio to raw ${cpuRatioOf(m, raw).toFixed(2)}, req/s ${(m.rps / raw.rps).toFixed(2)}`
+      )
       pair.references.push({ mode, m })
     }
   }
@@ -338,8 +478,10 @@ async function runPair (round: number, c: Case, kind: PairKind, connections: num
     const paths = distinct ? distinctPaths(c.gatewayPathFor) : c.gatewayPath
     const m = await measure(targets.container, paths, connections, options)
     const ratio = cpuRatioOf(m, gw).toFixed(2)
-    log(`round ${round} ${c.name} container @${connections}: ${describe(m)} | ` +
-      `CPU ÷ gateway ${ratio}`)
+    log(
+      `round ${round} ${c.name} container @${connections}: ${describe(m)} | ` +
+        `CPU ÷ gateway ${ratio}`
+    )
     pair.container = m
   }
   return pair
@@ -360,7 +502,13 @@ function gatewayArgs (
  * bench must set (the upstream, the client key, a rate limit it never hits,
  * warn-level logs) and `extra` (the cached gateway's lifetime, REDIS_URL).
  */
-function gatewayEnv (port: number, upstreamUrl: string, options: BenchOptions, clientsFile: string, extra: Record<string, string>): Record<string, string> {
+function gatewayEnv (
+  port: number,
+  upstreamUrl: string,
+  options: BenchOptions,
+  clientsFile: string,
+  extra: Record<string, string>
+): Record<string, string> {
   return childEnv({
     CLIENTS_FILE: clientsFile,
     RATE_LIMIT_MAX: String(BENCH_RATE_LIMIT),
@@ -379,13 +527,17 @@ function gatewayEnv (port: number, upstreamUrl: string, options: BenchOptions, c
     // With one URL repeated, a cache lifetime would answer the uncached runs.
     ...(options.sameUrl ? { CACHE_TTL_SECONDS: '0' } : {}),
     ...extra,
-    // One client drives every connection: the bound per client on hub calls in flight would refuse most.
+    // One client drives every connection: the bound per client on hub calls in flight would refuse
+    // most.
     UPSTREAM_MAX_CALLS_PER_CLIENT: '0',
     ...options.gatewayEnv
   })
 }
 
-/** The commit, and how many files under src/ differ from it (others may be editing while the bench runs). */
+/**
+ * The commit, and how many files under src/ differ from it (others may be editing while the bench
+ * runs).
+ */
 function describeCode (): string {
   const git = (...args: string[]): string | undefined => {
     const r = spawnSync('git', args, { cwd: ROOT, encoding: 'utf8' })
@@ -393,8 +545,14 @@ function describeCode (): string {
   }
   const head = git('rev-parse', '--short', 'HEAD')
   if (head === undefined) return 'not a git checkout'
-  const dirty = (git('status', '--porcelain', '--', 'src') ?? '').split('\n').filter(l => l.trim() !== '').length
-  return `commit ${head}${dirty > 0 ? ` with uncommitted changes in ${dirty} file${dirty === 1 ? '' : 's'} under src/` : ''}`
+  const dirty = (git('status', '--porcelain', '--', 'src') ?? '')
+    .split('\n')
+    .filter((l) => l.trim() !== '').length
+  return (
+    `commit ${head}` + (dirty > 0
+      ? ` with uncommitted changes in ${dirty} file${dirty === 1 ? '' : 's'} under src/`
+      : '')
+  )
 }
 
 async function distinctPorts (n: number): Promise<number[]> {
@@ -403,7 +561,15 @@ async function distinctPorts (n: number): Promise<number[]> {
   return [...ports]
 }
 
-async function profileGateway (c: Case, upstreamUrl: string, tsx: string, dir: string, clientsFile: string, options: BenchOptions, pinning: Pinning): Promise<ReportInput['profile']> {
+async function profileGateway (
+  c: Case,
+  upstreamUrl: string,
+  tsx: string,
+  dir: string,
+  clientsFile: string,
+  options: BenchOptions,
+  pinning: Pinning
+): Promise<ReportInput['profile']> {
   const cached = options.profileMode === 'cached'
   const profDir = join(dir, 'cpu-profile')
   await mkdir(profDir, { recursive: true })
@@ -412,7 +578,13 @@ async function profileGateway (c: Case, upstreamUrl: string, tsx: string, dir: s
   const child = spawnChild({
     name: 'gateway-profiled',
     args: gatewayArgs(options, tsx, ['--cpu-prof', '--cpu-prof-dir', profDir]),
-    env: gatewayEnv(port as number, upstreamUrl, options, clientsFile, cached ? { CACHE_TTL_SECONDS: String(options.cacheTtl) } : {}),
+    env: gatewayEnv(
+      port as number,
+      upstreamUrl,
+      options,
+      clientsFile,
+      cached ? { CACHE_TTL_SECONDS: String(options.cacheTtl) } : {}
+    ),
     cwd: dir,
     url: `http://${HOST}:${port as number}`,
     logDir: dir
@@ -423,17 +595,24 @@ async function profileGateway (c: Case, upstreamUrl: string, tsx: string, dir: s
   quietPids.push(child.pid)
   // Start-up (module loading, schema compilation) is left out of the summary.
   const fromSeconds = Math.max(0, (Date.now() - spawnedAt) / 1000 - 0.05)
-  const load = await measure(child, options.sameUrl || cached ? c.gatewayPath : distinctPaths(c.gatewayPathFor), options.connections, options)
+  const load = await measure(
+    child,
+    options.sameUrl || cached ? c.gatewayPath : distinctPaths(c.gatewayPathFor),
+    options.connections,
+    options
+  )
   log(`profile run: ${describe(load)}`)
   await stopChild(child, 15_000)
-  const files = (await readdir(profDir)).filter(f => f.endsWith('.cpuprofile'))
+  const files = (await readdir(profDir)).filter((f) => f.endsWith('.cpuprofile'))
   if (files.length === 0) {
     log('no .cpuprofile written (the gateway did not exit normally)')
     return undefined
   }
   const file = join(profDir, files[0] as string)
   if (options.profileOut !== undefined) {
-    const target = isAbsolute(options.profileOut) ? options.profileOut : join(process.cwd(), options.profileOut)
+    const target = isAbsolute(options.profileOut)
+      ? options.profileOut
+      : join(process.cwd(), options.profileOut)
     await mkdir(dirname(target), { recursive: true })
     await copyFile(file, target)
     log(`CPU profile kept in ${target}`)
@@ -471,11 +650,20 @@ async function main (): Promise<number> {
   let buildWarning: string | undefined
   if (options.build) {
     log('npm run build')
-    const build = spawnSync('npm', ['run', 'build'], { cwd: ROOT, stdio: ['ignore', 'inherit', 'inherit'], env: childEnv({}) })
+    const build = spawnSync('npm', ['run', 'build'], {
+      cwd: ROOT,
+      stdio: ['ignore', 'inherit', 'inherit'],
+      env: childEnv({})
+    })
     if (build.status !== 0) {
       // tsc still emits on type errors; go on with what it emitted, and say so.
-      if (!existsSync(join(ROOT, 'dist/server.js'))) throw new Error(`npm run build failed (exit ${String(build.status)}) and dist/server.js is missing`)
-      buildWarning = `\`npm run build\` exited with ${String(build.status)} (type errors in src/ at the time); the JavaScript tsc emitted anyway was measured`
+      if (!existsSync(join(ROOT, 'dist/server.js'))) {
+        throw new Error(
+          `npm run build failed (exit ${String(build.status)}) and dist/server.js is missing`
+        )
+      }
+      buildWarning = `\`npm run build\` exited with ${String(build.status)} (type errors in src/ ` +
+        'at the time); the JavaScript tsc emitted anyway was measured'
       log(buildWarning)
     }
   }
@@ -493,8 +681,15 @@ async function main (): Promise<number> {
     await writeProfileFile(clientsFile, options)
     const cases = casesFrom(bodies, options.cases)
     const needCached = options.modes.includes('cached') && !options.stages
-    // buffer and parse beside the uncached and latency pairs (the latency pair runs whatever --modes says), cache beside the cached ones.
-    const referenceModes = options.references && !options.stages ? REFERENCE_MODES.filter(mode => UNCACHED_REFERENCES.includes(mode) || (needCached && CACHED_REFERENCES.includes(mode))) : []
+    // buffer and parse beside the uncached and latency pairs (the latency pair runs whatever
+    // --modes says), cache beside the cached ones.
+    const referenceModes =
+      options.references && !options.stages
+        ? REFERENCE_MODES.filter(
+          (mode) =>
+            UNCACHED_REFERENCES.includes(mode) || (needCached && CACHED_REFERENCES.includes(mode))
+        )
+        : []
     const needContainer = options.container && !options.stages &&
       options.modes.includes('uncached') && cases.some(c => CONTAINER_CASES.includes(c.name))
     const [
@@ -514,7 +709,10 @@ async function main (): Promise<number> {
       apiKey: SANDBOX_API_KEY,
       accessToken: SANDBOX_ACCESS_TOKEN,
       blListFile: bodies.blListFile,
-      sp2Files: { [bodies.sp2.twenty.blNo]: bodies.sp2.twenty.file, [bodies.sp2.fiveHundred.blNo]: bodies.sp2.fiveHundred.file }
+      sp2Files: {
+        [bodies.sp2.twenty.blNo]: bodies.sp2.twenty.file,
+        [bodies.sp2.fiveHundred.blNo]: bodies.sp2.fiveHundred.file
+      }
     }
     const upstreamConfigFile = join(dir, 'upstream.json')
     await writeFile(upstreamConfigFile, JSON.stringify(upstreamConfig))
@@ -541,18 +739,54 @@ async function main (): Promise<number> {
           ...(needCached ? { 'gateway-cached': redis.urlOf(2) } : {}),
           ...(container !== undefined ? { 'gateway-container': redis.urlOf(3) } : {})
         }
-    const withRedis = (name: string): Record<string, string> => redisUrls[name] !== undefined ? { REDIS_URL: redisUrls[name] } : {}
+    const withRedis = (name: string): Record<string, string> =>
+      redisUrls[name] !== undefined ? { REDIS_URL: redisUrls[name] } : {}
 
     log('starting upstream, raw proxy and gateway')
     const benchDir = fileURLToPath(new URL('.', import.meta.url))
-    const upstream = spawnChild({ name: 'upstream', args: ['--import', tsx, join(benchDir, 'upstream.ts'), upstreamConfigFile], env: childEnv({ NODE_ENV: 'production' }), cwd: dir, url: upstreamUrl, logDir: dir })
-    const raw = spawnChild({ name: 'raw-proxy', args: ['--import', tsx, join(benchDir, 'raw-proxy.ts'), JSON.stringify(rawConfig)], env: childEnv({ NODE_ENV: 'production' }), cwd: dir, url: `http://${HOST}:${rawPort}`, logDir: dir })
-    const gateway = spawnChild({ name: 'gateway', args: gatewayArgs(options, tsx), env: gatewayEnv(gatewayPort, upstreamUrl, options, clientsFile, withRedis('gateway')), cwd: dir, url: `http://${HOST}:${gatewayPort}`, logDir: dir })
+    const upstream = spawnChild({
+      name: 'upstream',
+      args: ['--import', tsx, join(benchDir, 'upstream.ts'), upstreamConfigFile],
+      env: childEnv({ NODE_ENV: 'production' }),
+      cwd: dir,
+      url: upstreamUrl,
+      logDir: dir
+    })
+    const raw = spawnChild({
+      name: 'raw-proxy',
+      args: ['--import', tsx, join(benchDir, 'raw-proxy.ts'), JSON.stringify(rawConfig)],
+      env: childEnv({ NODE_ENV: 'production' }),
+      cwd: dir,
+      url: `http://${HOST}:${rawPort}`,
+      logDir: dir
+    })
+    const gateway = spawnChild({
+      name: 'gateway',
+      args: gatewayArgs(options, tsx),
+      env: gatewayEnv(gatewayPort, upstreamUrl, options, clientsFile, withRedis('gateway')),
+      cwd: dir,
+      url: `http://${HOST}:${gatewayPort}`,
+      logDir: dir
+    })
     const cached = needCached
-      ? spawnChild({ name: 'gateway-cached', args: gatewayArgs(options, tsx), env: gatewayEnv(cachedPort, upstreamUrl, options, clientsFile, { CACHE_TTL_SECONDS: String(options.cacheTtl), ...withRedis('gateway-cached') }), cwd: dir, url: `http://${HOST}:${cachedPort}`, logDir: dir })
+      ? spawnChild({
+        name: 'gateway-cached',
+        args: gatewayArgs(options, tsx),
+        env: gatewayEnv(cachedPort, upstreamUrl, options, clientsFile, {
+          CACHE_TTL_SECONDS: String(options.cacheTtl),
+          ...withRedis('gateway-cached')
+        }),
+        cwd: dir,
+        url: `http://${HOST}:${cachedPort}`,
+        logDir: dir
+      })
       : undefined
     const references = referenceModes.map((mode, i) => {
-      const config: ReferenceServerConfig = { ...rawConfig, port: referencePorts[i] as number, mode }
+      const config: ReferenceServerConfig = {
+        ...rawConfig,
+        port: referencePorts[i] as number,
+        mode
+      }
       const script = mode === 'hand-written' ? 'hand-written-server.ts' : 'reference-server.ts'
       return {
         mode,
@@ -584,7 +818,8 @@ async function main (): Promise<number> {
       waitReady(upstream, UPSTREAM_READY_PATH),
       waitReady(raw, RAW_READY_PATH),
       ...references.map(r => waitReady(r.child, RAW_READY_PATH)),
-      // The gateways load and compile more than the others; on a busy machine, from src/, over 30 s.
+      // The gateways load and compile more than the others; on a busy machine, from src/, over 30
+      // s.
       ...[gateway, cached, containerGateway].filter((c): c is Child => c !== undefined)
         .map(async (c) => { await waitReady(c, GATEWAY_READY_PATH, GATEWAY_START_MS) })
     ])
@@ -605,7 +840,10 @@ async function main (): Promise<number> {
     const pinningReport: PinningReport = {
       pinned: pinning.pinned,
       text: pinning.pinned
-        ? `with \`taskset\`: each server under test (${servers.map(c => c.name).join(', ')}) on CPU ${pinning.serverCpu}, one measured at a time; the load generator (autocannon, in the bench's own process) and the upstream${redis !== undefined ? ' and Redis' : ''} on CPU ${pinning.loadCpu}`
+        ? `with \`taskset\`: each server under test (${servers.map((c) => c.name).join(', ')}) ` +
+          `on CPU ${pinning.serverCpu}, one measured at a time; the load generator (autocannon, ` +
+          'in the bench\'s own process) and the ' +
+          `upstream${redis !== undefined ? ' and Redis' : ''} on CPU ${pinning.loadCpu}`
         : pinning.reason,
       seen
     }
@@ -624,7 +862,11 @@ async function main (): Promise<number> {
             args: gatewayArgs(options, tsx, ['--import', join(benchDir, 'stages/register.ts')]),
             env: gatewayEnv(port as number, upstreamUrl, options, clientsFile, {
               BENCH_STAGE_VARIANT: variant,
-              BENCH_STAGE_BODIES: JSON.stringify({ noblbc: bodies.blListFile, [bodies.sp2.twenty.blNo]: bodies.sp2.twenty.file, [bodies.sp2.fiveHundred.blNo]: bodies.sp2.fiveHundred.file }),
+              BENCH_STAGE_BODIES: JSON.stringify({
+                noblbc: bodies.blListFile,
+                [bodies.sp2.twenty.blNo]: bodies.sp2.twenty.file,
+                [bodies.sp2.fiveHundred.blNo]: bodies.sp2.fiveHundred.file
+              }),
               BENCH_STAGE_LATENCY_MS: String(options.latency)
             }),
             cwd: dir,
@@ -634,16 +876,31 @@ async function main (): Promise<number> {
           await waitReady(child, GATEWAY_READY_PATH, GATEWAY_START_MS)
           pinProcess(pinning, 'server', child.pid)
           quietPids.push(child.pid)
-          const g = await getJson(child.url + c.gatewayPathFor(`0979${String(next++).padStart(11, '0')}`))
-          if (g.status !== 200) throw new Error(`gateway variant ${variant} answered ${g.status}: ${JSON.stringify(g.body).slice(0, 300)}\n${child.tail()}`)
+          const g = await getJson(
+            child.url + c.gatewayPathFor(`0979${String(next++).padStart(11, '0')}`)
+          )
+          if (g.status !== 200) {
+            throw new Error(
+              `gateway variant ${variant} answered ${g.status}: ` +
+              `${JSON.stringify(g.body).slice(0, 300)}\n${child.tail()}`
+            )
+          }
           return child
         },
-        measure: async (child) => await measure(child, distinctPaths(c.gatewayPathFor), options.connections, options),
+        measure: async (child) =>
+          await measure(child, distinctPaths(c.gatewayPathFor), options.connections, options),
         fill: async (child) => {
-          await runLoad({ url: child.url + '/', connections: options.connections, durationS: options.fill, headers: CLIENT_HEADERS, nextPath: distinctPaths(c.gatewayPathFor) })
+          await runLoad({
+            url: child.url + '/',
+            connections: options.connections,
+            durationS: options.fill,
+            headers: CLIENT_HEADERS,
+            nextPath: distinctPaths(c.gatewayPathFor)
+          })
         },
         raw,
-        measureRaw: async () => await measure(raw, distinctPaths(c.rawPathFor), options.connections, options),
+        measureRaw: async () =>
+          await measure(raw, distinctPaths(c.rawPathFor), options.connections, options),
         rounds: options.rounds,
         log
       })
@@ -669,7 +926,10 @@ async function main (): Promise<number> {
       log(`wrote ${relative(process.cwd(), outFile) || outFile}`)
       return 0
     }
-    if (cache !== undefined) log(`response cache: ${cache.available ? 'available' : 'NOT available'} (${cache.detail})`)
+    if (cache !== undefined) {
+      log('response cache: ' +
+      `${cache.available ? 'available' : 'NOT available'} (${cache.detail})`)
+    }
 
     const targets: Targets = { raw, gateway, cached, references, container: containerGateway }
     const pairs: Pair[] = []
@@ -680,17 +940,38 @@ async function main (): Promise<number> {
           pairs.push(await runPair(round, c, mode, options.connections, targets, options))
         }
         // The latency case runs right after SP2-20, before SP2-500 leaves a big heap behind.
-        if (c === latencyCase) pairs.push(await runPair(round, latencyCase, 'latency', options.p99Connections, targets, options))
+        if (c === latencyCase) {
+          pairs.push(
+            await runPair(round, latencyCase, 'latency', options.p99Connections, targets, options)
+          )
+        }
       }
     }
 
     // The REDIS_URL each gateway was really started with, read back from the process.
     const givenUrls: Record<string, string> = {}
     for (const child of [gateway, cached, containerGateway]) {
-      if (child !== undefined && redisUrls[child.name] !== undefined) givenUrls[child.name] = await environmentOf(child.pid, 'REDIS_URL') ?? 'missing from its environment'
+      if (child !== undefined && redisUrls[child.name] !== undefined) {
+        givenUrls[child.name] =
+          (await environmentOf(child.pid, 'REDIS_URL')) ?? 'missing from its environment'
+      }
     }
-    const redisReport = redis === undefined ? undefined : { version: redis.version, urls: givenUrls, activity: await redis.activity().catch(() => undefined) }
-    if (redisReport !== undefined) log(`redis: ${redisReport.activity === undefined ? 'activity unknown' : `${redisReport.activity.connections} connections, ${redisReport.activity.commands} commands from the gateways`}`)
+    const redisReport =
+      redis === undefined
+        ? undefined
+        : {
+            version: redis.version,
+            urls: givenUrls,
+            activity: await redis.activity().catch(() => undefined)
+          }
+    if (redisReport !== undefined) {
+      log(
+        'redis: ' + (redisReport.activity === undefined
+          ? 'activity unknown'
+          : `${redisReport.activity.connections} connections, ` +
+            `${redisReport.activity.commands} commands from the gateways`)
+      )
+    }
     await redis?.close()
     const lifetimePeaks: Record<string, number | undefined> = {}
     for (const child of [gateway, cached, containerGateway, raw, upstream]) {
@@ -702,7 +983,11 @@ async function main (): Promise<number> {
     for (const child of everyChild) {
       if (child !== undefined) {
         const problems = child.tail().split('\n').filter(l => /"level":\s*(50|60)|Error/.test(l))
-        if (problems.length > 0) log(`${child.name} logged errors (see ${child.logFile}):\n${problems.slice(-5).join('\n')}`)
+        if (problems.length > 0) {
+          log(
+            `${child.name} logged errors (see ${child.logFile}):\n${problems.slice(-5).join('\n')}`
+          )
+        }
       }
     }
     await stopAll()
@@ -711,7 +996,14 @@ async function main (): Promise<number> {
     const big = cases.find(c => c.name === options.profileCase)
     if (options.profile && big !== undefined) {
       log(`profiling the gateway on one ${big.name} run`)
-      const profUpstream = spawnChild({ name: 'upstream-profile', args: ['--import', tsx, join(benchDir, 'upstream.ts'), upstreamConfigFile], env: childEnv({ NODE_ENV: 'production' }), cwd: dir, url: upstreamUrl, logDir: dir })
+      const profUpstream = spawnChild({
+        name: 'upstream-profile',
+        args: ['--import', tsx, join(benchDir, 'upstream.ts'), upstreamConfigFile],
+        env: childEnv({ NODE_ENV: 'production' }),
+        cwd: dir,
+        url: upstreamUrl,
+        logDir: dir
+      })
       await waitReady(profUpstream, UPSTREAM_READY_PATH)
       pinProcess(pinning, 'load', profUpstream.pid)
       try {
@@ -729,7 +1021,9 @@ async function main (): Promise<number> {
 
     log('the transcoder alone')
     // A quick run (the smoke test) measures it briefly.
-    const transcoder = await (options.duration < 2 ? measureTranscoder(1, 100) : measureTranscoder()).catch((error: unknown) => {
+    const transcoder = await (
+      options.duration < 2 ? measureTranscoder(1, 100) : measureTranscoder()
+    ).catch((error: unknown) => {
       log(`transcoder measurement failed: ${(error as Error).message}`)
       return undefined
     })

@@ -11,12 +11,16 @@ export const UPSTREAM_SP2_PATH = '/HUB-DEV/document_sp2/host-to-host/'
  * mapping every hand-made server in the bench does; undefined when a
  * parameter is missing.
  */
-export function upstreamPathOf (route: 'bl' | 'sp2', query: Record<string, string | undefined>): string | undefined {
+export function upstreamPathOf (
+  route: 'bl' | 'sp2',
+  query: Record<string, string | undefined>
+): string | undefined {
   const { npwp, blNo, blDate } = query
   if (npwp === undefined) return undefined
   if (route === 'bl') return `${UPSTREAM_BL_PATH}?npwp=${encodeURIComponent(npwp)}`
   if (blNo === undefined || blDate === undefined) return undefined
-  return `${UPSTREAM_SP2_PATH}?npwp_cargo_owner=${encodeURIComponent(npwp)}&bl_no=${encodeURIComponent(blNo)}&bl_date=${blDate.replaceAll('-', '')}`
+  return `${UPSTREAM_SP2_PATH}?npwp_cargo_owner=${encodeURIComponent(npwp)}&bl_no=` +
+    `${encodeURIComponent(blNo)}&bl_date=${blDate.replaceAll('-', '')}`
 }
 
 /** Readiness addresses of the bench's own processes. */

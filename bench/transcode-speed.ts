@@ -40,18 +40,26 @@ export async function measureTranscoder (rounds = 5, ms = 400): Promise<Transcod
     const cases = [
       { body: 'BL list, 5 entries', op: bl, bytes: await readFile(bodies.blListFile) },
       { body: 'SP2 list, 20 documents', op: sp2, bytes: await readFile(bodies.sp2.twenty.file) },
-      { body: 'SP2 list, 500 documents', op: sp2, bytes: await readFile(bodies.sp2.fiveHundred.file) }
+      {
+        body: 'SP2 list, 500 documents',
+        op: sp2,
+        bytes: await readFile(bodies.sp2.fiveHundred.file)
+      }
     ]
     const results: TranscoderSpeed[] = []
     for (const { body, op, bytes } of cases) {
       const transcode = op.transcode!
-      if (transcode(bytes, FRESH_FRAME) === undefined) throw new Error(`the transcoder gave up on the bench's ${body}`)
+      if (transcode(bytes, FRESH_FRAME) === undefined) {
+        throw new Error('the transcoder gave up ' +
+        `on the bench's ${body}`)
+      }
       // Warm-up: optimized code before the rounds.
       for (let i = 0; i < 200; i++) transcode(bytes, FRESH_FRAME)
       const perRound: number[] = []
       const times: number[] = []
       for (let r = 0; r < rounds; r++) {
-        // CPU time, not wall time: the machine is shared, and a neighbour's work must not count as ours.
+        // CPU time, not wall time: the machine is shared, and a neighbour's work must not count as
+        // ours.
         let n = 0
         const start = process.cpuUsage()
         let elapsed = 0
@@ -64,7 +72,13 @@ export async function measureTranscoder (rounds = 5, ms = 400): Promise<Transcod
         perRound.push(bytes.length * n / (elapsed / 1e9) / 1e6)
         times.push(elapsed / n / 1e3)
       }
-      results.push({ body, bytes: bytes.length, mbPerSecond: median(perRound), rounds: perRound, usPerBody: median(times) })
+      results.push({
+        body,
+        bytes: bytes.length,
+        mbPerSecond: median(perRound),
+        rounds: perRound,
+        usPerBody: median(times)
+      })
     }
     return results
   } finally {
@@ -74,6 +88,9 @@ export async function measureTranscoder (rounds = 5, ms = 400): Promise<Transcod
 
 if (import.meta.url === `file://${process.argv[1]}`) {
   for (const r of await measureTranscoder()) {
-    process.stdout.write(`${r.body} (${r.bytes} bytes): ${r.mbPerSecond.toFixed(0)} MB/s (${r.rounds.map(x => x.toFixed(0)).join(', ')}), ${r.usPerBody.toFixed(1)} µs per body\n`)
+    process.stdout.write(
+      `${r.body} (${r.bytes} bytes): ${r.mbPerSecond.toFixed(0)} MB/s ` +
+      `(${r.rounds.map((x) => x.toFixed(0)).join(', ')}), ${r.usPerBody.toFixed(1)} µs per body\n`
+    )
   }
 }

@@ -4,7 +4,12 @@
 // it is never the bottleneck.
 import { readFileSync } from 'node:fs'
 import { createServer, type ServerResponse } from 'node:http'
-import { UPSTREAM_BL_PATH, UPSTREAM_READY_PATH, UPSTREAM_SP2_PATH, type UpstreamConfig } from './shared.ts'
+import {
+  UPSTREAM_BL_PATH,
+  UPSTREAM_READY_PATH,
+  UPSTREAM_SP2_PATH,
+  type UpstreamConfig
+} from './shared.ts'
 
 const configFile = process.argv[2]
 if (configFile === undefined) {
@@ -14,7 +19,9 @@ if (configFile === undefined) {
 const config = JSON.parse(readFileSync(configFile, 'utf8')) as UpstreamConfig
 
 const blList = readFileSync(config.blListFile)
-const sp2 = new Map<string, Buffer>(Object.entries(config.sp2Files).map(([blNo, file]) => [blNo, readFileSync(file)]))
+const sp2 = new Map<string, Buffer>(
+  Object.entries(config.sp2Files).map(([blNo, file]) => [blNo, readFileSync(file)])
+)
 const EMPTY_LIST = Buffer.from('[]')
 const UNAUTHORIZED = Buffer.from('{"message":"Unauthorized"}')
 const NOT_FOUND = Buffer.from('{"message":"Not Found"}')
@@ -32,7 +39,10 @@ function delay (): number {
 }
 
 function send (res: ServerResponse, status: number, body: Buffer): void {
-  res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'content-length': body.length })
+  res.writeHead(status, {
+    'content-type': 'application/json; charset=utf-8',
+    'content-length': body.length
+  })
   res.end(body)
 }
 
@@ -46,7 +56,10 @@ const server = createServer((req, res) => {
   }
   let body: Buffer
   let status = 200
-  if (req.headers[config.apiKeyHeader] !== config.apiKey || req.headers.authorization !== config.accessToken) {
+  if (
+    req.headers[config.apiKeyHeader] !== config.apiKey ||
+    req.headers.authorization !== config.accessToken
+  ) {
     status = 401
     body = UNAUTHORIZED
   } else if (path === BL_PATH) {

@@ -19,13 +19,21 @@ import { launchChromium } from '../test/client/chromium.ts'
 const ROOT = new URL('../', import.meta.url)
 const OUT = new URL('docs/images/example-web.png', ROOT)
 
-if (spawnSync('npm', ['run', 'build:client'], { cwd: ROOT, stdio: 'inherit' }).status !== 0) process.exit(1)
+if (spawnSync('npm', ['run', 'build:client'], { cwd: ROOT, stdio: 'inherit' }).status !== 0) {
+  process.exit(1)
+}
 const site = await startPageServer()
 const sandbox = await startSandbox()
-const config = resolveConfig({ ...sandboxEnv(sandbox.url), LOG_LEVEL: 'silent', CORS_ORIGINS: site.origin })
+const config = resolveConfig({
+  ...sandboxEnv(sandbox.url),
+  LOG_LEVEL: 'silent',
+  CORS_ORIGINS: site.origin
+})
 const app = await buildApp({ config, sandbox: true }, false)
 // Port 3000, as `npm run example` shows it, when it is free.
-await app.listen({ host: '127.0.0.1', port: 3000 }).catch(async () => await app.listen({ host: '127.0.0.1', port: 0 }))
+await app
+  .listen({ host: '127.0.0.1', port: 3000 })
+  .catch(async () => await app.listen({ host: '127.0.0.1', port: 0 }))
 const { port } = app.server.address() as { port: number }
 const baseUrl = `http://127.0.0.1:${port}`
 const browser = await launchChromium({ timezoneId: 'Asia/Jakarta', locale: 'en-GB' })
@@ -42,8 +50,14 @@ try {
   await page.getByRole('button', { name: 'Send offer' }).click()
   await page.locator('#offer-result').filter({ hasText: 'Offer sent' }).waitFor()
   const api = createGatewayClient({ baseUrl })
-  for (const [bookingRequestId, note] of [['BKG-20240301-0001', 'Truck B 1234 XYZ, pickup 08:00'], ['BKG-20240305-0017', 'Truck L 9876 AB, pickup 13:30']] as const) {
-    await api.POST('/v1/bookings/{bookingRequestId}/booked', { params: { path: { bookingRequestId } }, body: { booked: true, note } })
+  for (const [bookingRequestId, note] of [
+    ['BKG-20240301-0001', 'Truck B 1234 XYZ, pickup 08:00'],
+    ['BKG-20240305-0017', 'Truck L 9876 AB, pickup 13:30']
+  ] as const) {
+    await api.POST('/v1/bookings/{bookingRequestId}/booked', {
+      params: { path: { bookingRequestId } },
+      body: { booked: true, note }
+    })
   }
   await page.getByText('2 received').waitFor()
   await mkdir(new URL('./', OUT), { recursive: true })

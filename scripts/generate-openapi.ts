@@ -2,7 +2,12 @@ import { spawnSync } from 'node:child_process'
 import { mkdir, writeFile } from 'node:fs/promises'
 import { dirname } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { ANSWER_EXAMPLES_PATH, generateAnswerExamples, generateArtefacts, renderDocument } from './docs/openapi-document.ts'
+import {
+  ANSWER_EXAMPLES_PATH,
+  generateAnswerExamples,
+  generateArtefacts,
+  renderDocument
+} from './docs/openapi-document.ts'
 
 /**
  * `npm run openapi`: regenerates the committed answer examples, OpenAPI
@@ -27,6 +32,10 @@ if (process.argv.includes('--documents')) {
   for (const [path, text] of Object.entries(await generateArtefacts())) await write(path, text)
 } else {
   await write(ANSWER_EXAMPLES_PATH, renderDocument(await generateAnswerExamples()))
-  const child = spawnSync(process.execPath, [...process.execArgv, fileURLToPath(import.meta.url), '--documents'], { stdio: 'inherit' })
+  const child = spawnSync(
+    process.execPath,
+    [...process.execArgv, fileURLToPath(import.meta.url), '--documents'],
+    { stdio: 'inherit' }
+  )
   process.exitCode = child.status ?? 1
 }

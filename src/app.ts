@@ -59,7 +59,10 @@ export interface AppOptions {
    * (default: the documented hub's).
    */
   profile?: HubProfile
-  /** What keeps time for TTLs, windows and renewals (default: the system clock; tests move their own). */
+  /**
+   * What keeps time for TTLs, windows and renewals (default: the system clock; tests move their
+   * own).
+   */
   clock?: Clock
   /**
    * True: /openapi.json is the document of a gateway with authentication on
@@ -69,7 +72,11 @@ export interface AppOptions {
   productionDocument?: boolean
 }
 
-export const VERSION: string = (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }).version
+export const VERSION: string = (
+  JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as {
+    version: string
+  }
+).version
 
 /** The request id's name in log lines. */
 export const REQUEST_ID_LOG_LABEL = 'requestId'
@@ -86,7 +93,8 @@ export function requestIdOf (header: string | string[] | undefined): string {
 
 /** Header paths pino must never print, whatever the log level. */
 export function redactPaths (config: Config): string[] {
-  // sec-websocket-protocol: browsers send their client key there (plugins/events.ts); and every name the hub profile gives the hub's key and token.
+  // sec-websocket-protocol: browsers send their client key there (plugins/events.ts); and every
+  // name the hub profile gives the hub's key and token.
   const headers = [...new Set([
     'authorization', 'x-upstream-authorization', 'sec-websocket-protocol',
     BUILT_IN.settings.apiKeyHeader, ...profileHeaderNames(config)
@@ -104,7 +112,11 @@ export function redactPaths (config: Config): string[] {
  * serializers to the logger it is given or makes.)
  */
 export function loggerOptions (config: Config): LoggerOptions {
-  return { level: config.LOG_LEVEL, redact: redactPaths(config), serializers: { req: serializeRequest } }
+  return {
+    level: config.LOG_LEVEL,
+    redact: redactPaths(config),
+    serializers: { req: serializeRequest }
+  }
 }
 
 /**
@@ -113,7 +125,11 @@ export function loggerOptions (config: Config): LoggerOptions {
  * loggerOptions' from which Fastify makes one (tests: a stream and a level),
  * or false. `logController` replaces Fastify's request logging (tracing's).
  */
-export function serverOptions (config: Config, logger: FastifyServerOptions['logger'] | FastifyServerOptions['loggerInstance'] = false, logController?: LogController): FastifyServerOptions {
+export function serverOptions (
+  config: Config,
+  logger: FastifyServerOptions['logger'] | FastifyServerOptions['loggerInstance'] = false,
+  logController?: LogController
+): FastifyServerOptions {
   const base: FastifyServerOptions = {
     requestIdHeader: false,
     // Tracing brings its own (telemetry/tracing.ts): the same lines, with the trace ids.
@@ -129,16 +145,34 @@ export function serverOptions (config: Config, logger: FastifyServerOptions['log
     clientErrorHandler,
     // Unknown fields refused, every problem reported; bodies validated without type coercion.
     ajv: REQUEST_AJV_OPTIONS,
-    // Response serializers compiled once per distinct schema, not per route and status (schemas/serializers.ts).
-    schemaController: { compilersFactory: { buildValidator: requestValidatorFactory(), buildSerializer: sharedSerializerFactory() } },
+    // Response serializers compiled once per distinct schema, not per route and status
+    // (schemas/serializers.ts).
+    schemaController: {
+      compilersFactory: {
+        buildValidator: requestValidatorFactory(),
+        buildSerializer: sharedSerializerFactory()
+      }
+    },
     routerOptions: { maxParamLength: 200 },
-    // Which X-Forwarded-For to believe (TRUST_PROXY): request.ip, per-address limits and logs follow it.
+    // Which X-Forwarded-For to believe (TRUST_PROXY): request.ip, per-address limits and logs
+    // follow it.
     trustProxy: trustProxyOf(config.TRUST_PROXY),
     // Requests arriving while closing get the envelope from plugins/lifecycle.ts instead.
     return503OnClosing: false
   }
-  if (logger === false || logger === true || logger === undefined || !('child' in (logger as object))) {
-    return { ...base, logger: logger === false ? false : { ...loggerOptions(config), ...(typeof logger === 'object' ? logger : {}) } }
+  if (
+    logger === false ||
+    logger === true ||
+    logger === undefined ||
+    !('child' in (logger as object))
+  ) {
+    return {
+      ...base,
+      logger:
+        logger === false
+          ? false
+          : { ...loggerOptions(config), ...(typeof logger === 'object' ? logger : {}) }
+    }
   }
   return { ...base, loggerInstance: logger as FastifyServerOptions['loggerInstance'] }
 }
@@ -185,7 +219,10 @@ async function gateway (app: FastifyInstance, options: AppOptions) {
   await app.register(idempotency)
   await app.register(audit)
   // Swagger UI's Authorize dialog says when no key is needed (the sandbox without CLIENTS_FILE).
-  await app.register(openapi, { version: VERSION, keyless: !productionDocument && sandbox && config.CLIENTS_FILE === undefined })
+  await app.register(openapi, {
+    version: VERSION,
+    keyless: !productionDocument && sandbox && config.CLIENTS_FILE === undefined
+  })
   await app.register(events, { config })
   await app.register(hub, { config, profile, version: VERSION, clock })
 
@@ -198,11 +235,16 @@ async function gateway (app: FastifyInstance, options: AppOptions) {
   await app.register(eventRoutes)
 }
 
-/** Not encapsulated, so that the server and tests see its decorators (hub, events, metrics, config). */
+/**
+ * Not encapsulated, so that the server and tests see its decorators (hub, events, metrics, config).
+ */
 export default fp(gateway, { name: 'gateway' })
 
 /** Builds a ready app (tests, the OpenAPI script); the server adds listening and shutdown. */
-export async function buildApp (options: AppOptions, logger?: FastifyServerOptions['logger'] | FastifyServerOptions['loggerInstance']): Promise<FastifyInstance> {
+export async function buildApp (
+  options: AppOptions,
+  logger?: FastifyServerOptions['logger'] | FastifyServerOptions['loggerInstance']
+): Promise<FastifyInstance> {
   const app = Fastify(serverOptions(options.config, logger))
   await app.register(gateway, options)
   await app.ready()

@@ -187,11 +187,16 @@ export interface ErrorDetail { field: string, rule: string }
 
 /** What an error may carry besides its code and message, given when it is made. */
 export interface ErrorExtras {
-  /** Another status than the code's own, where the code allows several (UPSTREAM_REJECTED 400 or 422, ...). */
+  /**
+   * Another status than the code's own, where the code allows several (UPSTREAM_REJECTED 400 or
+   * 422, ...).
+   */
   statusCode?: number
   /** The hub's own message on a refusal, passed on to the caller (upstream/hub-message.ts). */
   upstreamMessage?: string
-  /** The hub's HTTP status, when it answered one (audit lines, retries, the token refresh, spans). */
+  /**
+   * The hub's HTTP status, when it answered one (audit lines, retries, the token refresh, spans).
+   */
   upstreamStatus?: number
   /** Seconds, sent as `retry-after`. */
   retryAfter?: string
@@ -298,11 +303,20 @@ const MADE_BY = new Map(Object.entries(errors))
  * when given: an error that only copies a code of the table has none of the
  * rest of the shape (its status) to be answered with.
  */
-export function isGatewayError<C extends ErrorCode> (error: unknown, ...codes: C[]): error is GatewayError<C> {
-  if (!(error instanceof Error) || !('code' in error) || typeof error.code !== 'string') return false
+export function isGatewayError<C extends ErrorCode> (
+  error: unknown,
+  ...codes: C[]
+): error is GatewayError<C> {
+  if (!(error instanceof Error) || !('code' in error) || typeof error.code !== 'string') {
+    return false
+  }
   const { code } = error
   const made = MADE_BY.get(code)
-  return made !== undefined && error instanceof made && (codes.length === 0 || codes.some(c => c === code))
+  return (
+    made !== undefined &&
+    error instanceof made &&
+    (codes.length === 0 || codes.some((c) => c === code))
+  )
 }
 
 /** The hub's HTTP status an error carries, when it was made from the hub's answer. */

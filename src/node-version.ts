@@ -8,12 +8,21 @@ import satisfies from 'semver/functions/satisfies.js'
  * it must run on any Node.js, before a dependency that needs a newer one is loaded.
  */
 export function requiredNode (): string {
-  const { engines } = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { engines: { node: string } }
+  const { engines } = JSON.parse(
+    readFileSync(new URL('../package.json', import.meta.url), 'utf8')
+  ) as { engines: { node: string } }
   return engines.node
 }
 
-/** The one line to print when `version` (such as process.versions.node) is outside `range`; undefined when it is inside. */
-export function nodeVersionProblem (version: string, range: string = requiredNode()): string | undefined {
+/**
+ * The one line to print when `version` (such as process.versions.node) is outside `range`;
+ * undefined when it is inside.
+ */
+export function nodeVersionProblem (
+  version: string,
+  range: string = requiredNode()
+): string | undefined {
   if (satisfies(version, range)) return undefined
-  return `customs-gateway needs Node.js ${range} (package.json engines); this is Node.js ${version}: install a supported version (docs/operations.md)`
+  return `customs-gateway needs Node.js ${range} (package.json engines); this is Node.js ` +
+    `${version}: install a supported version (docs/operations.md)`
 }

@@ -7,18 +7,19 @@ import { FUNCTION_LIBRARY, loadFunctionLibrary } from './state/redis/functions.t
  * The gateway's Redis function library, for the administrator's step that
  * loads it where the gateway's own Redis user may not (docs/deployment.md#redis):
  *
- *   node dist/redis-functions.js                 prints the library
- *                                                (… | redis-cli --user admin --askpass -x FUNCTION LOAD)
- *   node dist/redis-functions.js --load FILE     loads it over the redis:// or rediss:// URL
- *                                                held in FILE (a mounted secret), unless
- *                                                that Redis has it already, then exits
+ * node dist/redis-functions.js                 prints the library (… | redis-cli --user admin
+ * --askpass -x FUNCTION LOAD) node dist/redis-functions.js --load FILE     loads it over the
+ * redis:// or rediss:// URL held in FILE (a mounted secret), unless that Redis has it already,
+ * then exits
  *
  * Loading is idempotent: a library already there is left as it is (its name
  * holds a hash of its code). deploy/compose.yaml runs `--load` once before
  * the replicas start.
  */
 
-const USAGE = 'usage: redis-functions [--load FILE]   (FILE: a redis:// URL of a user allowed FUNCTION LIST and LOAD)'
+const USAGE =
+  'usage: redis-functions [--load FILE]   (FILE: a redis:// URL of a user allowed FUNCTION LIST ' +
+  'and LOAD)'
 const CONNECT_ATTEMPTS = 20
 
 function fail (message: string): never {
@@ -38,7 +39,8 @@ if (args.length === 0) {
   }
   if (!/^rediss?:\/\//i.test(url)) fail(`${args[1]} does not hold a redis:// or rediss:// URL`)
   const client = new Redis(url, {
-    // Only FUNCTION LIST and LOAD are sent: no INFO ready check, no CLIENT SETINFO (the loading user may run neither).
+    // Only FUNCTION LIST and LOAD are sent: no INFO ready check, no CLIENT SETINFO (the loading
+    // user may run neither).
     enableReadyCheck: false,
     disableClientInfo: true,
     // FUNCTION LOAD waits for the connection while attempts last (Redis may be starting).
@@ -53,9 +55,15 @@ if (args.length === 0) {
     // a failover demoted, refuses FUNCTION LOAD even of a library it holds.
     const listed = await client.function('LIST', 'LIBRARYNAME', FUNCTION_LIBRARY.name) as unknown[]
     const outcome = listed.length > 0 ? 'present' : await loadFunctionLibrary(client)
-    process.stdout.write(`${outcome === 'loaded' ? 'loaded' : 'already loaded:'} the gateway's Redis function library ${FUNCTION_LIBRARY.name}\n`)
+    process.stdout.write(
+      `${outcome === 'loaded' ? 'loaded' : 'already loaded:'} the gateway's Redis function ` +
+      `library ${FUNCTION_LIBRARY.name}\n`
+    )
   } catch (error) {
-    fail(`could not load the function library ${FUNCTION_LIBRARY.name}: ${error instanceof Error ? error.message : String(error)}`)
+    fail(
+      `could not load the function library ${FUNCTION_LIBRARY.name}: ` +
+      `${error instanceof Error ? error.message : String(error)}`
+    )
   } finally {
     client.disconnect()
   }

@@ -14,7 +14,10 @@ import type { HubProfile } from './profile/schema.ts'
 import type { Sandbox } from './sandbox/index.ts'
 import { startMetricsServer, type MetricsServer } from './telemetry/metrics-server.ts'
 
-/** The process: configuration, the logger (pino), the sandbox when no hub is configured, listen, graceful close. */
+/**
+ * The process: configuration, the logger (pino), the sandbox when no hub is configured, listen,
+ * graceful close.
+ */
 
 /** `read()`, or the process ends with one `config error:` line per problem. */
 function orExit<T> (read: () => T): T {
@@ -30,11 +33,16 @@ function orExit<T> (read: () => T): T {
 }
 
 loadEnvFile()
-// Read once to know where the hub is (and to build the logger); resolved below, with the sandbox's settings when it is the sandbox.
+// Read once to know where the hub is (and to build the logger); resolved below, with the sandbox's
+// settings when it is the sandbox.
 const config = orExit(() => loadConfig(process.env))
 // Tracing only when the OTEL_* variables ask for it: otherwise the SDK is never loaded.
 const tracing = orExit(() => tracingSettings(process.env)).enabled
-  ? (await import('./telemetry/tracing.ts')).startTracing({ serviceVersion: VERSION, propagateUpstream: config.UPSTREAM_TRACE_PROPAGATION, requestIdLogLabel: REQUEST_ID_LOG_LABEL })
+  ? (await import('./telemetry/tracing.ts')).startTracing({
+      serviceVersion: VERSION,
+      propagateUpstream: config.UPSTREAM_TRACE_PROPAGATION,
+      requestIdLogLabel: REQUEST_ID_LOG_LABEL
+    })
   : undefined
 // JSON lines on stdout, secrets redacted (app.ts loggerOptions).
 const logger = pino(loggerOptions(config))
@@ -55,7 +63,8 @@ let sandbox: Sandbox | undefined
 let sandboxSettings: Record<string, string> | undefined
 let builtInProfile: HubProfile | undefined
 if (isSandboxMode(config)) {
-  // Loaded only here, as ioredis is only with REDIS_URL: the sandbox and its seeded data are no part of a gateway in front of a hub.
+  // Loaded only here, as ioredis is only with REDIS_URL: the sandbox and its seeded data are no
+  // part of a gateway in front of a hub.
   const sandboxModule = await import('./sandbox/index.ts')
   const { ProfileError, SANDBOX_PLATFORM_ID, sandboxEnv, sandboxProfile } = sandboxModule
   // The sandbox plays the hub profile the gateway reads, or, without one, its own (the documented
@@ -78,20 +87,31 @@ if (isSandboxMode(config)) {
   // One first line: the sandbox, and whether callers must authenticate
   // (docs/deployment.md#clients-and-keys).
   const authOff = config.CLIENTS_FILE === undefined
-  app.log.warn({ sandbox: sandbox.url, authentication: authOff ? 'off' : 'on' },
+  app.log.warn(
+    { sandbox: sandbox.url, authentication: authOff ? 'off' : 'on' },
     `no upstream configured: fronting the built-in sandbox at ${sandbox.url}` +
-    (authOff ? '; client authentication is OFF (no CLIENTS_FILE): any caller may call every route' : ''))
+      (authOff
+        ? '; client authentication is OFF (no CLIENTS_FILE): any caller may call every route'
+        : '')
+  )
   sandboxSettings = sandboxEnv(sandbox.url)
 }
-const gatewayConfig = orExit(() => resolveConfig(process.env, sandboxSettings === undefined ? {} : { sandbox: sandboxSettings }))
-for (const { setting, host, message } of plainHttpWarnings(gatewayConfig)) app.log.warn({ setting, host }, message)
+const gatewayConfig = orExit(() =>
+  resolveConfig(process.env, sandboxSettings === undefined ? {} : { sandbox: sandboxSettings })
+)
+for (const { setting, host, message } of plainHttpWarnings(gatewayConfig)) {
+  app.log.warn({ setting, host }, message)
+}
 // What runs, in one short line (the hub profile's follows; the whole profile at debug level).
 const started = startLine(gatewayConfig, sandbox !== undefined, VERSION)
 app.log.info(started.fields, started.message)
 
 // One line per variable that looks like a setting but is none (a typo is otherwise silent).
 for (const { name, meant } of unknownSettings(process.env)) {
-  app.log.warn({ variable: name, ...(meant === undefined ? {} : { meant }) }, `unknown setting ${name} is ignored${meant === undefined ? '' : `: did you mean ${meant}?`}`)
+  app.log.warn(
+    { variable: name, ...(meant === undefined ? {} : { meant }) },
+    `unknown setting ${name} is ignored${meant === undefined ? '' : `: did you mean ${meant}?`}`
+  )
 }
 
 try {
@@ -103,7 +123,8 @@ try {
     ...(builtInProfile === undefined ? {} : { profile: builtInProfile })
   })
 } catch (error) {
-  // Problems only the gateway can see (CLIENTS_FILE missing or invalid): the same lines as loadConfig's.
+  // Problems only the gateway can see (CLIENTS_FILE missing or invalid): the same lines as
+  // loadConfig's.
   if (error instanceof ConfigError) {
     for (const problem of error.problems) process.stderr.write(`config error: ${problem}\n`)
     await sandbox?.close()
@@ -132,10 +153,21 @@ try {
   const docs = `${address.replace(/\/\/(0\.0\.0\.0|\[::\])(?=:)/, '//localhost')}/docs`
   app.log.info({ docs }, `API documentation (Swagger UI): ${docs}`)
   if (config.METRICS_PORT !== undefined) {
-    metricsServer = await startMetricsServer(app.metrics.registry, { host: listen.host, port: config.METRICS_PORT })
-    app.log.info({ metrics: `${metricsServer.url}/metrics` }, `Prometheus metrics at ${metricsServer.url}/metrics`)
+    metricsServer = await startMetricsServer(app.metrics.registry, {
+      host: listen.host,
+      port: config.METRICS_PORT
+    })
+    app.log.info(
+      { metrics: `${metricsServer.url}/metrics` },
+      `Prometheus metrics at ${metricsServer.url}/metrics`
+    )
   }
-  if (tracing !== undefined) app.log.info({ propagateUpstream: config.UPSTREAM_TRACE_PROPAGATION }, 'tracing on (OpenTelemetry, OTEL_* settings)')
+  if (tracing !== undefined) {
+    app.log.info(
+      { propagateUpstream: config.UPSTREAM_TRACE_PROPAGATION },
+      'tracing on (OpenTelemetry, OTEL_* settings)'
+    )
+  }
 } catch (error) {
   app.log.fatal({ err: error }, 'could not listen')
   await sandbox?.close()

@@ -22,15 +22,65 @@ export interface Stage {
 const CLIENT: Record<string, string> = { 'upstream/client.js': 'client.ts' }
 
 export const STAGES: readonly Stage[] = [
-  { name: 'client-key', label: 'client key (SHA-256 of the bearer key, registry lookup)', instead: 'every request is the bench client, no hook', replaces: { 'plugins/clients.js': 'clients.ts' } },
-  { name: 'scopes', label: 'scope check (onRequest, a callback hook)', instead: 'no hook', replaces: { 'plugins/auth.js': 'auth.ts' } },
-  { name: 'rate-limit', label: 'rate limit (@fastify/rate-limit, memory store)', instead: 'no limiter', replaces: { 'plugins/rate-limit.js': 'rate-limit.ts' } },
-  { name: 'validation', label: 'query validation (ajv, with coercion)', instead: 'every part valid as sent', replaces: { 'schemas/validators.js': 'validators.ts' } },
-  { name: 'request-id-logger', label: 'request id (random UUID) and per-request child logger', instead: 'a constant id, the server\'s logger itself', replaces: { 'app.js': 'app.ts' } },
-  { name: 'hooks', label: 'shutdown hooks (onRequest + onSend, callback)', instead: 'no hooks', replaces: { 'plugins/lifecycle.js': 'lifecycle.ts' } },
-  { name: 'load-shedding', label: 'load shedding (@fastify/under-pressure onRequest)', instead: 'not registered', replaces: { 'plugins/pressure.js': 'pressure.ts' } },
-  { name: 'headers', label: 'security headers (helmet, precomputed) and cache headers', instead: 'neither set', replaces: { 'plugins/hardening.js': 'hardening.ts', 'routes/cache-headers.js': 'cache-headers.ts' } },
-  { name: 'metrics', label: 'metrics (prom-client: request counter and histogram in onResponse, hub call counter and histogram)', instead: 'no-op metrics, no hook', replaces: { 'plugins/metrics.js': 'metrics.ts' } },
+  {
+    name: 'client-key',
+    label: 'client key (SHA-256 of the bearer key, registry lookup)',
+    instead: 'every request is the bench client, no hook',
+    replaces: { 'plugins/clients.js': 'clients.ts' }
+  },
+  {
+    name: 'scopes',
+    label: 'scope check (onRequest, a callback hook)',
+    instead: 'no hook',
+    replaces: { 'plugins/auth.js': 'auth.ts' }
+  },
+  {
+    name: 'rate-limit',
+    label: 'rate limit (@fastify/rate-limit, memory store)',
+    instead: 'no limiter',
+    replaces: { 'plugins/rate-limit.js': 'rate-limit.ts' }
+  },
+  {
+    name: 'validation',
+    label: 'query validation (ajv, with coercion)',
+    instead: 'every part valid as sent',
+    replaces: { 'schemas/validators.js': 'validators.ts' }
+  },
+  {
+    name: 'request-id-logger',
+    label: 'request id (random UUID) and per-request child logger',
+    instead: "a constant id, the server's logger itself",
+    replaces: { 'app.js': 'app.ts' }
+  },
+  {
+    name: 'hooks',
+    label: 'shutdown hooks (onRequest + onSend, callback)',
+    instead: 'no hooks',
+    replaces: { 'plugins/lifecycle.js': 'lifecycle.ts' }
+  },
+  {
+    name: 'load-shedding',
+    label: 'load shedding (@fastify/under-pressure onRequest)',
+    instead: 'not registered',
+    replaces: { 'plugins/pressure.js': 'pressure.ts' }
+  },
+  {
+    name: 'headers',
+    label: 'security headers (helmet, precomputed) and cache headers',
+    instead: 'neither set',
+    replaces: {
+      'plugins/hardening.js': 'hardening.ts',
+      'routes/cache-headers.js': 'cache-headers.ts'
+    }
+  },
+  {
+    name: 'metrics',
+    label:
+      'metrics (prom-client: request counter and histogram in onResponse, hub call counter and ' +
+      'histogram)',
+    instead: 'no-op metrics, no hook',
+    replaces: { 'plugins/metrics.js': 'metrics.ts' }
+  },
   {
     name: 'breaker',
     label: 'circuit breaker (opossum, counts only)',
@@ -39,8 +89,9 @@ export const STAGES: readonly Stage[] = [
   },
   {
     name: 'deadline',
-    label: 'deadline (its time, an AbortSignal only when something waits on it; ' +
-      'the exchange\'s timer is the hub call\'s)',
+    label:
+      'deadline (its time, an AbortSignal only when something waits on it; ' +
+      "the exchange's timer is the hub call's)",
     instead: 'one constant deadline and signal',
     steps: ['deadline']
   },
@@ -53,12 +104,12 @@ export const STAGES: readonly Stage[] = [
   {
     name: 'cache-policy',
     label: 'cache policy (key, coalescing, store of the answer, 64 MiB budget, sweep)',
-    instead: 'the hub call\'s answer, nothing kept',
+    instead: "the hub call's answer, nothing kept",
     steps: ['cache']
   },
   {
     name: 'hub-call',
-    label: 'hub call (undici dispatch, the hub\'s socket, the body kept as it comes)',
+    label: "hub call (undici dispatch, the hub's socket, the body kept as it comes)",
     instead: 'the body from memory, as one chunk',
     steps: ['exchange']
   },
@@ -70,10 +121,15 @@ export const STAGES: readonly Stage[] = [
   }
 ]
 
-/** Every stage's stubs at once: what is left is Fastify, routing, the route's handler and the reply. */
+/**
+ * Every stage's stubs at once: what is left is Fastify, routing, the route's handler and the reply.
+ */
 export const BARE = 'bare'
 export const FULL = 'full'
-/** A second full gateway, measured like a stage: its "saving" is the method's own bias and noise, which every row carries. */
+/**
+ * A second full gateway, measured like a stage: its "saving" is the method's own bias and noise,
+ * which every row carries.
+ */
 export const CONTROL = 'control'
 
 function stagesOf (variant: string): readonly Stage[] {

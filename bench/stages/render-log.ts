@@ -13,12 +13,18 @@ if (logFile === undefined || reportFile === undefined) {
 }
 const log = readFileSync(logFile, 'utf8')
 const rounds = new Map<number, Map<string, RoundFigure>>()
-for (const [, round, variant, us, rps] of log.matchAll(/round (\d+) ([a-z-]+): (\d+) µs\/req, (\d+) req\/s/g)) {
+for (const [, round, variant, us, rps] of log.matchAll(
+  /round (\d+) ([a-z-]+): (\d+) µs\/req, (\d+) req\/s/g
+)) {
   const figures = rounds.get(Number(round)) ?? new Map<string, RoundFigure>()
   figures.set(variant!, { usPerRequest: Number(us), rps: Number(rps) })
   rounds.set(Number(round), figures)
 }
-const raws = new Map([...log.matchAll(/round (\d+): full gateway \d+ µs\/req, control \d+, raw proxy (\d+)/g)].map(m => [Number(m[1]), Number(m[2])]))
+const raws = new Map(
+  [...log.matchAll(/round (\d+): full gateway \d+ µs\/req, control \d+, raw proxy (\d+)/g)].map(
+    (m) => [Number(m[1]), Number(m[2])]
+  )
+)
 const result = emptyStageResult()
 for (const [round, figures] of rounds) {
   // The log gives the raw proxy's CPU per request, not its rate.

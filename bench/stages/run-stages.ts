@@ -18,11 +18,19 @@ import { median, type Measurement } from '../report.ts'
 import { BARE, CONTROL, FULL, STAGES } from './catalogue.ts'
 
 export interface StageContext {
-  /** Starts the gateway variant `name` (full, bare or a stage's) and resolves once it is ready and pinned. */
+  /**
+   * Starts the gateway variant `name` (full, bare or a stage's) and resolves once it is ready and
+   * pinned.
+   */
   start: (variant: string) => Promise<Child>
-  /** One measured run of `child` at the options' connections, with a distinct lookup per request. */
+  /**
+   * One measured run of `child` at the options' connections, with a distinct lookup per request.
+   */
   measure: (child: Child) => Promise<Measurement>
-  /** Unmeasured load as fast as the connections go, long enough to fill the gateway's lookup cache to its budget. */
+  /**
+   * Unmeasured load as fast as the connections go, long enough to fill the gateway's lookup cache
+   * to its budget.
+   */
   fill: (child: Child) => Promise<void>
   raw: Child
   measureRaw: () => Promise<Measurement>
@@ -65,8 +73,14 @@ export function emptyStageResult (): StageResult {
       const stage = STAGES.find(s => s.name === variant)
       return {
         variant,
-        label: stage?.label ?? (variant === CONTROL ? 'control: a second full gateway, nothing taken out' : 'every stage above at once: Fastify, routing, the route handler, the reply are left'),
-        instead: stage?.instead ?? (variant === CONTROL ? 'nothing (the method\'s own bias and noise)' : 'all the stubs'),
+        label:
+          stage?.label ??
+          (variant === CONTROL
+            ? 'control: a second full gateway, nothing taken out'
+            : 'every stage above at once: Fastify, routing, the route handler, the reply are left'),
+        instead:
+          stage?.instead ??
+          (variant === CONTROL ? "nothing (the method's own bias and noise)" : 'all the stubs'),
         savings: [],
         own: [],
         rps: []
@@ -85,7 +99,11 @@ export function emptyStageResult (): StageResult {
  * and control), which differ by the method's noise; the control's row then
  * says how far each is from that mean. Returns that figure.
  */
-export function addRound (result: StageResult, figures: ReadonlyMap<string, RoundFigure>, raw: RoundFigure): number {
+export function addRound (
+  result: StageResult,
+  figures: ReadonlyMap<string, RoundFigure>,
+  raw: RoundFigure
+): number {
   const fullUs = (figures.get(FULL)!.usPerRequest + figures.get(CONTROL)!.usPerRequest) / 2
   result.raw.push(raw.usPerRequest)
   result.rawRps.push(raw.rps)
@@ -106,8 +124,9 @@ export async function runStages (context: StageContext): Promise<StageResult> {
   const children = new Map<string, Child>()
   for (const variant of VARIANTS) children.set(variant, await context.start(variant))
   const result = emptyStageResult()
-  // Every variant once before the rounds, not recorded: each is a fresh process whose code is not optimized yet,
-  // and whose lookup cache is empty (a cache filling up costs more garbage collection from round to round).
+  // Every variant once before the rounds, not recorded: each is a fresh process whose code is not
+  // optimized yet, and whose lookup cache is empty (a cache filling up costs more garbage
+  // collection from round to round).
   context.log('filling every variant\'s cache, then a warm-up run of each')
   await context.measureRaw()
   for (const child of [full, ...children.values()]) {
@@ -115,7 +134,8 @@ export async function runStages (context: StageContext): Promise<StageResult> {
     await context.measure(child)
   }
   for (let round = 1; round <= context.rounds; round++) {
-    // Every gateway once a round, the full one and the control among them, the order rotated: each sits idle as long as the others between its runs.
+    // Every gateway once a round, the full one and the control among them, the order rotated: each
+    // sits idle as long as the others between its runs.
     const all = [FULL, ...VARIANTS]
     const shift = (round - 1) % all.length
     const order = [...all.slice(shift), ...all.slice(0, shift)]
@@ -124,10 +144,15 @@ export async function runStages (context: StageContext): Promise<StageResult> {
     for (const variant of order) {
       const m = await context.measure(variant === FULL ? full : children.get(variant)!)
       figures.set(variant, { usPerRequest: usOf(m), rps: m.rps })
-      context.log(`round ${round} ${variant}: ${usOf(m).toFixed(0)} µs/req, ${Math.round(m.rps)} req/s`)
+      context.log(
+        `round ${round} ${variant}: ${usOf(m).toFixed(0)} µs/req, ${Math.round(m.rps)} req/s`
+      )
     }
     const fullUs = addRound(result, figures, { usPerRequest: usOf(raw), rps: raw.rps })
-    context.log(`round ${round}: full gateway ${fullUs.toFixed(0)} µs/req, control ${figures.get(CONTROL)!.usPerRequest.toFixed(0)}, raw proxy ${usOf(raw).toFixed(0)}`)
+    context.log(
+      `round ${round}: full gateway ${fullUs.toFixed(0)} µs/req, control ` +
+      `${figures.get(CONTROL)!.usPerRequest.toFixed(0)}, raw proxy ${usOf(raw).toFixed(0)}`
+    )
   }
   return result
 }
@@ -143,17 +168,37 @@ export function renderStages (result: StageResult, heading: string): string {
   const lines = [
     heading,
     '',
-    `Full gateway: **${us(fullUs)} µs** of CPU per request (rounds: ${result.full.map(us).join(', ')}); raw proxy: **${us(rawUs)} µs** (${result.raw.map(us).join(', ')}); ratio ${(fullUs / rawUs).toFixed(2)}. The full gateway's figure of a round is the mean of two identical full gateways measured in it (full and control); a stage's saving is that figure minus the variant's CPU per request, in the same round, and the control's row is how far each of the two identical gateways is from their mean: the method's noise, which every row carries.`,
+    `Full gateway: **${us(fullUs)} µs** of CPU per request (rounds: ` +
+    `${result.full.map(us).join(', ')}); raw proxy: **${us(rawUs)} µs** ` +
+    `(${result.raw.map(us).join(', ')}); ratio ${(fullUs / rawUs).toFixed(2)}. The full ` +
+    'gateway\'s figure of a round is the mean of two identical full gateways measured in it ' +
+    '(full ' +
+    'and control); a stage\'s saving is that figure minus the variant\'s CPU per request, in the ' +
+    'same round, and the control\'s row is how far each of the two identical gateways is from ' +
+    'their mean: the method\'s noise, which every row carries.',
     '',
     '| stage | taken out by | saves (median) | per round | variant µs/req (median) |',
     '| --- | --- | ---: | --- | ---: |'
   ]
   for (const row of result.rows) {
-    lines.push(`| ${row.variant === BARE ? '**all of them (bare)**' : row.variant === CONTROL ? '*control (a second full gateway)*' : row.label} | ${row.instead} | **${us(median(row.savings))} µs** | ${row.savings.map(us).join(', ')} | ${us(median(row.own))} |`)
+    lines.push(
+      '| ' +
+        (row.variant === BARE
+          ? '**all of them (bare)**'
+          : row.variant === CONTROL ? '*control (a second full gateway)*' : row.label) + ' ' +
+        `| ${row.instead} | **${us(median(row.savings))} µs** | ` +
+        `${row.savings.map(us).join(', ')} ` +
+        `| ${us(median(row.own))} |`
+    )
   }
   const stages = result.rows.filter(r => r.variant !== BARE && r.variant !== CONTROL)
   const sum = stages.reduce((total, r) => total + median(r.savings), 0)
   const bare = result.rows.find(r => r.variant === BARE)!
-  lines.push('', `Sum of the single stages: ${us(sum)} µs; all taken out at once: ${us(median(bare.savings))} µs (the bare gateway at ${us(median(bare.own))} µs per request, the raw proxy at ${us(rawUs)}).`)
+  lines.push(
+    '',
+    `Sum of the single stages: ${us(sum)} µs; all taken out at once: ${us(median(bare.savings))} ` +
+    `µs (the bare gateway at ${us(median(bare.own))} µs per request, the raw proxy at ` +
+    `${us(rawUs)}).`
+  )
   return lines.join('\n')
 }

@@ -4,7 +4,7 @@ import { CONFIG_DOCS } from './configuration-reference.ts'
 /**
  * `npm run config-docs`: writes docs/reference/configuration.md and .env.example from
  * ConfigSchema (src/config/schema.ts). Run it after adding or changing a
- * setting; test/config-docs.test.ts fails while a committed file differs.
+ * setting; test/repo/config-docs.test.ts fails while a committed file differs.
  * scripts/docs/configuration-reference.ts says how settings are grouped.
  */
 const root = new URL('../../', import.meta.url)

@@ -16,7 +16,7 @@ import { SECRET_SETTINGS } from '../../src/config/secret-files.ts'
  *
  *   npm run config-docs
  *
- * test/config-docs.test.ts fails while either file differs from what this
+ * test/repo/config-docs.test.ts fails while either file differs from what this
  * module writes, and while a setting falls into no group but "Other settings".
  * A new setting lands in the first group whose `match` takes its name; a new
  * kind of setting may need a group (or a wider `match`) below.
@@ -41,95 +41,121 @@ interface Outside { name: string, example: string, meaning: string }
 export interface Group {
   id: string
   title: string
-  /** Prose that holds for the group as a whole; markdown (backticks and links are kept in .env.example as they are). */
+  /**
+   * Prose that holds for the group as a whole; markdown (backticks and links are kept in
+   * .env.example as they are).
+   */
   intro: string
   match: (name: string) => boolean
   outside?: readonly Outside[]
 }
 
-const startsWith = (...prefixes: string[]) => (name: string) => prefixes.some(prefix => name.startsWith(prefix))
+const startsWith =
+  (...prefixes: string[]) =>
+    (name: string) =>
+      prefixes.some((prefix) => name.startsWith(prefix))
 const oneOf = (...names: string[]) => (name: string) => names.includes(name)
 
 export const GROUPS: readonly Group[] = [
   {
     id: 'listening',
     title: 'Listening, logging, client connections',
-    intro: 'Where the gateway listens, what it believes of the proxies in front, and how long it ' +
+    intro:
+      'Where the gateway listens, what it believes of the proxies in front, and how long it ' +
       'gives its callers. Behind a load balancer set `TRUST_PROXY` (so that per-address limits ' +
-      'and logged addresses are the callers\') and keep the balancer\'s idle timeout below ' +
+      "and logged addresses are the callers') and keep the balancer's idle timeout below " +
       '`SERVER_KEEP_ALIVE_TIMEOUT_MS`; [deployment.md](../deployment.md#hardening) says what ' +
       'each limit protects.',
-    match: (name) => oneOf('PORT', 'HOST', 'TRUST_PROXY', 'LOG_LEVEL', 'METRICS_PORT')(name) || name.startsWith('SERVER_')
+    match: (name) =>
+      oneOf('PORT', 'HOST', 'TRUST_PROXY', 'LOG_LEVEL', 'METRICS_PORT')(name) ||
+      name.startsWith('SERVER_')
   },
   {
     id: 'hub',
     title: 'The hub: addresses and profile',
-    intro: 'Which hub the gateway fronts. Everything about the hub\'s shape (its prefixes and ' +
+    intro:
+      "Which hub the gateway fronts. Everything about the hub's shape (its prefixes and " +
       'paths, header names, answer keys, date forms, time zone, its login) and how the gateway ' +
-      'calls it (connections, timeouts, retries, circuit breaker) is the hub profile\'s ' +
+      "calls it (connections, timeouts, retries, circuit breaker) is the hub profile's " +
       '([hub.md](../hub.md#hub-profiles)), not a setting. Leave `UPSTREAM_HUB_URL` and ' +
       '`UPSTREAM_BASE_URL` both unset to run on the built-in sandbox; setting only one is an ' +
       'error. When they are set, `UPSTREAM_API_KEY`, a hub token (see the credentials below) ' +
       'and `PLATFORM_ID` are required, and so is `CLIENTS_FILE`. A plain `http://` address to ' +
-      'another machine (not loopback) is allowed with a warning at start-up: the hub\'s key and ' +
+      "another machine (not loopback) is allowed with a warning at start-up: the hub's key and " +
       'token would cross the network unencrypted. With `NODE_ENV=production` a gateway without ' +
       'a hub refuses to start unless `SANDBOX=true`.',
-    match: oneOf('SANDBOX', 'PLATFORM_ID', 'UPSTREAM_HUB_URL', 'UPSTREAM_BASE_URL',
-      'UPSTREAM_PROFILE_FILE')
+    match: oneOf(
+      'SANDBOX',
+      'PLATFORM_ID',
+      'UPSTREAM_HUB_URL',
+      'UPSTREAM_BASE_URL',
+      'UPSTREAM_PROFILE_FILE'
+    )
   },
   {
     id: 'hub-credentials',
     title: 'Hub credentials',
-    intro: 'The hub\'s API key and token, and its account. `UPSTREAM_CREDENTIALS` says where ' +
+    intro:
+      "The hub's API key and token, and its account. `UPSTREAM_CREDENTIALS` says where " +
       'the token comes from: `static` (a value, or a file re-read when it changes, for ' +
-      'rotation), `login` (the gateway logs in where the hub profile\'s `login` says, with the ' +
+      "rotation), `login` (the gateway logs in where the hub profile's `login` says, with the " +
       'account below; on the sandbox these default to its modelled login) or `forward` (each ' +
       'caller sends its own hub token in `x-upstream-authorization`). ' +
       '[deployment.md](../deployment.md#hub-credentials) describes the three modes and the ' +
-      'login\'s renewal.',
-    match: startsWith('UPSTREAM_API_KEY', 'UPSTREAM_ACCESS_TOKEN', 'UPSTREAM_CREDENTIALS',
-      'UPSTREAM_LOGIN')
+      "login's renewal.",
+    match: startsWith(
+      'UPSTREAM_API_KEY',
+      'UPSTREAM_ACCESS_TOKEN',
+      'UPSTREAM_CREDENTIALS',
+      'UPSTREAM_LOGIN'
+    )
   },
   {
     id: 'hub-calls',
     title: 'Hub calls: deadline and limits',
-    intro: 'How much of the gateway a hub call may take ' +
+    intro:
+      'How much of the gateway a hub call may take ' +
       '([operations.md](../operations.md#how-it-fails) has ' +
       'the failure matrix). The connections, timeouts, retries and circuit breaker are the hub ' +
-      'profile\'s (`connections`, `defaults.timeouts`, `retries`, `breaker`).',
+      "profile's (`connections`, `defaults.timeouts`, `retries`, `breaker`).",
     match: (name) =>
       startsWith('UPSTREAM_', 'TRANSCODE_')(name) && name !== 'UPSTREAM_TRACE_PROPAGATION'
   },
   {
     id: 'cache',
     title: 'Lookup cache',
-    intro: 'Successful lookups are cached and identical lookups in flight share one hub call; a ' +
-      'caller\'s `cache-control: no-cache` asks the hub afresh. With `REDIS_URL`, a shared tier ' +
-      'in Redis sits behind each replica\'s memory tier. An empty answer is charged about 850 ' +
+    intro:
+      'Successful lookups are cached and identical lookups in flight share one hub call; a ' +
+      "caller's `cache-control: no-cache` asks the hub afresh. With `REDIS_URL`, a shared tier " +
+      "in Redis sits behind each replica's memory tier. An empty answer is charged about 850 " +
       'bytes of `CACHE_MAX_BYTES` ([operations.md](../operations.md#how-it-fails)).',
     match: startsWith('CACHE_')
   },
   {
     id: 'callers',
     title: 'Callers: clients, limits, idempotency, CORS',
-    intro: 'Who may call and how much ([deployment.md](../deployment.md#clients-and-keys)). ' +
+    intro:
+      'Who may call and how much ([deployment.md](../deployment.md#clients-and-keys)). ' +
       '`CLIENTS_FILE` is a JSON array of `{ "name", "keySha256", "scopes", "rateLimit"?, ' +
       '"events"? }`; `npm run client-key -- --name yard-app --scopes customs:read` prints a new ' +
       'key and its entry. Without `REDIS_URL`, rate-limit counters and idempotency keys live in ' +
-      'each instance\'s memory.',
-    match: (name) => oneOf('CLIENTS_FILE', 'CORS_ORIGINS')(name) || startsWith('RATE_LIMIT_', 'IDEMPOTENCY_')(name)
+      "each instance's memory.",
+    match: (name) =>
+      oneOf('CLIENTS_FILE', 'CORS_ORIGINS')(name) || startsWith('RATE_LIMIT_', 'IDEMPOTENCY_')(name)
   },
   {
     id: 'events',
     title: 'Event sockets',
-    intro: 'WebSockets on `GET /v1/events` ([api.md](../api.md#events)). Sockets past a bound ' +
+    intro:
+      'WebSockets on `GET /v1/events` ([api.md](../api.md#events)). Sockets past a bound ' +
       'are refused before the upgrade, in the error envelope.',
     match: startsWith('EVENTS_')
   },
   {
     id: 'load',
     title: 'Load shedding and shutdown',
-    intro: 'Past these the gateway answers 503 OVERLOADED with `retry-after` rather than slow ' +
+    intro:
+      'Past these the gateway answers 503 OVERLOADED with `retry-after` rather than slow ' +
       'everyone down; on SIGTERM it stops accepting, lets requests in flight finish and exits ' +
       '([operations.md](../operations.md#shutdown-and-load)).',
     match: startsWith('PRESSURE_', 'SHUTDOWN_')
@@ -139,12 +165,12 @@ export const GROUPS: readonly Group[] = [
     title: 'Shared state for several replicas (Redis)',
     intro:
       'Set `REDIS_URL` on every replica behind one balancer ' +
-        '([deployment.md](../deployment.md#redis)); ' +
+      '([deployment.md](../deployment.md#redis)); ' +
       'what each use does while Redis fails is in ' +
       '[operations.md](../operations.md#when-redis-fails). The URL may ' +
       'hold a password: pass it from your secret store as a file (`REDIS_URL_FILE`, ' +
-      '[deployment.md](../deployment.md#secrets-as-files)). Redis 7 or later: the gateway\'s Lua ' +
-      'is a function library, loaded once by an administrator where the gateway\'s user may not ' +
+      "[deployment.md](../deployment.md#secrets-as-files)). Redis 7 or later: the gateway's Lua " +
+      "is a function library, loaded once by an administrator where the gateway's user may not " +
       'load it; under the least-privilege ACL (no `SELECT`), leave the `/db` off the URL ' +
       '([deployment.md](../deployment.md#redis)).',
     match: startsWith('REDIS_')
@@ -152,19 +178,44 @@ export const GROUPS: readonly Group[] = [
   {
     id: 'tracing',
     title: 'Tracing (OpenTelemetry)',
-    intro: 'Off unless the standard `OTEL_*` variables ask for it (an OTLP endpoint, or ' +
+    intro:
+      'Off unless the standard `OTEL_*` variables ask for it (an OTLP endpoint, or ' +
       '`OTEL_TRACES_EXPORTER` `otlp` or `console`; `none` or `OTEL_SDK_DISABLED=true`: off); ' +
       'then the OpenTelemetry SDK for Node reads them itself. Unset, no part of the SDK is ' +
       'loaded. Values the SDK would silently replace by a default stop start-up. Spans and what ' +
       'they carry: [operations.md](../operations.md#traces).',
     match: startsWith('UPSTREAM_TRACE_', 'OTEL_'),
     outside: [
-      { name: 'OTEL_EXPORTER_OTLP_ENDPOINT', example: 'http://otel-collector:4318', meaning: 'The OTLP receiver (an endpoint turns tracing on).' },
-      { name: 'OTEL_EXPORTER_OTLP_PROTOCOL', example: 'http/protobuf', meaning: '`http/protobuf` (the default) or `http/json` (`grpc` also works).' },
-      { name: 'OTEL_SERVICE_NAME', example: 'customs-gateway', meaning: 'The service name of every span; default `customs-gateway`.' },
-      { name: 'OTEL_RESOURCE_ATTRIBUTES', example: 'deployment.environment.name=production', meaning: 'Resource attributes added to every span.' },
-      { name: 'OTEL_TRACES_SAMPLER', example: 'parentbased_traceidratio', meaning: 'Default `parentbased_always_on` (the caller\'s sampling decision is kept).' },
-      { name: 'OTEL_TRACES_SAMPLER_ARG', example: '0.1', meaning: 'The share of traces kept by a ratio sampler, 0 to 1.' }
+      {
+        name: 'OTEL_EXPORTER_OTLP_ENDPOINT',
+        example: 'http://otel-collector:4318',
+        meaning: 'The OTLP receiver (an endpoint turns tracing on).'
+      },
+      {
+        name: 'OTEL_EXPORTER_OTLP_PROTOCOL',
+        example: 'http/protobuf',
+        meaning: '`http/protobuf` (the default) or `http/json` (`grpc` also works).'
+      },
+      {
+        name: 'OTEL_SERVICE_NAME',
+        example: 'customs-gateway',
+        meaning: 'The service name of every span; default `customs-gateway`.'
+      },
+      {
+        name: 'OTEL_RESOURCE_ATTRIBUTES',
+        example: 'deployment.environment.name=production',
+        meaning: 'Resource attributes added to every span.'
+      },
+      {
+        name: 'OTEL_TRACES_SAMPLER',
+        example: 'parentbased_traceidratio',
+        meaning: "Default `parentbased_always_on` (the caller's sampling decision is kept)."
+      },
+      {
+        name: 'OTEL_TRACES_SAMPLER_ARG',
+        example: '0.1',
+        meaning: 'The share of traces kept by a ratio sampler, 0 to 1.'
+      }
     ]
   }
 ]
@@ -177,32 +228,41 @@ const OTHER: Group = {
 }
 
 const INTRO = [
-  'Environment variables; a `.env` file in the working directory is read at start-up when present (variables already set win). Every setting is optional: a setting left unset (or empty) takes the default shown. `NODE_ENV` is the platform\'s own: with `production`, a gateway without a hub refuses to start unless `SANDBOX=true`, so that a container whose settings failed to mount never serves seeded data with authentication off.',
+  'Environment variables; a `.env` file in the working directory is read at start-up when ' +
+  'present (variables already set win). Every setting is optional: a setting left unset (or ' +
+  "empty) takes the default shown. `NODE_ENV` is the platform's own: with `production`, a " +
+  'gateway without a hub refuses to start unless `SANDBOX=true`, so that a container whose ' +
+  'settings failed to mount never serves seeded data with authentication off.',
   'Secrets never reach a response, a log line or the OpenAPI document; pass them from a secret ' +
-  'store, never in an image. Every secret setting `X` (marked below) may be given as a file, ' +
-  '`X_FILE`, as the official Docker images do (read at start-up, its trailing line break ' +
-  'dropped; both ways at once, or a file that cannot be read, stops start-up).',
+    'store, never in an image. Every secret setting `X` (marked below) may be given as a file, ' +
+    '`X_FILE`, as the official Docker images do (read at start-up, its trailing line break ' +
+    'dropped; both ways at once, or a file that cannot be read, stops start-up).',
   'Invalid configuration stops start-up with one `config error:` line per problem and exit code ' +
-  '1. A setting that 1.0.0 removed (most described the hub, which the hub profile alone ' +
-  'describes now) stops start-up with one line naming what replaces it; `npm run --silent ' +
-  'profile -- --from-env > hub-profile.json` writes the profile such settings meant. A variable ' +
-  'with one of the gateway\'s prefixes (`UPSTREAM_`, `CACHE_`, … the prefixes of the settings ' +
-  'below) that names no setting, or a variable close to a setting\'s name, is logged as one ' +
-  'warning each at start, with the setting it may have meant when one is within a few edits ' +
-  '(`REDIS_UR`: did you mean `REDIS_URL`?); with `NODE_ENV=production`, one close to ' +
-  '`REDIS_URL`, `REDIS_KEY_PREFIX`, `REDIS_SENTINELS`, `CLIENTS_FILE` or an `UPSTREAM_*` ' +
-  'setting stops start-up instead ([operations.md](../operations.md#start-up)). A setting ' +
+    '1. A setting that 1.0.0 removed (most described the hub, which the hub profile alone ' +
+    'describes now) stops start-up with one line naming what replaces it; `npm run --silent ' +
+    'profile -- --from-env > hub-profile.json` writes the profile such settings meant. A ' +
+    'variable ' +
+    "with one of the gateway's prefixes (`UPSTREAM_`, `CACHE_`, … the prefixes of the settings " +
+    "below) that names no setting, or a variable close to a setting's name, is logged as one " +
+    'warning each at start, with the setting it may have meant when one is within a few edits ' +
+    '(`REDIS_UR`: did you mean `REDIS_URL`?); with `NODE_ENV=production`, one close to ' +
+    '`REDIS_URL`, `REDIS_KEY_PREFIX`, `REDIS_SENTINELS`, `CLIENTS_FILE` or an `UPSTREAM_*` ' +
+    'setting stops start-up instead ([operations.md](../operations.md#start-up)). A setting ' +
     'checked ' +
-  'against a pattern says what it expects, with an example. Numbers of whole units (ports, ' +
-  'milliseconds, bytes, counts) are written in decimal digits: `1.5`, `1e3` or `0x10` is ' +
-  'refused, never rounded; yes/no settings are `true` or `false`.'
+    'against a pattern says what it expects, with an example. Numbers of whole units (ports, ' +
+    'milliseconds, bytes, counts) are written in decimal digits: `1.5`, `1e3` or `0x10` is ' +
+    'refused, never rounded; yes/no settings are `true` or `false`.'
 ]
 
 interface Setting { name: string, schema: SettingSchema, required: boolean }
 
 function settings (): Setting[] {
   const required = new Set<string>(ConfigSchema.required ?? [])
-  return Object.entries(ConfigSchema.properties).map(([name, schema]) => ({ name, schema: schema as SettingSchema, required: required.has(name) }))
+  return Object.entries(ConfigSchema.properties).map(([name, schema]) => ({
+    name,
+    schema: schema as SettingSchema,
+    required: required.has(name)
+  }))
 }
 
 export function groupOf (name: string): Group {
@@ -232,16 +292,28 @@ function range (schema: SettingSchema, unit: string): string {
 
 /** What the schema allows, in words: the part of a setting's form its description may not say. */
 export function form (name: string, schema: SettingSchema): string {
-  if (schema.enum !== undefined) return `one of ${schema.enum.map(value => `\`${String(value)}\``).join(', ')}`
+  if (schema.enum !== undefined) {
+    return 'one of ' +
+    `${schema.enum.map((value) => `\`${String(value)}\``).join(', ')}`
+  }
   if (schema.type === 'boolean') return '`true` or `false`'
   if (schema.type === 'integer') {
-    const unit = name.endsWith('_MS') ? ' (ms)' : name.endsWith('_SECONDS') ? ' (s)' : name.endsWith('_BYTES') ? ' (bytes)' : ''
+    const unit = name.endsWith('_MS')
+      ? ' (ms)'
+      : name.endsWith('_SECONDS')
+        ? ' (s)'
+        : name.endsWith('_BYTES')
+          ? ' (bytes)'
+          : ''
     const bounds = range(schema, '')
     return bounds === '' ? `a whole number${unit}` : `a whole number, ${bounds}${unit}`
   }
   if (schema.type === 'object') return 'JSON'
   if (schema.format === 'uri') return 'an http(s) URL'
-  if (schema.maxLength !== undefined) return `text, ${schema.minLength ?? 0} to ${schema.maxLength} characters`
+  if (schema.maxLength !== undefined) {
+    return `text, ${schema.minLength ?? 0} to ` +
+    `${schema.maxLength} characters`
+  }
   return ''
 }
 
@@ -296,20 +368,32 @@ export function renderConfigurationDoc (): string {
   for (const paragraph of INTRO) lines.push(paragraph, '')
   lines.push('[`.env.example`](../../.env.example), written from the same schema, lists the ' +
     'settings a deployment sets.', '')
-  lines.push('Groups: ' + groups.map(({ group }) => `[${group.title}](#${group.id})`).join(' · '), '')
+  lines.push(
+    'Groups: ' + groups.map(({ group }) => `[${group.title}](#${group.id})`).join(' · '),
+    ''
+  )
   for (const { group, settings } of groups) {
     lines.push(`<a id="${group.id}"></a>`, '', `## ${group.title}`, '', group.intro, '')
     if (settings.length > 0) {
       lines.push('| setting | default | meaning |', '| --- | --- | --- |')
       for (const setting of settings) {
-        lines.push(`| \`${setting.name}\` | ${cell(defaultCell(setting))} | ${cell(meaning(setting))} |`)
+        lines.push(
+          `| \`${setting.name}\` | ${cell(defaultCell(setting))} | ${cell(meaning(setting))} |`
+        )
       }
       lines.push('')
     }
     if (group.outside !== undefined) {
-      lines.push('Read by the OpenTelemetry SDK, not by the gateway\'s schema (the SDK knows more; these are the usual ones):', '')
+      lines.push(
+        "Read by the OpenTelemetry SDK, not by the gateway's schema (the SDK knows more; these " +
+        'are the usual ones):',
+        ''
+      )
       lines.push('| variable | example | meaning |', '| --- | --- | --- |')
-      for (const outside of group.outside) lines.push(`| \`${outside.name}\` | \`${outside.example}\` | ${cell(outside.meaning)} |`)
+      for (const outside of group.outside) {
+        lines.push(`| \`${outside.name}\` | \`` +
+        `${outside.example}\` | ${cell(outside.meaning)} |`)
+      }
       lines.push('')
     }
   }

@@ -2,7 +2,13 @@ import Fastify, { type FastifyInstance, type InjectOptions, type RouteOptions } 
 import gateway, { serverOptions } from '../../src/app.ts'
 import { resolveConfig } from '../../src/config/resolve.ts'
 import type { AnswerExamples } from '../../src/plugins/swagger.ts'
-import { SANDBOX_ACCESS_TOKEN, SANDBOX_API_KEY, SANDBOX_PLATFORM_ID, sandboxEnv, startSandbox } from '../../src/sandbox/index.ts'
+import {
+  SANDBOX_ACCESS_TOKEN,
+  SANDBOX_API_KEY,
+  SANDBOX_PLATFORM_ID,
+  sandboxEnv,
+  startSandbox
+} from '../../src/sandbox/index.ts'
 import { EXAMPLE_REQUEST_ID } from '../../src/schemas/error-examples.ts'
 import { ERRORS_REFERENCE_PATH, renderErrorsReference } from './errors-reference.ts'
 import { renderGlossary } from './glossary.ts'
@@ -47,7 +53,10 @@ interface Gateway {
  * credentials: the same code gives the same artefacts whatever port the
  * sandbox got.
  */
-async function withGateway<T> (env: Record<string, string>, fn: (gateway: Gateway) => Promise<T>): Promise<T> {
+async function withGateway<T> (
+  env: Record<string, string>,
+  fn: (gateway: Gateway) => Promise<T>
+): Promise<T> {
   // The sandbox accepts whatever credentials the gateway is configured with.
   const sandbox = await startSandbox({
     apiKey: env.UPSTREAM_API_KEY ?? SANDBOX_API_KEY,
@@ -59,7 +68,9 @@ async function withGateway<T> (env: Record<string, string>, fn: (gateway: Gatewa
     // buildApp, with the routes collected as they are registered.
     const app = Fastify(serverOptions(config, false))
     const routes: RouteOptions[] = []
-    app.addHook('onRoute', route => { routes.push(route) })
+    app.addHook('onRoute', (route) => {
+      routes.push(route)
+    })
     // It does front a sandbox; the artefacts are the same with or without CLIENTS_FILE,
     // and the document is the production one (no "no key is needed" note).
     await app.register(gateway, { config, sandbox: true, productionDocument: true })
@@ -75,9 +86,14 @@ async function withGateway<T> (env: Record<string, string>, fn: (gateway: Gatewa
 }
 
 /** The OpenAPI document as plain JSON (what `GET /openapi.json` serves). */
-export async function generateDocument (options: GenerateOptions = {}): Promise<Record<string, unknown>> {
+export async function generateDocument (
+  options: GenerateOptions = {}
+): Promise<Record<string, unknown>> {
   // Through JSON, as it is served and committed: schema objects carry non-JSON (symbol) keys.
-  return await withGateway(options.env ?? {}, async ({ app }) => JSON.parse(JSON.stringify(app.swagger())) as Record<string, unknown>)
+  return await withGateway(
+    options.env ?? {},
+    async ({ app }) => JSON.parse(JSON.stringify(app.swagger())) as Record<string, unknown>
+  )
 }
 
 /** docs/reference/hub-operations.md: the hub operations behind each route, for operators. */
@@ -88,7 +104,8 @@ export async function generateHubOperations (): Promise<string> {
     for (const route of routes) {
       const operations = route.config?.hubOperations
       const method = [route.method].flat().join(', ')
-      if (operations === undefined || method === 'HEAD' || seen.has(`${method} ${route.url}`)) continue
+      if (operations === undefined || method === 'HEAD' || seen.has(`${method} ` +
+        `${route.url}`)) { continue }
       seen.add(`${method} ${route.url}`)
       list.push({ method, url: route.url.replace(/:([A-Za-z0-9]+)/g, '{$1}'), operations })
     }
@@ -126,8 +143,18 @@ export async function generateReference (): Promise<Record<string, string>> {
 
 interface DocOperation {
   operationId?: string
-  parameters?: Array<{ name: string, in: string, example?: unknown, schema?: { examples?: unknown[] } }>
-  requestBody?: { content?: Record<string, { schema?: { properties?: Record<string, { type?: string, examples?: unknown[] }> } }> }
+  parameters?: Array<{
+    name: string
+    in: string
+    example?: unknown
+    schema?: { examples?: unknown[] }
+  }>
+  requestBody?: {
+    content?: Record<
+      string,
+      { schema?: { properties?: Record<string, { type?: string; examples?: unknown[] }> } }
+    >
+  }
   responses?: Record<string, { content?: Record<string, unknown> }>
 }
 
@@ -136,15 +163,28 @@ function wrongType (type: string | undefined): unknown {
   return type === 'string' ? 15 : type === 'boolean' ? 'yes' : 'fifteen'
 }
 
-/** The request Swagger UI's "Try it out" sends: every parameter and body field at its documented example. */
-function exampleRequest (method: string, path: string, op: DocOperation, broken: boolean): InjectOptions | undefined {
+/**
+ * The request Swagger UI's "Try it out" sends: every parameter and body field at its documented
+ * example.
+ */
+function exampleRequest (
+  method: string,
+  path: string,
+  op: DocOperation,
+  broken: boolean
+): InjectOptions | undefined {
   let url = path
   const query = new URLSearchParams()
   let brokenOne = false
   const breakThis = () => broken && !brokenOne && (brokenOne = true)
   const properties = op.requestBody?.content?.['application/json']?.schema?.properties
   const fields = properties === undefined ? undefined : Object.entries(properties)
-  const payload = fields === undefined ? undefined : Object.fromEntries(fields.map(([name, p]) => [name, breakThis() ? wrongType(p.type) : p.examples?.[0]]))
+  const payload =
+    fields === undefined
+      ? undefined
+      : Object.fromEntries(
+        fields.map(([name, p]) => [name, breakThis() ? wrongType(p.type) : p.examples?.[0]])
+      )
   for (const p of op.parameters ?? []) {
     const example = p.example ?? p.schema?.examples?.[0]
     if (p.in === 'header') continue
@@ -153,7 +193,11 @@ function exampleRequest (method: string, path: string, op: DocOperation, broken:
     if (p.in === 'query') query.set(p.name, value)
   }
   if (broken && !brokenOne) return undefined
-  return { method: method.toUpperCase() as InjectOptions['method'], url: query.size > 0 ? `${url}?${query}` : url, ...(payload === undefined ? {} : { payload }) }
+  return {
+    method: method.toUpperCase() as InjectOptions['method'],
+    url: query.size > 0 ? `${url}?${query}` : url,
+    ...(payload === undefined ? {} : { payload })
+  }
 }
 
 /**
@@ -164,34 +208,54 @@ function exampleRequest (method: string, path: string, op: DocOperation, broken:
  */
 export async function generateAnswerExamples (): Promise<AnswerExamples> {
   // Load shedding off too: a busy machine must not turn an example into a 503.
-  return await withGateway({ CACHE_TTL_SECONDS: '0', PRESSURE_MAX_EVENT_LOOP_DELAY_MS: '0' }, async ({ app }) => {
-    const doc = app.swagger() as { paths: Record<string, Record<string, DocOperation>> }
-    const out: AnswerExamples = {}
-    for (const [path, methods] of Object.entries(doc.paths)) {
-      for (const [method, op] of Object.entries(methods)) {
-        const id = op.operationId
-        // The WebSocket and the metrics text have no JSON answer to show.
-        if (id === undefined || op.responses?.[200]?.content?.['application/json'] === undefined) continue
-        // A new random ticket each time: its schema carries a fixed example instead.
-        if (id === 'postEventStreamTicket') continue
-        const entry: AnswerExamples[string] = {}
-        const ok = await app.inject(exampleRequest(method, path, op, false)!)
-        if (ok.statusCode !== 200) throw new Error(`${method.toUpperCase()} ${path}: the documented examples answer ${ok.statusCode}: ${ok.body.slice(0, 300)}`)
-        entry[200] = ok.json()
-        const bad = exampleRequest(method, path, op, true)
-        if (bad !== undefined) {
-          const res = await app.inject(bad)
-          if (res.statusCode !== 400) throw new Error(`${method.toUpperCase()} ${path}: a broken request answers ${res.statusCode}`)
-          entry[400] = { ...res.json<Record<string, unknown>>(), requestId: EXAMPLE_REQUEST_ID }
+  return await withGateway(
+    { CACHE_TTL_SECONDS: '0', PRESSURE_MAX_EVENT_LOOP_DELAY_MS: '0' },
+    async ({ app }) => {
+      const doc = app.swagger() as { paths: Record<string, Record<string, DocOperation>> }
+      const out: AnswerExamples = {}
+      for (const [path, methods] of Object.entries(doc.paths)) {
+        for (const [method, op] of Object.entries(methods)) {
+          const id = op.operationId
+          // The WebSocket and the metrics text have no JSON answer to show.
+          if (
+            id === undefined ||
+            op.responses?.[200]?.content?.['application/json'] === undefined
+          ) {
+            continue
+          }
+          // A new random ticket each time: its schema carries a fixed example instead.
+          if (id === 'postEventStreamTicket') continue
+          const entry: AnswerExamples[string] = {}
+          const ok = await app.inject(exampleRequest(method, path, op, false)!)
+          if (ok.statusCode !== 200) {
+            throw new Error(
+              `${method.toUpperCase()} ${path}: the documented examples answer ${ok.statusCode}: ` +
+              `${ok.body.slice(0, 300)}`
+            )
+          }
+          entry[200] = ok.json()
+          const bad = exampleRequest(method, path, op, true)
+          if (bad !== undefined) {
+            const res = await app.inject(bad)
+            if (res.statusCode !== 400) {
+              throw new Error(
+                `${method.toUpperCase()} ${path}: a broken request answers ${res.statusCode}`
+              )
+            }
+            entry[400] = { ...res.json<Record<string, unknown>>(), requestId: EXAMPLE_REQUEST_ID }
+          }
+          out[id] = entry
         }
-        out[id] = entry
       }
+      return Object.fromEntries(Object.entries(out).sort(([a], [b]) => a.localeCompare(b)))
     }
-    return Object.fromEntries(Object.entries(out).sort(([a], [b]) => a.localeCompare(b)))
-  })
+  )
 }
 
-/** The committed text of a document: 2-space JSON in the generator's (deterministic) key order, with a trailing newline. */
+/**
+ * The committed text of a document: 2-space JSON in the generator's (deterministic) key order, with
+ * a trailing newline.
+ */
 export function renderDocument (doc: unknown): string {
   return JSON.stringify(doc, null, 2) + '\n'
 }
@@ -202,12 +266,14 @@ export function renderDocument (doc: unknown): string {
  * generateAnswerExamples'; the document reads them as the app is built, so
  * `npm run openapi` writes them first and the rest in a fresh process.)
  */
-export async function generateArtefacts (options: GenerateOptions = {}): Promise<Record<string, string>> {
+export async function generateArtefacts (
+  options: GenerateOptions = {}
+): Promise<Record<string, string>> {
   return {
     [OPENAPI_PATH]: renderDocument(await generateDocument(options)),
     [GLOSSARY_PATH]: renderGlossary(),
     [HUB_OPERATIONS_PATH]: await generateHubOperations(),
     [PROFILE_SCHEMA_PATH]: renderProfileSchema(),
-    ...await generateReference()
+    ...(await generateReference())
   }
 }

@@ -9,16 +9,54 @@ import { Type, type Static } from '../typebox.ts'
 import { SCOPES, type Scope } from '../catalogue/scopes.ts'
 
 /** One entry of the CLIENTS_FILE JSON array (docs/deployment.md#clients-and-keys). */
-export const ClientEntrySchema = Type.Object({
-  name: Type.String({ pattern: '^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$', description: 'Who the client is, as audit lines and rate limits name it: 1-64 of letters, digits and `. _ -`' }),
-  keySha256: Type.String({ pattern: '^[0-9a-fA-F]{64}$', description: 'Hex SHA-256 of the client key (`npm run client-key` prints it); the key itself is never stored' }),
-  scopes: Type.Array(Type.Enum(SCOPES), { uniqueItems: true, description: 'What the client may call' }),
-  events: Type.Optional(Type.Enum(['own', 'all'], { description: 'Which booked events the client\'s WebSockets receive: `own` (default) those of the writes it made itself, `all` every client\'s' })),
-  rateLimit: Type.Optional(Type.Object({
-    max: Type.Optional(Type.Integer({ minimum: 1, maximum: 1_000_000, description: 'Requests per window (default RATE_LIMIT_MAX)' })),
-    timeWindow: Type.Optional(Type.String({ pattern: DURATION_PATTERN, description: 'The window, e.g. `1 minute` (default RATE_LIMIT_WINDOW)' }))
-  }, { additionalProperties: false, description: 'This client\'s own limit' }))
-}, { additionalProperties: false })
+export const ClientEntrySchema = Type.Object(
+  {
+    name: Type.String({
+      pattern: '^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$',
+      description:
+        'Who the client is, as audit lines and rate limits name it: 1-64 of letters, digits and ' +
+        '`. _ -`'
+    }),
+    keySha256: Type.String({
+      pattern: '^[0-9a-fA-F]{64}$',
+      description:
+        'Hex SHA-256 of the client key (`npm run client-key` prints it); the key itself is never ' +
+        'stored'
+    }),
+    scopes: Type.Array(Type.Enum(SCOPES), {
+      uniqueItems: true,
+      description: 'What the client may call'
+    }),
+    events: Type.Optional(
+      Type.Enum(['own', 'all'], {
+        description:
+          "Which booked events the client's WebSockets receive: `own` (default) those of the " +
+          "writes it made itself, `all` every client's"
+      })
+    ),
+    rateLimit: Type.Optional(
+      Type.Object(
+        {
+          max: Type.Optional(
+            Type.Integer({
+              minimum: 1,
+              maximum: 1_000_000,
+              description: 'Requests per window (default RATE_LIMIT_MAX)'
+            })
+          ),
+          timeWindow: Type.Optional(
+            Type.String({
+              pattern: DURATION_PATTERN,
+              description: 'The window, e.g. `1 minute` (default RATE_LIMIT_WINDOW)'
+            })
+          )
+        },
+        { additionalProperties: false, description: "This client's own limit" }
+      )
+    )
+  },
+  { additionalProperties: false }
+)
 
 export type ClientEntry = Static<typeof ClientEntrySchema>
 
@@ -35,7 +73,9 @@ export interface ClientRegistry {
   readonly size: number
   /** The client holding this key, or null. */
   authenticate (key: string): AuthenticatedClient | null
-  /** The client of this name, or null (an event-stream ticket names the client it was issued to). */
+  /**
+   * The client of this name, or null (an event-stream ticket names the client it was issued to).
+   */
   find (name: string): AuthenticatedClient | null
 }
 
@@ -48,15 +88,33 @@ export function clientsFileProblems (value: unknown): string[] {
   if (value.length === 0) return ['must list at least one client']
   const problems: string[] = []
   value.forEach((entry, i) => {
-    const name = typeof entry === 'object' && entry !== null && typeof (entry as { name?: unknown }).name === 'string' ? ` (${JSON.stringify((entry as { name: string }).name).slice(0, 70)})` : ''
+    const name =
+      typeof entry === 'object' &&
+      entry !== null &&
+      typeof (entry as { name?: unknown }).name === 'string'
+        ? ` (${JSON.stringify((entry as { name: string }).name).slice(0, 70)})`
+        : ''
     const seen = new Set<string>()
     for (const error of Value.Errors(ClientEntrySchema, entry)) {
       if (error.keyword === 'boolean') continue // the additionalProperties line says it better
-      const params = error.params as { allowedValues?: unknown[], additionalProperties?: string[], requiredProperties?: string[] }
+      const params = error.params as {
+        allowedValues?: unknown[]
+        additionalProperties?: string[]
+        requiredProperties?: string[]
+      }
       const field = error.instancePath.replace(/^\//, '').replaceAll('/', '.')
       let line: string
-      if (params.additionalProperties !== undefined) line = `${field === '' ? '' : `${field}: `}unknown field ${params.additionalProperties.join(', ')}`
-      else line = `${field === '' ? 'entry' : field}: ${error.message}${params.allowedValues === undefined ? '' : ` (${params.allowedValues.join(', ')})`}`
+      if (params.additionalProperties !== undefined) {
+        line =
+          `${field === '' ? '' : `${field}: `}unknown ` +
+          'field ' +
+          `${params.additionalProperties.join(', ')}`
+      } else {
+        line =
+          `${field === '' ? 'entry' : field}: ` +
+          `${error.message}` +
+          `${params.allowedValues === undefined ? '' : ` (${params.allowedValues.join(', ')})`}`
+      }
       if (!seen.has(line)) problems.push(`entry ${i + 1}${name}: ${line}`)
       seen.add(line)
     }
@@ -67,11 +125,19 @@ export function clientsFileProblems (value: unknown): string[] {
   const hashes = new Map<string, number>()
   entries.forEach((entry, i) => {
     const sameName = names.get(entry.name)
-    if (sameName !== undefined) problems.push(`entry ${i + 1} ("${entry.name}"): name: already used by entry ${sameName + 1}`)
+    if (sameName !== undefined) {
+      problems.push(`entry ${i + 1} ("${entry.name}"): name: already ` +
+      `used by entry ${sameName + 1}`)
+    }
     names.set(entry.name, i)
     const hash = entry.keySha256.toLowerCase()
     const sameKey = hashes.get(hash)
-    if (sameKey !== undefined) problems.push(`entry ${i + 1} ("${entry.name}"): keySha256: the same key as entry ${sameKey + 1}; every client needs its own key`)
+    if (sameKey !== undefined) {
+      problems.push(
+        `entry ${i + 1} ("${entry.name}"): keySha256: the same key as entry ${sameKey + 1}; ` +
+        'every client needs its own key'
+      )
+    }
     hashes.set(hash, i)
   })
   return problems
@@ -105,7 +171,7 @@ export function loadClientsFile (path: string): ClientEntry[] {
  * clients and needs no such argument.)
  */
 export function createClientRegistry (entries: readonly ClientEntry[]): ClientRegistry {
-  const clients = entries.map(entry => ({
+  const clients = entries.map((entry) => ({
     hash: Buffer.from(entry.keySha256, 'hex'),
     client: Object.freeze({
       name: entry.name,
@@ -113,7 +179,9 @@ export function createClientRegistry (entries: readonly ClientEntry[]): ClientRe
       events: entry.events ?? 'own',
       rateLimit: Object.freeze({
         ...(entry.rateLimit?.max === undefined ? {} : { max: entry.rateLimit.max }),
-        ...(entry.rateLimit?.timeWindow === undefined ? {} : { timeWindowMs: parseDuration(entry.rateLimit.timeWindow) })
+        ...(entry.rateLimit?.timeWindow === undefined
+          ? {}
+          : { timeWindowMs: parseDuration(entry.rateLimit.timeWindow) })
       })
     }) satisfies AuthenticatedClient
   }))
@@ -168,7 +236,9 @@ export function presentedKey (headers: IncomingHttpHeaders): string | undefined 
   return undefined
 }
 
-/** The WebSocket subprotocol the gateway agrees to: `bearer`, when offered (ws `handleProtocols`). */
+/**
+ * The WebSocket subprotocol the gateway agrees to: `bearer`, when offered (ws `handleProtocols`).
+ */
 export function selectProtocol (offered: Set<string>): string | false {
   return offered.has('bearer') ? 'bearer' : false
 }

@@ -6,13 +6,16 @@
  */
 export type ScalarKind =
   | 'string' // a string
-  | 'text' // a string, or a number passed on as a string (fields whose type docs/hub.md leaves open)
+  // a string, or a number passed on as a string (fields whose type docs/hub.md leaves open)
+  | 'text'
   | 'integer'
   | 'number'
   | 'flag' // 0/1 upstream, boolean here
   | 'date' // YYYY-MM-DD here
   | 'datetime' // ISO 8601 with the configured offset here
-  | 'date-with-time' // a day the hub sends with a time of day: the date under `name`, the date-time under `dateTimeName`
+  // a day the hub sends with a time of day: the date under `name`, the date-time under
+  // `dateTimeName`
+  | 'date-with-time'
   | 'json' // element content docs/hub.md does not show: passed on, keys camelCased
 
 export interface FieldSpec {
@@ -71,7 +74,10 @@ export function isResource (kind: FieldSpec['kind']): kind is ResourceSpec {
 /** The names a field is answered under: one, or two for a `date-with-time` field. */
 export function namesOf (field: FieldSpec): string[] {
   if (field.kind !== 'date-with-time') return [field.name]
-  if (field.dateTimeName === undefined) throw new Error(`field ${field.upstream}: a date-with-time field needs its dateTimeName`)
+  if (field.dateTimeName === undefined) {
+    throw new Error(`field ${field.upstream}: a ` +
+    'date-with-time field needs its dateTimeName')
+  }
   return [field.name, field.dateTimeName]
 }
 

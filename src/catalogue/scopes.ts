@@ -4,7 +4,13 @@
  * auth plugin reads that declaration as the route is registered.
  */
 
-export const SCOPES = ['customs:read', 'sp2:read', 'sp2:finalize', 'bookings:write', 'events:read'] as const
+export const SCOPES = [
+  'customs:read',
+  'sp2:read',
+  'sp2:finalize',
+  'bookings:write',
+  'events:read'
+] as const
 export type Scope = (typeof SCOPES)[number]
 
 /** The OpenAPI security scheme every scoped route refers to (declared in plugins/swagger.ts). */
@@ -30,7 +36,10 @@ export function scopesOf (scope: RouteScope): readonly Scope[] {
   return typeof scope === 'string' ? [scope] : scope
 }
 
-/** Routes under /v1 must declare a scope (null for a public one); others (health, docs, CORS preflight) need not. */
+/**
+ * Routes under /v1 must declare a scope (null for a public one); others (health, docs, CORS
+ * preflight) need not.
+ */
 export function needsScope (url: string): boolean {
   return url === '/v1' || url.startsWith('/v1/')
 }

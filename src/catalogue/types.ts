@@ -7,7 +7,10 @@ import type { ResourceSpec } from './resource-spec.ts'
  * operations.ts.
  */
 
-/** Which configured address an operation lives under: `{hub_url}` (lookups) or `{base_url}` (SP2, booking). */
+/**
+ * Which configured address an operation lives under: `{hub_url}` (lookups) or `{base_url}` (SP2,
+ * booking).
+ */
 export type Service = 'hub' | 'base'
 
 /**
@@ -16,8 +19,12 @@ export type Service = 'hub' | 'base'
  */
 export type Area = 'lookup' | 'sp2' | 'booking'
 
-/** Gateway-side parameter kinds, each with one validation schema (schemas/params.ts) and one conversion on the way to the hub. */
-export type ParamKind = 'npwp' | 'blNo' | 'blDate' | 'containerNo' | 'pibNo' | 'bookingRequestId' | 'sp2Id'
+/**
+ * Gateway-side parameter kinds, each with one validation schema (schemas/params.ts) and one
+ * conversion on the way to the hub.
+ */
+export type ParamKind =
+  'npwp' | 'blNo' | 'blDate' | 'containerNo' | 'pibNo' | 'bookingRequestId' | 'sp2Id'
 
 export interface OperationParam {
   /** Gateway name (query or path parameter of our route). */
@@ -25,7 +32,10 @@ export interface OperationParam {
   /** The hub's name. */
   upstream: string
   kind: ParamKind
-  /** Always sent in the query string, whatever the placement of the others (the booked notification's `?idRequestBooking=`). */
+  /**
+   * Always sent in the query string, whatever the placement of the others (the booked
+   * notification's `?idRequestBooking=`).
+   */
   alwaysQuery?: boolean
 }
 
@@ -41,7 +51,10 @@ export type ResponseShape =
   /** One object or an array of them, answered as a list. */
   | { type: 'records', item: ResourceSpec }
 
-/** A customs document type a route is named after: `bc20` in `/v1/customs/bc20/containers`, `BC 2.0` in its words. */
+/**
+ * A customs document type a route is named after: `bc20` in `/v1/customs/bc20/containers`, `BC 2.0`
+ * in its words.
+ */
 export interface DocumentType {
   code: string
   label: string
@@ -63,11 +76,17 @@ export interface LookupRouteSpec extends RouteSpecBase {
   method: 'GET'
   /** Parameters taken from the path; the others come from the query string. */
   pathParams?: readonly string[]
-  /** Example values of this route's parameters, where the kind's own example finds nothing (a seeded sandbox value). */
+  /**
+   * Example values of this route's parameters, where the kind's own example finds nothing (a seeded
+   * sandbox value).
+   */
   examples?: Readonly<Record<string, string>>
 }
 
-/** A POST route making one hub write (routes/write-route.ts); its body schema and handler are the route file's. */
+/**
+ * A POST route making one hub write (routes/write-route.ts); its body schema and handler are the
+ * route file's.
+ */
 export interface WriteRouteSpec extends RouteSpecBase {
   method: 'POST'
   operationId: string
@@ -119,7 +138,10 @@ export interface HubOperation {
   route: RouteSpec
   /** The customs document type of a BL or container list. */
   documentType?: DocumentType
-  /** The body a write sends, field by field (mapping/request-bodies.ts builds it; a test holds the two together). */
+  /**
+   * The body a write sends, field by field (mapping/request-bodies.ts builds it; a test holds the
+   * two together).
+   */
   requestBody?: { fields: readonly RequestBodyField[], note?: string }
   /** Why this entry looks the way it does, where the hub's documentation is odd or silent. */
   note?: string

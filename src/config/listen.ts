@@ -17,10 +17,14 @@ export interface ListenHost {
  */
 export function listenHost (config: Pick<Config, 'HOST' | 'CLIENTS_FILE'>): ListenHost {
   if (config.HOST !== undefined) return { host: config.HOST, loopbackByDefault: false }
-  return config.CLIENTS_FILE === undefined ? { host: LOOPBACK_HOST, loopbackByDefault: true } : { host: ANY_HOST, loopbackByDefault: false }
+  return config.CLIENTS_FILE === undefined
+    ? { host: LOOPBACK_HOST, loopbackByDefault: true }
+    : { host: ANY_HOST, loopbackByDefault: false }
 }
 
 /** The start-up line that says how to reach a gateway kept on loopback. */
-export const LOOPBACK_ADVICE = 'listening on 127.0.0.1 only: HOST is unset and there is no CLIENTS_FILE (client authentication off). ' +
+export const LOOPBACK_ADVICE =
+  'listening on 127.0.0.1 only: HOST is unset and there is no CLIENTS_FILE (client ' +
+  'authentication off). ' +
   'To offer the gateway to other machines, set HOST=0.0.0.0 together with a CLIENTS_FILE ' +
   '(keys from npm run client-key; docs/deployment.md#clients-and-keys)'

@@ -28,10 +28,14 @@ const NAMES = Object.keys(ConfigSchema.properties) as Array<keyof RawConfig>
  * and truncates, so `1.5` would become 1 and `0x10` 16 without a word:
  * they are checked as written first.
  */
-const INTEGER_NAMES = new Set<string>(NAMES.filter(name => (ConfigSchema.properties[name] as { type?: unknown }).type === 'integer'))
+const INTEGER_NAMES = new Set<string>(
+  NAMES.filter((name) => (ConfigSchema.properties[name] as { type?: unknown }).type === 'integer')
+)
 const DECIMAL_INTEGER = /^-?[0-9]+$/
 /** Yes/no settings: `true` or `false` as written (Value.Convert would also take `1` or `TRUE`). */
-const BOOLEAN_NAMES = new Set<string>(NAMES.filter(name => (ConfigSchema.properties[name] as { type?: unknown }).type === 'boolean'))
+const BOOLEAN_NAMES = new Set<string>(
+  NAMES.filter((name) => (ConfigSchema.properties[name] as { type?: unknown }).type === 'boolean')
+)
 
 /**
  * Reads the gateway configuration from an environment map, validated once
@@ -41,7 +45,8 @@ const BOOLEAN_NAMES = new Set<string>(NAMES.filter(name => (ConfigSchema.propert
  * empty values count as unset.
  */
 export function loadConfig (env: Record<string, string | undefined>): Config {
-  // Secrets given as files (X_FILE, config/secret-files.ts): read here, then checked as if X were set.
+  // Secrets given as files (X_FILE, config/secret-files.ts): read here, then checked as if X were
+  // set.
   const files = readSecretFiles(env)
   const given: Record<string, string | undefined> = { ...env, ...files.values }
   // A removed setting still set: one line naming what says it now (config/removed-settings.ts).
@@ -63,10 +68,15 @@ export function loadConfig (env: Record<string, string | undefined>): Config {
   const value = Value.Convert(ConfigSchema, withDefaults) as Record<string, unknown>
   for (const error of Value.Errors(ConfigSchema, value)) {
     const path = error.instancePath.replace(/^\//, '').replaceAll('/', '.')
-    problems.push(expectedProblem(path, error.keyword) ?? `${path || 'configuration'}: ${error.message}${describeAllowed(error.params)}`)
+    problems.push(
+      expectedProblem(path, error.keyword) ??
+        `${path || 'configuration'}: ${error.message}${describeAllowed(error.params)}`
+    )
   }
   // Value.Check narrows the type; Value.Errors above said why when it fails.
-  if (problems.length > 0 || !Value.Check(ConfigSchema, value)) throw new ConfigError(problems.map(p => fromFileProblem(p, files.fromFile)))
+  if (problems.length > 0 || !Value.Check(ConfigSchema, value)) {
+    throw new ConfigError(problems.map((p) => fromFileProblem(p, files.fromFile)))
+  }
   // Kept as a path: static credentials re-read the file (config/secret-files.ts).
   const tokenFile = env.UPSTREAM_ACCESS_TOKEN_FILE?.trim() ?? ''
   const config: Config = tokenFile === ''
@@ -74,22 +84,39 @@ export function loadConfig (env: Record<string, string | undefined>): Config {
     : { ...value, UPSTREAM_ACCESS_TOKEN_FILE: tokenFile }
   for (const name of ['UPSTREAM_HUB_URL', 'UPSTREAM_BASE_URL'] as const) {
     const url = config[name]
-    if (url !== undefined && !URL.canParse(url)) problems.push(`${name}: must be an absolute http(s) URL`)
+    if (url !== undefined && !URL.canParse(url)) {
+      problems.push(`${name}: must be an absolute ` +
+      'http(s) URL')
+    }
   }
   const hub = config.UPSTREAM_HUB_URL !== undefined
   const base = config.UPSTREAM_BASE_URL !== undefined
   if (hub !== base) {
-    problems.push(`${hub ? 'UPSTREAM_BASE_URL' : 'UPSTREAM_HUB_URL'}: must be set together with ${hub ? 'UPSTREAM_HUB_URL' : 'UPSTREAM_BASE_URL'} (leave both unset for the built-in sandbox)`)
+    problems.push(
+      `${hub ? 'UPSTREAM_BASE_URL' : 'UPSTREAM_HUB_URL'}: must be set together with ` +
+      `${hub ? 'UPSTREAM_HUB_URL' : 'UPSTREAM_BASE_URL'} (leave both unset for the built-in ` +
+      'sandbox)'
+    )
   }
-  // A production container whose settings failed to mount must not serve seeded data with authentication off.
+  // A production container whose settings failed to mount must not serve seeded data with
+  // authentication off.
   if (!hub && !base) {
     if (config.SANDBOX === false) {
-      problems.push('UPSTREAM_HUB_URL: is required with SANDBOX=false (set UPSTREAM_HUB_URL and UPSTREAM_BASE_URL)')
+      problems.push(
+        'UPSTREAM_HUB_URL: is required with SANDBOX=false (set UPSTREAM_HUB_URL and ' +
+        'UPSTREAM_BASE_URL)'
+      )
     } else if (config.SANDBOX !== true && env.NODE_ENV === 'production') {
-      problems.push('UPSTREAM_HUB_URL: is required with NODE_ENV=production (set UPSTREAM_HUB_URL and UPSTREAM_BASE_URL, or SANDBOX=true to serve the built-in sandbox\'s seeded data)')
+      problems.push(
+        'UPSTREAM_HUB_URL: is required with NODE_ENV=production (set UPSTREAM_HUB_URL and ' +
+        "UPSTREAM_BASE_URL, or SANDBOX=true to serve the built-in sandbox's seeded data)"
+      )
     }
   } else if (config.SANDBOX === true) {
-    problems.push('SANDBOX: true fronts the built-in sandbox, which excludes UPSTREAM_HUB_URL and UPSTREAM_BASE_URL (unset one or the other)')
+    problems.push(
+      'SANDBOX: true fronts the built-in sandbox, which excludes UPSTREAM_HUB_URL and ' +
+      'UPSTREAM_BASE_URL (unset one or the other)'
+    )
   }
   if (config.TRUST_PROXY !== undefined) {
     const problem = trustProxyProblem(config.TRUST_PROXY)
@@ -97,23 +124,45 @@ export function loadConfig (env: Record<string, string | undefined>): Config {
   }
   if (hub && base) {
     for (const name of ['UPSTREAM_API_KEY', 'PLATFORM_ID'] as const) {
-      if (config[name] === undefined) problems.push(`${name}: is required when an upstream is configured`)
+      if (config[name] === undefined) {
+        problems.push(`${name}: is required when an upstream is ` +
+        'configured')
+      }
     }
-    if (config.UPSTREAM_CREDENTIALS === 'static' && config.UPSTREAM_ACCESS_TOKEN === undefined && config.UPSTREAM_ACCESS_TOKEN_FILE === undefined) {
-      problems.push('UPSTREAM_ACCESS_TOKEN: is required when an upstream is configured (or UPSTREAM_ACCESS_TOKEN_FILE, or UPSTREAM_CREDENTIALS=login|forward)')
+    if (
+      config.UPSTREAM_CREDENTIALS === 'static' &&
+      config.UPSTREAM_ACCESS_TOKEN === undefined &&
+      config.UPSTREAM_ACCESS_TOKEN_FILE === undefined
+    ) {
+      problems.push(
+        'UPSTREAM_ACCESS_TOKEN: is required when an upstream is configured (or ' +
+        'UPSTREAM_ACCESS_TOKEN_FILE, or UPSTREAM_CREDENTIALS=login|forward)'
+      )
     }
   }
   // The hub account of login mode (config/credential-rules.ts).
   problems.push(...credentialProblems(config, hub && base))
   if (config.SERVER_HEADERS_TIMEOUT_MS > config.SERVER_REQUEST_TIMEOUT_MS) {
-    problems.push(`SERVER_HEADERS_TIMEOUT_MS: must be at most SERVER_REQUEST_TIMEOUT_MS (${config.SERVER_REQUEST_TIMEOUT_MS})`)
+    problems.push(
+      'SERVER_HEADERS_TIMEOUT_MS: must be at most SERVER_REQUEST_TIMEOUT_MS ' +
+      `(${config.SERVER_REQUEST_TIMEOUT_MS})`
+    )
   }
-  if (config.METRICS_PORT !== undefined && config.METRICS_PORT !== 0 && config.METRICS_PORT === config.PORT) {
-    problems.push(`METRICS_PORT: must differ from PORT (${config.PORT}); leave it unset to serve /metrics on the API port`)
+  if (
+    config.METRICS_PORT !== undefined &&
+    config.METRICS_PORT !== 0 &&
+    config.METRICS_PORT === config.PORT
+  ) {
+    problems.push(
+      `METRICS_PORT: must differ from PORT (${config.PORT}); leave it unset to serve /metrics on ` +
+      'the API port'
+    )
   }
   problems.push(...redisProblems(config))
   problems.push(...misspeltSettingProblems(env))
-  if (problems.length > 0) throw new ConfigError(problems.map(p => fromFileProblem(p, files.fromFile)))
+  if (problems.length > 0) {
+    throw new ConfigError(problems.map((p) => fromFileProblem(p, files.fromFile)))
+  }
   return config
 }
 
@@ -121,13 +170,22 @@ export function loadConfig (env: Record<string, string | undefined>): Config {
 function redisProblems (config: Config): string[] {
   const problems: string[] = []
   if (config.REDIS_SENTINELS !== undefined && config.REDIS_URL === undefined) {
-    problems.push('REDIS_URL: is required with REDIS_SENTINELS (for the master\'s user, password, database and scheme; its host is not used), e.g. redis://gateway:PASSWORD@mymaster')
+    problems.push(
+      "REDIS_URL: is required with REDIS_SENTINELS (for the master's user, password, database " +
+      'and scheme; its host is not used), e.g. redis://gateway:PASSWORD@mymaster'
+    )
   }
   for (const name of ['REDIS_SENTINEL_USERNAME', 'REDIS_SENTINEL_PASSWORD'] as const) {
-    if (config[name] !== undefined && config.REDIS_SENTINELS === undefined) problems.push(`${name}: is used only with REDIS_SENTINELS`)
+    if (config[name] !== undefined && config.REDIS_SENTINELS === undefined) {
+      problems.push(`${name}: ` +
+      'is used only with REDIS_SENTINELS')
+    }
   }
   if (config.REDIS_REPLICA_ACK_TIMEOUT_MS >= config.REDIS_COMMAND_TIMEOUT_MS) {
-    problems.push(`REDIS_REPLICA_ACK_TIMEOUT_MS: must be below REDIS_COMMAND_TIMEOUT_MS (${config.REDIS_COMMAND_TIMEOUT_MS}), which bounds the wait too`)
+    problems.push(
+      'REDIS_REPLICA_ACK_TIMEOUT_MS: must be below REDIS_COMMAND_TIMEOUT_MS ' +
+      `(${config.REDIS_COMMAND_TIMEOUT_MS}), which bounds the wait too`
+    )
   }
   return problems
 }
@@ -136,12 +194,20 @@ function redisProblems (config: Config): string[] {
 export function sentinelAddresses (list: string): Array<{ host: string, port: number }> {
   return list.split(',').map(item => item.trim()).filter(item => item !== '').map(item => {
     const colon = item.lastIndexOf(':')
-    return { host: item.slice(0, colon).replace(/^\[(.*)\]$/, '$1'), port: Number(item.slice(colon + 1)) }
+    return {
+      host: item.slice(0, colon).replace(/^\[(.*)\]$/, '$1'),
+      port: Number(item.slice(colon + 1))
+    }
   })
 }
 
 function describeAllowed (params: unknown): string {
-  if (typeof params === 'object' && params !== null && 'allowedValues' in params && Array.isArray(params.allowedValues)) {
+  if (
+    typeof params === 'object' &&
+    params !== null &&
+    'allowedValues' in params &&
+    Array.isArray(params.allowedValues)
+  ) {
     return `: ${params.allowedValues.join(', ')}`
   }
   return ''

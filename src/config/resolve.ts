@@ -1,7 +1,10 @@
 import { ConfigError, isSandboxMode, loadConfig, type Config } from './load.ts'
 import { SECRET_SETTINGS } from './secret-files.ts'
 
-/** The settings resolveConfig narrows: the hub's addresses and credentials, and how the hub token is got. */
+/**
+ * The settings resolveConfig narrows: the hub's addresses and credentials, and how the hub token is
+ * got.
+ */
 type Narrowed = 'UPSTREAM_HUB_URL' | 'UPSTREAM_BASE_URL' | 'UPSTREAM_API_KEY' | 'PLATFORM_ID' |
   'UPSTREAM_CREDENTIALS' | 'UPSTREAM_LOGIN_USERNAME' | 'UPSTREAM_LOGIN_PASSWORD'
 
@@ -50,12 +53,21 @@ export interface ResolveOptions {
  * Without a configured hub, the sandbox's settings are taken under the
  * environment's non-empty ones. Throws ConfigError with one line per problem.
  */
-export function resolveConfig (env: Record<string, string | undefined>, { sandbox }: ResolveOptions = {}): GatewayConfig {
+export function resolveConfig (
+  env: Record<string, string | undefined>,
+  { sandbox }: ResolveOptions = {}
+): GatewayConfig {
   let config = loadConfig(env)
   if (isSandboxMode(config) && sandbox !== undefined) {
     // SANDBOX was read above; beside the sandbox's own hub addresses it would be a contradiction.
-    const given = Object.fromEntries(Object.entries(env).filter(([name, value]) => value !== undefined && value.trim() !== '' && name !== 'SANDBOX'))
-    const defaults = Object.fromEntries(Object.entries(sandbox).filter(([name]) => !replacedBy(name, given)))
+    const given = Object.fromEntries(
+      Object.entries(env).filter(
+        ([name, value]) => value !== undefined && value.trim() !== '' && name !== 'SANDBOX'
+      )
+    )
+    const defaults = Object.fromEntries(
+      Object.entries(sandbox).filter(([name]) => !replacedBy(name, given))
+    )
     config = loadConfig({ ...defaults, ...given })
   }
   return narrowed(config)
@@ -79,9 +91,24 @@ function replacedBy (name: string, given: Record<string, string | undefined>): b
 function narrowed (config: Config): GatewayConfig {
   const { UPSTREAM_HUB_URL, UPSTREAM_BASE_URL, UPSTREAM_API_KEY, PLATFORM_ID } = config
   const { UPSTREAM_CREDENTIALS } = config
-  if (UPSTREAM_HUB_URL === undefined || UPSTREAM_BASE_URL === undefined || UPSTREAM_API_KEY === undefined || PLATFORM_ID === undefined) {
-    const missing = Object.entries({ UPSTREAM_HUB_URL, UPSTREAM_BASE_URL, UPSTREAM_API_KEY, PLATFORM_ID }).filter(([, value]) => value === undefined)
-    throw new ConfigError(missing.map(([name]) => `${name}: is required (no hub is configured and no built-in sandbox was started)`))
+  if (
+    UPSTREAM_HUB_URL === undefined ||
+    UPSTREAM_BASE_URL === undefined ||
+    UPSTREAM_API_KEY === undefined ||
+    PLATFORM_ID === undefined
+  ) {
+    const missing = Object.entries({
+      UPSTREAM_HUB_URL,
+      UPSTREAM_BASE_URL,
+      UPSTREAM_API_KEY,
+      PLATFORM_ID
+    }).filter(([, value]) => value === undefined)
+    throw new ConfigError(
+      missing.map(
+        ([name]) =>
+          `${name}: is required (no hub is configured and no built-in sandbox was started)`
+      )
+    )
   }
   const hub = { ...config, UPSTREAM_HUB_URL, UPSTREAM_BASE_URL, UPSTREAM_API_KEY, PLATFORM_ID }
   if (UPSTREAM_CREDENTIALS !== 'login') return { ...hub, UPSTREAM_CREDENTIALS }

@@ -44,7 +44,10 @@ const REASONS: Record<string, string> = {
 }
 
 function reason (error: unknown): string {
-  const code = typeof error === 'object' && error !== null && 'code' in error ? String(error.code) : 'unknown error'
+  const code =
+    typeof error === 'object' && error !== null && 'code' in error
+      ? String(error.code)
+      : 'unknown error'
   return REASONS[code] ?? code
 }
 
@@ -56,8 +59,17 @@ function isSet (value: string | undefined): value is string {
 function read (path: string, keep: boolean): { value?: string, problem?: string } {
   try {
     const info = statSync(path)
-    if (!info.isFile()) return { problem: `${path} is not a file${info.isDirectory() ? ' but a directory (name the file inside it)' : ''}` }
-    if (info.size > MAX_BYTES) return { problem: `${path} is larger than ${MAX_BYTES / 1024} KiB: not a secret of the gateway` }
+    if (!info.isFile()) {
+      return {
+        problem: `${path} is not a ` +
+          `file${info.isDirectory() ? ' but a directory (name the file inside it)' : ''}`
+      }
+    }
+    if (info.size > MAX_BYTES) {
+      return {
+        problem: `${path} is larger than ${MAX_BYTES / 1024} KiB: not a secret of the gateway`
+      }
+    }
     const text = readFileSync(path, 'utf8')
     if (!keep) return {}
     const value = text.replace(/[\r\n]+$/, '')
@@ -101,6 +113,8 @@ export function readSecretFiles (env: Record<string, string | undefined>): Secre
  * looks in the file rather than for a variable they never set.
  */
 export function fromFileProblem (problem: string, fromFile: readonly SecretSetting[]): string {
-  const name = fromFile.find(setting => problem.startsWith(`${setting}:`) || problem.startsWith(`${setting} `))
+  const name = fromFile.find(
+    (setting) => problem.startsWith(`${setting}:`) || problem.startsWith(`${setting} `)
+  )
   return name === undefined ? problem : `${name} (from ${name}_FILE)${problem.slice(name.length)}`
 }

@@ -17,20 +17,34 @@ const NAMES: readonly string[] = [...Object.keys(ConfigSchema.properties), ...SE
  * part up to the first `_`: UPSTREAM_, CACHE_, BREAKER_, ...), so that a new
  * setting brings its prefix along.
  */
-export const SETTING_PREFIXES: readonly string[] = [...new Set(NAMES.filter(name => name.includes('_')).map(name => name.slice(0, name.indexOf('_') + 1)))].sort()
+export const SETTING_PREFIXES: readonly string[] = [
+  ...new Set(
+    NAMES.filter((name) => name.includes('_')).map((name) => name.slice(0, name.indexOf('_') + 1))
+  )
+].sort()
 
-/** A name without its case and underscores: `UPSTREAM_HUBURL` and `upstream_hub_url` are UPSTREAMHUBURL. */
+/**
+ * A name without its case and underscores: `UPSTREAM_HUBURL` and `upstream_hub_url` are
+ * UPSTREAMHUBURL.
+ */
 function folded (name: string): string {
   return name.toUpperCase().replaceAll('_', '')
 }
 
-/** Units a setting's name ends with, which a writer may leave out (CACHE_TTL for CACHE_TTL_SECONDS). */
+/**
+ * Units a setting's name ends with, which a writer may leave out (CACHE_TTL for CACHE_TTL_SECONDS).
+ */
 const UNIT = /_(MS|SECONDS|BYTES)$/
 
-/** Each setting with the folded forms a variable is compared with: its name, and its name without the unit. */
-const FORMS: ReadonlyArray<{ setting: string, forms: string[] }> = NAMES.map(setting => ({
+/**
+ * Each setting with the folded forms a variable is compared with: its name, and its name without
+ * the unit.
+ */
+const FORMS: ReadonlyArray<{ setting: string; forms: string[] }> = NAMES.map((setting) => ({
   setting,
-  forms: UNIT.test(setting) ? [folded(setting), folded(setting.replace(UNIT, ''))] : [folded(setting)]
+  forms: UNIT.test(setting)
+    ? [folded(setting), folded(setting.replace(UNIT, ''))]
+    : [folded(setting)]
 }))
 
 /**
@@ -83,13 +97,15 @@ const UNPREFIXED_MIN_LENGTH = 8
  * case), or are close to a setting, but name none of its settings: typos
  * such as `UPSTREAM_HUBURL` or `REDIS_UR`. Each with the setting it may have meant.
  */
-export function unknownSettings (env: Record<string, string | undefined>): Array<{ name: string, meant?: string }> {
+export function unknownSettings (
+  env: Record<string, string | undefined>
+): Array<{ name: string; meant?: string }> {
   const known = new Set<string>(NAMES)
-  const found: Array<{ name: string, meant?: string }> = []
+  const found: Array<{ name: string; meant?: string }> = []
   for (const name of Object.keys(env).sort()) {
     // A removed setting is refused by name (config/removed-settings.ts), not guessed at.
     if (known.has(name) || removedSetting(name) !== undefined) continue
-    const prefixed = SETTING_PREFIXES.some(prefix => name.toUpperCase().startsWith(prefix))
+    const prefixed = SETTING_PREFIXES.some((prefix) => name.toUpperCase().startsWith(prefix))
     if (!prefixed && folded(name).length < UNPREFIXED_MIN_LENGTH) continue
     const meant = closestSetting(name)
     if (meant !== undefined) found.push({ name, meant })
@@ -105,7 +121,13 @@ export function unknownSettings (env: Record<string, string | undefined>): Array
  * longer holds across replicas; without CLIENTS_FILE or a hub setting it
  * would serve otherwise than configured.
  */
-const GUARDED = new Set(['REDIS_URL', 'REDIS_KEY_PREFIX', 'REDIS_SENTINELS', 'REDIS_SENTINEL_MASTER_NAME', 'CLIENTS_FILE'])
+const GUARDED = new Set([
+  'REDIS_URL',
+  'REDIS_KEY_PREFIX',
+  'REDIS_SENTINELS',
+  'REDIS_SENTINEL_MASTER_NAME',
+  'CLIENTS_FILE'
+])
 function guarded (setting: string): boolean {
   return GUARDED.has(setting) || setting.startsWith('UPSTREAM_')
 }
@@ -115,5 +137,11 @@ export function misspeltSettingProblems (env: Record<string, string | undefined>
   if (env.NODE_ENV !== 'production') return []
   return unknownSettings(env)
     .filter(({ meant }) => meant !== undefined && guarded(meant))
-    .map(({ name, meant }) => `${name}: is no setting; did you mean ${meant}? With NODE_ENV=production a misspelt setting of the shared state (REDIS_URL, REDIS_KEY_PREFIX, REDIS_SENTINELS), of the callers (CLIENTS_FILE) or of the hub (UPSTREAM_*) stops start-up rather than run without it: rename or remove ${name}`)
+    .map(
+      ({ name, meant }) =>
+        `${name}: is no setting; did you mean ${meant}? With NODE_ENV=production a misspelt ` +
+        'setting of the shared state (REDIS_URL, REDIS_KEY_PREFIX, REDIS_SENTINELS), of the ' +
+        'callers (CLIENTS_FILE) or of the hub (UPSTREAM_*) stops start-up rather than run ' +
+        `without it: rename or remove ${name}`
+    )
 }

@@ -11,7 +11,13 @@ function forwarded (caller: Caller | undefined): string {
   const value = caller?.headers[FORWARD_HEADER]
   if (typeof value !== 'string' || !SANE.test(value)) {
     throw gatewayError('UNAUTHORIZED', {
-      details: [{ field: `header.${FORWARD_HEADER}`, rule: 'is required in forward mode: the caller\'s own hub token, printable ASCII, at most 4096 characters' }]
+      details: [
+        {
+          field: `header.${FORWARD_HEADER}`,
+          rule: "is required in forward mode: the caller's own hub token, printable ASCII, at " +
+            'most 4096 characters'
+        }
+      ]
     })
   }
   return value
@@ -26,7 +32,8 @@ export function forwardCredentials (): Credentials {
   return {
     mode: 'forward',
     authorization: async (caller) => forwarded(caller),
-    identity: (caller) => `forward:${createHash('sha256').update(forwarded(caller)).digest('base64url')}`,
+    identity: (caller) =>
+      `forward:${createHash('sha256').update(forwarded(caller)).digest('base64url')}`,
     // The caller's token is the caller's to renew.
     refresh: async () => false,
     async close () {}

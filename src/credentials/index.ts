@@ -66,8 +66,12 @@ export function createCredentials (
     }
     default:
       return staticCredentials({
-        ...(config.UPSTREAM_ACCESS_TOKEN === undefined ? {} : { token: config.UPSTREAM_ACCESS_TOKEN }),
-        ...(config.UPSTREAM_ACCESS_TOKEN_FILE === undefined ? {} : { file: config.UPSTREAM_ACCESS_TOKEN_FILE }),
+        ...(config.UPSTREAM_ACCESS_TOKEN === undefined
+          ? {}
+          : { token: config.UPSTREAM_ACCESS_TOKEN }),
+        ...(config.UPSTREAM_ACCESS_TOKEN_FILE === undefined
+          ? {}
+          : { file: config.UPSTREAM_ACCESS_TOKEN_FILE }),
         clock
       })
   }

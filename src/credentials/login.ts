@@ -44,7 +44,8 @@ interface Answer { status: number, text: string, retryAfter: string | undefined 
  * revoked, already used), so a login follows. 408 and 429 are the hub's
  * load, not a verdict on the token.
  */
-const refused = (status: number): boolean => status >= 400 && status < 500 && status !== 408 && status !== 429
+const refused = (status: number): boolean =>
+  status >= 400 && status < 500 && status !== 408 && status !== 429
 
 /**
  * The gateway logs in itself (docs/deployment.md#hub-credentials: the login operation is
@@ -63,14 +64,22 @@ const refused = (status: number): boolean => status >= 400 && status < 500 && st
  */
 export function loginCredentials (options: LoginOptions): Credentials {
   const { tokens, clock = systemClock } = options
-  const agent = new Agent({ connect: { timeout: options.timeoutMs }, headersTimeout: options.timeoutMs, bodyTimeout: options.timeoutMs })
+  const agent = new Agent({
+    connect: { timeout: options.timeoutMs },
+    headersTimeout: options.timeoutMs,
+    bodyTimeout: options.timeoutMs
+  })
   // The session in use here: the store is asked only when it must be renewed.
   let session: HubSession | undefined
   let pending: Promise<HubSession> | undefined
   let forcedAt = -Infinity
   let failed: { at: number, error: unknown } | undefined
 
-  async function post (url: string, headers: Record<string, string>, body?: string): Promise<Answer> {
+  async function post (
+    url: string,
+    headers: Record<string, string>,
+    body?: string
+  ): Promise<Answer> {
     let response
     try {
       response = await request(url, {
@@ -88,7 +97,11 @@ export function loginCredentials (options: LoginOptions): Credentials {
     } catch (error) {
       throw transportFailure(error, 'body')
     }
-    return { status: response.statusCode, text, retryAfter: retryAfterSeconds(response.headers['retry-after']) }
+    return {
+      status: response.statusCode,
+      text,
+      retryAfter: retryAfterSeconds(response.headers['retry-after'])
+    }
   }
 
   /** The session in a 2xx answer, or undefined when it holds no token (or is no JSON). */
@@ -99,18 +112,33 @@ export function loginCredentials (options: LoginOptions): Credentials {
     } catch {
       return undefined
     }
-    return sessionFrom(parsed, { fields: options.fields, scheme: options.scheme, renewBeforeMs: options.renewBeforeMs, now: clock() })
+    return sessionFrom(parsed, {
+      fields: options.fields,
+      scheme: options.scheme,
+      renewBeforeMs: options.renewBeforeMs,
+      now: clock()
+    })
   }
 
   async function login (): Promise<HubSession> {
     const answer = await post(options.url, { 'content-type': 'application/json' }, options.body)
     // The hub's login message is not passed on: it may echo the credentials.
-    if (answer.status < 200 || answer.status >= 300) throw statusFailure(answer.status, undefined, answer.retryAfter)
+    if (answer.status < 200 || answer.status >= 300) {
+      throw statusFailure(answer.status, undefined, answer.retryAfter)
+    }
     const fresh = read(answer)
     if (fresh === undefined) {
-      throw gatewayError('UPSTREAM_BAD_RESPONSE', { cause: new Error(`the login answer holds no token at ${options.fields.token}`) })
+      throw gatewayError('UPSTREAM_BAD_RESPONSE', {
+        cause: new Error(`the login answer holds no token at ${options.fields.token}`)
+      })
     }
-    options.log.info({ expiresInSeconds: Math.round(fresh.lifetimeMs / 1000), refreshToken: fresh.session.refreshToken !== undefined }, 'logged in to the hub')
+    options.log.info(
+      {
+        expiresInSeconds: Math.round(fresh.lifetimeMs / 1000),
+        refreshToken: fresh.session.refreshToken !== undefined
+      },
+      'logged in to the hub'
+    )
     return fresh.session
   }
 
@@ -118,23 +146,41 @@ export function loginCredentials (options: LoginOptions): Credentials {
   async function refresh (url: string, refreshToken: string): Promise<HubSession | undefined> {
     const answer = await post(url, { authorization: `Bearer ${refreshToken}` })
     if (refused(answer.status)) {
-      options.log.warn({ upstreamStatus: answer.status }, 'the hub refused the refresh token: logging in')
+      options.log.warn(
+        { upstreamStatus: answer.status },
+        'the hub refused the refresh token: logging in'
+      )
       return undefined
     }
-    if (answer.status < 200 || answer.status >= 300) throw statusFailure(answer.status, undefined, answer.retryAfter)
+    if (answer.status < 200 || answer.status >= 300) {
+      throw statusFailure(answer.status, undefined, answer.retryAfter)
+    }
     const fresh = read(answer)
     if (fresh === undefined) {
       // Some hubs answer 200 with a failure text: a refusal all the same.
-      options.log.warn({ field: options.fields.token }, 'the hub\'s refresh answer holds no token: logging in')
+      options.log.warn(
+        { field: options.fields.token },
+        "the hub's refresh answer holds no token: logging in"
+      )
       return undefined
     }
-    options.log.info({ expiresInSeconds: Math.round(fresh.lifetimeMs / 1000) }, 'renewed the hub token with the refresh token')
+    options.log.info(
+      { expiresInSeconds: Math.round(fresh.lifetimeMs / 1000) },
+      'renewed the hub token with the refresh token'
+    )
     // A hub that does not rotate refresh tokens answers without one: the one held stays good.
-    return { ...fresh.session, ...(fresh.session.refreshToken === undefined ? { refreshToken } : {}) }
+    return {
+      ...fresh.session,
+      ...(fresh.session.refreshToken === undefined ? { refreshToken } : {})
+    }
   }
 
   /** `run`, reported as `ok` (or as `outcome` of its result) or `failed` when it throws. */
-  async function counted<T, O extends string> (run: () => Promise<T>, report: ((outcome: O | 'failed') => void) | undefined, outcome: (result: T) => O): Promise<T> {
+  async function counted<T, O extends string> (
+    run: () => Promise<T>,
+    report: ((outcome: O | 'failed') => void) | undefined,
+    outcome: (result: T) => O
+  ): Promise<T> {
     let result: T
     try {
       result = await run()
@@ -146,28 +192,53 @@ export function loginCredentials (options: LoginOptions): Credentials {
     return result
   }
 
-  /** A session in place of `from`: by its refresh token when there is one and a renewal address, else by a login. */
+  /**
+   * A session in place of `from`: by its refresh token when there is one and a renewal address,
+   * else by a login.
+   */
   async function renewal (from: HubSession | undefined): Promise<HubSession> {
     const { refreshUrl } = options
     if (refreshUrl !== undefined && from?.refreshToken !== undefined) {
       const { refreshToken } = from
-      const refreshed = await counted(() => refresh(refreshUrl, refreshToken), options.onRefresh, (fresh) => fresh === undefined ? 'refused' : 'ok')
+      const refreshed = await counted(
+        () => refresh(refreshUrl, refreshToken),
+        options.onRefresh,
+        (fresh) => (fresh === undefined ? 'refused' : 'ok')
+      )
       if (refreshed !== undefined) return refreshed
     }
     return await counted(login, options.onLogin, () => 'ok' as const)
   }
 
-  /** A session in place of `from` (the one refused or due for renewal; undefined for the first), shared by every caller meanwhile. */
-  function shared (from: HubSession | undefined, rejected: string | undefined): Promise<HubSession> {
-    pending ??= tokens.renew(rejected, () => renewal(from)).then(
-      (fresh) => { session = fresh; pending = undefined; failed = undefined; return fresh },
-      (error: unknown) => { pending = undefined; failed = { at: clock(), error }; throw error }
-    )
+  /**
+   * A session in place of `from` (the one refused or due for renewal; undefined for the first),
+   * shared by every caller meanwhile.
+   */
+  function shared (
+    from: HubSession | undefined,
+    rejected: string | undefined
+  ): Promise<HubSession> {
+    pending ??= tokens
+      .renew(rejected, () => renewal(from))
+      .then(
+        (fresh) => {
+          session = fresh
+          pending = undefined
+          failed = undefined
+          return fresh
+        },
+        (error: unknown) => {
+          pending = undefined
+          failed = { at: clock(), error }
+          throw error
+        }
+      )
     return pending
   }
 
   const tooSoon = (at: number): boolean => clock() - at < options.minIntervalMs
-  const renewAt = (held: HubSession): number => held.renewAt ?? held.expiresAt - options.renewBeforeMs
+  const renewAt = (held: HubSession): number =>
+    held.renewAt ?? held.expiresAt - options.renewBeforeMs
 
   return {
     mode: 'login',
@@ -177,8 +248,12 @@ export function loginCredentials (options: LoginOptions): Credentials {
       // Still valid but due for renewal: renew in the background (unless a renewal
       // just failed: not one per request), use it meanwhile.
       if (session !== undefined && now < session.expiresAt) {
-        if (pending === undefined && failed !== undefined && tooSoon(failed.at)) return session.authorization
-        shared(session, session.authorization).catch((error: unknown) => options.log.warn({ err: error }, 'hub token renewal failed'))
+        if (pending === undefined && failed !== undefined && tooSoon(failed.at)) {
+          return session.authorization
+        }
+        shared(session, session.authorization).catch((error: unknown) =>
+          options.log.warn({ err: error }, 'hub token renewal failed')
+        )
         return session.authorization
       }
       // A renewal just failed: its error again, rather than another one so soon.

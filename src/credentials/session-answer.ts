@@ -1,6 +1,9 @@
 import type { HubSession } from '../state/types.ts'
 
-/** Where the login and renewal answers hold what the gateway needs: dotted paths (`item.access_token`). */
+/**
+ * Where the login and renewal answers hold what the gateway needs: dotted paths
+ * (`item.access_token`).
+ */
 export interface SessionFields {
   token: string
   /** The token's lifetime, in seconds. */
@@ -36,11 +39,17 @@ export interface SessionOptions {
  * missing, not a positive number or written as text of one is read as
  * such (a hub that stringifies every value sends `"900"`).
  */
-export function sessionFrom (answer: unknown, { fields, scheme, renewBeforeMs, now }: SessionOptions): { session: HubSession, lifetimeMs: number } | undefined {
+export function sessionFrom (
+  answer: unknown,
+  { fields, scheme, renewBeforeMs, now }: SessionOptions
+): { session: HubSession; lifetimeMs: number } | undefined {
   const token = pick(answer, fields.token)
   if (typeof token !== 'string' || token === '') return undefined
   const raw = pick(answer, fields.expiresIn)
-  const seconds = typeof raw === 'number' || (typeof raw === 'string' && raw.trim() !== '') ? Number(raw) : Number.NaN
+  const seconds =
+    typeof raw === 'number' || (typeof raw === 'string' && raw.trim() !== '')
+      ? Number(raw)
+      : Number.NaN
   const lifetimeMs = Number.isFinite(seconds) && seconds > 0 ? seconds * 1000 : DEFAULT_LIFETIME_MS
   // A token that lives less than twice the margin would be due at once: renewed on every call.
   const marginMs = Math.min(renewBeforeMs, lifetimeMs / 2)

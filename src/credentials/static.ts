@@ -11,7 +11,11 @@ const CHECK_INTERVAL_MS = 1000
  * place). The file is checked lazily on use, at most once a second, so no
  * timer or watcher is left running.
  */
-export function staticCredentials (options: { token?: string, file?: string, clock?: Clock }): Credentials {
+export function staticCredentials (options: {
+  token?: string
+  file?: string
+  clock?: Clock
+}): Credentials {
   const { file, clock = systemClock } = options
   let token = options.token ?? ''
   let mtimeMs = -1

@@ -43,5 +43,7 @@ export function canonicalJson (root: unknown): string {
 
 /** What makes two writes "the same request": the path parameters and the (validated) body. */
 export function requestFingerprint (params: unknown, body: unknown): string {
-  return createHash('sha256').update(canonicalJson({ params: params ?? {}, body: body ?? null })).digest('hex')
+  return createHash('sha256')
+    .update(canonicalJson({ params: params ?? {}, body: body ?? null }))
+    .digest('hex')
 }

@@ -11,7 +11,8 @@ const LONGEST_SHOWN = 64
 
 /** The query parameters a route's schema names, with their rules. */
 function knownParams (request: FastifyRequest): ReadonlyMap<string, KnownParam> {
-  const schema = request.routeOptions?.schema?.querystring as { properties?: Record<string, KnownParam> } | undefined
+  const schema = request.routeOptions?.schema?.querystring as
+    { properties?: Record<string, KnownParam> } | undefined
   return new Map(Object.entries(schema?.properties ?? {}))
 }
 
@@ -65,11 +66,14 @@ export function redactQuery (url: string, known: ReadonlyMap<string, KnownParam>
   return `${url.slice(0, mark)}?${pairs.join('&')}`
 }
 
-/** Fastify's request serializer (the `req` of `incoming request` lines), with the query redacted. */
+/**
+ * Fastify's request serializer (the `req` of `incoming request` lines), with the query redacted.
+ */
 export function serializeRequest (request: FastifyRequest) {
   return {
     method: request.method,
-    url: typeof request.url === 'string' ? redactQuery(request.url, knownParams(request)) : undefined,
+    url:
+      typeof request.url === 'string' ? redactQuery(request.url, knownParams(request)) : undefined,
     host: request.host,
     remoteAddress: request.ip,
     remotePort: request.socket?.remotePort

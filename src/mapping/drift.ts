@@ -12,11 +12,20 @@ export const DRIFT = {
   numberString: 1,
   /** A 0/1 flag sent as a string (`"1"`), read as the flag. */
   flagString: 2,
-  /** A string the profile says means null (`"null"`, `""`), read as null (or as no value, on a field that may not be null). */
+  /**
+   * A string the profile says means null (`"null"`, `""`), read as null (or as no value, on a field
+   * that may not be null).
+   */
   nullString: 4,
-  /** A date or date-time in another form than documented (a day without its time, `YYYYMMDD`), read as what it says. */
+  /**
+   * A date or date-time in another form than documented (a day without its time, `YYYYMMDD`), read
+   * as what it says.
+   */
   dateForm: 8,
-  /** The list under another member than the documented key, taken because it is the only array (or as the profile says). */
+  /**
+   * The list under another member than the documented key, taken because it is the only array (or
+   * as the profile says).
+   */
   answerKey: 16,
   /** An error's text in another member than `message`. */
   errorField: 32,
@@ -38,13 +47,19 @@ export const DRIFT_KINDS: ReadonlyArray<readonly [number, string]> = [
   [DRIFT.invalidValue, 'invalid-value']
 ]
 
-/** Where readers note what they tolerated, and how tolerant they are (the profile's nullStrings and dateAnswered). */
+/**
+ * Where readers note what they tolerated, and how tolerant they are (the profile's nullStrings and
+ * dateAnswered).
+ */
 export interface Tolerance {
   /** Notes a tolerance (a DRIFT bit) of the answer being read. */
   note (bit: number): void
   /** Strings read as null; empty for the documented hub. */
   nullStrings: ReadonlySet<string>
-  /** true: the hub answers days with a time of day as the day alone, and the gateway answers no time for them. */
+  /**
+   * true: the hub answers days with a time of day as the day alone, and the gateway answers no time
+   * for them.
+   */
   dayOnly: boolean
 }
 
@@ -53,5 +68,8 @@ export function documentedTolerance (note: (bit: number) => void = () => {}): To
   return { note, nullStrings: new Set(), dayOnly: false }
 }
 
-/** A converted value that is no value: the field is left out (a null string on a field that may not be null, the time of a day sent alone). */
+/**
+ * A converted value that is no value: the field is left out (a null string on a field that may not
+ * be null, the time of a day sent alone).
+ */
 export const OMIT: unique symbol = Symbol('omit')

@@ -1,5 +1,11 @@
 import { readHubDate, type HubDate } from '../domain/dates.ts'
-import { camelCase, namesOf, type FieldSpec, type ResourceSpec, type ScalarKind } from '../catalogue/resource-spec.ts'
+import {
+  camelCase,
+  namesOf,
+  type FieldSpec,
+  type ResourceSpec,
+  type ScalarKind
+} from '../catalogue/resource-spec.ts'
 import { DRIFT, documentedTolerance, OMIT, type Tolerance } from './drift.ts'
 import { ShapeError } from './shape-error.ts'
 
@@ -9,16 +15,22 @@ import { ShapeError } from './shape-error.ts'
  * byte transcoder (transcode/) applies them to every value its byte
  * shortcuts do not take, and asks them at compile time what null and the
  * empty string become; its shortcuts are held to these rules, byte for
- * byte, by test/transcode.test.ts.
+ * byte, by test/mapping/transcode.test.ts.
  */
 
 /** Where a rule notes what it tolerated (a DRIFT bit). */
 type Note = Tolerance['note']
 
-/** One value of the hub's to ours (OMIT: no value, the field is left out); throws a ShapeError (path '') for a value that does not fit. */
+/**
+ * One value of the hub's to ours (OMIT: no value, the field is left out); throws a ShapeError (path
+ * '') for a value that does not fit.
+ */
 export type Convert = (value: unknown) => unknown
 
-/** A scalar field's rules: its value under its name and, for a date-with-time field, its date-time under the second name. */
+/**
+ * A scalar field's rules: its value under its name and, for a date-with-time field, its date-time
+ * under the second name.
+ */
 export interface FieldRules {
   convert: Convert
   second: Convert | undefined
@@ -42,7 +54,9 @@ export function camelCaseDeep (value: unknown): unknown {
   if (Array.isArray(value)) return value.map(camelCaseDeep)
   if (value !== null && typeof value === 'object') {
     const out: Record<string, unknown> = {}
-    for (const key in value) out[cachedCamelCase(key)] = camelCaseDeep((value as Record<string, unknown>)[key])
+    for (const key in value) {
+      out[cachedCamelCase(key)] = camelCaseDeep((value as Record<string, unknown>)[key])
+    }
     return out
   }
   return value
@@ -55,7 +69,9 @@ function isDay (v: string): boolean {
 
 /** `YYYY-MM-DD HH:MM:SS`, with or without a fraction: the documented form of a moment. */
 function isMoment (v: string): boolean {
-  return v.length >= 19 && v.charCodeAt(10) === 32 && v.charCodeAt(4) === 45 && v.charCodeAt(13) === 58
+  return (
+    v.length >= 19 && v.charCodeAt(10) === 32 && v.charCodeAt(4) === 45 && v.charCodeAt(13) === 58
+  )
 }
 
 const DATE_FORMS = 'YYYY-MM-DD, YYYY-MM-DD HH:MM:SS[.S], YYYYMMDD, DD-MON-YY or DD-MON-YYYY'
@@ -73,7 +89,11 @@ function hubDate (v: unknown, what: string): HubDate {
  * reads (a number as a string, a day without its time) is noted in
  * `tolerance` (drift.ts); the usual forms are read without a note.
  */
-export function kindRule (kind: ScalarKind, offset: string, tolerance: Tolerance = documentedTolerance()): Convert {
+export function kindRule (
+  kind: ScalarKind,
+  offset: string,
+  tolerance: Tolerance = documentedTolerance()
+): Convert {
   const { note } = tolerance
   switch (kind) {
     case 'string':
@@ -124,7 +144,7 @@ export function kindRule (kind: ScalarKind, offset: string, tolerance: Tolerance
         return `${day}T${time ?? '00:00:00'}${offset}`
       }
     case 'json':
-      return v => camelCaseDeep(v)
+      return (v) => camelCaseDeep(v)
   }
 }
 
@@ -196,9 +216,14 @@ export function isNull (field: FieldSpec, value: unknown): boolean {
  * profile's null strings: null on a nullable field, no value (OMIT) on
  * another, noted as drift.
  */
-export function orNull (field: FieldSpec, convert: Convert, tolerance: Tolerance = documentedTolerance()): Convert {
+export function orNull (
+  field: FieldSpec,
+  convert: Convert,
+  tolerance: Tolerance = documentedTolerance()
+): Convert {
   const { nullStrings, note } = tolerance
-  const documented: Convert = field.nullable !== true ? convert : (v) => isNull(field, v) ? null : convert(v)
+  const documented: Convert =
+    field.nullable !== true ? convert : (v) => (isNull(field, v) ? null : convert(v))
   if (nullStrings.size === 0) return documented
   const nullValue = field.nullable === true ? null : OMIT
   return (v) => {
@@ -244,7 +269,10 @@ export function fieldRules (
  * normalizer renames them (normalize.ts); the transcoder leaves them to it
  * (transcode/plan.ts `names`).
  */
-export function spellingsOf<F extends { upstream: string, name: string }> (spec: ResourceSpec, compiled: readonly F[]): Map<string, F> {
+export function spellingsOf<F extends { upstream: string; name: string }> (
+  spec: ResourceSpec,
+  compiled: readonly F[]
+): Map<string, F> {
   const found = new Map<string, F | null>()
   spec.fields.forEach((field, i) => {
     for (const spelling of new Set([cachedCamelCase(field.upstream), ...namesOf(field)])) {

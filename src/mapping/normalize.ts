@@ -1,5 +1,19 @@
-import { camelCaseDeep, cachedCamelCase, fieldRules, orNull, spellingsOf, type Convert } from './fields.ts'
-import { HUB_EXTRA, isArrayKind, isResource, namesOf, type FieldSpec, type ResourceSpec } from '../catalogue/resource-spec.ts'
+import {
+  camelCaseDeep,
+  cachedCamelCase,
+  fieldRules,
+  orNull,
+  spellingsOf,
+  type Convert
+} from './fields.ts'
+import {
+  HUB_EXTRA,
+  isArrayKind,
+  isResource,
+  namesOf,
+  type FieldSpec,
+  type ResourceSpec
+} from '../catalogue/resource-spec.ts'
 import { documentedTolerance, OMIT, type Tolerance } from './drift.ts'
 import { located, ShapeError } from './shape-error.ts'
 
@@ -9,7 +23,9 @@ export type Normalizer = (value: unknown, root?: string) => Record<string, unkno
 interface Options {
   /** UTC offset of upstream local times, e.g. `+07:00`. */
   offset: string
-  /** What is read beyond the documented forms, and where it is noted (default: the documented hub). */
+  /**
+   * What is read beyond the documented forms, and where it is noted (default: the documented hub).
+   */
   tolerance?: Tolerance
 }
 
@@ -25,13 +41,21 @@ interface CompiledField {
 /** `required`: the record's spec requires the field (fields.ts fieldRules). */
 function compileField (field: FieldSpec, options: Options, required: boolean): CompiledField {
   const { kind } = field
-  const compiled = { upstream: field.upstream, name: field.name, second: undefined, secondName: namesOf(field)[1] ?? '' }
+  const compiled = {
+    upstream: field.upstream,
+    name: field.name,
+    second: undefined,
+    secondName: namesOf(field)[1] ?? ''
+  }
   const tolerance = options.tolerance ?? documentedTolerance()
   const rules = fieldRules(field, options.offset, tolerance, required)
   if (rules !== undefined) return { ...compiled, ...rules }
-  if (isResource(kind)) return { ...compiled, convert: orNull(field, compileRecord(kind, options), tolerance) }
+  if (isResource(kind)) {
+    return { ...compiled, convert: orNull(field, compileRecord(kind, options), tolerance) }
+  }
   if (!isArrayKind(kind)) throw new Error(`field ${field.upstream}: unknown kind ${String(kind)}`)
-  const item: Convert = kind.arrayOf === 'json' ? v => camelCaseDeep(v) : compileRecord(kind.arrayOf, options)
+  const item: Convert =
+    kind.arrayOf === 'json' ? (v) => camelCaseDeep(v) : compileRecord(kind.arrayOf, options)
   return {
     ...compiled,
     convert: orNull(field, (v) => {
@@ -56,23 +80,36 @@ function compileField (field: FieldSpec, options: Options, required: boolean): C
  * string built unless a value fails (then the error's path is assembled on
  * the way out). Each value is converted by its field's rule (fields.ts).
  */
-function compileRecord (spec: ResourceSpec, options: Options): (value: unknown) => Record<string, unknown> {
+function compileRecord (
+  spec: ResourceSpec,
+  options: Options
+): (value: unknown) => Record<string, unknown> {
   const required = spec.required ?? []
   const identity = new Set(required)
-  const fields = spec.fields.map(f => compileField(f, options, identity.has(f.upstream)))
+  const fields = spec.fields.map((f) => compileField(f, options, identity.has(f.upstream)))
   const count = fields.length
-  const known = new Set(spec.fields.map(f => f.upstream))
+  const known = new Set(spec.fields.map((f) => f.upstream))
   const aliases = spellingsOf(spec, fields)
   /** The value of a required field under another spelling, on the failure path only. */
   const aliasedValue = (upstream: string, src: Record<string, unknown>): unknown => {
-    for (const key in src) if (!known.has(key) && aliases.get(cachedCamelCase(key))?.upstream === upstream) return src[key]
+    for (const key in src) {
+      if (!known.has(key) && aliases.get(cachedCamelCase(key))?.upstream === upstream) {
+        return src[key]
+      }
+    }
     return undefined
   }
   return function normalize (value: unknown): Record<string, unknown> {
-    if (value === null || typeof value !== 'object' || Array.isArray(value)) throw new ShapeError('', 'an object')
+    if (value === null || typeof value !== 'object' || Array.isArray(value)) {
+      throw new ShapeError('', 'an ' +
+      'object')
+    }
     const src = value as Record<string, unknown>
     for (let i = 0; i < required.length; i++) {
-      if (src[required[i]!] === undefined && aliasedValue(required[i]!, src) === undefined) throw new ShapeError(required[i]!, 'a value')
+      if (src[required[i]!] === undefined && aliasedValue(required[i]!, src) === undefined) {
+        throw new ShapeError(required[i]!, 'a ' +
+        'value')
+      }
     }
     const out: Record<string, unknown> = {}
     for (let i = 0; i < count; i++) {
@@ -81,7 +118,8 @@ function compileRecord (spec: ResourceSpec, options: Options): (value: unknown) 
       if (v === undefined) continue
       try {
         const value = field.convert(v)
-        // OMIT: no value (a null string on a field that may not be null): left out, as if not sent; the record's identity cannot be.
+        // OMIT: no value (a null string on a field that may not be null): left out, as if not sent;
+        // the record's identity cannot be.
         if (value !== OMIT) out[field.name] = value
         else if (identity.has(field.upstream)) throw new ShapeError('', 'a value')
         if (field.second !== undefined) {
@@ -97,12 +135,14 @@ function compileRecord (spec: ResourceSpec, options: Options): (value: unknown) 
       if (known.has(key)) continue
       const name = cachedCamelCase(key)
       const field = aliases.get(name)
-      // Unknown fields are kept, camelCased, apart from ours: under `hubExtra`, so that our names stay a closed set (docs/api.md#the-dialect).
+      // Unknown fields are kept, camelCased, apart from ours: under `hubExtra`, so that our names
+      // stay a closed set (docs/api.md#the-dialect).
       if (field === undefined) {
-        (extra ??= {})[name] = camelCaseDeep(src[key])
+        ;(extra ??= {})[name] = camelCaseDeep(src[key])
         continue
       }
-      // A field the spec maps, in another spelling: the field, under our name; dropped where the field is already answered.
+      // A field the spec maps, in another spelling: the field, under our name; dropped where the
+      // field is already answered.
       if (src[field.upstream] !== undefined || Object.hasOwn(out, field.name)) continue
       try {
         const value = field.convert(src[key])

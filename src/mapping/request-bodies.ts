@@ -5,7 +5,13 @@ import { toUpstreamDateTime } from '../domain/dates.ts'
 export interface OfferInput { serviceOrderId: string, price: number, offeredAt: string }
 
 /** The offer: all six fields; the platform id is ours, the timestamp is now. */
-export function toUpstreamOffer (bookingRequestId: string, offer: OfferInput, platformId: string, offset: string, now = new Date()) {
+export function toUpstreamOffer (
+  bookingRequestId: string,
+  offer: OfferInput,
+  platformId: string,
+  offset: string,
+  now = new Date()
+) {
   return {
     idRequestBooking: bookingRequestId,
     idPlatform: platformId,
@@ -32,7 +38,10 @@ export function toUpstreamFinalization (sp2Id: string) {
  * hub accepted, then whatever else the hub answered (already in our names);
  * the hub's echoes of the same fields give way to what was sent.
  */
-export function writeAnswer (facts: Record<string, unknown>, hub: unknown): Record<string, unknown> {
+export function writeAnswer (
+  facts: Record<string, unknown>,
+  hub: unknown
+): Record<string, unknown> {
   const out: Record<string, unknown> = { ...facts }
   if (hub !== null && typeof hub === 'object' && !Array.isArray(hub)) {
     for (const [key, value] of Object.entries(hub)) if (!(key in facts)) out[key] = value

@@ -11,7 +11,12 @@ export class ShapeError extends Error {
 
   /** The path is built on the way out of a failure, never on the way in of a success. */
   within (prefix: string): ShapeError {
-    this.path = this.path === '' ? prefix : this.path.startsWith('[') ? `${prefix}${this.path}` : `${prefix}.${this.path}`
+    this.path =
+      this.path === ''
+        ? prefix
+        : this.path.startsWith('[')
+          ? `${prefix}${this.path}`
+          : `${prefix}.${this.path}`
     this.message = `${this.path}: expected ${this.expected}`
     return this
   }

@@ -1,5 +1,11 @@
 import fp from 'fastify-plugin'
-import type { FastifyBaseLogger, FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from 'fastify'
+import type {
+  FastifyBaseLogger,
+  FastifyInstance,
+  FastifyReply,
+  FastifyRequest,
+  RouteOptions
+} from 'fastify'
 import { upstreamStatusOf } from '../errors.ts'
 import { addRouteHook } from './route-hooks.ts'
 
@@ -22,14 +28,17 @@ type Audited = FastifyRequest & { [kAudit]?: Audit }
  */
 async function audit (app: FastifyInstance) {
   const level = app.log.level
-  const log: FastifyBaseLogger = QUIETER_THAN_INFO.has(level) ? app.log.child({}, { level: 'info' }) : app.log
+  const log: FastifyBaseLogger = QUIETER_THAN_INFO.has(level)
+    ? app.log.child({}, { level: 'info' })
+    : app.log
 
   function write (request: Audited, state: Audit) {
     const route = request.routeOptions.config.write
     if (route === undefined || state.written) return
     state.written = true
     const params = request.params
-    const id: unknown = typeof params === 'object' && params !== null ? Reflect.get(params, route.idParam) : undefined
+    const id: unknown =
+      typeof params === 'object' && params !== null ? Reflect.get(params, route.idParam) : undefined
     log.info({
       audit: true,
       client: request.client?.name ?? null,
@@ -52,10 +61,16 @@ async function audit (app: FastifyInstance) {
   app.addHook('onRoute', (route: RouteOptions) => {
     if (route.config?.write === undefined) return
     // The hub client notes its status on the request; an error carrying one is noted too.
-    addRouteHook(route, 'onError', async (request: Audited, _reply: FastifyReply, error: unknown) => {
-      const status = upstreamStatusOf(error)
-      if (request.upstreamStatus === undefined && status !== undefined) request.upstreamStatus = status
-    })
+    addRouteHook(
+      route,
+      'onError',
+      async (request: Audited, _reply: FastifyReply, error: unknown) => {
+        const status = upstreamStatusOf(error)
+        if (request.upstreamStatus === undefined && status !== undefined) {
+          request.upstreamStatus = status
+        }
+      }
+    )
     // A caller hanging up after sending its body is not an "aborted request" to Fastify
     // (onRequestAbort does not fire): watch the connection of each write instead.
     addRouteHook(route, 'onRequest', async (request: Audited, reply: FastifyReply) => {
@@ -66,12 +81,16 @@ async function audit (app: FastifyInstance) {
         if (state.statusCode !== undefined) write(request, state)
       })
     })
-    addRouteHook(route, 'onSend', async (request: Audited, reply: FastifyReply, payload: unknown) => {
-      const state = stateOf(request)
-      state.statusCode = reply.statusCode
-      if (state.aborted) write(request, state)
-      return payload
-    })
+    addRouteHook(
+      route,
+      'onSend',
+      async (request: Audited, reply: FastifyReply, payload: unknown) => {
+        const state = stateOf(request)
+        state.statusCode = reply.statusCode
+        if (state.aborted) write(request, state)
+        return payload
+      }
+    )
     addRouteHook(route, 'onResponse', async (request: Audited, reply: FastifyReply) => {
       const state = stateOf(request)
       state.statusCode = reply.statusCode

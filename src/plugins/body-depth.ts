@@ -1,14 +1,24 @@
 import fp from 'fastify-plugin'
-import type { FastifyInstance, FastifyReply, FastifyRequest, HookHandlerDoneFunction, RouteOptions } from 'fastify'
+import type {
+  FastifyInstance,
+  FastifyReply,
+  FastifyRequest,
+  HookHandlerDoneFunction,
+  RouteOptions
+} from 'fastify'
 import { gatewayError } from '../errors.ts'
 import { addRouteHook } from './route-hooks.ts'
 
-/** Levels of nested objects and arrays a request body may have; the gateway's own bodies have one. */
+/**
+ * Levels of nested objects and arrays a request body may have; the gateway's own bodies have one.
+ */
 export const MAX_BODY_DEPTH = 32
 
 const RULE = `must be nested at most ${MAX_BODY_DEPTH} levels deep`
 
-/** How deep `value` nests objects and arrays, counted up to `limit + 1` at most (without recursion). */
+/**
+ * How deep `value` nests objects and arrays, counted up to `limit + 1` at most (without recursion).
+ */
 export function nestingDepth (value: unknown, limit: number): number {
   let deepest = 0
   const stack: Array<[unknown, number]> = [[value, 1]]
@@ -24,9 +34,23 @@ export function nestingDepth (value: unknown, limit: number): number {
   return deepest
 }
 
-function checkDepth (request: FastifyRequest, _reply: FastifyReply, done: HookHandlerDoneFunction): void {
-  if (request.body !== null && typeof request.body === 'object' && nestingDepth(request.body, MAX_BODY_DEPTH) > MAX_BODY_DEPTH) {
-    done(gatewayError('VALIDATION_FAILED', { details: [{ field: 'body', rule: RULE }] }, `body ${RULE}`))
+function checkDepth (
+  request: FastifyRequest,
+  _reply: FastifyReply,
+  done: HookHandlerDoneFunction
+): void {
+  if (
+    request.body !== null &&
+    typeof request.body === 'object' &&
+    nestingDepth(request.body, MAX_BODY_DEPTH) > MAX_BODY_DEPTH
+  ) {
+    done(
+      gatewayError(
+        'VALIDATION_FAILED',
+        { details: [{ field: 'body', rule: RULE }] },
+        `body ${RULE}`
+      )
+    )
     return
   }
   done()
@@ -41,7 +65,9 @@ function checkDepth (request: FastifyRequest, _reply: FastifyReply, done: HookHa
 async function bodyDepth (app: FastifyInstance) {
   app.addHook('onRoute', (route: RouteOptions) => {
     const methods = [route.method].flat()
-    if (methods.every(method => method === 'GET' || method === 'HEAD' || method === 'OPTIONS')) return
+    if (methods.every((method) => method === 'GET' || method === 'HEAD' || method === 'OPTIONS')) {
+      return
+    }
     addRouteHook(route, 'preValidation', checkDepth)
   })
 }

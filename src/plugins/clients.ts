@@ -1,16 +1,27 @@
 import fp from 'fastify-plugin'
 import type { FastifyInstance } from 'fastify'
 import type { GatewayConfig } from '../config/resolve.ts'
-import { createClientRegistry, loadClientsFile, presentedKey, type AuthenticatedClient, type ClientRegistry } from '../auth/clients.ts'
+import {
+  createClientRegistry,
+  loadClientsFile,
+  presentedKey,
+  type AuthenticatedClient,
+  type ClientRegistry
+} from '../auth/clients.ts'
 import { ConfigError } from '../config/load.ts'
 
 declare module 'fastify' {
   interface FastifyInstance {
-    /** The clients of CLIENTS_FILE; null when authentication is off (sandbox without CLIENTS_FILE). */
+    /**
+     * The clients of CLIENTS_FILE; null when authentication is off (sandbox without CLIENTS_FILE).
+     */
     clients: ClientRegistry | null
   }
   interface FastifyRequest {
-    /** The caller its key identifies; null when it sent none, an unknown one, or authentication is off. */
+    /**
+     * The caller its key identifies; null when it sent none, an unknown one, or authentication is
+     * off.
+     */
     client: AuthenticatedClient | null
   }
 }
@@ -31,7 +42,10 @@ export const CLIENTS_FILE_REQUIRED = 'CLIENTS_FILE: is required when an upstream
  */
 async function clients (app: FastifyInstance, { config, sandbox }: ClientsOptions) {
   if (config.CLIENTS_FILE === undefined && !sandbox) throw new ConfigError([CLIENTS_FILE_REQUIRED])
-  const registry = config.CLIENTS_FILE === undefined ? null : createClientRegistry(loadClientsFile(config.CLIENTS_FILE))
+  const registry =
+    config.CLIENTS_FILE === undefined
+      ? null
+      : createClientRegistry(loadClientsFile(config.CLIENTS_FILE))
   app.decorate('clients', registry)
   app.decorateRequest('client', null)
   if (registry === null) return

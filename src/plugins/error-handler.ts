@@ -3,10 +3,29 @@ import { STATUS_CODES } from 'node:http'
 import type { Socket } from 'node:net'
 import FindMyWay from 'find-my-way'
 import fp from 'fastify-plugin'
-import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from 'fastify'
-import { gatewayError, isGatewayError, reasonPhrase, type ErrorCode, type GatewayError } from '../errors.ts'
+import type {
+  FastifyError,
+  FastifyInstance,
+  FastifyReply,
+  FastifyRequest,
+  RouteOptions
+} from 'fastify'
+import {
+  gatewayError,
+  isGatewayError,
+  reasonPhrase,
+  type ErrorCode,
+  type GatewayError
+} from '../errors.ts'
 import { isDiscarding } from './lingering-close.ts'
-import { describeProblems, MAX_PROBLEMS, PART_NAMES, problemsMessage, type AjvIssue, type Problem } from '../schemas/problems.ts'
+import {
+  describeProblems,
+  MAX_PROBLEMS,
+  PART_NAMES,
+  problemsMessage,
+  type AjvIssue,
+  type Problem
+} from '../schemas/problems.ts'
 
 const PARTS = Object.keys(PART_NAMES) as Array<keyof typeof PART_NAMES>
 
@@ -24,7 +43,8 @@ function partData (request: FastifyRequest, part: keyof typeof PART_NAMES): unkn
 export function requestProblems (request: FastifyRequest, error: FastifyError): Problem[] {
   const problems: Problem[] = []
   for (const part of ['params', 'querystring', 'body', 'headers'] as const) {
-    const validate = request.getValidationFunction(part) as ((data: unknown) => boolean) & { errors?: AjvIssue[] | null } | undefined
+    const validate = request.getValidationFunction(part) as
+      (((data: unknown) => boolean) & { errors?: AjvIssue[] | null }) | undefined
     if (typeof validate !== 'function') continue
     const data = partData(request, part)
     if (validate(data ?? null) === true) continue
@@ -34,7 +54,11 @@ export function requestProblems (request: FastifyRequest, error: FastifyError): 
   // A validator that did not fail twice: what Fastify reported.
   const part = PARTS.find(p => p === error.validationContext)
   const where = part === undefined ? 'request' : PART_NAMES[part]
-  return describeProblems(error.validation ?? [], where, part === undefined ? undefined : partData(request, part))
+  return describeProblems(
+    error.validation ?? [],
+    where,
+    part === undefined ? undefined : partData(request, part)
+  )
 }
 
 /** `65536` -> `64 KiB`. */
@@ -72,10 +96,25 @@ export function sendError (request: FastifyRequest, reply: FastifyReply, error: 
  * the envelope too, rather than Fastify's own body. No hook has run yet, so
  * the request id header is set here. The raw path is not echoed.
  */
-export function frameworkErrors (error: FastifyError, request: FastifyRequest, reply: FastifyReply) {
+export function frameworkErrors (
+  error: FastifyError,
+  request: FastifyRequest,
+  reply: FastifyReply
+) {
   reply.header('x-request-id', request.id)
-  const rule = error.code === 'FST_ERR_MAX_PARAM_LENGTH' ? 'each segment must be at most 200 characters' : 'must be valid percent-encoding'
-  return sendError(request, reply, gatewayError('VALIDATION_FAILED', { details: [{ field: 'path', rule }] }, `The URL path is malformed: ${rule}`))
+  const rule =
+    error.code === 'FST_ERR_MAX_PARAM_LENGTH'
+      ? 'each segment must be at most 200 characters'
+      : 'must be valid percent-encoding'
+  return sendError(
+    request,
+    reply,
+    gatewayError(
+      'VALIDATION_FAILED',
+      { details: [{ field: 'path', rule }] },
+      `The URL path is malformed: ${rule}`
+    )
+  )
 }
 
 /** Node's own refusals, by the HTTP parser's error code (docs/api.md#the-envelope-and-errors). */
@@ -93,10 +132,15 @@ function parserRefusal (code: string | undefined): { code: ErrorCode, message?: 
  * rather than Fastify's bare `{"message":"Client Error"}`. Nothing of the
  * refused bytes is echoed. The id is new: there is no request to take one from.
  */
-export function clientErrorHandler (this: FastifyInstance, error: Error & { code?: string }, socket: Socket): void {
+export function clientErrorHandler (
+  this: FastifyInstance,
+  error: Error & { code?: string },
+  socket: Socket
+): void {
   // A reset connection has nobody to answer (Fastify's default handler, and Node's, do the same).
   if (error.code === 'ECONNRESET' || socket.destroyed) return
-  // A caller that stopped sending a body the gateway had refused and was discarding: it has its answer.
+  // A caller that stopped sending a body the gateway had refused and was discarding: it has its
+  // answer.
   if (isDiscarding(socket)) {
     socket.destroy()
     return
@@ -104,11 +148,24 @@ export function clientErrorHandler (this: FastifyInstance, error: Error & { code
   const refusal = parserRefusal(error.code)
   const problem = gatewayError(refusal.code, {}, refusal.message)
   const requestId = randomUUID()
-  this.log.info({ requestId, parserError: error.code, statusCode: problem.statusCode }, 'request refused by the HTTP parser')
+  this.log.info(
+    { requestId, parserError: error.code, statusCode: problem.statusCode },
+    'request refused by the HTTP parser'
+  )
   if (socket.writable) {
-    const body = JSON.stringify({ statusCode: problem.statusCode, code: problem.code, error: STATUS_CODES[problem.statusCode], message: problem.message, requestId })
-    socket.write(`HTTP/1.1 ${problem.statusCode} ${STATUS_CODES[problem.statusCode]}\r\n` +
-      `content-type: application/json; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(body)}\r\nx-request-id: ${requestId}\r\nconnection: close\r\n\r\n${body}`)
+    const body = JSON.stringify({
+      statusCode: problem.statusCode,
+      code: problem.code,
+      error: STATUS_CODES[problem.statusCode],
+      message: problem.message,
+      requestId
+    })
+    socket.write(
+      `HTTP/1.1 ${problem.statusCode} ${STATUS_CODES[problem.statusCode]}\r\n` +
+        'content-type: application/json; charset=utf-8\r\ncontent-length: ' +
+        `${Buffer.byteLength(body)}\r\nx-request-id: ${requestId}\r\nconnection: ` +
+        `close\r\n\r\n${body}`
+    )
   }
   socket.destroy(error)
 }
@@ -156,17 +213,28 @@ async function errorHandler (app: FastifyInstance) {
     if (error.validation !== undefined) {
       const problems = requestProblems(request, error)
       const details = problems.slice(0, MAX_PROBLEMS)
-      return sendError(request, reply, gatewayError('VALIDATION_FAILED', { details }, problemsMessage(details, problems.length)))
+      return sendError(
+        request,
+        reply,
+        gatewayError('VALIDATION_FAILED', { details }, problemsMessage(details, problems.length))
+      )
     }
     const status = error.statusCode ?? 500
     if (status >= 400 && status < 500) {
       const code = codeForStatus(status)
-      const message = code === 'VALIDATION_FAILED' ? `The request is malformed: ${error.message}` : error.message
+      const message =
+        code === 'VALIDATION_FAILED' ? `The request is malformed: ${error.message}` : error.message
       const retryAfter = reply.getHeader('retry-after')
-      const extras = { statusCode: status, ...(retryAfter === undefined ? {} : { retryAfter: String(retryAfter) }) }
-      const mapped = code === 'VALIDATION_FAILED' || code === 'NOT_FOUND'
-        ? gatewayError(code, extras, message)
-        : code === 'PAYLOAD_TOO_LARGE' ? gatewayError(code, extras, kib(request.routeOptions.bodyLimit)) : gatewayError(code, extras)
+      const extras = {
+        statusCode: status,
+        ...(retryAfter === undefined ? {} : { retryAfter: String(retryAfter) })
+      }
+      const mapped =
+        code === 'VALIDATION_FAILED' || code === 'NOT_FOUND'
+          ? gatewayError(code, extras, message)
+          : code === 'PAYLOAD_TOO_LARGE'
+            ? gatewayError(code, extras, kib(request.routeOptions.bodyLimit))
+            : gatewayError(code, extras)
       return sendError(request, reply, mapped)
     }
     request.log.error({ err: error }, 'unhandled error')
@@ -180,9 +248,21 @@ async function errorHandler (app: FastifyInstance) {
     const allowed = methodsOf(path)
     if (allowed.length > 0) {
       reply.header('allow', allowed.join(', '))
-      return sendError(request, reply, gatewayError('METHOD_NOT_ALLOWED', {}, `${path.slice(0, 200)} takes ${allowed.join(', ')}, not ${request.method}`))
+      return sendError(
+        request,
+        reply,
+        gatewayError(
+          'METHOD_NOT_ALLOWED',
+          {},
+          `${path.slice(0, 200)} takes ${allowed.join(', ')}, not ${request.method}`
+        )
+      )
     }
-    return sendError(request, reply, gatewayError('NOT_FOUND', {}, `No route ${request.method} ${path.slice(0, 200)}`))
+    return sendError(
+      request,
+      reply,
+      gatewayError('NOT_FOUND', {}, `No route ${request.method} ${path.slice(0, 200)}`)
+    )
   })
 }
 

@@ -57,11 +57,20 @@ const POLICY_VIOLATION = 1008
 const TRY_AGAIN_LATER = 1013
 
 /** What a reader receives (schemas/events.ts): the event without the internal fields. */
-export function publicEvent ({ id, type, occurredAt, requestId, data }: Pick<GatewayEvent, 'id' | 'type' | 'occurredAt' | 'requestId' | 'data'>): string {
+export function publicEvent ({
+  id,
+  type,
+  occurredAt,
+  requestId,
+  data
+}: Pick<GatewayEvent, 'id' | 'type' | 'occurredAt' | 'requestId' | 'data'>): string {
   return JSON.stringify({ id, type, occurredAt, requestId, data })
 }
 
-/** Whether `viewer` may see `event`: everyone without authentication; else its own writes' events, or all with `"events": "all"`. */
+/**
+ * Whether `viewer` may see `event`: everyone without authentication; else its own writes' events,
+ * or all with `"events": "all"`.
+ */
 export function mayView (viewer: Viewer | null, event: Pick<GatewayEvent, 'client'>): boolean {
   return viewer === null || viewer.events === 'all' || viewer.name === event.client
 }
@@ -92,7 +101,10 @@ interface Reader {
   last: string
   /** The last id it was told (an event's, a reload's or a position). */
   told: string
-  /** Whether it is told positions and reloads (it resumes); the first WebSocket protocol had events only. */
+  /**
+   * Whether it is told positions and reloads (it resumes); the first WebSocket protocol had events
+   * only.
+   */
   resumes: boolean
 }
 
@@ -151,7 +163,8 @@ async function events (app: FastifyInstance, { config }: { config: GatewayConfig
   const log = app.state.events
 
   // Who the per-client cap counts: the client, or its address without authentication.
-  const callerOf = (request: FastifyRequest): string => request.client === null ? `address ${request.ip}` : `client ${request.client.name}`
+  const callerOf = (request: FastifyRequest): string =>
+    request.client === null ? `address ${request.ip}` : `client ${request.client.name}`
 
   function tooMany (who: string): 'all' | 'client' | undefined {
     if (readers.size >= config.EVENTS_MAX_CONNECTIONS) return 'all'
@@ -179,7 +192,12 @@ async function events (app: FastifyInstance, { config }: { config: GatewayConfig
 
   function reload (reader: Reader, reason: ReloadReason, id: string, lost?: number) {
     reader.last = id
-    send(reader, 'stream.reload', id, JSON.stringify({ type: 'stream.reload', id, reason, ...(lost === undefined ? {} : { lost }) }))
+    send(
+      reader,
+      'stream.reload',
+      id,
+      JSON.stringify({ type: 'stream.reload', id, reason, ...(lost === undefined ? {} : { lost }) })
+    )
   }
 
   /** The entry to one reader, unless it has had it (or what follows it) already. */
@@ -224,29 +242,50 @@ async function events (app: FastifyInstance, { config }: { config: GatewayConfig
   }
 
   /** Counts a new reader in and starts it: from `after` (what it missed first), or from now. */
-  function open (request: FastifyRequest, sink: Sink, who: string, after: string | undefined, resumes: boolean): Reader {
+  function open (
+    request: FastifyRequest,
+    sink: Sink,
+    who: string,
+    after: string | undefined,
+    resumes: boolean
+  ): Reader {
     const live = after === undefined || after === 'now'
-    const reader: Reader = { viewer: request.client, who, sink, pending: live ? undefined : [], last: live ? log.position() : after, told: live ? '' : after, resumes }
+    const reader: Reader = {
+      viewer: request.client,
+      who,
+      sink,
+      pending: live ? undefined : [],
+      last: live ? log.position() : after,
+      told: live ? '' : after,
+      resumes
+    }
     readers.add(reader)
     perCaller.set(who, (perCaller.get(who) ?? 0) + 1)
     if (live) {
-      // Its first position, so that a reader that sees no event before it drops still knows where it was.
+      // Its first position, so that a reader that sees no event before it drops still knows where
+      // it was.
       tellPosition(reader)
       return reader
     }
-    log.since(after).then((replay) => {
-      if (!readers.has(reader)) return
-      if (replay.state === 'replayed') {
-        for (const entry of replay.entries) offer(reader, entry)
-      } else {
-        request.log.info({ after, reason: replay.state }, 'events: a reader cannot resume from its id; told to reload')
-        reload(reader, replay.state, log.position())
-      }
-      const waiting = reader.pending ?? []
-      reader.pending = undefined
-      for (const entry of waiting) offer(reader, entry)
-      tellPosition(reader)
-    }, (error: unknown) => request.log.error({ err: error }, 'events: resuming a reader failed'))
+    log.since(after).then(
+      (replay) => {
+        if (!readers.has(reader)) return
+        if (replay.state === 'replayed') {
+          for (const entry of replay.entries) offer(reader, entry)
+        } else {
+          request.log.info(
+            { after, reason: replay.state },
+            'events: a reader cannot resume from its id; told to reload'
+          )
+          reload(reader, replay.state, log.position())
+        }
+        const waiting = reader.pending ?? []
+        reader.pending = undefined
+        for (const entry of waiting) offer(reader, entry)
+        tellPosition(reader)
+      },
+      (error: unknown) => request.log.error({ err: error }, 'events: resuming a reader failed')
+    )
     return reader
   }
 

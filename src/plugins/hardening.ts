@@ -7,8 +7,25 @@ import type { GatewayConfig } from '../config/resolve.ts'
 import { parseJsonBody } from './json-body.ts'
 
 /** Request headers a browser may send cross-origin, and response headers it may read. */
-const ALLOWED_HEADERS = ['authorization', 'content-type', 'idempotency-key', 'x-request-id', 'cache-control', 'if-none-match', 'x-upstream-authorization']
-const EXPOSED_HEADERS = ['x-request-id', 'retry-after', 'idempotent-replayed', 'x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset', 'etag', 'age']
+const ALLOWED_HEADERS = [
+  'authorization',
+  'content-type',
+  'idempotency-key',
+  'x-request-id',
+  'cache-control',
+  'if-none-match',
+  'x-upstream-authorization'
+]
+const EXPOSED_HEADERS = [
+  'x-request-id',
+  'retry-after',
+  'idempotent-replayed',
+  'x-ratelimit-limit',
+  'x-ratelimit-remaining',
+  'x-ratelimit-reset',
+  'etag',
+  'age'
+]
 
 export function corsOrigins (config: Pick<GatewayConfig, 'CORS_ORIGINS'>): string[] {
   return (config.CORS_ORIGINS ?? '').split(',').map(o => o.trim()).filter(o => o !== '')
@@ -28,7 +45,9 @@ export function corsOrigins (config: Pick<GatewayConfig, 'CORS_ORIGINS'>): strin
  *   `constructor.prototype` key. (Body size: Fastify's bodyLimit in app.ts.)
  */
 async function hardening (app: FastifyInstance, { config }: { config: GatewayConfig }) {
-  const headers = helmetHeaders({ contentSecurityPolicy: { directives: { upgradeInsecureRequests: null } } })
+  const headers = helmetHeaders({
+    contentSecurityPolicy: { directives: { upgradeInsecureRequests: null } }
+  })
   app.addHook('onRequest', (_request, reply, done) => {
     reply.headers(headers)
     done()
@@ -67,10 +86,14 @@ export function helmetHeaders (options: HelmetOptions): Record<string, string> {
     }
   }
   let done = false
-  helmet(options)({} as IncomingMessage, response as unknown as ServerResponse, (error?: unknown) => {
-    if (error !== undefined && error !== null) throw error
-    done = true
-  })
+  helmet(options)(
+    {} as IncomingMessage,
+    response as unknown as ServerResponse,
+    (error?: unknown) => {
+      if (error !== undefined && error !== null) throw error
+      done = true
+    }
+  )
   if (!done) throw new Error('helmet did not finish synchronously')
   return headers
 }

@@ -29,19 +29,32 @@ const REPLAYED_HEADERS = ['content-type', 'cache-control']
 // No example value: Swagger UI would fill it into every "Try it out", and one key
 // shared by every user makes the second user's different offer a 422 for a day.
 const HeadersSchema = Type.Object({
-  [IDEMPOTENCY_HEADER]: Type.Optional(Type.String({
-    format: 'idempotency-key',
-    pattern: IDEMPOTENCY_KEY.pattern,
-    description: 'Makes retries of this write safe: 1-255 visible ASCII characters, new for every distinct write (a UUID will do; in Swagger UI, leave it empty or type a fresh one). ' +
-      'The same key with the same request within the replay window answers the first 2xx again, with `idempotent-replayed: true`, without calling the hub; ' +
-      'with a different request it is 422 IDEMPOTENCY_KEY_REUSED. A write that failed before it could reach the hub, or that the hub refused (4xx), does not keep its key: retry it with the same one. ' +
-      'One that may have reached the hub without an answer (a timeout, a dropped connection, a hub 5xx, a replica that died) is never sent again with its key: retries get 409 OUTCOME_UNKNOWN.'
-  }))
+  [IDEMPOTENCY_HEADER]: Type.Optional(
+    Type.String({
+      format: 'idempotency-key',
+      pattern: IDEMPOTENCY_KEY.pattern,
+      description:
+        'Makes retries of this write safe: 1-255 visible ASCII characters, new for every ' +
+        'distinct write (a UUID will do; in Swagger UI, leave it empty or type a fresh one). ' +
+        'The same key with the same request within the replay window answers the first 2xx ' +
+        'again, with `idempotent-replayed: true`, without calling the hub; ' +
+        'with a different request it is 422 IDEMPOTENCY_KEY_REUSED. A write that failed before ' +
+        'it could reach the hub, or that the hub refused (4xx), does not keep its key: retry it ' +
+        'with the same one. ' +
+        'One that may have reached the hub without an answer (a timeout, a dropped connection, a ' +
+        'hub 5xx, a replica that died) is never sent again with its key: retries get 409 ' +
+        'OUTCOME_UNKNOWN.'
+    })
+  )
 })
 
-const DESCRIPTION = '\n\n**Idempotency:** send an `Idempotency-Key` header and a retry of the same request within the replay window is answered from the first response ' +
-  '(marked `idempotent-replayed: true`) instead of reaching the hub again; concurrent requests with one key make one hub call. The hub gets a key\'s request at most once: ' +
-  'when an earlier request with the key may have reached the hub but left no answer, a retry gets 409 OUTCOME_UNKNOWN, for as long as the key is kept.'
+const DESCRIPTION =
+  '\n\n**Idempotency:** send an `Idempotency-Key` header and a retry of the same request within ' +
+  'the replay window is answered from the first response ' +
+  '(marked `idempotent-replayed: true`) instead of reaching the hub again; concurrent requests ' +
+  "with one key make one hub call. The hub gets a key's request at most once: " +
+  'when an earlier request with the key may have reached the hub but left no answer, a retry ' +
+  'gets 409 OUTCOME_UNKNOWN, for as long as the key is kept.'
 
 /**
  * Idempotent writes (the routes declaring `config.write`). The key is
@@ -77,9 +90,28 @@ async function idempotency (app: FastifyInstance) {
         : {
             response: {
               ...response,
-              200: { ...ok, headers: { [REPLAYED_HEADER]: { type: 'string', enum: ['true'], description: 'Present on a replay of an earlier answer (Idempotency-Key)' } } },
-              409: { ...errorResponses([409], { write: true })[409], description: 'An earlier request with this Idempotency-Key may have reached the hub, but its answer was lost (OUTCOME_UNKNOWN): it is not sent again with this key' },
-              422: { ...errorResponses([422], { write: true })[422], description: 'The hub rejected the request (UPSTREAM_REJECTED), or the Idempotency-Key was used with a different request (IDEMPOTENCY_KEY_REUSED)' },
+              200: {
+                ...ok,
+                headers: {
+                  [REPLAYED_HEADER]: {
+                    type: 'string',
+                    enum: ['true'],
+                    description: 'Present on a replay of an earlier answer (Idempotency-Key)'
+                  }
+                }
+              },
+              409: {
+                ...errorResponses([409], { write: true })[409],
+                description:
+                  'An earlier request with this Idempotency-Key may have reached the hub, but ' +
+                  'its answer was lost (OUTCOME_UNKNOWN): it is not sent again with this key'
+              },
+              422: {
+                ...errorResponses([422], { write: true })[422],
+                description:
+                  'The hub rejected the request (UPSTREAM_REJECTED), or the Idempotency-Key was ' +
+                  'used with a different request (IDEMPOTENCY_KEY_REUSED)'
+              },
               503: errorResponses([503], { write: true })[503]
             }
           })
@@ -102,7 +134,12 @@ async function idempotency (app: FastifyInstance) {
     try {
       return await store.begin(key, fingerprint)
     } catch (error) {
-      if (isStateUnavailable(error)) throw gatewayError('IDEMPOTENCY_UNAVAILABLE', { retryAfter: UNAVAILABLE_RETRY_AFTER, cause: error })
+      if (isStateUnavailable(error)) {
+        throw gatewayError('IDEMPOTENCY_UNAVAILABLE', {
+          retryAfter: UNAVAILABLE_RETRY_AFTER,
+          cause: error
+        })
+      }
       throw error
     }
   }
@@ -114,7 +151,12 @@ async function idempotency (app: FastifyInstance) {
       request.writeAttempt = new WriteAttempt()
       return
     }
-    const key = [request.client?.name ?? '', request.method, request.routeOptions.url, callerKey].join('\n')
+    const key = [
+      request.client?.name ?? '',
+      request.method,
+      request.routeOptions.url,
+      callerKey
+    ].join('\n')
     const fingerprint = requestFingerprint(request.params, request.body)
     for (;;) {
       const begun = await begin(key, fingerprint)

@@ -20,9 +20,19 @@ const FORBIDDEN = { protoAction: 'error', constructorAction: 'error' } as const
  * The checks are secure-json-parse's, as in Fastify's own parser. Nothing of
  * the body is echoed: a message built from JSON.parse's would quote it.
  */
-export function parseJsonBody (_request: FastifyRequest, bytes: Buffer, done: (error: Error | null, body?: unknown) => void): void {
+export function parseJsonBody (
+  _request: FastifyRequest,
+  bytes: Buffer,
+  done: (error: Error | null, body?: unknown) => void
+): void {
   if (!isUtf8(bytes)) {
-    done(gatewayError('VALIDATION_FAILED', { details: [{ field: 'body', rule: 'must be valid JSON: UTF-8 text' }] }, 'body must be valid JSON: UTF-8 text'))
+    done(
+      gatewayError(
+        'VALIDATION_FAILED',
+        { details: [{ field: 'body', rule: 'must be valid JSON: UTF-8 text' }] },
+        'body must be valid JSON: UTF-8 text'
+      )
+    )
     return
   }
   const text = bytes.toString('utf8')
@@ -38,12 +48,18 @@ export function parseJsonBody (_request: FastifyRequest, bytes: Buffer, done: (e
   }
   let value: unknown
   try {
-    value = JSON.parse(text.charCodeAt(0) === 0xFEFF ? text.slice(1) : text)
+    value = JSON.parse(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text)
   } catch {
     value = undefined
   }
   if (typeof value !== 'object' || value === null) {
-    done(gatewayError('VALIDATION_FAILED', { details: [{ field: 'body', rule: 'must be valid JSON' }] }, 'body must be valid JSON'))
+    done(
+      gatewayError(
+        'VALIDATION_FAILED',
+        { details: [{ field: 'body', rule: 'must be valid JSON' }] },
+        'body must be valid JSON'
+      )
+    )
     return
   }
   let key = 'constructor.prototype'

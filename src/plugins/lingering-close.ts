@@ -36,13 +36,19 @@ import type { FastifyInstance } from 'fastify'
  * plugin.
  */
 
-/** Most of a refused body read for the sake of the connection (Go's net/http reads up to 256 KiB the same way). */
+/**
+ * Most of a refused body read for the sake of the connection (Go's net/http reads up to 256 KiB the
+ * same way).
+ */
 export const KEEP_BYTES = 256 * 1024
 /** Longest wait for that rest to arrive. */
 export const KEEP_MS = 1000
 /** Most read and discarded after the gateway's half-close before the connection ends. */
 export const LINGER_BYTES = 16 * 1024 * 1024
-/** Longest wait for the caller to end its side after the gateway's half-close (Apache waits 2 s for each read). */
+/**
+ * Longest wait for the caller to end its side after the gateway's half-close (Apache waits 2 s for
+ * each read).
+ */
 export const LINGER_MS = 2000
 
 /**
@@ -60,7 +66,9 @@ export function isDiscarding (socket: Socket): boolean {
 /** A request body's length by its `content-length`; undefined when it has none (chunked). */
 function declaredLength (req: IncomingMessage): number | undefined {
   const length = Number(req.headers['content-length'])
-  return req.headers['content-length'] !== undefined && Number.isSafeInteger(length) && length >= 0 ? length : undefined
+  return req.headers['content-length'] !== undefined && Number.isSafeInteger(length) && length >= 0
+    ? length
+    : undefined
 }
 
 function hasBody (req: IncomingMessage): boolean {
@@ -153,7 +161,8 @@ async function lingeringClose (app: FastifyInstance) {
     const req = request.raw
     // A real connection only: `app.inject` has none to keep or close.
     if (!req.complete && req.socket instanceof Socket && hasBody(req)) {
-      // Whether the connection ends is decided here, not by Fastify's `connection: close` after a body error.
+      // Whether the connection ends is decided here, not by Fastify's `connection: close` after a
+      // body error.
       const length = declaredLength(req)
       const close = app.closing || length === undefined || length > KEEP_BYTES
       if (close) reply.header('connection', 'close')

@@ -9,7 +9,10 @@ export interface Metrics {
   observeUpstream (operation: string, outcome: Outcome, seconds: number): void
   /** A 2xx hub answer took the reference path: the transcoder gave up on it. */
   countSlowPath (operation: string): void
-  /** A hub answer needed a tolerance of this kind (mapping/drift.ts): what the hub sent beyond its documented forms. */
+  /**
+   * A hub answer needed a tolerance of this kind (mapping/drift.ts): what the hub sent beyond its
+   * documented forms.
+   */
   countDrift (operation: string, kind: string): void
   /** An event subscriber was closed for not reading its messages (EVENTS_MAX_BUFFERED_BYTES). */
   countDroppedSubscriber (): void
@@ -46,19 +49,43 @@ async function metrics (app: FastifyInstance, { config }: { config: GatewayConfi
   const registry = new Registry()
   collectDefaultMetrics({ register: registry })
   const registers = [registry]
-  const requests = new Counter({ name: 'gateway_http_requests_total', help: 'Requests answered, by method, route template and status code', labelNames: ['method', 'route', 'status_code'], registers })
-  const requestSeconds = new Histogram({ name: 'gateway_http_request_duration_seconds', help: 'Request latency, by method and route template', labelNames: ['method', 'route'], buckets: BUCKETS, registers })
+  const requests = new Counter({
+    name: 'gateway_http_requests_total',
+    help: 'Requests answered, by method, route template and status code',
+    labelNames: ['method', 'route', 'status_code'],
+    registers
+  })
+  const requestSeconds = new Histogram({
+    name: 'gateway_http_request_duration_seconds',
+    help: 'Request latency, by method and route template',
+    labelNames: ['method', 'route'],
+    buckets: BUCKETS,
+    registers
+  })
   const rateLimited = new Counter({
     name: 'gateway_rate_limited_total',
-    help: 'Requests refused with 429 RATE_LIMITED (requests per window, hub calls in flight, event sockets), by client name (`anonymous` without authentication)',
+    help: 'Requests refused with 429 RATE_LIMITED (requests per window, hub calls in flight, ' +
+      'event sockets), by client name (`anonymous` without authentication)',
     labelNames: ['client'],
     registers
   })
-  const upstreamCalls = new Counter({ name: 'gateway_upstream_requests_total', help: 'Hub calls, by operation and outcome (cached and stale: answered by the lookup cache)', labelNames: ['operation', 'outcome'], registers })
-  const upstreamSeconds = new Histogram({ name: 'gateway_upstream_request_duration_seconds', help: 'Hub call latency, by operation and outcome', labelNames: ['operation', 'outcome'], buckets: BUCKETS, registers })
+  const upstreamCalls = new Counter({
+    name: 'gateway_upstream_requests_total',
+    help: 'Hub calls, by operation and outcome (cached and stale: answered by the lookup cache)',
+    labelNames: ['operation', 'outcome'],
+    registers
+  })
+  const upstreamSeconds = new Histogram({
+    name: 'gateway_upstream_request_duration_seconds',
+    help: 'Hub call latency, by operation and outcome',
+    labelNames: ['operation', 'outcome'],
+    buckets: BUCKETS,
+    registers
+  })
   const slowPath = new Counter({
     name: 'gateway_upstream_slow_path_total',
-    help: 'Successful hub answers the byte transcoder gave up on (unusual shape, escapes, drift, bad values) and the parse-and-normalize path read instead, by operation',
+    help: 'Successful hub answers the byte transcoder gave up on (unusual shape, escapes, drift, ' +
+      'bad values) and the parse-and-normalize path read instead, by operation',
     labelNames: ['operation'],
     registers
   })
@@ -75,11 +102,17 @@ async function metrics (app: FastifyInstance, { config }: { config: GatewayConfi
   })
   const cacheLookups = new Counter({
     name: 'gateway_cache_lookups_total',
-    help: 'GET lookups by how the lookup cache answered them: hit (a fresh answer, or one joined in flight), stale (an old answer served because the hub failed), miss (a hub call)',
+    help: 'GET lookups by how the lookup cache answered them: hit (a fresh answer, or one joined ' +
+      'in flight), stale (an old answer served because the hub failed), miss (a hub call)',
     labelNames: ['operation', 'result'],
     registers
   })
-  const logins = new Counter({ name: 'gateway_hub_logins_total', help: 'Logins to the hub (UPSTREAM_CREDENTIALS=login), by outcome', labelNames: ['outcome'], registers })
+  const logins = new Counter({
+    name: 'gateway_hub_logins_total',
+    help: 'Logins to the hub (UPSTREAM_CREDENTIALS=login), by outcome',
+    labelNames: ['outcome'],
+    registers
+  })
   const refreshes = new Counter({
     name: 'gateway_hub_token_refreshes_total',
     help: 'Renewals of the hub token by its refresh token (the hub profile\'s ' +
@@ -87,32 +120,59 @@ async function metrics (app: FastifyInstance, { config }: { config: GatewayConfi
     labelNames: ['outcome'],
     registers
   })
-  const replays = new Counter({ name: 'gateway_idempotency_replays_total', help: 'Writes answered again from the idempotency store (Idempotency-Key), by route template', labelNames: ['route'], registers })
-  const dropped = new Counter({ name: 'gateway_events_dropped_total', help: 'Event sockets closed (1008) because their reader fell EVENTS_MAX_BUFFERED_BYTES behind', registers })
-
-  registry.registerMetric(new Gauge({
-    registers: [],
-    name: 'gateway_upstream_circuit_state',
-    help: 'Circuit breaker state per upstream address (hub, base) and operation: 1 for the state it is in, 0 for the others',
-    labelNames: ['upstream', 'operation', 'state'],
-    collect () {
-      if (!app.hasDecorator('hub')) return
-      for (const { upstream, operation, state } of app.hub.circuits()) {
-        for (const [name, label] of Object.entries(CIRCUIT_STATES)) this.set({ upstream, operation, state: label }, name === state ? 1 : 0)
-      }
-    }
-  }))
-  const cacheGauge = (name: string, help: string, read: (usage: { entries: number, bytes: number, failures: number }) => number) => new Gauge({
-    name,
-    help,
-    registers,
-    collect () {
-      if (app.hasDecorator('hub')) this.set(read(app.hub.cacheUsage()))
-    }
+  const replays = new Counter({
+    name: 'gateway_idempotency_replays_total',
+    help: 'Writes answered again from the idempotency store (Idempotency-Key), by route template',
+    labelNames: ['route'],
+    registers
   })
+  const dropped = new Counter({
+    name: 'gateway_events_dropped_total',
+    help: 'Event sockets closed (1008) because their reader fell EVENTS_MAX_BUFFERED_BYTES behind',
+    registers
+  })
+
+  registry.registerMetric(
+    new Gauge({
+      registers: [],
+      name: 'gateway_upstream_circuit_state',
+      help: 'Circuit breaker state per upstream address (hub, base) and operation: 1 for the ' +
+        'state it is in, 0 for the others',
+      labelNames: ['upstream', 'operation', 'state'],
+      collect () {
+        if (!app.hasDecorator('hub')) return
+        for (const { upstream, operation, state } of app.hub.circuits()) {
+          for (const [name, label] of Object.entries(CIRCUIT_STATES)) {
+            this.set({ upstream, operation, state: label }, name === state ? 1 : 0)
+          }
+        }
+      }
+    })
+  )
+  const cacheGauge = (
+    name: string,
+    help: string,
+    read: (usage: { entries: number; bytes: number; failures: number }) => number
+  ) =>
+    new Gauge({
+      name,
+      help,
+      registers,
+      collect () {
+        if (app.hasDecorator('hub')) this.set(read(app.hub.cacheUsage()))
+      }
+    })
   cacheGauge('gateway_cache_entries', 'Lookups held in the lookup cache', usage => usage.entries)
-  cacheGauge('gateway_cache_bytes', 'Memory charged to the lookup cache\'s entries, in bytes (budget: CACHE_MAX_BYTES)', usage => usage.bytes)
-  cacheGauge('gateway_cache_failures', 'Hub failures the lookup cache remembers for CACHE_FAILURE_SECONDS', usage => usage.failures)
+  cacheGauge(
+    'gateway_cache_bytes',
+    "Memory charged to the lookup cache's entries, in bytes (budget: CACHE_MAX_BYTES)",
+    (usage) => usage.bytes
+  )
+  cacheGauge(
+    'gateway_cache_failures',
+    'Hub failures the lookup cache remembers for CACHE_FAILURE_SECONDS',
+    (usage) => usage.failures
+  )
   registry.registerMetric(new Gauge({
     registers: [],
     name: 'gateway_cache_max_bytes',
@@ -167,14 +227,26 @@ async function metrics (app: FastifyInstance, { config }: { config: GatewayConfi
   // The GET operations (lookups, which the cache answers), once the hub client is there.
   let getOperations: Set<string> | undefined
   const lookups = (): Set<string> => {
-    getOperations ??= new Set([...app.hub.operations.values()].filter(op => op.method === 'GET').map(op => op.id))
+    getOperations ??= new Set(
+      [...app.hub.operations.values()].filter((op) => op.method === 'GET').map((op) => op.id)
+    )
     return getOperations
   }
 
   // Only with REDIS_URL set: read when scraped.
   const redis = app.state.redis
   if (redis !== undefined) {
-    registry.registerMetric(new Gauge({ name: 'gateway_redis_up', help: 'Whether the Redis the replicas share answers and takes writes (1) or not (0: down, or refusing writes: full, read-only)', registers: [], collect () { this.set(redis.health() === 'up' ? 1 : 0) } }))
+    registry.registerMetric(
+      new Gauge({
+        name: 'gateway_redis_up',
+        help: 'Whether the Redis the replicas share answers and takes writes (1) or not (0: ' +
+          'down, or refusing writes: full, read-only)',
+        registers: [],
+        collect () {
+          this.set(redis.health() === 'up' ? 1 : 0)
+        }
+      })
+    )
   }
 
   app.decorate('metrics', {
@@ -183,7 +255,10 @@ async function metrics (app: FastifyInstance, { config }: { config: GatewayConfi
       upstreamCalls.inc({ operation, outcome })
       upstreamSeconds.observe({ operation, outcome }, seconds)
       if (lookups().has(operation)) {
-        cacheLookups.inc({ operation, result: outcome === 'cached' ? 'hit' : outcome === 'stale' ? 'stale' : 'miss' })
+        cacheLookups.inc({
+          operation,
+          result: outcome === 'cached' ? 'hit' : outcome === 'stale' ? 'stale' : 'miss'
+        })
       }
     },
     countSlowPath (operation) {

@@ -24,12 +24,18 @@ async function rateLimits (app: FastifyInstance, { config }: { config: GatewayCo
     hook: 'onRequest',
     max: (request) => request.client?.rateLimit.max ?? config.RATE_LIMIT_MAX,
     timeWindow: (request) => request.client?.rateLimit.timeWindowMs ?? windowMs,
-    keyGenerator: (request) => request.client === null ? `address:${normalizeIP(request.ip)}` : `client:${request.client.name}`,
+    keyGenerator: (request) =>
+      request.client === null
+        ? `address:${normalizeIP(request.ip)}`
+        : `client:${request.client.name}`,
     // Read as the request comes, not as the route is added: Swagger UI's routes are
     // declared public after the plugin's own onRoute hook has run (plugins/swagger.ts).
     allowList: (request) => request.routeOptions.config.scope === null,
     store: app.state.rateLimitStore,
-    errorResponseBuilder: (_request, context) => gatewayError('RATE_LIMITED', { retryAfter: String(Math.max(1, Math.ceil(context.ttl / 1000))) })
+    errorResponseBuilder: (_request, context) =>
+      gatewayError('RATE_LIMITED', {
+        retryAfter: String(Math.max(1, Math.ceil(context.ttl / 1000)))
+      })
   })
 }
 

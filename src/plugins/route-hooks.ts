@@ -8,7 +8,17 @@ type HookName = 'onRequest' | 'preValidation' | 'preHandler' | 'onSend' | 'onRes
  * only, instead of adding a global hook that every lookup would run to find
  * out it has nothing to do.
  */
-export function addRouteHook (route: RouteOptions, name: HookName, hook: (...args: any[]) => unknown): void {
+export function addRouteHook (
+  route: RouteOptions,
+  name: HookName,
+  hook: (...args: any[]) => unknown
+): void {
   const existing = route[name] as unknown
-  route[name] = (existing === undefined ? [hook] : Array.isArray(existing) ? [...existing, hook] : [existing, hook]) as never
+  route[name] = (
+    existing === undefined
+      ? [hook]
+      : Array.isArray(existing)
+        ? [...existing, hook]
+        : [existing, hook]
+  ) as never
 }

@@ -7,7 +7,10 @@ import type { GatewayState } from '../state/types.ts'
 
 declare module 'fastify' {
   interface FastifyInstance {
-    /** The gateway's state behind its interfaces (state/types.ts): idempotency, rate-limit counts, events, the hub session. */
+    /**
+     * The gateway's state behind its interfaces (state/types.ts): idempotency, rate-limit counts,
+     * events, the hub session.
+     */
     state: GatewayState
   }
 }

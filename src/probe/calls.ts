@@ -6,7 +6,9 @@ import { parseJson, type Json } from './observe.ts'
 /** One hub call's outcome: an answer, or why there was none. */
 export interface CallResult {
   status: number | undefined
-  /** undici's or Node's code when there was no answer (ECONNREFUSED, UND_ERR_HEADERS_TIMEOUT, ...). */
+  /**
+   * undici's or Node's code when there was no answer (ECONNREFUSED, UND_ERR_HEADERS_TIMEOUT, ...).
+   */
   error: string | undefined
   body: Json | undefined
   /** The first characters of a body that is not JSON. */
@@ -29,17 +31,25 @@ export class HubCalls {
   private readonly agent: Agent
   private made = 0
 
-  constructor (options: { maxCalls: number, pauseMs: number, timeoutMs: number }) {
+  constructor (options: { maxCalls: number; pauseMs: number; timeoutMs: number }) {
     this.maxCalls = options.maxCalls
     this.pauseMs = options.pauseMs
-    this.agent = new Agent({ connect: { timeout: options.timeoutMs }, headersTimeout: options.timeoutMs, bodyTimeout: options.timeoutMs, connections: 1 })
+    this.agent = new Agent({
+      connect: { timeout: options.timeoutMs },
+      headersTimeout: options.timeoutMs,
+      bodyTimeout: options.timeoutMs,
+      connections: 1
+    })
   }
 
   get count (): number {
     return this.made
   }
 
-  async get (url: string, headers: Readonly<Record<string, string>>): Promise<CallResult | undefined> {
+  async get (
+    url: string,
+    headers: Readonly<Record<string, string>>
+  ): Promise<CallResult | undefined> {
     if (this.made >= this.maxCalls) return undefined
     if (this.made > 0 && this.pauseMs > 0) await sleep(this.pauseMs)
     this.made++
@@ -54,9 +64,21 @@ export class HubCalls {
         chunks.push(chunk)
       }
       const text = Buffer.concat(chunks).toString('utf8')
-      return { status: response.statusCode, error: undefined, body: parseJson(text), text: text.slice(0, 200), ms: Math.round(performance.now() - started) }
+      return {
+        status: response.statusCode,
+        error: undefined,
+        body: parseJson(text),
+        text: text.slice(0, 200),
+        ms: Math.round(performance.now() - started)
+      }
     } catch (error) {
-      return { status: undefined, error: codeOf(error) ?? (error instanceof Error ? error.message : String(error)), body: undefined, text: '', ms: Math.round(performance.now() - started) }
+      return {
+        status: undefined,
+        error: codeOf(error) ?? (error instanceof Error ? error.message : String(error)),
+        body: undefined,
+        text: '',
+        ms: Math.round(performance.now() - started)
+      }
     }
   }
 

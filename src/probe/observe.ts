@@ -10,9 +10,14 @@ import type { HubOperation } from '../catalogue/types.ts'
 
 export type Json = null | boolean | number | string | Json[] | { [key: string]: Json }
 
-/** Where the data was found: under a member, the answer itself (an array: `*`, or a record: undefined). */
+/**
+ * Where the data was found: under a member, the answer itself (an array: `*`, or a record:
+ * undefined).
+ */
 export interface Located {
-  /** The member holding the list, `*` for a bare array, undefined for a record answered as itself. */
+  /**
+   * The member holding the list, `*` for a bare array, undefined for a record answered as itself.
+   */
   key: string | undefined
   items: Array<Record<string, Json>>
 }
@@ -28,7 +33,9 @@ function records (list: readonly Json[]): Array<Record<string, Json>> {
 /** A record carrying the fields that make it the documented shape (its identity). */
 function isItem (value: Record<string, Json>, spec: ResourceSpec): boolean {
   const required = spec.required ?? []
-  return required.length === 0 ? spec.fields.some(f => f.upstream in value) : required.every(name => name in value)
+  return required.length === 0
+    ? spec.fields.some((f) => f.upstream in value)
+    : required.every((name) => name in value)
 }
 
 /**
@@ -37,7 +44,11 @@ function isItem (value: Record<string, Json>, spec: ResourceSpec): boolean {
  * an array of records) for the operations that answer one. Undefined when
  * no data is there (a message, an error).
  */
-export function locate (op: HubOperation, body: unknown, configuredKey: string | undefined): Located | undefined {
+export function locate (
+  op: HubOperation,
+  body: unknown,
+  configuredKey: string | undefined
+): Located | undefined {
   const spec = op.response.item
   if (op.response.type === 'record' || op.response.type === 'records') {
     if (isRecord(body) && isItem(body, spec)) return { key: undefined, items: [body] }
@@ -54,21 +65,28 @@ export function locate (op: HubOperation, body: unknown, configuredKey: string |
   if (configuredKey !== undefined && configuredKey !== '*' && Array.isArray(body[configuredKey])) {
     return { key: configuredKey, items: records(body[configuredKey]) }
   }
-  const arrays = Object.entries(body).filter((entry): entry is [string, Json[]] => Array.isArray(entry[1]))
+  const arrays = Object.entries(body).filter((entry): entry is [string, Json[]] =>
+    Array.isArray(entry[1])
+  )
   if (arrays.length !== 1) return undefined
   const [key, list] = arrays[0]!
   // The only list, under a key nobody named: data only if its items are records of the kind
   // asked for (a 200 reporting a failure may carry a list of errors, `errors: [{detail}]`).
   const items = records(list)
-  if (items.length !== list.length || !items.every(item => isItem(item, spec))) return undefined
+  if (items.length !== list.length || !items.every((item) => isItem(item, spec))) return undefined
   return { key, items }
 }
 
 /** Item fields the catalogue's spec does not name (top level of each item), sorted. */
-export function extraFields (items: ReadonlyArray<Record<string, Json>>, spec: ResourceSpec): string[] {
-  const known = new Set(spec.fields.map(f => f.upstream))
+export function extraFields (
+  items: ReadonlyArray<Record<string, Json>>,
+  spec: ResourceSpec
+): string[] {
+  const known = new Set(spec.fields.map((f) => f.upstream))
   const extra = new Set<string>()
-  for (const item of items) for (const name of Object.keys(item)) if (!known.has(name)) extra.add(name)
+  for (const item of items) {
+    for (const name of Object.keys(item)) if (!known.has(name)) extra.add(name)
+  }
   return [...extra].sort()
 }
 
@@ -85,13 +103,18 @@ export function dateFormOf (value: string): DateForm {
 }
 
 /** The forms of the days the hub sends with a time of day (`date-with-time` fields), as seen. */
-export function dateForms (items: ReadonlyArray<Record<string, Json>>, spec: ResourceSpec): DateForm[] {
-  const fields = spec.fields.filter(f => f.kind === 'date-with-time').map(f => f.upstream)
+export function dateForms (
+  items: ReadonlyArray<Record<string, Json>>,
+  spec: ResourceSpec
+): DateForm[] {
+  const fields = spec.fields.filter((f) => f.kind === 'date-with-time').map((f) => f.upstream)
   const forms = new Set<DateForm>()
   for (const item of items) {
     for (const name of fields) {
       const value = item[name]
-      if (typeof value === 'string' && value !== '' && value !== 'null') forms.add(dateFormOf(value))
+      if (typeof value === 'string' && value !== '' && value !== 'null') {
+        forms.add(dateFormOf(value))
+      }
     }
   }
   return [...forms].sort()
@@ -108,8 +131,11 @@ export interface ValueForms {
 
 const NUMERIC = new Set<FieldSpec['kind']>(['integer', 'number', 'flag'])
 
-export function valueForms (items: ReadonlyArray<Record<string, Json>>, spec: ResourceSpec): ValueForms {
-  const numeric = new Set(spec.fields.filter(f => NUMERIC.has(f.kind)).map(f => f.upstream))
+export function valueForms (
+  items: ReadonlyArray<Record<string, Json>>,
+  spec: ResourceSpec
+): ValueForms {
+  const numeric = new Set(spec.fields.filter((f) => NUMERIC.has(f.kind)).map((f) => f.upstream))
   const forms: ValueForms = { numbersAsStrings: 0, nullStrings: 0, emptyStrings: 0 }
   for (const item of items) {
     for (const [name, value] of Object.entries(item)) {

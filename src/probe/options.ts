@@ -48,7 +48,14 @@ const PREFIX = /^(\/[A-Za-z0-9._~!$&'()*+,;=:@-]+)+$/
 const HEADER = /^[A-Za-z0-9!#$%&'*+.^_`|~-]+$/
 const DATE = /^\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])$/
 
-function whole (problems: string[], flag: string, raw: string | undefined, fallback: number, min: number, max: number): number {
+function whole (
+  problems: string[],
+  flag: string,
+  raw: string | undefined,
+  fallback: number,
+  min: number,
+  max: number
+): number {
   if (raw === undefined) return fallback
   const value = /^\d+$/.test(raw) ? Number(raw) : Number.NaN
   if (Number.isInteger(value) && value >= min && value <= max) return value
@@ -93,18 +100,43 @@ export function parseOptions (argv: readonly string[]): ProbeOptions {
   }
   const problems: string[] = []
   const npwp = parsed.npwp?.replace(/[.-]/g, '')
-  if (npwp === undefined) problems.push('--npwp: is required (a taxpayer number the hub knows, 15 or 16 digits)')
-  else if (!isNpwp(npwp)) problems.push(`--npwp: must be 15 or 16 digits, dots and dashes allowed (got "${parsed.npwp ?? ''}")`)
+  if (npwp === undefined) {
+    problems.push('--npwp: is required (a taxpayer number the hub knows, ' +
+    '15 or 16 digits)')
+  } else if (!isNpwp(npwp)) {
+    problems.push(
+      `--npwp: must be 15 or 16 digits, dots and dashes allowed (got "${parsed.npwp ?? ''}")`
+    )
+  }
   const blDate = parsed['bl-date']
-  if (blDate !== undefined && !DATE.test(blDate)) problems.push(`--bl-date: must be a date YYYY-MM-DD (got "${blDate}")`)
+  if (blDate !== undefined && !DATE.test(blDate)) {
+    problems.push('--bl-date: must be a date ' +
+    `YYYY-MM-DD (got "${blDate}")`)
+  }
   const containerNo = parsed['container-no']?.toUpperCase()
-  if (containerNo !== undefined && !isContainerNo(containerNo)) problems.push(`--container-no: must be a container number such as MSCU1234565 (got "${containerNo}")`)
+  if (containerNo !== undefined && !isContainerNo(containerNo)) {
+    problems.push(
+      `--container-no: must be a container number such as MSCU1234565 (got "${containerNo}")`
+    )
+  }
   const pibNo = parsed['pib-no']
-  if (pibNo !== undefined && !/^\d{6}$/.test(pibNo)) problems.push(`--pib-no: must be 6 digits (got "${pibNo}")`)
+  if (pibNo !== undefined && !/^\d{6}$/.test(pibNo)) {
+    problems.push('--pib-no: must be 6 digits ' +
+    `(got "${pibNo}")`)
+  }
   const blNo = parsed['bl-no']
-  if (blNo !== undefined && !/^[A-Za-z0-9._-]{1,64}$/.test(blNo)) problems.push(`--bl-no: must be 1 to 64 letters, digits and ._- (got "${blNo}")`)
+  if (blNo !== undefined && !/^[A-Za-z0-9._-]{1,64}$/.test(blNo)) {
+    problems.push('--bl-no: must ' +
+    `be 1 to 64 letters, digits and ._- (got "${blNo}")`)
+  }
   const tryPrefixes = parsed['try-prefix'] ?? []
-  for (const prefix of tryPrefixes) if (!PREFIX.test(prefix)) problems.push(`--try-prefix: must be an address prefix such as /V1/NLE/INT/AUTH (got "${prefix}")`)
+  for (const prefix of tryPrefixes) {
+    if (!PREFIX.test(prefix)) {
+      problems.push(
+        `--try-prefix: must be an address prefix such as /V1/NLE/INT/AUTH (got "${prefix}")`
+      )
+    }
+  }
   const tryKeyHeaders = parsed['try-key-header'] ?? []
   const tryTokenHeaders = parsed['try-token-header'] ?? []
   const headerFlags = [
@@ -130,7 +162,14 @@ export function parseOptions (argv: readonly string[]): ProbeOptions {
     json: parsed.json === true,
     maxCalls: whole(problems, 'max-calls', parsed['max-calls'], DEFAULT_MAX_CALLS, 1, 1000),
     pauseMs: whole(problems, 'pause-ms', parsed['pause-ms'], DEFAULT_PAUSE_MS, 0, 60_000),
-    timeoutMs: whole(problems, 'timeout-ms', parsed['timeout-ms'], DEFAULT_TIMEOUT_MS, 100, 120_000),
+    timeoutMs: whole(
+      problems,
+      'timeout-ms',
+      parsed['timeout-ms'],
+      DEFAULT_TIMEOUT_MS,
+      100,
+      120_000
+    ),
     tryPrefixes,
     tryKeyHeaders,
     tryTokenHeaders

@@ -15,7 +15,10 @@ import {
   prefixesFor, TOKEN_HEADERS, unique, type Learned
 } from './variants.ts'
 
-/** How far a call got: no answer, an address the hub does not know, refused credentials, refused parameters, reached without data, reached with data. */
+/**
+ * How far a call got: no answer, an address the hub does not know, refused credentials, refused
+ * parameters, reached without data, reached with data.
+ */
 export const RANK = { none: -1, address: 0, auth: 1, params: 2, empty: 2.5, data: 3 } as const
 
 export interface Attempt {
@@ -59,7 +62,9 @@ export interface ProbeRun {
 }
 
 /** The operations the probe calls: the lookups (GET) only, never a write. */
-export const READ_OPERATIONS: readonly HubOperation[] = (OPERATIONS as readonly HubOperation[]).filter(op => op.method === 'GET' && op.kind !== 'write')
+export const READ_OPERATIONS: readonly HubOperation[] = (
+  OPERATIONS as readonly HubOperation[]
+).filter((op) => op.method === 'GET' && op.kind !== 'write')
 
 const NO_SUCH_OPERATION = 'probe-hub-no-such-operation'
 
@@ -72,7 +77,12 @@ function serviceUrl (config: GatewayConfig, service: HubOperation['service']): U
   return new URL(service === 'hub' ? config.UPSTREAM_HUB_URL : config.UPSTREAM_BASE_URL)
 }
 
-function rankOf (op: HubOperation, variant: OperationProfile, result: CallResult, baseline: Baseline | undefined): { rank: number, located: Located | undefined } {
+function rankOf (
+  op: HubOperation,
+  variant: OperationProfile,
+  result: CallResult,
+  baseline: Baseline | undefined
+): { rank: number; located: Located | undefined } {
   const { status } = result
   if (status === undefined) return { rank: RANK.none, located: undefined }
   if (status >= 200 && status < 300) {
@@ -81,12 +91,18 @@ function rankOf (op: HubOperation, variant: OperationProfile, result: CallResult
     return { rank: located.items.length > 0 ? RANK.data : RANK.empty, located }
   }
   if (status === 401 || status === 403) return { rank: RANK.auth, located: undefined }
-  const likeBaseline = baseline !== undefined && status === baseline.status && result.text === baseline.text
-  if (status === 404 || status === 405) return { rank: likeBaseline || status === 405 ? RANK.address : RANK.empty, located: undefined }
+  const likeBaseline =
+    baseline !== undefined && status === baseline.status && result.text === baseline.text
+  if (status === 404 || status === 405) {
+    return { rank: likeBaseline || status === 405 ? RANK.address : RANK.empty, located: undefined }
+  }
   return { rank: likeBaseline ? RANK.address : RANK.params, located: undefined }
 }
 
-/** One probe of the configured hub: per read operation, its configured form, then (--discover) variants until one answers. */
+/**
+ * One probe of the configured hub: per read operation, its configured form, then (--discover)
+ * variants until one answers.
+ */
 export async function probeHub (
   config: GatewayConfig, inForce: ProfileInForce, options: ProbeOptions, calls: HubCalls,
   token: TokenSource
@@ -114,8 +130,12 @@ export async function probeHub (
     return headers
   }
 
-  // What a hub address that names no operation answers: a 404 like it means "wrong address", another 404 "not found".
-  const baselineOf = async (service: HubOperation['service'], prefix: string): Promise<Baseline | undefined> => {
+  // What a hub address that names no operation answers: a 404 like it means "wrong address",
+  // another 404 "not found".
+  const baselineOf = async (
+    service: HubOperation['service'],
+    prefix: string
+  ): Promise<Baseline | undefined> => {
     const url = serviceUrl(config, service)
     const key = `${url.origin}${url.pathname}`
     const known = baselines.get(key)
@@ -186,7 +206,10 @@ export async function probeHub (
     }
     finding.first = first
     finding.best = first
-    if (first.rank === RANK.none && findings.every(f => f.best === undefined || f.best.rank === RANK.none)) {
+    if (
+      first.rank === RANK.none &&
+      findings.every((f) => f.best === undefined || f.best.rank === RANK.none)
+    ) {
       unreachable = first.result.error
       continue
     }
@@ -218,21 +241,32 @@ export const FLAGS: Readonly<Record<ParamKind, string>> = {
   sp2Id: '(a write: never probed)'
 }
 
-/** A BL list's first entry gives the BL the container lists are probed with, when the operator gave none. */
-function fillFrom (op: HubOperation, best: Attempt, values: Partial<Record<ParamKind, string>>): void {
+/**
+ * A BL list's first entry gives the BL the container lists are probed with, when the operator gave
+ * none.
+ */
+function fillFrom (
+  op: HubOperation,
+  best: Attempt,
+  values: Partial<Record<ParamKind, string>>
+): void {
   if (op.kind !== 'bl-list' || values.blNo !== undefined) return
   const item = best.located?.items[0]
   const blNo = item?.bl_no
   const blDate = item?.bl_date
   if (typeof blNo !== 'string' || typeof blDate !== 'string') return
   const day = toIsoDate(blDate)
-  // A date the probe cannot read: the lists that need one are skipped, and the operator gives --bl-no and --bl-date.
+  // A date the probe cannot read: the lists that need one are skipped, and the operator gives
+  // --bl-no and --bl-date.
   if (!/^\d{4}-\d{2}-\d{2}$/.test(day)) return
   values.blNo = blNo
   values.blDate ??= day
 }
 
-/** Stage by stage, as far as the hub's answers lead: the address, then the credentials, then the parameters' places and date form. */
+/**
+ * Stage by stage, as far as the hub's answers lead: the address, then the credentials, then the
+ * parameters' places and date form.
+ */
 async function discover (
   op: HubOperation,
   first: Attempt,
@@ -251,7 +285,10 @@ async function discover (
     ...(learned.tokenHeader === undefined ? {} : { tokenHeader: learned.tokenHeader }),
     ...(learned.dateSent === undefined ? {} : { dateSent: learned.dateSent })
   })
-  /** Tries `variants` in order until one ranks at least `enough`; false when the call bound is reached. */
+  /**
+   * Tries `variants` in order until one ranks at least `enough`; false when the call bound is
+   * reached.
+   */
   const run = async (variants: readonly OperationProfile[], enough: number): Promise<boolean> => {
     for (const variant of variants) {
       if (best.rank >= enough) return true
@@ -272,7 +309,10 @@ async function discover (
   ])
   // Learned credentials and date form first: what worked for the operations before.
   if (!await run([withLearned(first.variant)], RANK.data)) return best
-  if (best.rank < RANK.auth && !await run(addressVariants(op, withLearned(first.variant), prefixes, full), RANK.auth)) return best
+  if (
+    best.rank < RANK.auth &&
+    !(await run(addressVariants(op, withLearned(first.variant), prefixes, full), RANK.auth))
+  ) { return best }
   if (best.rank < RANK.auth) return best
   // The operator's names (from the hub's documentation) before the known ones.
   const tokens = unique([
@@ -284,15 +324,29 @@ async function discover (
     [...best.variant.apiKeyHeaders],
     ...keyHeaderSets(options.tryKeyHeaders)
   ], set => set.join())
-  if (best.rank < RANK.params && !await run(authVariants(best.variant, tokens, keySets), RANK.params)) return best
+  if (
+    best.rank < RANK.params &&
+    !(await run(authVariants(best.variant, tokens, keySets), RANK.params))
+  ) { return best }
   if (best.rank < RANK.params) return best
-  const dates = unique([...(learned.dateSent === undefined ? [] : [learned.dateSent]), best.variant.dateSent])
+  const dates = unique([
+    ...(learned.dateSent === undefined ? [] : [learned.dateSent]),
+    best.variant.dateSent
+  ])
   await run(paramVariants(best.variant, full, dates), RANK.data)
   return best
 }
 
 function key (variant: OperationProfile): string {
-  return JSON.stringify([variant.prefix, variant.path, variant.params.map(p => p.upstream), variant.dateSent, variant.credentials, variant.tokenHeader, variant.apiKeyHeaders])
+  return JSON.stringify([
+    variant.prefix,
+    variant.path,
+    variant.params.map((p) => p.upstream),
+    variant.dateSent,
+    variant.credentials,
+    variant.tokenHeader,
+    variant.apiKeyHeaders
+  ])
 }
 
 /** What the best answer of an operation shows, for the report. */

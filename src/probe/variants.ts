@@ -12,7 +12,13 @@ export const KEY_HEADERS = ['beacukai-api-key', 'nle-api-key', 'key', 'customs-a
 export const TOKEN_HEADERS = ['Authorization', 'Authentication'] as const
 /** Address prefixes by area, the likeliest first; then every other area's. */
 export const PREFIXES: Readonly<Record<Area, readonly string[]>> = {
-  lookup: ['/V1/NLE/INT/AUTH', '/V1/NLE', '/NLEMICROAPI-1.0/webresources/ceisa', '/V3/NLE', '/NLE-DEV'],
+  lookup: [
+    '/V1/NLE/INT/AUTH',
+    '/V1/NLE',
+    '/NLEMICROAPI-1.0/webresources/ceisa',
+    '/V3/NLE',
+    '/NLE-DEV'
+  ],
   sp2: ['/nlesp2/v1', '/V3/NLE', '/NLE-DEV'],
   booking: ['/nletrucking/v1', '/V3/NLE', '/NLE-DEV']
 }
@@ -21,7 +27,9 @@ export function prefixesFor (area: Area): string[] {
   return unique([...PREFIXES[area], ...Object.values(PREFIXES).flat()])
 }
 /** Other names an operation's address is known under. */
-export const PATH_ALIASES: Readonly<Record<string, readonly string[]>> = { kontainerbc20: ['kontainerbc20All/'] }
+export const PATH_ALIASES: Readonly<Record<string, readonly string[]>> = {
+  kontainerbc20: ['kontainerbc20All/']
+}
 const DATE_SENT = ['YYYYMMDD', 'YYYY-MM-DD'] as const
 
 /**
@@ -57,7 +65,9 @@ export interface Learned {
 
 export function learnedPrefixes (learned: Learned, area: string): string[] {
   const counts = learned.prefixes.get(area)
-  return counts === undefined ? [] : [...counts].sort((a, b) => b[1] - a[1]).map(([prefix]) => prefix)
+  return counts === undefined
+    ? []
+    : [...counts].sort((a, b) => b[1] - a[1]).map(([prefix]) => prefix)
 }
 
 export function learn (learned: Learned, area: string, found: OperationProfile): void {
@@ -69,16 +79,38 @@ export function learn (learned: Learned, area: string, found: OperationProfile):
   if (found.params.some(p => p.kind === 'blDate')) learned.dateSent = found.dateSent
 }
 
-/** A hub name for a parameter the catalogue lets a profile add: another operation's of the same kind and area, else the kind. */
-function hubNameFor (kind: ParamKind, op: HubOperation, catalogue: readonly HubOperation[]): string {
-  const likeIt = [...catalogue.filter(o => o.kind === op.kind), ...catalogue.filter(o => o.area === op.area)]
-  return likeIt.flatMap(o => o.params).find(p => p.kind === kind)?.upstream ?? kind
+/**
+ * A hub name for a parameter the catalogue lets a profile add: another operation's of the same kind
+ * and area, else the kind.
+ */
+function hubNameFor (
+  kind: ParamKind,
+  op: HubOperation,
+  catalogue: readonly HubOperation[]
+): string {
+  const likeIt = [
+    ...catalogue.filter((o) => o.kind === op.kind),
+    ...catalogue.filter((o) => o.area === op.area)
+  ]
+  return likeIt.flatMap((o) => o.params).find((p) => p.kind === kind)?.upstream ?? kind
 }
 
-/** The operation's parameters with those a profile may add, for a hub that takes more than the default reading. */
-export function fullParams (op: HubOperation, base: readonly ProfileParam[], catalogue: readonly HubOperation[]): ProfileParam[] {
-  const more = (op.alsoTakes ?? []).filter(kind => kind !== 'sp2Id' && kind !== 'bookingRequestId' && !base.some(p => p.kind === kind))
-  return [...base, ...more.map(kind => ({ name: kind, upstream: hubNameFor(kind, op, catalogue), kind }))]
+/**
+ * The operation's parameters with those a profile may add, for a hub that takes more than the
+ * default reading.
+ */
+export function fullParams (
+  op: HubOperation,
+  base: readonly ProfileParam[],
+  catalogue: readonly HubOperation[]
+): ProfileParam[] {
+  const more = (op.alsoTakes ?? []).filter(
+    (kind) => kind !== 'sp2Id' && kind !== 'bookingRequestId' && !base.some((p) => p.kind === kind)
+  )
+  return [
+    ...base,
+    ...more.map((kind) => ({ name: kind, upstream: hubNameFor(kind, op, catalogue), kind }))
+  ]
 }
 
 /** How many of its parameters an operation's path carries. */
@@ -93,9 +125,17 @@ export function basePath (profile: OperationProfile): string {
   return text.endsWith('/') || text === '' ? text : `${text}/`
 }
 
-/** `base` with `inPath` as its segments, in that order, and `params` (the others go in the query string). */
-export function arrange (profile: OperationProfile, base: string, params: readonly ProfileParam[], inPath: readonly ProfileParam[]): OperationProfile {
-  const path = `${base}${inPath.map(p => `{${p.upstream}}`).join('/')}`
+/**
+ * `base` with `inPath` as its segments, in that order, and `params` (the others go in the query
+ * string).
+ */
+export function arrange (
+  profile: OperationProfile,
+  base: string,
+  params: readonly ProfileParam[],
+  inPath: readonly ProfileParam[]
+): OperationProfile {
+  const path = `${base}${inPath.map((p) => `{${p.upstream}}`).join('/')}`
   return { ...profile, path, params: [...params] }
 }
 
@@ -114,10 +154,24 @@ export function orderedChoices<T> (items: readonly T[], k: number, limit = 24): 
   return out
 }
 
-/** Address variants: prefixes × path names × how many parameters are path segments (the first ones, in order). */
-export function addressVariants (op: HubOperation, current: OperationProfile, prefixes: readonly string[], full: readonly ProfileParam[]): OperationProfile[] {
+/**
+ * Address variants: prefixes × path names × how many parameters are path segments (the first ones,
+ * in order).
+ */
+export function addressVariants (
+  op: HubOperation,
+  current: OperationProfile,
+  prefixes: readonly string[],
+  full: readonly ProfileParam[]
+): OperationProfile[] {
   const bases = unique([basePath(current), op.path, ...(PATH_ALIASES[op.id] ?? [])])
-  const counts = unique([segmentCount(current), current.params.length, full.length, 0, ...full.map((_, i) => i + 1)])
+  const counts = unique([
+    segmentCount(current),
+    current.params.length,
+    full.length,
+    0,
+    ...full.map((_, i) => i + 1)
+  ])
   const out: OperationProfile[] = []
   for (const prefix of prefixes) {
     for (const base of bases) {
@@ -130,29 +184,47 @@ export function addressVariants (op: HubOperation, current: OperationProfile, pr
   return out
 }
 
-/** Credential variants: token header × API-key header sets, with the configured credentials, then with both sent. */
-export function authVariants (current: OperationProfile, tokenHeaders: readonly string[], keySets: ReadonlyArray<readonly string[]>): OperationProfile[] {
+/**
+ * Credential variants: token header × API-key header sets, with the configured credentials, then
+ * with both sent.
+ */
+export function authVariants (
+  current: OperationProfile,
+  tokenHeaders: readonly string[],
+  keySets: ReadonlyArray<readonly string[]>
+): OperationProfile[] {
   const out: OperationProfile[] = []
   const both = { apiKey: true, token: true }
-  for (const credentials of unique([current.credentials, both], c => JSON.stringify(c))) {
+  for (const credentials of unique([current.credentials, both], (c) => JSON.stringify(c))) {
     for (const tokenHeader of tokenHeaders) {
-      for (const keys of keySets) out.push({ ...current, credentials, tokenHeader, apiKeyHeaders: [...keys] })
+      for (const keys of keySets) {
+        out.push({ ...current, credentials, tokenHeader, apiKeyHeaders: [...keys] })
+      }
     }
   }
   return out
 }
 
-/** Parameter variants at the address found: which parameters are its segments and in what order, × the date forms. */
-export function paramVariants (current: OperationProfile, full: readonly ProfileParam[], dates: readonly OperationProfile['dateSent'][]): OperationProfile[] {
+/**
+ * Parameter variants at the address found: which parameters are its segments and in what order, ×
+ * the date forms.
+ */
+export function paramVariants (
+  current: OperationProfile,
+  full: readonly ProfileParam[],
+  dates: readonly OperationProfile['dateSent'][]
+): OperationProfile[] {
   const k = segmentCount(current)
   const base = basePath(current)
   const out: OperationProfile[] = []
-  const sets = unique([current.params, full], set => set.map(p => p.name).join())
+  const sets = unique([current.params, full], (set) => set.map((p) => p.name).join())
   const forms = unique([...dates, ...DATE_SENT])
   for (const set of sets) {
     if (set.length < k) continue
     for (const inPath of orderedChoices(set, k)) {
-      for (const dateSent of set.some(p => p.kind === 'blDate') ? forms : [current.dateSent]) out.push({ ...arrange(current, base, set, inPath), dateSent })
+      for (const dateSent of set.some((p) => p.kind === 'blDate') ? forms : [current.dateSent]) {
+        out.push({ ...arrange(current, base, set, inPath), dateSent })
+      }
     }
   }
   return out

@@ -18,7 +18,9 @@ export function profileHeaderNames (config: Pick<Config, 'UPSTREAM_PROFILE_FILE'
   const names = new Set<string>()
   for (const settings of [profile.defaults ?? {}, ...Object.values(profile.operations ?? {})]) {
     const key = settings.apiKeyHeader
-    for (const name of key === undefined ? [] : typeof key === 'string' ? [key] : key) names.add(name.toLowerCase())
+    for (const name of key === undefined ? [] : typeof key === 'string' ? [key] : key) {
+      names.add(name.toLowerCase())
+    }
     if (settings.tokenHeader !== undefined) names.add(settings.tokenHeader.toLowerCase())
   }
   return [...names]

@@ -34,7 +34,10 @@ export interface OperationProfile {
   service: HubOperation['service']
   /** `/V1/HUB/INT/AUTH`, or empty. */
   prefix: string
-  /** After the prefix and a `/`, with `{hub name}` placeholders: `noblbc20/`, `kontainerbc23/{noBl}/{tglBl}`. */
+  /**
+   * After the prefix and a `/`, with `{hub name}` placeholders: `noblbc20/`,
+   * `kontainerbc23/{noBl}/{tglBl}`.
+   */
   path: string
   /** In query-string order. */
   params: readonly ProfileParam[]
@@ -104,7 +107,10 @@ export interface ProfileInForce {
   operations: ReadonlyMap<OperationId, OperationProfile>
   /** The profile in force written out in full, as a file would hold it (`npm run profile`). */
   document: HubProfile
-  /** A short hash of what `document` makes the gateway do (its name and description aside): the same behaviour, the same digest, on every replica. */
+  /**
+   * A short hash of what `document` makes the gateway do (its name and description aside): the same
+   * behaviour, the same digest, on every replica.
+   */
   digest: string
 }
 
@@ -125,7 +131,11 @@ export function resolveOperation (op: HubOperation, profile: HubProfile): Operat
   const entry = profile.operations?.[op.id]
   const defaults = profile.defaults ?? {}
   const hub = hubNames(op, entry)
-  const params: ProfileParam[] = [...hub].map(([name, upstream]) => ({ name: name as ParamKind, upstream, kind: name as ParamKind }))
+  const params: ProfileParam[] = [...hub].map(([name, upstream]) => ({
+    name: name as ParamKind,
+    upstream,
+    kind: name as ParamKind
+  }))
   const credentials = entry?.credentials ?? defaults.credentials ??
     op.headers.map(h => h === 'authorization' ? 'token' : 'apiKey')
   const documentedKey = op.response.type === 'keyed-list' ? op.response.key : undefined
@@ -150,14 +160,20 @@ export function resolveOperation (op: HubOperation, profile: HubProfile): Operat
   }
 }
 
-/** An operation's resolved settings as a profile's entry (the probe writes its proposed profile with it). */
+/**
+ * An operation's resolved settings as a profile's entry (the probe writes its proposed profile with
+ * it).
+ */
 export function entryOf (op: OperationProfile): ProfileOperation {
   return {
     service: op.service,
     prefix: op.prefix,
     path: op.path,
-    params: Object.fromEntries(op.params.map(p => [p.name, p.upstream])),
-    credentials: [...(op.credentials.apiKey ? ['apiKey' as const] : []), ...(op.credentials.token ? ['token' as const] : [])],
+    params: Object.fromEntries(op.params.map((p) => [p.name, p.upstream])),
+    credentials: [
+      ...(op.credentials.apiKey ? ['apiKey' as const] : []),
+      ...(op.credentials.token ? ['token' as const] : [])
+    ],
     apiKeyHeader: op.apiKeyHeaders.length === 1 ? op.apiKeyHeaders[0]! : [...op.apiKeyHeaders],
     tokenHeader: op.tokenHeader,
     ...(op.answerKey === undefined ? {} : { answerKey: op.answerKey }),

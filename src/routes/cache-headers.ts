@@ -4,7 +4,10 @@ import type { CallResult } from '../upstream/client.ts'
 /** docs/api.md#caching-etag-and-304: a caller's `cache-control: no-cache` asks the hub afresh. */
 export function wantsFresh (request: FastifyRequest): boolean {
   const header = request.headers['cache-control']
-  return (typeof header === 'string' && /(^|,)\s*no-(cache|store)\s*(,|$)/i.test(header)) || request.headers.pragma === 'no-cache'
+  return (
+    (typeof header === 'string' && /(^|,)\s*no-(cache|store)\s*(,|$)/i.test(header)) ||
+    request.headers.pragma === 'no-cache'
+  )
 }
 
 type CacheInfo = NonNullable<CallResult['cache']>
@@ -14,7 +17,10 @@ type CacheInfo = NonNullable<CallResult['cache']>
  * caller may reuse an answer for what is left of its TTL; stale answers and
  * uncached lookups must not be reused.
  */
-export function setCacheHeaders (reply: FastifyReply, infos: ReadonlyArray<CacheInfo | undefined>): { cached: boolean, stale: boolean } {
+export function setCacheHeaders (
+  reply: FastifyReply,
+  infos: ReadonlyArray<CacheInfo | undefined>
+): { cached: boolean; stale: boolean } {
   // One loop, no arrays: every lookup runs it.
   let known = 0
   let stale = false

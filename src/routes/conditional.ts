@@ -19,20 +19,28 @@ import { Type, type TSchema } from '../typebox.ts'
 export const IF_NONE_MATCH = 'if-none-match'
 
 export const ConditionalHeadersSchema = Type.Object({
-  // Text (no control or format characters), not a strict entity-tag grammar: a tag this gateway did not make simply does not match.
-  [IF_NONE_MATCH]: Type.Optional(Type.String({
-    format: 'text',
-    maxLength: 1024,
-    description: 'The `ETag` of an answer you hold (or several, comma-separated, or `*`): when the answer\'s data is still the same, ' +
-      'the answer is 304 Not Modified without a body. A fresh cached answer makes no hub call for it; with `cache-control: no-cache` ' +
-      'the hub is asked afresh and its answer compared.'
-  }))
+  // Text (no control or format characters), not a strict entity-tag grammar: a tag this gateway did
+  // not make simply does not match.
+  [IF_NONE_MATCH]: Type.Optional(
+    Type.String({
+      format: 'text',
+      maxLength: 1024,
+      description:
+        'The `ETag` of an answer you hold (or several, comma-separated, or `*`): when the ' +
+        "answer's data is still the same, " +
+        'the answer is 304 Not Modified without a body. A fresh cached answer makes no hub call ' +
+        'for it; with `cache-control: no-cache` ' +
+        'the hub is asked afresh and its answer compared.'
+    })
+  )
 })
 
 const ETAG_HEADER = {
   etag: {
     type: 'string',
-    description: 'Strong entity tag of the answer\'s `data` (`meta` is not part of it): send it back in `If-None-Match` to be answered 304 while the data is the same'
+    description:
+      "Strong entity tag of the answer's `data` (`meta` is not part of it): send it back in " +
+      '`If-None-Match` to be answered 304 while the data is the same'
   }
 }
 
@@ -42,7 +50,9 @@ export function conditionalResponses (ok: TSchema): Record<number, unknown> {
     200: { ...ok, headers: ETAG_HEADER },
     304: {
       type: 'null',
-      description: 'Not Modified: the answer\'s data is the one `If-None-Match` named. No body; `ETag`, `cache-control` and `age` as a 200 would have them.',
+      description:
+        "Not Modified: the answer's data is the one `If-None-Match` named. No body; `ETag`, " +
+        '`cache-control` and `age` as a 200 would have them.',
       headers: ETAG_HEADER
     }
   }
@@ -51,7 +61,9 @@ export function conditionalResponses (ok: TSchema): Record<number, unknown> {
 /** Entity tags as a header lists them: quoted, with or without `W/`. */
 const TAG = /(?:W\/)?"[^"]*"/g
 
-/** Whether `If-None-Match` names `etag` (weak comparison, as RFC 9110 13.1.2 asks of it) or is `*`. */
+/**
+ * Whether `If-None-Match` names `etag` (weak comparison, as RFC 9110 13.1.2 asks of it) or is `*`.
+ */
 export function matches (header: string | undefined, etag: string): boolean {
   if (header === undefined) return false
   if (header.trim() === '*') return true

@@ -14,7 +14,10 @@ export interface FailedSource {
   upstreamMessage?: string
 }
 
-/** A failed source as `meta.sources` reports it: the error's code and sentence (a bug is INTERNAL, its details only in the log). */
+/**
+ * A failed source as `meta.sources` reports it: the error's code and sentence (a bug is INTERNAL,
+ * its details only in the log).
+ */
 export function failedSource (reason: unknown): FailedSource {
   const error = isGatewayError(reason) ? reason : gatewayError('INTERNAL')
   return {
@@ -30,7 +33,9 @@ export function failedSource (reason: unknown): FailedSource {
  * entity tag (upstream/entity-tag.ts, composedTag): its answer's tag, or how it failed.
  */
 export function outcomeTag (result: PromiseSettledResult<{ readonly etag: string }>): string {
-  return result.status === 'fulfilled' ? result.value.etag : JSON.stringify(failedSource(result.reason))
+  return result.status === 'fulfilled'
+    ? result.value.etag
+    : JSON.stringify(failedSource(result.reason))
 }
 
 /**
@@ -43,7 +48,10 @@ export function outcomeTag (result: PromiseSettledResult<{ readonly etag: string
  * wait on itself. Written here: ten lines, where p-limit and the like would
  * add a dependency (and a queue object per request) for three tasks.
  */
-export async function settleAtMost<T> (tasks: ReadonlyArray<() => Promise<T>>, atOnce: number): Promise<Array<PromiseSettledResult<T>>> {
+export async function settleAtMost<T> (
+  tasks: ReadonlyArray<() => Promise<T>>,
+  atOnce: number
+): Promise<Array<PromiseSettledResult<T>>> {
   const results: Array<PromiseSettledResult<T>> = new Array(tasks.length)
   let next = 0
   async function worker (): Promise<void> {

@@ -6,7 +6,14 @@ import { OPTIONAL_BODY } from './route-config.ts'
 import { registerWrite } from './write-route.ts'
 
 /** The finalization takes no fields: an empty body or `{}`. */
-export const FinalizationBodySchema = Type.Object({}, { additionalProperties: false, title: 'Finalization (no fields)', description: 'No fields: send no body, or `{}`' })
+export const FinalizationBodySchema = Type.Object(
+  {},
+  {
+    additionalProperties: false,
+    title: 'Finalization (no fields)',
+    description: 'No fields: send no body, or `{}`'
+  }
+)
 
 /** The SP2 finalization; the SP2 lookups are served from the catalogue (lookups.ts). */
 export default async function sp2Routes (app: FastifyInstance) {

@@ -1,4 +1,12 @@
-import type { FastifyInstance, FastifyReply, FastifyRequest, RawRequestDefaultExpression, RawServerDefault, RouteGenericInterface, RouteShorthandOptions } from 'fastify'
+import type {
+  FastifyInstance,
+  FastifyReply,
+  FastifyRequest,
+  RawRequestDefaultExpression,
+  RawServerDefault,
+  RouteGenericInterface,
+  RouteShorthandOptions
+} from 'fastify'
 import { operationOf, type OperationId } from '../catalogue/operations.ts'
 import { gatewayError } from '../errors.ts'
 import { hubMayHaveActed } from '../upstream/failures.ts'
@@ -9,7 +17,13 @@ import type { TSchema, TypeBoxTypeProvider } from '../typebox.ts'
 const WRITE_ERRORS = errorResponses([...UPSTREAM_STATUSES, 413, 415])
 
 /** A write's request as the type provider types it from the route's params and body schemas. */
-export type WriteRequest<P extends TSchema, B extends TSchema> = FastifyRequest<RouteGenericInterface, RawServerDefault, RawRequestDefaultExpression, { params: P, body: B }, TypeBoxTypeProvider>
+export type WriteRequest<P extends TSchema, B extends TSchema> = FastifyRequest<
+  RouteGenericInterface,
+  RawServerDefault,
+  RawRequestDefaultExpression,
+  { params: P; body: B },
+  TypeBoxTypeProvider
+>
 
 /**
  * Sends the write's hub operation what it is given; resolves with the hub's
@@ -41,29 +55,40 @@ export interface WriteRouteOptions<P extends TSchema, B extends TSchema> {
  * the errors a write may answer, and is never cached (`cache-control:
  * no-store`). Writes are never retried.
  */
-export function registerWrite<P extends TSchema, B extends TSchema> (app: FastifyInstance, route: WriteRouteOptions<P, B>) {
+export function registerWrite<P extends TSchema, B extends TSchema> (
+  app: FastifyInstance,
+  route: WriteRouteOptions<P, B>
+) {
   const { operation } = route
   const op = operationOf(operation)
   const spec = op.route
   if (spec.method !== 'POST') throw new Error(`${operation} is not a write`)
-  app.withTypeProvider<TypeBoxTypeProvider>().post(spec.url, {
-    config: { scope: spec.scope, write: { operation, idParam: spec.idParam }, hubOperations: [operation] },
-    schema: {
-      tags: [spec.tag],
-      summary: spec.summary,
-      operationId: spec.operationId,
-      description: spec.description,
-      params: route.params,
-      body: route.body,
-      ...route.schema,
-      response: { 200: recordEnvelope(op.response.item.id, spec.answer), ...WRITE_ERRORS }
+  app.withTypeProvider<TypeBoxTypeProvider>().post(
+    spec.url,
+    {
+      config: {
+        scope: spec.scope,
+        write: { operation, idParam: spec.idParam },
+        hubOperations: [operation]
+      },
+      schema: {
+        tags: [spec.tag],
+        summary: spec.summary,
+        operationId: spec.operationId,
+        description: spec.description,
+        params: route.params,
+        body: route.body,
+        ...route.schema,
+        response: { 200: recordEnvelope(op.response.item.id, spec.answer), ...WRITE_ERRORS }
+      },
+      ...(route.preValidation === undefined ? {} : { preValidation: route.preValidation })
     },
-    ...(route.preValidation === undefined ? {} : { preValidation: route.preValidation })
-  }, async (request, reply) => {
-    const data = await route.handler(request, (sent) => sendToHub(request, reply, sent))
-    reply.header('cache-control', 'no-store')
-    return { data, meta: {} }
-  })
+    async (request, reply) => {
+      const data = await route.handler(request, (sent) => sendToHub(request, reply, sent))
+      reply.header('cache-control', 'no-store')
+      return { data, meta: {} }
+    }
+  )
 
   /**
    * The write's one hub call. Not sent for a caller that has hung up, such as
@@ -75,12 +100,17 @@ export function registerWrite<P extends TSchema, B extends TSchema> (app: Fastif
    * that mark leaves the attempt claimed, and the key is freed. Otherwise the
    * error says whether the hub may have acted: the key is freed or kept unknown.
    */
-  async function sendToHub (request: FastifyRequest, reply: FastifyReply, sent: Parameters<HubWrite>[0]): Promise<unknown> {
+  async function sendToHub (
+    request: FastifyRequest,
+    reply: FastifyReply,
+    sent: Parameters<HubWrite>[0]
+  ): Promise<unknown> {
     const attempt = request.writeAttempt
     if (attempt === null) throw new Error(`${operation}: a write without the idempotency plugin`)
     if (reply.raw.destroyed) throw gatewayError('CLIENT_CLOSED_REQUEST')
     try {
-      // The handler passes the route's path parameter along: a hub profile may place the document's id in the hub's address.
+      // The handler passes the route's path parameter along: a hub profile may place the document's
+      // id in the hub's address.
       const beforeSend = () => attempt.sending()
       const answer = await app.hub.call(request, { operation, ...sent, beforeSend })
       attempt.answered()

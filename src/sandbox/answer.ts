@@ -17,7 +17,9 @@ export const JSON_TYPE = 'application/json; charset=utf-8'
 export const HTML_TYPE = 'text/html; charset=utf-8'
 
 export function json (status: number, body: unknown, headers?: Record<string, string>): Answer {
-  return headers === undefined ? { kind: 'json', status, body } : { kind: 'json', status, body, headers }
+  return headers === undefined
+    ? { kind: 'json', status, body }
+    : { kind: 'json', status, body, headers }
 }
 
 /** The hub's only error shape (docs/hub.md#errors-states-and-limits): `{"message": "..."}`. */

@@ -6,7 +6,8 @@ import type { Dataset } from './data.ts'
  * profile's `params` uses (docs/reference/profile.md), and the keys of
  * `OperationContext.values` and `RecordedRequest.values`.
  */
-export type ParamKind = 'npwp' | 'blNo' | 'blDate' | 'pibNo' | 'containerNo' | 'sp2Id' | 'bookingRequestId'
+export type ParamKind =
+  'npwp' | 'blNo' | 'blDate' | 'pibNo' | 'containerNo' | 'sp2Id' | 'bookingRequestId'
 
 /** The request body as read: absent, JSON, or text that is not JSON. */
 export type RequestBody =

@@ -128,7 +128,12 @@ function declarationDate (isoDate: string, seed: string): string {
   return `${isoDate} ${timeOfDay(seed)}`
 }
 
-function makeDeclaration (rng: Rng, registry: Registry, taxpayer: Taxpayer, bl: BlEntry): Declaration {
+function makeDeclaration (
+  rng: Rng,
+  registry: Registry,
+  taxpayer: Taxpayer,
+  bl: BlEntry
+): Declaration {
   const forwarder = rng.pick(FORWARDERS)
   const pibDate = addDays(bl.blDate, rng.int(1, 3))
   return {
@@ -166,8 +171,15 @@ export function createDataset (segment: string = DEFAULT_PATH_SEGMENT): Dataset 
 
   const ordinary: Taxpayer[] = TAXPAYER_SEEDS.map((seed) => {
     const rng = createRng(`taxpayer:${seed.npwp}`)
-    const bls = (count: number): BlEntry[] => Array.from({ length: count }, () => makeBl(rng, registry))
-    return { npwp: seed.npwp, name: seed.name, bc16: bls(seed.bc16), bc20: bls(seed.bc20), bc23: bls(seed.bc23) }
+    const bls = (count: number): BlEntry[] =>
+      Array.from({ length: count }, () => makeBl(rng, registry))
+    return {
+      npwp: seed.npwp,
+      name: seed.name,
+      bc16: bls(seed.bc16),
+      bc20: bls(seed.bc20),
+      bc23: bls(seed.bc23)
+    }
   })
 
   // Benchmark taxpayers have one BC 2.0 BL each and nothing else but SP2
@@ -195,7 +207,9 @@ export function createDataset (segment: string = DEFAULT_PATH_SEGMENT): Dataset 
         let sppb = { no: `${rng.digits(6)}/KPU.01/2024`, date: addDays(bl.blDate, rng.int(2, 4)) }
         if (kind === 'bc20') {
           const count = showcase ? 2 : 1
-          for (let i = 0; i < count; i++) declarations.push(makeDeclaration(rng, registry, taxpayer, bl))
+          for (let i = 0; i < count; i++) {
+            declarations.push(makeDeclaration(rng, registry, taxpayer, bl))
+          }
           const first = declarations[declarations.length - count]
           if (first !== undefined) sppb = { no: first.no_sppb, date: first.tgl_sppb.slice(0, 10) }
         }
@@ -240,11 +254,18 @@ export function createDataset (segment: string = DEFAULT_PATH_SEGMENT): Dataset 
   }
 
   const findBenchmark = (npwp: string, blNo: string, blDate: string): Sp2Document[] | undefined => {
-    const bench = benchmarks.find((b) => b.npwp === npwp && b.bl.blNo === blNo && b.bl.blDate === blDate)
+    const bench = benchmarks.find(
+      (b) => b.npwp === npwp && b.bl.blNo === blNo && b.bl.blDate === blDate
+    )
     if (bench === undefined) return undefined
     if (bench.generated === undefined) {
       const base = bench.idBase
-      const benchIds: IdCounters = { document: base + 1, container: base + 100_001, log: base + 300_001, userDocument: base + 600_001 }
+      const benchIds: IdCounters = {
+        document: base + 1,
+        container: base + 100_001,
+        log: base + 300_001,
+        userDocument: base + 600_001
+      }
       const unitRegistry = new Registry()
       bench.generated = Array.from({ length: bench.documents }, (_, i) => {
         const rng = createRng(`benchmark:${npwp}:${i}`)
@@ -283,7 +304,9 @@ export function createDataset (segment: string = DEFAULT_PATH_SEGMENT): Dataset 
       const found = byId.get(id)
       if (found !== undefined) return found
       for (const bench of benchmarks) {
-        const doc = findBenchmark(bench.npwp, bench.bl.blNo, bench.bl.blDate)?.find((d) => d.id_document_sp2 === id)
+        const doc = findBenchmark(bench.npwp, bench.bl.blNo, bench.bl.blDate)?.find(
+          (d) => d.id_document_sp2 === id
+        )
         if (doc !== undefined) return doc
       }
       return undefined
@@ -357,7 +380,7 @@ export interface SandboxFixtures {
     twenty: BlFixture & { npwp: string, documents: number }
     fiveHundred: BlFixture & { npwp: string, documents: number }
   }
-  /** Booking request codes the booking calls (4.8, 4.9) accept. */
+  /** Booking request codes the booking calls (offer, booked) accept. */
   bookingRequestId: string
   bookingRequestIds: string[]
   unknownBookingRequestId: string
@@ -366,7 +389,12 @@ export interface SandboxFixtures {
 }
 
 function blFixture (bl: BlEntry): BlFixture {
-  return { blNo: bl.blNo, blDate: bl.blDate, blDateCompact: compactDate(bl.blDate), blDateStamped: stampedBlDate(bl.blNo, bl.blDate) }
+  return {
+    blNo: bl.blNo,
+    blDate: bl.blDate,
+    blDateCompact: compactDate(bl.blDate),
+    blDateStamped: stampedBlDate(bl.blNo, bl.blDate)
+  }
 }
 
 function taxpayerFixture (taxpayer: Taxpayer | undefined): TaxpayerFixture {
@@ -405,7 +433,10 @@ function buildFixtures (): SandboxFixtures {
     return [op.name, { noBl: item.no_bl, tglBl, containerNos: matches.map((c) => c.no_kontainer) }]
   })) as Record<ContainerOperationName, ContainerListFixture>
 
-  const benchmark = (npwp: string, documents: number): BlFixture & { npwp: string, documents: number } => {
+  const benchmark = (
+    npwp: string,
+    documents: number
+  ): BlFixture & { npwp: string; documents: number } => {
     const taxpayer = data.taxpayers.find((t) => t.npwp === npwp)
     return { npwp, documents, ...blFixture(first(taxpayer?.bc20 ?? [], 'benchmark BL')) }
   }
@@ -424,7 +455,10 @@ function buildFixtures (): SandboxFixtures {
       blDate: declaration.tgl_bl.slice(0, 10)
     },
     unknownPibNo: '000000',
-    blWithTwoDeclarations: { blNo: declaration.host_bl, pibNos: twoDeclarations.map((d) => d.no_pib) },
+    blWithTwoDeclarations: {
+      blNo: declaration.host_bl,
+      pibNos: twoDeclarations.map((d) => d.no_pib)
+    },
     containers,
     sp2: {
       npwp: sp2First.td_document.npwp_cargo_owner,

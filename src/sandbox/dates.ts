@@ -39,5 +39,7 @@ export function stampedBlDate (blNo: string, isoDate: string): string {
 /** A date parameter as sent, `YYYYMMDD` or `YYYY-MM-DD`, as `YYYY-MM-DD`; undefined when absent. */
 export function day (value: string | undefined): string | undefined {
   if (value === undefined) return undefined
-  return /^\d{8}$/.test(value) ? `${value.slice(0, 4)}-${value.slice(4, 6)}-${value.slice(6, 8)}` : value
+  return /^\d{8}$/.test(value)
+    ? `${value.slice(0, 4)}-${value.slice(4, 6)}-${value.slice(6, 8)}`
+    : value
 }

@@ -12,7 +12,11 @@ import { matchRoute } from './router.ts'
 // errors, the description's keys and forms (docs/hub.md#the-sandbox).
 
 /** Path segments fill the parameters in table order; the query string fills the rest. */
-function resolveParams (operation: Operation, segments: string[], query: URLSearchParams): Pick<Routed, 'params' | 'values'> {
+function resolveParams (
+  operation: Operation,
+  segments: string[],
+  query: URLSearchParams
+): Pick<Routed, 'params' | 'values'> {
   const params: Routed['params'] = {}
   const values: Routed['values'] = {}
   const placeable = operation.params.filter((p) => p.inPath)
@@ -35,19 +39,33 @@ export function defaultModel (config: SandboxConfig): HubModel {
     route (path, query) {
       const match = matchRoute(path, config.pathSegment, OPERATIONS)
       if (match === undefined) return undefined
-      return { operation: match.operation, segments: match.segments, ...resolveParams(match.operation, match.segments, query) }
+      return {
+        operation: match.operation,
+        segments: match.segments,
+        ...resolveParams(match.operation, match.segments, query)
+      }
     },
     /** 401 when a header the operation requires is missing or wrong. */
     authenticate (operation: Operation, headers: Headers): Answer | undefined {
-      if (operation.auth.apiKey && headers[config.apiKeyHeader] !== config.apiKey) return message(401, 'Invalid API key')
-      if (operation.auth.token && !config.tokens.accepts(headers.authorization)) return message(401, 'Unauthorized')
+      if (operation.auth.apiKey && headers[config.apiKeyHeader] !== config.apiKey) {
+        return message(401, 'Invalid ' + 'API key')
+      }
+      if (operation.auth.token && !config.tokens.accepts(headers.authorization)) {
+        return message(401, 'Unauthorized')
+      }
       return undefined
     },
     validate ({ operation, params }) {
       for (const param of operation.params) {
         const value = params[param.name]
-        if (value === undefined || value === '') return message(400, `Parameter ${param.name} wajib diisi`)
-        if (param.format === 'date' && !/^\d{8}$/.test(value)) return message(400, `Parameter ${param.name} harus berformat YYYYMMDD`)
+        if (value === undefined || value === '') {
+          return message(400, `Parameter ${param.name} ` +
+          'wajib diisi')
+        }
+        if (param.format === 'date' && !/^\d{8}$/.test(value)) {
+          return message(400, 'Parameter ' +
+          `${param.name} harus berformat YYYYMMDD`)
+        }
       }
       return undefined
     },

@@ -35,14 +35,30 @@ export interface Decision {
  * address, body size, method, credentials, then faults, then parameters and
  * the handler.
  */
-export function decide (request: IncomingRequest, config: SandboxConfig, dataset: Dataset, model: HubModel): Decision {
+export function decide (
+  request: IncomingRequest,
+  config: SandboxConfig,
+  dataset: Dataset,
+  model: HubModel
+): Decision {
   const routed = model.route(request.path, request.query)
   if (routed === undefined) {
-    return { operation: 'unknown', params: {}, values: {}, answer: model.finish(message(404, 'Not Found')), extraDelayMs: 0 }
+    return {
+      operation: 'unknown',
+      params: {},
+      values: {},
+      answer: model.finish(message(404, 'Not Found')),
+      extraDelayMs: 0
+    }
   }
   const { operation, segments, params, values } = routed
-  const decision = (answer: Answer, extraDelayMs = 0): Decision =>
-    ({ operation: operation.name, params, values, answer: model.finish(answer, operation), extraDelayMs })
+  const decision = (answer: Answer, extraDelayMs = 0): Decision => ({
+    operation: operation.name,
+    params,
+    values,
+    answer: model.finish(answer, operation),
+    extraDelayMs
+  })
 
   if (request.tooLarge) return decision(message(413, 'Payload Too Large'))
   if (request.method !== operation.method) {
@@ -65,6 +81,12 @@ export function decide (request: IncomingRequest, config: SandboxConfig, dataset
   ]
   const fault = config.fault ?? detectFault(given)
   if (fault === undefined) return decision(normal())
-  const outcome = applyFault(fault, model.shape(operation), normal, config.slowMs, model.report(operation))
+  const outcome = applyFault(
+    fault,
+    model.shape(operation),
+    normal,
+    config.slowMs,
+    model.report(operation)
+  )
   return { ...decision(outcome.answer, outcome.extraDelayMs), fault }
 }

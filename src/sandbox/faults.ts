@@ -68,7 +68,10 @@ export function faultOf (value: string): FaultName | undefined {
   const text = TEXT_FORM.exec(value)
   if (text?.[1] !== undefined) return BY_NAME.get(text[1].toUpperCase())
   const date = DATE_FORM.exec(value)
-  const code = NPWP_FORM.exec(value)?.[1] ?? UUID_FORM.exec(value)?.[1] ?? (date === null ? undefined : `${date[1]}${date[2]}`)
+  const code =
+    NPWP_FORM.exec(value)?.[1] ??
+    UUID_FORM.exec(value)?.[1] ??
+    (date === null ? undefined : `${date[1]}${date[2]}`)
   return code === undefined ? undefined : BY_CODE.get(code)
 }
 
@@ -111,7 +114,9 @@ export function magicValue (fault: FaultName, form: MagicForm = 'text'): string 
 export function * stringsOf (value: unknown): Generator<string> {
   if (typeof value === 'string') yield value
   else if (Array.isArray(value)) for (const item of value) yield * stringsOf(item)
-  else if (typeof value === 'object' && value !== null) for (const item of Object.values(value)) yield * stringsOf(item)
+  else if (typeof value === 'object' && value !== null) {
+    for (const item of Object.values(value)) yield * stringsOf(item)
+  }
 }
 
 /** The first magic value among values, in order. */

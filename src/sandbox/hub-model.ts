@@ -34,6 +34,9 @@ export interface HubModel {
   shape (operation: Operation): Shape
   /** The member names of the operation's 200 answers that report a failure. */
   report (operation: Operation): ReportForm
-  /** Any answer about to be sent for a hub address (of the operation, or unknown): its errors in this hub's shape. */
+  /**
+   * Any answer about to be sent for a hub address (of the operation, or unknown): its errors in
+   * this hub's shape.
+   */
   finish (answer: Answer, operation?: Operation): Answer
 }

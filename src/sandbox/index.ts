@@ -7,4 +7,9 @@ export type { FaultName, MagicForm } from './faults.ts'
 export { ProfileError } from './profile-file.ts'
 export { startSandbox } from './server.ts'
 export type { RecordedRequest, Sandbox, SandboxOptions, SandboxRequestLog } from './types.ts'
-export { SANDBOX_LOGIN_PATH, SANDBOX_PASSWORD, SANDBOX_REFRESH_PATH, SANDBOX_USERNAME } from './tokens.ts'
+export {
+  SANDBOX_LOGIN_PATH,
+  SANDBOX_PASSWORD,
+  SANDBOX_REFRESH_PATH,
+  SANDBOX_USERNAME
+} from './tokens.ts'

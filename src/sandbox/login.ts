@@ -24,16 +24,25 @@ export function authOperation (path: string, config: SandboxConfig): AuthOperati
 }
 
 function refusal (config: SandboxConfig, status: number, text: string): Answer {
-  return config.loginAnswer === 'envelope' ? json(status, { status: 'failed', message: text }) : message(status, text)
+  return config.loginAnswer === 'envelope'
+    ? json(status, { status: 'failed', message: text })
+    : message(status, text)
 }
 
 /** A new access token (and refresh token, when issued) in the configured form. */
 function issued (config: SandboxConfig, text: string): Answer {
   const accessToken = config.tokens.issue(config.loginTokenTtlMs)
-  const refreshToken = config.refreshTokens ? config.tokens.issueRefresh(config.refreshTokenTtlMs) : undefined
+  const refreshToken = config.refreshTokens
+    ? config.tokens.issueRefresh(config.refreshTokenTtlMs)
+    : undefined
   const expiresIn = Math.floor(config.loginTokenTtlMs / 1000)
   if (config.loginAnswer === 'plain') {
-    return json(200, { access_token: accessToken, token_type: 'Bearer', expires_in: expiresIn, ...(refreshToken === undefined ? {} : { refresh_token: refreshToken }) })
+    return json(200, {
+      access_token: accessToken,
+      token_type: 'Bearer',
+      expires_in: expiresIn,
+      ...(refreshToken === undefined ? {} : { refresh_token: refreshToken })
+    })
   }
   return json(200, {
     status: 'success',
@@ -50,15 +59,37 @@ function issued (config: SandboxConfig, text: string): Answer {
   })
 }
 
-/** The login (POST a username and password) or the renewal (POST with Authorization: Bearer <refresh token>). */
-export function authDecision (operation: AuthOperation, method: string, headers: IncomingHttpHeaders, body: RequestBody, config: SandboxConfig): Decision {
-  const decision = (answer: Answer): Decision => ({ operation, params: {}, values: {}, answer, extraDelayMs: 0 })
+/**
+ * The login (POST a username and password) or the renewal (POST with Authorization: Bearer <refresh
+ * token>).
+ */
+export function authDecision (
+  operation: AuthOperation,
+  method: string,
+  headers: IncomingHttpHeaders,
+  body: RequestBody,
+  config: SandboxConfig
+): Decision {
+  const decision = (answer: Answer): Decision => ({
+    operation,
+    params: {},
+    values: {},
+    answer,
+    extraDelayMs: 0
+  })
   if (method !== 'POST') return decision(message(405, 'Method Not Allowed', { allow: 'POST' }))
   if (operation === 'refresh') {
-    if (!config.tokens.redeemRefresh(headers.authorization)) return decision(refusal(config, 401, 'Refresh token tidak valid atau kedaluwarsa'))
+    if (!config.tokens.redeemRefresh(headers.authorization)) {
+      return decision(refusal(config, 401, 'Refresh ' +
+      'token tidak valid atau kedaluwarsa'))
+    }
     return decision(issued(config, 'Token berhasil diperbarui'))
   }
-  const value = body.kind === 'json' ? body.value as { username?: unknown, password?: unknown } | null : null
-  if (value?.username !== SANDBOX_USERNAME || value.password !== SANDBOX_PASSWORD) return decision(refusal(config, 401, 'Login gagal'))
+  const value =
+    body.kind === 'json' ? (body.value as { username?: unknown; password?: unknown } | null) : null
+  if (value?.username !== SANDBOX_USERNAME || value.password !== SANDBOX_PASSWORD) {
+    return decision(refusal(config, 401, 'Login ' +
+    'gagal'))
+  }
   return decision(issued(config, 'Login berhasil'))
 }

@@ -9,16 +9,19 @@ import type { Taxpayer } from './data.ts'
 
 const NOT_FOUND = 'Data tidak ditemukan'
 
-/** 4.6: BL list of one document type; an unknown NPWP has an empty list. */
+/** The BL list of one document type; an unknown NPWP has an empty list. */
 export function blList (type: 'bc16' | 'bc20' | 'bc23', key: string) {
   return ({ values, dataset }: OperationContext): Answer => {
     const taxpayer: Taxpayer | undefined = dataset.taxpayers.find((t) => t.npwp === values.npwp)
-    const entries = (taxpayer?.[type] ?? []).map((bl) => ({ bl_no: bl.blNo, bl_date: stampedBlDate(bl.blNo, bl.blDate) }))
+    const entries = (taxpayer?.[type] ?? []).map((bl) => ({
+      bl_no: bl.blNo,
+      bl_date: stampedBlDate(bl.blNo, bl.blDate)
+    }))
     return json(200, { [key]: entries })
   }
 }
 
-/** 4.7: containers filtered by whichever of the BL number and date the operation takes. */
+/** The containers, filtered by whichever of the BL number and date the operation takes. */
 export function containerList (spec: ContainerOperationSpec & { name: ContainerOperationName }) {
   return ({ values, dataset }: OperationContext): Answer => {
     const blDate = day(values.blDate)
@@ -29,16 +32,18 @@ export function containerList (spec: ContainerOperationSpec & { name: ContainerO
   }
 }
 
-/** 4.4: one declaration; 404 when the NPWP has no such PIB. */
+/** One declaration (BC 2.0 by PIB); 404 when the NPWP has no such PIB. */
 export function bc20ByNoPib ({ values, dataset }: OperationContext): Answer {
-  const record = dataset.declarations.find((d) => d.npwp_cargoowner === values.npwp && d.no_pib === values.pibNo)
+  const record = dataset.declarations.find(
+    (d) => d.npwp_cargoowner === values.npwp && d.no_pib === values.pibNo
+  )
   return record === undefined ? message(404, NOT_FOUND) : json(200, record)
 }
 
 /**
- * 4.5 (parameters and response not shown): our choice is `nobl` and an array
- * of 2.8 records; a variant that also takes the taxpayer and the BL date
- * narrows the list by them.
+ * The BC 2.0 lookup by BL (parameters and answer not documented): our choice
+ * is `nobl` and an array of declaration records; a variant that also takes
+ * the taxpayer and the BL date narrows the list by them.
  */
 export function bc20ByNoBl ({ values, dataset }: OperationContext): Answer {
   const blDate = day(values.blDate)

@@ -20,7 +20,9 @@ function numberFrom (name: string, fallback: number): number {
 
 // `npm run sandbox -- --profile deploy/profiles/public-callers.json` or SANDBOX_PROFILE=…
 const { values: flags } = parseArgs({ options: { profile: { type: 'string' } }, strict: true })
-const profile = flags.profile ?? (process.env.SANDBOX_PROFILE?.trim() === '' ? undefined : process.env.SANDBOX_PROFILE)
+const profile =
+  flags.profile ??
+  (process.env.SANDBOX_PROFILE?.trim() === '' ? undefined : process.env.SANDBOX_PROFILE)
 
 const sandbox = await startSandbox({
   host: process.env.SANDBOX_HOST ?? '127.0.0.1',
@@ -35,7 +37,10 @@ const sandbox = await startSandbox({
   ...(profile === undefined ? {} : { profile })
 }).catch((error: unknown) => {
   if (!(error instanceof ProfileError)) throw error
-  for (const problem of error.problems) console.error(`config error: SANDBOX_PROFILE (${profile ?? ''}) ${problem}`)
+  for (const problem of error.problems) {
+    console.error('config error: SANDBOX_PROFILE ' +
+    `(${profile ?? ''}) ${problem}`)
+  }
   process.exit(1)
 })
 

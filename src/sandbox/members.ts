@@ -24,7 +24,9 @@ export function setMember (target: Record<string, unknown>, path: string, value:
 }
 
 /** An object holding each value at its dotted path, in order. */
-export function withMembers (entries: ReadonlyArray<readonly [string, unknown]>): Record<string, unknown> {
+export function withMembers (
+  entries: ReadonlyArray<readonly [string, unknown]>
+): Record<string, unknown> {
   const out: Record<string, unknown> = {}
   for (const [path, value] of entries) setMember(out, path, value)
   return out

@@ -52,8 +52,18 @@ export interface Operation {
   handle (ctx: OperationContext): Answer
 }
 
-const text = (name: string, kind: ParamKind): ParamSpec => ({ name, kind, format: 'text', inPath: true })
-const date = (name: string, kind: ParamKind = 'blDate'): ParamSpec => ({ name, kind, format: 'date', inPath: true })
+const text = (name: string, kind: ParamKind): ParamSpec => ({
+  name,
+  kind,
+  format: 'text',
+  inPath: true
+})
+const date = (name: string, kind: ParamKind = 'blDate'): ParamSpec => ({
+  name,
+  kind,
+  format: 'date',
+  inPath: true
+})
 const BOTH = { apiKey: true, token: true }
 
 const blLists: Operation[] = ([
@@ -119,7 +129,12 @@ export const OPERATIONS: readonly Operation[] = [
     method: 'GET',
     area: 'sp2',
     path: ['document_sp2_container', 'cargo_owner'],
-    params: [date('bl_date'), text('container_no', 'containerNo'), text('npwp_cargo_owner', 'npwp'), text('bl_no', 'blNo')],
+    params: [
+      date('bl_date'),
+      text('container_no', 'containerNo'),
+      text('npwp_cargo_owner', 'npwp'),
+      text('bl_no', 'blNo')
+    ],
     accepts: ['blDate', 'containerNo', 'npwp', 'blNo'],
     auth: BOTH,
     shape: { kind: 'array' },

@@ -1,7 +1,7 @@
 import { SANDBOX_PLATFORM_ID } from './constants.ts'
 import type { Platform } from './records.ts'
 
-// Truck platforms (2.5) that SP2 documents point at. Addresses use the
+// Truck platforms that SP2 documents point at. Addresses use the
 // reserved .example domain. Two of them leave the nullable fields null, one
 // fills them, so consumers meet both.
 export const PLATFORMS: readonly Platform[] = [
@@ -10,7 +10,8 @@ export const PLATFORMS: readonly Platform[] = [
     nama_platform: 'Sandbox Truk',
     company: 'PT Sandbox Angkutan Digital',
     tc_url: 'https://truk.sandbox.example/syarat-dan-ketentuan',
-    payment_url: 'https://truk.sandbox.example/bayar?kode={kode}&idRequestBooking={idRequestBooking}',
+    payment_url:
+      'https://truk.sandbox.example/bayar?kode={kode}&idRequestBooking={idRequestBooking}',
     live_tracking_url: 'https://truk.sandbox.example/lacak',
     no_rekening: null,
     npwp: null,
@@ -61,8 +62,6 @@ export const PLATFORMS: readonly Platform[] = [
     publication_date_updated: '2023-03-09 13:45:00',
     kode_kantor: null,
     mst_kantor: null,
-    mstPlatformServices: [
-      { id_service: 1, service_name: 'Trucking' }
-    ]
+    mstPlatformServices: [{ id_service: 1, service_name: 'Trucking' }]
   }
 ]

@@ -77,7 +77,10 @@ let compiled: Promise<ValidateFunction> | undefined
 /** The committed schema, compiled once; ajv is loaded only when a profile is played. */
 function schemaCheck (): Promise<ValidateFunction> {
   compiled ??= (async () => {
-    const [{ default: ajv }, text] = await Promise.all([import('ajv/dist/2020.js'), readFile(SCHEMA, 'utf8')])
+    const [{ default: ajv }, text] = await Promise.all([
+      import('ajv/dist/2020.js'),
+      readFile(SCHEMA, 'utf8')
+    ])
     // The package's CommonJS default export, as Node's ESM loader presents it.
     const Ajv = ajv.default
     return new Ajv({ allErrors: true, strict: false }).compile(JSON.parse(text) as object)
@@ -90,11 +93,26 @@ export function placeOf (pointer: string | readonly string[]): string {
   const names = typeof pointer === 'string'
     ? pointer.split('/').slice(1).map((part) => part.replaceAll('~1', '/').replaceAll('~0', '~'))
     : pointer
-  return '$' + names.map((name) => /^[A-Za-z_$][A-Za-z0-9_$]*$/.test(name) ? `.${name}` : /^\d+$/.test(name) ? `[${name}]` : `[${JSON.stringify(name)}]`).join('')
+  return (
+    '$' +
+    names
+      .map((name) =>
+        /^[A-Za-z_$][A-Za-z0-9_$]*$/.test(name)
+          ? `.${name}`
+          : /^\d+$/.test(name)
+            ? `[${name}]`
+            : `[${JSON.stringify(name)}]`
+      )
+      .join('')
+  )
 }
 
 function schemaProblem (error: ErrorObject): string {
-  const params = error.params as { allowedValues?: unknown[], additionalProperty?: string, missingProperty?: string }
+  const params = error.params as {
+    allowedValues?: unknown[]
+    additionalProperty?: string
+    missingProperty?: string
+  }
   const detail = params.allowedValues !== undefined
     ? ` (${params.allowedValues.map((v) => JSON.stringify(v)).join(', ')})`
     : params.additionalProperty !== undefined ? ` ("${params.additionalProperty}")` : ''
@@ -118,22 +136,43 @@ export function placeholders (path: string): { names: string[], problems: string
 }
 
 /** The hub's names of the parameters an operation takes under the profile. */
-export function hubNames (operation: Operation, entry: ProfileOperation | undefined): Map<ParamKind, string> {
+export function hubNames (
+  operation: Operation,
+  entry: ProfileOperation | undefined
+): Map<ParamKind, string> {
   if (entry?.params === undefined) return new Map(operation.params.map((p) => [p.kind, p.name]))
   return new Map(Object.entries(entry.params) as Array<[ParamKind, string]>)
 }
 
-/** Where the sandbox's login answers keep the token, its lifetime and the refresh token, in each of its forms (login.ts). */
+/**
+ * Where the sandbox's login answers keep the token, its lifetime and the refresh token, in each of
+ * its forms (login.ts).
+ */
 const LOGIN_FORMS = {
-  plain: { tokenField: 'access_token', expiresField: 'expires_in', refreshTokenField: 'refresh_token' },
-  envelope: { tokenField: 'item.access_token', expiresField: 'item.expires_in', refreshTokenField: 'item.refresh_token' }
+  plain: {
+    tokenField: 'access_token',
+    expiresField: 'expires_in',
+    refreshTokenField: 'refresh_token'
+  },
+  envelope: {
+    tokenField: 'item.access_token',
+    expiresField: 'item.expires_in',
+    refreshTokenField: 'item.refresh_token'
+  }
 } as const
 
 type LoginField = keyof typeof LOGIN_FORMS.plain
 
-/** The form of the login answer the profile describes: the envelope when a field it names is under `item`. */
+/**
+ * The form of the login answer the profile describes: the envelope when a field it names is under
+ * `item`.
+ */
 function loginForm (login: ProfileLogin): keyof typeof LOGIN_FORMS {
-  return (['tokenField', 'expiresField', 'refreshTokenField'] as const).some((field) => login[field]?.startsWith('item.') === true) ? 'envelope' : 'plain'
+  return (['tokenField', 'expiresField', 'refreshTokenField'] as const).some(
+    (field) => login[field]?.startsWith('item.') === true
+  )
+    ? 'envelope'
+    : 'plain'
 }
 
 /**
@@ -142,14 +181,22 @@ function loginForm (login: ProfileLogin): keyof typeof LOGIN_FORMS {
  * it issues refresh tokens (with the envelope, or when the profile names a
  * refresh token or a renewal).
  */
-export function loginOf (profile: HubProfile): { loginAnswer: 'plain' | 'envelope', loginPath?: string, refreshPath?: string, refreshTokens: boolean } {
+export function loginOf (profile: HubProfile): {
+  loginAnswer: 'plain' | 'envelope'
+  loginPath?: string
+  refreshPath?: string
+  refreshTokens: boolean
+} {
   const login = profile.login ?? {}
   const form = loginForm(login)
   return {
     loginAnswer: form,
     ...(login.path === undefined ? {} : { loginPath: login.path }),
     ...(login.refreshPath === undefined ? {} : { refreshPath: login.refreshPath }),
-    refreshTokens: form === 'envelope' || login.refreshTokenField !== undefined || login.refreshPath !== undefined
+    refreshTokens:
+      form === 'envelope' ||
+      login.refreshTokenField !== undefined ||
+      login.refreshPath !== undefined
   }
 }
 
@@ -160,7 +207,13 @@ function loginProblems (login: ProfileLogin | undefined): string[] {
   const fields = LOGIN_FORMS[form]
   return (Object.keys(fields) as LoginField[])
     .filter((field) => login[field] !== undefined && login[field] !== fields[field])
-    .map((field) => `$.login.${field}: the sandbox's login answers ${form === 'envelope' ? 'in the envelope' : 'plainly'}, with it at ${fields[field]} (its answers: ${Object.values(LOGIN_FORMS.plain).join(', ')}, or ${Object.values(LOGIN_FORMS.envelope).join(', ')})`)
+    .map(
+      (field) =>
+        `$.login.${field}: the sandbox's login answers ` +
+        `${form === 'envelope' ? 'in the envelope' : 'plainly'}, with it at ${fields[field]} ` +
+        `(its answers: ${Object.values(LOGIN_FORMS.plain).join(', ')}, or ` +
+        `${Object.values(LOGIN_FORMS.envelope).join(', ')})`
+    )
 }
 
 /**
@@ -179,19 +232,30 @@ export function playProblems (profile: HubProfile): string[] {
     }
     for (const kind of Object.keys(entry.params ?? {})) {
       if (!(operation.accepts as readonly string[]).includes(kind)) {
-        problems.push(`${at}.params: the sandbox's ${name} does not read "${kind}" (it reads ${operation.accepts.join(', ')})`)
+        problems.push(
+          `${at}.params: the sandbox's ${name} does not read "${kind}" (it reads ` +
+          `${operation.accepts.join(', ')})`
+        )
       }
     }
     const names = hubNames(operation, entry)
     const hub = [...names.values()]
     for (const [i, value] of hub.entries()) {
-      if (hub.indexOf(value) !== i) problems.push(`${at}.params: two parameters have the hub name "${value}"`)
+      if (hub.indexOf(value) !== i) {
+        problems.push(`${at}.params: two parameters have the hub ` +
+        `name "${value}"`)
+      }
     }
     if (entry.path !== undefined) {
       const found = placeholders(entry.path)
       problems.push(...found.problems.map((p) => `${at}.path: ${p}`))
       for (const placeholder of found.names) {
-        if (!hub.includes(placeholder)) problems.push(`${at}.path: {${placeholder}} names no parameter of this operation (its hub names: ${hub.join(', ') || 'none'})`)
+        if (!hub.includes(placeholder)) {
+          problems.push(
+            `${at}.path: {${placeholder}} names no parameter of this operation (its hub names: ` +
+            `${hub.join(', ') || 'none'})`
+          )
+        }
       }
     }
   }
@@ -211,17 +275,27 @@ export async function readProfile (source: string | object): Promise<HubProfile>
       text = await readFile(source, 'utf8')
     } catch (error) {
       // The sandbox imports nothing of the gateway, so not its codeOf: the same reading, here.
-      const code = typeof error === 'object' && error !== null && 'code' in error && typeof error.code === 'string' ? error.code : String(error)
+      const code =
+        typeof error === 'object' &&
+        error !== null &&
+        'code' in error &&
+        typeof error.code === 'string'
+          ? error.code
+          : String(error)
       throw new ProfileError(label, [`cannot be read (${code})`])
     }
     try {
       value = JSON.parse(text)
     } catch (error) {
-      throw new ProfileError(label, [`is not JSON (${error instanceof Error ? error.message : String(error)})`])
+      throw new ProfileError(label, [
+        `is not JSON (${error instanceof Error ? error.message : String(error)})`
+      ])
     }
   }
   const check = await schemaCheck()
-  if (!check(value)) throw new ProfileError(label, [...new Set((check.errors ?? []).map(schemaProblem))])
+  if (!check(value)) {
+    throw new ProfileError(label, [...new Set((check.errors ?? []).map(schemaProblem))])
+  }
   const profile = value as HubProfile
   const problems = playProblems(profile)
   if (problems.length > 0) throw new ProfileError(label, problems)

@@ -9,7 +9,14 @@ import { setMember } from './members.ts'
 import { OPERATIONS } from './operations.ts'
 import type { Area, Operation, ParamSpec, Shape } from './operations.ts'
 import { hubNames, placeholders } from './profile-file.ts'
-import type { DateAnswered, DateSent, HubProfile, ProfileFailure, ProfileOperation, ProfileSettings } from './profile-file.ts'
+import type {
+  DateAnswered,
+  DateSent,
+  HubProfile,
+  ProfileFailure,
+  ProfileOperation,
+  ProfileSettings
+} from './profile-file.ts'
 import { decodeSegments } from './router.ts'
 import type { TokenBook } from './tokens.ts'
 
@@ -28,7 +35,10 @@ const AREA_PREFIX: Record<Area, string> = {
   booking: `/${DEFAULT_PATH_SEGMENT}-DEV`
 }
 
-const DATE_FORMS: Record<DateSent, RegExp> = { YYYYMMDD: /^\d{8}$/, 'YYYY-MM-DD': /^\d{4}-\d{2}-\d{2}$/ }
+const DATE_FORMS: Record<DateSent, RegExp> = {
+  YYYYMMDD: /^\d{8}$/,
+  'YYYY-MM-DD': /^\d{4}-\d{2}-\d{2}$/
+}
 
 /** A day with its time of day, as the BL lists and declarations stamp it. */
 const STAMPED = /^(\d{4})-(\d{2})-(\d{2}) \d{2}:\d{2}:\d{2}\.\d$/
@@ -46,7 +56,10 @@ function dayAlone (form: DateAnswered, [year, month, day]: [string, string, stri
   }
 }
 
-/** Errors a hub's front answers (credentials, its own failures), worded in its first error field; the others in its last. */
+/**
+ * Errors a hub's front answers (credentials, its own failures), worded in its first error field;
+ * the others in its last.
+ */
 const HUB_LEVEL = new Set([401, 403, 500, 502, 503, 504])
 const KEY_REFUSED = 'API key is not valid or is expired / revoked.'
 const NOT_FOUND = 'Data tidak ditemukan'
@@ -68,7 +81,10 @@ interface Played {
   /** Lower-cased. */
   apiKeyHeaders: string[]
   tokenHeader: string
-  /** A member the answer's data goes under; undefined: the sandbox's own form (`*` as well: its own key is the only array). */
+  /**
+   * A member the answer's data goes under; undefined: the sandbox's own form (`*` as well: its own
+   * key is the only array).
+   */
   answerKey: string | undefined
   dateSent: DateSent
   dateAnswered: DateAnswered
@@ -94,7 +110,11 @@ function isList (operation: Operation): boolean {
 function playedShape (operation: Operation, answerKey: string | undefined): Shape {
   if (answerKey === undefined) return operation.shape
   if (operation.shape.kind === 'object') return { kind: 'wrapped', key: answerKey }
-  return { kind: 'keyed', key: answerKey, driftKey: operation.shape.kind === 'keyed' ? operation.shape.driftKey : 'data' }
+  return {
+    kind: 'keyed',
+    key: answerKey,
+    driftKey: operation.shape.kind === 'keyed' ? operation.shape.driftKey : 'data'
+  }
 }
 
 function play (operation: Operation, profile: HubProfile): Played {
@@ -102,7 +122,9 @@ function play (operation: Operation, profile: HubProfile): Played {
   const defaults: ProfileSettings = profile.defaults ?? {}
   const setting = <K extends keyof ProfileSettings>(key: K, forLists = false): ProfileSettings[K] =>
     entry[key] ?? (forLists && !isList(operation) ? undefined : defaults[key])
-  const prefix = segmentsOf(entry.prefix ?? profile.prefixes?.[operation.area] ?? AREA_PREFIX[operation.area]).slice(1)
+  const prefix = segmentsOf(
+    entry.prefix ?? profile.prefixes?.[operation.area] ?? AREA_PREFIX[operation.area]
+  ).slice(1)
   const path = entry.path ?? operation.path.join('/')
   const slots = placeholders(path).names
   const formatOf = (kind: ParamKind): ParamSpec['format'] => kind === 'blDate' ? 'date' : 'text'
@@ -124,14 +146,20 @@ function play (operation: Operation, profile: HubProfile): Played {
   const answerKey = setting('answerKey', true)
   const errorFields = setting('errorFields') ?? ['message']
   const failure = setting('failure')
-  const nullString = setting('nullStrings')?.[0] ?? (profile.stringValues === true ? 'null' : undefined)
+  const nullString =
+    setting('nullStrings')?.[0] ?? (profile.stringValues === true ? 'null' : undefined)
   const played: Played = {
     operation,
     address,
     literals: address.filter((part) => typeof part === 'string').length,
     params,
-    credentials: credentials === undefined ? operation.auth : { apiKey: credentials.includes('apiKey'), token: credentials.includes('token') },
-    apiKeyHeaders: (typeof keyHeaders === 'string' ? [keyHeaders] : keyHeaders).map((h) => h.toLowerCase()),
+    credentials:
+      credentials === undefined
+        ? operation.auth
+        : { apiKey: credentials.includes('apiKey'), token: credentials.includes('token') },
+    apiKeyHeaders: (typeof keyHeaders === 'string' ? [keyHeaders] : keyHeaders).map((h) =>
+      h.toLowerCase()
+    ),
     tokenHeader: (setting('tokenHeader') ?? 'Authorization').toLowerCase(),
     answerKey: answerKey === '*' ? undefined : answerKey,
     dateSent: setting('dateSent') ?? 'YYYYMMDD',
@@ -160,8 +188,15 @@ function isEmptyList (operation: Operation, body: unknown): boolean {
   return Array.isArray(data) && data.length === 0
 }
 
-/** The token as the hub takes it: a static one verbatim, one it issued after the scheme (or alone, without one). */
-function tokenAccepted (header: string | string[] | undefined, scheme: string, tokens: TokenBook): boolean {
+/**
+ * The token as the hub takes it: a static one verbatim, one it issued after the scheme (or alone,
+ * without one).
+ */
+function tokenAccepted (
+  header: string | string[] | undefined,
+  scheme: string,
+  tokens: TokenBook
+): boolean {
   if (typeof header !== 'string') return false
   if (tokens.staticTokens.has(header)) return true
   const space = header.indexOf(' ')
@@ -171,12 +206,17 @@ function tokenAccepted (header: string | string[] | undefined, scheme: string, t
   return !/\s/.test(token) && tokens.accepts(token)
 }
 
-/** Every value of a JSON value as the profile's hub writes it: days without their time, values as strings, null as its null string. */
+/**
+ * Every value of a JSON value as the profile's hub writes it: days without their time, values as
+ * strings, null as its null string.
+ */
 function rewrite (value: unknown, played: Played, strings: boolean): unknown {
   if (Array.isArray(value)) return value.map((item) => rewrite(item, played, strings))
   if (value === null) return played.nullString ?? null
   if (typeof value === 'object') {
-    return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, rewrite(item, played, strings)]))
+    return Object.fromEntries(
+      Object.entries(value).map(([key, item]) => [key, rewrite(item, played, strings)])
+    )
   }
   if (typeof value === 'string') {
     const stamped = STAMPED.exec(value)
@@ -186,7 +226,10 @@ function rewrite (value: unknown, played: Played, strings: boolean): unknown {
   return strings ? String(value) : value
 }
 
-/** The first value of `successValues` (the hub's word for success), capitalised as callers have seen it written (`Success.`). */
+/**
+ * The first value of `successValues` (the hub's word for success), capitalised as callers have seen
+ * it written (`Success.`).
+ */
 function successWord (failure: ProfileFailure): string {
   const word = failure.successValues?.at(-1) ?? 'success'
   return word.charAt(0).toUpperCase() + word.slice(1)
@@ -205,7 +248,9 @@ export function profileModel (profile: HubProfile, config: SandboxConfig): HubMo
   const errorIn = (fields: readonly string[], answer: Answer): Answer => {
     if (answer.kind !== 'json' || answer.status < 400) return answer
     const body = answer.body
-    if (typeof body !== 'object' || body === null || Object.keys(body).join() !== 'message') return answer
+    if (typeof body !== 'object' || body === null || Object.keys(body).join() !== 'message') {
+      return answer
+    }
     const level = HUB_LEVEL.has(answer.status)
     const field = (level ? fields[0] : fields.at(-1)) ?? 'message'
     const text = answer.status === 500 ? WENT_WRONG : (body as { message: string }).message
@@ -227,7 +272,8 @@ export function profileModel (profile: HubProfile, config: SandboxConfig): HubMo
       if (best === undefined) return undefined
       const routed: Routed = { operation: best.operation, params: {}, values: {}, segments: [] }
       for (const param of best.params) {
-        const value = param.segment === undefined ? query.get(param.name) ?? undefined : parts[param.segment]
+        const value =
+          param.segment === undefined ? (query.get(param.name) ?? undefined) : parts[param.segment]
         if (param.segment !== undefined && value !== undefined) routed.segments.push(value)
         if (value === undefined) continue
         routed.params[param.name] = value
@@ -237,10 +283,16 @@ export function profileModel (profile: HubProfile, config: SandboxConfig): HubMo
     },
     authenticate (operation: Operation, headers: Headers) {
       const one = of(operation)
-      if (one.credentials.apiKey && !one.apiKeyHeaders.some((name) => headers[name] === config.apiKey)) {
+      if (
+        one.credentials.apiKey &&
+        !one.apiKeyHeaders.some((name) => headers[name] === config.apiKey)
+      ) {
         return message(403, KEY_REFUSED)
       }
-      if (one.credentials.token && !tokenAccepted(headers[one.tokenHeader], scheme, config.tokens)) {
+      if (
+        one.credentials.token &&
+        !tokenAccepted(headers[one.tokenHeader], scheme, config.tokens)
+      ) {
         return message(401, 'Unauthorized')
       }
       return undefined
@@ -249,8 +301,14 @@ export function profileModel (profile: HubProfile, config: SandboxConfig): HubMo
       const one = of(operation)
       for (const param of one.params) {
         const value = params[param.name]
-        if (value === undefined || value === '') return message(400, `Parameter ${param.name} wajib diisi`)
-        if (param.format === 'date' && !DATE_FORMS[one.dateSent].test(value)) return message(400, `Parameter ${param.name} harus berformat ${one.dateSent}`)
+        if (value === undefined || value === '') {
+          return message(400, `Parameter ${param.name} ` +
+          'wajib diisi')
+        }
+        if (param.format === 'date' && !DATE_FORMS[one.dateSent].test(value)) {
+          return message(400, 'Parameter ' +
+          `${param.name} harus berformat ${one.dateSent}`)
+        }
       }
       return undefined
     },
@@ -259,24 +317,38 @@ export function profileModel (profile: HubProfile, config: SandboxConfig): HubMo
       const one = of(operation)
       const source = answer.body
       if (one.emptyIs404 && isEmptyList(operation, source)) return message(404, NOT_FOUND)
-      const cached = typeof source === 'object' && source !== null ? rewritten.get(source) : undefined
-      if (cached !== undefined) return { kind: 'json', status: answer.status, body: cached.body, text: cached.text }
+      const cached =
+        typeof source === 'object' && source !== null ? rewritten.get(source) : undefined
+      if (cached !== undefined) {
+        return { kind: 'json', status: answer.status, body: cached.body, text: cached.text }
+      }
       let body = rewrite(source, one, strings)
       if (one.answerKey !== undefined) {
-        const data = operation.shape.kind === 'keyed' && typeof body === 'object' && body !== null ? Object.values(body)[0] : body
+        const data =
+          operation.shape.kind === 'keyed' && typeof body === 'object' && body !== null
+            ? Object.values(body)[0]
+            : body
         body = { [one.answerKey]: data }
       }
       const status = one.failure?.statusField
       // A list answer says its status beside the list (never in its place).
-      if (status !== undefined && one.failure !== undefined && one.shape.kind === 'keyed' && !((status.split('.')[0] ?? '') in (body as object))) {
+      if (
+        status !== undefined &&
+        one.failure !== undefined &&
+        one.shape.kind === 'keyed' &&
+        !((status.split('.')[0] ?? '') in (body as object))
+      ) {
         setMember(body as Record<string, unknown>, status, successWord(one.failure))
       }
       const out = { kind: 'json' as const, status: answer.status, body, text: JSON.stringify(body) }
-      if (typeof source === 'object' && source !== null && answer.text !== undefined) rewritten.set(source, { body, text: out.text })
+      if (typeof source === 'object' && source !== null && answer.text !== undefined) {
+        rewritten.set(source, { body, text: out.text })
+      }
       return answer.headers === undefined ? out : { ...out, headers: answer.headers }
     },
     shape: (operation) => of(operation).shape,
     report: (operation) => of(operation).report,
-    finish: (answer, operation) => errorIn(operation === undefined ? errorFields : of(operation).errorFields, answer)
+    finish: (answer, operation) =>
+      errorIn(operation === undefined ? errorFields : of(operation).errorFields, answer)
   }
 }

@@ -1,7 +1,7 @@
 // Wire shapes of the hub's records (docs/reference/glossary.md#resources), with the field
 // names and field order the hub uses. Types only.
 
-/** 2.9 BL list entry; bl_date is `YYYY-MM-DD HH:MM:SS.S`. */
+/** BL list entry; bl_date is `YYYY-MM-DD HH:MM:SS.S`. */
 export interface BlListEntry {
   bl_no: string
   bl_date: string
@@ -20,7 +20,7 @@ export interface ContainerListItem {
   tgl_bl: string
 }
 
-/** 2.8 BC 2.0 declaration record: every field is a string. */
+/** BC 2.0 declaration record: every field is a string. */
 export interface Declaration {
   tgl_bl: string
   nm_ff: string
@@ -36,7 +36,7 @@ export interface Declaration {
   status: string
 }
 
-/** 2.6 SP2 container. */
+/** SP2 container. */
 export interface Sp2Container {
   id_sp2_container: number
   container_no: string
@@ -46,12 +46,12 @@ export interface Sp2Container {
   gate_pass: string | null
 }
 
-/** 4.1 answer element: 2.6 plus the owning document's id. */
+/** The cargo-owner container lookup's element: an SP2 container and its document's id. */
 export interface CargoOwnerContainer extends Sp2Container {
   id_document_sp2: string
 }
 
-/** 2.7 */
+/** SP2 log entry. */
 export interface Sp2Log {
   id_sp2_log: number
   id_document_sp2: string
@@ -59,7 +59,7 @@ export interface Sp2Log {
   status: string
 }
 
-/** 2.4 */
+/** User document. */
 export interface UserDocument {
   id_user_document: number
   npwp: string
@@ -73,7 +73,7 @@ export interface UserDocument {
   name: string
 }
 
-/** 2.3 */
+/** Document type. */
 export interface DocumentType {
   kd_document_type: number
   kd_process_type: number
@@ -83,7 +83,7 @@ export interface DocumentType {
   mst_process_type: { kd_process_type: number, process_name: string }
 }
 
-/** 2.2 */
+/** TD document. */
 export interface TdDocument {
   id_document: number
   kd_document_type: number
@@ -113,7 +113,7 @@ export interface PlatformService {
   service_name: string
 }
 
-/** 2.5 */
+/** Truck platform. */
 export interface Platform {
   id_platform: string
   nama_platform: string
@@ -132,7 +132,7 @@ export interface Platform {
   mstPlatformServices: PlatformService[]
 }
 
-/** 2.1 */
+/** SP2 document. */
 export interface Sp2Document {
   id_document_sp2: string
   request_date: string

@@ -8,5 +8,6 @@ import type { SandboxRequestLog } from './types.ts'
  */
 export function requestLogLine (entry: SandboxRequestLog, at: Date = new Date()): string {
   const delay = entry.delayMs > 0 ? ` delay=${entry.delayMs}ms` : ''
-  return `${at.toISOString()} ${entry.method} ${entry.path} operation=${entry.operation} fault=${entry.fault ?? 'none'} status=${entry.status}${delay}`
+  return `${at.toISOString()} ${entry.method} ${entry.path} operation=${entry.operation} ` +
+    `fault=${entry.fault ?? 'none'} status=${entry.status}${delay}`
 }

@@ -29,7 +29,11 @@ export function decodeSegments (rawPath: string): string[] | undefined {
  * address are parameter values, at most one per path-placeable parameter;
  * the longest matching address wins (DetilBooking/isBooked over DetilBooking).
  */
-export function matchRoute (rawPath: string, segment: string, operations: readonly Operation[]): RouteMatch | undefined {
+export function matchRoute (
+  rawPath: string,
+  segment: string,
+  operations: readonly Operation[]
+): RouteMatch | undefined {
   const parts = decodeSegments(rawPath)
   if (parts === undefined) return undefined
   let best: (RouteMatch & { length: number }) | undefined
@@ -40,7 +44,9 @@ export function matchRoute (rawPath: string, segment: string, operations: readon
       if (parts.length < fixed.length || fixed.some((part, i) => parts[i] !== part)) continue
       const rest = parts.slice(fixed.length)
       if (rest.length > placeable) continue
-      if (best === undefined || fixed.length > best.length) best = { operation, segments: rest, length: fixed.length }
+      if (best === undefined || fixed.length > best.length) {
+        best = { operation, segments: rest, length: fixed.length }
+      }
     }
   }
   return best === undefined ? undefined : { operation: best.operation, segments: best.segments }

@@ -32,7 +32,9 @@ function readBody (req: IncomingMessage): Promise<ReadBody> {
       size += chunk.length
       if (size <= BODY_LIMIT) chunks.push(chunk)
     })
-    req.on('end', () => resolve({ text: Buffer.concat(chunks).toString('utf8'), tooLarge: size > BODY_LIMIT }))
+    req.on('end', () =>
+      resolve({ text: Buffer.concat(chunks).toString('utf8'), tooLarge: size > BODY_LIMIT })
+    )
     // An aborted upload leaves nothing to answer (send() skips dead sockets);
     // resolving keeps the request from lingering.
     const abandon = (): void => resolve({ text: '', tooLarge: false })
@@ -75,7 +77,10 @@ function send (res: ServerResponse, answer: Answer): void {
       return
     case 'truncated': {
       const bytes = Buffer.from(answer.text)
-      res.writeHead(answer.status, { 'content-type': answer.contentType, 'content-length': bytes.length })
+      res.writeHead(answer.status, {
+        'content-type': answer.contentType,
+        'content-length': bytes.length
+      })
       // Half the announced bytes, then end the connection.
       res.write(bytes.subarray(0, Math.floor(bytes.length / 2)), () => res.socket?.end())
       return
@@ -85,7 +90,11 @@ function send (res: ServerResponse, answer: Answer): void {
       const text = answer.kind === 'json' ? serialize(answer) : answer.text
       const contentType = answer.kind === 'json' ? JSON_TYPE : answer.contentType
       const headers = answer.kind === 'json' ? answer.headers : undefined
-      res.writeHead(answer.status, { ...headers, 'content-type': contentType, 'content-length': Buffer.byteLength(text) })
+      res.writeHead(answer.status, {
+        ...headers,
+        'content-type': contentType,
+        'content-length': Buffer.byteLength(text)
+      })
       res.end(text)
     }
   }
@@ -97,8 +106,12 @@ function urlOf (host: string, port: number): string {
 
 export async function startSandbox (options?: SandboxOptions): Promise<Sandbox> {
   const profile = options?.profile === undefined ? undefined : await readProfile(options.profile)
-  // A profile's login picks the form and addresses of the sandbox's login; options given say otherwise.
-  const config = resolveOptions(profile === undefined ? options : { ...loginOf(profile), ...options }, profile !== undefined)
+  // A profile's login picks the form and addresses of the sandbox's login; options given say
+  // otherwise.
+  const config = resolveOptions(
+    profile === undefined ? options : { ...loginOf(profile), ...options },
+    profile !== undefined
+  )
   const model = profile === undefined ? defaultModel(config) : profileModel(profile, config)
   const dataset = createDataset(config.pathSegment)
   // The newest requests (a ring: the oldest is dropped once full) and counts of all of them.
@@ -128,11 +141,25 @@ export async function startSandbox (options?: SandboxOptions): Promise<Sandbox> 
     const { path, query } = splitUrl(req.url ?? '/')
     const read = await readBody(req)
     const body = parseBody(read.text)
-    // The modelled login and its renewal (login.ts): operations 'login' and 'refresh' in the record.
+    // The modelled login and its renewal (login.ts): operations 'login' and 'refresh' in the
+    // record.
     const auth = authOperation(path, config)
-    let decision = auth !== undefined
-      ? authDecision(auth, req.method ?? 'GET', req.headers, body, config)
-      : decide({ method: req.method ?? 'GET', path, query, headers: req.headers, body, tooLarge: read.tooLarge }, config, dataset, model)
+    let decision =
+      auth !== undefined
+        ? authDecision(auth, req.method ?? 'GET', req.headers, body, config)
+        : decide(
+          {
+            method: req.method ?? 'GET',
+            path,
+            query,
+            headers: req.headers,
+            body,
+            tooLarge: read.tooLarge
+          },
+          config,
+          dataset,
+          model
+        )
     if (read.tooLarge && auth !== undefined) {
       decision = { ...decision, answer: message(413, 'Payload Too Large'), extraDelayMs: 0 }
     }
@@ -155,7 +182,10 @@ export async function startSandbox (options?: SandboxOptions): Promise<Sandbox> 
       path,
       operation: decision.operation,
       fault: decision.fault,
-      status: decision.answer.kind === 'hang' || decision.answer.kind === 'reset' ? decision.answer.kind : decision.answer.status,
+      status:
+        decision.answer.kind === 'hang' || decision.answer.kind === 'reset'
+          ? decision.answer.kind
+          : decision.answer.status,
       delayMs: delay
     })
     if (delay === 0) {
@@ -183,7 +213,10 @@ export async function startSandbox (options?: SandboxOptions): Promise<Sandbox> 
     })
   })
   const address = server.address()
-  if (address === null || typeof address === 'string') throw new Error('sandbox is not listening on TCP')
+  if (address === null || typeof address === 'string') {
+    throw new Error('sandbox is not ' +
+    'listening on TCP')
+  }
 
   let closing: Promise<void> | undefined
   return {

@@ -73,7 +73,7 @@ function time (hour: number, minute: number, second: number): string {
   return `${pad(hour)}:${pad(minute)}:${pad(second)}`
 }
 
-/** Builds one SP2 document (2.1) with every nested record. */
+/** Builds one SP2 document with every nested record. */
 export function makeSp2Document (input: Sp2Input): Sp2Document {
   const rng = createRng(input.seed)
   const { ids } = input
@@ -92,7 +92,10 @@ export function makeSp2Document (input: Sp2Input): Sp2Document {
   const logs: Sp2Log[] = LIFE_CYCLE.slice(0, LIFE_CYCLE.indexOf(status) + 1).map((step, i) => ({
     id_sp2_log: ids.log++,
     id_document_sp2: id,
-    create_date: i === 0 ? requestDate : `${requestDay} ${time(startHour + i * 2, rng.int(0, 59), rng.int(0, 59))}`,
+    create_date:
+      i === 0
+        ? requestDate
+        : `${requestDay} ${time(startHour + i * 2, rng.int(0, 59), rng.int(0, 59))}`,
     status: step
   }))
 
@@ -102,7 +105,7 @@ export function makeSp2Document (input: Sp2Input): Sp2Document {
     container_no: unit.containerNo,
     container_size: unit.size,
     container_type: unit.isoType,
-    gate_pass: finished === 1 ? (i % 3 === 2 ? '' : `GP${rng.digits(10)}`) : (i % 2 === 1 ? '' : null)
+    gate_pass: finished === 1 ? (i % 3 === 2 ? '' : `GP${rng.digits(10)}`) : i % 2 === 1 ? '' : null
   }))
 
   const userDocuments: UserDocument[] = [{
@@ -150,9 +153,12 @@ export function makeSp2Document (input: Sp2Input): Sp2Document {
     party: containers.length,
     url: finished === 1 ? `https://sp2.hub.example/cetak/${id}.pdf` : null,
     is_finished: finished,
-    payment_url: status === 'Submit'
-      ? platform.payment_url.replace('{kode}', rng.hex(16)).replace('{idRequestBooking}', `SP2-${idDocument}`)
-      : null,
+    payment_url:
+      status === 'Submit'
+        ? platform.payment_url
+          .replace('{kode}', rng.hex(16))
+          .replace('{idRequestBooking}', `SP2-${idDocument}`)
+        : null,
     td_document: {
       id_document: idDocument,
       kd_document_type: input.kind === 'bc20' ? 1 : 2,

@@ -14,7 +14,10 @@ export const SANDBOX_PASSWORD = 'sandbox-password-3e9d'
 export interface TokenBook {
   /** The static token and any extra tokens accepted verbatim. */
   staticTokens: Set<string>
-  /** True when the Authorization header carries an accepted token (issued ones with or without `Bearer `). */
+  /**
+   * True when the Authorization header carries an accepted token (issued ones with or without
+   * `Bearer `).
+   */
   accepts (header: string | string[] | undefined): boolean
   /** Issues a token valid for ttlMs. */
   issue (ttlMs: number): string

@@ -14,11 +14,13 @@ export interface SandboxOptions {
   apiKey?: string
   /** Name of the API key header, matched case-insensitively, default customs-api-key. */
   apiKeyHeader?: string
-  /** Access token, compared verbatim with the Authorization header, default SANDBOX_ACCESS_TOKEN. */
+  /**
+   * Access token, compared verbatim with the Authorization header, default SANDBOX_ACCESS_TOKEN.
+   */
   accessToken?: string
   /** The path segment docs/hub.md writes HUB, default HUB. */
   pathSegment?: string
-  /** idPlatform accepted in offers (4.8), default SANDBOX_PLATFORM_ID. */
+  /** idPlatform accepted in offers, default SANDBOX_PLATFORM_ID. */
   platformId?: string
   /** Delay added before every answer, default 0. */
   latencyMs?: number
@@ -36,7 +38,9 @@ export interface SandboxOptions {
    * it, `{status, message, item: {access_token, expires_in, refresh_token, …}}`.
    */
   loginAnswer?: 'plain' | 'envelope'
-  /** Whether the login and renewal answers carry a refresh token, default: with the envelope only. */
+  /**
+   * Whether the login and renewal answers carry a refresh token, default: with the envelope only.
+   */
   refreshTokens?: boolean
   /** Lifetime of refresh tokens, default 86400000 (a day); each renews once. */
   refreshTokenTtlMs?: number
@@ -44,7 +48,10 @@ export interface SandboxOptions {
   loginPath?: string
   /** Address of the renewal, default SANDBOX_REFRESH_PATH (`/auth/refresh`). */
   refreshPath?: string
-  /** The time (ms since the epoch) by which issued tokens expire, default Date.now; a test can move it. */
+  /**
+   * The time (ms since the epoch) by which issued tokens expire, default Date.now; a test can move
+   * it.
+   */
   now?: () => number
   /** How many of the newest requests `requests` keeps, default 1000 (counts cover them all). */
   recordLimit?: number
@@ -68,7 +75,10 @@ export interface SandboxRequestLog {
 }
 
 export interface RecordedRequest {
-  /** Operation name as docs/hub.md spells it (noblbc20, host-to-host, ...), 'unknown' when no address matched. */
+  /**
+   * Operation name as docs/hub.md spells it (noblbc20, host-to-host, ...), 'unknown' when no
+   * address matched.
+   */
   operation: string
   method: string
   /** Raw path, without the query string. */
@@ -100,13 +110,19 @@ export interface Sandbox {
    * bounded ring, so that a long-running sandbox does not grow.
    */
   requests: RecordedRequest[]
-  /** Number of requests received since start or `reset()`, for one operation when given (not bounded by the ring). */
+  /**
+   * Number of requests received since start or `reset()`, for one operation when given (not bounded
+   * by the ring).
+   */
   count (operation?: string): number
   /** Forgets the recorded requests and the counts. */
   reset (): void
   /** A fault applied to every hub operation while set (see faults.ts), e.g. '503' or 'HANG'. */
   fault: FaultName | undefined
-  /** The delay added before every answer from now on (the `latencyMs` option): a hub that slows down mid-run. */
+  /**
+   * The delay added before every answer from now on (the `latencyMs` option): a hub that slows down
+   * mid-run.
+   */
   latencyMs: number
   /** Replaces the static access token (secret rotation). */
   setAccessToken (token: string): void

@@ -16,7 +16,7 @@ export const EXAMPLES = {
 /**
  * Per container route, a BL of the sandbox that has containers in that
  * document type's list, so that each route's example answers with data
- * (test/try-it-out.test.ts checks that every example list is not empty).
+ * (test/app/try-it-out.test.ts checks that every example list is not empty).
  */
 export const CONTAINER_EXAMPLES: Record<string, { blNo: string, blDate: string }> = {
   bc20: { blNo: 'COSUMKS9061740', blDate: '2024-02-17' },

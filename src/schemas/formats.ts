@@ -13,7 +13,9 @@ import { EVENT_ID_PATTERN } from '../state/event-ids.ts'
 export interface FormatDefinition {
   /** The rule, completing "<field> must be …". */
   rule: string
-  /** Absent for the standard formats, which ajv-formats checks (and which no request field uses). */
+  /**
+   * Absent for the standard formats, which ajv-formats checks (and which no request field uses).
+   */
   validate?: (value: string) => boolean
 }
 
@@ -37,20 +39,33 @@ const REFUSED_KINDS: Array<[RegExp, string]> = [
 ]
 
 /** What the text rule refuses, in words. */
-export const REFUSED_CHARACTERS = 'control characters (tab and line breaks included), line or paragraph separators, format characters (bidi controls such as U+202E, zero-width characters, the BOM U+FEFF) or unpaired surrogates'
+export const REFUSED_CHARACTERS =
+  'control characters (tab and line breaks included), line or paragraph separators, format ' +
+  'characters (bidi controls such as U+202E, zero-width characters, the BOM U+FEFF) or unpaired ' +
+  'surrogates'
 
 /** `U+202E`, `U+E0041`. */
 function codePointName (codePoint: number): string {
   return `U+${codePoint.toString(16).toUpperCase().padStart(4, '0')}`
 }
 
-/** The first character of `value` the text rule refuses: what it is, and where (1-based, in characters). */
-export function refusedCharacter (value: string): { name: string, kind: string, at: number } | undefined {
+/**
+ * The first character of `value` the text rule refuses: what it is, and where (1-based, in
+ * characters).
+ */
+export function refusedCharacter (
+  value: string
+): { name: string; kind: string; at: number } | undefined {
   const match = REFUSED.exec(value)
   if (match === null) return undefined
   const character = match[0]
-  const kind = REFUSED_KINDS.find(([pattern]) => pattern.test(character))?.[1] ?? 'a refused character'
-  return { name: codePointName(character.codePointAt(0) ?? 0), kind, at: [...value.slice(0, match.index)].length + 1 }
+  const kind =
+    REFUSED_KINDS.find(([pattern]) => pattern.test(character))?.[1] ?? 'a refused character'
+  return {
+    name: codePointName(character.codePointAt(0) ?? 0),
+    kind,
+    at: [...value.slice(0, match.index)].length + 1
+  }
 }
 
 export function isText (value: string): boolean {
@@ -60,12 +75,21 @@ export function isText (value: string): boolean {
 /** The text rule broken by `value`, naming its first refused character; undefined when it holds. */
 export function textProblem (value: string): string | undefined {
   const found = refusedCharacter(value)
-  return found === undefined ? undefined : `must not contain ${REFUSED_CHARACTERS}: found ${found.name} (${found.kind}) at character ${found.at}`
+  return found === undefined
+    ? undefined
+    : `must not contain ${REFUSED_CHARACTERS}: found ${found.name} (${found.kind}) at character ` +
+      `${found.at}`
 }
 
-/** `text` with the refused characters written as escapes (`\u{202E}`), for echoing a name a caller sent. */
+/**
+ * `text` with the refused characters written as escapes (`\u{202E}`), for echoing a name a caller
+ * sent.
+ */
 export function printable (text: string): string {
-  return text.replace(new RegExp(REFUSED.source, 'gu'), c => `\\u{${(c.codePointAt(0) ?? 0).toString(16).toUpperCase()}}`)
+  return text.replace(
+    new RegExp(REFUSED.source, 'gu'),
+    (c) => `\\u{${(c.codePointAt(0) ?? 0).toString(16).toUpperCase()}}`
+  )
 }
 
 /**
@@ -82,7 +106,10 @@ export function formatProblem (format: string, value: string): string | undefine
   }
   if (format === 'date-time') {
     const written = /^(\d{4})-\d{2}-\d{2}[Tt]\d{2}:\d{2}:(\d{2})/.exec(value)
-    if (written !== null && !inDateYears(Number(written[1]))) return `must be in the years ${BL_DATE_YEARS.first} to ${BL_DATE_YEARS.last}`
+    if (written !== null && !inDateYears(Number(written[1]))) {
+      return 'must be in the years ' +
+      `${BL_DATE_YEARS.first} to ${BL_DATE_YEARS.last}`
+    }
     if (written?.[2] === '60') return 'must not be a leap second: seconds are 00 to 59'
   }
   return undefined
@@ -99,18 +126,32 @@ function patterned (pattern: string, rule: string): FormatDefinition & { pattern
   return { pattern, rule, validate: value => regex.test(value) }
 }
 
-export const BL_NO = patterned('^[A-Za-z0-9][A-Za-z0-9./-]{0,34}$', '1 to 35 characters: letters, digits, and . / - (starting with a letter or digit)')
+export const BL_NO = patterned(
+  '^[A-Za-z0-9][A-Za-z0-9./-]{0,34}$',
+  '1 to 35 characters: letters, digits, and . / - (starting with a letter or digit)'
+)
 /**
  * A BL number where the hub takes its parameters in its path
  * (a hub profile's path placeholders): no `/`, which, sent as %2F, would let a hub
  * or a proxy that decodes %2F read `A/../../X` as another address.
  */
-export const BL_NO_SEGMENT = patterned('^[A-Za-z0-9][A-Za-z0-9.-]{0,34}$', '1 to 35 characters: letters, digits, . and - (starting with a letter or digit; no /, since the hub takes it as a path segment)')
-export const PIB_NO = patterned('^[A-Za-z0-9][A-Za-z0-9-]{0,29}$', '1 to 30 characters: letters, digits and - (starting with a letter or digit)')
-export const BOOKING_REQUEST_ID = patterned('^[A-Za-z0-9][A-Za-z0-9._:-]{0,63}$', '1 to 64 characters: letters, digits and . _ : - (starting with a letter or digit)')
+export const BL_NO_SEGMENT = patterned(
+  '^[A-Za-z0-9][A-Za-z0-9.-]{0,34}$',
+  '1 to 35 characters: letters, digits, . and - (starting with a letter or digit; no /, since ' +
+  'the hub takes it as a path segment)'
+)
+export const PIB_NO = patterned(
+  '^[A-Za-z0-9][A-Za-z0-9-]{0,29}$',
+  '1 to 30 characters: letters, digits and - (starting with a letter or digit)'
+)
+export const BOOKING_REQUEST_ID = patterned(
+  '^[A-Za-z0-9][A-Za-z0-9._:-]{0,63}$',
+  '1 to 64 characters: letters, digits and . _ : - (starting with a letter or digit)'
+)
 /** The years a BL date may have: `0000-01-01` is a calendar date too, but no bill of lading's. */
 export const BL_DATE_YEARS = { first: 1900, last: 2100 }
-export const BL_DATE_PATTERN = '^(19[0-9]{2}|20[0-9]{2}|2100)-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])$'
+export const BL_DATE_PATTERN =
+  '^(19[0-9]{2}|20[0-9]{2}|2100)-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])$'
 const BL_DATE = new RegExp(BL_DATE_PATTERN)
 
 /** A real calendar date, `YYYY-MM-DD`, in BL_DATE_YEARS. */
@@ -131,7 +172,10 @@ export function isBlDate (value: string): boolean {
  * digits. The route checks the hub's local time of it against the same years
  * (routes/bookings.ts), since that depends on the hub profile's timeZone.
  */
-const DATE_TIME = /^(\d{4}-\d{2}-\d{2})[Tt]([01]\d|2[0-3]):[0-5]\d:[0-5]\d(?:\.\d{1,9})?(?:[Zz]|[+-](?:[01]\d|2[0-3]):[0-5]\d)$/
+const DATE_TIME = new RegExp(
+  '^(\\d{4}-\\d{2}-\\d{2})[Tt]([01]\\d|2[0-3]):[0-5]\\d:[0-5]\\d(?:\\.\\d{1,9})?' +
+  '(?:[Zz]|[+-](?:[01]\\d|2[0-3]):[0-5]\\d)$'
+)
 
 export function isDateTime (value: string): boolean {
   const match = DATE_TIME.exec(value)
@@ -144,37 +188,69 @@ export function inDateYears (year: number): boolean {
 }
 
 /** Where an events reader resumes from: an event id (state/event-ids.ts), or `now`. */
-export const EVENT_POSITION = patterned(`^(now|${EVENT_ID_PATTERN.slice(1, -1)})$`, 'an event id (<ms>-<seq>, e.g. 1709255700000-0) or now')
+export const EVENT_POSITION = patterned(
+  `^(now|${EVENT_ID_PATTERN.slice(1, -1)})$`,
+  'an event id (<ms>-<seq>, e.g. 1709255700000-0) or now'
+)
 
 const UUID = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/
 
-export const IDEMPOTENCY_KEY = patterned('^[\\x21-\\x7E]{1,255}$', '1 to 255 visible ASCII characters, e.g. a UUID')
+export const IDEMPOTENCY_KEY = patterned(
+  '^[\\x21-\\x7E]{1,255}$',
+  '1 to 255 visible ASCII characters, e.g. a UUID'
+)
 
 export const FORMATS = {
   // The gateway's own formats.
-  npwp: { rule: 'a taxpayer number of 15 or 16 digits (dots and dashes are allowed and ignored)', validate: isNpwp },
-  iso6346: { rule: 'an ISO 6346 container number: 4 letters, 7 digits, with a valid check digit', validate: isContainerNo },
+  npwp: {
+    rule: 'a taxpayer number of 15 or 16 digits (dots and dashes are allowed and ignored)',
+    validate: isNpwp
+  },
+  iso6346: {
+    rule: 'an ISO 6346 container number: 4 letters, 7 digits, with a valid check digit',
+    validate: isContainerNo
+  },
   'bl-no': BL_NO,
   'bl-no-segment': BL_NO_SEGMENT,
-  'bl-date': { rule: `a real calendar date written YYYY-MM-DD, in the years ${BL_DATE_YEARS.first} to ${BL_DATE_YEARS.last}`, validate: isBlDate },
+  'bl-date': {
+    rule: `a real calendar date written YYYY-MM-DD, in the years ${BL_DATE_YEARS.first} to ` +
+      `${BL_DATE_YEARS.last}`,
+    validate: isBlDate
+  },
   'pib-no': PIB_NO,
   'booking-request-id': BOOKING_REQUEST_ID,
   'idempotency-key': IDEMPOTENCY_KEY,
-  uuid: { rule: 'a UUID', validate: value => UUID.test(value) },
-  identifier: { rule: `an identifier: text without ${REFUSED_CHARACTERS}, neither blank nor with spaces before or after it`, validate: isIdentifier },
+  uuid: { rule: 'a UUID', validate: (value) => UUID.test(value) },
+  identifier: {
+    rule: `an identifier: text without ${REFUSED_CHARACTERS}, neither blank nor with spaces ` +
+      'before or after it',
+    validate: isIdentifier
+  },
   text: { rule: `text without ${REFUSED_CHARACTERS}`, validate: isText },
   'event-position': EVENT_POSITION,
-  // OpenAPI's format of a secret (shown masked, never logged: logging/request-serializer.ts); the field's pattern says more.
+  // OpenAPI's format of a secret (shown masked, never logged: logging/request-serializer.ts); the
+  // field's pattern says more.
   password: { rule: `a secret without ${REFUSED_CHARACTERS}`, validate: isText },
   // A standard format, held to the gateway's stricter rule in requests (answers are not validated).
-  'date-time': { rule: `an ISO 8601 date-time with an offset, e.g. 2024-03-01T08:15:00+07:00: a real date and time in the years ${BL_DATE_YEARS.first} to ${BL_DATE_YEARS.last}, seconds 00 to 59 (no leap second)`, validate: isDateTime },
+  'date-time': {
+    rule: 'an ISO 8601 date-time with an offset, e.g. 2024-03-01T08:15:00+07:00: a real date and ' +
+      `time in the years ${BL_DATE_YEARS.first} to ${BL_DATE_YEARS.last}, seconds 00 to 59 (no ` +
+      'leap second)',
+    validate: isDateTime
+  },
   // Standard formats (ajv-formats), of answers only.
   date: { rule: 'a real calendar date written YYYY-MM-DD' },
   uri: { rule: 'an absolute URI' }
 } as const satisfies Record<string, FormatDefinition>
 
-/** The formats a text input of a request may have: the gateway's own, each holding to the text rule. */
-export const REQUEST_FORMATS: ReadonlySet<string> = new Set(Object.entries(FORMATS).filter(([, format]) => 'validate' in format).map(([name]) => name))
+/**
+ * The formats a text input of a request may have: the gateway's own, each holding to the text rule.
+ */
+export const REQUEST_FORMATS: ReadonlySet<string> = new Set(
+  Object.entries(FORMATS)
+    .filter(([, format]) => 'validate' in format)
+    .map(([name]) => name)
+)
 
 export type FormatName = keyof typeof FORMATS
 
@@ -209,8 +285,11 @@ function decimalPlaces (n: number): number | undefined {
 export function requestFormats (ajv: Ajv): Ajv {
   for (const [name, format] of Object.entries(FORMATS) as Array<[string, FormatDefinition]>) {
     const check = format.validate
-    // The text rule first, whatever else the format says (the patterned formats hold to it already).
-    if (check !== undefined) ajv.addFormat(name, { type: 'string', validate: value => isText(value) && check(value) })
+    // The text rule first, whatever else the format says (the patterned formats hold to it
+    // already).
+    if (check !== undefined) {
+      ajv.addFormat(name, { type: 'string', validate: (value) => isText(value) && check(value) })
+    }
   }
   ajv.removeKeyword('multipleOf')
   ajv.addKeyword({

@@ -1,18 +1,55 @@
-import { SerializerSelector, type SerializerCompiler, type SerializerFactory } from '@fastify/fast-json-stringify-compiler'
+import {
+  SerializerSelector,
+  type SerializerCompiler,
+  type SerializerFactory
+} from '@fastify/fast-json-stringify-compiler'
 
 /**
  * Keywords that describe a schema for readers (the OpenAPI document, Swagger
  * UI) and that fast-json-stringify ignores: two schemas that differ only in
  * them serialize alike.
  */
-const ANNOTATIONS = new Set(['description', 'title', 'examples', 'example', 'x-examples', '$comment'])
+const ANNOTATIONS = new Set([
+  'description',
+  'title',
+  'examples',
+  'example',
+  'x-examples',
+  '$comment'
+])
 
-/** Where a schema holds schemas: under these keys one, or a list of them (or, for `items`, either). */
-const SUBSCHEMA = new Set(['items', 'additionalProperties', 'additionalItems', 'not', 'if', 'then', 'else', 'contains', 'propertyNames', 'unevaluatedProperties', 'unevaluatedItems', 'allOf', 'anyOf', 'oneOf', 'prefixItems'])
+/**
+ * Where a schema holds schemas: under these keys one, or a list of them (or, for `items`, either).
+ */
+const SUBSCHEMA = new Set([
+  'items',
+  'additionalProperties',
+  'additionalItems',
+  'not',
+  'if',
+  'then',
+  'else',
+  'contains',
+  'propertyNames',
+  'unevaluatedProperties',
+  'unevaluatedItems',
+  'allOf',
+  'anyOf',
+  'oneOf',
+  'prefixItems'
+])
 /** Where a schema holds schemas by name: the names are data, not keywords, and stay. */
-const SUBSCHEMA_MAPS = new Set(['properties', 'patternProperties', 'dependentSchemas', '$defs', 'definitions'])
+const SUBSCHEMA_MAPS = new Set([
+  'properties',
+  'patternProperties',
+  'dependentSchemas',
+  '$defs',
+  'definitions'
+])
 
-/** A schema without its annotations, at every depth, for comparing schemas by what they serialize. */
+/**
+ * A schema without its annotations, at every depth, for comparing schemas by what they serialize.
+ */
 export function withoutAnnotations (schema: unknown): unknown {
   if (Array.isArray(schema)) return schema.map(withoutAnnotations)
   if (schema === null || typeof schema !== 'object') return schema
@@ -22,7 +59,9 @@ export function withoutAnnotations (schema: unknown): unknown {
     if (SUBSCHEMA.has(key)) {
       out[key] = withoutAnnotations(value)
     } else if (SUBSCHEMA_MAPS.has(key) && value !== null && typeof value === 'object') {
-      out[key] = Object.fromEntries(Object.entries(value).map(([name, sub]) => [name, withoutAnnotations(sub)]))
+      out[key] = Object.fromEntries(
+        Object.entries(value).map(([name, sub]) => [name, withoutAnnotations(sub)])
+      )
     } else {
       // Any other keyword's value is data (enum, const, required, default, …): kept as it is.
       out[key] = value
@@ -33,7 +72,10 @@ export function withoutAnnotations (schema: unknown): unknown {
 
 let compiledCount = 0
 
-/** How many serializers this process has compiled through sharedSerializerFactory (for the test that holds the sharing). */
+/**
+ * How many serializers this process has compiled through sharedSerializerFactory (for the test that
+ * holds the sharing).
+ */
 export function serializersCompiled (): number {
   return compiledCount
 }

@@ -29,14 +29,32 @@ export const REQUEST_AJV_OPTIONS = {
 export function requestValidatorFactory (): BuildCompilerFromPool {
   const pool = AjvCompiler()
   return (externalSchemas, options = {}) => {
-    const convert = pool(externalSchemas, { ...options, mode: undefined, customOptions: { ...options.customOptions, coerceTypes: 'array' } })
-    const exact = pool(externalSchemas, { ...options, mode: undefined, customOptions: { ...options.customOptions, coerceTypes: false } })
-    // Declared as taking a schema; Fastify calls it with its route definition ({ schema, method, url, httpPart }).
+    const convert = pool(externalSchemas, {
+      ...options,
+      mode: undefined,
+      customOptions: { ...options.customOptions, coerceTypes: 'array' }
+    })
+    const exact = pool(externalSchemas, {
+      ...options,
+      mode: undefined,
+      customOptions: { ...options.customOptions, coerceTypes: false }
+    })
+    // Declared as taking a schema; Fastify calls it with its route definition ({ schema, method,
+    // url, httpPart }).
     return (route) => {
-      const { schema, method, url, httpPart } = route as { schema: unknown, method?: string, url?: string, httpPart?: string }
+      const { schema, method, url, httpPart } = route as {
+        schema: unknown
+        method?: string
+        url?: string
+        httpPart?: string
+      }
       const loose = unformattedText(schema, httpPart ?? 'request')
       if (loose.length > 0) {
-        throw new Error(`${String(method)} ${String(url)}: ${loose.join(', ')} must name a format of src/schemas/formats.ts, so that the text rule holds (control and format characters refused)`)
+        throw new Error(
+          `${String(method)} ${String(url)}: ${loose.join(', ')} must name a format of ` +
+          'src/schemas/formats.ts, so that the text rule holds (control and format characters ' +
+          'refused)'
+        )
       }
       return (httpPart === 'body' ? exact : convert)(route)
     }
@@ -54,15 +72,27 @@ export function unformattedText (schema: unknown, where: string): string[] {
   const node = schema as Record<string, unknown>
   const found: string[] = []
   const types = Array.isArray(node.type) ? node.type : [node.type]
-  if (types.includes('string') && node.enum === undefined && node.const === undefined && !(typeof node.format === 'string' && REQUEST_FORMATS.has(node.format))) found.push(where)
-  for (const [name, child] of Object.entries((node.properties ?? {}) as Record<string, unknown>)) found.push(...unformattedText(child, `${where}.${name}`))
+  if (
+    types.includes('string') &&
+    node.enum === undefined &&
+    node.const === undefined &&
+    !(typeof node.format === 'string' && REQUEST_FORMATS.has(node.format))
+  ) { found.push(where) }
+  for (const [name, child] of Object.entries((node.properties ?? {}) as Record<string, unknown>)) {
+    found.push(...unformattedText(child, `${where}.${name}`))
+  }
   for (const key of ['items', 'additionalProperties', 'patternProperties', 'not'] as const) {
     const child = node[key]
-    if (key === 'patternProperties') for (const inner of Object.values((child ?? {}) as Record<string, unknown>)) found.push(...unformattedText(inner, `${where}.*`))
-    else found.push(...unformattedText(child, key === 'items' ? `${where}[]` : `${where}.*`))
+    if (key === 'patternProperties') {
+      for (const inner of Object.values((child ?? {}) as Record<string, unknown>)) {
+        found.push(...unformattedText(inner, `${where}.*`))
+      }
+    } else found.push(...unformattedText(child, key === 'items' ? `${where}[]` : `${where}.*`))
   }
   for (const key of ['anyOf', 'oneOf', 'allOf'] as const) {
-    for (const child of (Array.isArray(node[key]) ? node[key] : []) as unknown[]) found.push(...unformattedText(child, where))
+    for (const child of (Array.isArray(node[key]) ? node[key] : []) as unknown[]) {
+      found.push(...unformattedText(child, where))
+    }
   }
   return found
 }

@@ -22,7 +22,10 @@ export function parseEventId (id: string): EventPosition | undefined {
   return { ms: Number(id.slice(0, dash)), seq: Number(id.slice(dash + 1)) }
 }
 
-/** Negative when `a` comes before `b`, 0 when they are the same, positive after. Both must be event ids. */
+/**
+ * Negative when `a` comes before `b`, 0 when they are the same, positive after. Both must be event
+ * ids.
+ */
 export function compareEventIds (a: string, b: string): number {
   const x = parseEventId(a)
   const y = parseEventId(b)
@@ -30,7 +33,10 @@ export function compareEventIds (a: string, b: string): number {
   return x.ms - y.ms || x.seq - y.seq
 }
 
-/** The id after `last` at time `now`, as Redis makes them: a new millisecond starts at 0, the same (or a clock gone back) counts on. */
+/**
+ * The id after `last` at time `now`, as Redis makes them: a new millisecond starts at 0, the same
+ * (or a clock gone back) counts on.
+ */
 export function nextEventId (last: string, now: number): string {
   const previous = parseEventId(last) ?? { ms: 0, seq: 0 }
   return now > previous.ms ? `${now}-0` : `${previous.ms}-${previous.seq + 1}`

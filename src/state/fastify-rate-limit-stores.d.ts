@@ -11,16 +11,41 @@ declare module '@fastify/rate-limit/store/RedisStore.js' {
    * scripts (defineCommand) unless `rateLimit` and `rateLimitRead` are there.
    */
   interface RedisStoreClient {
-    defineCommand? (name: string, definition: { numberOfKeys: number, lua: string }): void
-    rateLimit? (key: string, timeWindow: number, max: number, continueExceeding: boolean, exponentialBackoff: boolean, callback: Reply): void
-    rateLimitRead? (key: string, callback: Reply): void
+    defineCommand?(name: string, definition: { numberOfKeys: number; lua: string }): void
+    rateLimit?(
+      key: string,
+      timeWindow: number,
+      max: number,
+      continueExceeding: boolean,
+      exponentialBackoff: boolean,
+      callback: Reply
+    ): void
+    rateLimitRead?(key: string, callback: Reply): void
   }
 
-  /** Counts in Redis with one Lua script (INCR, PEXPIRE on the first hit); keys are `key` + the limit's key. */
+  /**
+   * Counts in Redis with one Lua script (INCR, PEXPIRE on the first hit); keys are `key` + the
+   * limit's key.
+   */
   class RedisStore {
-    constructor (continueExceeding: boolean, exponentialBackoff: boolean, redis: RedisStoreClient, key?: string)
-    incr (key: string, callback: (error: Error | null, result?: { current: number, ttl: number }) => void, timeWindow: number, max: number): void
-    read (key: string, callback: (error: Error | null, result?: { current: number, ttl: number }) => void, timeWindow: number, max: number): void
+    constructor (
+      continueExceeding: boolean,
+      exponentialBackoff: boolean,
+      redis: RedisStoreClient,
+      key?: string
+    )
+    incr (
+      key: string,
+      callback: (error: Error | null, result?: { current: number; ttl: number }) => void,
+      timeWindow: number,
+      max: number
+    ): void
+    read (
+      key: string,
+      callback: (error: Error | null, result?: { current: number; ttl: number }) => void,
+      timeWindow: number,
+      max: number
+    ): void
     child (routeOptions: object): RedisStore
   }
   export = RedisStore
@@ -30,8 +55,18 @@ declare module '@fastify/rate-limit/store/LocalStore.js' {
   /** Counts in this process, in an LRU of `cache` keys. */
   class LocalStore {
     constructor (continueExceeding: boolean, exponentialBackoff: boolean, cache?: number)
-    incr (key: string, callback: (error: Error | null, result?: { current: number, ttl: number }) => void, timeWindow: number, max: number): void
-    read (key: string, callback: (error: Error | null, result?: { current: number, ttl: number }) => void, timeWindow: number, max: number): void
+    incr (
+      key: string,
+      callback: (error: Error | null, result?: { current: number; ttl: number }) => void,
+      timeWindow: number,
+      max: number
+    ): void
+    read (
+      key: string,
+      callback: (error: Error | null, result?: { current: number; ttl: number }) => void,
+      timeWindow: number,
+      max: number
+    ): void
     child (routeOptions: object): LocalStore
   }
   export = LocalStore

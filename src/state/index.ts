@@ -14,21 +14,37 @@ export type { GatewayState } from './types.ts'
 export interface StateDeps {
   clock: Clock
   log: FastifyBaseLogger
-  /** Login mode renews the hub session by its refresh token (a renewal address is known): the session lock outlasts a refused refresh and a login. */
+  /**
+   * Login mode renews the hub session by its refresh token (a renewal address is known): the
+   * session lock outlasts a refused refresh and a login.
+   */
   loginRefreshes?: boolean
   /** How long each step of a login may take: the session lock outlasts a login. */
   loginTimeoutMs: number
 }
 
 /** The settings createState reads. */
-export type StateConfig = Pick<Config,
-  | 'IDEMPOTENCY_TTL_SECONDS' | 'IDEMPOTENCY_MAX_ENTRIES'
-  | 'REDIS_URL' | 'REDIS_KEY_PREFIX' | 'REDIS_COMMAND_TIMEOUT_MS'
-  | 'REDIS_SENTINELS' | 'REDIS_SENTINEL_MASTER_NAME' | 'REDIS_SENTINEL_USERNAME' | 'REDIS_SENTINEL_PASSWORD' | 'REDIS_REPLICA_ACK_TIMEOUT_MS'
+export type StateConfig = Pick<
+  Config,
+  | 'IDEMPOTENCY_TTL_SECONDS'
+  | 'IDEMPOTENCY_MAX_ENTRIES'
+  | 'REDIS_URL'
+  | 'REDIS_KEY_PREFIX'
+  | 'REDIS_COMMAND_TIMEOUT_MS'
+  | 'REDIS_SENTINELS'
+  | 'REDIS_SENTINEL_MASTER_NAME'
+  | 'REDIS_SENTINEL_USERNAME'
+  | 'REDIS_SENTINEL_PASSWORD'
+  | 'REDIS_REPLICA_ACK_TIMEOUT_MS'
   | 'UPSTREAM_DEADLINE_MS'
-  | 'EVENTS_REPLAY_SECONDS' | 'EVENTS_REPLAY_MAX'>
+  | 'EVENTS_REPLAY_SECONDS'
+  | 'EVENTS_REPLAY_MAX'
+>
 
-/** Rate-limit keys (clients and addresses) this process counts at most; the least recently seen go first. */
+/**
+ * Rate-limit keys (clients and addresses) this process counts at most; the least recently seen go
+ * first.
+ */
 const RATE_LIMIT_KEYS = 10_000
 
 /**
@@ -44,9 +60,18 @@ export async function createState (config: StateConfig, deps: StateDeps): Promis
   const lookupStore = <T>(budget: LookupBudget): LookupStore<T> =>
     createMemoryLookupStore<T>({ ...budget, clock })
   if (url === undefined) {
-    const events = createMemoryEventLog({ log, clock, windowMs: config.EVENTS_REPLAY_SECONDS * 1000, maxEntries: config.EVENTS_REPLAY_MAX })
+    const events = createMemoryEventLog({
+      log,
+      clock,
+      windowMs: config.EVENTS_REPLAY_SECONDS * 1000,
+      maxEntries: config.EVENTS_REPLAY_MAX
+    })
     return {
-      idempotency: createMemoryIdempotencyStore({ ttlMs: config.IDEMPOTENCY_TTL_SECONDS * 1000, maxEntries: config.IDEMPOTENCY_MAX_ENTRIES, clock }),
+      idempotency: createMemoryIdempotencyStore({
+        ttlMs: config.IDEMPOTENCY_TTL_SECONDS * 1000,
+        maxEntries: config.IDEMPOTENCY_MAX_ENTRIES,
+        clock
+      }),
       rateLimitStore: createMemoryRateLimitStore({ cache: RATE_LIMIT_KEYS }),
       events,
       tickets: createMemoryTicketStore({ clock }),

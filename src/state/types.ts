@@ -47,7 +47,9 @@ export interface LookupEntry<T> {
   staleUntil: number
 }
 
-/** The budget of a replica's memory of lookups (CACHE_MAX_BYTES, and a fixed ceiling on entries). */
+/**
+ * The budget of a replica's memory of lookups (CACHE_MAX_BYTES, and a fixed ceiling on entries).
+ */
 export interface LookupBudget {
   /** Bytes of memory its entries may be charged: their answers, their keys and the bookkeeping. */
   maxBytes: number
@@ -60,7 +62,10 @@ export interface LookupStore<T> {
   get (key: string): LookupEntry<T> | undefined
   /** The entry, leaving its place in the order as it is. */
   peek (key: string): LookupEntry<T> | undefined
-  /** Keeps the entry in place of any other under its key; one larger than the whole budget, or already past its stale time, is not kept. */
+  /**
+   * Keeps the entry in place of any other under its key; one larger than the whole budget, or
+   * already past its stale time, is not kept.
+   */
   set (key: string, entry: LookupEntry<T>): void
   delete (key: string): void
   readonly size: number
@@ -89,20 +94,26 @@ export interface SharedLookupEntry {
 }
 
 export interface SharedLookupTier {
-  /** The entry, or undefined on a miss, an expired entry, or any Redis trouble (never throws, never waits longer than the command timeout). */
+  /**
+   * The entry, or undefined on a miss, an expired entry, or any Redis trouble (never throws, never
+   * waits longer than the command timeout).
+   */
   get (key: string): Promise<SharedLookupEntry | undefined>
-  /** Best effort: stored with PX = staleUntil - now; never throws. Entries over maxEntryBytes are not stored. */
+  /**
+   * Best effort: stored with PX = staleUntil - now; never throws. Entries over maxEntryBytes are
+   * not stored.
+   */
   set (key: string, entry: SharedLookupEntry): Promise<void>
 }
 
 // 2. Idempotency: where idempotent writes remember their answers (plugins/idempotency.ts).
-//    A shared store's begin() is an atomic "set if absent", and `in-flight` is answered by
-//    waiting until the key settles; when it cannot answer, begin() rejects with an error
-//    whose `code` is 'STATE_UNAVAILABLE' (state/errors.ts). A key's states (docs/operations.md#at-most-once):
-//    claimed (nothing sent yet; a claim whose owner vanished is free once its lease ends),
-//    sending (the hub call may have started: never sent again), then completed (a 2xx kept),
-//    free again (released: the hub was not called, or did not act), or unknown (abandoned, or
-//    a sending key whose lease ended). A key once answered unknown stays so.
+// A shared store's begin() is an atomic "set if absent", and `in-flight` is answered by waiting
+// until the key settles; when it cannot answer, begin() rejects with an error whose `code` is
+// 'STATE_UNAVAILABLE' (state/errors.ts). A key's states (docs/operations.md#at-most-once): claimed
+// (nothing sent yet; a claim whose owner vanished is free once its lease ends), sending (the hub
+// call may have started: never sent again), then completed (a 2xx kept), free again (released: the
+// hub was not called, or did not act), or unknown (abandoned, or a sending key whose lease ended).
+// A key once answered unknown stays so.
 
 /** A 2xx answer as it was sent, replayed byte for byte. */
 export interface StoredResponse {
@@ -167,14 +178,23 @@ export interface IdempotencyStore {
 //    instantiates with its settings (and whose child() it calls for a route's own limit).
 
 /** What the plugin calls back with: the count in the window and the time left of it (ms). */
-export type RateLimitCallback = (error: Error | null, result?: { current: number, ttl: number }) => void
+export type RateLimitCallback = (
+  error: Error | null,
+  result?: { current: number; ttl: number }
+) => void
 
-/** A store as the plugin uses it: its types leave out `read`, which it calls for `{ increment: false }`. */
+/**
+ * A store as the plugin uses it: its types leave out `read`, which it calls for `{ increment: false
+ * }`.
+ */
 export interface RateLimitStore extends FastifyRateLimitStore {
   read (key: string, callback: RateLimitCallback, timeWindow: number, max: number): void
 }
 
-/** The `store` option: the plugin passes its merged settings (`continueExceeding`, `exponentialBackoff`, ...). */
+/**
+ * The `store` option: the plugin passes its merged settings (`continueExceeding`,
+ * `exponentialBackoff`, ...).
+ */
 export type RateLimitStoreClass = new (params: object) => RateLimitStore
 
 // 4. Events (/v1/events): an ordered log of the recent events, shared by every replica.
@@ -187,7 +207,10 @@ export interface GatewayEvent {
   /** ISO date-time. */
   occurredAt: string
   requestId: string
-  /** The client whose write caused it (internal: used to decide which sockets may see it; null when authentication is off). */
+  /**
+   * The client whose write caused it (internal: used to decide which sockets may see it; null when
+   * authentication is off).
+   */
   client: string | null
   data: Record<string, unknown>
 }
@@ -213,7 +236,10 @@ export type LogEntry = GatewayEvent | EventsLost
 export type Replay =
   /** The entries after the id, in order (possibly none). */
   | { state: 'replayed', entries: LogEntry[] }
-  /** The id is not a position the window still holds (older, trimmed, from a log since lost, or never given out). */
+  /**
+   * The id is not a position the window still holds (older, trimmed, from a log since lost, or
+   * never given out).
+   */
   | { state: 'expired' }
   /** The log cannot be read right now (Redis down). */
   | { state: 'unavailable' }
@@ -242,11 +268,20 @@ export interface EventWindow {
   maxEntries: number
 }
 
-/** Short-lived, single-use tickets that stand for a client's key on GET /v1/events/stream (EventSource cannot send headers). */
+/**
+ * Short-lived, single-use tickets that stand for a client's key on GET /v1/events/stream
+ * (EventSource cannot send headers).
+ */
 export interface TicketStore {
-  /** Keeps the ticket (a random secret) for the client (its name; null without authentication) for ttlMs. Rejects with STATE_UNAVAILABLE on Redis trouble. */
+  /**
+   * Keeps the ticket (a random secret) for the client (its name; null without authentication) for
+   * ttlMs. Rejects with STATE_UNAVAILABLE on Redis trouble.
+   */
   issue (ticket: string, client: string | null, ttlMs: number): Promise<void>
-  /** The client the ticket was issued to, the first time only; undefined for an unknown, used or expired ticket. Rejects with STATE_UNAVAILABLE on Redis trouble. */
+  /**
+   * The client the ticket was issued to, the first time only; undefined for an unknown, used or
+   * expired ticket. Rejects with STATE_UNAVAILABLE on Redis trouble.
+   */
   redeem (ticket: string): Promise<{ client: string | null } | undefined>
 }
 
@@ -256,14 +291,19 @@ export interface HubSession {
   authorization: string
   /** ms epoch. */
   expiresAt: number
-  /** When to renew it (ms epoch, before expiresAt); unset: the holder's own margin before expiresAt. */
+  /**
+   * When to renew it (ms epoch, before expiresAt); unset: the holder's own margin before expiresAt.
+   */
   renewAt?: number
   /** The hub's refresh token, which renews the session without a login (at login.refreshPath). */
   refreshToken?: string
 }
 
 export interface TokenStore {
-  /** The current shared session, if any (undefined on Redis trouble: the caller then logs in itself). */
+  /**
+   * The current shared session, if any (undefined on Redis trouble: the caller then logs in
+   * itself).
+   */
   get (): Promise<HubSession | undefined>
   /**
    * A new session. `rejected` is the authorization the hub just refused (401), or undefined for a
@@ -298,7 +338,10 @@ export interface GatewayState {
    * undefined when the state is in memory (the memory tier is all there is).
    */
   lookupTier?: SharedLookupTier
-  /** Present when the state is in Redis: its health, for /health/ready and the gateway_redis_up gauge. */
+  /**
+   * Present when the state is in Redis: its health, for /health/ready and the gateway_redis_up
+   * gauge.
+   */
   redis?: {
     health (): StoreHealth
     /** Resolves true as soon as Redis is up, false when timeoutMs passed first. */

@@ -4,7 +4,12 @@ import { W3CTraceContextPropagator } from '@opentelemetry/core'
 import { UndiciInstrumentation, type UndiciRequest } from '@opentelemetry/instrumentation-undici'
 import { defaultResource, resourceFromAttributes } from '@opentelemetry/resources'
 import { startNodeSdk } from '@opentelemetry/sdk-node'
-import { LogController, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify'
+import {
+  LogController,
+  type FastifyInstance,
+  type FastifyReply,
+  type FastifyRequest
+} from 'fastify'
 import fp from 'fastify-plugin'
 import { safeTarget } from './safe-target.ts'
 
@@ -26,9 +31,15 @@ import { safeTarget } from './safe-target.ts'
  */
 
 export interface Tracing {
-  /** Registered on the root instance before the gateway: request spans, and the trace ids bound to request logs. */
+  /**
+   * Registered on the root instance before the gateway: request spans, and the trace ids bound to
+   * request logs.
+   */
   plugin: (app: FastifyInstance) => Promise<void>
-  /** Fastify's request logging, with the `incoming request` line written once the request's span exists. */
+  /**
+   * Fastify's request logging, with the `incoming request` line written once the request's span
+   * exists.
+   */
   logController: LogController
   /** Ends the spans in flight and sends what is left (on shutdown). */
   shutdown (): Promise<void>
@@ -82,7 +93,11 @@ class TracedLogController extends LogController {
   }
 }
 
-export function startTracing ({ serviceVersion, propagateUpstream, requestIdLogLabel }: TracingOptions): Tracing {
+export function startTracing ({
+  serviceVersion,
+  propagateUpstream,
+  requestIdLogLabel
+}: TracingOptions): Tracing {
   const fastifyInstrumentation = new FastifyOtelInstrumentation({
     // One span for the request and one for its handler; a span per hook
     // (twenty on a write) would bury the hub calls.
@@ -98,7 +113,12 @@ export function startTracing ({ serviceVersion, propagateUpstream, requestIdLogL
     instrumentations: [fastifyInstrumentation, undiciInstrumentation],
     propagators: [gatewayPropagator(propagateUpstream)],
     // The environment's service name and resource attributes go over these.
-    baseResource: defaultResource().merge(resourceFromAttributes({ 'service.name': 'customs-gateway', 'service.version': serviceVersion })),
+    baseResource: defaultResource().merge(
+      resourceFromAttributes({
+        'service.name': 'customs-gateway',
+        'service.version': serviceVersion
+      })
+    ),
     // Traces only: metrics are Prometheus's (GET /metrics), logs are pino's.
     metricReaders: [],
     logRecordProcessors: []
@@ -119,7 +139,9 @@ export function startTracing ({ serviceVersion, propagateUpstream, requestIdLogL
     })
     // Who called, once authentication has said so (the span starts before it).
     app.addHook('onSend', (request, _reply, payload, done) => {
-      request.opentelemetry().span?.setAttribute('gateway.client', request.client?.name ?? 'anonymous')
+      request
+        .opentelemetry()
+        .span?.setAttribute('gateway.client', request.client?.name ?? 'anonymous')
       done(null, payload)
     })
   }

@@ -15,7 +15,9 @@ export interface CallResult {
   json: Buffer
   /** Items of a list operation; undefined for a record. */
   count: number | undefined
-  /** The same answer as objects, parsed from `json` on demand (for routes that merge or reshape it). */
+  /**
+   * The same answer as objects, parsed from `json` on demand (for routes that merge or reshape it).
+   */
   readonly data: Record<string, unknown> | Array<Record<string, unknown>>
   upstreamStatus: number
   /** GET lookups: how the answer relates to the cache. */
@@ -39,7 +41,10 @@ export interface Fetched {
   json: Buffer
   count: number | undefined
   upstreamStatus: number
-  /** The envelope of this answer for `meta.cached` = `cached` (not stale): first the fresh one, from the first cache hit on the cached one. */
+  /**
+   * The envelope of this answer for `meta.cached` = `cached` (not stale): first the fresh one, from
+   * the first cache hit on the cached one.
+   */
   body: Buffer
   cached: boolean
   /** The entity tag of `json`, once something asked for it (writes never do). */
@@ -54,7 +59,8 @@ function envelopeOf (fetched: Fetched, cached: boolean, stale: boolean): Buffer 
   if (!stale && cached === fetched.cached) return fetched.body
   const { body, json } = envelopeAround(fetched.json, { count: fetched.count, cached, stale })
   if (cached && !stale) {
-    // Every later hit sends this one: keep it instead of the fresh one (the answer stays in memory once).
+    // Every later hit sends this one: keep it instead of the fresh one (the answer stays in memory
+    // once).
     fetched.body = body
     fetched.cached = true
     fetched.json = json
@@ -101,12 +107,11 @@ export function resultOf (fetched: Fetched, cache?: CallResult['cache']): CallRe
 }
 
 /**
- * What a cached answer costs beyond its envelope's bytes: the Fetched record,
- * the two Buffer views (envelope and JSON) and the ArrayBuffer, about 390
- * bytes of heap (and its entity tag, an 18-character string, once asked for) (measured with --expose-gc over 100,000 entries, see
- * docs/operations.md#how-it-fails), and the ArrayBuffer's native backing store, which
- * the heap does not show (70 to 160 bytes in RSS). An entry holds one
- * envelope: its first cache hit replaces the fresh one (envelopeOf), which is
- * one byte longer and is the one charged.
+ * What a cached answer costs beyond its envelope's bytes: the Fetched record, the two Buffer views
+ * (envelope and JSON) and the ArrayBuffer, about 390 bytes of heap (and its entity tag, an
+ * 18-character string, once asked for) (measured with --expose-gc over 100,000 entries, see
+ * docs/operations.md#how-it-fails), and the ArrayBuffer's native backing store, which the heap
+ * does not show (70 to 160 bytes in RSS). An entry holds one envelope: its first cache hit
+ * replaces the fresh one (envelopeOf), which is one byte longer and is the one charged.
  */
 export const ANSWER_OVERHEAD_BYTES = 512

@@ -57,7 +57,9 @@ export function byteBudget (limit: number): ByteBudget {
     get waiting () { return waitingBytes },
     acquire (bytes, signal) {
       if (signal.aborted) return Promise.reject(gatewayError('UPSTREAM_TIMEOUT'))
-      if (queue.length === 0 && (used === 0 || used + bytes <= limit)) return Promise.resolve(take(bytes))
+      if (queue.length === 0 && (used === 0 || used + bytes <= limit)) {
+        return Promise.resolve(take(bytes))
+      }
       return new Promise((resolve, reject) => {
         const waiter = {
           bytes,

@@ -1,4 +1,7 @@
-/** What a route asks of the hub client (see client.ts), and what the client needs of the hub's credentials. */
+/**
+ * What a route asks of the hub client (see client.ts), and what the client needs of the hub's
+ * credentials.
+ */
 import type { IncomingHttpHeaders } from 'node:http'
 import type { FastifyBaseLogger } from 'fastify'
 import type { OperationId } from '../catalogue/operations.ts'
@@ -15,9 +18,14 @@ export interface Caller { readonly headers: IncomingHttpHeaders }
 export interface HubCredentials {
   /** The Authorization value for one call. */
   authorization (caller: Caller | undefined): Promise<string>
-  /** Whose data this is: part of every cache key, so that forwarded tokens never share cached answers. */
+  /**
+   * Whose data this is: part of every cache key, so that forwarded tokens never share cached
+   * answers.
+   */
   identity (caller: Caller | undefined): string
-  /** The hub refused `used` with a 401: true when a call retried now would carry a different token. */
+  /**
+   * The hub refused `used` with a 401: true when a call retried now would carry a different token.
+   */
   refresh (used: string): Promise<boolean>
   close (): Promise<void>
 }

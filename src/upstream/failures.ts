@@ -5,9 +5,24 @@ import { codeOf, gatewayError, isGatewayError, remade, type ErrorCode } from '..
  * decides before body: a 5xx is UPSTREAM_UNAVAILABLE whatever it carries.
  */
 
-const TIMEOUT_CODES = new Set(['UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT', 'UND_ERR_ABORTED', 'ABORT_ERR'])
+const TIMEOUT_CODES = new Set([
+  'UND_ERR_CONNECT_TIMEOUT',
+  'UND_ERR_HEADERS_TIMEOUT',
+  'UND_ERR_BODY_TIMEOUT',
+  'UND_ERR_ABORTED',
+  'ABORT_ERR'
+])
 
-export type Outcome = 'ok' | 'cached' | 'stale' | 'rejected' | 'not_found' | 'auth_failed' | 'unavailable' | 'timeout' | 'bad_response'
+export type Outcome =
+  | 'ok'
+  | 'cached'
+  | 'stale'
+  | 'rejected'
+  | 'not_found'
+  | 'auth_failed'
+  | 'unavailable'
+  | 'timeout'
+  | 'bad_response'
 
 const OUTCOME_BY_CODE: Partial<Record<ErrorCode, Outcome>> = {
   UPSTREAM_REJECTED: 'rejected',
@@ -28,7 +43,11 @@ export function outcomeOf (error: unknown): Outcome {
  * certificate refused, a wrong protocol). No byte of the request reached the
  * hub. Any other error may have come after the request was written.
  */
-const NOT_CONNECTED = /^(ECONNREFUSED|ENOTFOUND|EAI_AGAIN|EHOSTUNREACH|ENETUNREACH|EADDRNOTAVAIL|UND_ERR_CONNECT_TIMEOUT|ERR_TLS_CERT_ALTNAME_INVALID|ERR_TLS_HANDSHAKE_TIMEOUT|ERR_SSL_WRONG_VERSION_NUMBER)$|^UNABLE_TO_|CERT/
+const NOT_CONNECTED = new RegExp(
+  '^(ECONNREFUSED|ENOTFOUND|EAI_AGAIN|EHOSTUNREACH|ENETUNREACH|EADDRNOTAVAIL|' +
+  'UND_ERR_CONNECT_TIMEOUT|ERR_TLS_CERT_ALTNAME_INVALID|ERR_TLS_HANDSHAKE_TIMEOUT|' +
+  'ERR_SSL_WRONG_VERSION_NUMBER)$|^UNABLE_TO_|CERT'
+)
 
 function neverConnected (error: unknown): boolean {
   const code = codeOf(error)
@@ -67,12 +86,17 @@ export function transportFailure (error: unknown, phase: 'headers' | 'body') {
     return gatewayError('UPSTREAM_TIMEOUT', { cause: error, hubMayHaveActed })
   }
   // A body cut short after a 2xx status is a response we cannot read.
-  if (phase === 'body') return gatewayError('UPSTREAM_BAD_RESPONSE', { cause: error, hubMayHaveActed })
+  if (phase === 'body') {
+    return gatewayError('UPSTREAM_BAD_RESPONSE', { cause: error, hubMayHaveActed })
+  }
   return gatewayError('UPSTREAM_UNAVAILABLE', { cause: error, hubMayHaveActed })
 }
 
 /** `retry-after` as seconds, from either form RFC 9110 allows; undefined when unusable. */
-export function retryAfterSeconds (value: string | string[] | undefined, now = Date.now()): string | undefined {
+export function retryAfterSeconds (
+  value: string | string[] | undefined,
+  now = Date.now()
+): string | undefined {
   const raw = Array.isArray(value) ? value[0] : value
   if (raw === undefined) return undefined
   if (/^\d{1,7}$/.test(raw.trim())) return String(Number(raw.trim()))
@@ -81,15 +105,35 @@ export function retryAfterSeconds (value: string | string[] | undefined, now = D
   return String(Math.max(0, Math.ceil((at - now) / 1000)))
 }
 
-/** A non-2xx upstream status. A 4xx is the hub's refusal: it did not act; after a 5xx it may have. */
-export function statusFailure (status: number, upstreamMessage: string | undefined, retryAfter: string | undefined) {
-  const extras = { upstreamStatus: status, hubMayHaveActed: status >= 500 || status < 400, ...(upstreamMessage === undefined ? {} : { upstreamMessage }) }
+/**
+ * A non-2xx upstream status. A 4xx is the hub's refusal: it did not act; after a 5xx it may have.
+ */
+export function statusFailure (
+  status: number,
+  upstreamMessage: string | undefined,
+  retryAfter: string | undefined
+) {
+  const extras = {
+    upstreamStatus: status,
+    hubMayHaveActed: status >= 500 || status < 400,
+    ...(upstreamMessage === undefined ? {} : { upstreamMessage })
+  }
   if (status === 401 || status === 403) return gatewayError('UPSTREAM_AUTH_FAILED', extras)
   if (status === 404) return gatewayError('UPSTREAM_NOT_FOUND', extras)
-  if (status === 429) return gatewayError('UPSTREAM_UNAVAILABLE', { ...extras, statusCode: 503, ...(retryAfter === undefined ? {} : { retryAfter }) })
+  if (status === 429) {
+    return gatewayError('UPSTREAM_UNAVAILABLE', {
+      ...extras,
+      statusCode: 503,
+      ...(retryAfter === undefined ? {} : { retryAfter })
+    })
+  }
   if (status >= 500) {
     const unavailable = status === 503
-    return gatewayError('UPSTREAM_UNAVAILABLE', { ...extras, statusCode: unavailable ? 503 : 502, ...(unavailable && retryAfter !== undefined ? { retryAfter } : {}) })
+    return gatewayError('UPSTREAM_UNAVAILABLE', {
+      ...extras,
+      statusCode: unavailable ? 503 : 502,
+      ...(unavailable && retryAfter !== undefined ? { retryAfter } : {})
+    })
   }
   if (status === 400) return gatewayError('UPSTREAM_REJECTED', { ...extras, statusCode: 400 })
   if (status >= 400) return gatewayError('UPSTREAM_REJECTED', { ...extras, statusCode: 422 })

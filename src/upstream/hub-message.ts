@@ -7,18 +7,28 @@
 
 /** Longest `upstreamMessage` passed on. */
 export const MESSAGE_LIMIT = 500
-/** How much of the hub's message is scrubbed at all (the work is linear in it); the rest is never shown. */
+/**
+ * How much of the hub's message is scrubbed at all (the work is linear in it); the rest is never
+ * shown.
+ */
 const SCRUB_LIMIT = 4096
-/** A piece of a secret this long or longer is scrubbed wherever it appears (a secret cut at an edge, by us or by the hub). */
+/**
+ * A piece of a secret this long or longer is scrubbed wherever it appears (a secret cut at an edge,
+ * by us or by the hub).
+ */
 export const SECRET_PIECE = 8
 const REDACTED = '[redacted]'
 
-/** ASCII letters lower-cased, every other character kept: the same length, so positions still match. */
+/**
+ * ASCII letters lower-cased, every other character kept: the same length, so positions still match.
+ */
 function foldCase (text: string): string {
   return text.replace(/[A-Z]+/g, upper => upper.toLowerCase())
 }
 
-/** `Bearer abc` -> `abc`: the token without its scheme (RFC 9110 11.4: a scheme, then whitespace). */
+/**
+ * `Bearer abc` -> `abc`: the token without its scheme (RFC 9110 11.4: a scheme, then whitespace).
+ */
 const SCHEME = /^[A-Za-z][A-Za-z0-9!#$%&'*+.^_`|~-]*[ \t]+(\S.*)$/
 
 /**
@@ -35,7 +45,9 @@ function formsOf (secrets: readonly string[]): { whole: string[], pieces: Set<st
     whole.add(foldCase(secret))
     whole.add(foldCase(bare))
     const folded = foldCase(bare)
-    for (let i = 0; i + SECRET_PIECE <= folded.length; i++) pieces.add(folded.slice(i, i + SECRET_PIECE))
+    for (let i = 0; i + SECRET_PIECE <= folded.length; i++) {
+      pieces.add(folded.slice(i, i + SECRET_PIECE))
+    }
   }
   return { whole: [...whole], pieces }
 }
@@ -52,7 +64,9 @@ export function scrubSecrets (text: string, secrets: readonly string[]): string 
   const hidden = new Uint8Array(text.length)
   const hide = (from: number, length: number): void => { hidden.fill(1, from, from + length) }
   for (const form of whole) {
-    for (let at = folded.indexOf(form); at !== -1; at = folded.indexOf(form, at + 1)) hide(at, form.length)
+    for (let at = folded.indexOf(form); at !== -1; at = folded.indexOf(form, at + 1)) {
+      hide(at, form.length)
+    }
   }
   if (pieces.size > 0) {
     for (let at = 0; at + SECRET_PIECE <= folded.length; at++) {
@@ -83,7 +97,9 @@ export function pick (value: unknown, path: string): unknown {
   let out = value
   for (const part of path.split('.')) {
     if (out === null || typeof out !== 'object') return undefined
-    if (Array.isArray(out) ? !/^(0|[1-9]\d*)$/.test(part) : !Object.hasOwn(out, part)) return undefined
+    if (Array.isArray(out) ? !/^(0|[1-9]\d*)$/.test(part) : !Object.hasOwn(out, part)) {
+      return undefined
+    }
     out = (out as Record<string, unknown>)[part]
   }
   return out
@@ -94,10 +110,19 @@ export function pick (value: unknown, path: string): unknown {
  * errorFields, `message` by default) that holds a text, scrubbed and then
  * bounded, with the field it came from; undefined when none does.
  */
-export function hubText (parsed: unknown, fields: readonly string[], secrets: readonly string[]): { text: string, field: string } | undefined {
+export function hubText (
+  parsed: unknown,
+  fields: readonly string[],
+  secrets: readonly string[]
+): { text: string; field: string } | undefined {
   for (const field of fields) {
     const value = pick(parsed, field)
-    if (typeof value === 'string' && value !== '') return { text: scrubSecrets(value.slice(0, SCRUB_LIMIT), secrets).slice(0, MESSAGE_LIMIT), field }
+    if (typeof value === 'string' && value !== '') {
+      return {
+        text: scrubSecrets(value.slice(0, SCRUB_LIMIT), secrets).slice(0, MESSAGE_LIMIT),
+        field
+      }
+    }
   }
   return undefined
 }
@@ -107,7 +132,12 @@ export function hubText (parsed: unknown, fields: readonly string[], secrets: re
  * bounded, with the field it came from (`fields`: where the hub writes it,
  * `message` as documented); undefined for other statuses, or when there is none.
  */
-export function hubError (status: number, text: string, secrets: readonly string[], fields: readonly string[] = ['message']): { text: string, field: string } | undefined {
+export function hubError (
+  status: number,
+  text: string,
+  secrets: readonly string[],
+  fields: readonly string[] = ['message']
+): { text: string; field: string } | undefined {
   if (status < 400 || status >= 500) return undefined
   let parsed: unknown
   try {
@@ -118,7 +148,14 @@ export function hubError (status: number, text: string, secrets: readonly string
   return hubText(parsed, fields, secrets)
 }
 
-/** The `message` of a hub error body, for a 4xx answer, scrubbed and then bounded; undefined for other statuses, or when there is none. */
-export function hubMessage (status: number, text: string, secrets: readonly string[]): string | undefined {
+/**
+ * The `message` of a hub error body, for a 4xx answer, scrubbed and then bounded; undefined for
+ * other statuses, or when there is none.
+ */
+export function hubMessage (
+  status: number,
+  text: string,
+  secrets: readonly string[]
+): string | undefined {
   return hubError(status, text, secrets)?.text
 }

@@ -2,7 +2,9 @@ import { DRIFT } from '../mapping/drift.ts'
 import { ShapeError } from '../mapping/shape-error.ts'
 import type { ResolvedOperation } from './resolve-operations.ts'
 
-/** What the reference path noted beyond the item's fields: a list found elsewhere than documented. */
+/**
+ * What the reference path noted beyond the item's fields: a list found elsewhere than documented.
+ */
 export type NoteDrift = (bit: number, details?: Record<string, unknown>) => void
 
 type Data = Record<string, unknown> | Array<Record<string, unknown>>
@@ -31,7 +33,12 @@ function onlyArray (parsed: Record<string, unknown>): [string, unknown[]] | unde
  */
 function listOf (op: ResolvedOperation, parsed: unknown, note: NoteDrift): unknown[] {
   const { answer, documentedKey } = op
-  const expected = answer.kind === 'key' ? answer.key : answer.kind === 'only-array' ? '(the only array)' : '(a bare array)'
+  const expected =
+    answer.kind === 'key'
+      ? answer.key
+      : answer.kind === 'only-array'
+        ? '(the only array)'
+        : '(a bare array)'
   if (answer.kind === 'key') {
     // A keyed list must come in an object (today's rule for the documented keys).
     if (!isObject(parsed)) throw new ShapeError(op.id, `an object with "${answer.key}"`)
@@ -43,7 +50,13 @@ function listOf (op: ResolvedOperation, parsed: unknown, note: NoteDrift): unkno
       return list
     }
   } else if (Array.isArray(parsed)) {
-    if (documentedKey !== undefined) note(DRIFT.answerKey, { expectedKey: documentedKey, actualKey: '(a bare array)' })
+    if (documentedKey !== undefined) {
+      note(DRIFT.answerKey, {
+        expectedKey: documentedKey,
+        actualKey: '(a ' +
+      'bare array)'
+      })
+    }
     return parsed
   }
   const only = isObject(parsed) ? onlyArray(parsed) : undefined
@@ -66,7 +79,10 @@ function normalizeList (op: ResolvedOperation, list: unknown[]): Array<Record<st
 function recordOf (op: ResolvedOperation, parsed: unknown): unknown {
   const { answer } = op
   if (answer.kind !== 'key') return parsed
-  if (!isObject(parsed) || parsed[answer.key] === undefined) throw new ShapeError(op.id, `an object with "${answer.key}"`)
+  if (!isObject(parsed) || parsed[answer.key] === undefined) {
+    throw new ShapeError(op.id, 'an ' +
+    `object with "${answer.key}"`)
+  }
   return parsed[answer.key]
 }
 
@@ -121,7 +137,12 @@ export function lacksData (op: ResolvedOperation, parsed: unknown): boolean {
         return true
       }
       if (Array.isArray(value)) return false
-      if (op.response.type === 'records' && op.answer.kind === 'only-array' && isObject(value) && onlyArray(value) !== undefined) return false
+      if (
+        op.response.type === 'records' &&
+        op.answer.kind === 'only-array' &&
+        isObject(value) &&
+        onlyArray(value) !== undefined
+      ) { return false }
       return !isObject(value) || !required.some(name => value[name] !== undefined)
     }
   }

@@ -7,7 +7,12 @@ import { gatewayError } from '../errors.ts'
 import type { Tolerance } from '../mapping/drift.ts'
 import { compileNormalizer, type Normalizer } from '../mapping/normalize.ts'
 import type { Transcoder } from '../mapping/transcode/index.ts'
-import { resolveProfile, type DateSent, type OperationProfile, type ProfileInForce } from '../profile/resolve.ts'
+import {
+  resolveProfile,
+  type DateSent,
+  type OperationProfile,
+  type ProfileInForce
+} from '../profile/resolve.ts'
 import type { ProfileFailure } from '../profile/schema.ts'
 import { transcoderOf, type AnswerMode, type FastPathSpec } from './operation-transcoder.ts'
 
@@ -42,13 +47,22 @@ export interface ResolvedOperation {
   id: OperationId
   method: 'GET' | 'POST'
   service: HubOperation['service']
-  /** Path from the service root with `{hub name}` placeholders, e.g. `/V1/HUB/INT/AUTH/noblbc20/`: the address without its values. */
+  /**
+   * Path from the service root with `{hub name}` placeholders, e.g. `/V1/HUB/INT/AUTH/noblbc20/`:
+   * the address without its values.
+   */
   address: string
   /** In query-string order. */
   params: readonly ResolvedParam[]
-  /** The path, from the service root: literal text, or the index in `params` of a value placed there. */
+  /**
+   * The path, from the service root: literal text, or the index in `params` of a value placed
+   * there.
+   */
   pieces: ReadonlyArray<string | number>
-  /** Whether it sends the API key, under each of `apiKeyHeaders`, and the access token, under `tokenHeader` (lower-cased). */
+  /**
+   * Whether it sends the API key, under each of `apiKeyHeaders`, and the access token, under
+   * `tokenHeader` (lower-cased).
+   */
   sendsApiKey: boolean
   sendsToken: boolean
   apiKeyHeaders: readonly string[]
@@ -56,7 +70,10 @@ export interface ResolvedOperation {
   response: ResponseShape
   /** Where the data is in a 2xx answer. */
   answer: AnswerMode
-  /** The catalogue's list key, to see drift from it; undefined for an answer that is not a keyed list. */
+  /**
+   * The catalogue's list key, to see drift from it; undefined for an answer that is not a keyed
+   * list.
+   */
   documentedKey: string | undefined
   dateFormat: DateSent
   /** The members of an error answer that carry its text, in order. */
@@ -70,11 +87,21 @@ export interface ResolvedOperation {
   bodyTimeout?: number
   /** Cache lifetime of a GET lookup. */
   cacheTtlSeconds: number
-  /** The reference path: applied to the parsed answer when there is no fast path or it gives up. Its tolerances are noted in `drift`. */
+  /**
+   * The reference path: applied to the parsed answer when there is no fast path or it gives up. Its
+   * tolerances are noted in `drift`.
+   */
   normalize: Normalizer
-  /** What the reference path noted while reading the answer at hand (DRIFT bits); the decoder reads and clears it. */
+  /**
+   * What the reference path noted while reading the answer at hand (DRIFT bits); the decoder reads
+   * and clears it.
+   */
   drift: { bits: number }
-  /** The fast path: the hub's bytes to ours in one pass (mapping/transcode/); undefined where the reference path reads every answer (null strings, 2xx failures, an answer shape it does not read). */
+  /**
+   * The fast path: the hub's bytes to ours in one pass (mapping/transcode/); undefined where the
+   * reference path reads every answer (null strings, 2xx failures, an answer shape it does not
+   * read).
+   */
   transcode: Transcoder | undefined
   /** What the fast path was compiled from, for the transcoding threads; undefined without one. */
   fastPath: FastPathSpec | undefined
@@ -94,10 +121,15 @@ function failureRules (failure: ProfileFailure | undefined): FailureRules | unde
   if (failure === undefined) return undefined
   return {
     statusField: failure.statusField,
-    successValues: new Set((failure.successValues ?? ['success']).map(v => v.trim().toLowerCase())),
+    successValues: new Set(
+      (failure.successValues ?? ['success']).map((v) => v.trim().toLowerCase())
+    ),
     statusCodeField: failure.statusCodeField,
     messageWithoutData: failure.messageWithoutData === true,
-    codes: (failure.codes ?? []).map(rule => ({ match: new RegExp(rule.match, 'i'), code: rule.code })),
+    codes: (failure.codes ?? []).map((rule) => ({
+      match: new RegExp(rule.match, 'i'),
+      code: rule.code
+    })),
     otherwise: failure.otherwise ?? 'UPSTREAM_REJECTED'
   }
 }
@@ -105,15 +137,34 @@ function failureRules (failure: ProfileFailure | undefined): FailureRules | unde
 /** What buildPath needs of an operation. */
 export type Placement = Pick<ResolvedOperation, 'params' | 'pieces' | 'dateFormat'>
 
-/** An operation's parameters and address pieces as `profile` places them (the probe tries variants of a profile with it). */
+/**
+ * An operation's parameters and address pieces as `profile` places them (the probe tries variants
+ * of a profile with it).
+ */
 export function placementOf (profile: OperationProfile): Placement {
-  const placed = new Set(profile.path.split('/').map(segment => PLACEHOLDER.exec(segment)?.[1]).filter(name => name !== undefined))
-  const params = profile.params.map(p => ({ name: p.name, upstream: p.upstream, kind: p.kind, inPath: placed.has(p.upstream) }))
+  const placed = new Set(
+    profile.path
+      .split('/')
+      .map((segment) => PLACEHOLDER.exec(segment)?.[1])
+      .filter((name) => name !== undefined)
+  )
+  const params = profile.params.map((p) => ({
+    name: p.name,
+    upstream: p.upstream,
+    kind: p.kind,
+    inPath: placed.has(p.upstream)
+  }))
   return { params, pieces: piecesOf(profile, params), dateFormat: profile.dateSent }
 }
 
-/** The pieces of `prefix/path`: literal text between the placeholders, each placeholder the index of its parameter. */
-function piecesOf (profile: OperationProfile, params: readonly ResolvedParam[]): Array<string | number> {
+/**
+ * The pieces of `prefix/path`: literal text between the placeholders, each placeholder the index of
+ * its parameter.
+ */
+function piecesOf (
+  profile: OperationProfile,
+  params: readonly ResolvedParam[]
+): Array<string | number> {
   const pieces: Array<string | number> = []
   let text = `${profile.prefix}/`
   profile.path.split('/').forEach((segment, i) => {
@@ -125,7 +176,7 @@ function piecesOf (profile: OperationProfile, params: readonly ResolvedParam[]):
     }
     pieces.push(text)
     text = ''
-    pieces.push(params.findIndex(p => p.upstream === name))
+    pieces.push(params.findIndex((p) => p.upstream === name))
   })
   if (text !== '') pieces.push(text)
   return pieces
@@ -146,8 +197,12 @@ function resolveOne (
     dayOnly: profile.dateAnswered !== 'YYYY-MM-DD HH:MM:SS.S'
   }
   const failure = failureRules(profile.failure)
-  // The fast path reads the documented forms; null strings and 2xx failures are the reference path's.
-  const fastPath = profile.nullStrings.length === 0 && failure === undefined ? { answer, dayOnly: tolerance.dayOnly } : undefined
+  // The fast path reads the documented forms; null strings and 2xx failures are the reference
+  // path's.
+  const fastPath =
+    profile.nullStrings.length === 0 && failure === undefined
+      ? { answer, dayOnly: tolerance.dayOnly }
+      : undefined
   const transcode = fastPath === undefined ? undefined : transcoderOf(op, fastPath, timeZone)
   return {
     id: op.id as OperationId,
@@ -177,10 +232,20 @@ function resolveOne (
   }
 }
 
-/** Every operation of the catalogue as the profile in force (resolved from `config` when not given) calls and reads it. */
-export function resolveOperations (config: Config, profile: ProfileInForce = resolveProfile(config)): OperationMap {
-  return new Map((OPERATIONS as readonly HubOperation[]).map(op => [op.id as OperationId,
-    resolveOne(op, profile.operations.get(op.id as OperationId)!, config, profile.timeZone)]))
+/**
+ * Every operation of the catalogue as the profile in force (resolved from `config` when not given)
+ * calls and reads it.
+ */
+export function resolveOperations (
+  config: Config,
+  profile: ProfileInForce = resolveProfile(config)
+): OperationMap {
+  return new Map(
+    (OPERATIONS as readonly HubOperation[]).map((op) => [
+      op.id as OperationId,
+      resolveOne(op, profile.operations.get(op.id as OperationId)!, config, profile.timeZone)
+    ])
+  )
 }
 
 /** A validated gateway value in the form the hub expects. */
@@ -205,7 +270,11 @@ const UNSAFE_RULE = 'must not hold / or \\ or be . or .. (it is sent to the hub 
  * before it may decode) or a dot segment is refused here too, in case a
  * route let one through: the route schemas refuse them first.
  */
-export function buildPath (op: Placement, values: Readonly<Record<string, string>>, basePath: string): string {
+export function buildPath (
+  op: Placement,
+  values: Readonly<Record<string, string>>,
+  basePath: string
+): string {
   const { params, pieces } = op
   let path = basePath
   for (let i = 0; i < pieces.length; i++) {
@@ -216,9 +285,21 @@ export function buildPath (op: Placement, values: Readonly<Record<string, string
     }
     const param = params[piece]!
     const value = values[param.name]
-    if (value === undefined) throw gatewayError('VALIDATION_FAILED', { details: [{ field: param.name, rule: 'is required' }] }, `${param.name} is required`)
+    if (value === undefined) {
+      throw gatewayError(
+        'VALIDATION_FAILED',
+        { details: [{ field: param.name, rule: 'is required' }] },
+        `${param.name} is required`
+      )
+    }
     const upstream = toUpstreamValue(param.kind, value, op.dateFormat)
-    if (UNSAFE_SEGMENT.test(upstream)) throw gatewayError('VALIDATION_FAILED', { details: [{ field: param.name, rule: UNSAFE_RULE }] }, `${param.name} ${UNSAFE_RULE}`)
+    if (UNSAFE_SEGMENT.test(upstream)) {
+      throw gatewayError(
+        'VALIDATION_FAILED',
+        { details: [{ field: param.name, rule: UNSAFE_RULE }] },
+        `${param.name} ${UNSAFE_RULE}`
+      )
+    }
     path += encodeURIComponent(upstream)
   }
   let search = ''
@@ -227,23 +308,35 @@ export function buildPath (op: Placement, values: Readonly<Record<string, string
     if (param.inPath) continue
     const value = values[param.name]
     if (value === undefined) continue
-    search += `${search === '' ? '' : '&'}${formEncode(param.upstream)}=${formEncode(toUpstreamValue(param.kind, value, op.dateFormat))}`
+    const sent = formEncode(toUpstreamValue(param.kind, value, op.dateFormat))
+    search += `${search === '' ? '' : '&'}${formEncode(param.upstream)}=${sent}`
   }
   return search === '' ? path : `${path}?${search}`
 }
 
-/** What needs no encoding in a query component: nearly every value the hub gets (NPWPs, BL numbers, dates). */
+/**
+ * What needs no encoding in a query component: nearly every value the hub gets (NPWPs, BL numbers,
+ * dates).
+ */
 const FORM_SAFE = /^[A-Za-z0-9*._-]*$/
-const FORM_ESCAPES: Record<string, string> = { '!': '%21', "'": '%27', '(': '%28', ')': '%29', '~': '%7E', '%20': '+' }
+const FORM_ESCAPES: Record<string, string> = {
+  '!': '%21',
+  "'": '%27',
+  '(': '%28',
+  ')': '%29',
+  '~': '%7E',
+  '%20': '+'
+}
 
 /**
- * A query component encoded as URLSearchParams encodes it
- * (application/x-www-form-urlencoded: a space as `+`, and `!'()~` escaped,
- * which encodeURIComponent leaves, and a lone surrogate as U+FFFD), the hub's query strings unchanged
- * byte for byte. Written out because URLSearchParams, an object per call,
- * was 3 % of a BL lookup's CPU; test/upstream-requests.test.ts holds it to
- * URLSearchParams over arbitrary strings.
+ * A query component encoded as URLSearchParams encodes it (application/x-www-form-urlencoded: a
+ * space as `+`, and `!'()~` escaped, which encodeURIComponent leaves, and a lone surrogate as
+ * U+FFFD), the hub's query strings unchanged byte for byte. Written out because URLSearchParams,
+ * an object per call, was 3 % of a BL lookup's CPU; test/upstream/upstream-requests.test.ts holds
+ * it to URLSearchParams over arbitrary strings.
  */
 export function formEncode (value: string): string {
-  return FORM_SAFE.test(value) ? value : encodeURIComponent(value.toWellFormed()).replace(/[!'()~]|%20/g, c => FORM_ESCAPES[c] ?? c)
+  return FORM_SAFE.test(value)
+    ? value
+    : encodeURIComponent(value.toWellFormed()).replace(/[!'()~]|%20/g, (c) => FORM_ESCAPES[c] ?? c)
 }

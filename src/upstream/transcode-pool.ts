@@ -19,23 +19,44 @@ export interface TranscodePool {
    * gave up on it (for the reference path). Rejects when the thread failed
    * or `signal` aborted the task while it waited.
    */
-  run (operation: string, chunks: readonly Buffer[], size: number, signal: AbortSignal): Promise<Transcoded | { gaveUp: Buffer }>
-  close (): Promise<void>
+  run(
+    operation: string,
+    chunks: readonly Buffer[],
+    size: number,
+    signal: AbortSignal
+  ): Promise<Transcoded | { gaveUp: Buffer }>
+  close(): Promise<void>
 }
 
-/** Body buffers kept for reuse: at most this many, of at most this size (larger bodies get one each time). */
+/**
+ * Body buffers kept for reuse: at most this many, of at most this size (larger bodies get one each
+ * time).
+ */
 const SPARE_BUFFERS = 8
 const SPARE_MAX_BYTES = 4 * 1024 * 1024
 
-/** TRANSCODE_THREADS resolved: `auto` is one thread per core beyond the first, at most 4 (Node counts the host's cores, not a CPU quota). */
-export function transcodeThreads (setting: Config['TRANSCODE_THREADS'], cores = availableParallelism()): number {
+/**
+ * TRANSCODE_THREADS resolved: `auto` is one thread per core beyond the first, at most 4 (Node
+ * counts the host's cores, not a CPU quota).
+ */
+export function transcodeThreads (
+  setting: Config['TRANSCODE_THREADS'],
+  cores = availableParallelism()
+): number {
   if (setting === 'auto') return Math.max(0, Math.min(4, cores - 1))
   return Number(setting)
 }
 
 /** What each thread needs to compile the same transcoders as the main thread. */
 export function threadSetup (operations: OperationMap, offset: string): ThreadSetup {
-  return { offset, fastPaths: Object.fromEntries([...operations.values()].flatMap(op => op.fastPath === undefined ? [] : [[op.id, op.fastPath]])) }
+  return {
+    offset,
+    fastPaths: Object.fromEntries(
+      [...operations.values()].flatMap((op) =>
+        op.fastPath === undefined ? [] : [[op.id, op.fastPath]]
+      )
+    )
+  }
 }
 
 /**
@@ -97,11 +118,22 @@ export function createTranscodePool (threads: number, setup: ThreadSetup): Trans
       const result = await pool.run({ operation, body }, { transferList: [body.buffer], signal })
       if (result.framed === undefined) {
         // Not kept: the reference path reads it.
-        return { gaveUp: Buffer.from(result.body.buffer, result.body.byteOffset, result.body.byteLength) }
+        return {
+          gaveUp: Buffer.from(result.body.buffer, result.body.byteOffset, result.body.byteLength)
+        }
       }
       keep(result.body.buffer)
-      const framed = Buffer.from(result.framed.buffer, result.framed.byteOffset, result.framed.byteLength)
-      return { framed, json: framed.subarray(result.jsonStart, result.jsonStart + result.jsonLength), count: result.count, drift: result.drift }
+      const framed = Buffer.from(
+        result.framed.buffer,
+        result.framed.byteOffset,
+        result.framed.byteLength
+      )
+      return {
+        framed,
+        json: framed.subarray(result.jsonStart, result.jsonStart + result.jsonLength),
+        count: result.count,
+        drift: result.drift
+      }
     },
     async close () {
       closed = true

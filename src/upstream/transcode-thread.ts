@@ -13,7 +13,10 @@ import { transcoderOf, type FastPathSpec } from './operation-transcoder.ts'
 /** What the main thread tells each thread at start: the inputs of transcoderOf. */
 export interface ThreadSetup {
   offset: string
-  /** Each operation's fast path as the profile in force has it; the operations without one are not sent to a thread. */
+  /**
+   * Each operation's fast path as the profile in force has it; the operations without one are not
+   * sent to a thread.
+   */
   fastPaths: Record<string, FastPathSpec>
 }
 
@@ -38,9 +41,13 @@ export interface TranscodeResult {
   drift: number
 }
 
-/** A result whose buffers go back with it rather than being copied (piscina's Transferable interface). */
+/**
+ * A result whose buffers go back with it rather than being copied (piscina's Transferable
+ * interface).
+ */
 function moved (result: TranscodeResult): unknown {
-  const buffers = result.framed === undefined ? [result.body.buffer] : [result.body.buffer, result.framed.buffer]
+  const buffers =
+    result.framed === undefined ? [result.body.buffer] : [result.body.buffer, result.framed.buffer]
   return move({
     get [transferableSymbol] () { return buffers },
     get [valueSymbol] () { return result }
@@ -58,15 +65,30 @@ export function threadHandler (setup: ThreadSetup): (task: TranscodeTask) => unk
   return ({ operation, body }) => transcode(transcoders, operation, body)
 }
 
-function transcode (transcoders: ReadonlyMap<string, Transcoder>, operation: string, body: Uint8Array<ArrayBuffer>): unknown {
+function transcode (
+  transcoders: ReadonlyMap<string, Transcoder>,
+  operation: string,
+  body: Uint8Array<ArrayBuffer>
+): unknown {
   const transcoder = transcoders.get(operation)
   if (transcoder === undefined) throw new Error(`unknown operation ${operation}`)
   const out = transcoder(Buffer.from(body.buffer, body.byteOffset, body.byteLength), FRESH_FRAME)
-  if (out === undefined) return moved({ body, jsonStart: 0, jsonLength: 0, count: undefined, drift: 0 })
-  // Moving a buffer moves all of its memory: it must be the answer's alone (small ones share Node's pool).
+  if (out === undefined) {
+    return moved({ body, jsonStart: 0, jsonLength: 0, count: undefined, drift: 0 })
+  }
+  // Moving a buffer moves all of its memory: it must be the answer's alone (small ones share Node's
+  // pool).
   const { buffer, byteOffset, byteLength } = out.framed
-  const framed = buffer instanceof ArrayBuffer && byteOffset === 0 && byteLength === buffer.byteLength
-    ? new Uint8Array(buffer)
-    : new Uint8Array(out.framed)
-  return moved({ body, framed, jsonStart: out.json.byteOffset - out.framed.byteOffset, jsonLength: out.json.length, count: out.count, drift: out.drift })
+  const framed =
+    buffer instanceof ArrayBuffer && byteOffset === 0 && byteLength === buffer.byteLength
+      ? new Uint8Array(buffer)
+      : new Uint8Array(out.framed)
+  return moved({
+    body,
+    framed,
+    jsonStart: out.json.byteOffset - out.framed.byteOffset,
+    jsonLength: out.json.length,
+    count: out.count,
+    drift: out.drift
+  })
 }

@@ -28,9 +28,15 @@ export interface TransportOptions {
   /** The hub profile's connections and default timeouts: each address's pool. */
   profile: Pick<ProfileInForce, 'connections' | 'timeouts'>
   userAgent: string
-  /** Bodies declared this large or larger wait for room in UPSTREAM_BODY_BUDGET_BYTES before they are read. */
+  /**
+   * Bodies declared this large or larger wait for room in UPSTREAM_BODY_BUDGET_BYTES before they
+   * are read.
+   */
   budgetFromBytes: number
-  /** Where bodies of POOLED_FROM_BYTES or more are read into (default: spare buffers kept within the body budget; without a budget, none kept). */
+  /**
+   * Where bodies of POOLED_FROM_BYTES or more are read into (default: spare buffers kept within the
+   * body budget; without a budget, none kept).
+   */
   buffers?: BodyPool
   /**
    * Where what the hub sent beyond its documented forms is counted and
@@ -75,7 +81,10 @@ export interface Transport {
   close (): Promise<void>
 }
 
-/** Bodies declared this long or longer are read into one pooled buffer (body-pool.ts); shorter ones usually come in one chunk. */
+/**
+ * Bodies declared this long or longer are read into one pooled buffer (body-pool.ts); shorter ones
+ * usually come in one chunk.
+ */
 const POOLED_FROM_BYTES = 16 * 1024
 
 /** Error bodies read for their message at most; a larger one loses its message. */
@@ -85,7 +94,10 @@ const ERROR_BODY_LIMIT = 64 * 1024
 interface Answer {
   statusCode: number
   headers: Record<string, string | string[] | undefined>
-  /** The body's chunks: one, the pooled buffer, when it was read into one; none when it was not kept (a 5xx, or an error body past its limit). */
+  /**
+   * The body's chunks: one, the pooled buffer, when it was read into one; none when it was not kept
+   * (a 5xx, or an error body past its limit).
+   */
   chunks: Buffer[]
   size: number
   /** The pool's buffer to give back once the answer is decoded. */
@@ -94,7 +106,9 @@ interface Answer {
   release: (() => void) | undefined
 }
 
-/** Thrown by the exchange's own timer: transportFailure reads a TimeoutError as UPSTREAM_TIMEOUT. */
+/**
+ * Thrown by the exchange's own timer: transportFailure reads a TimeoutError as UPSTREAM_TIMEOUT.
+ */
 function deadlinePassed (): Error {
   return new DOMException('The hub call\'s deadline passed', 'TimeoutError')
 }
@@ -104,7 +118,10 @@ export function createTransport (options: TransportOptions): Transport {
   const buffers = options.buffers ?? bodyPool(config.UPSTREAM_BODY_BUDGET_BYTES)
   const pools = new Map<string, Pool>()
   const maxBytes = config.UPSTREAM_MAX_RESPONSE_BYTES
-  const largeBodies = config.UPSTREAM_BODY_BUDGET_BYTES > 0 ? byteBudget(config.UPSTREAM_BODY_BUDGET_BYTES) : undefined
+  const largeBodies =
+    config.UPSTREAM_BODY_BUDGET_BYTES > 0
+      ? byteBudget(config.UPSTREAM_BODY_BUDGET_BYTES)
+      : undefined
 
   // One pool per upstream address (origin): hub and base share one when they are the same host.
   function upstreamFor (address: string): { pool: Pool, basePath: string } {
@@ -122,11 +139,26 @@ export function createTransport (options: TransportOptions): Transport {
     }
     return { pool, basePath: url.pathname.replace(/\/+$/, '') }
   }
-  const upstreams = { hub: upstreamFor(config.UPSTREAM_HUB_URL), base: upstreamFor(config.UPSTREAM_BASE_URL) }
+  const upstreams = {
+    hub: upstreamFor(config.UPSTREAM_HUB_URL),
+    base: upstreamFor(config.UPSTREAM_BASE_URL)
+  }
 
-  /** The operation's credentials under the header names of the profile in force: the key under each of its names, the token under its own. */
-  function headersFor (op: ResolvedOperation, requestId: string, hasBody: boolean, authorization: string): Record<string, string> {
-    const headers: Record<string, string> = { accept: 'application/json', 'user-agent': userAgent, 'x-request-id': requestId }
+  /**
+   * The operation's credentials under the header names of the profile in force: the key under each
+   * of its names, the token under its own.
+   */
+  function headersFor (
+    op: ResolvedOperation,
+    requestId: string,
+    hasBody: boolean,
+    authorization: string
+  ): Record<string, string> {
+    const headers: Record<string, string> = {
+      accept: 'application/json',
+      'user-agent': userAgent,
+      'x-request-id': requestId
+    }
     if (hasBody) headers['content-type'] = 'application/json'
     if (op.sendsApiKey) for (const name of op.apiKeyHeaders) headers[name] = config.UPSTREAM_API_KEY
     if (op.sendsToken) headers[op.tokenHeader] = authorization
@@ -142,7 +174,11 @@ export function createTransport (options: TransportOptions): Transport {
    * to `deadline.at`. Resolves once the whole body is read; rejects with the
    * contract's error.
    */
-  function send (op: ResolvedOperation, options: Dispatcher.DispatchOptions, deadline: Deadline): Promise<Answer> {
+  function send (
+    op: ResolvedOperation,
+    options: Dispatcher.DispatchOptions,
+    deadline: Deadline
+  ): Promise<Answer> {
     return new Promise<Answer>((resolve, reject) => {
       let controller: Dispatcher.DispatchController | undefined
       let settled = false
@@ -150,7 +186,8 @@ export function createTransport (options: TransportOptions): Transport {
       let headers: Answer['headers'] = {}
       const chunks: Buffer[] = []
       let size = 0
-      // Until the status is known, nothing is read; then a 2xx body up to the size limit, an error body up to its own.
+      // Until the status is known, nothing is read; then a 2xx body up to the size limit, an error
+      // body up to its own.
       let limit = 0
       let keep = false
       let pooled: Buffer | undefined
@@ -172,13 +209,23 @@ export function createTransport (options: TransportOptions): Transport {
         if (settled) return
         settled = true
         clearTimeout(timer)
-        resolve({ statusCode, headers, chunks: pooled === undefined ? chunks : [pooled.subarray(0, size)], size, pooled, release })
+        resolve({
+          statusCode,
+          headers,
+          chunks: pooled === undefined ? chunks : [pooled.subarray(0, size)],
+          size,
+          pooled,
+          release
+        })
       }
-      const timer = setTimeout(() => {
-        const reason = deadlinePassed()
-        stop(reason)
-        fail(transportFailure(reason, statusCode === 0 ? 'headers' : 'body'))
-      }, Math.max(0, deadline.at - Date.now()))
+      const timer = setTimeout(
+        () => {
+          const reason = deadlinePassed()
+          stop(reason)
+          fail(transportFailure(reason, statusCode === 0 ? 'headers' : 'body'))
+        },
+        Math.max(0, deadline.at - Date.now())
+      )
 
       upstreams[op.service].pool.dispatch(options, {
         onRequestStart (c) {
@@ -190,9 +237,13 @@ export function createTransport (options: TransportOptions): Transport {
           if (settled) return
           statusCode = status
           headers = responseHeaders
-          const declared = typeof responseHeaders['content-length'] === 'string' ? Number(responseHeaders['content-length']) : Number.NaN
+          const declared =
+            typeof responseHeaders['content-length'] === 'string'
+              ? Number(responseHeaders['content-length'])
+              : Number.NaN
           if (status < 200 || status >= 300) {
-            // Only a 4xx's message is passed on (hub-message.ts); a 5xx's body is read past, keeping the connection.
+            // Only a 4xx's message is passed on (hub-message.ts); a 5xx's body is read past,
+            // keeping the connection.
             limit = ERROR_BODY_LIMIT
             keep = status >= 400 && status < 500
             return
@@ -206,22 +257,25 @@ export function createTransport (options: TransportOptions): Transport {
             fail(error)
             return
           }
-          // A large body waits for room in the budget before it is read (backpressure to the hub, not memory),
-          // and takes its buffer only then: a body waiting for room holds none.
+          // A large body waits for room in the budget before it is read (backpressure to the hub,
+          // not memory), and takes its buffer only then: a body waiting for room holds none.
           if (largeBodies !== undefined && declared >= budgetFromBytes) {
             c.pause()
-            largeBodies.acquire(declared, deadline.signal).then((give) => {
-              if (settled) {
-                give()
-                return
+            largeBodies.acquire(declared, deadline.signal).then(
+              (give) => {
+                if (settled) {
+                  give()
+                  return
+                }
+                release = give
+                pooled = buffers.take(declared)
+                c.resume()
+              },
+              (error: unknown) => {
+                stop(error instanceof Error ? error : new Error('no room in the body budget'))
+                fail(error)
               }
-              release = give
-              pooled = buffers.take(declared)
-              c.resume()
-            }, (error: unknown) => {
-              stop(error instanceof Error ? error : new Error('no room in the body budget'))
-              fail(error)
-            })
+            )
           } else if (declared >= POOLED_FROM_BYTES) {
             pooled = buffers.take(declared)
           }
@@ -237,7 +291,8 @@ export function createTransport (options: TransportOptions): Transport {
               fail(error)
               return
             }
-            // An error body past its limit: the status decides, the message is lost, the connection dropped.
+            // An error body past its limit: the status decides, the message is lost, the connection
+            // dropped.
             chunks.length = 0
             size = 0
             stop(new Error(`error body exceeds ${limit} bytes`))
@@ -247,7 +302,10 @@ export function createTransport (options: TransportOptions): Transport {
           if (pooled !== undefined) {
             if (end > pooled.length) {
               // More than declared: undici refuses it too.
-              const error = transportFailure(new Error(`body longer than its content-length ${pooled.length}`), 'body')
+              const error = transportFailure(
+                new Error(`body longer than its content-length ${pooled.length}`),
+                'body'
+              )
               stop(error)
               fail(error)
               return
@@ -287,8 +345,16 @@ export function createTransport (options: TransportOptions): Transport {
       const answered = (statusCode >= 200 && statusCode < 300) ||
         (statusCode === 404 && op.emptyWhenNotFound)
       if (!answered) {
-        const text = answer.chunks.length === 0 ? '' : Buffer.concat(answer.chunks, answer.size).toString('utf8')
-        const found = hubError(statusCode, text, [config.UPSTREAM_API_KEY, authorization], op.errorFields)
+        const text =
+          answer.chunks.length === 0
+            ? ''
+            : Buffer.concat(answer.chunks, answer.size).toString('utf8')
+        const found = hubError(
+          statusCode,
+          text,
+          [config.UPSTREAM_API_KEY, authorization],
+          op.errorFields
+        )
         if (found !== undefined && found.field !== 'message' && log !== undefined) {
           drift?.report(op.id, DRIFT.errorField, log, { field: found.field })
         }

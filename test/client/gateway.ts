@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto'
 import { SCOPES } from '../../src/catalogue/scopes.ts'
-import { build, type Built, type TestClient } from '../helper.ts'
+import { build, type Built, type TestClient } from '../helpers/helper.ts'
 
 /** The subset of a tap `Test` the helpers use. */
 interface TestLike { teardown (fn: () => unknown): void }
@@ -32,7 +32,10 @@ export interface GatewayOptions {
  * The gateway on the sandbox, listening on a loopback port (a client needs a
  * real address), with authentication on: one client holding every scope.
  */
-export async function listeningGateway (t: TestLike, options: GatewayOptions = {}): Promise<ListeningGateway> {
+export async function listeningGateway (
+  t: TestLike,
+  options: GatewayOptions = {}
+): Promise<ListeningGateway> {
   const key = options.key ?? newClientKey()
   const built = await build(t, {
     clients: [{ name: 'web-app', key, scopes: [...SCOPES] }, ...(options.clients ?? [])],

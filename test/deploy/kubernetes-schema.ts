@@ -34,7 +34,10 @@ export async function schemaProblems (objects: KubeObject[]): Promise<string[]> 
       Class = module[object.kind]
     } catch {}
     if (Class === undefined) {
-      problems.push(`${describe(object)}: no Kubernetes schema for apiVersion ${object.apiVersion} kind ${object.kind}`)
+      problems.push(
+        `${describe(object)}: no Kubernetes schema for apiVersion ${object.apiVersion} kind ` +
+        `${object.kind}`
+      )
       continue
     }
     try {
@@ -47,11 +50,14 @@ export async function schemaProblems (objects: KubeObject[]): Promise<string[]> 
 }
 
 export function unknownFieldProblems (objects: KubeObject[]): string[] {
-  // A module beside this file, so that `kubernetes-models` resolves from the repository's node_modules.
+  // A module beside this file, so that `kubernetes-models` resolves from the repository's
+  // node_modules.
   const file = fileURLToPath(new URL('./manifests.virtual.ts', import.meta.url))
   const starts: number[] = []
   let source = ''
-  objects.forEach((object, i) => { source += `import type { I${object.kind} as T${i} } from '${modelPath(object)}'\n` })
+  objects.forEach((object, i) => {
+    source += `import type { I${object.kind} as T${i} } from '${modelPath(object)}'\n`
+  })
   objects.forEach((object, i) => {
     starts.push(source.length)
     source += `export const o${i}: T${i} = ${JSON.stringify(object)}\n`
@@ -66,13 +72,18 @@ export function unknownFieldProblems (objects: KubeObject[]): string[] {
   }
   const host = ts.createCompilerHost(options)
   const { getSourceFile, fileExists } = host
-  host.getSourceFile = (name, language, ...rest) => name === file ? ts.createSourceFile(name, source, language) : getSourceFile.call(host, name, language, ...rest)
+  host.getSourceFile = (name, language, ...rest) =>
+    name === file
+      ? ts.createSourceFile(name, source, language)
+      : getSourceFile.call(host, name, language, ...rest)
   host.fileExists = name => name === file || fileExists.call(host, name)
   const program = ts.createProgram([file], options, host)
   return ts.getPreEmitDiagnostics(program).map(diagnostic => {
     const at = diagnostic.start ?? 0
-    const index = diagnostic.file?.fileName === file ? starts.findLastIndex(start => start <= at) : -1
+    const index =
+      diagnostic.file?.fileName === file ? starts.findLastIndex((start) => start <= at) : -1
     const object = objects[index]
-    return `${object === undefined ? 'manifests' : describe(object)}: ${ts.flattenDiagnosticMessageText(diagnostic.messageText, ' ')}`
+    return `${object === undefined ? 'manifests' : describe(object)}: ` +
+      `${ts.flattenDiagnosticMessageText(diagnostic.messageText, ' ')}`
   })
 }

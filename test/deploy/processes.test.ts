@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url'
 import { Lexer } from 'marked'
 import tap from 'tap'
 import { SANDBOX_FIXTURES as F } from '../../src/sandbox/index.ts'
-import { freePort } from '../free-port.ts'
+import { freePort } from '../helpers/free-port.ts'
 
 // The recipe of docs/deployment.md that runs two gateways as processes, run as
 // written: its shell block, taken from the page, in a shell of its own, then

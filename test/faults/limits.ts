@@ -3,7 +3,13 @@ import type { Target } from './workload.ts'
 
 const LOOKUP = `/v1/customs/bc20/bills-of-lading?npwp=${F.taxpayer.npwp}`
 
-export interface ProbePhase { name: string, sent: number, allowed: number, refused: number, failed: number }
+export interface ProbePhase {
+  name: string
+  sent: number
+  allowed: number
+  refused: number
+  failed: number
+}
 
 /**
  * A client's rate limit through a Redis outage: lookups sent round-robin to
@@ -26,14 +32,23 @@ export function newProbe (client: string, limit: number): LimitProbe {
 }
 
 /** Sends `perReplica` lookups to each replica, interleaved, one at a time. */
-export async function probePhase (probe: LimitProbe, name: string, key: string, replicas: Target[], perReplica: number): Promise<void> {
+export async function probePhase (
+  probe: LimitProbe,
+  name: string,
+  key: string,
+  replicas: Target[],
+  perReplica: number
+): Promise<void> {
   const phase: ProbePhase = { name, sent: 0, allowed: 0, refused: 0, failed: 0 }
   probe.phases.push(phase)
   for (let i = 0; i < perReplica; i++) {
     for (const replica of replicas) {
       phase.sent++
       try {
-        const res = await fetch(`${replica.url}${LOOKUP}`, { headers: { authorization: `Bearer ${key}` }, signal: AbortSignal.timeout(5000) })
+        const res = await fetch(`${replica.url}${LOOKUP}`, {
+          headers: { authorization: `Bearer ${key}` },
+          signal: AbortSignal.timeout(5000)
+        })
         await res.arrayBuffer()
         if (res.status === 200) phase.allowed++
         else if (res.status === 429) phase.refused++

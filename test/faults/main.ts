@@ -22,11 +22,16 @@ if (profile !== 'full' && profile !== 'ci') {
   process.exit(2)
 }
 const seed = values.seed ?? randomBytes(4).toString('hex')
-const command = `npm run faults -- --seed ${seed}${profile === 'full' ? '' : ` --profile ${profile}`}`
+const command = 'npm run faults -- --seed ' +
+  `${seed}${profile === 'full' ? '' : ` --profile ${profile}`}`
 console.log(`fault run: seed ${seed} (replay: ${command})`)
 
 const started = Date.now()
-const result = await runFaults({ profile, seed, log: (line) => console.log(`[${((Date.now() - started) / 1000).toFixed(1)} s] ${line}`) })
+const result = await runFaults({
+  profile,
+  seed,
+  log: (line) => console.log(`[${((Date.now() - started) / 1000).toFixed(1)} s] ${line}`)
+})
 console.log(summary(result))
 const report = values.report ?? (profile === 'full' ? 'docs/reports/faults.md' : undefined)
 if (report !== undefined) {
@@ -34,7 +39,13 @@ if (report !== undefined) {
   console.log(`report written to ${report}`)
 }
 if (result.violations.length > 0) {
-  for (const violation of result.violations) console.log(`VIOLATION ${violation.rule}${violation.key === undefined ? '' : ` (key ${violation.key})`}: ${violation.detail}`)
+  for (const violation of result.violations) {
+    console.log(
+      'VIOLATION ' +
+      `${violation.rule}${violation.key === undefined ? '' : ` (key ${violation.key})`}: ` +
+      `${violation.detail}`
+    )
+  }
   for (const line of result.timelines) console.log(line)
   console.log(`replay: ${command}`)
   process.exit(1)

@@ -8,17 +8,33 @@ import {
 import { sleep, waitFor } from './processes.ts'
 import type { Target, Writers } from './workload.ts'
 
-export const FAULT_KINDS = ['replica-kill', 'replica-term', 'redis-kill', 'redis-freeze', 'redis-full', 'failover', 'failover-crash', 'hub-slow'] as const
+export const FAULT_KINDS = [
+  'replica-kill',
+  'replica-term',
+  'redis-kill',
+  'redis-freeze',
+  'redis-full',
+  'failover',
+  'failover-crash',
+  'hub-slow'
+] as const
 export type FaultKind = typeof FAULT_KINDS[number]
 
 export const FAULT_NAMES: Record<FaultKind, string> = {
   'replica-kill': 'a replica killed (SIGKILL) with writes in flight, then started again',
   'replica-term': 'a replica stopped gracefully (SIGTERM), then started again',
-  'redis-kill': 'the Redis master killed (SIGKILL) and started again from its append-only file, with a rate-limit probe',
-  'redis-freeze': 'the Redis master frozen (SIGSTOP) for longer than the command timeout, then resumed',
-  'redis-full': 'the Redis master filling up (maxmemory just above its use, noeviction), then given room again',
-  failover: 'a Sentinel failover to a replica (SENTINEL FAILOVER: the old master demoted while it runs)',
-  'failover-crash': 'the Redis master killed and left down until the Sentinel promotes a replica, then started again as a replica',
+  'redis-kill':
+    'the Redis master killed (SIGKILL) and started again from its append-only file, with a ' +
+    'rate-limit probe',
+  'redis-freeze':
+    'the Redis master frozen (SIGSTOP) for longer than the command timeout, then resumed',
+  'redis-full':
+    'the Redis master filling up (maxmemory just above its use, noeviction), then given room again',
+  failover:
+    'a Sentinel failover to a replica (SENTINEL FAILOVER: the old master demoted while it runs)',
+  'failover-crash':
+    'the Redis master killed and left down until the Sentinel promotes a replica, then started ' +
+    'again as a replica',
   'hub-slow': 'the hub slower than the request deadline, then back to its pace'
 }
 
@@ -30,7 +46,10 @@ export interface FaultRecord {
   start: number
   end: number
   detail: string
-  /** Writes the client had in flight to the replica when it was killed (direct attempts; more came through HAProxy). */
+  /**
+   * Writes the client had in flight to the replica when it was killed (direct attempts; more came
+   * through HAProxy).
+   */
   inFlight?: number
   /** From the fault's end until every replica was ready with Redis up again. */
   recoveredMs?: number
@@ -100,24 +119,43 @@ export async function healthy (cluster: Cluster, timeoutMs: number): Promise<voi
   const deadline = Date.now() + timeoutMs
   for (;;) {
     const states = await Promise.all(cluster.gateways.map(readiness))
-    // One replica in sync is enough to go on: after a failover, the old master rejoins as a replica at the Sentinel's next look at it (up to 10 s).
+    // One replica in sync is enough to go on: after a failover, the old master rejoins as a replica
+    // at the Sentinel's next look at it (up to 10 s).
     const synced = await cluster.inSync().catch(() => 0) >= 1
     if (synced && states.every(state => state === 'up')) return
-    if (Date.now() > deadline) throw new Error(`not healthy within ${timeoutMs} ms: ${cluster.gateways.map((g, i) => `${g.name} ${states[i]}`).join(', ')}; replicas in sync: ${synced}`)
+    if (Date.now() > deadline) {
+      throw new Error(
+        `not healthy within ${timeoutMs} ms: ` +
+        `${cluster.gateways.map((g, i) => `${g.name} ${states[i]}`).join(', ')}; replicas in ` +
+        `sync: ${synced}`
+      )
+    }
     await sleep(100)
   }
 }
 
-async function allReport (cluster: Cluster, check: (state: string) => boolean, timeoutMs: number): Promise<boolean> {
+async function allReport (
+  cluster: Cluster,
+  check: (state: string) => boolean,
+  timeoutMs: number
+): Promise<boolean> {
   try {
-    await waitFor(async () => (await Promise.all(cluster.gateways.map(readiness))).every(check), timeoutMs, 'replicas report', 50)
+    await waitFor(
+      async () => (await Promise.all(cluster.gateways.map(readiness))).every(check),
+      timeoutMs,
+      'replicas report',
+      50
+    )
     return true
   } catch {
     return false
   }
 }
 
-/** Runs one fault to its end (the process started again, the hub back to its pace), and waits for the cluster to recover. */
+/**
+ * Runs one fault to its end (the process started again, the hub back to its pace), and waits for
+ * the cluster to recover.
+ */
 export async function runFault (kind: FaultKind, ctx: NemesisContext): Promise<FaultRecord> {
   const { cluster, now } = ctx
   const flushedBefore = REDIS_FAULTS.has(kind) ? await flushCounts(cluster.gateways) : []
@@ -158,7 +196,10 @@ async function inflict (kind: FaultKind, ctx: NemesisContext, record: FaultRecor
     case 'replica-kill':
     case 'replica-term': {
       // Mid-write: the replica with the most writes in flight right now (the client's direct ones).
-      const ranked = cluster.gateways.map(gateway => ({ gateway, inFlight: ctx.writers.inFlight(gateway.name) }))
+      const ranked = cluster.gateways.map((gateway) => ({
+        gateway,
+        inFlight: ctx.writers.inFlight(gateway.name)
+      }))
       const most = Math.max(...ranked.map(each => each.inFlight))
       const { gateway, inFlight } = rng.pick(ranked.filter(each => each.inFlight === most))
       record.target = gateway.name
@@ -168,7 +209,8 @@ async function inflict (kind: FaultKind, ctx: NemesisContext, record: FaultRecor
       const down = rng.int(200, 1500)
       await sleep(down)
       await gateway.process.start()
-      record.detail = `${signal} with ${inFlight} direct writes in flight; started again after ${down} ms`
+      record.detail = `${signal} with ${inFlight} direct writes in flight; started again after ` +
+        `${down} ms`
       break
     }
     case 'redis-kill': {
@@ -177,18 +219,43 @@ async function inflict (kind: FaultKind, ctx: NemesisContext, record: FaultRecor
       const client = ctx.probes.shift()
       const probe = client === undefined ? undefined : newProbe(client.name, ctx.probeLimit)
       const perReplica = Math.ceil(ctx.probeLimit * 1.5)
-      if (probe !== undefined && client !== undefined) await probePhase(probe, 'before (Redis up)', client.key, ctx.replicas, Math.ceil(perReplica / 2))
+      if (probe !== undefined && client !== undefined) {
+        await probePhase(
+          probe,
+          'before (Redis up)',
+          client.key,
+          ctx.replicas,
+          Math.ceil(perReplica / 2)
+        )
+      }
       await master.process.stop('SIGKILL')
       const noticed = await allReport(cluster, state => state === 'down', 3000)
-      if (probe !== undefined && client !== undefined) await probePhase(probe, 'during the outage', client.key, ctx.replicas, perReplica)
+      if (probe !== undefined && client !== undefined) {
+        await probePhase(probe, 'during the ' +
+        'outage', client.key, ctx.replicas, perReplica)
+      }
       const down = rng.int(300, 1500)
       await sleep(down)
       await master.process.start()
       await allReport(cluster, state => state === 'up', 20_000)
-      if (probe !== undefined && client !== undefined) await probePhase(probe, 'after (Redis restarted)', client.key, ctx.replicas, Math.ceil(perReplica / 2))
+      if (probe !== undefined && client !== undefined) {
+        await probePhase(
+          probe,
+          'after (Redis restarted)',
+          client.key,
+          ctx.replicas,
+          Math.ceil(perReplica / 2)
+        )
+      }
       if (probe !== undefined) record.probe = probe
-      record.detail = `SIGKILL, ${noticed ? 'every replica reported it down' : 'not every replica reported it down'}, started again after ${down} ms more` +
-        (probe === undefined ? '' : `; ${probe.client} (limit ${probe.limit}): ${probe.allowed} allowed of ${probe.phases.reduce((sum, each) => sum + each.sent, 0)}, bound ${probe.bound}`)
+      record.detail =
+        'SIGKILL, ' +
+        `${noticed ? 'every replica reported it down' : 'not every replica reported it down'}, ` +
+        `started again after ${down} ms more` +
+        (probe === undefined
+          ? ''
+          : `; ${probe.client} (limit ${probe.limit}): ${probe.allowed} allowed of ` +
+            `${probe.phases.reduce((sum, each) => sum + each.sent, 0)}, bound ${probe.bound}`)
       break
     }
     case 'redis-freeze': {
@@ -198,7 +265,8 @@ async function inflict (kind: FaultKind, ctx: NemesisContext, record: FaultRecor
       master.process.signal('SIGSTOP')
       await sleep(frozen)
       master.process.signal('SIGCONT')
-      record.detail = `SIGSTOP for ${frozen} ms (command timeout 500 ms; the Sentinel's down-after ${SENTINEL_DOWN_AFTER_MS} ms)`
+      record.detail = `SIGSTOP for ${frozen} ms (command timeout 500 ms; the Sentinel's ` +
+        `down-after ${SENTINEL_DOWN_AFTER_MS} ms)`
       break
     }
     case 'redis-full': {
@@ -211,14 +279,27 @@ async function inflict (kind: FaultKind, ctx: NemesisContext, record: FaultRecor
       const full = rng.int(1500, 3000)
       await sleep(full)
       await master.cli('CONFIG', 'SET', 'maxmemory', '0')
-      record.detail = `maxmemory set to ${used} + ${room} bytes used; ${refused ? 'every replica reported refusing-writes' : 'not every replica reported refusing-writes'}; room again ${full} ms later`
+      record.detail =
+        `maxmemory set to ${used} + ${room} bytes used; ` +
+        `${refused ? 'every' : 'not every'} replica reported refusing-writes; ` +
+        `room again ${full} ms later`
       break
     }
     case 'failover': {
       const before = await cluster.master()
-      // Refused (INPROG, NOGOODSLAVE) while an earlier failover or a resync is not over: asked again.
-      await waitFor(async () => (await cluster.sentinel.cli('SENTINEL', 'FAILOVER', 'mymaster')) === 'OK', 30_000, 'the Sentinel takes the failover', 500)
-      await waitFor(async () => (await cluster.master()) !== before, 20_000, 'the Sentinel names the new master')
+      // Refused (INPROG, NOGOODSLAVE) while an earlier failover or a resync is not over: asked
+      // again.
+      await waitFor(
+        async () => (await cluster.sentinel.cli('SENTINEL', 'FAILOVER', 'mymaster')) === 'OK',
+        30_000,
+        'the Sentinel takes the failover',
+        500
+      )
+      await waitFor(
+        async () => (await cluster.master()) !== before,
+        20_000,
+        'the Sentinel names the new master'
+      )
       const after = await cluster.master()
       record.target = `${before.name} -> ${after.name}`
       record.detail = 'SENTINEL FAILOVER; the old master demoted while it runs'
@@ -228,12 +309,17 @@ async function inflict (kind: FaultKind, ctx: NemesisContext, record: FaultRecor
       const before = await cluster.master()
       await before.process.stop('SIGKILL')
       const killedAt = now()
-      await waitFor(async () => (await cluster.master()) !== before, SENTINEL_DOWN_AFTER_MS + 20_000, 'the Sentinel promotes a replica')
+      await waitFor(
+        async () => (await cluster.master()) !== before,
+        SENTINEL_DOWN_AFTER_MS + 20_000,
+        'the Sentinel promotes a replica'
+      )
       const promoted = now() - killedAt
       await before.process.start()
       const after = await cluster.master()
       record.target = `${before.name} -> ${after.name}`
-      record.detail = `SIGKILL; a replica promoted ${Math.round(promoted)} ms later; the old master started again as a replica`
+      record.detail = `SIGKILL; a replica promoted ${Math.round(promoted)} ms later; the old ` +
+        'master started again as a replica'
       break
     }
     case 'hub-slow': {
@@ -243,7 +329,8 @@ async function inflict (kind: FaultKind, ctx: NemesisContext, record: FaultRecor
       record.target = 'hub'
       await sleep(lasting)
       ctx.sandbox.latencyMs = ctx.hubLatencyMs
-      record.detail = `every hub answer ${slow} ms late (deadline ${ctx.deadlineMs} ms) for ${lasting} ms`
+      record.detail = `every hub answer ${slow} ms late (deadline ${ctx.deadlineMs} ms) for ` +
+        `${lasting} ms`
       break
     }
   }

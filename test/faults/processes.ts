@@ -1,13 +1,18 @@
 import { spawn, type ChildProcess } from 'node:child_process'
 import { closeSync, openSync } from 'node:fs'
-import { freePort } from '../free-port.ts'
+import { freePort } from '../helpers/free-port.ts'
 
 export { freePort }
 
 export const sleep = (ms: number) => new Promise<void>(resolve => setTimeout(resolve, ms))
 
 /** Resolves when `check` holds, polling every `everyMs`; rejects after `timeoutMs`. */
-export async function waitFor (check: () => boolean | Promise<boolean>, timeoutMs: number, label: string, everyMs = 50): Promise<void> {
+export async function waitFor (
+  check: () => boolean | Promise<boolean>,
+  timeoutMs: number,
+  label: string,
+  everyMs = 50
+): Promise<void> {
   const deadline = Date.now() + timeoutMs
   for (;;) {
     try {
@@ -48,13 +53,29 @@ export class ManagedProcess {
     this.spec = spec
   }
 
-  get name (): string { return this.spec.name }
-  get pid (): number | undefined { return this.#child?.pid }
-  get running (): boolean { return this.#child !== undefined && this.#child.exitCode === null && this.#child.signalCode === null }
+  get name (): string {
+    return this.spec.name
+  }
+
+  get pid (): number | undefined {
+    return this.#child?.pid
+  }
+
+  get running (): boolean {
+    return (
+      this.#child !== undefined && this.#child.exitCode === null && this.#child.signalCode === null
+    )
+  }
+
   /** 1 for the first start, 2 after the first restart, ... */
-  get incarnation (): number { return this.#incarnation }
+  get incarnation (): number {
+    return this.#incarnation
+  }
+
   /** Resolves when the current incarnation has exited. */
-  get exited (): Promise<void> { return this.#exited }
+  get exited (): Promise<void> {
+    return this.#exited
+  }
 
   /** Spawns it (it must not be running) and waits until it serves. */
   async start (): Promise<void> {
@@ -68,12 +89,20 @@ export class ManagedProcess {
     closeSync(out)
     this.#child = child
     this.#incarnation++
-    this.#exited = new Promise(resolve => child.once('exit', () => resolve()))
-    const spawnFailed = new Promise<never>((_resolve, reject) => child.once('error', (error) => reject(new Error(`${this.name}: ${error.message}`))))
+    this.#exited = new Promise((resolve) => child.once('exit', () => resolve()))
+    const spawnFailed = new Promise<never>((_resolve, reject) =>
+      child.once('error', (error) => reject(new Error(`${this.name}: ${error.message}`)))
+    )
     spawnFailed.catch(() => {})
-    const exitedEarly = this.#exited.then(() => { throw new Error(`${this.name} exited while starting (see ${this.spec.logFile})`) })
+    const exitedEarly = this.#exited.then(() => {
+      throw new Error(`${this.name} exited while starting (see ${this.spec.logFile})`)
+    })
     exitedEarly.catch(() => {})
-    await Promise.race([waitFor(this.spec.ready, this.spec.readyTimeoutMs ?? 30_000, `${this.name} ready`, 50), spawnFailed, exitedEarly])
+    await Promise.race([
+      waitFor(this.spec.ready, this.spec.readyTimeoutMs ?? 30_000, `${this.name} ready`, 50),
+      spawnFailed,
+      exitedEarly
+    ])
   }
 
   /** Sends a signal to the running incarnation (SIGSTOP, SIGCONT, ...). */

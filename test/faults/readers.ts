@@ -84,14 +84,24 @@ export function startReaders (targets: Target[], apiKey: string, now: () => numb
         for (const [id, count] of reader.seen) {
           if (count > 1) {
             duplicates++
-            violations.push({ rule: 'no event delivered twice to a reader', key: id, detail: `${reader.name} received it ${count} times` })
+            violations.push({
+              rule: 'no event delivered twice to a reader',
+              key: id,
+              detail: `${reader.name} received it ${count} times`
+            })
           }
         }
         const told = Object.keys(reader.reloads).length > 0
         for (const key of expected) {
           if (reader.seen.has(key)) continue
           missed++
-          if (!told) violations.push({ rule: 'no event lost for a resuming reader', key, detail: `${reader.name} never received it, and was never told to reload` })
+          if (!told) {
+            violations.push({
+              rule: 'no event lost for a resuming reader',
+              key,
+              detail: `${reader.name} never received it, and was never told to reload`
+            })
+          }
         }
         const { name, reloads, eventsAt, reloadsAt } = reader
         const [opened, received] = [reader.opened(), eventsAt.length]

@@ -9,7 +9,11 @@ function count<T> (items: readonly T[], keyOf: (item: T) => string): Map<string,
 }
 
 function table (head: string[], rows: Array<Array<string | number>>): string {
-  return [`| ${head.join(' | ')} |`, `| ${head.map(() => '---').join(' | ')} |`, ...rows.map(row => `| ${row.join(' | ')} |`)].join('\n')
+  return [
+    `| ${head.join(' | ')} |`,
+    `| ${head.map(() => '---').join(' | ')} |`,
+    ...rows.map((row) => `| ${row.join(' | ')} |`)
+  ].join('\n')
 }
 
 function median (values: number[]): number {
@@ -24,26 +28,31 @@ export function figures (result: RunResult) {
   const writes = result.writes
   const attempts = writes.flatMap(write => write.attempts)
   const calls = writes.map(write => result.hubCalls.get(write.key)?.length ?? 0)
-  const unknown = writes.filter(write => write.attempts.some(attempt => attempt.code === 'OUTCOME_UNKNOWN'))
+  const unknown = writes.filter((write) =>
+    write.attempts.some((attempt) => attempt.code === 'OUTCOME_UNKNOWN')
+  )
   return {
     writes: writes.length,
-    offers: writes.filter(write => write.kind === 'offer').length,
+    offers: writes.filter((write) => write.kind === 'offer').length,
     attempts: attempts.length,
-    finalAttempts: attempts.filter(attempt => attempt.final === true).length,
-    retries: attempts.filter(attempt => attempt.final !== true).length - writes.length,
-    outcomes: count(writes, write => write.outcome ?? 'none'),
-    hubCallsPerKey: count(calls, n => String(n)),
+    finalAttempts: attempts.filter((attempt) => attempt.final === true).length,
+    retries: attempts.filter((attempt) => attempt.final !== true).length - writes.length,
+    outcomes: count(writes, (write) => write.outcome ?? 'none'),
+    hubCallsPerKey: count(calls, (n) => String(n)),
     answers: count(attempts, answerClass),
     unknown: unknown.length,
-    unknownWithCall: unknown.filter(write => (result.hubCalls.get(write.key)?.length ?? 0) > 0).length,
+    unknownWithCall: unknown.filter((write) => (result.hubCalls.get(write.key)?.length ?? 0) > 0)
+      .length,
     unknownNeverSent: verdictCount(result, 'unknownNeverSent'),
     answeredThenUnknown: verdictCount(result, 'answeredThenUnknown'),
-    sentTwice: calls.filter(n => n > 1).length,
-    faults: count(result.faults, fault => fault.kind),
+    sentTwice: calls.filter((n) => n > 1).length,
+    faults: count(result.faults, (fault) => fault.kind),
     // Every replica's flush in every Redis fault: its mean window (one flush each, mostly).
-    flushMs: result.faults.flatMap(fault => fault.flushes ?? []).map(flush => flush.meanMs),
-    writeGapMs: (kind: FaultKind) => result.faults.filter(fault => fault.kind === kind)
-      .map(fault => fault.writeGap?.longestMs ?? 0)
+    flushMs: result.faults.flatMap((fault) => fault.flushes ?? []).map((flush) => flush.meanMs),
+    writeGapMs: (kind: FaultKind) =>
+      result.faults
+        .filter((fault) => fault.kind === kind)
+        .map((fault) => fault.writeGap?.longestMs ?? 0)
   }
 }
 
@@ -60,12 +69,21 @@ export function summary (result: RunResult): string {
   const f = figures(result)
   return [
     `seed ${result.seed} (profile ${result.profile}), ${seconds(result.durationMs)}`,
-    `writes ${f.writes} (${f.offers} offers), attempts ${f.attempts} (${f.retries} retries, ${f.finalAttempts} in the last pass)`,
+    `writes ${f.writes} (${f.offers} offers), attempts ${f.attempts} (${f.retries} retries, ` +
+      `${f.finalAttempts} in the last pass)`,
     `outcomes: ${[...f.outcomes].map(([name, n]) => `${name} ${n}`).join(', ')}`,
-    `hub calls per key: ${[...f.hubCallsPerKey].sort().map(([calls, n]) => `${calls}: ${n}`).join(', ')}`,
+    `hub calls per key: ${[...f.hubCallsPerKey]
+      .sort()
+      .map(([calls, n]) => `${calls}: ${n}`)
+      .join(', ')}`,
     `faults: ${[...f.faults].map(([kind, n]) => `${kind} ${n}`).join(', ')}`,
-    `answers: ${[...f.answers].sort((a, b) => b[1] - a[1]).map(([name, n]) => `${name} ${n}`).join(', ')}`,
-    `events per reader: ${result.readers.map(reader => `${reader.name} ${reader.received} (missed ${reader.missed}, duplicates ${reader.duplicates}, reloads ${JSON.stringify(reader.reloads)})`).join(', ')}`,
+    `answers: ${[...f.answers]
+      .sort((a, b) => b[1] - a[1])
+      .map(([name, n]) => `${name} ${n}`)
+      .join(', ')}`,
+    'events per reader: ' + result.readers.map((reader) =>
+      `${reader.name} ${reader.received} (missed ${reader.missed}, ` +
+      `duplicates ${reader.duplicates}, reloads ${JSON.stringify(reader.reloads)})`).join(', '),
     `keys sent twice ${f.sentTwice}, unknown never sent ${f.unknownNeverSent}, ` +
       `answered then unknown ${f.answeredThenUnknown}`,
     `write gap of failovers: ${spread(f.writeGapMs('failover'))}; of crash failovers: ` +
@@ -93,48 +111,76 @@ export function markdown (result: RunResult, command: string): string {
     'each with its own `Idempotency-Key`, and retry any failure against any',
     'replica, as a careful client does; event readers stay subscribed to every',
     'replica; faults are drawn from a seed. What the hub received is counted from',
-    'the sandbox\'s own request log, not from the gateway\'s. How the suite works,',
+    "the sandbox's own request log, not from the gateway's. How the suite works,",
     'and what each invariant means: [operations.md](../operations.md#the-fault-suite).',
     '',
     `- **Command**: \`${command}\``,
-    `- **Seed**: \`${result.seed}\` (profile \`${result.profile}\`). The seed fixes the plan of faults, their targets and durations, the keys and the writers' choices; the timings are the machine's, so a replay lands the faults on other writes.`,
-    `- **Run**: ${result.startedAt}, ${seconds(result.durationMs)}; processes' logs were in \`${result.dir}\``,
-    `- **Machine**: ${result.machine.cores} cores, shared with other work (load average ${load(result.machine.loadBefore)} before, ${load(result.machine.loadAfter)} after); Node ${result.machine.node}, Redis ${result.machine.redis}, HAProxy ${result.machine.haproxy}`,
+    `- **Seed**: \`${result.seed}\` (profile \`${result.profile}\`). The seed fixes the plan of ` +
+      'faults, their targets and durations, the keys and the writers\' choices; the timings ' +
+      'are the machine\'s, so a replay lands the faults on other writes.',
+    `- **Run**: ${result.startedAt}, ${seconds(result.durationMs)}; processes' logs were in \`` +
+      `${result.dir}\``,
+    `- **Machine**: ${result.machine.cores} cores, shared with other work (load average ` +
+      `${load(result.machine.loadBefore)} before, ${load(result.machine.loadAfter)} after); Node ` +
+      `${result.machine.node}, Redis ${result.machine.redis}, HAProxy ${result.machine.haproxy}`,
     '',
     '## Result',
     '',
     result.violations.length === 0
-      ? `**No violation.** ${f.writes} writes, ${f.retries} retries and ${f.finalAttempts} last-pass requests under ${result.faults.length} faults; no key reached the hub twice.`
+      ? `**No violation.** ${f.writes} writes, ${f.retries} retries and ${f.finalAttempts} ` +
+        `last-pass requests under ${result.faults.length} faults; no key reached the hub twice.`
       : `**${result.violations.length} violations** (below).`,
     '',
     '## Faults',
     '',
-    table(['fault', 'runs', 'recovered (median, longest)'], FAULT_KINDS.filter(kind => (f.faults.get(kind) ?? 0) > 0).map(kind => {
-      const runs = result.faults.filter(fault => fault.kind === kind)
-      const recovered = runs.map(fault => fault.recoveredMs ?? 0)
-      return [FAULT_NAMES[kind], runs.length, `${seconds(median(recovered))}, ${seconds(Math.max(...recovered))}`]
-    })),
+    table(
+      ['fault', 'runs', 'recovered (median, longest)'],
+      FAULT_KINDS.filter((kind) => (f.faults.get(kind) ?? 0) > 0).map((kind) => {
+        const runs = result.faults.filter((fault) => fault.kind === kind)
+        const recovered = runs.map((fault) => fault.recoveredMs ?? 0)
+        return [
+          FAULT_NAMES[kind],
+          runs.length,
+          `${seconds(median(recovered))}, ${seconds(Math.max(...recovered))}`
+        ]
+      })
+    ),
     '',
-    `Replica kills landed with ${kills.reduce((sum, fault) => sum + (fault.inFlight ?? 0), 0)} direct writes in flight in all (${kills.filter(fault => (fault.inFlight ?? 0) > 0).length} of ${kills.length} kills with at least one; writes through HAProxy come on top). "Recovered": from the fault's end until every replica was ready with Redis up and the master had a replica in sync again.`,
+    `Replica kills landed with ${kills.reduce((sum, fault) => sum + (fault.inFlight ?? 0), 0)} ` +
+      'direct writes in flight in all (' +
+      `${kills.filter((fault) => (fault.inFlight ?? 0) > 0).length} of ${kills.length} kills ` +
+      'with at least one; writes through HAProxy come on top). "Recovered": from the ' +
+      'fault\'s end until every replica was ready with Redis up and the master had a ' +
+      'replica in sync again.',
     '',
     '## Writes',
     '',
-    table(['', 'count'], [
-      ['writes (keys)', f.writes],
-      ['offers / booked notifications', `${f.offers} / ${f.writes - f.offers}`],
-      ['attempts during the faults', f.attempts - f.finalAttempts],
-      ['retries (attempts after a key\'s first)', f.retries],
-      ['last pass: every key asked once more after the faults', f.finalAttempts],
-      ...[...f.outcomes].sort().map(([name, n]): [string, number] => [`outcome before the last pass: ${name}`, n])
-    ]),
+    table(
+      ['', 'count'],
+      [
+        ['writes (keys)', f.writes],
+        ['offers / booked notifications', `${f.offers} / ${f.writes - f.offers}`],
+        ['attempts during the faults', f.attempts - f.finalAttempts],
+        ["retries (attempts after a key's first)", f.retries],
+        ['last pass: every key asked once more after the faults', f.finalAttempts],
+        ...[...f.outcomes]
+          .sort()
+          .map(([name, n]): [string, number] => [`outcome before the last pass: ${name}`, n])
+      ]
+    ),
     '',
-    'Outcomes: `ok`, a 2xx; `unknown`, 409 OUTCOME_UNKNOWN (the client stops); `gave-up`, every attempt failed (a network error, a 5xx) and the client stopped retrying.',
+    'Outcomes: `ok`, a 2xx; `unknown`, 409 OUTCOME_UNKNOWN (the client stops); `gave-up`, every ' +
+      'attempt failed (a network error, a 5xx) and the client stopped retrying.',
     '',
     '## Hub calls per key',
     '',
-    'From the hub\'s own log: each offer carries its key as `idServiceOrder`, each booked notification as its `booking_note`.',
+    "From the hub's own log: each offer carries its key as `idServiceOrder`, each booked " +
+      'notification as its `booking_note`.',
     '',
-    table(['hub calls', 'keys'], [...f.hubCallsPerKey].sort().map(([calls, n]) => [calls, n])),
+    table(
+      ['hub calls', 'keys'],
+      [...f.hubCallsPerKey].sort().map(([calls, n]) => [calls, n])
+    ),
     '',
     `${f.unknown} keys were answered 409 OUTCOME_UNKNOWN at least once: ${f.unknownWithCall} of ` +
       'them had reached the hub (their answer was lost with a killed replica, a hub slower than ' +
@@ -148,15 +194,19 @@ export function markdown (result: RunResult, command: string): string {
     'A probe wrote to every replica all along each failover (an offer with a fresh key every ' +
       '25 ms or so on each): "writes refused" is the longest any replica refused them, from its ' +
       'first refused write to the first it took after. Events: what each reader received from ' +
-      'the failover\'s start until every replica was ready again, and the reloads told meanwhile.',
+      "the failover's start until every replica was ready again, and the reloads told meanwhile.",
     '',
-    table(['failover', 'writes refused', 'events received by the readers', 'reloads'],
+    table(
+      ['failover', 'writes refused', 'events received by the readers', 'reloads'],
       result.failoverEvents.map(({ fault, received, reloads }) => [
         `${fault.kind === 'failover' ? 'SENTINEL FAILOVER' : 'master killed'}, ${fault.target}`,
         seconds(fault.writeGap?.longestMs ?? 0, 2),
-        Object.entries(received).map(([reader, n]) => `${reader} ${n}`).join(', '),
+        Object.entries(received)
+          .map(([reader, n]) => `${reader} ${n}`)
+          .join(', '),
         reloads
-      ])),
+      ])
+    ),
     '',
     '## Outcomes waiting for Redis',
     '',
@@ -165,44 +215,108 @@ export function markdown (result: RunResult, command: string): string {
       'measures that window (`gateway_idempotency_flush_seconds`, read from its metrics around ' +
       'each Redis fault; a replica restarted in between is left out).',
     '',
-    table(['fault', 'flushes', 'window'], FAULT_KINDS.map((kind): [string, number, string] => {
-      const windows = result.faults.filter(fault => fault.kind === kind)
-        .flatMap(fault => fault.flushes ?? []).map(flush => flush.meanMs)
-      return [FAULT_NAMES[kind], windows.length, spread(windows)]
-    }).filter(([, n]) => n > 0)),
+    table(
+      ['fault', 'flushes', 'window'],
+      FAULT_KINDS.map((kind): [string, number, string] => {
+        const windows = result.faults
+          .filter((fault) => fault.kind === kind)
+          .flatMap((fault) => fault.flushes ?? [])
+          .map((flush) => flush.meanMs)
+        return [FAULT_NAMES[kind], windows.length, spread(windows)]
+      }).filter(([, n]) => n > 0)
+    ),
     '',
     '## Answers by status',
     '',
-    table(['answer', 'count'], [...f.answers].sort((a, b) => b[1] - a[1]).map(([name, n]) => [name, n])),
+    table(
+      ['answer', 'count'],
+      [...f.answers].sort((a, b) => b[1] - a[1]).map(([name, n]) => [name, n])
+    ),
     '',
-    'A 503 always came with `retry-after`; HAProxy\'s own pages are its answer when a replica died under a request or none was ready (it retries only GET and HEAD by itself); network errors are connections refused or reset by a replica that died, and client timeouts.',
+    "A 503 always came with `retry-after`; HAProxy's own pages are its answer when a replica " +
+      'died under a request or none was ready (it retries only GET and HEAD by itself); network ' +
+      'errors are connections refused or reset by a replica that died, and client timeouts.',
     '',
     '## Rate limits through Redis outages',
     '',
-    'Each Redis kill ran a probe: a fresh client limited to its limit a minute sent lookups to every replica in turn before, during and after the outage. The bound is the documented one: the limit in Redis\'s window plus the limit in each replica process that counted on its own.',
+    'Each Redis kill ran a probe: a fresh client limited to its limit a minute sent lookups ' +
+      'to every replica in turn before, during and after the outage. The bound is the ' +
+      'documented one: ' +
+      "the limit in Redis's window plus the limit in each replica process that counted on its own.",
     '',
-    table(['client', 'limit', 'allowed before / during / after', 'replica processes', 'allowed', 'bound'], result.probes.map(probe => [
-      probe.client, probe.limit, probe.phases.map(phase => `${phase.allowed} of ${phase.sent}`).join(' / '), probe.processes.size, probe.allowed, probe.bound
-    ])),
+    table(
+      [
+        'client',
+        'limit',
+        'allowed before / during / after',
+        'replica processes',
+        'allowed',
+        'bound'
+      ],
+      result.probes.map((probe) => [
+        probe.client,
+        probe.limit,
+        probe.phases.map((phase) => `${phase.allowed} of ${phase.sent}`).join(' / '),
+        probe.processes.size,
+        probe.allowed,
+        probe.bound
+      ])
+    ),
     '',
     '## Event readers',
     '',
-    table(['reader', 'sockets opened', 'events received', 'expected booked events missed', 'duplicates', 'told to reload'], result.readers.map(reader => [
-      reader.name, reader.opened, reader.received, reader.missed, reader.duplicates,
-      Object.entries(reader.reloads).map(([reason, n]) => `${reason} ${n}`).join(', ') || 'never'
-    ])),
+    table(
+      [
+        'reader',
+        'sockets opened',
+        'events received',
+        'expected booked events missed',
+        'duplicates',
+        'told to reload'
+      ],
+      result.readers.map((reader) => [
+        reader.name,
+        reader.opened,
+        reader.received,
+        reader.missed,
+        reader.duplicates,
+        Object.entries(reader.reloads)
+          .map(([reason, n]) => `${reason} ${n}`)
+          .join(', ') || 'never'
+      ])
+    ),
     '',
-    `Each reader is the client's own \`subscribeEvents\` (from the start of the log: \`lastEventId: '0-0'\`), which resumes from the last event id it saw after every reconnection. Expected: every booked notification answered 2xx, ${result.writes.filter(write => write.kind === 'booked' && write.attempts.some(attempt => attempt.status === 200)).length} of them. A reader that was never told to reload must have received each exactly once; one that was told (\`stream.reload\`: the window had moved on, or events were lost) may miss some, and says so plainly.`,
+    'Each reader is the client\'s own `subscribeEvents` (from the start of the log: ' +
+      '`lastEventId: \'0-0\'`), which resumes from the last event id it saw after every ' +
+      'reconnection. Expected: every booked notification answered 2xx, ' +
+      `${result.writes.filter((write) => write.kind === 'booked' &&
+        write.attempts.some((attempt) => attempt.status === 200)).length} ` +
+      'of them. A reader that was never told to reload must have received each exactly once; one ' +
+      'that was told (`stream.reload`: the window had moved on, or events were lost) may miss ' +
+      'some, and says so plainly.',
     '',
     '## Settings',
     '',
-    table(['setting', 'value'], Object.entries(result.settings).map(([name, value]) => [name, String(value)])),
+    table(
+      ['setting', 'value'],
+      Object.entries(result.settings).map(([name, value]) => [name, String(value)])
+    ),
     '',
     '## Violations',
     '',
     ...(result.violations.length === 0
       ? ['None.']
-      : [...result.violations.map(violation => `- ${violation.rule}${violation.key === undefined ? '' : ` (key ${violation.key})`}: ${violation.detail}`), '', '```', ...result.timelines, '```']),
+      : [
+          ...result.violations.map(
+            (violation) =>
+              `- ${violation.rule}` +
+              `${violation.key === undefined ? '' : ` (key ${violation.key})`}: ${violation.detail}`
+          ),
+          '',
+          '```',
+          ...result.timelines,
+          '```'
+        ]),
     ''
   ]
   return lines.join('\n')

@@ -43,7 +43,10 @@ export interface WriterOptions {
   maxAttempts: number
   /** How long one attempt may take before the client gives up on it. */
   attemptTimeoutMs: number
-  /** The share of attempts sent through HAProxy (targets[0]); the rest go to a replica picked at random. */
+  /**
+   * The share of attempts sent through HAProxy (targets[0]); the rest go to a replica picked at
+   * random.
+   */
   viaProxy: number
   rng: Rng
   now: () => number
@@ -52,10 +55,20 @@ export interface WriterOptions {
 export const OFFERS = `/v1/bookings/${F.bookingRequestId}/offers`
 export const BOOKED = `/v1/bookings/${F.bookingRequestId}/booked`
 
-/** The request of a key: its own serviceOrderId or note, which the hub's log shows, so that each hub call names its key. */
+/**
+ * The request of a key: its own serviceOrderId or note, which the hub's log shows, so that each hub
+ * call names its key.
+ */
 export function requestOf (write: Pick<Write, 'key' | 'kind'>): { path: string, body: unknown } {
   return write.kind === 'offer'
-    ? { path: OFFERS, body: { serviceOrderId: write.key, price: 1250000.5, offeredAt: '2024-03-01T08:15:00+07:00' } }
+    ? {
+        path: OFFERS,
+        body: {
+          serviceOrderId: write.key,
+          price: 1250000.5,
+          offeredAt: '2024-03-01T08:15:00+07:00'
+        }
+      }
     : { path: BOOKED, body: { booked: true, note: write.key } }
 }
 
@@ -66,22 +79,40 @@ function retryAfterMs (value: string | undefined): number | undefined {
 
 /** Whether a careful client retries this answer: a network error, a 5xx, a 429. */
 export function retryable (attempt: Attempt): boolean {
-  return attempt.error !== undefined || (attempt.status !== undefined && (attempt.status >= 500 || attempt.status === 429))
+  return (
+    attempt.error !== undefined ||
+    (attempt.status !== undefined && (attempt.status >= 500 || attempt.status === 429))
+  )
 }
 
 /**
  * Sends one attempt of a write and records what came back. The client
  * reads the whole answer, as a careful client does before it decides.
  */
-export async function attemptOnce (write: Write, target: Target, options: Pick<WriterOptions, 'clientKey' | 'attemptTimeoutMs' | 'now'>, extra: Partial<Attempt> = {}): Promise<Attempt> {
+export async function attemptOnce (
+  write: Write,
+  target: Target,
+  options: Pick<WriterOptions, 'clientKey' | 'attemptTimeoutMs' | 'now'>,
+  extra: Partial<Attempt> = {}
+): Promise<Attempt> {
   const { path, body } = requestOf(write)
-  const attempt: Attempt = { n: write.attempts.length + 1, target: target.name, start: options.now(), end: 0, ...extra }
+  const attempt: Attempt = {
+    n: write.attempts.length + 1,
+    target: target.name,
+    start: options.now(),
+    end: 0,
+    ...extra
+  }
   if (target.name !== 'haproxy') attempt.incarnation = target.incarnation()
   write.attempts.push(attempt)
   try {
     const res = await fetch(`${target.url}${path}`, {
       method: 'POST',
-      headers: { authorization: `Bearer ${options.clientKey}`, 'content-type': 'application/json', 'idempotency-key': write.key },
+      headers: {
+        authorization: `Bearer ${options.clientKey}`,
+        'content-type': 'application/json',
+        'idempotency-key': write.key
+      },
       body: JSON.stringify(body),
       signal: AbortSignal.timeout(options.attemptTimeoutMs)
     })
@@ -98,8 +129,11 @@ export async function attemptOnce (write: Write, target: Target, options: Pick<W
       // not the envelope (HAProxy's own pages)
     }
   } catch (error) {
-    const cause = (error as { cause?: { code?: string, message?: string } }).cause
-    attempt.error = (error as Error).name === 'TimeoutError' ? 'client timeout' : cause?.code ?? cause?.message ?? String(error)
+    const cause = (error as { cause?: { code?: string; message?: string } }).cause
+    attempt.error =
+      (error as Error).name === 'TimeoutError'
+        ? 'client timeout'
+        : (cause?.code ?? cause?.message ?? String(error))
   }
   attempt.end = options.now()
   return attempt
@@ -130,7 +164,11 @@ export async function write (record: Write, options: WriterOptions): Promise<voi
       record.outcome = 'refused'
       return
     }
-    if (n < options.maxAttempts) await sleep(retryAfterMs(attempt.retryAfter) ?? Math.min(100 * 2 ** (n - 1), 2000) + rng.int(0, 100))
+    if (n < options.maxAttempts) {
+      await sleep(
+        retryAfterMs(attempt.retryAfter) ?? Math.min(100 * 2 ** (n - 1), 2000) + rng.int(0, 100)
+      )
+    }
   }
   record.outcome = 'gave-up'
 }
@@ -143,13 +181,23 @@ export interface Writers {
   inFlight (target: string): number
 }
 
-/** `concurrency` writer loops, each making one write after the other with a new key, until stopped. */
-export function startWriters (concurrency: number, prefix: string, options: WriterOptions): Writers {
+/**
+ * `concurrency` writer loops, each making one write after the other with a new key, until stopped.
+ */
+export function startWriters (
+  concurrency: number,
+  prefix: string,
+  options: WriterOptions
+): Writers {
   const writes: Write[] = []
   const state = { running: true, next: 0 }
   const loops = Array.from({ length: concurrency }, async () => {
     while (state.running) {
-      const record: Write = { key: `${prefix}-${String(state.next++).padStart(6, '0')}`, kind: options.rng.chance(0.5) ? 'offer' : 'booked', attempts: [] }
+      const record: Write = {
+        key: `${prefix}-${String(state.next++).padStart(6, '0')}`,
+        kind: options.rng.chance(0.5) ? 'offer' : 'booked',
+        attempts: []
+      }
       writes.push(record)
       await write(record, options)
     }
@@ -160,6 +208,12 @@ export function startWriters (concurrency: number, prefix: string, options: Writ
       state.running = false
       await Promise.all(loops)
     },
-    inFlight: (target) => writes.filter(each => each.outcome === undefined && each.attempts.at(-1)?.target === target && each.attempts.at(-1)?.end === 0).length
+    inFlight: (target) =>
+      writes.filter(
+        (each) =>
+          each.outcome === undefined &&
+          each.attempts.at(-1)?.target === target &&
+          each.attempts.at(-1)?.end === 0
+      ).length
   }
 }

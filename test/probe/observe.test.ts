@@ -9,13 +9,25 @@ import {
 test('where the data is', async (t) => {
   const list = operationOf('noblbc20')
   t.same(locate(list, [{ bl_no: 'A' }], 'x'), { key: '*', items: [{ bl_no: 'A' }] }, 'a bare array')
-  t.same(locate(list, { data: [], other: [] }, 'x'), undefined, 'two arrays and not the configured key: not found')
+  t.same(
+    locate(list, { data: [], other: [] }, 'x'),
+    undefined,
+    'two arrays and not the configured key: not found'
+  )
   t.same(locate(list, 'text', undefined), undefined, 'not an object')
   const record = operationOf('BC20ByNoPib')
-  t.same(locate(record, { message: 'Data tidak ditemukan' }, undefined), undefined, 'a record without its identity')
+  t.same(
+    locate(record, { message: 'Data tidak ditemukan' }, undefined),
+    undefined,
+    'a record without its identity'
+  )
   t.same(locate(record, { no_pib: '1' }, undefined), { key: undefined, items: [{ no_pib: '1' }] })
   const records = operationOf('BC20ByNoBL')
-  t.same(locate(records, { data: [{ no_pib: '1' }], result: 'Ok' }, undefined), { key: 'data', items: [{ no_pib: '1' }] }, 'records under a key')
+  t.same(
+    locate(records, { data: [{ no_pib: '1' }], result: 'Ok' }, undefined),
+    { key: 'data', items: [{ no_pib: '1' }] },
+    'records under a key'
+  )
 })
 
 test('forms and shapes', async (t) => {

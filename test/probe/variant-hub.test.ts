@@ -10,9 +10,9 @@ import {
   magicValue, SANDBOX_ACCESS_TOKEN, SANDBOX_API_KEY, SANDBOX_FIXTURES as F, SANDBOX_PASSWORD,
   SANDBOX_USERNAME, sandboxEnv, startSandbox, type Sandbox, type SandboxOptions
 } from '../../src/sandbox/index.ts'
-import { build } from '../helper.ts'
-import { PROFILE_FILES, type ProfileJson } from '../hub-profiles.ts'
-import { HUBS, routeUrl, type Hub } from '../hubs.ts'
+import { build } from '../helpers/helper.ts'
+import { PROFILE_FILES, type ProfileJson } from '../helpers/hub-profiles.ts'
+import { HUBS, routeUrl, type Hub } from '../helpers/hubs.ts'
 
 // The probe against a hub variant nobody here wrote (test/fixtures/profiles/
 // variant-hub.json: its own prefixes, key headers per operation, path

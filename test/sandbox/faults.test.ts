@@ -1,12 +1,24 @@
 import { connect } from 'node:net'
 import t from 'tap'
-import { FAULTS, SANDBOX_ACCESS_TOKEN, SANDBOX_API_KEY, SANDBOX_FIXTURES as F, magicValue } from '../../src/sandbox/index.ts'
+import {
+  FAULTS,
+  SANDBOX_ACCESS_TOKEN,
+  SANDBOX_API_KEY,
+  SANDBOX_FIXTURES as F,
+  magicValue
+} from '../../src/sandbox/index.ts'
 import type { Sandbox, SandboxRequestLog } from '../../src/sandbox/index.ts'
 import { AUTH, DEV, LOOKUP, V3, call, get, isRecord, post, qs, sandbox } from './helpers.ts'
 
 // The magic values (the sandbox's table, docs/reference/sandbox.md), restated
 // here so that a change on either side fails.
-const STATUS_FAULTS: Array<{ name: string, code: string, status: number, body?: unknown, html?: true }> = [
+const STATUS_FAULTS: Array<{
+  name: string
+  code: string
+  status: number
+  body?: unknown
+  html?: true
+}> = [
   { name: '500', code: '500', status: 500, body: { message: 'Internal Server Error' } },
   { name: '503', code: '503', status: 503, html: true },
   { name: '502', code: '502', status: 502, html: true },
@@ -20,7 +32,21 @@ const STATUS_FAULTS: Array<{ name: string, code: string, status: number, body?: 
 ]
 
 const CODES: Record<string, string> = {
-  SLOW: '001', HANG: '002', MALFORMED: '900', HTML: '901', RESET: '902', EMPTY: '903', DRIFT: '904', NOKEY: '905', TRUNCATED: '906', SHAPE: '907', FAILNOTFOUND: '908', FAILREJECTED: '909', FAILNODATA: '910', FAILAUTH: '911', SNAKE: '912'
+  SLOW: '001',
+  HANG: '002',
+  MALFORMED: '900',
+  HTML: '901',
+  RESET: '902',
+  EMPTY: '903',
+  DRIFT: '904',
+  NOKEY: '905',
+  TRUNCATED: '906',
+  SHAPE: '907',
+  FAILNOTFOUND: '908',
+  FAILREJECTED: '909',
+  FAILNODATA: '910',
+  FAILAUTH: '911',
+  SNAKE: '912'
 }
 
 const npwpForm = (code: string): string => `990000000000${code}`
@@ -28,14 +54,36 @@ const uuidForm = (code: string): string => `00000000-0000-4000-8000-000000000${c
 const dateForm = (code: string): string => `19${code.slice(0, 2)}011${code.slice(2)}`
 
 /** One request per way of carrying a magic value, for a fault of this name and code. */
-function carriers (sb: Sandbox, name: string, code: string): Array<[string, () => ReturnType<typeof get>]> {
+function carriers (
+  sb: Sandbox,
+  name: string,
+  code: string
+): Array<[string, () => ReturnType<typeof get>]> {
   return [
     ['text form in a path segment', () => get(sb, `${LOOKUP}/kontainerbc261/SBX-${name}`)],
-    ['text form, lower case, in the query', () => get(sb, `${LOOKUP}/BC20ByNoPib/${qs({ npwp: F.declaration.npwp, nopib: `sbx-${name.toLowerCase()}` })}`)],
+    [
+      'text form, lower case, in the query',
+      () =>
+        get(
+          sb,
+          `${LOOKUP}/BC20ByNoPib/` +
+          `${qs({ npwp: F.declaration.npwp, nopib: `sbx-${name.toLowerCase()}` })}`
+        )
+    ],
     ['NPWP form', () => get(sb, `${LOOKUP}/noblbc20/${npwpForm(code)}`)],
-    ['UUID form in a JSON body', () => post(sb, `${DEV}/document_sp2/final`, { id_document_sp2: uuidForm(code) })],
+    [
+      'UUID form in a JSON body',
+      () => post(sb, `${DEV}/document_sp2/final`, { id_document_sp2: uuidForm(code) })
+    ],
     ['date form', () => get(sb, `${LOOKUP}/kontainerbc27/${qs({ tglBl: dateForm(code) })}`)],
-    ['booking id in the query', () => post(sb, `${V3}/DetilBooking/isBooked/${qs({ idRequestBooking: `SBX-${name}` })}`, { isBooked: 1, booking_note: 'x' })]
+    [
+      'booking id in the query',
+      () =>
+        post(sb, `${V3}/DetilBooking/isBooked/${qs({ idRequestBooking: `SBX-${name}` })}`, {
+          isBooked: 1,
+          booking_note: 'x'
+        })
+    ]
   ]
 }
 
@@ -59,13 +107,29 @@ t.test('status faults answer their status and body whatever carries the magic va
 
 t.test('a fault can ride on any query parameter or any string of a JSON body', async (t) => {
   const sb = await sandbox(t)
-  const probe = await get(sb, `${LOOKUP}/noblbc20/${qs({ npwp: F.taxpayer.npwp, probe: 'SBX-503' })}`)
+  const probe = await get(
+    sb,
+    `${LOOKUP}/noblbc20/${qs({ npwp: F.taxpayer.npwp, probe: 'SBX-503' })}`
+  )
   t.equal(probe.status, 503)
-  const nested = await post(sb, `${V3}/DetilBooking`, {
-    idRequestBooking: F.bookingRequestId, idPlatform: F.platformId, idServiceOrder: 'SBX-422', hargaPenawaran: 1, waktuPenawaran: '2024-03-01 10:00:00', timestamp: '2024-03-01 10:00:00'
-  }, { 'customs-api-key': SANDBOX_API_KEY })
+  const nested = await post(
+    sb,
+    `${V3}/DetilBooking`,
+    {
+      idRequestBooking: F.bookingRequestId,
+      idPlatform: F.platformId,
+      idServiceOrder: 'SBX-422',
+      hargaPenawaran: 1,
+      waktuPenawaran: '2024-03-01 10:00:00',
+      timestamp: '2024-03-01 10:00:00'
+    },
+    { 'customs-api-key': SANDBOX_API_KEY }
+  )
   t.equal(nested.status, 422)
-  const deep = await post(sb, `${DEV}/document_sp2/final`, { id_document_sp2: F.sp2.sp2Id, extra: { list: ['x', 'SBX-403'] } })
+  const deep = await post(sb, `${DEV}/document_sp2/final`, {
+    id_document_sp2: F.sp2.sp2Id,
+    extra: { list: ['x', 'SBX-403'] }
+  })
   t.equal(deep.status, 403)
   const notMagic = await get(sb, `${LOOKUP}/kontainerbc261/SBX-NOPE`)
   t.equal(notMagic.status, 200, 'an unknown name is an ordinary value')
@@ -74,21 +138,37 @@ t.test('a fault can ride on any query parameter or any string of a JSON body', a
   t.equal(almost.status, 200, 'an unknown code is an ordinary value')
 })
 
-t.test('MALFORMED: 200 application/json that does not parse, for every response shape', async (t) => {
-  const sb = await sandbox(t)
-  const replies = [
-    await get(sb, `${LOOKUP}/noblbc20/${npwpForm('900')}`),
-    await get(sb, `${LOOKUP}/kontainerbc261/${qs({ noBl: F.containers.kontainerbc261.noBl, probe: 'SBX-MALFORMED' })}`),
-    await get(sb, `${DEV}/document_sp2/host-to-host/${qs({ npwp_cargo_owner: F.sp2.npwp, bl_no: F.sp2.blNo, bl_date: F.sp2.blDateCompact, x: 'SBX-MALFORMED' })}`),
-    await post(sb, `${DEV}/document_sp2/final`, { id_document_sp2: uuidForm('900') })
-  ]
-  for (const res of replies) {
-    t.equal(res.status, 200)
-    t.match(res.headers.get('content-type'), /^application\/json/)
-    t.ok(res.text.length > 0)
-    t.throws(() => JSON.parse(res.text), `does not parse: ${res.text.slice(0, 40)}`)
+t.test(
+  'MALFORMED: 200 application/json that does not parse, for every response shape',
+  async (t) => {
+    const sb = await sandbox(t)
+    const replies = [
+      await get(sb, `${LOOKUP}/noblbc20/${npwpForm('900')}`),
+      await get(
+        sb,
+        `${LOOKUP}/kontainerbc261/` +
+          `${qs({ noBl: F.containers.kontainerbc261.noBl, probe: 'SBX-MALFORMED' })}`
+      ),
+      await get(
+        sb,
+        `${DEV}/document_sp2/host-to-host/` +
+          qs({
+            npwp_cargo_owner: F.sp2.npwp,
+            bl_no: F.sp2.blNo,
+            bl_date: F.sp2.blDateCompact,
+            x: 'SBX-MALFORMED'
+          })
+      ),
+      await post(sb, `${DEV}/document_sp2/final`, { id_document_sp2: uuidForm('900') })
+    ]
+    for (const res of replies) {
+      t.equal(res.status, 200)
+      t.match(res.headers.get('content-type'), /^application\/json/)
+      t.ok(res.text.length > 0)
+      t.throws(() => JSON.parse(res.text), `does not parse: ${res.text.slice(0, 40)}`)
+    }
   }
-})
+)
 
 t.test('HTML: 200 with an HTML page', async (t) => {
   const sb = await sandbox(t)
@@ -106,9 +186,21 @@ t.test('EMPTY, NOKEY, SHAPE and DRIFT break the shape in their own ways', async 
   const normal = await get(sb, `${LOOKUP}/kontainerbc261/${qs({ noBl: fixture.noBl })}`)
   const normalItems = (normal.body as Record<string, unknown[]>)['data kontainer bc 261']
   t.equal(normalItems?.length, fixture.containerNos.length)
-  const keyed = (fault: string) => get(sb, `${LOOKUP}/kontainerbc261/${qs({ noBl: fixture.noBl, probe: `SBX-${fault}` })}`)
-  const array = (fault: string) => get(sb, `${DEV}/document_sp2/host-to-host/${qs({ npwp_cargo_owner: F.sp2.npwp, bl_no: F.sp2.blNo, bl_date: F.sp2.blDateCompact, probe: `SBX-${fault}` })}`)
-  const object = (code: string) => post(sb, `${DEV}/document_sp2/final`, { id_document_sp2: uuidForm(code) })
+  const keyed = (fault: string) =>
+    get(sb, `${LOOKUP}/kontainerbc261/${qs({ noBl: fixture.noBl, probe: `SBX-${fault}` })}`)
+  const array = (fault: string) =>
+    get(
+      sb,
+      `${DEV}/document_sp2/host-to-host/` +
+        qs({
+          npwp_cargo_owner: F.sp2.npwp,
+          bl_no: F.sp2.blNo,
+          bl_date: F.sp2.blDateCompact,
+          probe: `SBX-${fault}`
+        })
+    )
+  const object = (code: string) =>
+    post(sb, `${DEV}/document_sp2/final`, { id_document_sp2: uuidForm(code) })
 
   t.same((await keyed('EMPTY')).body, { 'data kontainer bc 261': [] })
   t.same((await get(sb, `${LOOKUP}/noblbc20/${npwpForm('903')}`)).body, { 'Data BL BC 2.0': [] })
@@ -117,23 +209,42 @@ t.test('EMPTY, NOKEY, SHAPE and DRIFT break the shape in their own ways', async 
 
   const drift = await keyed('DRIFT')
   t.equal(drift.status, 200)
-  t.same(Object.keys(drift.body as object), ['data kontainer'], 'only one key, not the expected one')
-  t.same((drift.body as Record<string, unknown>)['data kontainer'], normalItems, 'the normal items under the drifted key')
-  const blDrift = await get(sb, `${LOOKUP}/noblbc23/${qs({ npwp: F.taxpayer.npwp, p: 'SBX-DRIFT' })}`)
+  t.same(
+    Object.keys(drift.body as object),
+    ['data kontainer'],
+    'only one key, not the expected one'
+  )
+  t.same(
+    (drift.body as Record<string, unknown>)['data kontainer'],
+    normalItems,
+    'the normal items under the drifted key'
+  )
+  const blDrift = await get(
+    sb,
+    `${LOOKUP}/noblbc23/${qs({ npwp: F.taxpayer.npwp, p: 'SBX-DRIFT' })}`
+  )
   t.same(Object.keys(blDrift.body as object), ['data bl'])
   t.equal((blDrift.body as Record<string, unknown[]>)['data bl']?.length, F.taxpayer.bc23.length)
   const arrayDrift = await array('DRIFT')
   t.ok(isRecord(arrayDrift.body), 'an array operation drifts into an object')
   t.equal(((arrayDrift.body as Record<string, unknown[]>).data)?.length, F.sp2.documentIds.length)
 
-  for (const res of [await keyed('NOKEY'), await array('NOKEY'), await object('905'), await get(sb, `${LOOKUP}/noblbc16/${npwpForm('905')}`)]) {
+  for (const res of [
+    await keyed('NOKEY'),
+    await array('NOKEY'),
+    await object('905'),
+    await get(sb, `${LOOKUP}/noblbc16/${npwpForm('905')}`)
+  ]) {
     t.equal(res.status, 200)
     t.same(res.body, { status: 'ok' })
   }
 
   const shapeKeyed = await keyed('SHAPE')
   t.equal(shapeKeyed.status, 200)
-  t.notOk(Array.isArray((shapeKeyed.body as Record<string, unknown>)['data kontainer bc 261']), 'the key holds no array')
+  t.notOk(
+    Array.isArray((shapeKeyed.body as Record<string, unknown>)['data kontainer bc 261']),
+    'the key holds no array'
+  )
   for (const res of [await array('SHAPE'), await object('907')]) {
     t.equal(res.status, 200)
     t.notOk(Array.isArray(res.body) || isRecord(res.body), 'neither an array nor an object')
@@ -141,21 +252,56 @@ t.test('EMPTY, NOKEY, SHAPE and DRIFT break the shape in their own ways', async 
   }
 })
 
-t.test('SNAKE answers normally with each record\'s keys in snake_case, as a hub might spell its echoes', async (t) => {
-  const sb = await sandbox(t)
-  const offer = { idRequestBooking: F.bookingRequestId, idPlatform: 'PLTSBX01', idServiceOrder: 'SBX-SNAKE', hargaPenawaran: 10, waktuPenawaran: '2024-03-01 10:15:00', timestamp: '2024-03-01 10:15:02' }
-  const offered = await post(sb, `${V3}/DetilBooking/`, offer)
-  t.equal(offered.status, 200)
-  t.same(offered.body, { message: 'Penawaran berhasil dikirim', id_request_booking: F.bookingRequestId, id_service_order: 'SBX-SNAKE' })
-  const booked = await post(sb, `${V3}/DetilBooking/isBooked/${qs({ idRequestBooking: F.bookingRequestId })}`, { isBooked: 1, booking_note: 'SBX-SNAKE' })
-  t.same(booked.body, { message: 'Booking berhasil diperbarui', id_request_booking: F.bookingRequestId, is_booked: 1 })
-  // A list: its key and its items' keys (already snake_case) as they were.
-  const fixture = F.containers.kontainerbc261
-  const normal = await get(sb, `${LOOKUP}/kontainerbc261/${qs({ noBl: fixture.noBl })}`)
-  t.same((await get(sb, `${LOOKUP}/kontainerbc261/${qs({ noBl: fixture.noBl, probe: 'SBX-SNAKE' })}`)).body, normal.body)
-  // A failure stays the failure.
-  t.equal((await post(sb, `${V3}/DetilBooking/isBooked/${qs({ idRequestBooking: F.unknownBookingRequestId })}`, { isBooked: 1, booking_note: 'SBX-SNAKE' })).status, 404)
-})
+t.test(
+  "SNAKE answers normally with each record's keys in snake_case, as a hub might spell its echoes",
+  async (t) => {
+    const sb = await sandbox(t)
+    const offer = {
+      idRequestBooking: F.bookingRequestId,
+      idPlatform: 'PLTSBX01',
+      idServiceOrder: 'SBX-SNAKE',
+      hargaPenawaran: 10,
+      waktuPenawaran: '2024-03-01 10:15:00',
+      timestamp: '2024-03-01 10:15:02'
+    }
+    const offered = await post(sb, `${V3}/DetilBooking/`, offer)
+    t.equal(offered.status, 200)
+    t.same(offered.body, {
+      message: 'Penawaran berhasil dikirim',
+      id_request_booking: F.bookingRequestId,
+      id_service_order: 'SBX-SNAKE'
+    })
+    const booked = await post(
+      sb,
+      `${V3}/DetilBooking/isBooked/${qs({ idRequestBooking: F.bookingRequestId })}`,
+      { isBooked: 1, booking_note: 'SBX-SNAKE' }
+    )
+    t.same(booked.body, {
+      message: 'Booking berhasil diperbarui',
+      id_request_booking: F.bookingRequestId,
+      is_booked: 1
+    })
+    // A list: its key and its items' keys (already snake_case) as they were.
+    const fixture = F.containers.kontainerbc261
+    const normal = await get(sb, `${LOOKUP}/kontainerbc261/${qs({ noBl: fixture.noBl })}`)
+    t.same(
+      (await get(sb, `${LOOKUP}/kontainerbc261/${qs({ noBl: fixture.noBl, probe: 'SBX-SNAKE' })}`))
+        .body,
+      normal.body
+    )
+    // A failure stays the failure.
+    t.equal(
+      (
+        await post(
+          sb,
+          `${V3}/DetilBooking/isBooked/${qs({ idRequestBooking: F.unknownBookingRequestId })}`,
+          { isBooked: 1, booking_note: 'SBX-SNAKE' }
+        )
+      ).status,
+      404
+    )
+  }
+)
 
 t.test('SLOW answers normally after slowMs', async (t) => {
   // What the sandbox chose to wait before each answer, as it logs it: how long the answer took
@@ -166,7 +312,10 @@ t.test('SLOW answers normally after slowMs', async (t) => {
   const quick = await get(sb, `${LOOKUP}/kontainerbc261/${qs({ noBl: fixture.noBl })}`)
   t.equal(seen.at(-1)?.delayMs, 0, 'without magic it is not delayed')
   let started = Date.now()
-  const slow = await get(sb, `${LOOKUP}/kontainerbc261/${qs({ noBl: fixture.noBl, probe: 'SBX-SLOW' })}`)
+  const slow = await get(
+    sb,
+    `${LOOKUP}/kontainerbc261/${qs({ noBl: fixture.noBl, probe: 'SBX-SLOW' })}`
+  )
   t.equal(seen.at(-1)?.delayMs, 300, 'delayed by slowMs')
   t.ok(Date.now() - started >= 290, `took ${Date.now() - started} ms`)
   t.equal(slow.status, 200)
@@ -180,15 +329,31 @@ t.test('SLOW answers normally after slowMs', async (t) => {
 t.test('HANG never answers, and close() does not wait for it', async (t) => {
   const sb = await sandbox(t)
   for (const [how, send] of [
-    ['text', () => fetch(`${sb.url}${LOOKUP}/kontainerbc261/SBX-HANG`, { headers: AUTH, signal: AbortSignal.timeout(300) })],
-    ['npwp', () => fetch(`${sb.url}${LOOKUP}/noblbc16/${npwpForm('002')}`, { headers: AUTH, signal: AbortSignal.timeout(300) })]
+    [
+      'text',
+      () =>
+        fetch(`${sb.url}${LOOKUP}/kontainerbc261/SBX-HANG`, {
+          headers: AUTH,
+          signal: AbortSignal.timeout(300)
+        })
+    ],
+    [
+      'npwp',
+      () =>
+        fetch(`${sb.url}${LOOKUP}/noblbc16/${npwpForm('002')}`, {
+          headers: AUTH,
+          signal: AbortSignal.timeout(300)
+        })
+    ]
   ] as const) {
     await t.rejects(send(), { name: 'TimeoutError' }, how)
   }
   t.equal(sb.count('kontainerbc261'), 1, 'the hanging request was received')
 
   const other = await sandbox(t)
-  const pending = fetch(`${other.url}${LOOKUP}/kontainerbc261/SBX-HANG`, { headers: AUTH }).catch((err: unknown) => err)
+  const pending = fetch(`${other.url}${LOOKUP}/kontainerbc261/SBX-HANG`, { headers: AUTH }).catch(
+    (err: unknown) => err
+  )
   while (other.count() === 0) await new Promise((resolve) => setTimeout(resolve, 10))
   const started = Date.now()
   await other.close()
@@ -220,20 +385,30 @@ function rawGet (sb: Sandbox, path: string): Promise<{ head: string, body: Buffe
       const split = all.indexOf('\r\n\r\n')
       resolve({ head: all.subarray(0, split).toString(), body: all.subarray(split + 4) })
     })
-    socket.write(`GET ${path} HTTP/1.1\r\nhost: ${hostname}\r\ncustoms-api-key: ${SANDBOX_API_KEY}\r\nauthorization: ${SANDBOX_ACCESS_TOKEN}\r\n\r\n`)
+    socket.write(
+      `GET ${path} HTTP/1.1\r\nhost: ${hostname}\r\ncustoms-api-key: ` +
+      `${SANDBOX_API_KEY}\r\nauthorization: ${SANDBOX_ACCESS_TOKEN}\r\n\r\n`
+    )
   })
 }
 
 t.test('TRUNCATED announces more bytes than it sends, then ends the connection', async (t) => {
   const sb = await sandbox(t)
-  const { head, body } = await rawGet(sb, `${LOOKUP}/kontainerbc261/${qs({ noBl: F.containers.kontainerbc261.noBl, probe: 'SBX-TRUNCATED' })}`)
+  const { head, body } = await rawGet(
+    sb,
+    `${LOOKUP}/kontainerbc261/` +
+    `${qs({ noBl: F.containers.kontainerbc261.noBl, probe: 'SBX-TRUNCATED' })}`
+  )
   t.match(head, /^HTTP\/1\.1 200/)
   const announced = Number(/content-length: (\d+)/i.exec(head)?.[1])
   t.ok(announced > 0)
   t.ok(body.length < announced, `${body.length} of ${announced} bytes`)
   t.ok(body.length > 0, 'some bytes did arrive')
 
-  const res = await fetch(`${sb.url}${LOOKUP}/noblbc20/${npwpForm('906')}`, { headers: AUTH, signal: AbortSignal.timeout(5000) })
+  const res = await fetch(`${sb.url}${LOOKUP}/noblbc20/${npwpForm('906')}`, {
+    headers: AUTH,
+    signal: AbortSignal.timeout(5000)
+  })
   t.equal(res.status, 200)
   await t.rejects(res.text(), 'reading the body fails')
 })
@@ -259,24 +434,42 @@ t.test('magicValue builds the documented forms, and each form triggers its fault
   t.equal((await get(sb, `${LOOKUP}/noblbc20/${magicValue('403', 'npwp')}`)).status, 403)
   t.equal((await get(sb, `${LOOKUP}/kontainerbc25/${magicValue('422', 'date')}`)).status, 422)
   t.equal((await get(sb, `${LOOKUP}/kontainerbc28/${magicValue('404')}`)).status, 404)
-  t.equal((await get(sb, `${LOOKUP}/kontainerbc25/${qs({ tglBl: '20240101', probe: '1950-01-13' })}`)).status, 503, 'a date also in the form YYYY-MM-DD')
-  t.equal((await get(sb, `${LOOKUP}/kontainerbc25/${qs({ tglBl: '20240101', probe: '1950-0113' })}`)).status, 200, 'not in a mix of the two')
+  t.equal(
+    (await get(sb, `${LOOKUP}/kontainerbc25/${qs({ tglBl: '20240101', probe: '1950-01-13' })}`))
+      .status,
+    503,
+    'a date also in the form YYYY-MM-DD'
+  )
+  t.equal(
+    (await get(sb, `${LOOKUP}/kontainerbc25/${qs({ tglBl: '20240101', probe: '1950-0113' })}`))
+      .status,
+    200,
+    'not in a mix of the two'
+  )
 })
 
-t.test('a 200 answer reporting a failure, with no data, where a magic value asks for one', async (t) => {
-  const sb = await sandbox(t)
-  const cases = [
-    ['FAILNOTFOUND', { status: 'Data tidak ditemukan' }],
-    ['FAILREJECTED', { status: 'failed', message: 'Permintaan tidak dapat diproses' }],
-    ['FAILNODATA', { message: 'Data tidak ditemukan' }],
-    ['FAILAUTH', { status: 'failed', message: 'API key is not valid or is expired / revoked.' }]
-  ] as const
-  for (const [fault, body] of cases) {
-    for (const path of [`${LOOKUP}/noblbc20/${magicValue(fault, 'npwp')}`, `${DEV}/document_sp2/host-to-host/${qs({ npwp_cargo_owner: F.sp2.npwp, bl_no: magicValue(fault), bl_date: F.sp2.blDateCompact })}`]) {
-      const res = await get(sb, path)
-      t.equal(res.status, 200, `${fault}: ${path}`)
-      t.same(res.body, body, fault)
+t.test(
+  'a 200 answer reporting a failure, with no data, where a magic value asks for one',
+  async (t) => {
+    const sb = await sandbox(t)
+    const cases = [
+      ['FAILNOTFOUND', { status: 'Data tidak ditemukan' }],
+      ['FAILREJECTED', { status: 'failed', message: 'Permintaan tidak dapat diproses' }],
+      ['FAILNODATA', { message: 'Data tidak ditemukan' }],
+      ['FAILAUTH', { status: 'failed', message: 'API key is not valid or is expired / revoked.' }]
+    ] as const
+    for (const [fault, body] of cases) {
+      for (const path of [
+        `${LOOKUP}/noblbc20/${magicValue(fault, 'npwp')}`,
+        `${DEV}/document_sp2/host-to-host/` + qs({
+          npwp_cargo_owner: F.sp2.npwp, bl_no: magicValue(fault), bl_date: F.sp2.blDateCompact
+        })
+      ]) {
+        const res = await get(sb, path)
+        t.equal(res.status, 200, `${fault}: ${path}`)
+        t.same(res.body, body, fault)
+      }
     }
+    t.equal(magicValue('FAILAUTH', 'date'), '19910111')
   }
-  t.equal(magicValue('FAILAUTH', 'date'), '19910111')
-})
+)

@@ -39,10 +39,20 @@ function parse (text: string): unknown {
   }
 }
 
-export async function call (sb: Sandbox, method: string, path: string, init: { headers?: Record<string, string>, body?: unknown, raw?: string } = {}): Promise<Reply> {
+export async function call (
+  sb: Sandbox,
+  method: string,
+  path: string,
+  init: { headers?: Record<string, string>; body?: unknown; raw?: string } = {}
+): Promise<Reply> {
   const res = await fetch(sb.url + path, {
     method,
-    headers: { ...(init.body !== undefined || init.raw !== undefined ? { 'content-type': 'application/json' } : {}), ...init.headers },
+    headers: {
+      ...(init.body !== undefined || init.raw !== undefined
+        ? { 'content-type': 'application/json' }
+        : {}),
+      ...init.headers
+    },
     body: init.raw ?? (init.body === undefined ? undefined : JSON.stringify(init.body)),
     signal: AbortSignal.timeout(10_000)
   })
@@ -50,11 +60,20 @@ export async function call (sb: Sandbox, method: string, path: string, init: { h
   return { status: res.status, headers: res.headers, text, body: parse(text) }
 }
 
-export function get (sb: Sandbox, path: string, headers: Record<string, string> = AUTH): Promise<Reply> {
+export function get (
+  sb: Sandbox,
+  path: string,
+  headers: Record<string, string> = AUTH
+): Promise<Reply> {
   return call(sb, 'GET', path, { headers })
 }
 
-export function post (sb: Sandbox, path: string, body: unknown, headers: Record<string, string> = AUTH): Promise<Reply> {
+export function post (
+  sb: Sandbox,
+  path: string,
+  body: unknown,
+  headers: Record<string, string> = AUTH
+): Promise<Reply> {
   return call(sb, 'POST', path, { headers, body })
 }
 

@@ -1,4 +1,4 @@
-// madge 8 ships no type declarations; this is what test/import-graph.test.ts uses of it.
+// madge 8 ships no type declarations; this is what test/repo/import-graph.test.ts uses of it.
 declare module 'madge' {
   interface MadgeConfig {
     fileExtensions?: string[]
@@ -13,5 +13,8 @@ declare module 'madge' {
     /** Imports madge could not resolve to a file (`skipped`). */
     warnings (): { skipped: string[] }
   }
-  export default function madge (path: string | string[], config?: MadgeConfig): Promise<MadgeResult>
+  export default function madge (
+    path: string | string[],
+    config?: MadgeConfig
+  ): Promise<MadgeResult>
 }

@@ -3,7 +3,12 @@ import fp from 'fastify-plugin'
 import type { FastifyInstance } from 'fastify'
 import type { AuthenticatedClient, ClientRegistry } from '../../../src/auth/clients.ts'
 
-const BENCH: AuthenticatedClient = { name: 'bench', scopes: ['customs:read', 'sp2:read'], events: 'own', rateLimit: { max: 1_000_000, timeWindowMs: 60_000 } }
+const BENCH: AuthenticatedClient = {
+  name: 'bench',
+  scopes: ['customs:read', 'sp2:read'],
+  events: 'own',
+  rateLimit: { max: 1_000_000, timeWindowMs: 60_000 }
+}
 const REGISTRY: ClientRegistry = { size: 1, authenticate: () => BENCH, find: () => BENCH }
 
 export default fp(async (app: FastifyInstance) => {

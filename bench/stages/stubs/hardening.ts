@@ -3,7 +3,9 @@ import fp from 'fastify-plugin'
 import type { FastifyInstance } from 'fastify'
 import { originalOf } from '../original.ts'
 
-const { parseJsonBody } = await import(originalOf('plugins/json-body.js')) as typeof import('../../../src/plugins/json-body.ts')
+const { parseJsonBody } = (await import(
+  originalOf('plugins/json-body.js')
+)) as typeof import('../../../src/plugins/json-body.ts')
 
 export default fp(async (app: FastifyInstance) => {
   app.removeContentTypeParser('text/plain')

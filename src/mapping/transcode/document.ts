@@ -1,7 +1,20 @@
 import { HUB_EXTRA } from '../../catalogue/resource-spec.ts'
 import { cachedCamelCase } from '../fields.ts'
 import type { Field, Plan } from './plan.ts'
-import { CLOSE_BRACE, CLOSE_BRACKET, COLON, COMMA, GIVE_UP, hashOf, MINUS, NINE, OPEN_BRACE, OPEN_BRACKET, QUOTE, ZERO } from './reader.ts'
+import {
+  CLOSE_BRACE,
+  CLOSE_BRACKET,
+  COLON,
+  COMMA,
+  GIVE_UP,
+  hashOf,
+  MINUS,
+  NINE,
+  OPEN_BRACE,
+  OPEN_BRACKET,
+  QUOTE,
+  ZERO
+} from './reader.ts'
 import { Values } from './values.ts'
 
 const MAX_DEPTH = 64
@@ -91,7 +104,8 @@ export class Run extends Values {
         } else {
           // scanKey gave up on escaped keys.
           const { name, out } = this.otherKey(start, close, false)
-          // An unknown key landing on one of our names, or twice on one name: the reference path decides.
+          // An unknown key landing on one of our names, or twice on one name: the reference path
+          // decides.
           if (plan.names.has(name)) throw GIVE_UP
           unknown ??= new Set()
           if (unknown.has(name)) throw GIVE_UP
@@ -142,11 +156,15 @@ export class Run extends Values {
     if (at.length === 0 || start + field.key.length + 2 > this.end) return false
     const words = field.keyWords
     const sv = this.sv
-    for (let k = 0; k < at.length; k++) if (sv.getInt32(start + at[k]!, true) !== words[k]) return false
+    for (let k = 0; k < at.length; k++) {
+      if (sv.getInt32(start + at[k]!, true) !== words[k]) return false
+    }
     return true
   }
 
-  /** A field's `"ourName":`, after a comma unless it is the first member, written a word at a time. */
+  /**
+   * A field's `"ourName":`, after a comma unless it is the first member, written a word at a time.
+   */
   name (field: Field, first: boolean): void {
     const words = first ? field.outWords : field.commaWords
     const n = words.length * 4
@@ -161,7 +179,9 @@ export class Run extends Values {
     const candidates = plan.byHash.get(hash)
     if (candidates === undefined) return undefined
     const n = end - start
-    for (const field of candidates) if (field.key.length === n && this.bytesAt(field.key, start)) return field
+    for (const field of candidates) {
+      if (field.key.length === n && this.bytesAt(field.key, start)) return field
+    }
     return undefined
   }
 
@@ -204,10 +224,15 @@ export class Run extends Values {
         if (this.peek() !== QUOTE) throw GIVE_UP
         const start = this.p + 1
         const close = this.scanString()
-        // An escaped key could spell the list key: only then is it worth decoding, and then the reference path reads it.
+        // An escaped key could spell the list key: only then is it worth decoding, and then the
+        // reference path reads it.
         if (this.escaped && this.stringValue(start - 1, close) === keyText) throw GIVE_UP
         this.expect(COLON)
-        if (!this.escaped && close - start === key.length && this.src.compare(key, 0, key.length, start, close) === 0) {
+        if (
+          !this.escaped &&
+          close - start === key.length &&
+          this.src.compare(key, 0, key.length, start, close) === 0
+        ) {
           if (count !== undefined || this.peek() !== OPEN_BRACKET) throw GIVE_UP
           count = this.items(plan, 1)
         } else {
@@ -249,7 +274,8 @@ export class Run extends Values {
           // Validated only: no names to keep apart.
         } else {
           const key = this.otherKey(start + 1, close, this.escaped)
-          // Two keys camelCased alike (or one repeated): JSON.parse keeps the last; leave it to the reference path.
+          // Two keys camelCased alike (or one repeated): JSON.parse keeps the last; leave it to the
+          // reference path.
           if (many !== undefined ? many.has(key.name) : names.includes(key.name)) throw GIVE_UP
           if (names.length > 0) this.byte(COMMA)
           names.push(key.name)
@@ -295,10 +321,20 @@ export class Run extends Values {
     const n = to - from
     const hash = escaped ? 0 : hashOf(src, from, to)
     if (!escaped) {
-      for (const key of this.keys.byHash.get(hash) ?? []) if (key.raw.length === n && this.bytesAt(key.raw, from)) return key
+      for (const key of this.keys.byHash.get(hash) ?? []) {
+        if (key.raw.length === n && this.bytesAt(key.raw, from)) return key
+      }
     }
-    const name = cachedCamelCase(escaped ? JSON.parse(src.toString('utf8', from - 1, to + 1)) as string : src.toString('utf8', from, to))
-    const key = { raw: Buffer.from(src.subarray(from, to)), name, out: Buffer.from(`${JSON.stringify(name)}:`) }
+    const name = cachedCamelCase(
+      escaped
+        ? (JSON.parse(src.toString('utf8', from - 1, to + 1)) as string)
+        : src.toString('utf8', from, to)
+    )
+    const key = {
+      raw: Buffer.from(src.subarray(from, to)),
+      name,
+      out: Buffer.from(`${JSON.stringify(name)}:`)
+    }
     const keys = this.keys
     if (!escaped && keys.count < KEY_CACHE_LIMIT) {
       keys.count++

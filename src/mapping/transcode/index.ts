@@ -25,7 +25,7 @@ import { wordsOf } from './writer.ts'
  * up and returns undefined, and the caller takes the reference path (JSON.parse
  * and the compiled normalizer), which decides and reports exactly as before.
  * The two are held to the same answers by a differential test
- * (test/transcode.test.ts).
+ * (test/mapping/transcode.test.ts).
  *
  * The parts: plan.ts compiles a spec; reader.ts scans the input and
  * writer.ts writes the output; values.ts converts the fields' values;
@@ -40,11 +40,16 @@ import { wordsOf } from './writer.ts'
 export interface Transcoded {
   /** Our JSON for the `data` member, UTF-8 (a view into `framed`). */
   json: Buffer
-  /** `frame.head`, the JSON and `frame.tail(count)` in one buffer; the JSON alone without a frame. */
+  /**
+   * `frame.head`, the JSON and `frame.tail(count)` in one buffer; the JSON alone without a frame.
+   */
   framed: Buffer
   /** Items of a list answer; undefined for a record. */
   count: number | undefined
-  /** What the answer needed tolerated (DRIFT bits, mapping/drift.ts); 0 for an answer in the documented forms. */
+  /**
+   * What the answer needed tolerated (DRIFT bits, mapping/drift.ts); 0 for an answer in the
+   * documented forms.
+   */
   drift: number
 }
 
@@ -68,12 +73,18 @@ interface Options {
   offset: string
 }
 
-/** Per operation: the hub answers days that have a time of day as the day alone (a profile's dateAnswered), and no time is answered for them. */
+/**
+ * Per operation: the hub answers days that have a time of day as the day alone (a profile's
+ * dateAnswered), and no time is answered for them.
+ */
 export interface ShapeOptions {
   dayOnly?: boolean
 }
 
-/** Transcoders that share one output buffer, one memo of unknown keys and one object serial (a thread compiles its own set). */
+/**
+ * Transcoders that share one output buffer, one memo of unknown keys and one object serial (a
+ * thread compiles its own set).
+ */
 export interface TranscoderSet {
   compile (shape: TranscodeShape, options?: ShapeOptions): Transcoder
 }
@@ -97,12 +108,20 @@ export function createTranscoders (options: Options): TranscoderSet {
   let scratch: Buffer = Buffer.allocUnsafeSlow(64 * 1024)
 
   function compile (shape: TranscodeShape, { dayOnly = false }: ShapeOptions = {}): Transcoder {
-    // The rules note what they tolerate in the run; null strings are the reference path's (decode.ts gives it those answers).
-    const tolerance: Tolerance = { note: (bit) => { run.drift |= bit }, nullStrings: NO_NULL_STRINGS, dayOnly }
+    // The rules note what they tolerate in the run; null strings are the reference path's
+    // (decode.ts gives it those answers).
+    const tolerance: Tolerance = {
+      note: (bit) => {
+        run.drift |= bit
+      },
+      nullStrings: NO_NULL_STRINGS,
+      dayOnly
+    }
     const plan = compilePlan(shape.item, options.offset, undefined, tolerance)
     const key = shape.type === 'keyed-list' ? Buffer.from(shape.key) : undefined
     return function transcode (body, frame) {
-      // JSON.parse would see U+FFFD where the bytes are not UTF-8: the reference path does it alike.
+      // JSON.parse would see U+FFFD where the bytes are not UTF-8: the reference path does it
+      // alike.
       if (!isUtf8(body)) return undefined
       const need = body.length + (body.length >> 3) + 64
       run.begin(body, scratch.length >= need ? scratch : Buffer.allocUnsafeSlow(need))
@@ -133,7 +152,9 @@ export function createTranscoders (options: Options): TranscoderSet {
         if (error === GIVE_UP) return undefined
         throw error
       } finally {
-        if (run.out.length > scratch.length && run.out.length <= SCRATCH_KEEP_BYTES) scratch = run.out
+        if (run.out.length > scratch.length && run.out.length <= SCRATCH_KEEP_BYTES) {
+          scratch = run.out
+        }
       }
       const json = run.out.subarray(0, run.o)
       const { drift } = run
@@ -142,7 +163,12 @@ export function createTranscoders (options: Options): TranscoderSet {
         return { json: copy, framed: copy, count, drift }
       }
       const framed = Buffer.concat([frame.head, json, frame.tail(count)])
-      return { json: framed.subarray(frame.head.length, frame.head.length + run.o), framed, count, drift }
+      return {
+        json: framed.subarray(frame.head.length, frame.head.length + run.o),
+        framed,
+        count,
+        drift
+      }
     }
   }
 
@@ -150,6 +176,9 @@ export function createTranscoders (options: Options): TranscoderSet {
 }
 
 /** One transcoder with a set of its own. */
-export function compileTranscoder (shape: TranscodeShape, options: Options & ShapeOptions): Transcoder {
+export function compileTranscoder (
+  shape: TranscodeShape,
+  options: Options & ShapeOptions
+): Transcoder {
   return createTranscoders(options).compile(shape, options)
 }

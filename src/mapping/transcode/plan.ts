@@ -1,6 +1,12 @@
 import { OMIT, type Tolerance } from '../drift.ts'
 import { fieldRules, isNull, spellingsOf, type FieldRules } from '../fields.ts'
-import { isArrayKind, isResource, namesOf, type FieldSpec, type ResourceSpec } from '../../catalogue/resource-spec.ts'
+import {
+  isArrayKind,
+  isResource,
+  namesOf,
+  type FieldSpec,
+  type ResourceSpec
+} from '../../catalogue/resource-spec.ts'
 import { hashOf, NULL } from './reader.ts'
 import { wordsOf } from './writer.ts'
 
@@ -39,17 +45,28 @@ export interface Field {
   readonly keyWords: Int32Array
   /** `"ourName":` */
   readonly out: Buffer
-  /** `"ourName":` and `,"ourName":` as little-endian words, zero-padded to a multiple of 4 bytes. */
+  /**
+   * `"ourName":` and `,"ourName":` as little-endian words, zero-padded to a multiple of 4 bytes.
+   */
   readonly outWords: Int32Array
   readonly commaWords: Int32Array
   readonly kind: number
   /** DATE_WITH_TIME: `,"ourDateTimeName":`, written between the date and the date-time. */
   readonly second: Buffer | undefined
-  /** The rules of a scalar field (fields.ts), for the values no byte shortcut takes; undefined for records and lists. */
+  /**
+   * The rules of a scalar field (fields.ts), for the values no byte shortcut takes; undefined for
+   * records and lists.
+   */
   readonly rules: FieldRules | undefined
-  /** What the rules write for the hub's null; undefined where null does not fit (the reference path reports it). */
+  /**
+   * What the rules write for the hub's null; undefined where null does not fit (the reference path
+   * reports it).
+   */
   readonly nullOut: Buffer | undefined
-  /** What they write for an empty string where that is our null (gate_pass); undefined where it is a string like any other. */
+  /**
+   * What they write for an empty string where that is our null (gate_pass); undefined where it is a
+   * string like any other.
+   */
   readonly emptyOut: Buffer | undefined
   readonly record: Plan | undefined
   /** This field's bit in Plan.requiredMask, or 0. */
@@ -112,7 +129,11 @@ function kindOf (field: FieldSpec): number {
  * undefined where they refuse it or answer no value (OMIT: the name is
  * written by then; the reference path leaves the field out).
  */
-function written (rules: FieldRules, second: Buffer | undefined, value: unknown): Buffer | undefined {
+function written (
+  rules: FieldRules,
+  second: Buffer | undefined,
+  value: unknown
+): Buffer | undefined {
   try {
     const converted = rules.convert(value)
     if (converted === OMIT) return undefined
@@ -126,14 +147,30 @@ function written (rules: FieldRules, second: Buffer | undefined, value: unknown)
   }
 }
 
-function compileField (f: FieldSpec, index: number, required: readonly string[], offset: string, compiling: Set<ResourceSpec>, tolerance: Tolerance | undefined): Field {
+function compileField (
+  f: FieldSpec,
+  index: number,
+  required: readonly string[],
+  offset: string,
+  compiling: Set<ResourceSpec>,
+  tolerance: Tolerance | undefined
+): Field {
   const key = Buffer.from(f.upstream)
   const requiredAt = required.indexOf(f.upstream)
-  const inner = isResource(f.kind) ? f.kind : isArrayKind(f.kind) && f.kind.arrayOf !== 'json' ? f.kind.arrayOf : undefined
+  const inner = isResource(f.kind)
+    ? f.kind
+    : isArrayKind(f.kind) && f.kind.arrayOf !== 'json'
+      ? f.kind.arrayOf
+      : undefined
   const out = Buffer.from(`${JSON.stringify(f.name)}:`)
   const member = Buffer.concat([key, Buffer.from('":')])
   // A member shorter than a word (a one-byte key) has no words: memberIs leaves it to keyIs.
-  const keyAt = member.length < 4 ? [] : Array.from({ length: Math.ceil(member.length / 4) }, (_, k) => Math.min(k * 4, member.length - 4))
+  const keyAt =
+    member.length < 4
+      ? []
+      : Array.from({ length: Math.ceil(member.length / 4) }, (_, k) =>
+        Math.min(k * 4, member.length - 4)
+      )
   const names = namesOf(f)
   const second = names.length === 2 ? Buffer.from(`,${JSON.stringify(names[1])}:`) : undefined
   const rules = fieldRules(f, offset, tolerance, requiredAt !== -1)
@@ -141,14 +178,15 @@ function compileField (f: FieldSpec, index: number, required: readonly string[],
     key,
     hash: hashOf(key, 0, key.length),
     keyAt: Int32Array.from(keyAt),
-    keyWords: Int32Array.from(keyAt, at => member.readInt32LE(at)),
+    keyWords: Int32Array.from(keyAt, (at) => member.readInt32LE(at)),
     out,
     outWords: wordsOf(out),
     commaWords: wordsOf(Buffer.concat([Buffer.from(','), out])),
     kind: kindOf(f),
     second,
     rules,
-    nullOut: rules === undefined ? (isNull(f, null) ? NULL : undefined) : written(rules, second, null),
+    nullOut:
+      rules === undefined ? (isNull(f, null) ? NULL : undefined) : written(rules, second, null),
     emptyOut: isNull(f, '') && rules !== undefined ? written(rules, second, '') : undefined,
     record: inner === undefined ? undefined : compilePlan(inner, offset, compiling, tolerance),
     requiredBit: requiredAt === -1 ? 0 : 1 << requiredAt,
@@ -162,16 +200,28 @@ function compileField (f: FieldSpec, index: number, required: readonly string[],
  * the date-time rules add; `tolerance` is where the rules note what they
  * read beyond the documented forms (the transcoder set's run).
  */
-export function compilePlan (spec: ResourceSpec, offset: string, compiling = new Set<ResourceSpec>(), tolerance?: Tolerance): Plan {
+export function compilePlan (
+  spec: ResourceSpec,
+  offset: string,
+  compiling = new Set<ResourceSpec>(),
+  tolerance?: Tolerance
+): Plan {
   // A spec inside itself would share one `seen` array between nested objects.
   if (compiling.has(spec)) throw new Error(`resource ${spec.id} contains itself`)
   compiling.add(spec)
   const required = spec.required ?? []
   if (required.length > 30) throw new Error(`resource ${spec.id}: more than 30 required fields`)
-  const fields = spec.fields.map((f, index) => compileField(f, index, required, offset, compiling, tolerance))
-  fields.forEach((field, i) => { (field as any).next = fields[i + 1] })
+  const fields = spec.fields.map((f, index) =>
+    compileField(f, index, required, offset, compiling, tolerance)
+  )
+  fields.forEach((field, i) => {
+    ;(field as any).next = fields[i + 1]
+  })
   for (const name of required) {
-    if (!spec.fields.some(f => f.upstream === name)) throw new Error(`resource ${spec.id}: required field ${name} is not one of its fields`)
+    if (!spec.fields.some((f) => f.upstream === name)) {
+      throw new Error(`resource ${spec.id}: ` +
+      `required field ${name} is not one of its fields`)
+    }
   }
   const byHash = new Map<number, Field[]>()
   for (const field of fields) byHash.set(field.hash, [...(byHash.get(field.hash) ?? []), field])

@@ -48,7 +48,10 @@ export class Reader extends Writer {
   p = 0
   /** Set by scanString: the string held an escape sequence. */
   escaped = false
-  /** Reading a member that is not part of the answer (keyed lists, values left to the rules): validate, keep no names. */
+  /**
+   * Reading a member that is not part of the answer (keyed lists, values left to the rules):
+   * validate, keep no names.
+   */
   skipping = false
   /** What this answer needed tolerated (DRIFT bits, mapping/drift.ts), set where it is met. */
   drift = 0
@@ -148,7 +151,10 @@ export class Reader extends Writer {
         const w = sv.getInt32(i, true)
         const q = w ^ 0x22222222
         const b = w ^ 0x5c5c5c5c
-        if ((((q - 0x01010101) & ~q) | ((b - 0x01010101) & ~b) | ((w - 0x20202020) & ~w)) & 0x80808080) break
+        if (
+          (((q - 0x01010101) & ~q) | ((b - 0x01010101) & ~b) | ((w - 0x20202020) & ~w)) &
+          0x80808080
+        ) { break }
         ov.setInt32(o, w, true)
       }
       if (i >= end) throw GIVE_UP
@@ -184,7 +190,16 @@ export class Reader extends Writer {
       return i + 6
     }
     // " \ / b f n r t
-    if (e !== QUOTE && e !== BACKSLASH && e !== 0x2f && e !== 0x62 && e !== 0x66 && e !== 0x6e && e !== 0x72 && e !== 0x74) throw GIVE_UP
+    if (
+      e !== QUOTE &&
+      e !== BACKSLASH &&
+      e !== 0x2f &&
+      e !== 0x62 &&
+      e !== 0x66 &&
+      e !== 0x6e &&
+      e !== 0x72 &&
+      e !== 0x74
+    ) { throw GIVE_UP }
     return i + 2
   }
 
@@ -272,7 +287,10 @@ export class Reader extends Writer {
     return Number(this.src.toString('latin1', start, this.p))
   }
 
-  /** After an object member: past a comma (true, another member follows) or the closing brace (false). */
+  /**
+   * After an object member: past a comma (true, another member follows) or the closing brace
+   * (false).
+   */
   moreMembers (): boolean {
     if (this.src[this.p] === COMMA) {
       this.p++
@@ -295,7 +313,10 @@ export class Reader extends Writer {
     return word
   }
 
-  /** Whether the key starting at `start` is exactly these bytes (a spec name: no quote or escape in it). */
+  /**
+   * Whether the key starting at `start` is exactly these bytes (a spec name: no quote or escape in
+   * it).
+   */
   keyIs (key: Buffer, start: number): boolean {
     const n = key.length
     const src = this.src

@@ -1,8 +1,36 @@
-import { DATE, DATE_WITH_TIME, DATETIME, FLAG, INTEGER, JSON_ARRAY, JSON_CONTENT, NUMBER, RECORD, RECORD_ARRAY, STRING, type Field, type Plan } from './plan.ts'
+import {
+  DATE,
+  DATE_WITH_TIME,
+  DATETIME,
+  FLAG,
+  INTEGER,
+  JSON_ARRAY,
+  JSON_CONTENT,
+  NUMBER,
+  RECORD,
+  RECORD_ARRAY,
+  STRING,
+  type Field,
+  type Plan
+} from './plan.ts'
 import { UUID } from './plan.ts'
 import { isCalendarDay } from '../../domain/dates.ts'
 import { DRIFT, OMIT } from '../drift.ts'
-import { COLON, FALSE, GIVE_UP, MINUS, NINE, NOT_PLAIN, OPEN_BRACKET, PLAIN_DECIMAL, PLAIN_INTEGER, QUOTE, Reader, TRUE, ZERO } from './reader.ts'
+import {
+  COLON,
+  FALSE,
+  GIVE_UP,
+  MINUS,
+  NINE,
+  NOT_PLAIN,
+  OPEN_BRACKET,
+  PLAIN_DECIMAL,
+  PLAIN_INTEGER,
+  QUOTE,
+  Reader,
+  TRUE,
+  ZERO
+} from './reader.ts'
 
 /**
  * The values of the fields a spec names. Each kind has byte shortcuts for
@@ -83,7 +111,10 @@ export abstract class Values extends Reader {
             const plain = this.scanNumber()
             const whole = this.p === close
             this.p = close + 1
-            if (whole && (plain === PLAIN_INTEGER || (plain === PLAIN_DECIMAL && field.kind === NUMBER))) {
+            if (
+              whole &&
+              (plain === PLAIN_INTEGER || (plain === PLAIN_DECIMAL && field.kind === NUMBER))
+            ) {
               this.copy(start + 1, close)
               this.drift |= DRIFT.numberString
               return
@@ -263,7 +294,10 @@ export abstract class Values extends Reader {
     return true
   }
 
-  /** `"YYYY-MM-DDTHH:MM:SS[.S]<offset>"` from the checked `YYYY-MM-DD HH:MM:SS[.S]` between `from` and `to`. */
+  /**
+   * `"YYYY-MM-DDTHH:MM:SS[.S]<offset>"` from the checked `YYYY-MM-DD HH:MM:SS[.S]` between `from`
+   * and `to`.
+   */
   dateTimeOut (from: number, to: number): void {
     this.copy(from - 1, from + 10)
     this.byte(0x54) // T

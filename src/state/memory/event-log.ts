@@ -15,7 +15,12 @@ export interface MemoryEventLogOptions extends EventWindow {
  * others still get it. A restart forgets the log: a reader that resumes
  * afterwards from an id of the old one is told to reload.
  */
-export function createMemoryEventLog ({ log, clock, windowMs, maxEntries }: MemoryEventLogOptions): EventLog {
+export function createMemoryEventLog ({
+  log,
+  clock,
+  windowMs,
+  maxEntries
+}: MemoryEventLogOptions): EventLog {
   const listeners = new Set<(entry: LogEntry) => void>()
   let entries: LogEntry[] = []
   let last = FIRST_POSITION
@@ -31,7 +36,10 @@ export function createMemoryEventLog ({ log, clock, windowMs, maxEntries }: Memo
     entries = entries.slice(drop)
   }
 
-  /** Where `id` is in the window: the index of the entry after it, or -1 when the window does not hold it. */
+  /**
+   * Where `id` is in the window: the index of the entry after it, or -1 when the window does not
+   * hold it.
+   */
   function after (id: string): number {
     if (id === trimmedThrough) return 0
     let low = 0
@@ -62,12 +70,16 @@ export function createMemoryEventLog ({ log, clock, windowMs, maxEntries }: Memo
     },
     subscribe (listener) {
       listeners.add(listener)
-      return () => { listeners.delete(listener) }
+      return () => {
+        listeners.delete(listener)
+      }
     },
     async since (id) {
       trim()
       const from = after(id)
-      return from === -1 ? { state: 'expired' } : { state: 'replayed', entries: entries.slice(from) }
+      return from === -1
+        ? { state: 'expired' }
+        : { state: 'replayed', entries: entries.slice(from) }
     },
     position: () => last,
     async close () {

@@ -35,7 +35,11 @@ const inFlight = (entry: Entry): entry is InFlight =>
  * unknown only when its own request said so; the states and their rules are
  * the shared store's all the same.
  */
-export function createMemoryIdempotencyStore ({ ttlMs, maxEntries, clock = systemClock }: MemoryIdempotencyOptions): IdempotencyStore {
+export function createMemoryIdempotencyStore ({
+  ttlMs,
+  maxEntries,
+  clock = systemClock
+}: MemoryIdempotencyOptions): IdempotencyStore {
   const entries = new Map<string, Entry>()
   let settledCount = 0
 
@@ -86,9 +90,15 @@ export function createMemoryIdempotencyStore ({ ttlMs, maxEntries, clock = syste
         }
         entry.state = 'sending'
       },
-      async complete (response) { settle(key, owner, { response }) },
-      async release () { settle(key, owner, 'released') },
-      async abandon () { settle(key, owner, 'unknown') }
+      async complete (response) {
+        settle(key, owner, { response })
+      },
+      async release () {
+        settle(key, owner, 'released')
+      },
+      async abandon () {
+        settle(key, owner, 'unknown')
+      }
     }
   }
 
@@ -98,7 +108,9 @@ export function createMemoryIdempotencyStore ({ ttlMs, maxEntries, clock = syste
       const entry = entries.get(key)
       if (entry === undefined) {
         let settle = () => {}
-        const settled = new Promise<void>(resolve => { settle = resolve })
+        const settled = new Promise<void>((resolve) => {
+          settle = resolve
+        })
         const owner = {}
         entries.set(key, { state: 'claimed', fingerprint, owner, settled, settle })
         return { state: 'acquired', claim: claimOf(key, owner) }

@@ -30,36 +30,50 @@ export interface MemoryLookupStoreOptions {
  */
 export const ENTRY_OVERHEAD_BYTES = 240
 
-/** A key in the heap: two bytes a character at most (V8 keeps ASCII in one, but a key may hold more). */
+/**
+ * A key in the heap: two bytes a character at most (V8 keeps ASCII in one, but a key may hold
+ * more).
+ */
 export function keyBytes (key: string): number {
   return 2 * key.length
 }
 
 const SWEEP_MS = 10_000
 
-export function createMemoryLookupStore<T> ({ maxBytes, maxEntries, sweepMs = SWEEP_MS, clock = systemClock }: MemoryLookupStoreOptions): LookupStore<T> {
+export function createMemoryLookupStore<T> ({
+  maxBytes,
+  maxEntries,
+  sweepMs = SWEEP_MS,
+  clock = systemClock
+}: MemoryLookupStoreOptions): LookupStore<T> {
   const entries = new LRUCache<string, LookupEntry<T>>({
-    // lru-cache needs a positive budget; an entry larger than it is not kept, so 0 keeps nothing, as it says.
+    // lru-cache needs a positive budget; an entry larger than it is not kept, so 0 keeps nothing,
+    // as it says.
     maxSize: Math.max(1, maxBytes),
     sizeCalculation: (entry, key) => entry.bytes + keyBytes(key) + ENTRY_OVERHEAD_BYTES,
     perf: { now: clock },
-    // The clock is read each time: with the default (1 ms), lru-cache starts a timer on every read of it.
+    // The clock is read each time: with the default (1 ms), lru-cache starts a timer on every read
+    // of it.
     ttlResolution: 0
   })
-  // Not lru-cache's `max`: it allocates its arrays for that many entries up front (10 million may be configured).
+  // Not lru-cache's `max`: it allocates its arrays for that many entries up front (10 million may
+  // be configured).
   const trim = (): void => {
     while (entries.size > maxEntries) entries.pop()
   }
 
   /** Entries past their stale time; otherwise only a lookup of the same key would drop them. */
-  const sweeper = setInterval(() => { entries.purgeStale() }, sweepMs)
+  const sweeper = setInterval(() => {
+    entries.purgeStale()
+  }, sweepMs)
   sweeper.unref()
 
   return {
     get: (key) => entries.get(key),
     peek: (key) => entries.peek(key),
     set (key, entry) {
-      // Kept until its stale time, counted from when the hub answered; an entry already past it is not kept.
+      // Kept until its stale time, counted from when the hub answered; an entry already past it is
+      // not kept.
       const ttl = entry.staleUntil - entry.fetchedAt
       if (ttl <= 0 || clock() >= entry.staleUntil) {
         entries.delete(key)
@@ -68,10 +82,18 @@ export function createMemoryLookupStore<T> ({ maxBytes, maxEntries, sweepMs = SW
       entries.set(key, entry, { ttl, start: entry.fetchedAt })
       trim()
     },
-    delete: (key) => { entries.delete(key) },
-    get size () { return entries.size },
-    get bytes () { return entries.calculatedSize },
-    clear: () => { entries.clear() },
+    delete: (key) => {
+      entries.delete(key)
+    },
+    get size () {
+      return entries.size
+    },
+    get bytes () {
+      return entries.calculatedSize
+    },
+    clear: () => {
+      entries.clear()
+    },
     close () {
       clearInterval(sweeper)
     }

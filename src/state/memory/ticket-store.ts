@@ -6,8 +6,14 @@ import type { TicketStore } from '../types.ts'
  * Tickets in this process's memory (one instance), by the SHA-256 of the
  * ticket. At most maxEntries unused ones are kept; past that the oldest go.
  */
-export function createMemoryTicketStore ({ clock, maxEntries = 10_000 }: { clock: Clock, maxEntries?: number }): TicketStore {
-  const tickets = new Map<string, { client: string | null, expiresAt: number }>()
+export function createMemoryTicketStore ({
+  clock,
+  maxEntries = 10_000
+}: {
+  clock: Clock
+  maxEntries?: number
+}): TicketStore {
+  const tickets = new Map<string, { client: string | null; expiresAt: number }>()
   return {
     async issue (ticket, client, ttlMs) {
       const now = clock()

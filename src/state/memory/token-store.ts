@@ -6,10 +6,13 @@ import type { HubSession, TokenStore } from '../types.ts'
  * logged in with, and at most one login at a time, which every caller
  * asking meanwhile shares.
  */
-export function createMemoryTokenStore ({ clock = systemClock }: { clock?: Clock } = {}): TokenStore {
+export function createMemoryTokenStore ({
+  clock = systemClock
+}: { clock?: Clock } = {}): TokenStore {
   let session: HubSession | undefined
   let pending: Promise<HubSession> | undefined
-  const current = (): HubSession | undefined => session !== undefined && session.expiresAt > clock() ? session : undefined
+  const current = (): HubSession | undefined =>
+    session !== undefined && session.expiresAt > clock() ? session : undefined
   return {
     async get () {
       return current()
@@ -20,8 +23,15 @@ export function createMemoryTokenStore ({ clock = systemClock }: { clock?: Clock
       const held = current()
       if (held !== undefined && held.authorization !== rejected) return Promise.resolve(held)
       pending = login().then(
-        (fresh) => { session = fresh; pending = undefined; return fresh },
-        (error: unknown) => { pending = undefined; throw error }
+        (fresh) => {
+          session = fresh
+          pending = undefined
+          return fresh
+        },
+        (error: unknown) => {
+          pending = undefined
+          throw error
+        }
       )
       return pending
     }

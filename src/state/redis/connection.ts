@@ -9,7 +9,9 @@ import { GuardedConnector, GuardedSentinelConnector } from './connector.ts'
 import { createGatewayScripts, type GatewayScripts } from './functions.ts'
 
 export interface RedisConnectionOptions {
-  /** `redis://` or `rediss://` (TLS), with `user:password@` when the server wants them, and `/db`. */
+  /**
+   * `redis://` or `rediss://` (TLS), with `user:password@` when the server wants them, and `/db`.
+   */
   url: string
   /** Prepended to every key (REDIS_KEY_PREFIX), so that several gateways can share a Redis. */
   keyPrefix: string
@@ -20,9 +22,14 @@ export interface RedisConnectionOptions {
   healthCheckIntervalMs?: number
   /** The longest wait between two reconnection attempts (default 2000 ms); they never stop. */
   reconnectMaxDelayMs?: number
-  /** How long a replica that left the master still counts in replicas() (default 5000 ms; see there). */
+  /**
+   * How long a replica that left the master still counts in replicas() (default 5000 ms; see
+   * there).
+   */
   replicaMemoryMs?: number
-  /** TLS settings for `rediss://` beyond Node's defaults, such as the `ca` of a private authority. */
+  /**
+   * TLS settings for `rediss://` beyond Node's defaults, such as the `ca` of a private authority.
+   */
   tls?: ConnectionOptions
   /**
    * The master is found through these Sentinels (REDIS_SENTINELS) and
@@ -75,7 +82,10 @@ export interface RedisConnection {
    * With no replica counted, or timeoutMs 0, it resolves at once.
    */
   replicated (timeoutMs: number): Promise<void>
-  /** Reports a failed command: a refusal to write (OOM, READONLY, MISCONF) turns health to `refusing-writes` at once. */
+  /**
+   * Reports a failed command: a refusal to write (OOM, READONLY, MISCONF) turns health to
+   * `refusing-writes` at once.
+   */
   noteError (error: unknown): void
   /** Called on every change of health(); returns the unsubscribe function. */
   onHealthChange (listener: (health: StoreHealth) => void): () => void
@@ -98,26 +108,39 @@ export function redisReason (error: unknown): string {
 /** How often the health check asks a Redis that refuses writes whether it takes them again. */
 const REFUSING_CHECK_MS = 100
 
-/** Consecutive failed health checks after which a connection that looks open is dropped and reopened. */
+/**
+ * Consecutive failed health checks after which a connection that looks open is dropped and
+ * reopened.
+ */
 const STALE_AFTER_FAILED_CHECKS = 3
 
 /** What the health check writes (with the prefix), so that a Redis refusing writes shows. */
 const HEALTH_KEY = 'health'
-/** A replica that has not acknowledged for longer than this is not counted in sync (Redis's own lag, seconds). */
+/**
+ * A replica that has not acknowledged for longer than this is not counted in sync (Redis's own lag,
+ * seconds).
+ */
 const REPLICA_MAX_LAG_S = 3
 
-/** Redis's answers to a write it will not take: out of memory (noeviction), a replica, no disk for its append-only file, too few replicas. */
+/**
+ * Redis's answers to a write it will not take: out of memory (noeviction), a replica, no disk for
+ * its append-only file, too few replicas.
+ */
 const WRITE_REFUSED = /^(OOM|READONLY|MISCONF|NOREPLICAS|NOTWRITABLE)\b/
 
 export function isWriteRefused (error: unknown): boolean {
   return error instanceof Error && WRITE_REFUSED.test(error.message)
 }
 
-/** Replicas in sync in an `INFO replication` text: `slaveN:...,state=online,...,lag=L` with L small. */
+/**
+ * Replicas in sync in an `INFO replication` text: `slaveN:...,state=online,...,lag=L` with L small.
+ */
 export function replicasInSync (info: string): number {
   let count = 0
   for (const match of info.matchAll(/^slave\d+:(.*)$/gm)) {
-    const fields = Object.fromEntries((match[1] ?? '').split(',').map(pair => pair.split('=') as [string, string]))
+    const fields = Object.fromEntries(
+      (match[1] ?? '').split(',').map((pair) => pair.split('=') as [string, string])
+    )
     if (fields.state === 'online' && Number(fields.lag) <= REPLICA_MAX_LAG_S) count++
   }
   return count
@@ -128,7 +151,8 @@ export function replicasInSync (info: string): number {
  * reconnect in step; never gives up (a number is always returned).
  */
 function backoff (maxDelayMs: number) {
-  return (attempt: number) => Math.min(maxDelayMs, 50 * 2 ** Math.min(attempt - 1, 16)) + Math.floor(Math.random() * 50)
+  return (attempt: number) =>
+    Math.min(maxDelayMs, 50 * 2 ** Math.min(attempt - 1, 16)) + Math.floor(Math.random() * 50)
 }
 
 /**
@@ -157,13 +181,16 @@ export function createRedisConnection (options: RedisConnectionOptions): RedisCo
     retryStrategy,
     // RESP2: everything the gateway uses, as ioredis 5 spoke it.
     protocol: 2,
-    // The scheme decides, whatever its case (ioredis itself only recognises lower-case `rediss://`).
+    // The scheme decides, whatever its case (ioredis itself only recognises lower-case
+    // `rediss://`).
     ...(tls === undefined ? {} : { tls }),
     // No CLIENT SETINFO on connect: the gateway's Redis user may run no CLIENT command
     // (docs/deployment.md#redis).
     disableClientInfo: true,
     Connector: GuardedConnector,
-    ...(sentinels === undefined ? {} : sentinelOptions(sentinels, { tls, commandTimeoutMs, retryStrategy }))
+    ...(sentinels === undefined
+      ? {}
+      : sentinelOptions(sentinels, { tls, commandTimeoutMs, retryStrategy }))
   }
   const client = new Redis(options.url, redisOptions)
   const scripts = createGatewayScripts(client, log)
@@ -321,7 +348,9 @@ export function createRedisConnection (options: RedisConnectionOptions): RedisCo
       }
     },
     noteError (error) {
-      if (!closed && current === 'up' && isWriteRefused(error)) setHealth('refusing-writes', redisReason(error))
+      if (!closed && current === 'up' && isWriteRefused(error)) {
+        setHealth('refusing-writes', redisReason(error))
+      }
     },
     onHealthChange (listener) {
       listeners.add(listener)
@@ -347,13 +376,19 @@ export function createRedisConnection (options: RedisConnectionOptions): RedisCo
       stopWatching()
       listeners.clear()
       current = 'down'
-      await Promise.all([end(client, commandTimeoutMs), reader === undefined ? undefined : end(reader, commandTimeoutMs)])
+      await Promise.all([
+        end(client, commandTimeoutMs),
+        reader === undefined ? undefined : end(reader, commandTimeoutMs)
+      ])
       log.info('redis connections closed')
     }
   }
 }
 
-/** ioredis's `reconnectOnError`: 1 (reconnect, the command fails) for a server that turned out to be a replica. */
+/**
+ * ioredis's `reconnectOnError`: 1 (reconnect, the command fails) for a server that turned out to be
+ * a replica.
+ */
 export function reconnectOnReadOnly (error: Error): 1 | false {
   return error.message.startsWith('READONLY') ? 1 : false
 }
@@ -366,7 +401,18 @@ export function reconnectOnReadOnly (error: Error): 1 | false {
  * announcements are followed by watchSentinels, which moves earlier than
  * ioredis's own failoverDetector (`+switch-master` only).
  */
-function sentinelOptions (sentinels: RedisSentinels, { tls, commandTimeoutMs, retryStrategy }: { tls: ConnectionOptions | undefined, commandTimeoutMs: number, retryStrategy: (attempt: number) => number }): RedisOptions {
+function sentinelOptions (
+  sentinels: RedisSentinels,
+  {
+    tls,
+    commandTimeoutMs,
+    retryStrategy
+  }: {
+    tls: ConnectionOptions | undefined
+    commandTimeoutMs: number
+    retryStrategy: (attempt: number) => number
+  }
+): RedisOptions {
   return {
     sentinels: sentinels.addresses,
     name: sentinels.masterName,
@@ -443,7 +489,10 @@ function parseUrl (value: string): URL {
   try {
     url = new URL(value)
   } catch {
-    throw new Error('the Redis URL is not a URL (expected redis://[user:password@]host[:port][/db] or rediss://...)')
+    throw new Error(
+      'the Redis URL is not a URL (expected redis://[user:password@]host[:port][/db] or ' +
+      'rediss://...)'
+    )
   }
   if (url.protocol !== 'redis:' && url.protocol !== 'rediss:') {
     throw new Error(`the Redis URL must start with redis:// or rediss://, not ${url.protocol}//`)

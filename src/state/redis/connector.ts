@@ -6,9 +6,15 @@ type Connect = AbstractConnector['connect']
 // ioredis does not export the connector it uses by default, and its modules
 // have no ESM entry: it is required, and typed by the public base class.
 const require = createRequire(import.meta.url)
-type ConnectorClass = new (options: unknown) => AbstractConnector & { connect (emitError: Parameters<Connect>[0]): ReturnType<Connect> }
-const StandaloneConnector = (require('ioredis/built/connectors/StandaloneConnector.js') as { default: ConnectorClass }).default
-const SentinelConnector = (require('ioredis/built/connectors/SentinelConnector/index.js') as { default: ConnectorClass }).default
+type ConnectorClass = new (
+  options: unknown
+) => AbstractConnector & { connect(emitError: Parameters<Connect>[0]): ReturnType<Connect> }
+const StandaloneConnector = (
+  require('ioredis/built/connectors/StandaloneConnector.js') as { default: ConnectorClass }
+).default
+const SentinelConnector = (
+  require('ioredis/built/connectors/SentinelConnector/index.js') as { default: ConnectorClass }
+).default
 
 /**
  * ioredis's own connector, with one more 'error' listener on every socket.
@@ -26,7 +32,10 @@ export class GuardedConnector extends StandaloneConnector {
   }
 }
 
-/** The same guard on ioredis's Sentinel connector (REDIS_SENTINELS): it asks a Sentinel for the master, then connects to it. */
+/**
+ * The same guard on ioredis's Sentinel connector (REDIS_SENTINELS): it asks a Sentinel for the
+ * master, then connects to it.
+ */
 export class GuardedSentinelConnector extends SentinelConnector {
   override async connect (emitError: Parameters<Connect>[0]) {
     const stream = await super.connect(emitError)

@@ -26,7 +26,10 @@ export const APPENDED_PREFIX = 'events:appended:'
 const VERSION = '1'
 /** Entries one read takes at most. */
 const READ_COUNT = 1000
-/** Reads that time out in a row (a frozen Redis, a half-open connection) before the reader's connection is reopened. */
+/**
+ * Reads that time out in a row (a frozen Redis, a half-open connection) before the reader's
+ * connection is reopened.
+ */
 const STALE_AFTER_TIMEOUTS = 3
 
 /** An entry's append token (its `t`, absent in entries of earlier gateways). */
@@ -47,10 +50,19 @@ function decode (id: string, fields: string[]): LogEntry | undefined {
   }
   if (value === null || typeof value !== 'object') return undefined
   const entry = value as Record<string, unknown>
-  if (entry.type === 'booking.booked' && typeof entry.requestId === 'string' && entry.data !== null && typeof entry.data === 'object') {
+  if (
+    entry.type === 'booking.booked' &&
+    typeof entry.requestId === 'string' &&
+    entry.data !== null &&
+    typeof entry.data === 'object'
+  ) {
     return { ...(entry as Omit<NewEvent, 'id'>), id }
   }
-  if (entry.type === 'events.lost' && typeof entry.lost === 'number' && typeof entry.occurredAt === 'string') {
+  if (
+    entry.type === 'events.lost' &&
+    typeof entry.lost === 'number' &&
+    typeof entry.occurredAt === 'string'
+  ) {
     return { id, type: 'events.lost', lost: entry.lost, occurredAt: entry.occurredAt }
   }
   return undefined
@@ -129,8 +141,15 @@ export function createRedisEventLog (options: RedisEventLogOptions): EventLog {
       if (connection.health() === 'down') return
       try {
         if (dropped > 0) {
-          await append({ type: 'events.lost', lost: dropped, occurredAt: new Date(clock()).toISOString() }, lostToken)
-          log.error({ lost: dropped }, 'events: lost while Redis was unreachable (more than EVENTS_REPLAY_MAX waited); readers are told to reload')
+          await append(
+            { type: 'events.lost', lost: dropped, occurredAt: new Date(clock()).toISOString() },
+            lostToken
+          )
+          log.error(
+            { lost: dropped },
+            'events: lost while Redis was unreachable (more than EVENTS_REPLAY_MAX waited); ' +
+            'readers are told to reload'
+          )
           dropped = 0
           lostToken = randomUUID()
         } else {
@@ -138,16 +157,24 @@ export function createRedisEventLog (options: RedisEventLogOptions): EventLog {
           confirm(queue.shift()!)
         }
       } catch (error) {
-        log.warn({ reason: redisReason(error), waiting: queue.length }, 'events: appending to Redis failed; the events wait for it')
+        log.warn(
+          { reason: redisReason(error), waiting: queue.length },
+          'events: appending to Redis failed; the events wait for it'
+        )
         return
       }
     }
   }
   const flush = () => (chain = chain.then(drain))
 
-  const stopWatching = connection.onHealthChange((health) => { if (health === 'up') flush().catch(() => {}) })
-  // Redis may answer PINGs and still refuse appends (out of memory, a changed ACL): try again every second.
-  const retry = setInterval(() => { if (queue.length > 0 || dropped > 0) flush().catch(() => {}) }, 1000)
+  const stopWatching = connection.onHealthChange((health) => {
+    if (health === 'up') flush().catch(() => {})
+  })
+  // Redis may answer PINGs and still refuse appends (out of memory, a changed ACL): try again every
+  // second.
+  const retry = setInterval(() => {
+    if (queue.length > 0 || dropped > 0) flush().catch(() => {})
+  }, 1000)
   retry.unref()
 
   const reader: Redis = connection.reader(blockMs)
@@ -181,7 +208,12 @@ export function createRedisEventLog (options: RedisEventLogOptions): EventLog {
     const [first] = await reader.xrange(EVENTS_KEY, '-', '+', 'COUNT', 1)
     const before = first === undefined ? FIRST_POSITION : previousEventId(first[0])
     log.error('events: this replica fell behind the window; its readers are told to reload')
-    deliver({ id: before, type: 'events.lost', lost: 0, occurredAt: new Date(clock()).toISOString() })
+    deliver({
+      id: before,
+      type: 'events.lost',
+      lost: 0,
+      occurredAt: new Date(clock()).toISOString()
+    })
     return before
   }
 
@@ -221,7 +253,15 @@ export function createRedisEventLog (options: RedisEventLogOptions): EventLog {
           readFrom = await startFrom()
           known = true
         }
-        const reply = await reader.xread('COUNT', READ_COUNT, 'BLOCK', blockMs, 'STREAMS', EVENTS_KEY, readFrom!) as Array<[string, Array<[string, string[]]>]> | null
+        const reply = (await reader.xread(
+          'COUNT',
+          READ_COUNT,
+          'BLOCK',
+          blockMs,
+          'STREAMS',
+          EVENTS_KEY,
+          readFrom!
+        )) as Array<[string, Array<[string, string[]]>]> | null
         timeouts = 0
         for (const [, entries] of reply ?? []) {
           for (const [id, fields] of entries) {
@@ -229,8 +269,10 @@ export function createRedisEventLog (options: RedisEventLogOptions): EventLog {
             // Appended again after a failover lost it: its subscribers have it already.
             if (!firstTime(tokenOf(fields), id)) continue
             const entry = decode(id, fields)
-            if (entry === undefined) log.warn({ eventId: id }, 'events: skipped an entry this version cannot read')
-            else deliver(entry)
+            if (entry === undefined) {
+              log.warn({ eventId: id }, 'events: skipped an entry this ' +
+              'version cannot read')
+            } else deliver(entry)
           }
         }
       } catch (error) {
@@ -238,7 +280,10 @@ export function createRedisEventLog (options: RedisEventLogOptions): EventLog {
         known = false
         if (++timeouts >= STALE_AFTER_TIMEOUTS) {
           timeouts = 0
-          log.warn({ reason: redisReason(error) }, 'events: reads keep failing; reopening the reader\'s connection')
+          log.warn(
+            { reason: redisReason(error) },
+            "events: reads keep failing; reopening the reader's connection"
+          )
           reader.disconnect(true)
         }
         await sleep(100)
@@ -250,11 +295,15 @@ export function createRedisEventLog (options: RedisEventLogOptions): EventLog {
   return {
     async publish (event) {
       if (closed) {
-        log.error({ requestId: event.requestId }, 'events: published after the log was closed; lost')
+        log.error(
+          { requestId: event.requestId },
+          'events: published after the log was closed; lost'
+        )
         return
       }
       queue.push({ event, token: randomUUID() })
-      // One place fewer than the window: with the events.lost entry in front, all of them fit in it.
+      // One place fewer than the window: with the events.lost entry in front, all of them fit in
+      // it.
       if (queue.length > Math.max(1, maxEntries - 1)) {
         queue.shift()
         dropped++
@@ -299,7 +348,11 @@ export function createRedisEventLog (options: RedisEventLogOptions): EventLog {
       clearInterval(retry)
       await flush()
       if (queue.length > 0 || dropped > 0) {
-        log.error({ lost: queue.length + dropped }, 'events: the gateway stopped while Redis was unreachable; the events waiting for it are lost')
+        log.error(
+          { lost: queue.length + dropped },
+          'events: the gateway stopped while Redis was unreachable; the events waiting for it ' +
+          'are lost'
+        )
       }
       reader.disconnect()
       await reading

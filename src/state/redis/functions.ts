@@ -27,12 +27,21 @@ interface ScriptSource { numberOfKeys: number, lua: string }
  */
 function rateLimitScripts (): Record<'rateLimit' | 'rateLimitRead', ScriptSource> {
   const defined = new Map<string, ScriptSource>()
-  const recorder = { defineCommand: (name: string, definition: ScriptSource) => { defined.set(name, definition) } }
-  // eslint-disable-next-line no-new -- the constructor's side effect (defineCommand) is what is wanted
+  const recorder = {
+    defineCommand: (name: string, definition: ScriptSource) => {
+      defined.set(name, definition)
+    }
+  }
+  // eslint-disable-next-line no-new -- the constructor's side effect (defineCommand) is wanted
   new RedisStore(false, false, recorder)
   const rateLimit = defined.get('rateLimit')
   const rateLimitRead = defined.get('rateLimitRead')
-  if (rateLimit === undefined || rateLimitRead === undefined) throw new Error('@fastify/rate-limit\'s RedisStore no longer defines rateLimit and rateLimitRead: state/redis/functions.ts must follow it')
+  if (rateLimit === undefined || rateLimitRead === undefined) {
+    throw new Error(
+      "@fastify/rate-limit's RedisStore no longer defines rateLimit and rateLimitRead: " +
+      'state/redis/functions.ts must follow it'
+    )
+  }
   return { rateLimit, rateLimitRead }
 }
 
@@ -52,11 +61,27 @@ export interface FunctionLibrary {
 
 function buildLibrary (): FunctionLibrary {
   const names = Object.keys(SOURCES).sort() as ScriptName[]
-  const hash = createHash('sha256').update(JSON.stringify(names.map(name => [name, SOURCES[name].numberOfKeys, SOURCES[name].lua, READ_ONLY.has(name)]))).digest('hex').slice(0, 12)
+  const hash = createHash('sha256')
+    .update(
+      JSON.stringify(
+        names.map((name) => [
+          name,
+          SOURCES[name].numberOfKeys,
+          SOURCES[name].lua,
+          READ_ONLY.has(name)
+        ])
+      )
+    )
+    .digest('hex')
+    .slice(0, 12)
   const name = `customs_gateway_${hash}`
   const functionName = (script: ScriptName) => `${name}_${script}`
-  const functions = names.map(script =>
-    `redis.register_function{function_name='${functionName(script)}', flags={${READ_ONLY.has(script) ? "'no-writes'" : ''}}, callback=function(KEYS, ARGV)\n${SOURCES[script].lua.trim()}\nend}`)
+  const functions = names.map(
+    (script) =>
+      `redis.register_function{function_name='${functionName(script)}', flags={` +
+      `${READ_ONLY.has(script) ? "'no-writes'" : ''}}, callback=function(KEYS, ARGV)\n` +
+      `${SOURCES[script].lua.trim()}\nend}`
+  )
   const code = [
     `#!lua name=${name}`,
     '-- customs-gateway: the Lua its stores run (docs/deployment.md#redis). ' +
@@ -78,8 +103,14 @@ function messageOf (error: unknown): string {
   return error instanceof Error ? error.message : String(error)
 }
 
-/** Loads the library unless it is there already; the connection's user must be allowed FUNCTION LOAD. */
-export async function loadFunctionLibrary (client: Redis, library: FunctionLibrary = FUNCTION_LIBRARY): Promise<'loaded' | 'present'> {
+/**
+ * Loads the library unless it is there already; the connection's user must be allowed FUNCTION
+ * LOAD.
+ */
+export async function loadFunctionLibrary (
+  client: Redis,
+  library: FunctionLibrary = FUNCTION_LIBRARY
+): Promise<'loaded' | 'present'> {
   try {
     await client.function('LOAD', library.code)
     return 'loaded'
@@ -93,33 +124,59 @@ export async function loadFunctionLibrary (client: Redis, library: FunctionLibra
 /** The stores' scripts, as calls of the library's functions. */
 export interface GatewayScripts {
   /** SET NX PX, and when the key is taken, what holds it (scripts.ts). */
-  stateClaim (key: string, value: string, ttlMs: number): Promise<ClaimReply>
+  stateClaim(key: string, value: string, ttlMs: number): Promise<ClaimReply>
   /** The claim `claim` marked sending, with its lease by Redis's clock: 1, or 0 when not held. */
-  stateSend (key: string, claim: string, leaseMs: number, ttlMs: number): Promise<number>
+  stateSend(key: string, claim: string, leaseMs: number, ttlMs: number): Promise<number>
   /**
    * The claim of `token` settled with `value` (empty: freed): 1, or 0 when not held. Refused
    * while fewer replicas are online than `replicas` (scripts.ts).
    */
-  stateFinish (key: string, token: string, value: string, ttlMs: number,
-    replicas: number): Promise<number>
-  stateLoginLock (sessionKey: string, lockKey: string, rejected: string, lock: string, lockTtlMs: number): Promise<LoginLockReply>
-  stateRelease (key: string, expected: string): Promise<number>
+  stateFinish(
+    key: string,
+    token: string,
+    value: string,
+    ttlMs: number,
+    replicas: number
+  ): Promise<number>
+  stateLoginLock(
+    sessionKey: string,
+    lockKey: string,
+    rejected: string,
+    lock: string,
+    lockTtlMs: number
+  ): Promise<LoginLockReply>
+  stateRelease(key: string, expected: string): Promise<number>
   /**
    * Appends an event to the log stream, trimmed to the window, once per token (tokenKey, the
    * entry's `t`); its id. Refused while fewer replicas are online than `replicas` (scripts.ts).
    */
-  eventsAppend (key: string, tokenKey: string, maxEntries: number, minId: string, event: string,
-    version: string, tokenTtlMs: number, replicas: number, token: string): Promise<string>
+  eventsAppend(
+    key: string,
+    tokenKey: string,
+    maxEntries: number,
+    minId: string,
+    event: string,
+    version: string,
+    tokenTtlMs: number,
+    replicas: number,
+    token: string
+  ): Promise<string>
   /** The entries after `id`, or null when the stream no longer holds that position. */
-  eventsSince (key: string, id: string, count: number): Promise<Array<[string, string[]]> | null>
+  eventsSince(key: string, id: string, count: number): Promise<Array<[string, string[]]> | null>
   /** @fastify/rate-limit's counting script: `[current, ttl]`. */
-  rateLimit (key: string, timeWindow: number, max: number, continueExceeding: boolean, exponentialBackoff: boolean): Promise<[number, number]>
-  rateLimitRead (key: string): Promise<[number, number]>
+  rateLimit(
+    key: string,
+    timeWindow: number,
+    max: number,
+    continueExceeding: boolean,
+    exponentialBackoff: boolean
+  ): Promise<[number, number]>
+  rateLimitRead(key: string): Promise<[number, number]>
   /**
    * Makes sure the library is there: loads it when it is missing and this
    * user may, else logs how to load it. Resolves whether it can be called.
    */
-  ensure (): Promise<boolean>
+  ensure(): Promise<boolean>
 }
 
 /**
@@ -129,26 +186,54 @@ export interface GatewayScripts {
  * when it may not, the call fails (the store degrades as with Redis down)
  * and the log says how to load it, once until a call succeeds again.
  */
-export function createGatewayScripts (client: Redis, log: FastifyBaseLogger, library: FunctionLibrary = FUNCTION_LIBRARY): GatewayScripts {
+export function createGatewayScripts (
+  client: Redis,
+  log: FastifyBaseLogger,
+  library: FunctionLibrary = FUNCTION_LIBRARY
+): GatewayScripts {
   let loading: Promise<unknown> | undefined
   let reported = false
 
-  async function fcall (script: ScriptName, keys: string[], args: Array<string | number>): Promise<unknown> {
+  async function fcall (
+    script: ScriptName,
+    keys: string[],
+    args: Array<string | number>
+  ): Promise<unknown> {
     return await client.fcall(library.functionName(script), keys.length, ...keys, ...args)
   }
 
   async function load (): Promise<void> {
-    loading ??= loadFunctionLibrary(client, library).then(
-      (outcome) => { if (outcome === 'loaded') log.info({ library: library.name }, 'redis: loaded the gateway\'s function library') },
-      (error: unknown) => {
-        if (!reported) log.error({ library: library.name, reason: messageOf(error) }, `redis: the gateway's function library ${library.name} is not loaded, and this Redis user may not load it: ${LOAD_HINT}`)
-        reported = true
-        throw error
-      }).finally(() => { loading = undefined })
+    loading ??= loadFunctionLibrary(client, library)
+      .then(
+        (outcome) => {
+          if (outcome === 'loaded') {
+            log.info({ library: library.name }, 'redis: loaded the ' +
+            "gateway's function library")
+          }
+        },
+        (error: unknown) => {
+          if (!reported) {
+            log.error(
+              { library: library.name, reason: messageOf(error) },
+              `redis: the gateway's function library ${library.name} is not loaded, and this ` +
+              `Redis user may not load it: ${LOAD_HINT}`
+            )
+          }
+          reported = true
+          throw error
+        }
+      )
+      .finally(() => {
+        loading = undefined
+      })
     await loading
   }
 
-  async function call (script: ScriptName, keys: string[], args: Array<string | number>): Promise<unknown> {
+  async function call (
+    script: ScriptName,
+    keys: string[],
+    args: Array<string | number>
+  ): Promise<unknown> {
     let result: unknown
     try {
       result = await fcall(script, keys, args)
@@ -166,20 +251,45 @@ export function createGatewayScripts (client: Redis, log: FastifyBaseLogger, lib
   }
 
   return {
-    stateClaim: async (key, value, ttlMs) => await call('stateClaim', [key], [value, ttlMs]) as ClaimReply,
+    stateClaim: async (key, value, ttlMs) =>
+      (await call('stateClaim', [key], [value, ttlMs])) as ClaimReply,
     stateSend: async (key, claim, leaseMs, ttlMs) =>
-      await call('stateSend', [key], [claim, leaseMs, ttlMs]) as number,
+      (await call('stateSend', [key], [claim, leaseMs, ttlMs])) as number,
     stateFinish: async (key, token, value, ttlMs, replicas) =>
-      await call('stateFinish', [key], [token, value, ttlMs, replicas]) as number,
-    stateLoginLock: async (sessionKey, lockKey, rejected, lock, lockTtlMs) => await call('stateLoginLock', [sessionKey, lockKey], [rejected, lock, lockTtlMs]) as LoginLockReply,
-    stateRelease: async (key, expected) => await call('stateRelease', [key], [expected]) as number,
-    eventsAppend: async (key, tokenKey, maxEntries, minId, event, version, tokenTtlMs, replicas,
-      token) => await call('eventsAppend', [key, tokenKey],
-      [maxEntries, minId, event, version, tokenTtlMs, replicas, token]) as string,
-    eventsSince: async (key, id, count) => await call('eventsSince', [key], [id, count]) as Array<[string, string[]]> | null,
+      (await call('stateFinish', [key], [token, value, ttlMs, replicas])) as number,
+    stateLoginLock: async (sessionKey, lockKey, rejected, lock, lockTtlMs) =>
+      (await call(
+        'stateLoginLock',
+        [sessionKey, lockKey],
+        [rejected, lock, lockTtlMs]
+      )) as LoginLockReply,
+    stateRelease: async (key, expected) =>
+      (await call('stateRelease', [key], [expected])) as number,
+    eventsAppend: async (
+      key,
+      tokenKey,
+      maxEntries,
+      minId,
+      event,
+      version,
+      tokenTtlMs,
+      replicas,
+      token
+    ) =>
+      (await call(
+        'eventsAppend',
+        [key, tokenKey],
+        [maxEntries, minId, event, version, tokenTtlMs, replicas, token]
+      )) as string,
+    eventsSince: async (key, id, count) =>
+      (await call('eventsSince', [key], [id, count])) as Array<[string, string[]]> | null,
     rateLimit: async (key, timeWindow, max, continueExceeding, exponentialBackoff) =>
-      await call('rateLimit', [key], [timeWindow, max, String(continueExceeding), String(exponentialBackoff)]) as [number, number],
-    rateLimitRead: async (key) => await call('rateLimitRead', [key], []) as [number, number],
+      (await call(
+        'rateLimit',
+        [key],
+        [timeWindow, max, String(continueExceeding), String(exponentialBackoff)]
+      )) as [number, number],
+    rateLimitRead: async (key) => (await call('rateLimitRead', [key], [])) as [number, number],
     async ensure () {
       try {
         // A read of a key nobody writes: it finds the library, or loads it.

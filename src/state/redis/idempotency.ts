@@ -19,7 +19,10 @@ export interface RedisIdempotencyOptions {
    * hub: it answers "outcome unknown" from then on.
    */
   claimTtlMs: number
-  /** The longest one `in-flight` answer's `settled` waits before the caller asks again (default claimTtlMs). */
+  /**
+   * The longest one `in-flight` answer's `settled` waits before the caller asks again (default
+   * claimTtlMs).
+   */
   waitMs?: number
   /**
    * While the master has replicas in sync, a write is sent only once every
@@ -99,12 +102,17 @@ function decode (text: string): Value | undefined {
     return { state, fingerprint, response: response as StoredResponse }
   }
   if (state === 'in-flight' && v === 1) return { state, fingerprint }
-  if (state === 'in-flight' && typeof leaseUntil === 'number') return { state, fingerprint, leaseUntil }
+  if (state === 'in-flight' && typeof leaseUntil === 'number') {
+    return { state, fingerprint, leaseUntil }
+  }
   if (state === 'unknown' && v === 2) return { state, fingerprint }
   return undefined
 }
 
-function unavailable (error: unknown, message = 'the idempotency store (Redis) did not answer'): StateUnavailableError {
+function unavailable (
+  error: unknown,
+  message = 'the idempotency store (Redis) did not answer'
+): StateUnavailableError {
   return new StateUnavailableError(message, { cause: new Error(redisReason(error)) })
 }
 
@@ -137,7 +145,10 @@ export function createRedisIdempotencyStore (options: RedisIdempotencyOptions): 
   let upAt: number | undefined
   let flushing: Promise<void> | undefined
 
-  /** Resolves when the value `held` no longer holds the key, or after `boundMs` (or waitMs), or when Redis fails. */
+  /**
+   * Resolves when the value `held` no longer holds the key, or after `boundMs` (or waitMs), or when
+   * Redis fails.
+   */
   async function settled (key: string, held: string, boundMs: number): Promise<void> {
     // Just past the lease (or the legacy claim's expiry), so that the last poll finds it over.
     const deadline = Date.now() + Math.min(waitMs, boundMs >= 0 ? boundMs + POLL_FIRST_MS : waitMs)
@@ -293,7 +304,10 @@ export function createRedisIdempotencyStore (options: RedisIdempotencyOptions): 
 
   return {
     async begin (callerKey, fingerprint) {
-      if (connection.health() !== 'up') throw unavailable(new Error(`redis is ${connection.health()}`))
+      if (connection.health() !== 'up') {
+        throw unavailable(new Error('redis is ' +
+        `${connection.health()}`))
+      }
       const key = idempotencyKey(callerKey)
       const token = randomUUID()
       const claimedAt = Date.now()
@@ -340,7 +354,10 @@ export function createRedisIdempotencyStore (options: RedisIdempotencyOptions): 
       // SCAN patterns get no key prefix from ioredis: it is added here.
       let count = 0
       try {
-        for await (const keys of client.scanStream({ match: `${connection.keyPrefix}idempotency:*`, count: 1000 })) {
+        for await (const keys of client.scanStream({
+          match: `${connection.keyPrefix}idempotency:*`,
+          count: 1000
+        })) {
           count += (keys as string[]).length
         }
       } catch (error) {

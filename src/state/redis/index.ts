@@ -31,11 +31,20 @@ const SHARED_LOOKUP_MAX_BYTES = 4 * 1024 * 1024
 const CLAIM_MARGIN_MS = 5000
 
 /** The settings the Redis state reads. */
-type RedisStateConfig = Pick<Config,
-  'IDEMPOTENCY_TTL_SECONDS' | 'REDIS_KEY_PREFIX' | 'REDIS_COMMAND_TIMEOUT_MS' |
-  'UPSTREAM_DEADLINE_MS' |
-  'EVENTS_REPLAY_SECONDS' | 'EVENTS_REPLAY_MAX' |
-  'REDIS_SENTINELS' | 'REDIS_SENTINEL_MASTER_NAME' | 'REDIS_SENTINEL_USERNAME' | 'REDIS_SENTINEL_PASSWORD' | 'REDIS_REPLICA_ACK_TIMEOUT_MS'> & { REDIS_URL: string }
+type RedisStateConfig = Pick<
+  Config,
+  | 'IDEMPOTENCY_TTL_SECONDS'
+  | 'REDIS_KEY_PREFIX'
+  | 'REDIS_COMMAND_TIMEOUT_MS'
+  | 'UPSTREAM_DEADLINE_MS'
+  | 'EVENTS_REPLAY_SECONDS'
+  | 'EVENTS_REPLAY_MAX'
+  | 'REDIS_SENTINELS'
+  | 'REDIS_SENTINEL_MASTER_NAME'
+  | 'REDIS_SENTINEL_USERNAME'
+  | 'REDIS_SENTINEL_PASSWORD'
+  | 'REDIS_REPLICA_ACK_TIMEOUT_MS'
+> & { REDIS_URL: string }
 
 interface RedisStateDeps {
   clock: Clock
@@ -46,14 +55,19 @@ interface RedisStateDeps {
   loginTimeoutMs: number
 }
 
-/** The Sentinels to ask for the master (REDIS_SENTINELS), with their password (REDIS_SENTINEL_PASSWORD, or its file, read by the config loader). */
+/**
+ * The Sentinels to ask for the master (REDIS_SENTINELS), with their password
+ * (REDIS_SENTINEL_PASSWORD, or its file, read by the config loader).
+ */
 function sentinelsOf (config: RedisStateConfig): RedisSentinels | undefined {
   if (config.REDIS_SENTINELS === undefined) return undefined
   const password = config.REDIS_SENTINEL_PASSWORD
   return {
     addresses: sentinelAddresses(config.REDIS_SENTINELS),
     masterName: config.REDIS_SENTINEL_MASTER_NAME,
-    ...(config.REDIS_SENTINEL_USERNAME === undefined ? {} : { username: config.REDIS_SENTINEL_USERNAME }),
+    ...(config.REDIS_SENTINEL_USERNAME === undefined
+      ? {}
+      : { username: config.REDIS_SENTINEL_USERNAME }),
     ...(password === undefined ? {} : { password })
   }
 }
@@ -91,20 +105,35 @@ export function createRedisState (
     rateLimitStore: createRedisRateLimitStore(connection, { cache: rateLimitKeys }),
     events,
     tickets: createRedisTicketStore({ connection }),
-    // A login gets the headers timeout for each of its connect, headers and body (credentials/login.ts);
-    // with a refresh address, a renewal may be a refresh the hub refuses and then a login.
+    // A login gets the headers timeout for each of its connect, headers and body
+    // (credentials/login.ts); with a refresh address, a renewal may be a refresh the hub refuses
+    // and then a login.
     tokens: createRedisTokenStore({
       connection,
       lockTtlMs: (loginRefreshes ? 2 : 1) * 3 * loginTimeoutMs + 1000,
       now: clock
     }),
-    lookupTier: createRedisLookupTier({ connection, maxEntryBytes: SHARED_LOOKUP_MAX_BYTES, now: clock }),
-    redis: { health: () => connection.health(), whenUp: (timeoutMs) => connection.whenUp(timeoutMs) },
+    lookupTier: createRedisLookupTier({
+      connection,
+      maxEntryBytes: SHARED_LOOKUP_MAX_BYTES,
+      now: clock
+    }),
+    redis: {
+      health: () => connection.health(),
+      whenUp: (timeoutMs) => connection.whenUp(timeoutMs)
+    },
     async close () {
       await events.close()
-      // Reported, never dropped in silence: their keys answer OUTCOME_UNKNOWN once their lease passes.
+      // Reported, never dropped in silence: their keys answer OUTCOME_UNKNOWN once their lease
+      // passes.
       const unsettled = idempotency.pending()
-      if (unsettled > 0) redisLog.error({ unsettled }, 'idempotency: closing with outcomes Redis has not taken yet; their keys answer OUTCOME_UNKNOWN')
+      if (unsettled > 0) {
+        redisLog.error(
+          { unsettled },
+          'idempotency: closing with outcomes Redis has not taken yet; their keys answer ' +
+          'OUTCOME_UNKNOWN'
+        )
+      }
       await connection.close()
     }
   }

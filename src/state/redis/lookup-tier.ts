@@ -24,7 +24,10 @@ interface Header {
   staleUntil: number
 }
 
-/** The Redis key of a lookup: hashed, so that keys stay short and hold no tax ids or document numbers. */
+/**
+ * The Redis key of a lookup: hashed, so that keys stay short and hold no tax ids or document
+ * numbers.
+ */
 export function lookupKey (key: string): string {
   return `lookup:${createHash('sha256').update(key).digest('base64url')}`
 }
@@ -53,9 +56,21 @@ export function decodeLookupEntry (value: Buffer): SharedLookupEntry | undefined
   const header = parseVersioned(value.subarray(0, end).toString(), VERSION)
   if (header === undefined) return undefined
   const { count, upstreamStatus, fetchedAt, expiresAt, staleUntil } = header
-  if (typeof upstreamStatus !== 'number' || typeof fetchedAt !== 'number' || typeof expiresAt !== 'number' || typeof staleUntil !== 'number') return undefined
+  if (
+    typeof upstreamStatus !== 'number' ||
+    typeof fetchedAt !== 'number' ||
+    typeof expiresAt !== 'number' ||
+    typeof staleUntil !== 'number'
+  ) { return undefined }
   if (count !== null && typeof count !== 'number') return undefined
-  return { json: value.subarray(end + 1), count: count ?? undefined, upstreamStatus, fetchedAt, expiresAt, staleUntil }
+  return {
+    json: value.subarray(end + 1),
+    count: count ?? undefined,
+    upstreamStatus,
+    fetchedAt,
+    expiresAt,
+    staleUntil
+  }
 }
 
 /**
@@ -63,7 +78,11 @@ export function decodeLookupEntry (value: Buffer): SharedLookupEntry | undefined
  * Redis trouble is a miss: Redis known down costs nothing, a slow one at
  * most the command timeout.
  */
-export function createRedisLookupTier ({ connection, maxEntryBytes, now = Date.now }: RedisLookupTierOptions): SharedLookupTier {
+export function createRedisLookupTier ({
+  connection,
+  maxEntryBytes,
+  now = Date.now
+}: RedisLookupTierOptions): SharedLookupTier {
   const { client, log } = connection
   return {
     async get (key) {

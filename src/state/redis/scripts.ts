@@ -13,7 +13,10 @@
  */
 export type ClaimReply = [1] | [0, string, number, number]
 
-/** Login-lock reply: a session that replaces the rejected one, the lock taken, or someone else's lock. */
+/**
+ * Login-lock reply: a session that replaces the rejected one, the lock taken, or someone else's
+ * lock.
+ */
 export type LoginLockReply = ['session', string] | ['locked'] | ['wait']
 
 // Redis's clock in ms, for leases: one clock for every replica, whatever theirs say.
@@ -40,7 +43,7 @@ end`
 type ScriptName = 'stateClaim' | 'stateSend' | 'stateFinish' | 'stateLoginLock' | 'stateRelease' |
   'eventsAppend' | 'eventsSince'
 
-export const SCRIPTS: Record<ScriptName, { numberOfKeys: number, lua: string }> = {
+export const SCRIPTS: Record<ScriptName, { numberOfKeys: number; lua: string }> = {
   // An idempotency claim (ARGV[1]), kept for its lease (PX ARGV[2]): a claim whose hub call
   // never started frees its key by expiring. When the key is taken: what holds it, its TTL and
   // Redis's clock. A key being sent whose lease has passed (state/redis/idempotency.ts) is
@@ -109,7 +112,9 @@ return 1`
 local current = redis.call('GET', KEYS[1])
 if current then
   local ok, session = pcall(cjson.decode, current)
-  if ok and type(session) == 'table' and session.v == 1 and session.authorization ~= ARGV[1] then return {'session', current} end
+  if ok and type(session) == 'table' and session.v == 1 and session.authorization ~= ARGV[1] then
+    return {'session', current}
+  end
 end
 if redis.call('SET', KEYS[2], ARGV[2], 'NX', 'PX', ARGV[3]) then return {'locked'} end
 return {'wait'}`
@@ -133,11 +138,11 @@ redis.call('XTRIM', KEYS[1], 'MINID', ARGV[2])
 redis.call('SET', KEYS[2], id, 'PX', ARGV[5])
 return id`
   },
-  // The entries after the id ARGV[1] (at most ARGV[2], at least 1: COUNT 0 answers nil), or nil when the log no longer
-  // holds that position: the id itself must still be there, or be 0-0 in a log that
-  // never dropped an entry (a new log, after a restart without persistence, has
-  // entries-added == length too, but no reader of the old one holds 0-0 but by never
-  // having seen an event).
+  // The entries after the id ARGV[1] (at most ARGV[2], at least 1: COUNT 0 answers nil), or nil
+  // when the log no longer holds that position: the id itself must still be there, or be 0-0 in a
+  // log that never dropped an entry (a new log, after a restart without persistence, has
+  // entries-added == length too, but no reader of the old one holds 0-0 but by never having seen an
+  // event).
   eventsSince: {
     numberOfKeys: 1,
     lua: `
@@ -147,7 +152,11 @@ if ARGV[1] == '0-0' then
     local info = redis.call('XINFO', 'STREAM', key)
     local length, added
     for i = 1, #info, 2 do
-      if info[i] == 'length' then length = info[i + 1] elseif info[i] == 'entries-added' then added = info[i + 1] end
+      if info[i] == 'length' then
+        length = info[i + 1]
+      elseif info[i] == 'entries-added' then
+        added = info[i + 1]
+      end
     end
     if length ~= added then return false end
   end

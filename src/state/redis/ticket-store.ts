@@ -11,7 +11,11 @@ const VERSION = 1
  * whichever the stream's request reaches: SET PX under the SHA-256 of the
  * ticket, taken back with GETDEL, once.
  */
-export function createRedisTicketStore ({ connection }: { connection: RedisConnection }): TicketStore {
+export function createRedisTicketStore ({
+  connection
+}: {
+  connection: RedisConnection
+}): TicketStore {
   const { client } = connection
   const keyOf = (ticket: string) => `events:ticket:${hash('sha256', ticket, 'base64url')}`
   async function run<T> (command: () => Promise<T>): Promise<T> {
@@ -24,12 +28,16 @@ export function createRedisTicketStore ({ connection }: { connection: RedisConne
   }
   return {
     async issue (ticket, name, ttlMs) {
-      await run(() => client.set(keyOf(ticket), JSON.stringify({ v: VERSION, client: name }), 'PX', ttlMs))
+      await run(() =>
+        client.set(keyOf(ticket), JSON.stringify({ v: VERSION, client: name }), 'PX', ttlMs)
+      )
     },
     async redeem (ticket) {
       const text = await run(() => client.getdel(keyOf(ticket)))
       const held = text === null ? undefined : parseVersioned(text, VERSION)
-      if (held === undefined || (typeof held.client !== 'string' && held.client !== null)) return undefined
+      if (held === undefined || (typeof held.client !== 'string' && held.client !== null)) {
+        return undefined
+      }
       return { client: held.client }
     }
   }

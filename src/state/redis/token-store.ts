@@ -8,7 +8,10 @@ export interface RedisTokenStoreOptions {
   connection: RedisConnection
   /** How long the login lock is held at most: longer than a login may take (its timeout). */
   lockTtlMs: number
-  /** How long a holder that finds the lock taken waits for the new session before logging in itself (default lockTtlMs). */
+  /**
+   * How long a holder that finds the lock taken waits for the new session before logging in itself
+   * (default lockTtlMs).
+   */
   waitMs?: number
   /** The clock, in ms (tests move it). */
   now?: () => number
@@ -18,8 +21,9 @@ export interface RedisTokenStoreOptions {
 export const SESSION_KEY = 'hub-session'
 export const LOCK_KEY = 'hub-session:lock'
 /**
- * Format of the session value; a reader ignores any other (the login-lock script in scripts.ts checks it too).
- * `renewAt` and `refreshToken` are optional members of format 1: a reader without them ignores them.
+ * Format of the session value; a reader ignores any other (the login-lock script in scripts.ts
+ * checks it too). `renewAt` and `refreshToken` are optional members of format 1: a reader without
+ * them ignores them.
  */
 const VERSION = 1
 const POLL_FIRST_MS = 10
@@ -75,7 +79,10 @@ export function createRedisTokenStore (options: RedisTokenStoreOptions): TokenSt
     await client.set(SESSION_KEY, JSON.stringify({ v: VERSION, ...session }), 'PX', ttlMs)
   }
 
-  async function renew (rejected: string | undefined, login: () => Promise<HubSession>): Promise<HubSession> {
+  async function renew (
+    rejected: string | undefined,
+    login: () => Promise<HubSession>
+  ): Promise<HubSession> {
     const deadline = now() + waitMs
     let interval = POLL_FIRST_MS
     for (;;) {
@@ -85,7 +92,10 @@ export function createRedisTokenStore (options: RedisTokenStoreOptions): TokenSt
         if (connection.health() !== 'up') throw new Error(`redis is ${connection.health()}`)
         reply = await scripts.stateLoginLock(SESSION_KEY, LOCK_KEY, rejected ?? '', lock, lockTtlMs)
       } catch (error) {
-        log.warn({ reason: redisReason(error) }, 'hub session: Redis unavailable, logging in without it')
+        log.warn(
+          { reason: redisReason(error) },
+          'hub session: Redis unavailable, logging in without it'
+        )
         return await login()
       }
       if (reply[0] === 'session') {
@@ -109,11 +119,21 @@ export function createRedisTokenStore (options: RedisTokenStoreOptions): TokenSt
       try {
         await store(session)
       } catch (error) {
-        log.warn({ reason: redisReason(error) }, 'hub session: storing it in Redis failed; other replicas will log in themselves')
+        log.warn(
+          { reason: redisReason(error) },
+          'hub session: storing it in Redis failed; other replicas will log in themselves'
+        )
       }
       return session
     } finally {
-      scripts.stateRelease(LOCK_KEY, lock).catch((error: unknown) => log.warn({ reason: redisReason(error) }, 'hub session: releasing the login lock failed; it expires'))
+      scripts
+        .stateRelease(LOCK_KEY, lock)
+        .catch((error: unknown) =>
+          log.warn(
+            { reason: redisReason(error) },
+            'hub session: releasing the login lock failed; it expires'
+          )
+        )
     }
   }
 

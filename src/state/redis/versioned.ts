@@ -5,7 +5,10 @@
  */
 
 /** The object `text` holds when it is one of format `version`; undefined for anything else. */
-export function parseVersioned (text: string, version: number): Record<string, unknown> | undefined {
+export function parseVersioned (
+  text: string,
+  version: number
+): Record<string, unknown> | undefined {
   let value: unknown
   try {
     value = JSON.parse(text)

@@ -27,7 +27,10 @@ export interface Breaker {
  * gateway cannot read (UPSTREAM_BAD_RESPONSE): a hub that answers is up, and
  * one odd document must not close an operation for everyone.
  */
-const FAILURES: ReadonlySet<string> = new Set<ErrorCode>(['UPSTREAM_UNAVAILABLE', 'UPSTREAM_TIMEOUT'])
+const FAILURES: ReadonlySet<string> = new Set<ErrorCode>([
+  'UPSTREAM_UNAVAILABLE',
+  'UPSTREAM_TIMEOUT'
+])
 
 /**
  * opossum's options for one upstream. Its latency percentiles and periodic

@@ -5,17 +5,15 @@
  * memory, state/memory/lookup-cache.ts) and, where there is one, a tier
  * shared by the replicas (SharedLookupTier).
  *
- * Written here rather than taken from async-cache-dedupe (which the issue
- * names): that library has no byte budget (its memory store counts entries,
- * and SP2 answers run from 2 KB to 1.4 MB), no stale-if-error (its `stale` is
- * stale-while-revalidate), and cannot tell a caller whether its answer came
- * from the cache, which `meta.cached` and the `age` header need. The store
- * is lru-cache (budget, TTL, clock); its `fetch` de-duplication is not used,
- * for what it cannot say: a `no-cache` caller must not join a call begun for
- * a plain lookup (its `forceRefresh` joins any fetch in flight), a stale
- * answer may stand in for some failures only (its `allowStaleOnFetchRejection`
- * is for all or none), a failure is remembered and answered again without a
- * call, and a joined call is `meta.cached` when it began before the caller.
+ * Written here rather than taken from async-cache-dedupe: that library has no byte budget (its
+ * memory store counts entries, and SP2 answers run from 2 KB to 1.4 MB), no stale-if-error (its
+ * `stale` is stale-while-revalidate), and cannot tell a caller whether its answer came from the
+ * cache, which `meta.cached` and the `age` header need. The store is lru-cache (budget, TTL,
+ * clock); its `fetch` de-duplication is not used, for what it cannot say: a `no-cache` caller must
+ * not join a call begun for a plain lookup (its `forceRefresh` joins any fetch in flight), a stale
+ * answer may stand in for some failures only (its `allowStaleOnFetchRejection` is for all or
+ * none), a failure is remembered and answered again without a call, and a joined call is
+ * `meta.cached` when it began before the caller.
  */
 import { systemClock, type Clock } from '../../clock.ts'
 import type { Config } from '../../config/load.ts'
@@ -50,14 +48,20 @@ export interface Loaded<T> {
   bytes: number
   /** When the hub answered (ms); by default, when the loader resolved. */
   fetchedAt?: number
-  /** Found in the shared tier rather than asked of the hub: kept until its own times, and answered as cached. */
+  /**
+   * Found in the shared tier rather than asked of the hub: kept until its own times, and answered
+   * as cached.
+   */
   shared?: { expiresAt: number, staleUntil: number }
 }
 
 export interface LookupCacheOptions<T> {
   /** Where the entries are kept (GatewayState.lookupStore makes one). */
   store: LookupStore<T>
-  /** How long a lookup the hub just failed answers that failure again without a hub call (ms); 0: never. */
+  /**
+   * How long a lookup the hub just failed answers that failure again without a hub call (ms); 0:
+   * never.
+   */
   failureMs: number
   /** Which failures are remembered so. */
   remember: (error: unknown) => boolean
@@ -90,7 +94,9 @@ export interface LookupCache<T> {
   close (): void
 }
 
-/** Remembered failures at most: a caller varying a failing lookup cannot grow them without bound. */
+/**
+ * Remembered failures at most: a caller varying a failing lookup cannot grow them without bound.
+ */
 export const MAX_REMEMBERED_FAILURES = 1000
 
 const SWEEP_MS = 10_000
@@ -102,7 +108,8 @@ export function createLookupCache<T> (options: LookupCacheOptions<T>): LookupCac
   const { store, failureMs, remember, clock = systemClock, sweepMs = SWEEP_MS } = options
   const replay = options.replay ?? ((error: unknown) => error)
   const failures = new Map<string, Failure>()
-  // Calls in flight: any (a plain lookup joins the newest), and those begun by a caller asking afresh.
+  // Calls in flight: any (a plain lookup joins the newest), and those begun by a caller asking
+  // afresh.
   const inflight = new Map<string, Promise<Settled<T>>>()
   const inflightFresh = new Map<string, Promise<Settled<T>>>()
 
@@ -126,16 +133,24 @@ export function createLookupCache<T> (options: LookupCacheOptions<T>): LookupCac
   }, sweepMs)
   sweeper.unref()
 
-  function join (key: string, promise: Promise<Settled<T>>, map: Map<string, Promise<Settled<T>>>): void {
+  function join (
+    key: string,
+    promise: Promise<Settled<T>>,
+    map: Map<string, Promise<Settled<T>>>
+  ): void {
     map.set(key, promise)
-    const done = (): void => { if (map.get(key) === promise) map.delete(key) }
+    const done = (): void => {
+      if (map.get(key) === promise) map.delete(key)
+    }
     promise.then(done, done)
   }
 
   /** The last answer, past its TTL but within its stale time, or else the failure. */
   function fallback (key: string, error: unknown): Lookup<T> {
     const stale = store.peek(key)
-    if (stale !== undefined && clock() < stale.staleUntil) return { entry: stale, cached: true, stale: true }
+    if (stale !== undefined && clock() < stale.staleUntil) {
+      return { entry: stale, cached: true, stale: true }
+    }
     throw error
   }
 
@@ -149,7 +164,8 @@ export function createLookupCache<T> (options: LookupCacheOptions<T>): LookupCac
         return { entry: known, cached: true, stale: false }
       }
 
-      // The hub just failed this lookup: the same failure (or a stale answer), without asking again.
+      // The hub just failed this lookup: the same failure (or a stale answer), without asking
+      // again.
       const failed = failures.get(key)
       if (failed !== undefined) {
         if (now < failed.until) {
@@ -218,7 +234,10 @@ export function createLookupCache<T> (options: LookupCacheOptions<T>): LookupCac
  * refusing the request (4xx).
  */
 function isHubTrouble (error: unknown): boolean {
-  return isGatewayError(error, 'UPSTREAM_UNAVAILABLE', 'UPSTREAM_TIMEOUT', 'UPSTREAM_BAD_RESPONSE') && codeOf(error.cause) !== 'EOPENBREAKER'
+  return (
+    isGatewayError(error, 'UPSTREAM_UNAVAILABLE', 'UPSTREAM_TIMEOUT', 'UPSTREAM_BAD_RESPONSE') &&
+    codeOf(error.cause) !== 'EOPENBREAKER'
+  )
 }
 
 /**
@@ -260,7 +279,10 @@ export interface CachePolicyOptions {
 }
 
 export interface CachePolicy {
-  /** The cache key of a lookup: whose data it is, so forwarded tokens never share answers, and the hub address. */
+  /**
+   * The cache key of a lookup: whose data it is, so forwarded tokens never share answers, and the
+   * hub address.
+   */
   key (caller: Caller, path: string): string
   /** See LookupCache.wouldCall. */
   wouldCall (key: string, fresh: boolean): boolean
@@ -275,10 +297,27 @@ export interface CachePolicy {
   close (): void
 }
 
-/** A shared tier's entry as an answer of this replica's, framed in the envelope its first use sends (cached). */
-function fetchedOfShared (entry: { json: Buffer, count: number | undefined, upstreamStatus: number }): Fetched {
-  const { body, json } = envelopeAround(entry.json, { count: entry.count, cached: true, stale: false })
-  const fetched: Fetched = { json, count: entry.count, upstreamStatus: entry.upstreamStatus, body, cached: true }
+/**
+ * A shared tier's entry as an answer of this replica's, framed in the envelope its first use sends
+ * (cached).
+ */
+function fetchedOfShared (entry: {
+  json: Buffer
+  count: number | undefined
+  upstreamStatus: number
+}): Fetched {
+  const { body, json } = envelopeAround(entry.json, {
+    count: entry.count,
+    cached: true,
+    stale: false
+  })
+  const fetched: Fetched = {
+    json,
+    count: entry.count,
+    upstreamStatus: entry.upstreamStatus,
+    body,
+    cached: true
+  }
   own(fetched)
   return fetched
 }
@@ -300,7 +339,12 @@ export function createCachePolicy (options: CachePolicyOptions): CachePolicy {
     const entry = await tier?.get(key).catch(() => undefined)
     if (entry === undefined || clock() >= entry.expiresAt) return undefined
     const value = fetchedOfShared(entry)
-    return { value, bytes: value.body.length + ANSWER_OVERHEAD_BYTES, fetchedAt: entry.fetchedAt, shared: { expiresAt: entry.expiresAt, staleUntil: entry.staleUntil } }
+    return {
+      value,
+      bytes: value.body.length + ANSWER_OVERHEAD_BYTES,
+      fetchedAt: entry.fetchedAt,
+      shared: { expiresAt: entry.expiresAt, staleUntil: entry.staleUntil }
+    }
   }
 
   async function lookup (next: Call, ctx: CallContext): Promise<Fetched> {

@@ -9,7 +9,13 @@ import type { Fetched } from '../answer.ts'
 import type { Call, CallContext, Policy } from '../call-path.ts'
 
 const RETRY_STATUSES = new Set([502, 503, 504])
-const RETRY_TRANSPORT = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'UND_ERR_SOCKET', 'UND_ERR_CLOSED'])
+const RETRY_TRANSPORT = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'EPIPE',
+  'UND_ERR_SOCKET',
+  'UND_ERR_CLOSED'
+])
 
 export interface RetryOptions {
   retries: number
