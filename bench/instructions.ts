@@ -155,7 +155,8 @@ function commandOf (target: string, port: number): { args: string[], env: Record
     }
   }
   const base = target.startsWith('dir:') ? resolve(target.slice('dir:'.length)) : ROOT
-  return { args: [join(base, 'dist/server.js')], env }
+  // Not dist/server.js: under callgrind a plugin can take longer to start than Fastify waits.
+  return { args: ['--import', tsx, join(ROOT, 'bench/callgrind-server.ts'), base], env }
 }
 
 async function until (alive: () => void, ok: () => Promise<boolean>): Promise<void> {
