@@ -9,7 +9,7 @@
 #   runtime node + production node_modules + dist/ + package.json, as user `node`
 #
 # NODE_IMAGE lets a build use a mirrored or locally made base image
-# (scripts/container-check.sh passes localhost/node:24-slim). See docs/container.md.
+# (scripts/container-check.sh passes localhost/node:24-slim). See docs/deployment.md#one-container.
 
 ARG NODE_IMAGE=node:24-slim
 

@@ -98,7 +98,7 @@ floor. Writes the markdown report to --out and prints it.
   --keep-logs                 keep the processes' logs (the directory is printed at the end)
   --same-url                  uncached runs repeat one URL instead of a distinct NPWP
                               per request (then the gateway coalesces identical lookups)
-  --out <file>                markdown report (default docs/benchmarks.md)
+  --out <file>                markdown report (default docs/reports/benchmarks.md)
   --quick                     --duration 1 --rounds 1 --warmup 0.5 (explicit flags win)
   --no-build                  do not run npm run build first
   --source                    run the gateway from src/ with tsx (implies --no-build)
@@ -126,7 +126,7 @@ floor. Writes the markdown report to --out and prints it.
                               (default bl): each variant after --fill and a warm-up run,
                               then once a round, 3 rounds of 5 s, 256 connections and 256
                               hub connections unless given (the server CPU saturated);
-                              --out default docs/stage-costs.md)
+                              --out default docs/reports/stage-costs.md)
   --help`
 
 function number (name: string, raw: string | undefined, fallback: number, { integer = false, min = 0 } = {}): number {
@@ -226,7 +226,7 @@ export function parseOptions (argv: string[]): BenchOptions {
       return flag
     }),
     keepLogs: values['keep-logs'] === true,
-    out: values.out ?? (stages ? 'docs/stage-costs.md' : 'docs/benchmarks.md'),
+    out: values.out ?? (stages ? 'docs/reports/stage-costs.md' : 'docs/reports/benchmarks.md'),
     build: values['no-build'] !== true && values.source !== true,
     source: values.source === true,
     profile: values['no-profile'] !== true,

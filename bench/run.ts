@@ -2,7 +2,7 @@
 // and minimal reference servers, all in front of the same minimal upstream,
 // in interleaved rounds; each server under test pinned to a CPU of its own
 // and measured by its CPU time per answered request.
-// Writes docs/benchmarks.md (or --out) and prints it. See USAGE in options.ts.
+// Writes docs/reports/benchmarks.md (or --out) and prints it. See USAGE in options.ts.
 import { spawnSync } from 'node:child_process'
 import { createHash } from 'node:crypto'
 import { existsSync } from 'node:fs'
@@ -659,7 +659,7 @@ async function main (): Promise<number> {
             'per second)'
           : '') +
         `, ${runLength(options)} runs, ${options.rounds} rounds; pinning ${pinningReport.text}. ` +
-        'See docs/performance.md for what each stage is and what halving it would take.',
+        'See docs/performance.md#stage-costs for what each stage buys.',
         '',
         renderStages(result, '## CPU per request, by stage taken out')
       ].join('\n')

@@ -2,7 +2,7 @@
 // Kept free of imports from src/ so the children start fast and stay
 // independent of the gateway under test.
 
-/** The upstream addresses the gateway calls (docs/hub.md: BL lists and SP2 documents, development prefix). */
+/** The hub addresses the gateway calls (docs/hub.md#operations: BL lists, SP2 documents). */
 export const UPSTREAM_BL_PATH = '/V1/HUB/INT/AUTH/noblbc20/'
 export const UPSTREAM_SP2_PATH = '/HUB-DEV/document_sp2/host-to-host/'
 

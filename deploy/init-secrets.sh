@@ -6,7 +6,7 @@
 #                     of the gateway's Redis user (REDIS_URL_FILE)
 #   redis-users.acl   Redis users with the rules of deploy/redis-users.rules:
 #                     `gateway` with the SHA-256 of that password and only the
-#                     keys, channels and commands it needs (docs/redis.md);
+#                     keys, channels and commands it needs (docs/deployment.md#redis);
 #                     `functions`, which loads the gateway's function library
 #                     and nothing else; `default` may PING (the health check)
 #   redis-functions-url  the `functions` user's redis:// URL, with its own password,
@@ -14,8 +14,8 @@
 #   hub-api-key       empty: write the hub's API key into it (UPSTREAM_API_KEY_FILE)
 #   hub-access-token  empty: write the hub's access token into it (static mode)
 #   hub-login-username, hub-login-password
-#                     empty: the hub account, for login mode (docs/credentials.md)
-#   clients.json      []: add the entries `npm run client-key` prints (docs/security.md)
+#                     empty: the hub account, for login mode (docs/deployment.md#hub-credentials)
+#   clients.json      []: add the entries `npm run client-key` prints (docs/deployment.md)
 #   redis-replication.conf, sentinel.conf, redis-sentinel-password
 #                     for deploy/compose.sentinel.yaml: the replicas' and the
 #                     Sentinels' logins (their users added to redis-users.acl)
@@ -114,7 +114,7 @@ umask 022
 for file in hub-api-key hub-access-token hub-login-username hub-login-password; do
   if [ ! -e "$dir/$file" ]; then
     : > "$dir/$file"
-    echo "wrote $dir/$file (empty: write the value into it; docs/credentials.md)"
+    echo "wrote $dir/$file (empty: write the value into it; docs/deployment.md#hub-credentials)"
   fi
 done
 if [ ! -e "$dir/clients.json" ]; then

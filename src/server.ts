@@ -40,8 +40,8 @@ const tracing = orExit(() => tracingSettings(process.env)).enabled
 const logger = pino(loggerOptions(config))
 const app = Fastify({
   ...serverOptions(config, logger, tracing?.logController),
-  // Bounded client timeouts (docs/configuration.md#listening-logging-client-connections). Node checks the headers and
-  // request timeouts every connectionsCheckingInterval (30 s by default): every
+  // Bounded client timeouts (docs/reference/configuration.md#listening). Node checks the
+  // headers and request timeouts every connectionsCheckingInterval (30 s by default): every
   // second here, so that a client sending its headers slowly is cut off near its time.
   http: { headersTimeout: config.SERVER_HEADERS_TIMEOUT_MS, connectionsCheckingInterval: 1000 },
   requestTimeout: config.SERVER_REQUEST_TIMEOUT_MS,
@@ -75,7 +75,8 @@ if (isSandboxMode(config)) {
     process.exit(1)
   })
   builtInProfile = sandboxProfile()
-  // One first line: the sandbox, and whether callers must authenticate (docs/security.md#clients-and-keys).
+  // One first line: the sandbox, and whether callers must authenticate
+  // (docs/deployment.md#clients-and-keys).
   const authOff = config.CLIENTS_FILE === undefined
   app.log.warn({ sandbox: sandbox.url, authentication: authOff ? 'off' : 'on' },
     `no upstream configured: fronting the built-in sandbox at ${sandbox.url}` +

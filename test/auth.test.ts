@@ -202,7 +202,8 @@ async function startUpProblems (config: GatewayConfig, sandbox = false): Promise
 }
 
 test('start-up: an upstream without CLIENTS_FILE is refused with a clear line', async (t) => {
-  t.same(await startUpProblems(configFor()), ['CLIENTS_FILE: is required when an upstream is configured (see docs/security.md#clients-and-keys)'])
+  t.same(await startUpProblems(configFor()), ['CLIENTS_FILE: is required when an upstream is ' +
+    'configured (see docs/deployment.md#clients-and-keys)'])
   t.same(await startUpProblems(configFor(), true), [], 'in sandbox mode it may be left out')
 })
 

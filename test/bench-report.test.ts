@@ -290,6 +290,8 @@ test('options: pinning and the references are on unless turned off; --redis leav
   t.equal(defaults.pin, true)
   t.equal(defaults.references, true)
   t.equal(defaults.redis, false)
+  t.equal(defaults.out, 'docs/reports/benchmarks.md', 'the report goes to docs/reports/')
+  t.equal(parseOptions(['--stages']).out, 'docs/reports/stage-costs.md')
   t.equal(parseOptions(['--no-pin']).pin, false)
   t.equal(defaults.container, true)
   t.equal(parseOptions(['--no-container']).container, false)

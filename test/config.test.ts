@@ -184,7 +184,7 @@ test('with no upstream the server starts its sandbox, says so first, and closes 
 
 test('.env.example lists every setting a deployment sets, with its default', async (t) => {
   const { readFile } = await import('node:fs/promises')
-  const { DEPLOYMENT } = await import('../scripts/config-reference.ts')
+  const { DEPLOYMENT } = await import('../scripts/docs/configuration-reference.ts')
   const text = await readFile(new URL('../.env.example', import.meta.url), 'utf8')
   const defaults = loadConfig({}) as Record<string, unknown>
   for (const name of DEPLOYMENT) {

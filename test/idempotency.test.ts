@@ -114,7 +114,7 @@ test('a write that failed without reaching the hub (connection refused) frees it
 })
 
 test('a write that may have reached the hub without an answer is never sent again with its key: 409 OUTCOME_UNKNOWN', async (t) => {
-  const { app, sandbox } = await build(t, { clients: CLIENTS, sandbox: { latencyMs: 50 }, env: { UPSTREAM_DEADLINE_MS: '300' } })
+  const { app, sandbox } = await build(t, { clients: CLIENTS, sandbox: { latencyMs: 50 }, env: { UPSTREAM_DEADLINE_MS: '2000' } })
   const cases: Array<[string, string, number, string]> = [
     ['a hub 500', '/v1/bookings/SBX-500/booked', 502, 'UPSTREAM_UNAVAILABLE'],
     ['a hub 503', '/v1/bookings/SBX-503/booked', 503, 'UPSTREAM_UNAVAILABLE'],

@@ -149,7 +149,7 @@ t.test('drift: the committed openapi/openapi.json is what the code generates', a
   t.ok(committed === docText, `${OPENAPI_PATH} is out of date: ${REGENERATE} (${firstDifference(committed, docText)})`)
 })
 
-t.test('drift: the committed docs/glossary.md is what the code generates', async (t) => {
+t.test('drift: the committed glossary is what the code generates', async (t) => {
   const glossary = renderGlossary()
   const committed = await readCommitted(GLOSSARY_PATH)
   t.ok(committed !== undefined, `${GLOSSARY_PATH} is missing: ${REGENERATE}`)
@@ -163,7 +163,7 @@ t.test('drift: the committed answer examples are what the gateway answers on the
   t.ok(committed === generated, `${ANSWER_EXAMPLES_PATH} is out of date: ${REGENERATE} (${firstDifference(committed ?? '', generated)})`)
 })
 
-t.test('drift: the committed docs/hub-operations.md is what the code generates', async (t) => {
+t.test('drift: the committed hub-operations page is what the code generates', async (t) => {
   const committed = await readCommitted(HUB_OPERATIONS_PATH)
   const generated = await generateHubOperations()
   t.ok(committed === generated, `${HUB_OPERATIONS_PATH} is out of date: ${REGENERATE} (${firstDifference(committed ?? '', generated)})`)
@@ -413,7 +413,8 @@ t.test('the glossary maps every upstream name', async (t) => {
         t.equal(row?.gateway, field.name, `${spec.id}.${field.upstream} → ${field.name}`)
         t.ok(row !== undefined && row.conversion !== '' && row.description !== '', `${spec.id}.${field.upstream}: conversion and description`)
         t.ok(field.name in properties, `${spec.id}.${field.name} is a property of the ${spec.id} schema`)
-        t.ok(text.includes(`| \`${field.upstream}\` | \`${field.name}\` |`), `${spec.id}.${field.upstream} is in docs/glossary.md`)
+        t.ok(text.includes(`| \`${field.upstream}\` | \`${field.name}\` |`),
+          `${spec.id}.${field.upstream} is in the glossary`)
       }
       t.ok(text.includes(`### ${spec.id}\n`), `${spec.id} has a section`)
     }

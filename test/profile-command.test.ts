@@ -10,7 +10,7 @@ import { SANDBOX_API_KEY, SANDBOX_PASSWORD, SANDBOX_USERNAME } from '../src/sand
 import { build } from './helper.ts'
 
 // `npm run profile`, as the refusals of the removed settings and
-// docs/profiles.md write it: the command run by a shell, its output
+// docs/hub.md write it: the command run by a shell, its output
 // redirected to a file, which must then hold the profile and nothing else.
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url))

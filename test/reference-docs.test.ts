@@ -4,11 +4,19 @@ import { ERROR_TABLE, type ErrorEntry } from '../src/errors.ts'
 import { ERRORS_REFERENCE_PATH } from '../scripts/docs/errors-reference.ts'
 import { METRICS_REFERENCE_PATH, metricRows } from '../scripts/docs/metrics-reference.ts'
 import { generateReference, OPENAPI_PATH } from '../scripts/docs/openapi-document.ts'
+import {
+  membersOf, PROFILE_REFERENCE_PATH, profileSchemas
+} from '../scripts/docs/profile-reference.ts'
 import { ROUTES_REFERENCE_PATH } from '../scripts/docs/routes-reference.ts'
+import { SANDBOX_REFERENCE_PATH } from '../scripts/docs/sandbox-reference.ts'
+import { OPERATIONS } from '../src/catalogue/operations.ts'
+import { BUILT_IN } from '../src/profile/built-in.ts'
+import { FAULTS, magicValue, SANDBOX_API_KEY, SANDBOX_FIXTURES } from '../src/sandbox/index.ts'
 import { build } from './helper.ts'
 
-// docs/reference/: the routes, error codes and metrics, written by `npm run openapi` from the
-// code. The committed pages must be what the code makes now.
+// docs/reference/: the routes, error codes, metrics, hub profile members and the sandbox's
+// values, written by `npm run openapi` from the code. The committed pages must be what the
+// code makes now.
 
 const ROOT = new URL('../', import.meta.url)
 const REGENERATE = 'run `npm run openapi` and commit the result'
@@ -20,8 +28,8 @@ async function committed (path: string): Promise<string> {
 const generated = await generateReference()
 
 t.test('drift: the committed reference pages are what the code generates', async (t) => {
-  t.same(Object.keys(generated).sort(),
-    [ERRORS_REFERENCE_PATH, METRICS_REFERENCE_PATH, ROUTES_REFERENCE_PATH].sort())
+  t.same(Object.keys(generated).sort(), [ERRORS_REFERENCE_PATH, METRICS_REFERENCE_PATH,
+    PROFILE_REFERENCE_PATH, ROUTES_REFERENCE_PATH, SANDBOX_REFERENCE_PATH].sort())
   for (const [path, text] of Object.entries(generated)) {
     t.equal(await committed(path), text, `${path} is current: ${REGENERATE}`)
   }
@@ -90,4 +98,43 @@ t.test('the metrics page names every metric of the app as the tests build it', a
   t.ok(rows.some(row => row.name.startsWith('process_')), 'the default metrics')
   t.match(page, /\| `process_\*`, `nodejs_\*` \|/, 'as one row')
   t.match(page, /\| `gateway_redis_up` \| gauge \|.*only with `REDIS_URL` set/, 'with Redis')
+})
+
+t.test('the profile page has every member of the schema, with its default', async (t) => {
+  const page = generated[PROFILE_REFERENCE_PATH] ?? ''
+  const { file, entry } = profileSchemas()
+  // The file's own members, then those of `defaults` and of an operation's entry, unprefixed.
+  const members = [...membersOf(file).filter(m => !/^(defaults|operations)(\.|$)/.test(m.path)),
+    ...membersOf(file.properties?.defaults ?? {}), ...membersOf(entry)]
+  t.ok(members.length > 50, `${members.length} members`)
+  for (const { path } of members) t.match(page, `| \`${path}\` |`, `${path} has a row`)
+  const row = (member: string) =>
+    page.split('\n').find(line => line.startsWith(`| \`${member}\` |`))
+  t.match(row('timeZone'), `| \`${BUILT_IN.timeZone}\` |`, 'a default of the file')
+  t.match(row('retries.count'), `| \`${BUILT_IN.retries.count}\` |`, 'a default of how it calls')
+  t.match(row('dateSent'), /\| `YYYYMMDD` \| The form dates are sent in \|/, 'a setting\'s')
+  t.notMatch(row('connections.max'), /\(default/, 'the default said once')
+  for (const op of OPERATIONS) t.match(page, `| \`${op.id}\` |`, `${op.id} has a row`)
+  t.match(page, /\| `kontainerbc20` \| GET, a list \|.*\| `blDate: tglBl` \| `blNo` \|/,
+    'an operation\'s parameters and what it may add')
+})
+
+t.test('the sandbox page has every fault with its code, and the values to try', async (t) => {
+  const page = generated[SANDBOX_REFERENCE_PATH] ?? ''
+  for (const fault of FAULTS) {
+    t.ok(page.includes(`| \`${fault.name}\` | \`${fault.code}\` |`), `${fault.name}: its code`)
+    t.ok(page.includes(fault.does), `${fault.name}: what it does`)
+  }
+  for (const form of ['text', 'npwp', 'uuid', 'date'] as const) {
+    t.ok(page.includes(`\`${magicValue('503', form)}\``), `the ${form} form`)
+  }
+  t.ok(page.includes(SANDBOX_API_KEY), 'the credentials')
+  for (const npwp of SANDBOX_FIXTURES.npwps) t.match(page, `| \`${npwp}\` |`, `taxpayer ${npwp}`)
+  const { sp2, declaration, containers } = SANDBOX_FIXTURES
+  t.ok(page.includes(`\`${sp2.sp2Id}\``), 'an SP2 document')
+  t.ok(page.includes(`\`${declaration.pibNo}\``), 'a PIB number')
+  for (const [operation, fixture] of Object.entries(containers)) {
+    t.ok(page.includes(`| \`${operation}\` | \`${fixture.noBl}\` | \`${fixture.tglBl}\` |`),
+      `${operation}: its fixture's BL`)
+  }
 })

@@ -35,7 +35,9 @@ const UPSTREAM = { UPSTREAM_HUB_URL: 'http://127.0.0.1:9', UPSTREAM_BASE_URL: 'h
 test('with an upstream and no CLIENTS_FILE the server refuses to start, with one clear line', async (t) => {
   const { code, stderr, stdout } = await output(run(['dist/main.js'], UPSTREAM))
   t.equal(code, 1)
-  t.same(stderr.trim().split('\n').filter(l => l.startsWith('config error:')), ['config error: CLIENTS_FILE: is required when an upstream is configured (see docs/security.md#clients-and-keys)'], stderr)
+  const problems = stderr.trim().split('\n').filter(l => l.startsWith('config error:'))
+  t.same(problems, ['config error: CLIENTS_FILE: is required when an upstream is configured ' +
+    '(see docs/deployment.md#clients-and-keys)'], stderr)
   t.notMatch(stdout, /listening/)
 })
 

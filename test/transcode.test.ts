@@ -70,7 +70,7 @@ const datePart = fc.tuple(fc.integer({ min: 1990, max: 2040 }), fc.integer({ min
 const timePart = fc.tuple(fc.integer({ min: 0, max: 23 }), fc.integer({ min: 0, max: 59 }), fc.integer({ min: 0, max: 59 }))
   .map(([h, m, s]) => [h, m, s].map(n => String(n).padStart(2, '0')).join(':'))
 const MONTHS = ['JAN', 'FEB', 'MAR', 'APR', 'MAY', 'JUN', 'JUL', 'AUG', 'SEP', 'OCT', 'NOV', 'DEC']
-/** The hub's four date formats (docs/hub.md#resources), an Oracle-backed hub's DD-MON-YY[YY]. */
+/** The hub's four date formats (docs/hub.md#dates-and-values), an Oracle hub's DD-MON-YY[YY]. */
 const hubDate = fc.oneof(
   datePart,
   datePart.map(d => d.replaceAll('-', '')),

@@ -52,7 +52,8 @@ test('path placement puts parameters in path segments, each encoded', async (t) 
 
   const booked = await app.inject({ method: 'POST', url: `/v1/bookings/${F.bookingRequestId}/booked`, payload: { booked: true } })
   t.equal(booked.statusCode, 200)
-  t.equal(sandbox.requests.at(-1)?.query.idRequestBooking, F.bookingRequestId, 'idRequestBooking stays in the query (docs/hub.md#booked-notification-api-04)')
+  t.equal(sandbox.requests.at(-1)?.query.idRequestBooking, F.bookingRequestId,
+    'idRequestBooking stays in the query (docs/hub.md#operations)')
 })
 
 test('path placement: a value holding / (or a dot segment) never becomes a hub path segment', async (t) => {

@@ -12,8 +12,7 @@
 // gateway's CPU per request minus the variant's in the same round, the
 // median over rounds; every round's figure is in the report. A control, a
 // second full gateway, is measured like a stage: its "saving" is the
-// method's own noise (docs/performance.md, "How the stage table is
-// measured", has the other methods tried and what their controls showed).
+// method's own noise (docs/performance.md#stage-costs).
 import type { Child } from '../processes.ts'
 import { median, type Measurement } from '../report.ts'
 import { BARE, CONTROL, FULL, STAGES } from './catalogue.ts'

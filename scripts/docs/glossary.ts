@@ -10,8 +10,8 @@ import { PARAM_SCHEMAS } from '../../src/schemas/params.ts'
  * The glossary: every hub name and the gateway's name for it, derived from
  * the catalogue that drives the gateway: the resource specs, the
  * operations' parameters and the request bodies. Rendered into
- * `docs/glossary.md` by `npm run openapi`; a test fails when the committed
- * file differs.
+ * `docs/reference/glossary.md` by `npm run openapi`; a test fails when the
+ * committed file differs.
  */
 
 export interface GlossaryRow {
@@ -52,7 +52,7 @@ export const REQUEST_BODIES: readonly RequestBody[] = (OPERATIONS as readonly Hu
 const PARAM_CONVERSIONS: Record<ParamKind, string> = {
   npwp: 'dots and dashes stripped (15 or 16 digits)',
   blNo: 'as is',
-  blDate: '`YYYY-MM-DD` → `YYYYMMDD` (per-operation `dateFormat` setting)',
+  blDate: '`YYYY-MM-DD` → `YYYYMMDD` (the hub profile\'s `dateSent`)',
   containerNo: 'upper-cased',
   pibNo: 'as is',
   bookingRequestId: 'as is',
@@ -237,7 +237,7 @@ function code (text: string): string {
   return `\`${text}\``
 }
 
-/** The Markdown of `docs/glossary.md`. Deterministic: the same tables give the same text. */
+/** The Markdown of `docs/reference/glossary.md`. Deterministic: the same tables, the same text. */
 export function renderGlossary (): string {
   const offset = BUILT_IN.timeZone
   const unknownExample = 'Data BL BC 2.0'
@@ -275,7 +275,7 @@ export function renderGlossary (): string {
     ''
   ]
   for (const spec of ALL_RESOURCES) {
-    out.push(`### ${spec.id}`, '', `${spec.title}. Source: ${linked(spec.source)}.`, '')
+    out.push(`### ${spec.id}`, '', `${spec.title}: ${linked(spec.source)}.`, '')
     out.push(table(['Upstream', 'Gateway', 'Kind / conversion', 'Description'],
       resourceRows(spec).map(r => [code(r.upstream), code(r.gateway), r.conversion, r.description])))
     out.push('')
@@ -291,7 +291,7 @@ export function renderGlossary (): string {
   out.push('## Request parameters', '',
     'Parameters of the gateway routes (query string or path) and the hub parameter each is sent as. ' +
       'Upstream names can be changed per operation with a hub profile (`params`, ' +
-      '[profiles.md](profiles.md)).', '')
+      '[profile.md](profile.md)).', '')
   out.push(table(['Upstream', 'Gateway', 'Where', 'Conversion', 'Description'],
     parameterRows().map(r => [code(r.upstream), code(r.gateway), r.where, r.conversion, r.description])))
   out.push('')
@@ -307,7 +307,7 @@ export function renderGlossary (): string {
   out.push('## Response keys', '',
     'The list operations below answer with an object holding one array under a key of the hub\'s choosing. ' +
       'The gateway always answers the list under `data`. A different key can be set with a hub ' +
-      'profile (`answerKey`, [profiles.md](profiles.md)); ' +
+      'profile (`answerKey`, [profile.md](profile.md)); ' +
       'when the expected key is missing but exactly one array-valued key is present, that array is used and the drift is logged.', '')
   out.push(table(['Operation', 'Upstream key', 'Gateway', 'Items', 'Note'],
     responseKeyRows().map(r => [code(r.operation), code(r.key), code('data'), `[${code(r.item)}](#${r.item.toLowerCase()})`, r.note])))
@@ -315,7 +315,8 @@ export function renderGlossary (): string {
   return out.join('\n')
 }
 
-/** A spec's source with its repository references (`docs/<page>.md#<anchor>`) as links from docs/. */
+/** A spec's source with its references (`docs/<page>.md#<anchor>`) as links from this page. */
 function linked (source: string): string {
-  return source.replace(/docs\/([\w-]+\.md#[\w-]+)/g, (ref, target: string) => `[${ref}](${target})`)
+  return source.replace(/docs\/(([\w-]+\.md)#[\w-]+)/g,
+    (_ref, target: string, page: string) => `[${page}](../${target})`)
 }

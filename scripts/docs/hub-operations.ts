@@ -3,7 +3,7 @@ import type { HubOperation } from '../../src/catalogue/types.ts'
 import { BUILT_IN } from '../../src/profile/built-in.ts'
 
 /**
- * docs/hub-operations.md, for operators: which hub operation answers each
+ * docs/reference/hub-operations.md, for operators: which hub operation answers each
  * route, where, with which credentials and parameters, and the defaults
  * taken where the hub's documentation is silent. The public OpenAPI
  * document speaks to web developers and leaves all of this out. Generated
@@ -28,7 +28,7 @@ function cell (text: string): string {
   return text.replaceAll('|', '\\|').replaceAll('\n', ' ')
 }
 
-/** The Markdown of docs/hub-operations.md. Deterministic: the same routes give the same text. */
+/** The Markdown of docs/reference/hub-operations.md. Deterministic: same routes, same text. */
 export function renderHubOperations (routes: readonly RouteOperations[]): string {
   const header = ['Route', 'Hub operation', 'Address (development; production)', 'Headers', 'Parameters (route → hub)', 'Note']
   const rows: string[][] = []
@@ -59,7 +59,7 @@ export function renderHubOperations (routes: readonly RouteOperations[]): string
       'documented profile uses the development one (a profile\'s `prefixes.sp2` and ' +
       '`prefixes.booking` name the other). Parameters go in the query string. ' +
       'Where the hub\'s documentation is silent the note says what the gateway does by default. ' +
-      'A hub profile (`UPSTREAM_PROFILE_FILE`, [profiles.md](profiles.md)) changes any of ' +
+      'A hub profile (`UPSTREAM_PROFILE_FILE`, [profile.md](profile.md)) changes any of ' +
       'it, for ' +
       'all operations or per operation. ' +
       'The names of fields and parameters on both sides are in [the glossary](glossary.md).',

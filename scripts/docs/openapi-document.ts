@@ -8,14 +8,16 @@ import { ERRORS_REFERENCE_PATH, renderErrorsReference } from './errors-reference
 import { renderGlossary } from './glossary.ts'
 import { renderHubOperations, type RouteOperations } from './hub-operations.ts'
 import { METRICS_REFERENCE_PATH, metricRows, renderMetricsReference } from './metrics-reference.ts'
+import { PROFILE_REFERENCE_PATH, renderProfileReference } from './profile-reference.ts'
 import { PROFILE_SCHEMA_PATH, renderProfileSchema } from './profile-schema.ts'
 import {
   renderRoutesReference, ROUTES_REFERENCE_PATH, type RouteDocument
 } from './routes-reference.ts'
+import { renderSandboxReference, SANDBOX_REFERENCE_PATH } from './sandbox-reference.ts'
 
 /**
  * The committed artefacts (`openapi/openapi.json`, the answer examples,
- * `docs/glossary.md`, `docs/hub-operations.md`, `docs/reference/`) and how to produce them.
+ * `docs/reference/`) and how to produce them.
  * Shared by `scripts/generate-openapi.ts`, which writes them, and the test
  * that fails when the committed copies drift; the gateway itself never
  * imports it.
@@ -23,8 +25,8 @@ import {
 
 /** Where the artefacts live, relative to the repository root. */
 export const OPENAPI_PATH = 'openapi/openapi.json'
-export const GLOSSARY_PATH = 'docs/glossary.md'
-export const HUB_OPERATIONS_PATH = 'docs/hub-operations.md'
+export const GLOSSARY_PATH = 'docs/reference/glossary.md'
+export const HUB_OPERATIONS_PATH = 'docs/reference/hub-operations.md'
 /** Read by plugins/swagger.ts at start-up (imported, so it is part of the build). */
 export const ANSWER_EXAMPLES_PATH = 'src/schemas/answer-examples.json'
 
@@ -78,7 +80,7 @@ export async function generateDocument (options: GenerateOptions = {}): Promise<
   return await withGateway(options.env ?? {}, async ({ app }) => JSON.parse(JSON.stringify(app.swagger())) as Record<string, unknown>)
 }
 
-/** docs/hub-operations.md: the hub operations behind each route, for operators. */
+/** docs/reference/hub-operations.md: the hub operations behind each route, for operators. */
 export async function generateHubOperations (): Promise<string> {
   return await withGateway({}, async ({ routes }) => {
     const seen = new Set<string>()
@@ -103,7 +105,8 @@ const NO_REDIS = 'redis://127.0.0.1:1'
 /**
  * The pages of docs/reference/ that a built gateway gives: the routes (from its OpenAPI
  * document and the routes it registered) and the metrics (from its registry, as built with
- * and without Redis), with the error codes beside them. Keyed by path from the root.
+ * and without Redis), with the pages made from tables alone beside them: the error codes,
+ * the hub profile's members and the sandbox's values. Keyed by path from the root.
  */
 export async function generateReference (): Promise<Record<string, string>> {
   const [routes, plain] = await withGateway({}, async ({ app, routes }) => {
@@ -115,7 +118,9 @@ export async function generateReference (): Promise<Record<string, string>> {
   return {
     [ROUTES_REFERENCE_PATH]: routes,
     [ERRORS_REFERENCE_PATH]: renderErrorsReference(),
-    [METRICS_REFERENCE_PATH]: renderMetricsReference(plain, withRedis)
+    [METRICS_REFERENCE_PATH]: renderMetricsReference(plain, withRedis),
+    [PROFILE_REFERENCE_PATH]: renderProfileReference(),
+    [SANDBOX_REFERENCE_PATH]: renderSandboxReference()
   }
 }
 

@@ -8,7 +8,7 @@ import { codeOf } from '../errors.ts'
 import { Type, type Static } from '../typebox.ts'
 import { SCOPES, type Scope } from '../catalogue/scopes.ts'
 
-/** One entry of the CLIENTS_FILE JSON array (docs/security.md#clients-and-keys). */
+/** One entry of the CLIENTS_FILE JSON array (docs/deployment.md#clients-and-keys). */
 export const ClientEntrySchema = Type.Object({
   name: Type.String({ pattern: '^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$', description: 'Who the client is, as audit lines and rate limits name it: 1-64 of letters, digits and `. _ -`' }),
   keySha256: Type.String({ pattern: '^[0-9a-fA-F]{64}$', description: 'Hex SHA-256 of the client key (`npm run client-key` prints it); the key itself is never stored' }),

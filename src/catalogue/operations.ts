@@ -4,10 +4,11 @@ import type { CredentialHeader, DocumentType, HubOperation, OperationParam } fro
 /**
  * The catalogue: every hub operation the gateway knows, described once, as
  * data, with the route it backs. Routes, their schemas, the OpenAPI
- * document, the glossary, docs/hub-operations.md and the tests are driven
- * from this table. Where the hub's documentation leaves something open the
- * value here is the default, which a hub profile changes per operation
- * (docs/profiles.md). ARCHITECTURE.md says how to add an operation.
+ * document, docs/reference/ (the glossary, the hub operations, the profile's
+ * members) and the tests are driven from this table. Where the hub's
+ * documentation leaves something open the value here is the default, which a
+ * hub profile changes per operation (docs/hub.md#hub-profiles). ARCHITECTURE.md
+ * says how to add an operation.
  */
 
 const BOTH: readonly CredentialHeader[] = ['apiKey', 'authorization']

@@ -20,7 +20,7 @@ export interface FieldSpec {
   name: string
   kind: ScalarKind | ResourceSpec | { arrayOf: ResourceSpec | 'json' }
   nullable?: boolean
-  /** Upstream empty string is answered as null (docs/hub.md#sp2-container: gate_pass). */
+  /** Upstream empty string is answered as null (docs/hub.md#dates-and-values: gate_pass). */
   emptyAsNull?: boolean
   description: string
   /** A format of the OpenAPI document its string holds to (mapping/fields.ts checks it). */
@@ -44,7 +44,7 @@ export interface ResourceSpec {
   /** Name of the shared schema in OpenAPI `components.schemas`. */
   id: string
   title: string
-  /** Where docs/hub.md defines it. */
+  /** What it is in the hub's answers, citing docs/hub.md; the glossary shows it. */
   source: string
   fields: FieldSpec[]
   /**

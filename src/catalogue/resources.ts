@@ -1,5 +1,9 @@
 import type { FieldSpec, ResourceSpec } from './resource-spec.ts'
 
+/** Where docs/hub.md describes the operations, and what their description leaves open. */
+const OPERATIONS_PAGE = 'docs/hub.md#operations'
+const OPEN_PAGE = 'docs/hub.md#open-points'
+
 /*
  * Which fields are `required` (always answered; missing, the record is
  * UPSTREAM_BAD_RESPONSE): of a record the hub's description shows in full,
@@ -13,11 +17,11 @@ import type { FieldSpec, ResourceSpec } from './resource-spec.ts'
  * answers have no required field.
  */
 
-// docs/hub.md#bl-list-entry
+// An item of the BL lists (docs/hub.md#operations).
 export const BlEntry: ResourceSpec = {
   id: 'BillOfLading',
   title: 'Bill of lading list entry',
-  source: 'docs/hub.md#bl-list-entry',
+  source: `an item of the BL lists (${OPERATIONS_PAGE})`,
   required: ['bl_no', 'bl_date'],
   fields: [
     { upstream: 'bl_no', name: 'blNo', kind: 'string', description: 'Bill of lading number' },
@@ -25,11 +29,11 @@ export const BlEntry: ResourceSpec = {
   ]
 }
 
-// docs/hub.md#bc-20-declaration-record: every field is a string upstream.
+// The answer of BC20ByNoPib (docs/hub.md#operations): every field is a string upstream.
 export const Bc20Declaration: ResourceSpec = {
   id: 'Bc20Declaration',
   title: 'BC 2.0 customs declaration (PIB)',
-  source: 'docs/hub.md#bc-20-declaration-record',
+  source: `the answer of BC20ByNoPib, and an item of BC20ByNoBL's (${OPERATIONS_PAGE})`,
   required: ['no_pib'],
   fields: [
     { upstream: 'car', name: 'applicationRef', kind: 'string', description: 'Customs application reference (CAR, nomor aju)' },
@@ -47,12 +51,12 @@ export const Bc20Declaration: ResourceSpec = {
   ]
 }
 
-// docs/hub.md#list-answers: the element content of container lists is not shown.
+// The hub's description does not show the items of container lists (docs/hub.md#open-points).
 // These are the names seen in practice; anything else is kept, camelCased.
 export const CustomsContainer: ResourceSpec = {
   id: 'CustomsContainer',
   title: 'Container of a customs document',
-  source: 'docs/hub.md#container-lists (elements not shown)',
+  source: `an item of the container lists, which the description does not show (${OPEN_PAGE})`,
   fields: [
     { upstream: 'no_kontainer', name: 'containerNo', kind: 'string', description: 'Container number (ISO 6346)' },
     { upstream: 'ukuran_kontainer', name: 'containerSize', kind: 'text', description: 'Container size, e.g. 20 or 40' },
@@ -70,20 +74,20 @@ const sp2ContainerFields: FieldSpec[] = [
   { upstream: 'gate_pass', name: 'gatePass', kind: 'string', nullable: true, emptyAsNull: true, description: 'Gate pass; null when the hub sends null or an empty string' }
 ]
 
-// docs/hub.md#sp2-container
+// `container` of an SP2 document (docs/hub.md#operations).
 export const Sp2Container: ResourceSpec = {
   id: 'Sp2Container',
   title: 'Container of an SP2 document',
-  source: 'docs/hub.md#sp2-container',
+  source: `\`container\` of an SP2 document (${OPERATIONS_PAGE})`,
   required: ['container_no', 'id_sp2_container', 'gate_pass'],
   fields: sp2ContainerFields
 }
 
-// docs/hub.md#sp2-container, as answered by the cargo-owner lookup (4.1)
+// An SP2 container as the cargo-owner lookup answers it (docs/hub.md#operations).
 export const CargoOwnerContainer: ResourceSpec = {
   id: 'CargoOwnerContainer',
   title: 'Container of a cargo owner\'s SP2 document',
-  source: 'docs/hub.md#sp2-container, docs/hub.md#sp2-containers-of-a-cargo-owner',
+  source: `an item of document_sp2_container/cargo_owner (${OPERATIONS_PAGE})`,
   required: ['container_no', 'id_sp2_container', 'gate_pass'],
   fields: [
     ...sp2ContainerFields,
@@ -91,11 +95,11 @@ export const CargoOwnerContainer: ResourceSpec = {
   ]
 }
 
-// docs/hub.md#sp2-log-entry
+// `sp2_log` of an SP2 document (docs/hub.md#operations).
 export const Sp2Log: ResourceSpec = {
   id: 'Sp2LogEntry',
   title: 'SP2 status log entry',
-  source: 'docs/hub.md#sp2-log-entry',
+  source: `\`sp2_log\` of an SP2 document (${OPERATIONS_PAGE})`,
   required: ['id_sp2_log'],
   fields: [
     { upstream: 'id_sp2_log', name: 'sp2LogId', kind: 'integer', description: 'Log entry id' },
@@ -105,11 +109,11 @@ export const Sp2Log: ResourceSpec = {
   ]
 }
 
-// docs/hub.md#document-user
+// `user_document` of a customs document (docs/hub.md#operations).
 export const UserDocument: ResourceSpec = {
   id: 'DocumentUser',
   title: 'User with access to a document',
-  source: 'docs/hub.md#document-user',
+  source: `\`user_document\` of a customs document (${OPERATIONS_PAGE})`,
   required: ['id_user_document', 'access_do', 'access_sp2', 'access_trucking', 'access_warehouse', 'access_depo', 'access_domestic', 'is_ppjk'],
   fields: [
     { upstream: 'id_user_document', name: 'userDocumentId', kind: 'integer', description: 'User-document link id' },
@@ -125,11 +129,11 @@ export const UserDocument: ResourceSpec = {
   ]
 }
 
-// docs/hub.md#document-type, mst_process_type
+// `mst_process_type` of a document type (docs/hub.md#operations).
 export const ProcessType: ResourceSpec = {
   id: 'ProcessType',
   title: 'Customs process type',
-  source: 'docs/hub.md#document-type',
+  source: `\`mst_process_type\` of a document type (${OPERATIONS_PAGE})`,
   required: ['kd_process_type'],
   fields: [
     { upstream: 'kd_process_type', name: 'processTypeCode', kind: 'integer', description: 'Process type code' },
@@ -137,11 +141,11 @@ export const ProcessType: ResourceSpec = {
   ]
 }
 
-// docs/hub.md#document-type
+// `mst_document_type` of a customs document (docs/hub.md#operations).
 export const DocumentType: ResourceSpec = {
   id: 'DocumentType',
   title: 'Customs document type',
-  source: 'docs/hub.md#document-type',
+  source: `\`mst_document_type\` of a customs document (${OPERATIONS_PAGE})`,
   required: ['kd_document_type', 'kd_process_type', 'mst_process_type'],
   fields: [
     { upstream: 'kd_document_type', name: 'documentTypeCode', kind: 'integer', description: 'Document type code' },
@@ -153,11 +157,11 @@ export const DocumentType: ResourceSpec = {
   ]
 }
 
-// docs/hub.md#customs-document
+// `td_document` of an SP2 document (docs/hub.md#operations).
 export const TdDocument: ResourceSpec = {
   id: 'CustomsDocument',
   title: 'Customs document of an SP2 document',
-  source: 'docs/hub.md#customs-document',
+  source: `\`td_document\` of an SP2 document (${OPERATIONS_PAGE})`,
   required: ['id_document', 'kd_document_type', 'finish_do', 'finish_trucking', 'finish_sp2', 'finish_warehouse', 'finish_depo', 'do_number', 'do_date', 'mst_document_type', 'user_document'],
   fields: [
     { upstream: 'id_document', name: 'documentId', kind: 'integer', description: 'Document id' },
@@ -183,23 +187,23 @@ export const TdDocument: ResourceSpec = {
   ]
 }
 
-// docs/hub.md#platform: the element structure of mstPlatformServices is not shown.
+// The description does not show the items of mstPlatformServices (docs/hub.md#open-points).
 // These are the names seen in practice; anything else is kept, camelCased.
 export const PlatformService: ResourceSpec = {
   id: 'PlatformService',
   title: 'Service of a platform',
-  source: 'docs/hub.md#platform (elements not shown)',
+  source: `an item of a platform's \`mstPlatformServices\`, not shown (${OPEN_PAGE})`,
   fields: [
     { upstream: 'id_service', name: 'serviceId', kind: 'integer', description: 'Service id' },
     { upstream: 'service_name', name: 'serviceName', kind: 'string', description: 'Service name, e.g. Trucking' }
   ]
 }
 
-// docs/hub.md#platform
+// `mst_platform` of an SP2 document (docs/hub.md#operations).
 export const Platform: ResourceSpec = {
   id: 'Platform',
   title: 'Truck or logistics platform',
-  source: 'docs/hub.md#platform',
+  source: `\`mst_platform\` of an SP2 document (${OPERATIONS_PAGE})`,
   required: ['no_rekening', 'npwp', 'app_url', 'kode_kantor', 'mst_kantor', 'mstPlatformServices'],
   fields: [
     { upstream: 'id_platform', name: 'platformId', kind: 'string', description: 'Platform code' },
@@ -220,11 +224,11 @@ export const Platform: ResourceSpec = {
   ]
 }
 
-// docs/hub.md#sp2-document
+// An item of document_sp2/host-to-host (docs/hub.md#operations).
 export const Sp2Document: ResourceSpec = {
   id: 'Sp2Document',
   title: 'SP2 (delivery order release) document',
-  source: 'docs/hub.md#sp2-document',
+  source: `an item of document_sp2/host-to-host (${OPERATIONS_PAGE})`,
   required: ['id_document_sp2', 'id_ff_ppjk', 'price', 'party', 'url', 'is_finished', 'payment_url', 'id_document', 'td_document', 'mst_platform', 'container', 'sp2_log'],
   fields: [
     { upstream: 'id_document_sp2', name: 'sp2Id', kind: 'string', format: 'uuid', description: 'SP2 document id' },
@@ -250,7 +254,8 @@ export const Sp2Document: ResourceSpec = {
 }
 
 /*
- * The answers of the writes (docs/hub.md#finalization-payload-and-answer, docs/hub.md#offer-answer-and-its-credentials, docs/hub.md#booked-answer: not shown).
+ * The answers of the writes, which the hub's description does not show
+ * (docs/hub.md#open-points).
  * Each names the write in the API's words, as the /v1/events messages do: the
  * gateway fills these fields from the request the hub accepted
  * (`fromRequest`), so they are there whatever the hub echoes; the hub's own
@@ -262,7 +267,7 @@ const upstreamMessage: FieldSpec = { upstream: 'message', name: 'upstreamMessage
 export const OfferAnswer: ResourceSpec = {
   id: 'OfferAnswer',
   title: 'Offer, as the hub accepted it',
-  source: 'docs/hub.md#offer-posting-api-02; answer open (docs/hub.md#offer-answer-and-its-credentials)',
+  source: `the answer of DetilBooking, which the description does not show (${OPEN_PAGE})`,
   fields: [
     { upstream: 'idRequestBooking', name: 'bookingRequestId', kind: 'string', fromRequest: true, description: 'Booking request code' },
     { upstream: 'idServiceOrder', name: 'serviceOrderId', kind: 'string', fromRequest: true, description: 'Sequence number of the offer' },
@@ -275,7 +280,7 @@ export const OfferAnswer: ResourceSpec = {
 export const BookedAnswer: ResourceSpec = {
   id: 'BookedAnswer',
   title: 'Booked notification, as the hub accepted it',
-  source: 'docs/hub.md#booked-notification-api-04; answer open (docs/hub.md#booked-answer)',
+  source: `the answer of DetilBooking/isBooked, not shown either (${OPEN_PAGE})`,
   fields: [
     { upstream: 'idRequestBooking', name: 'bookingRequestId', kind: 'string', fromRequest: true, description: 'Booking request code' },
     { upstream: 'isBooked', name: 'booked', kind: 'flag', fromRequest: true, description: 'Whether the booking is made, as sent' },
@@ -287,7 +292,7 @@ export const BookedAnswer: ResourceSpec = {
 export const FinalizationAnswer: ResourceSpec = {
   id: 'FinalizationAnswer',
   title: 'SP2 finalization, as the hub accepted it',
-  source: 'docs/hub.md#sp2-finalization; answer open (docs/hub.md#finalization-payload-and-answer)',
+  source: `the answer of document_sp2/final, not shown either (${OPEN_PAGE})`,
   fields: [
     { upstream: 'id_document_sp2', name: 'sp2Id', kind: 'string', format: 'uuid', fromRequest: true, description: 'SP2 document id' },
     { upstream: 'is_finished', name: 'finished', kind: 'flag', fromRequest: true, description: 'Finished: the hub\'s own flag when it sends one, else true (the hub accepted the finalization)' },

@@ -109,7 +109,7 @@ export interface HubOperation {
   params: readonly OperationParam[]
   /**
    * Parameters a hub profile may add to this operation, for a hub that takes
-   * more than the default reading (docs/profiles.md); the route then takes
+   * more than the default reading (docs/hub.md#hub-profiles); the route then takes
    * them too. A write's may only be its route's path parameter.
    */
   alsoTakes?: readonly ParamKind[]

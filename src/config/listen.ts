@@ -22,4 +22,5 @@ export function listenHost (config: Pick<Config, 'HOST' | 'CLIENTS_FILE'>): List
 
 /** The start-up line that says how to reach a gateway kept on loopback. */
 export const LOOPBACK_ADVICE = 'listening on 127.0.0.1 only: HOST is unset and there is no CLIENTS_FILE (client authentication off). ' +
-  'To offer the gateway to other machines, set HOST=0.0.0.0 together with a CLIENTS_FILE (keys from npm run client-key; docs/security.md#clients-and-keys)'
+  'To offer the gateway to other machines, set HOST=0.0.0.0 together with a CLIENTS_FILE ' +
+  '(keys from npm run client-key; docs/deployment.md#clients-and-keys)'

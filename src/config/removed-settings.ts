@@ -1,6 +1,6 @@
 /**
  * Settings that 1.0.0 removed, and what says each now. Most described the
- * hub, which the hub profile alone describes (docs/profiles.md); a setting
+ * hub, which the hub profile alone describes (docs/hub.md#hub-profiles); a setting
  * still set stops start-up with one line naming what replaces it, so that
  * a deployment never runs without what it meant. `npm run profile --
  * --from-env` writes the profile such settings meant (profile/from-settings.ts).

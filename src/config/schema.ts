@@ -39,7 +39,7 @@ export const ConfigSchema = Type.Object({
     minimum: 0,
     default: 64 * 1024 * 1024,
     description: 'Memory budget of the lookup cache, in bytes: each entry is charged its answer, ' +
-      'its key and its bookkeeping, as measured (docs/resilience.md), which bounds their number too'
+      'its key and its bookkeeping, as measured (docs/operations.md), which bounds their number too'
   }),
   CACHE_FAILURE_SECONDS: Type.Integer({ minimum: 0, maximum: 3600, default: 5, description: 'How long a lookup the hub just failed (unavailable, timeout, unreadable answer) answers that failure again, or a stale answer, without a hub call, even to cache-control: no-cache; 0 disables' }),
   UPSTREAM_CREDENTIALS: Type.Enum(['static', 'login', 'forward'], {
@@ -69,7 +69,7 @@ export const ConfigSchema = Type.Object({
   UPSTREAM_PROFILE_FILE: Type.Optional(Type.String({
     minLength: 1,
     description: 'JSON file of the hub profile: how the hub addresses, authenticates and ' +
-      'answers each operation, and how the gateway calls it (docs/profiles.md; deploy/profiles/ ' +
+      'answers each operation, and how the gateway calls it (docs/hub.md; deploy/profiles/ ' +
       'ships the documented and the public-callers profiles). Unset: the documented profile',
     examples: ['deploy/profiles/public-callers.json']
   })),
@@ -77,7 +77,12 @@ export const ConfigSchema = Type.Object({
   UPSTREAM_TRACE_PROPAGATION: Type.Boolean({ default: false, description: 'true: with tracing on (OTEL_*), the hub receives a W3C traceparent (and tracestate) for each hub call, so that its own traces join the gateway\'s; false: nothing of the trace leaves for the hub' }),
   METRICS_PORT: Type.Optional(Type.Integer({ minimum: 0, maximum: 65535, description: 'Serve GET /metrics on this port (on HOST) instead of the API port, so that it need not be exposed with the API; 0: a free port. Unset: /metrics on the API port', examples: [9464] })),
   LOG_LEVEL: Type.Enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], { default: 'info', description: 'pino log level' }),
-  CLIENTS_FILE: Type.Optional(Type.String({ minLength: 1, description: 'JSON file of the clients allowed to call (docs/security.md); required when an upstream is configured. Unset in sandbox mode: authentication off', examples: ['/etc/customs-gateway/clients.json'] })),
+  CLIENTS_FILE: Type.Optional(Type.String({
+    minLength: 1,
+    description: 'JSON file of the clients allowed to call (docs/deployment.md); required when ' +
+      'an upstream is configured. Unset in sandbox mode: authentication off',
+    examples: ['/etc/customs-gateway/clients.json']
+  })),
   RATE_LIMIT_MAX: Type.Integer({ minimum: 1, maximum: 1_000_000, default: 600, description: 'Requests per window per client (per address when unauthenticated), unless the clients file says otherwise' }),
   RATE_LIMIT_WINDOW: Type.String({ pattern: DURATION_PATTERN, default: '1 minute', description: 'Rate limit window, e.g. 1 minute, 30 s, 1 hour' }),
   TRUST_PROXY: Type.Optional(Type.String({ minLength: 1, description: 'The proxies whose X-Forwarded-For is believed, for per-address limits and logged addresses: comma-separated addresses or CIDRs (or loopback, linklocal, uniquelocal), or a hop count (trusts that many proxies whatever their address: only where the gateway is reachable through them alone). Unset: none, the peer address is the caller\'s', examples: ['10.0.0.0/8'] })),
@@ -98,12 +103,19 @@ export const ConfigSchema = Type.Object({
   EVENTS_REPLAY_MAX: Type.Integer({ minimum: 1, maximum: 1_000_000, default: 10_000, description: 'Events kept for resuming readers at most, whatever their age (the oldest go first); also how many a replica holds while Redis does not answer, past which the oldest are lost and readers told so' }),
   EVENTS_TICKET_SECONDS: Type.Integer({ minimum: 1, maximum: 3600, default: 60, description: 'How long a ticket of POST /v1/events/tickets may be used (once) to open GET /v1/events/stream, for EventSource, which cannot send the key in a header' }),
   CORS_ORIGINS: Type.Optional(Type.String({ pattern: '^https?://[A-Za-z0-9.-]+(:[0-9]{1,5})?( *, *https?://[A-Za-z0-9.-]+(:[0-9]{1,5})?)*$', description: 'Comma-separated origins allowed to call from a browser (no wildcard); unset: no CORS headers', examples: ['https://yard.example.co.id,https://ops.example.co.id'] })),
-  // Shared state for several replicas (docs/redis.md). Checked here so that a
+  // Shared state for several replicas (docs/deployment.md#redis). Checked here so that a
   // deployment can be validated against them; the gateway does not use them yet.
   REDIS_URL: Type.Optional(Type.String({ pattern: REDIS_URL_PATTERN, description: 'Shared state for several replicas: the Redis that holds idempotent write answers, rate-limit counters, the shared lookup cache tier, the booked-event fan-out and the hub session (login mode). redis:// or rediss:// (TLS), with user:password@ (percent-encoded) and /db when needed. Unset: all state in memory, for one instance', examples: ['rediss://gateway:PASSWORD@redis.example.internal:6380'] })),
   REDIS_KEY_PREFIX: Type.String({ pattern: '^[A-Za-z0-9:._-]{1,64}$', default: 'cgw:', description: 'Shared state for several replicas: prefix of every Redis key and channel the gateway writes, 1-64 of letters, digits and : . _ -; give each gateway that shares one Redis (another environment, another hub account) its own' }),
-  REDIS_COMMAND_TIMEOUT_MS: Type.Integer({ minimum: 10, maximum: 10_000, default: 500, description: 'Shared state for several replicas: the longest a request waits on one Redis command; past it the command fails and that use degrades as docs/resilience.md describes (10 to 10000)' }),
-  // Redis with failover (docs/redis.md, "High availability"): kept together.
+  REDIS_COMMAND_TIMEOUT_MS: Type.Integer({
+    minimum: 10,
+    maximum: 10_000,
+    default: 500,
+    description: 'Shared state for several replicas: the longest a request waits on one Redis ' +
+      'command; past it the command fails and that use degrades as docs/operations.md ' +
+      'describes (10 to 10000)'
+  }),
+  // Redis with failover (docs/deployment.md#redis): kept together.
   REDIS_SENTINELS: Type.Optional(Type.String({ pattern: SENTINELS_PATTERN, description: 'Redis high availability: comma-separated host:port of the Redis Sentinels that watch the master; the replicas ask them for the master and follow its failovers. REDIS_URL then gives only the user, password, database and scheme of the master (its host is not used, e.g. redis://gateway:PASSWORD@mymaster). Unset: REDIS_URL names the server', examples: ['sentinel-1:26379,sentinel-2:26379,sentinel-3:26379'] })),
   REDIS_SENTINEL_MASTER_NAME: Type.String({ pattern: '^[A-Za-z0-9._-]{1,64}$', default: 'mymaster', description: 'Redis high availability: the master\'s name in the Sentinels\' configuration (`sentinel monitor <name> ...`)' }),
   REDIS_SENTINEL_USERNAME: Type.Optional(Type.String({ pattern: '^[!-~]{1,128}$', description: 'Redis high availability: the ACL user the Sentinels want, if any', examples: ['gateway'] })),

@@ -14,7 +14,7 @@ const HOPS = /^[1-9][0-9]?$/
  * no longer honours a plain number (it cannot tell a proxy from a direct
  * caller who forges X-Forwarded-For), and neither can this; it is offered
  * for balancers whose addresses change, where the gateway is reachable
- * through them alone (docs/configuration.md#listening-logging-client-connections).
+ * through them alone (docs/reference/configuration.md#listening-logging-client-connections).
  */
 export function trustProxyOf (value: string | undefined): TrustProxy {
   if (value === undefined) return false

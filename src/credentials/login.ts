@@ -47,7 +47,7 @@ interface Answer { status: number, text: string, retryAfter: string | undefined 
 const refused = (status: number): boolean => status >= 400 && status < 500 && status !== 408 && status !== 429
 
 /**
- * The gateway logs in itself (docs/credentials.md: the login operation is
+ * The gateway logs in itself (docs/deployment.md#hub-credentials: the login operation is
  * not part of the hub's published interface, so its address, body and answer
  * fields are configuration: the hub profile's login, or the settings). The
  * session is cached and renewed before it expires: with the refresh token

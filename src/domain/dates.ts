@@ -1,6 +1,6 @@
 /**
  * Date conversions between the gateway dialect (ISO 8601) and the hub's
- * forms (docs/hub.md#resources): `YYYYMMDD`, `YYYY-MM-DD`, `YYYY-MM-DD HH:MM:SS`,
+ * forms (docs/hub.md#dates-and-values): `YYYYMMDD`, `YYYY-MM-DD`, `YYYY-MM-DD HH:MM:SS`,
  * `YYYY-MM-DD HH:MM:SS.S`, and the day-month-name forms of an Oracle-backed
  * hub, `DD-MON-YY` and `DD-MON-YYYY` (`21-MAY-23`).
  */
@@ -127,7 +127,7 @@ export function toIsoDate (value: string): string {
 
 /**
  * An ISO date-time with offset to the hub's local `YYYY-MM-DD HH:MM:SS`
- * (docs/hub.md#offer-body), shifted into the configured offset.
+ * (docs/reference/glossary.md#request-bodies), shifted into the configured offset.
  */
 export function toUpstreamDateTime (isoDateTime: string | Date, offset: string): string {
   const instant = typeof isoDateTime === 'string' ? Date.parse(isoDateTime) : isoDateTime.getTime()

@@ -30,6 +30,7 @@ const MAY_HAVE_ACTED = new Set<WritePhase>(['sending', 'answered', 'unknown'])
  * (holding the key's claim when the request has an Idempotency-Key), to the
  * write route, which advances it around its one hub call:
  *
+ *     claimed --(the call failed before its request left)--> claimed: the key is freed
  *     claimed --sending()--> sending --answered()--> answered
  *                                    --failed(false)--> failed-before-send
  *                                    --failed(true)---> unknown
@@ -57,8 +58,9 @@ export class WriteAttempt {
   get replayed (): boolean { return this.#phase === 'replayed' }
 
   /**
-   * claimed -> sending, just before the hub call: with a key, the store
-   * records it first; when it cannot, the write is refused (503
+   * claimed -> sending, the last thing before the request leaves for the hub
+   * (the write route gives it to the call path as CallInput.beforeSend): with a
+   * key, the store records it first; when it cannot, the write is refused (503
    * IDEMPOTENCY_UNAVAILABLE) and nothing is sent.
    */
   async sending (): Promise<void> {

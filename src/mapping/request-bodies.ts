@@ -1,10 +1,10 @@
 import { toUpstreamDateTime } from '../domain/dates.ts'
 
-/** Request bodies in the hub's names (docs/hub.md#offer-body, docs/hub.md#booked-notification-body, docs/hub.md#sp2-finalization). */
+/** Request bodies in the hub's names (docs/reference/glossary.md#request-bodies). */
 
 export interface OfferInput { serviceOrderId: string, price: number, offeredAt: string }
 
-/** docs/hub.md#offer-body: all six fields; the platform id is ours, the timestamp is now. */
+/** The offer: all six fields; the platform id is ours, the timestamp is now. */
 export function toUpstreamOffer (bookingRequestId: string, offer: OfferInput, platformId: string, offset: string, now = new Date()) {
   return {
     idRequestBooking: bookingRequestId,
@@ -16,12 +16,12 @@ export function toUpstreamOffer (bookingRequestId: string, offer: OfferInput, pl
   }
 }
 
-/** docs/hub.md#booked-notification-body */
+/** The booked notification: both fields. */
 export function toUpstreamBooked (booked: boolean, note: string) {
   return { isBooked: booked ? 1 : 0, booking_note: note }
 }
 
-/** docs/hub.md#finalization-payload-and-answer leaves the payload open; this is our documented default. */
+/** The hub's description leaves this body open (docs/hub.md#open-points): our default. */
 export function toUpstreamFinalization (sp2Id: string) {
   return { id_document_sp2: sp2Id }
 }

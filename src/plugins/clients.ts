@@ -21,7 +21,8 @@ export interface ClientsOptions {
   sandbox: boolean
 }
 
-export const CLIENTS_FILE_REQUIRED = 'CLIENTS_FILE: is required when an upstream is configured (see docs/security.md#clients-and-keys)'
+export const CLIENTS_FILE_REQUIRED = 'CLIENTS_FILE: is required when an upstream is configured ' +
+  '(see docs/deployment.md#clients-and-keys)'
 
 /**
  * Who is calling: the clients file, read once at start-up, and each request's

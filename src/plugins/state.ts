@@ -16,7 +16,8 @@ declare module 'fastify' {
  * How long start-up waits for Redis (REDIS_URL set) before going on without
  * it: long enough for a reachable Redis to answer, so that the first writes
  * are not refused; short, because a Redis outage must not keep replicas from
- * starting (they degrade as docs/resilience.md says, and recover by themselves).
+ * starting (they degrade as docs/operations.md#when-redis-fails says, and recover by
+ * themselves).
  */
 const REDIS_STARTUP_WAIT_MS = 3000
 
@@ -31,7 +32,8 @@ async function state (app: FastifyInstance, { config, clock, ...login }: StateOp
   app.decorate('state', chosen)
   app.addHook('onClose', async () => chosen.close())
   if (chosen.redis !== undefined && !await chosen.redis.whenUp(REDIS_STARTUP_WAIT_MS)) {
-    app.log.warn(`redis: not reachable within ${REDIS_STARTUP_WAIT_MS} ms of start-up; serving without it until it answers (docs/resilience.md)`)
+    app.log.warn(`redis: not reachable within ${REDIS_STARTUP_WAIT_MS} ms of start-up; ` +
+      'serving without it until it answers (docs/operations.md#when-redis-fails)')
   }
 }
 

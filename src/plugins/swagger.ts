@@ -40,7 +40,8 @@ Every success is \`{ "data": ..., "meta": { ... } }\` (lists carry \`meta.count\
 A day is \`YYYY-MM-DD\` in the hub's calendar on every route (\`blDate\` of a BL list is what the container and
 SP2 lookups take); where the hub sends a time of day with it, that is kept as well, under the same name with
 \`Time\` (\`blDateTime\`). Each field description names the hub field it comes from; the glossary of the
-repository (\`docs/glossary.md\`) maps every hub name to ours. Every item is closed (\`additionalProperties: false\`):
+repository (\`docs/reference/glossary.md\`) maps every hub name to ours. Every item is closed
+(\`additionalProperties: false\`):
 fields the hub adds beyond the documented ones are kept, camelCased, under the item's \`hubExtra\`, which is present
 only when the hub sent such fields; a field the hub always sends is required. The examples are real answers of the
 built-in sandbox hub.

@@ -23,7 +23,7 @@ import { unique } from './variants.ts'
 
 /** One setting that differs between the profile in force and what the hub showed. */
 export interface Difference {
-  /** The member of the proposed profile that says it, as docs/profiles.md names it. */
+  /** The member of the proposed profile that says it (docs/reference/profile.md names them). */
   setting: string
   configured: unknown
   proposed: unknown

@@ -3,8 +3,8 @@ import type { OperationProfile, ProfileParam } from '../profile/resolve.ts'
 
 /**
  * What --discover tries for an operation that fails as configured: the forms
- * the hub's variants are known to take (docs/hub.md, "variants seen in
- * callers"), and the operator's own (--try-prefix, --try-key-header,
+ * the hub's variants are known to take (docs/hub.md#variants-seen-in-callers),
+ * and the operator's own (--try-prefix, --try-key-header,
  * --try-token-header).
  */
 

@@ -6,10 +6,11 @@ import { BUILT_IN } from './built-in.ts'
 /**
  * The hub profile (UPSTREAM_PROFILE_FILE): how one variant of the hub
  * addresses, authenticates and answers each operation of the catalogue.
- * docs/profiles.md describes it for people; deploy/profiles/profile.schema.json
- * is this schema as JSON Schema, generated (`npm run openapi`) and held to it
- * by a test. Profile files are read by the gateway (profile/load.ts) and by
- * the sandbox, each with its own code.
+ * docs/hub.md#hub-profiles describes it for people, and docs/reference/profile.md
+ * (generated) member by member; deploy/profiles/profile.schema.json is this
+ * schema as JSON Schema, generated (`npm run openapi`) and held to it by a
+ * test. Profile files are read by the gateway (profile/load.ts) and by the
+ * sandbox, each with its own code.
  */
 
 /** An HTTP header name (RFC 9110 token). */
@@ -144,7 +145,10 @@ function operationSchema (op: HubOperation): TSchema {
 const OperationEntrySchema = Type.Object({
   ...settings,
   ...address,
-  params: Type.Optional(Type.Record(Type.String(), Type.String())),
+  params: Type.Optional(Type.Record(Type.String(), Type.String(), {
+    description: 'The parameters it takes, by the gateway\'s name, each with the hub\'s. ' +
+      'Given, it replaces the default set, and the route then takes exactly these'
+  })),
   cacheTtlSeconds: Type.Optional(CacheTtl)
 }, { additionalProperties: false })
 

@@ -35,7 +35,7 @@ declare module 'fastify' {
     write?: WriteRoute
     /**
      * The hub operations the route calls. Not in the public document (it
-     * speaks to web developers); docs/hub-operations.md, for operators, is
+     * speaks to web developers); docs/reference/hub-operations.md, for operators, is
      * generated from it.
      */
     hubOperations?: readonly OperationId[]

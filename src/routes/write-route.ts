@@ -69,18 +69,20 @@ export function registerWrite<P extends TSchema, B extends TSchema> (app: Fastif
    * The write's one hub call. Not sent for a caller that has hung up, such as
    * one that waited for another request with its Idempotency-Key (nobody
    * would learn its outcome). The request's WriteAttempt (the idempotency
-   * plugin's) is marked sending first, which with a key is recorded in the
-   * store: from then on the hub may get the request. Its end says whether the
-   * hub may have acted, which decides whether the key is freed or kept unknown.
+   * plugin's) is marked sending by the call path's last step, just before the
+   * request leaves (CallInput.beforeSend), which with a key is recorded in the
+   * store: from then on the hub may get the request. A call that fails before
+   * that mark leaves the attempt claimed, and the key is freed. Otherwise the
+   * error says whether the hub may have acted: the key is freed or kept unknown.
    */
   async function sendToHub (request: FastifyRequest, reply: FastifyReply, sent: Parameters<HubWrite>[0]): Promise<unknown> {
     const attempt = request.writeAttempt
     if (attempt === null) throw new Error(`${operation}: a write without the idempotency plugin`)
     if (reply.raw.destroyed) throw gatewayError('CLIENT_CLOSED_REQUEST')
-    await attempt.sending()
     try {
       // The handler passes the route's path parameter along: a hub profile may place the document's id in the hub's address.
-      const answer = await app.hub.call(request, { operation, ...sent })
+      const beforeSend = () => attempt.sending()
+      const answer = await app.hub.call(request, { operation, ...sent, beforeSend })
       attempt.answered()
       return answer.data
     } catch (error) {

@@ -20,7 +20,7 @@ export function json (status: number, body: unknown, headers?: Record<string, st
   return headers === undefined ? { kind: 'json', status, body } : { kind: 'json', status, body, headers }
 }
 
-/** The hub's only error shape (docs/hub.md#errors): `{"message": "..."}`. */
+/** The hub's only error shape (docs/hub.md#errors-states-and-limits): `{"message": "..."}`. */
 export function message (status: number, text: string, headers?: Record<string, string>): Answer {
   return json(status, { message: text }, headers)
 }

@@ -2,8 +2,8 @@ import { json, message } from './answer.ts'
 import type { Answer } from './answer.ts'
 import type { OperationContext } from './context.ts'
 
-// Handlers of the booking calls (docs/hub.md#offer-posting-api-02, docs/hub.md#booked-notification-api-04).
-// Neither success body is shown (docs/hub.md#offer-answer-and-its-credentials, docs/hub.md#booked-answer); these are our choices.
+// Handlers of the booking calls (docs/hub.md#operations). Neither success body is shown
+// (docs/hub.md#open-points); these are our choices.
 
 const DATETIME = /^\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01]) ([01]\d|2[0-3]):[0-5]\d:[0-5]\d$/
 const UNKNOWN_BOOKING = 'Booking request tidak ditemukan'

@@ -3,7 +3,7 @@ import type { Dataset } from './data.ts'
 
 /**
  * What a parameter means, whatever the hub calls it: the names a hub
- * profile's `params` uses (docs/profiles.md), and the keys of
+ * profile's `params` uses (docs/reference/profile.md), and the keys of
  * `OperationContext.values` and `RecordedRequest.values`.
  */
 export type ParamKind = 'npwp' | 'blNo' | 'blDate' | 'pibNo' | 'containerNo' | 'sp2Id' | 'bookingRequestId'

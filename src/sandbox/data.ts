@@ -331,7 +331,7 @@ export interface SandboxFixtures {
   unknownNpwp: string
   /** Well-formed BL number the hub knows nothing about (empty lists). */
   unknownBlNo: string
-  /** One BC 2.0 declaration (docs/hub.md#bc-20-declaration-by-pib-number). */
+  /** One BC 2.0 declaration (BC20ByNoPib, docs/hub.md#operations). */
   declaration: { npwp: string, pibNo: string, blNo: string, blDate: string }
   /** Six-digit PIB number that does not exist. */
   unknownPibNo: string
@@ -343,7 +343,7 @@ export interface SandboxFixtures {
   sp2: BlFixture & {
     npwp: string
     documentIds: string[]
-    /** First document's id (the finalization's, docs/hub.md#sp2-finalization). */
+    /** First document's id (the finalization's, docs/hub.md#operations). */
     sp2Id: string
     /** First document's td_document.id_document. */
     idDocument: number
@@ -447,7 +447,7 @@ function buildFixtures (): SandboxFixtures {
 }
 
 /**
- * Real values from the seeded data, for tests and docs (docs/sandbox.md lists
- * them). Dates are given as `YYYY-MM-DD` (blDate) and `YYYYMMDD` (blDateCompact, tglBl).
+ * Real values from the seeded data, for tests and docs (docs/reference/sandbox.md
+ * lists them). Dates are given as `YYYY-MM-DD` (blDate) and `YYYYMMDD` (blDateCompact, tglBl).
  */
 export const SANDBOX_FIXTURES: SandboxFixtures = buildFixtures()

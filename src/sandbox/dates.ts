@@ -17,8 +17,8 @@ export function pad (value: number, width = 2): string {
 
 /**
  * A time of day, `HH:MM:SS.0`, for the hub's stamped dates (BL lists and
- * declarations, docs/hub.md#bc-20-declaration-record, docs/hub.md#bl-list-entry), derived from `seed` by FNV-1a rather
- * than drawn from a generator, so that every other seeded value stays as it
+ * declarations, docs/hub.md#dates-and-values), derived from `seed` by FNV-1a
+ * rather than drawn from a generator, so that every other seeded value stays as it
  * was. Early-morning times occur: in UTC they fall on the day before.
  */
 export function timeOfDay (seed: string): string {

@@ -9,7 +9,7 @@ import { matchRoute } from './router.ts'
 // The hub as the sandbox reads its description when no profile is given:
 // lenient where the description is silent (parameters in the path or the
 // query string, development and production prefixes), `{"message": ...}`
-// errors, the description's keys and forms (docs/sandbox.md).
+// errors, the description's keys and forms (docs/hub.md#the-sandbox).
 
 /** Path segments fill the parameters in table order; the query string fills the rest. */
 function resolveParams (operation: Operation, segments: string[], query: URLSearchParams): Pick<Routed, 'params' | 'values'> {
@@ -37,7 +37,7 @@ export function defaultModel (config: SandboxConfig): HubModel {
       if (match === undefined) return undefined
       return { operation: match.operation, segments: match.segments, ...resolveParams(match.operation, match.segments, query) }
     },
-    /** 401 when a header the operation requires is missing or wrong (docs/hub.md#authentication). */
+    /** 401 when a header the operation requires is missing or wrong. */
     authenticate (operation: Operation, headers: Headers): Answer | undefined {
       if (operation.auth.apiKey && headers[config.apiKeyHeader] !== config.apiKey) return message(401, 'Invalid API key')
       if (operation.auth.token && !config.tokens.accepts(headers.authorization)) return message(401, 'Unauthorized')

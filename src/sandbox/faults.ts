@@ -1,34 +1,50 @@
 // Faults on demand: their names, and the magic values that name them. A
 // request misbehaves when any of its parameter values is a magic value naming
-// a fault (what each fault does: fault-answers.ts); see docs/sandbox.md for
-// the table.
+// a fault (what each fault does: fault-answers.ts). `does` says it in words for
+// people: docs/reference/sandbox.md is generated from this table.
+
+/** A fault, its code and what it does, in words. */
+function fault<const N extends string, const C extends string> (name: N, code: C, does: string) {
+  return { name, code, does }
+}
 
 export const FAULTS = [
-  { name: 'SLOW', code: '001' },
-  { name: 'HANG', code: '002' },
-  { name: '500', code: '500' },
-  { name: '503', code: '503' },
-  { name: '502', code: '502' },
-  { name: '504', code: '504' },
-  { name: '404', code: '404' },
-  { name: '401', code: '401' },
-  { name: '403', code: '403' },
-  { name: '429', code: '429' },
-  { name: '400', code: '400' },
-  { name: '422', code: '422' },
-  { name: 'MALFORMED', code: '900' },
-  { name: 'HTML', code: '901' },
-  { name: 'RESET', code: '902' },
-  { name: 'EMPTY', code: '903' },
-  { name: 'DRIFT', code: '904' },
-  { name: 'NOKEY', code: '905' },
-  { name: 'TRUNCATED', code: '906' },
-  { name: 'SHAPE', code: '907' },
-  { name: 'FAILNOTFOUND', code: '908' },
-  { name: 'FAILREJECTED', code: '909' },
-  { name: 'FAILNODATA', code: '910' },
-  { name: 'FAILAUTH', code: '911' },
-  { name: 'SNAKE', code: '912' }
+  fault('SLOW', '001', 'answers as it would have (a 400 or 404 too), after `slowMs` (3000 ms)'),
+  fault('HANG', '002', 'never answers: the socket stays open until the client gives up or the ' +
+    'sandbox closes'),
+  fault('500', '500', '500 `{"message":"Internal Server Error"}`'),
+  fault('503', '503', '503 with an nginx HTML page'),
+  fault('502', '502', '502 with an nginx HTML page'),
+  fault('504', '504', '504 `{"message":"Gateway Timeout"}`'),
+  fault('404', '404', '404 `{"message":"Data tidak ditemukan"}`'),
+  fault('401', '401', '401 `{"message":"Token expired"}`'),
+  fault('403', '403', '403 `{"message":"Forbidden"}`'),
+  fault('429', '429', '429 `{"message":"Too Many Requests"}` with `retry-after: 7`'),
+  fault('400', '400', '400 `{"message":"Parameter tidak valid"}`'),
+  fault('422', '422', '422 `{"message":"Data tidak dapat diproses"}`'),
+  fault('MALFORMED', '900', '200 JSON that is the first half of the normal body: never valid JSON'),
+  fault('HTML', '901', '200 with an HTML page (a portal\'s "session ended")'),
+  fault('RESET', '902', 'drops the connection (TCP reset) without an answer'),
+  fault('EMPTY', '903', '200, the normal shape with nothing in it: `{"<key>": []}`, `[]`, ' +
+    'or `{}` for a record'),
+  fault('DRIFT', '904', '200, the normal items under another key and no other: `{"data bl": ' +
+    '[...]}`, `{"data kontainer": [...]}`, `{"data": ...}`'),
+  fault('NOKEY', '905', '200 `{"status":"ok"}`: no list anywhere'),
+  fault('TRUNCATED', '906', '200 with the `content-length` of the normal body, half of it sent, ' +
+    'then the connection ended'),
+  fault('SHAPE', '907', '200 with JSON of the wrong type: `"Data tidak tersedia"` where the list ' +
+    'or record should be'),
+  fault('FAILNOTFOUND', '908', '200 `{"status":"Data tidak ditemukan"}`: a status that is no ' +
+    'success, and no data (stands for 404)'),
+  fault('FAILREJECTED', '909', '200 `{"status":"failed","message":"Permintaan tidak dapat ' +
+    'diproses"}` (stands for 422)'),
+  fault('FAILNODATA', '910', '200 `{"message":"Data tidak ditemukan"}`: an error text, no data ' +
+    'and no status (stands for 404)'),
+  fault('FAILAUTH', '911', '200 `{"status":"failed","message":"API key is not valid or is ' +
+    'expired / revoked."}` (stands for 403)'),
+  fault('SNAKE', '912', 'answers as it would have, each record\'s own keys in snake_case ' +
+    '(`idRequestBooking`: `id_request_booking`): put it in a free-text field, such as the ' +
+    'booked `booking_note`')
 ] as const
 
 export type FaultName = typeof FAULTS[number]['name']
@@ -57,6 +73,23 @@ export function faultOf (value: string): FaultName | undefined {
 }
 
 export type MagicForm = 'text' | 'npwp' | 'uuid' | 'date'
+
+/** Each form of a magic value and the parameters it fits, in words (docs/reference/sandbox.md). */
+export const MAGIC_FORMS: ReadonlyArray<{ form: MagicForm, shape: string, fits: string }> = [
+  {
+    form: 'text',
+    shape: '`SBX-` and the name, in any letter case',
+    fits: 'BL, PIB and booking numbers, any free text'
+  },
+  { form: 'npwp', shape: '`990000000000` and the 3-digit code', fits: 'taxpayer numbers (NPWP)' },
+  { form: 'uuid', shape: '`00000000-0000-4000-8000-000000000` and the code', fits: 'SP2 ids' },
+  {
+    form: 'date',
+    shape: '`19`, the code\'s first two digits, `01`, `1` and its last digit: a real day of ' +
+      '1900-1999, as `YYYYMMDD` or `YYYY-MM-DD`',
+    fits: 'dates, for the lookups that take only a date'
+  }
+]
 
 /**
  * The magic value for a fault in one form: text `SBX-<NAME>` (BL, PIB and

@@ -72,8 +72,8 @@ const blLists: Operation[] = ([
   handle: blList(type, key)
 }))
 
-// kontainerbc20's headers are open (docs/hub.md#kontainerbc20-headers-and-key); it is held to the same
-// two headers as its siblings.
+// kontainerbc20's headers are open (docs/hub.md#open-points); it is held to the same two
+// headers as its siblings.
 const containerLists: Operation[] = CONTAINER_OPERATIONS.map((spec) => ({
   name: spec.name,
   method: 'GET',
@@ -102,7 +102,7 @@ export const OPERATIONS: readonly Operation[] = [
     handle: bc20ByNoPib
   },
   {
-    // Only Authorization is listed for it (docs/hub.md#bc-20-declarations-by-bl-number).
+    // Only Authorization is listed for it (docs/hub.md#addresses-and-credentials).
     name: 'BC20ByNoBL',
     method: 'GET',
     area: 'lookup',
@@ -137,7 +137,7 @@ export const OPERATIONS: readonly Operation[] = [
     handle: hostToHost
   },
   {
-    // Only Authorization is listed for it (docs/hub.md#sp2-finalization).
+    // Only Authorization is listed for it (docs/hub.md#addresses-and-credentials).
     name: 'document_sp2/final',
     method: 'POST',
     area: 'sp2',
@@ -150,7 +150,8 @@ export const OPERATIONS: readonly Operation[] = [
     handle: finalize
   },
   {
-    // Only the API key is listed for it (docs/hub.md#offer-posting-api-02); an Authorization header is ignored.
+    // Only the API key is listed for it (docs/hub.md#addresses-and-credentials); an
+    // Authorization header is ignored.
     name: 'DetilBooking',
     method: 'POST',
     area: 'booking',

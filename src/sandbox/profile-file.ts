@@ -4,7 +4,7 @@ import { OPERATIONS } from './operations.ts'
 import type { ParamKind } from './context.ts'
 import type { Operation } from './operations.ts'
 
-// The sandbox's own reading of a hub profile file (docs/profiles.md): the
+// The sandbox's own reading of a hub profile file (docs/hub.md#hub-profiles): the
 // committed JSON Schema checks its form (with ajv: the same file any editor
 // or validator reads), and the rules below check that the sandbox can play
 // it. Nothing of the gateway's reader is used, so that a profile the two

@@ -13,13 +13,13 @@ import type { DateAnswered, DateSent, HubProfile, ProfileFailure, ProfileOperati
 import { decodeSegments } from './router.ts'
 import type { TokenBook } from './tokens.ts'
 
-// The hub as a profile describes it (docs/sandbox.md, "Playing a hub
-// profile"). Strict where a real hub is: one prefix per area, each parameter
-// where the profile puts it (a path segment in its order, or the query
-// string), the API key under one of the names the profile gives, the token
-// in its header with its scheme, dates in the form the profile sends. The
-// answers take the profile's form: list key, dates, strings, a status
-// member, and errors under its error fields.
+// The hub as a profile describes it (docs/hub.md#playing-a-profile). Strict
+// where a real hub is: one prefix per area, each parameter where the profile
+// puts it (a path segment in its order, or the query string), the API key
+// under one of the names the profile gives, the token in its header with its
+// scheme, dates in the form the profile sends. The answers take the profile's
+// form: list key, dates, strings, a status member, and errors under its error
+// fields.
 
 /** Each area's prefix when the profile gives none: the documented development addresses. */
 const AREA_PREFIX: Record<Area, string> = {

@@ -1,4 +1,4 @@
-// Wire shapes of the hub's records (docs/hub.md section 2), with the field
+// Wire shapes of the hub's records (docs/reference/glossary.md#resources), with the field
 // names and field order the hub uses. Types only.
 
 /** 2.9 BL list entry; bl_date is `YYYY-MM-DD HH:MM:SS.S`. */
@@ -8,7 +8,7 @@ export interface BlListEntry {
 }
 
 /**
- * Element of a 4.7 container list. docs/hub.md never shows one (its examples
+ * Element of a container list. The description never shows one (its examples
  * are empty arrays); this shape is the sandbox's documented choice.
  */
 export interface ContainerListItem {
@@ -107,7 +107,7 @@ export interface TdDocument {
   do_date: string | null
 }
 
-/** Element of mstPlatformServices; docs/hub.md does not show it, this is our choice. */
+/** Element of mstPlatformServices; the description does not show it, this is our choice. */
 export interface PlatformService {
   id_service: number
   service_name: string

@@ -44,7 +44,7 @@ const PPJK = [
   { npwp: '031234567890000', name: 'PT SINAR PPJK MANDIRI' },
   { npwp: '0412345678901234', name: 'PT DUTA KEPABEANAN NUSANTARA' }
 ]
-// Statuses beyond Finish are not shown in docs/hub.md#states; these are plausible
+// Statuses beyond Finish are not shown (docs/hub.md#open-points); these are plausible
 // earlier steps of the SP2 life cycle.
 const LIFE_CYCLE = ['Submit', 'Paid', 'Finish']
 

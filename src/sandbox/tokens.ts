@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto'
 
-// The hub's login operation is unpublished (docs/hub.md#login-and-token-lifetime). The
+// The hub's login operation is unpublished (docs/hub.md#open-points). The
 // sandbox models a plausible one so the gateway's login mode is tested for
 // real: POST a username and password, get an access token that expires, and,
 // as the hub's public callers show it, a refresh token that a second POST

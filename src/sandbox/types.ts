@@ -2,7 +2,7 @@ import type { FaultName } from './faults.ts'
 
 export interface SandboxOptions {
   /**
-   * A hub profile to play (docs/sandbox.md): the path of its JSON file, or
+   * A hub profile to play (docs/hub.md#playing-a-profile): the path of its JSON file, or
    * the profile itself. Not with apiKeyHeader or pathSegment, which it says.
    */
   profile?: string | object

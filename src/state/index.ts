@@ -35,7 +35,7 @@ const RATE_LIMIT_KEYS = 10_000
  * The one place the gateway's state is chosen from configuration: without
  * REDIS_URL, this process's memory (one instance); with it, Redis, shared by
  * every replica, over one connection set per process (state/redis/,
- * docs/redis.md), closed with the state.
+ * docs/deployment.md#redis), closed with the state.
  */
 export async function createState (config: StateConfig, deps: StateDeps): Promise<GatewayState> {
   const { clock, log, loginRefreshes = false, loginTimeoutMs } = deps

@@ -3,7 +3,7 @@
  * this process's memory for one instance (state/memory/), or in Redis
  * (state/redis/) so that several replicas keep the promises one instance
  * keeps. createState (state/index.ts) picks the implementations, in one
- * place; the plugins speak only these interfaces. See docs/redis.md.
+ * place; the plugins speak only these interfaces. See docs/deployment.md#redis.
  */
 import type { FastifyRateLimitStore } from '@fastify/rate-limit'
 

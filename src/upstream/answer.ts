@@ -104,7 +104,7 @@ export function resultOf (fetched: Fetched, cache?: CallResult['cache']): CallRe
  * What a cached answer costs beyond its envelope's bytes: the Fetched record,
  * the two Buffer views (envelope and JSON) and the ArrayBuffer, about 390
  * bytes of heap (and its entity tag, an 18-character string, once asked for) (measured with --expose-gc over 100,000 entries, see
- * docs/resilience.md), and the ArrayBuffer's native backing store, which
+ * docs/operations.md#how-it-fails), and the ArrayBuffer's native backing store, which
  * the heap does not show (70 to 160 bytes in RSS). An entry holds one
  * envelope: its first cache hit replaces the fresh one (envelopeOf), which is
  * one byte longer and is the one charged.

@@ -34,6 +34,11 @@ export interface CallContext {
   readonly key: string
   /** The caller asked for a fresh answer (`cache-control: no-cache`). */
   readonly fresh: boolean
+  /**
+   * CallInput.beforeSend (a write's), until the exchange step has awaited it:
+   * it runs once per call, not again for a second try with a new token.
+   */
+  beforeSend: (() => Promise<void>) | undefined
   /** Set by the cache step: how the answer relates to the cache (GET lookups). */
   cache: CallResult['cache']
   /** Set by the deadline step; until then one already passed (a path without one gives up). */
@@ -70,7 +75,8 @@ const NO_READER: ReadAnswer = () => {
 
 /** A call's context as the client makes it, every field in place (one shape for every call). */
 export function callContext (
-  op: ResolvedOperation, caller: HubCaller, path: string, body: unknown, key: string, fresh: boolean
+  op: ResolvedOperation, caller: HubCaller, path: string, body: unknown, key: string,
+  fresh: boolean, beforeSend?: () => Promise<void>
 ): CallContext {
   return {
     op,
@@ -81,6 +87,7 @@ export function callContext (
     body,
     key,
     fresh,
+    beforeSend,
     cache: undefined,
     deadline: PASSED,
     authorization: '',

@@ -45,4 +45,11 @@ export interface CallInput {
   body?: unknown
   /** The caller sent `cache-control: no-cache`: ask the hub afresh. */
   fresh?: boolean
+  /**
+   * Awaited once, the last thing before the request goes to the hub (after the
+   * caller's share, the credentials and the circuit): a write marks its key
+   * sending here, so that a crash before that point leaves the key free, not
+   * unknown. When it rejects, nothing is sent and the call fails with its error.
+   */
+  beforeSend?: () => Promise<void>
 }

@@ -30,7 +30,7 @@ export type { Circuit } from './policies/breaker.ts'
 
 export interface HubClient {
   operations: OperationMap
-  /** The hub profile in force (docs/profiles.md): how each operation is sent and read. */
+  /** The hub profile in force (docs/hub.md#hub-profiles): how each operation is sent and read. */
   profile: ProfileInForce
   call (caller: HubCaller, input: CallInput): Promise<CallResult>
   /** The state of every circuit: one per upstream and operation (a gauge can read them). */
@@ -137,7 +137,8 @@ export function createHubClient (options: HubClientOptions): HubClient {
       // A value that cannot be placed is the caller's error, not a hub call that failed.
       const path = buildPath(op, input.params ?? {}, transport.basePath(op.service))
       const key = op.method === 'GET' ? cache.key(caller, path) : ''
-      const ctx = callContext(op, caller, path, input.body, key, input.fresh === true)
+      const ctx = callContext(
+        op, caller, path, input.body, key, input.fresh === true, input.beforeSend)
       return resultOf(await hubCall(ctx), ctx.cache)
     },
     circuits: () => breakers.circuits(),

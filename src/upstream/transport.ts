@@ -320,7 +320,21 @@ export function createTransport (options: TransportOptions): Transport {
   }
 }
 
-/** The exchange step, the call path's last: the HTTP exchange, its body read as decode said. */
+/**
+ * The exchange step, the call path's last: the HTTP exchange, its body read as
+ * decode said. A write's beforeSend (its key marked sending) is awaited here,
+ * once, so that no other step lies between the mark and the request leaving;
+ * a lookup has none and pays one test for it.
+ */
 export function exchangePolicy (transport: Transport): Policy {
-  return () => (ctx) => transport.exchange(ctx.op, ctx, ctx.read)
+  return () => (ctx) => {
+    const { beforeSend } = ctx
+    if (beforeSend === undefined) return transport.exchange(ctx.op, ctx, ctx.read)
+    ctx.beforeSend = undefined
+    return beforeSend().then(() => {
+      // The mark took what was left of the deadline: nothing is sent, so the key is freed.
+      if (Date.now() >= ctx.deadline.at) throw gatewayError('UPSTREAM_TIMEOUT')
+      return transport.exchange(ctx.op, ctx, ctx.read)
+    })
+  }
 }

@@ -14,7 +14,7 @@ import { freePort } from '../free-port.ts'
 // both gateways asked whether they share their state.
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url))
-const HEADING = 'As processes, without containers'
+const HEADING = 'Replicas as processes'
 
 // The build below, then the recipe's own start-ups (npm, tsx, two gateways) on a loaded machine.
 tap.setTimeout(300_000)

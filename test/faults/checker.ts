@@ -51,7 +51,8 @@ function undocumented (attempt: Attempt): string | undefined {
   const status = attempt.status ?? 0
   if (status >= 200 && status < 300) return undefined
   if (attempt.code === undefined) {
-    // HAProxy's own 502/503/504 when a replica dies under a request or none is up (docs/faults.md).
+    // HAProxy's own 502/503/504 when a replica dies under a request or none is up
+    // (docs/operations.md#the-fault-suite).
     if (attempt.target === 'haproxy' && [502, 503, 504].includes(status)) return undefined
     return `${status} without the envelope from ${attempt.target}`
   }

@@ -8,7 +8,7 @@ export interface ProbePhase { name: string, sent: number, allowed: number, refus
 /**
  * A client's rate limit through a Redis outage: lookups sent round-robin to
  * every replica before, during and after it, the answers counted. The bound
- * the docs give (docs/redis.md, "Rate limits"): its limit in Redis's window,
+ * the docs give (docs/operations.md, "Rate limits through an outage"): its limit in Redis's window,
  * plus its limit in each replica process that counted on its own.
  */
 export interface LimitProbe {

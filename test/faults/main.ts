@@ -1,5 +1,5 @@
 // `npm run faults`: the fault suite's full run (docs/operations.md#the-fault-suite),
-// its report written to docs/faults.md. Options: --seed <seed> to
+// its report written to docs/reports/faults.md. Options: --seed <seed> to
 // replay one, --profile ci for the short form (no report unless --report),
 // --report <file> to write the report elsewhere. Exits 1 when a violation
 // was found, printing each key's timeline and the faults around it.
@@ -28,7 +28,7 @@ console.log(`fault run: seed ${seed} (replay: ${command})`)
 const started = Date.now()
 const result = await runFaults({ profile, seed, log: (line) => console.log(`[${((Date.now() - started) / 1000).toFixed(1)} s] ${line}`) })
 console.log(summary(result))
-const report = values.report ?? (profile === 'full' ? 'docs/faults.md' : undefined)
+const report = values.report ?? (profile === 'full' ? 'docs/reports/faults.md' : undefined)
 if (report !== undefined) {
   writeFileSync(report, markdown(result, command))
   console.log(`report written to ${report}`)

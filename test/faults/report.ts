@@ -76,7 +76,7 @@ export function summary (result: RunResult): string {
   ].join('\n')
 }
 
-/** docs/faults.md: what `npm run faults` ran and counted. */
+/** docs/reports/faults.md: what `npm run faults` ran and counted. */
 export function markdown (result: RunResult, command: string): string {
   const f = figures(result)
   const kills = result.faults.filter(fault => fault.kind === 'replica-kill')
@@ -94,7 +94,7 @@ export function markdown (result: RunResult, command: string): string {
     'replica, as a careful client does; event readers stay subscribed to every',
     'replica; faults are drawn from a seed. What the hub received is counted from',
     'the sandbox\'s own request log, not from the gateway\'s. How the suite works,',
-    'and what each invariant means: [operations.md](operations.md#the-fault-suite).',
+    'and what each invariant means: [operations.md](../operations.md#the-fault-suite).',
     '',
     `- **Command**: \`${command}\``,
     `- **Seed**: \`${result.seed}\` (profile \`${result.profile}\`). The seed fixes the plan of faults, their targets and durations, the keys and the writers' choices; the timings are the machine's, so a replay lands the faults on other writes.`,

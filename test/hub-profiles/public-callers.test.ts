@@ -7,7 +7,7 @@ import { routeSuite } from '../suites/routes.ts'
 
 // The gateway with deploy/profiles/public-callers.json against the sandbox
 // playing the same file: every route, every operation's headers, the failure
-// matrix (docs/sandbox.md, "Playing a hub profile").
+// matrix (docs/hub.md#playing-a-profile).
 
 const hub = HUBS['public-callers']
 

@@ -7,9 +7,9 @@ import { Lexer, type Token, type Tokens } from 'marked'
 import { test } from 'tap'
 import { sandboxEnv, startSandbox } from '../../src/sandbox/index.ts'
 
-// docs/probe.md's day-one commands, run as written (npm, the probe, jq) by a
-// shell against the sandbox playing a hub variant nobody here wrote: the
-// file the recipe writes is JSON, the profile in it fits the hub.
+// The day-one commands of docs/hub.md ("Probing a hub"), run as written (npm, the probe, jq)
+// by a shell against the sandbox playing a hub variant nobody here wrote: the file the recipe
+// writes is JSON, the profile in it fits the hub.
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url))
 const VARIANT = join(ROOT, 'test/fixtures/profiles/variant-hub.json')
@@ -42,10 +42,10 @@ function sh (command: string, cwd: string, env: Record<string, string>): Promise
   return new Promise(resolve => child.on('close', code => resolve({ code, stderr })))
 }
 
-test('docs/probe.md, day one: the commands as written write JSON, and a profile that fits', {
+test('docs/hub.md, day one: the commands as written write JSON, and a profile that fits', {
   timeout: 600_000
 }, async (t) => {
-  const commands = commandsUnder(join(ROOT, 'docs/probe.md'), 'Day one')
+  const commands = commandsUnder(join(ROOT, 'docs/hub.md'), 'Day one')
   t.equal(commands.length, 4, commands.join('\n'))
   const sandbox = await startSandbox({ profile: VARIANT })
   t.teardown(() => sandbox.close())

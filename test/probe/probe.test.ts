@@ -6,6 +6,7 @@ import { test } from 'tap'
 import type { Test } from 'tap'
 import { operationsOf } from '../../src/catalogue/operations.ts'
 import { runProbe } from '../../src/probe/run.ts'
+import type { HubProfile } from '../../src/profile/schema.ts'
 import { SANDBOX_ACCESS_TOKEN, SANDBOX_API_KEY, SANDBOX_FIXTURES as F, sandboxEnv, startSandbox, type Sandbox } from '../../src/sandbox/index.ts'
 import { build } from '../helper.ts'
 import { PROFILE_FILES, type ProfileJson, type ProfileName } from '../hub-profiles.ts'
@@ -18,7 +19,7 @@ import { routeUrl, type Hub } from '../hubs.ts'
 
 /** The operator's values: a taxpayer with BLs, declarations and SP2 documents. */
 const VALUES = ['--npwp', F.declaration.npwp, '--bl-no', F.declaration.blNo, '--bl-date', F.declaration.blDate, '--pib-no', F.declaration.pibNo, '--container-no', F.sp2.containerNo, '--pause-ms', '0']
-/** What --discover is told beyond its own list: the other hub's prefixes (docs/probe.md). */
+/** What --discover is told beyond its own list: the other hub's prefixes (docs/hub.md). */
 const OTHER_PREFIXES = ['--try-prefix', '/NLE-DEV/ceisa/v2', '--try-prefix', '/api/nlesp2/v2']
 const WRITES = new Set<string>(operationsOf('write').map(op => op.id))
 
@@ -65,6 +66,27 @@ for (const name of ['documented', 'public-callers', 'other-hub'] as const) {
     onlyReads(t, sandbox, 200)
   })
 }
+
+test('a hub that fits: the proposal keeps the timeouts and cache lifetimes', async (t) => {
+  const sandbox = await sandboxIn(t, undefined)
+  const dir = mkdtempSync(join(tmpdir(), 'probe-timeouts-'))
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }))
+  const file = join(dir, 'slow-hub.json')
+  writeFileSync(file, JSON.stringify({
+    name: 'slow-hub',
+    defaults: { timeouts: { headersMs: 4000 } },
+    // A write's own: the probe never calls it, so the proposal keeps what the profile says.
+    operations: { DetilBooking: { timeouts: { bodyMs: 2500 } }, noblbc20: { cacheTtlSeconds: 0 } }
+  }))
+  const env = { ...sandboxEnv(sandbox.url), UPSTREAM_PROFILE_FILE: file }
+  const out = await runProbe([...VALUES, '--json'], env)
+  t.equal(out.code, 0, out.stdout.slice(0, 2000) + out.stderr)
+  const { profile } = JSON.parse(out.stdout) as { profile: HubProfile }
+  t.same(profile.defaults?.timeouts, { headersMs: 4000, bodyMs: 10000 }, 'the defaults\'')
+  t.same(profile.operations?.DetilBooking?.timeouts, { headersMs: 4000, bodyMs: 2500 },
+    'a write\'s own')
+  t.equal(profile.operations?.noblbc20?.cacheTtlSeconds, 0, 'a lookup\'s cache lifetime')
+})
 
 test('against the other hub, configured by default, without --discover: drift, exit 1, nothing reached', async (t) => {
   const sandbox = await sandboxIn(t, 'other-hub')

@@ -80,7 +80,7 @@ t.test('fixtures describe the seed the brief asks for', async (t) => {
   t.equal(new Set(allBls).size, allBls.length, 'BL numbers are unique')
 })
 
-t.test('fixture values are pinned (docs/sandbox.md lists them; update both together)', async (t) => {
+t.test('fixture values are pinned (the tests and docs/hub.md use them)', async (t) => {
   t.match(F, {
     taxpayer: { npwp: '012345678901000', bc20: [{ blNo: 'COSUMKS9061740', blDate: '2024-02-17', blDateCompact: '20240217' }] },
     taxpayer16: { npwp: '0123456789012345' },

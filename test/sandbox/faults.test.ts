@@ -4,8 +4,8 @@ import { FAULTS, SANDBOX_ACCESS_TOKEN, SANDBOX_API_KEY, SANDBOX_FIXTURES as F, m
 import type { Sandbox, SandboxRequestLog } from '../../src/sandbox/index.ts'
 import { AUTH, DEV, LOOKUP, V3, call, get, isRecord, post, qs, sandbox } from './helpers.ts'
 
-// The magic-value table of docs/sandbox.md, restated here so that a change on
-// either side fails.
+// The magic values (the sandbox's table, docs/reference/sandbox.md), restated
+// here so that a change on either side fails.
 const STATUS_FAULTS: Array<{ name: string, code: string, status: number, body?: unknown, html?: true }> = [
   { name: '500', code: '500', status: 500, body: { message: 'Internal Server Error' } },
   { name: '503', code: '503', status: 503, html: true },
@@ -253,7 +253,8 @@ t.test('magicValue builds the documented forms, and each form triggers its fault
   t.equal(magicValue('503', 'date'), '19500113')
   t.equal(FAULTS.length, 25)
   t.equal(new Set(FAULTS.map((f) => f.code)).size, 25, 'codes are distinct')
-  t.same(Object.fromEntries(FAULTS.filter(f => !/^\d+$/.test(f.name)).map(f => [f.name, f.code])), CODES, 'the named faults and their codes, as docs/sandbox.md lists them')
+  const named = FAULTS.filter(f => !/^\d+$/.test(f.name)).map(f => [f.name, f.code])
+  t.same(Object.fromEntries(named), CODES, 'the named faults and their codes')
   const sb = await sandbox(t)
   t.equal((await get(sb, `${LOOKUP}/noblbc20/${magicValue('403', 'npwp')}`)).status, 403)
   t.equal((await get(sb, `${LOOKUP}/kontainerbc25/${magicValue('422', 'date')}`)).status, 422)

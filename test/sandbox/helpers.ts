@@ -8,7 +8,7 @@ export const KEY = { 'customs-api-key': SANDBOX_API_KEY }
 export const TOKEN = { authorization: SANDBOX_ACCESS_TOKEN }
 export const AUTH = { ...KEY, ...TOKEN }
 
-/** The addresses as docs/hub.md#operations, docs/hub.md#addresses-and-versions write them, with the default segment HUB. */
+/** The addresses as docs/hub.md#addresses-and-credentials writes them, with the segment HUB. */
 export const LOOKUP = '/V1/HUB/INT/AUTH'
 export const DEV = '/HUB-DEV'
 export const V3 = '/V3/HUB'

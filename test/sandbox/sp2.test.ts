@@ -9,7 +9,7 @@ const FLAG = [0, 1]
 
 type Doc = Record<string, any>
 
-/** Checks one document against docs/hub.md#resources; returns the problems found. */
+/** Checks one document against docs/reference/glossary.md#resources; returns the problems. */
 function problems (doc: Doc): string[] {
   const out: string[] = []
   const expect = (ok: boolean, what: string): void => { if (!ok) out.push(what) }
@@ -144,7 +144,7 @@ t.test('cargo-owner containers: 2.6 records plus id_document_sp2, filtered by al
   t.same(Object.keys(records[0] ?? {}), ['id_sp2_container', 'container_no', 'container_size', 'container_type', 'gate_pass', 'id_document_sp2'])
   t.match(records[0], { container_no: containerNo, id_document_sp2: sp2Id, id_sp2_container: Number })
 
-  // The order of docs/hub.md#sp2-containers-of-a-cargo-owner: bl_date, container_no, npwp_cargo_owner, bl_no
+  // The order of docs/hub.md#operations: bl_date, container_no, npwp_cargo_owner, bl_no
   const byPath = await get(sb, `${V3}/document_sp2_container/cargo_owner${segments(blDateCompact, containerNo, npwp, blNo)}`)
   t.equal(byPath.text, res.text)
 

@@ -25,7 +25,7 @@ export interface MemoryLookupStoreOptions {
  * slot and the seven array slots it keeps an entry in (key, value, next,
  * previous, size, TTL, start), and the entry record. Measured with
  * --expose-gc, a full GC before and after 100,000 entries, five runs
- * (docs/resilience.md): 217 bytes, charged 240. (The hand-written LRU this
+ * (docs/operations.md#how-it-fails): 217 bytes, charged 240. (The hand-written LRU this
  * replaced, a Map re-inserted on use: 149 bytes, charged 160.)
  */
 export const ENTRY_OVERHEAD_BYTES = 240

@@ -159,7 +159,8 @@ export function createRedisConnection (options: RedisConnectionOptions): RedisCo
     protocol: 2,
     // The scheme decides, whatever its case (ioredis itself only recognises lower-case `rediss://`).
     ...(tls === undefined ? {} : { tls }),
-    // No CLIENT SETINFO on connect: the gateway's Redis user may run no CLIENT command (docs/redis.md).
+    // No CLIENT SETINFO on connect: the gateway's Redis user may run no CLIENT command
+    // (docs/deployment.md#redis).
     disableClientInfo: true,
     Connector: GuardedConnector,
     ...(sentinels === undefined ? {} : sentinelOptions(sentinels, { tls, commandTimeoutMs, retryStrategy }))
@@ -215,8 +216,11 @@ export function createRedisConnection (options: RedisConnectionOptions): RedisCo
       lastError = error.message
       // A set-up command the user may not run (SELECT of a /db under the
       // gateway's ACL): ioredis goes on without it, on database 0.
-      if (error.message.startsWith('NOPERM')) log.error({ connection: name, reason: error.message }, 'redis refused a command of the connection\'s set-up: with the gateway\'s ACL, leave the /db off REDIS_URL (docs/redis.md)')
-      else log.debug({ connection: name, reason: error.message }, 'redis connection error')
+      if (error.message.startsWith('NOPERM')) {
+        log.error({ connection: name, reason: error.message },
+          'redis refused a command of the connection\'s set-up: with the gateway\'s ACL, ' +
+          'leave the /db off REDIS_URL (docs/deployment.md#redis)')
+      } else log.debug({ connection: name, reason: error.message }, 'redis connection error')
     })
     if (name === 'commands') {
       connection.on('ready', () => {

@@ -8,7 +8,7 @@ import { SCRIPTS, type ClaimReply, type LoginLockReply } from './scripts.ts'
  * The gateway's Lua as one Redis function library (Redis 7 and later), so
  * that its Redis user needs FCALL and never EVAL or SCRIPT LOAD, with which
  * any Lua could be run (`while true do end` stops every client of that
- * Redis; docs/redis.md). The library is loaded once by a user that may
+ * Redis; docs/deployment.md#redis). The library is loaded once by a user that may
  * (`node dist/redis-functions.js`, or the gateway itself when its own user
  * may: a Redis without ACLs); functions are kept in Redis's data files and
  * copied to its replicas, unlike the script cache that EVALSHA reads.
@@ -59,7 +59,8 @@ function buildLibrary (): FunctionLibrary {
     `redis.register_function{function_name='${functionName(script)}', flags={${READ_ONLY.has(script) ? "'no-writes'" : ''}}, callback=function(KEYS, ARGV)\n${SOURCES[script].lua.trim()}\nend}`)
   const code = [
     `#!lua name=${name}`,
-    '-- customs-gateway: the Lua its stores run (docs/redis.md). Generated: node dist/redis-functions.js prints it.',
+    '-- customs-gateway: the Lua its stores run (docs/deployment.md#redis). ' +
+      'Generated: node dist/redis-functions.js prints it.',
     ...functions
   ].join('\n') + '\n'
   return { name, code, functionName }
@@ -69,7 +70,9 @@ function buildLibrary (): FunctionLibrary {
 export const FUNCTION_LIBRARY: FunctionLibrary = buildLibrary()
 
 /** How an administrator loads the library where the gateway's user may not. */
-export const LOAD_HINT = 'load it once as a Redis user that may (FUNCTION LOAD): node dist/redis-functions.js --load <file holding that user\'s redis:// URL>, or npm run redis-functions | redis-cli -x FUNCTION LOAD (docs/redis.md)'
+export const LOAD_HINT = 'load it once as a Redis user that may (FUNCTION LOAD): ' +
+  'node dist/redis-functions.js --load <file holding that user\'s redis:// URL>, ' +
+  'or npm run redis-functions | redis-cli -x FUNCTION LOAD (docs/deployment.md#redis)'
 
 function messageOf (error: unknown): string {
   return error instanceof Error ? error.message : String(error)

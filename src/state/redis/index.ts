@@ -1,6 +1,6 @@
 /**
  * The gateway's state in Redis, shared by every replica, over one connection
- * set per process (docs/redis.md), closed with the state. Loaded by
+ * set per process (docs/deployment.md#redis), closed with the state. Loaded by
  * createState (state/index.ts) only when REDIS_URL is set.
  */
 import type { FastifyBaseLogger } from 'fastify'

@@ -45,7 +45,8 @@ function decode (text: string): HubSession | undefined {
  * renewal is passed as `rejected` like a refused one: with `undefined`,
  * renew() returns the shared session that exists. Redis trouble never
  * stops a login: without Redis a replica logs in itself, as one instance does.
- * The session holds a bearer token and the refresh token: see docs/redis.md on securing Redis.
+ * The session holds a bearer token and the refresh token: see docs/deployment.md#redis on
+ * securing Redis.
  */
 export function createRedisTokenStore (options: RedisTokenStoreOptions): TokenStore {
   const { connection, lockTtlMs, now = Date.now } = options

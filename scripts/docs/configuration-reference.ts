@@ -1,8 +1,8 @@
-import { ConfigSchema } from '../src/config/schema.ts'
-import { SECRET_SETTINGS } from '../src/config/secret-files.ts'
+import { ConfigSchema } from '../../src/config/schema.ts'
+import { SECRET_SETTINGS } from '../../src/config/secret-files.ts'
 
 /**
- * The configuration reference, written from ConfigSchema: docs/configuration.md
+ * The configuration reference, written from ConfigSchema: docs/reference/configuration.md
  * and .env.example. Each setting's meaning is its schema `description`, its
  * default the schema's `default`, its form what the schema allows, and an
  * example, where the schema gives one (`examples`), shows in .env.example.
@@ -10,7 +10,7 @@ import { SECRET_SETTINGS } from '../src/config/secret-files.ts'
  * holds across a group (the intros below).
  *
  * .env.example lists only the settings a deployment sets (DEPLOYMENT below)
- * and points to docs/configuration.md for the rest.
+ * and points to docs/reference/configuration.md for the rest.
  *
  * Regenerate after adding or changing a setting:
  *
@@ -54,7 +54,11 @@ export const GROUPS: readonly Group[] = [
   {
     id: 'listening',
     title: 'Listening, logging, client connections',
-    intro: 'Where the gateway listens, what it believes of the proxies in front, and how long it gives its callers. Behind a load balancer set `TRUST_PROXY` (so that per-address limits and logged addresses are the callers\') and keep the balancer\'s idle timeout below `SERVER_KEEP_ALIVE_TIMEOUT_MS`; [security.md](security.md#limits) says what each limit protects.',
+    intro: 'Where the gateway listens, what it believes of the proxies in front, and how long it ' +
+      'gives its callers. Behind a load balancer set `TRUST_PROXY` (so that per-address limits ' +
+      'and logged addresses are the callers\') and keep the balancer\'s idle timeout below ' +
+      '`SERVER_KEEP_ALIVE_TIMEOUT_MS`; [deployment.md](../deployment.md#hardening) says what ' +
+      'each limit protects.',
     match: (name) => oneOf('PORT', 'HOST', 'TRUST_PROXY', 'LOG_LEVEL', 'METRICS_PORT')(name) || name.startsWith('SERVER_')
   },
   {
@@ -63,7 +67,7 @@ export const GROUPS: readonly Group[] = [
     intro: 'Which hub the gateway fronts. Everything about the hub\'s shape (its prefixes and ' +
       'paths, header names, answer keys, date forms, time zone, its login) and how the gateway ' +
       'calls it (connections, timeouts, retries, circuit breaker) is the hub profile\'s ' +
-      '([profiles.md](profiles.md)), not a setting. Leave `UPSTREAM_HUB_URL` and ' +
+      '([hub.md](../hub.md#hub-profiles)), not a setting. Leave `UPSTREAM_HUB_URL` and ' +
       '`UPSTREAM_BASE_URL` both unset to run on the built-in sandbox; setting only one is an ' +
       'error. When they are set, `UPSTREAM_API_KEY`, a hub token (see the credentials below) ' +
       'and `PLATFORM_ID` are required, and so is `CLIENTS_FILE`. A plain `http://` address to ' +
@@ -81,16 +85,17 @@ export const GROUPS: readonly Group[] = [
       'rotation), `login` (the gateway logs in where the hub profile\'s `login` says, with the ' +
       'account below; on the sandbox these default to its modelled login) or `forward` (each ' +
       'caller sends its own hub token in `x-upstream-authorization`). ' +
-      '[credentials.md](credentials.md) describes the three modes and the login\'s renewal; ' +
-      '[resilience.md](resilience.md#hub-credentials) how each mode fails.',
+      '[deployment.md](../deployment.md#hub-credentials) describes the three modes and the ' +
+      'login\'s renewal.',
     match: startsWith('UPSTREAM_API_KEY', 'UPSTREAM_ACCESS_TOKEN', 'UPSTREAM_CREDENTIALS',
       'UPSTREAM_LOGIN')
   },
   {
     id: 'hub-calls',
     title: 'Hub calls: deadline and limits',
-    intro: 'How much of the gateway a hub call may take ([resilience.md](resilience.md) has the ' +
-      'failure matrix). The connections, timeouts, retries and circuit breaker are the hub ' +
+    intro: 'How much of the gateway a hub call may take ' +
+      '([operations.md](../operations.md#how-it-fails) has ' +
+      'the failure matrix). The connections, timeouts, retries and circuit breaker are the hub ' +
       'profile\'s (`connections`, `defaults.timeouts`, `retries`, `breaker`).',
     match: (name) =>
       startsWith('UPSTREAM_', 'TRANSCODE_')(name) && name !== 'UPSTREAM_TRACE_PROPAGATION'
@@ -98,45 +103,60 @@ export const GROUPS: readonly Group[] = [
   {
     id: 'cache',
     title: 'Lookup cache',
-    intro: 'Successful lookups are cached and identical lookups in flight share one hub call; a caller\'s `cache-control: no-cache` asks the hub afresh. With `REDIS_URL`, a shared tier in Redis sits behind each replica\'s memory tier. An empty answer is charged about 850 bytes of `CACHE_MAX_BYTES` (measured; [resilience.md](resilience.md#the-caches-memory)).',
+    intro: 'Successful lookups are cached and identical lookups in flight share one hub call; a ' +
+      'caller\'s `cache-control: no-cache` asks the hub afresh. With `REDIS_URL`, a shared tier ' +
+      'in Redis sits behind each replica\'s memory tier. An empty answer is charged about 850 ' +
+      'bytes of `CACHE_MAX_BYTES` ([operations.md](../operations.md#how-it-fails)).',
     match: startsWith('CACHE_')
   },
   {
     id: 'callers',
     title: 'Callers: clients, limits, idempotency, CORS',
-    intro: 'Who may call and how much ([security.md](security.md)). `CLIENTS_FILE` is a JSON array of `{ "name", "keySha256", "scopes", "rateLimit"?, "events"? }`; `npm run client-key -- --name yard-app --scopes customs:read` prints a new key and its entry. Without `REDIS_URL`, rate-limit counters and idempotency keys live in each instance\'s memory.',
+    intro: 'Who may call and how much ([deployment.md](../deployment.md#clients-and-keys)). ' +
+      '`CLIENTS_FILE` is a JSON array of `{ "name", "keySha256", "scopes", "rateLimit"?, ' +
+      '"events"? }`; `npm run client-key -- --name yard-app --scopes customs:read` prints a new ' +
+      'key and its entry. Without `REDIS_URL`, rate-limit counters and idempotency keys live in ' +
+      'each instance\'s memory.',
     match: (name) => oneOf('CLIENTS_FILE', 'CORS_ORIGINS')(name) || startsWith('RATE_LIMIT_', 'IDEMPOTENCY_')(name)
   },
   {
     id: 'events',
     title: 'Event sockets',
-    intro: 'WebSockets on `GET /v1/events` ([api.md](api.md#events)). Sockets past a bound are refused before the upgrade, in the error envelope.',
+    intro: 'WebSockets on `GET /v1/events` ([api.md](../api.md#events)). Sockets past a bound ' +
+      'are refused before the upgrade, in the error envelope.',
     match: startsWith('EVENTS_')
   },
   {
     id: 'load',
     title: 'Load shedding and shutdown',
-    intro: 'Past these the gateway answers 503 OVERLOADED with `retry-after` rather than slow everyone down; on SIGTERM it stops accepting, lets requests in flight finish and exits ([resilience.md](resilience.md#shutdown-and-load)).',
+    intro: 'Past these the gateway answers 503 OVERLOADED with `retry-after` rather than slow ' +
+      'everyone down; on SIGTERM it stops accepting, lets requests in flight finish and exits ' +
+      '([operations.md](../operations.md#shutdown-and-load)).',
     match: startsWith('PRESSURE_', 'SHUTDOWN_')
   },
   {
     id: 'redis',
     title: 'Shared state for several replicas (Redis)',
     intro:
-      'Set `REDIS_URL` on every replica behind one balancer ([deployment.md](deployment.md)); ' +
-      'what is shared and how it is stored is in [redis.md](redis.md), what each use does while ' +
-      'Redis fails in [resilience.md](resilience.md#shared-state-when-redis-fails). The URL may ' +
+      'Set `REDIS_URL` on every replica behind one balancer ' +
+        '([deployment.md](../deployment.md#redis)); ' +
+      'what each use does while Redis fails is in ' +
+      '[operations.md](../operations.md#when-redis-fails). The URL may ' +
       'hold a password: pass it from your secret store as a file (`REDIS_URL_FILE`, ' +
-      '[credentials.md](credentials.md#secrets-as-files)). Redis 7 or later: the gateway\'s Lua ' +
+      '[deployment.md](../deployment.md#secrets-as-files)). Redis 7 or later: the gateway\'s Lua ' +
       'is a function library, loaded once by an administrator where the gateway\'s user may not ' +
       'load it; under the least-privilege ACL (no `SELECT`), leave the `/db` off the URL ' +
-      '([redis.md](redis.md#running-redis-for-the-gateway)).',
+      '([deployment.md](../deployment.md#redis)).',
     match: startsWith('REDIS_')
   },
   {
     id: 'tracing',
     title: 'Tracing (OpenTelemetry)',
-    intro: 'Off unless the standard `OTEL_*` variables ask for it (an OTLP endpoint, or `OTEL_TRACES_EXPORTER` `otlp` or `console`; `none` or `OTEL_SDK_DISABLED=true`: off); then the OpenTelemetry SDK for Node reads them itself. Unset, no part of the SDK is loaded. Values the SDK would silently replace by a default stop start-up. Spans and what they carry: [operations.md](operations.md#traces).',
+    intro: 'Off unless the standard `OTEL_*` variables ask for it (an OTLP endpoint, or ' +
+      '`OTEL_TRACES_EXPORTER` `otlp` or `console`; `none` or `OTEL_SDK_DISABLED=true`: off); ' +
+      'then the OpenTelemetry SDK for Node reads them itself. Unset, no part of the SDK is ' +
+      'loaded. Values the SDK would silently replace by a default stop start-up. Spans and what ' +
+      'they carry: [operations.md](../operations.md#traces).',
     match: startsWith('UPSTREAM_TRACE_', 'OTEL_'),
     outside: [
       { name: 'OTEL_EXPORTER_OTLP_ENDPOINT', example: 'http://otel-collector:4318', meaning: 'The OTLP receiver (an endpoint turns tracing on).' },
@@ -149,7 +169,12 @@ export const GROUPS: readonly Group[] = [
   }
 ]
 
-const OTHER: Group = { id: 'other', title: 'Other settings', intro: 'Settings no group above takes (scripts/config-reference.ts groups them).', match: () => true }
+const OTHER: Group = {
+  id: 'other',
+  title: 'Other settings',
+  intro: 'Settings no group above takes (scripts/docs/configuration-reference.ts groups them).',
+  match: () => true
+}
 
 const INTRO = [
   'Environment variables; a `.env` file in the working directory is read at start-up when present (variables already set win). Every setting is optional: a setting left unset (or empty) takes the default shown. `NODE_ENV` is the platform\'s own: with `production`, a gateway without a hub refuses to start unless `SANDBOX=true`, so that a container whose settings failed to mount never serves seeded data with authentication off.',
@@ -166,7 +191,8 @@ const INTRO = [
   'warning each at start, with the setting it may have meant when one is within a few edits ' +
   '(`REDIS_UR`: did you mean `REDIS_URL`?); with `NODE_ENV=production`, one close to ' +
   '`REDIS_URL`, `REDIS_KEY_PREFIX`, `REDIS_SENTINELS`, `CLIENTS_FILE` or an `UPSTREAM_*` ' +
-  'setting stops start-up instead ([operations.md](operations.md#start-up)). A setting checked ' +
+  'setting stops start-up instead ([operations.md](../operations.md#start-up)). A setting ' +
+    'checked ' +
   'against a pattern says what it expects, with an example. Numbers of whole units (ports, ' +
   'milliseconds, bytes, counts) are written in decimal digits: `1.5`, `1e3` or `0x10` is ' +
   'refused, never rounded; yes/no settings are `true` or `false`.'
@@ -235,7 +261,7 @@ function meaning (setting: Setting): string {
  * The settings a deployment sets, which .env.example lists: where the hub
  * is and its profile, the secrets, who may call, Redis, where to listen
  * and what to log. The others keep their defaults unless a reason says
- * otherwise, and docs/configuration.md has them.
+ * otherwise, and docs/reference/configuration.md has them.
  */
 export const DEPLOYMENT: readonly string[] = [
   'PORT', 'HOST', 'TRUST_PROXY', 'LOG_LEVEL',
@@ -262,11 +288,13 @@ export function renderConfigurationDoc (): string {
   const lines: string[] = [
     '# Configuration',
     '',
-    '<!-- Generated by `npm run config-docs` from src/config/schema.ts (scripts/config-reference.ts groups the settings). Do not edit: change the schema and regenerate. -->',
+    '<!-- Generated by `npm run config-docs` from src/config/schema.ts ' +
+      '(scripts/docs/configuration-reference.ts groups the settings). Do not edit: change the ' +
+      'schema and regenerate. -->',
     ''
   ]
   for (const paragraph of INTRO) lines.push(paragraph, '')
-  lines.push('[`.env.example`](../.env.example), written from the same schema, lists the ' +
+  lines.push('[`.env.example`](../../.env.example), written from the same schema, lists the ' +
     'settings a deployment sets.', '')
   lines.push('Groups: ' + groups.map(({ group }) => `[${group.title}](#${group.id})`).join(' · '), '')
   for (const { group, settings } of groups) {
@@ -291,7 +319,10 @@ export function renderConfigurationDoc (): string {
 /** Markdown links become their text and their target, for a plain-text comment. */
 function plain (markdown: string): string {
   return markdown.replace(/\[([^\]]+)\]\(([^)]+)\)/g, (_, text: string, target: string) => {
-    const path = target.startsWith('../') ? target.slice(3) : `docs/${target}`
+    // Targets are relative to docs/reference/; the comment names paths from the root.
+    const path = target.startsWith('../../')
+      ? target.slice(6)
+      : target.startsWith('../') ? `docs/${target.slice(3)}` : `docs/reference/${target}`
     return text === target.replace(/#.*/, '') ? path : `${text} (${path})`
   })
 }
@@ -320,11 +351,12 @@ export function renderEnvExample (): string {
     '# src/config/schema.ts; do not edit: change the schema and regenerate. Copy to',
     '# .env to use it (variables already set win).',
     '#',
-    '# The settings a deployment sets. docs/configuration.md describes every',
-    '# setting, its default and the rules between them; docs/profiles.md the hub',
-    '# profile, which describes the hub. Each secret X may be given as a file,',
-    '# X_FILE. A line NAME=value shows the default; a commented line # NAME= a',
-    '# setting without one (unset), with an example where the schema gives one.'
+    '# The settings a deployment sets. docs/reference/configuration.md describes',
+    '# every setting, its default and the rules between them; docs/deployment.md',
+    '# how to deploy; docs/hub.md the hub profile, which describes the hub. Each',
+    '# secret X may be given as a file, X_FILE. A line NAME=value shows the',
+    '# default; a commented line # NAME= a setting without one (unset), with an',
+    '# example where the schema gives one.'
   ]
   for (const { group, settings: all } of grouped()) {
     const settings = all.filter(setting => DEPLOYMENT.includes(setting.name))
@@ -344,6 +376,6 @@ export function renderEnvExample (): string {
 }
 
 export const CONFIG_DOCS: Readonly<Record<string, () => string>> = {
-  'docs/configuration.md': renderConfigurationDoc,
+  'docs/reference/configuration.md': renderConfigurationDoc,
   '.env.example': renderEnvExample
 }
