@@ -142,7 +142,8 @@ export function serverOptions (config: Config, logger: FastifyServerOptions['log
   // Each request's child logger made only when something logs (logging/request-logger.ts).
   const logging = { ...base, childLoggerFactory: requestLoggerFactory }
   if (logger === true || logger === undefined || !('child' in (logger as object))) {
-    return { ...logging, logger: { ...loggerOptions(config), ...(typeof logger === 'object' ? logger : {}) } }
+    const options = typeof logger === 'object' ? logger : {}
+    return { ...logging, logger: { ...loggerOptions(config), ...options } }
   }
   return { ...logging, loggerInstance: logger as FastifyServerOptions['loggerInstance'] }
 }

@@ -14,7 +14,7 @@ function capture (level: string): { logger: pino.Logger, lines: Array<Record<str
   return { logger: pino({ level, redact: ['secret'] }, stream), lines }
 }
 
-test('a request logger writes pino\'s lines with its bindings, at the levels in force only', (t) => {
+test('a request logger writes pino\'s lines with its bindings, at the levels in force', (t) => {
   const { logger, lines } = capture('warn')
   const log = new RequestLogger(logger, { requestId: 'r-1' })
   log.info('not at warn')

@@ -22,7 +22,12 @@ export interface Stage {
 const CLIENT: Record<string, string> = { 'upstream/client.js': 'client.ts' }
 
 export const STAGES: readonly Stage[] = [
-  { name: 'client-key', label: 'client key (the key\'s remembered client; SHA-256 on its first use)', instead: 'every request is the bench client, no hook', replaces: { 'plugins/clients.js': 'clients.ts' } },
+  {
+    name: 'client-key',
+    label: 'client key (the key\'s remembered client; SHA-256 on its first use)',
+    instead: 'every request is the bench client, no hook',
+    replaces: { 'plugins/clients.js': 'clients.ts' }
+  },
   { name: 'scopes', label: 'scope check (onRequest, a callback hook)', instead: 'no hook', replaces: { 'plugins/auth.js': 'auth.ts' } },
   { name: 'rate-limit', label: 'rate limit (@fastify/rate-limit, memory store)', instead: 'no limiter', replaces: { 'plugins/rate-limit.js': 'rate-limit.ts' } },
   { name: 'validation', label: 'query validation (ajv, with coercion)', instead: 'every part valid as sent', replaces: { 'schemas/validators.js': 'validators.ts' } },

@@ -5,7 +5,9 @@ import type { LevelWithSilentOrString } from 'pino'
 type Level = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace'
 
 /** What the request loggers are made from: pino's logger (it has `isLevelEnabled`). */
-type ParentLogger = FastifyBaseLogger & { isLevelEnabled?: (level: LevelWithSilentOrString) => boolean }
+type ParentLogger = FastifyBaseLogger & {
+  isLevelEnabled?: (level: LevelWithSilentOrString) => boolean
+}
 
 /**
  * A request's logger that becomes pino's child logger (the one binding the
