@@ -146,15 +146,17 @@ test('a write that may have reached the hub without an answer is never sent agai
 })
 
 test('a caller that hangs up while waiting for another request with its key gets nothing sent', async (t) => {
-  // The first request is refused by the hub after 400 ms, which frees the key for the waiting one.
-  const { app, sandbox, logs } = await build(t, { clients: CLIENTS, sandbox: { latencyMs: 400 } })
+  // The first request is refused by the hub after 5 s, which frees the key for the waiting one;
+  // the second caller gives up after 1 s: seconds apart, whatever the machine's load.
+  const { app, sandbox, logs } = await build(t, { clients: CLIENTS, sandbox: { latencyMs: 5000 } })
   await app.listen({ port: 0, host: '127.0.0.1' })
   const { port } = app.server.address() as { port: number }
   const url = `http://127.0.0.1:${port}/v1/bookings/SBX-400/booked`
   const init = { method: 'POST', headers: { ...YARD, 'content-type': 'application/json', 'idempotency-key': 'gone' }, body: JSON.stringify({ booked: true }) }
   const first = fetch(url, init)
   await until(() => sandbox.count() === 1)
-  const waiting = fetch(url, { ...init, signal: AbortSignal.timeout(100) }).catch((error: unknown) => error)
+  const waiting = fetch(url, { ...init, signal: AbortSignal.timeout(1000) })
+    .catch((error: unknown) => error)
   t.equal((await first).status, 400)
   t.match(await waiting, { name: 'TimeoutError' }, 'the second caller gave up')
   await until(() => logs.some(line => line.audit === true && line.statusCode === 499))

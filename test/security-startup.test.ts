@@ -50,11 +50,20 @@ test('a bad clients file stops start-up with a line per problem', async (t) => {
 
 async function firstLines (child: ReturnType<typeof run>) {
   const seen: Array<Record<string, unknown>> = []
+  let stderr = ''
+  child.stderr.on('data', (chunk: Buffer) => { stderr += chunk.toString() })
   for await (const line of createInterface({ input: child.stdout })) {
     seen.push(JSON.parse(line) as Record<string, unknown>)
     if (String(seen.at(-1)?.msg).startsWith('Server listening')) break
   }
-  return { seen, address: /listening at (http:\/\/[^ ]+)/.exec(String(seen.at(-1)?.msg))?.[1] }
+  const address = /listening at (http:\/\/[^ ]+)/.exec(String(seen.at(-1)?.msg))?.[1]
+  // The output ended first: say why, rather than fail later on an undefined address.
+  if (address === undefined) {
+    const last = seen.at(-1)?.msg
+    throw new Error(`the gateway did not start (exit ${String(child.exitCode)}); ` +
+      `last line: ${String(last)}; stderr: ${stderr.slice(-2000)}`)
+  }
+  return { seen, address }
 }
 
 test('on the sandbox without CLIENTS_FILE, the first log line says so and that authentication is off', async (t) => {

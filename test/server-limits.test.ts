@@ -13,11 +13,14 @@ async function startServer (t: { teardown (fn: () => unknown): void }, env: Reco
     stdio: ['ignore', 'pipe', 'pipe']
   })
   t.teardown(() => { child.kill('SIGKILL') })
+  // What the process says on stderr, for the failure when it ends early.
+  let stderr = ''
+  child.stderr.on('data', (chunk: Buffer) => { stderr += chunk.toString() })
   for await (const line of createInterface({ input: child.stdout })) {
     const address = /listening at http:\/\/([^ :]+):(\d+)/.exec(String((JSON.parse(line) as { msg?: string }).msg))
     if (address !== null) return { host: address[1]!, port: Number(address[2]) }
   }
-  throw new Error('the server did not start')
+  throw new Error(`the server did not start: ${stderr.slice(-2000)}`)
 }
 
 function open (address: { host: string, port: number }): Promise<Socket> {

@@ -133,8 +133,12 @@ test('through the gateway: the 500-document list is the same on a thread and on 
   const { npwp, blNo, blDate, documents } = SANDBOX_FIXTURES.benchmark.fiveHundred
   const url = `/v1/sp2/documents?npwp=${npwp}&blNo=${blNo}&blDate=${blDate}`
   const payloads: Buffer[] = []
+  // Hub timeouts and deadline of a minute: on a loaded machine the 500-document answer may
+  // take longer than the default 10 s, which is not what this test is about.
+  const slow = { defaults: { timeouts: { headersMs: 60_000, bodyMs: 60_000 } } }
   for (const threads of ['1', '0']) {
-    const { app } = await build(t, { env: { TRANSCODE_THREADS: threads } })
+    const env = { TRANSCODE_THREADS: threads, UPSTREAM_DEADLINE_MS: '60000' }
+    const { app } = await build(t, { env, profile: slow })
     const res = await app.inject({ url })
     t.equal(res.statusCode, 200)
     t.equal(res.json<{ meta: { count: number } }>().meta.count, documents)

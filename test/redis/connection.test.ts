@@ -9,7 +9,8 @@ import {
 } from '../../src/state/redis/connection.ts'
 import type { StoreHealth } from '../../src/state/types.ts'
 import {
-  connect, startFailoverSet, startRedisServer, startSentinel, TEST_TIMEOUTS, testLog, until,
+  AT_ONCE_MS, connect, startFailoverSet, startRedisServer, startSentinel, TEST_TIMEOUTS, testLog,
+  until,
   type LogLines
 } from './redis-server.ts'
 
@@ -92,7 +93,8 @@ test('health follows the server: down when it stops, up when it is back; command
   await until(() => connection.health() === 'down', 2000, 'down')
   const started = performance.now()
   await t.rejects(connection.client.get('any'), 'a command while down fails')
-  t.ok(performance.now() - started < 50, `and fails at once (${Math.round(performance.now() - started)} ms)`)
+  const took = performance.now() - started
+  t.ok(took < AT_ONCE_MS, `and fails at once (${Math.round(took)} ms)`)
 
   await server.start()
   t.equal(await connection.whenUp(3000), true, 'reconnects on its own')
@@ -112,7 +114,9 @@ test('a frozen server is reported down by the health check and up when it answer
   const started = performance.now()
   await t.rejects(connection.client.get('any'), { message: 'Command timed out' })
   const waited = performance.now() - started
-  t.ok(waited < TEST_TIMEOUTS.commandTimeoutMs + 100, `a command waits the command timeout at most (${Math.round(waited)} ms)`)
+  // A margin of seconds for a loaded machine; without the timeout the command would wait forever.
+  t.ok(waited < TEST_TIMEOUTS.commandTimeoutMs + 3000,
+    `a command waits the command timeout at most (${Math.round(waited)} ms)`)
   await until(() => connection.health() === 'down', 2000, 'down')
   // A connection that stays open without answering may be half-open: it is dropped and reopened.
   await until(() => logs.filter(line => line.msg === 'redis connection not answering: reconnecting').length >= 1, 5000, 'the command connection reopened')
@@ -261,7 +265,8 @@ test('close() ends both connections, and stops reconnecting when Redis is down',
   await until(() => other.health() === 'down', 2000, 'down')
   const started = performance.now()
   await other.close()
-  t.ok(performance.now() - started < 100, 'closing while reconnecting does not wait')
+  // A close that waited for the socket would take the command timeout.
+  t.ok(performance.now() - started < AT_ONCE_MS, 'closing while reconnecting does not wait')
   await server.start()
   t.equal(await other.whenUp(300), false, 'and it stays closed')
 })

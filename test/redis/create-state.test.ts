@@ -52,7 +52,9 @@ test('a gateway whose Redis is down starts all the same, reports it, and uses it
   const started = Date.now()
   const app = await buildApp({ config: resolveConfig({ ...sandboxEnv(sandbox.url), REDIS_URL: redis.url, LOG_LEVEL: 'warn' }), sandbox: true }, false)
   t.teardown(() => app.close())
-  t.ok(Date.now() - started < 6000, 'start-up waits a bounded time')
+  // It gives Redis 3 s; without that bound it would wait for Redis, here forever. A loaded
+  // machine's build of the app takes seconds more.
+  t.ok(Date.now() - started < 30_000, 'start-up waits a bounded time')
   const ready = await app.inject({ url: '/health/ready' })
   t.equal(ready.statusCode, 200)
   t.equal(ready.json().data.redis, 'down')

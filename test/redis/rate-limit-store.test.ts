@@ -118,7 +118,9 @@ test('a count that fails in Redis (a frozen server) is made locally after the co
     const started = performance.now()
     t.equal(await send(), 200, 'answered, counted in this replica')
     const waited = performance.now() - started
-    t.ok(waited < connection.commandTimeoutMs + 100, `after the command timeout at most (${Math.round(waited)} ms)`)
+    // A margin of seconds for a loaded machine; without the timeout the count would wait forever.
+    t.ok(waited < connection.commandTimeoutMs + 3000,
+      `after the command timeout at most (${Math.round(waited)} ms)`)
   }
   server.resume()
 })

@@ -144,8 +144,21 @@ export interface TestConnectionOptions extends Partial<Omit<RedisConnectionOptio
   logs?: LogLines
 }
 
-/** Test settings: short timeouts and backoff so that outages and recoveries show within the suite's budget. */
-export const TEST_TIMEOUTS = { commandTimeoutMs: 250, healthCheckIntervalMs: 100, reconnectMaxDelayMs: 100 }
+/**
+ * Test settings: short checks and backoff so that outages and recoveries show within the
+ * suite's budget. The command timeout is seconds: on a loaded machine a command to a healthy
+ * Redis may take hundreds of ms, and a test not about the timeout must not see it fire. A test
+ * that a call does not wait bounds it well under this timeout.
+ */
+export const TEST_TIMEOUTS = {
+  commandTimeoutMs: 3000, healthCheckIntervalMs: 100, reconnectMaxDelayMs: 100
+}
+
+/**
+ * The bound of a call that must not wait (Redis known down, a refusal at once): half the
+ * command timeout, so that a call that waited for it fails, and a slow machine's delays pass.
+ */
+export const AT_ONCE_MS = TEST_TIMEOUTS.commandTimeoutMs / 2
 
 /**
  * A connection as one replica would hold it, closed in teardown, up before it

@@ -54,7 +54,7 @@ async function replicas (t: Test, options: { env?: Record<string, string>, sandb
     REDIS_URL: redis.url,
     REDIS_KEY_PREFIX: PREFIX,
     // Generous: on a loaded machine a command that times out counts locally (as it should), which would blur what is shared.
-    REDIS_COMMAND_TIMEOUT_MS: '2000',
+    REDIS_COMMAND_TIMEOUT_MS: '5000',
     ...options.env
   })
   const start = async (name: string): Promise<Replica> => {
@@ -62,6 +62,8 @@ async function replicas (t: Test, options: { env?: Record<string, string>, sandb
     const app = await buildApp({ config, sandbox: true, profile }, false)
     t.teardown(() => app.close())
     await app.listen({ port: 0, host: '127.0.0.1' })
+    // Start-up gives Redis 3 s, then goes on without it: a loaded machine may need longer.
+    if (await app.state.redis?.whenUp(60_000) !== true) throw new Error(`${name}: no Redis`)
     const { port } = app.server.address() as { port: number }
     const base = `127.0.0.1:${port}`
     return {

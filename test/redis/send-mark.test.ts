@@ -33,6 +33,8 @@ test('a write is marked sending after its login, once though a 401 sends it agai
     CLIENTS_FILE: writeClientsFile(t, [WRITER]),
     REDIS_URL: redis.url,
     REDIS_KEY_PREFIX: PREFIX,
+    // Seconds, for a loaded machine: a command that timed out would refuse the write (503).
+    REDIS_COMMAND_TIMEOUT_MS: '3000',
     UPSTREAM_CREDENTIALS: 'login',
     UPSTREAM_ACCESS_TOKEN: ''
   })
@@ -40,7 +42,7 @@ test('a write is marked sending after its login, once though a 401 sends it agai
   const app = await buildApp({ config, sandbox: true, profile: testProfile() }, false)
   t.teardown(() => app.close())
   await app.listen({ port: 0, host: '127.0.0.1' })
-  if (await app.state.redis?.whenUp(5000) !== true) throw new Error('no Redis')
+  if (await app.state.redis?.whenUp(60_000) !== true) throw new Error('no Redis')
   const base = `http://127.0.0.1:${(app.server.address() as { port: number }).port}`
   t.equal(sandbox.count('login'), 0, 'no login yet: the write will need one')
 
