@@ -8,6 +8,7 @@ import type { Config } from './config/load.ts'
 import type { GatewayConfig } from './config/resolve.ts'
 import { SECRET_SETTINGS } from './config/secret-files.ts'
 import { trustProxyOf } from './config/trust-proxy.ts'
+import { requestLoggerFactory } from './logging/request-logger.ts'
 import { serializeRequest } from './logging/request-serializer.ts'
 import { BUILT_IN } from './profile/built-in.ts'
 import { profileHeaderNames } from './profile/headers.ts'
@@ -160,21 +161,14 @@ export function serverOptions (
     // Requests arriving while closing get the envelope from plugins/lifecycle.ts instead.
     return503OnClosing: false
   }
-  if (
-    logger === false ||
-    logger === true ||
-    logger === undefined ||
-    !('child' in (logger as object))
-  ) {
-    return {
-      ...base,
-      logger:
-        logger === false
-          ? false
-          : { ...loggerOptions(config), ...(typeof logger === 'object' ? logger : {}) }
-    }
+  if (logger === false) return { ...base, logger: false }
+  // Each request's child logger made only when something logs (logging/request-logger.ts).
+  const logging = { ...base, childLoggerFactory: requestLoggerFactory }
+  if (logger === true || logger === undefined || !('child' in (logger as object))) {
+    const options = typeof logger === 'object' ? logger : {}
+    return { ...logging, logger: { ...loggerOptions(config), ...options } }
   }
-  return { ...base, loggerInstance: logger as FastifyServerOptions['loggerInstance'] }
+  return { ...logging, loggerInstance: logger as FastifyServerOptions['loggerInstance'] }
 }
 
 /**

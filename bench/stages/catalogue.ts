@@ -24,7 +24,7 @@ const CLIENT: Record<string, string> = { 'upstream/client.js': 'client.ts' }
 export const STAGES: readonly Stage[] = [
   {
     name: 'client-key',
-    label: 'client key (SHA-256 of the bearer key, registry lookup)',
+    label: "client key (the key's remembered client; SHA-256 on its first use)",
     instead: 'every request is the bench client, no hook',
     replaces: { 'plugins/clients.js': 'clients.ts' }
   },

@@ -169,6 +169,15 @@ export function loadClientsFile (path: string): ClientEntry[] {
  * any, was close. (A Map keyed by hash would also be safe, since the hash
  * gives nothing away about the key, but the loop is as fast for a handful of
  * clients and needs no such argument.)
+ *
+ * A key that matched is remembered with its client, so that a client's later
+ * requests skip the SHA-256 (the largest part of resolving the client on a
+ * small lookup). Only matched keys are kept: at most one per client, so
+ * unknown keys cannot grow it. A Map lookup compares string contents only
+ * with an entry whose 32-bit string hash (seeded at random per process) is
+ * the same; a request with an unknown key gets no further than that and goes
+ * on to the constant-time loop, so its timing tells a guesser no more than
+ * before.
  */
 export function createClientRegistry (entries: readonly ClientEntry[]): ClientRegistry {
   const clients = entries.map((entry) => ({
@@ -185,14 +194,18 @@ export function createClientRegistry (entries: readonly ClientEntry[]): ClientRe
       })
     }) satisfies AuthenticatedClient
   }))
+  const known = new Map<string, AuthenticatedClient>()
   return {
     size: clients.length,
     authenticate (key) {
+      const remembered = known.get(key)
+      if (remembered !== undefined) return remembered
       const presented = hash('sha256', key, 'buffer')
       let found: AuthenticatedClient | null = null
       for (const { hash, client } of clients) {
         if (timingSafeEqual(presented, hash) && found === null) found = client
       }
+      if (found !== null) known.set(key, found)
       return found
     },
     find (name) {

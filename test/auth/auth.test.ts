@@ -2,6 +2,8 @@ import { once } from 'node:events'
 import { test } from 'tap'
 import WebSocket from 'ws'
 import { buildApp, serverOptions } from '../../src/app.ts'
+import { createClientRegistry } from '../../src/auth/clients.ts'
+import { hashClientKey } from '../../src/auth/keys.ts'
 import { SCOPES, type Scope } from '../../src/catalogue/scopes.ts'
 import { ConfigError } from '../../src/config/load.ts'
 import { resolveConfig, type GatewayConfig } from '../../src/config/resolve.ts'
@@ -269,6 +271,21 @@ test('request.client names the caller and its scopes; null for an unknown key', 
     null,
     null
   ])
+})
+
+test('a matched key is remembered: the same client again, other keys still checked', (t) => {
+  const registry = createClientRegistry([
+    { name: 'one', keySha256: hashClientKey('key-one'), scopes: ['customs:read'] },
+    { name: 'two', keySha256: hashClientKey('key-two'), scopes: ['sp2:read'] }
+  ])
+  const one = registry.authenticate('key-one')
+  t.equal(one?.name, 'one')
+  t.equal(registry.authenticate('key-one'), one, 'the remembered client itself')
+  t.equal(registry.authenticate('key-one '), null, 'a near miss is no hit')
+  t.equal(registry.authenticate('key-two')?.name, 'two')
+  t.equal(registry.authenticate('key-three'), null)
+  t.equal(registry.authenticate('key-three'), null, 'an unknown key stays unknown')
+  t.end()
 })
 
 function configFor (env: Record<string, string> = {}): GatewayConfig {
