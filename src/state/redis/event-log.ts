@@ -238,6 +238,13 @@ export function createRedisEventLog (options: RedisEventLogOptions): EventLog {
     return true
   }
 
+  // A reader that resumes is replayed what the stream holds after its id, then handed what this
+  // replica reads on. Until the first read has found where it starts (the end of the stream, at
+  // start-up), an event appended between the replay and that moment would be in neither: a replay
+  // waits for it.
+  let positioned!: () => void
+  const whenPositioned = new Promise<void>(resolve => { positioned = resolve })
+
   const state = { closed: false }
   async function read () {
     let timeouts = 0
@@ -252,6 +259,7 @@ export function createRedisEventLog (options: RedisEventLogOptions): EventLog {
         if (!known) {
           readFrom = await startFrom()
           known = true
+          positioned()
         }
         const reply = (await reader.xread(
           'COUNT',
@@ -320,6 +328,11 @@ export function createRedisEventLog (options: RedisEventLogOptions): EventLog {
     },
     async since (id) {
       if (connection.health() === 'down') return { state: 'unavailable' }
+      const waited = await Promise.race([
+        whenPositioned.then(() => true),
+        sleep(connection.commandTimeoutMs).then(() => false)
+      ])
+      if (!waited) return { state: 'unavailable' }
       try {
         const entries = await scripts.eventsSince(EVENTS_KEY, id, maxEntries)
         if (entries === null) return { state: 'expired' }

@@ -359,3 +359,26 @@ test('tickets: issued on A, redeemed on B once; unavailable while Redis is down'
   await t.rejects(ta.issue('ticket-4', 'yard-a', 5000), { code: 'STATE_UNAVAILABLE' })
   await t.rejects(ta.redeem('ticket-4'), { code: 'STATE_UNAVAILABLE' })
 })
+
+test('a reader resuming on a replica that has just started misses no event appended while ' +
+  'that replica finds where its own reading starts', async (t) => {
+  const { server, a } = await replicas(t)
+  await a.publish(event('before'))
+  const from = a.position()
+  // A replica starting now: its reading starts at the end of the stream, found on a connection
+  // of its own, which takes a few round trips. A reader resumes on it at once.
+  const connection = await connect(t, server)
+  const starting = createRedisEventLog({
+    connection, clock: Date.now, blockMs: 200, windowMs: 60_000, maxEntries: 100
+  })
+  t.teardown(() => starting.close())
+  const live = recorder(starting)
+  const replay = await starting.since(from)
+  // Appended after the replay's read: this replica's own reading must hand it on.
+  await a.publish(event('after the replay'))
+  t.equal(replay.state, 'replayed')
+  const replayed = replay.state === 'replayed' ? replay.entries.map(noteOf) : []
+  await until(() => [...replayed, ...live.notes()].includes('after the replay'), 10_000,
+    'the event appended after the replay reached the reader')
+  t.notOk(replayed.includes('before'), 'what it had is not replayed')
+})
