@@ -100,9 +100,10 @@ subscribeEvents({
   apiKey: 'cgw_key',
   onEvent: (event: BookedEvent) => event.data.bookingRequestId
 })
-const extra = { params: { query: { npwp: '012345678901000', blNo: 'X' } } }
-// @ts-expect-error the declarations keep the route types
-await client.GET('/v1/customs/bc20/bills-of-lading', extra)
+await client.GET('/v1/customs/bc20/bills-of-lading', {
+  // @ts-expect-error the declarations keep the route types: blNo is no query of this route
+  params: { query: { npwp: '012345678901000', blNo: 'X' } }
+})
 `
 
 for (const [name, options] of [
