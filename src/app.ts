@@ -1,6 +1,8 @@
 import { randomUUID } from 'node:crypto'
 import { readFileSync } from 'node:fs'
-import Fastify, { LogController, type FastifyInstance, type FastifyServerOptions } from 'fastify'
+import Fastify, {
+  type FastifyInstance, type FastifyServerOptions, type LogController
+} from 'fastify'
 import fp from 'fastify-plugin'
 import type { LoggerOptions } from 'pino'
 import { systemClock, type Clock } from './clock.ts'
@@ -8,6 +10,7 @@ import type { Config } from './config/load.ts'
 import type { GatewayConfig } from './config/resolve.ts'
 import { SECRET_SETTINGS } from './config/secret-files.ts'
 import { trustProxyOf } from './config/trust-proxy.ts'
+import { AccessLog } from './logging/access-log.ts'
 import { requestLoggerFactory } from './logging/request-logger.ts'
 import { serializeRequest } from './logging/request-serializer.ts'
 import { BUILT_IN } from './profile/built-in.ts'
@@ -134,7 +137,7 @@ export function serverOptions (
   const base: FastifyServerOptions = {
     requestIdHeader: false,
     // Tracing brings its own (telemetry/tracing.ts): the same lines, with the trace ids.
-    logController: logController ?? new LogController({ requestIdLogLabel: REQUEST_ID_LOG_LABEL }),
+    logController: logController ?? new AccessLog({ requestIdLogLabel: REQUEST_ID_LOG_LABEL }),
     genReqId: (req) => requestIdOf(req.headers['x-request-id']),
     bodyLimit: 64 * 1024,
     // A body with `__proto__` or `constructor.prototype` keys is refused (400), never parsed.

@@ -5,12 +5,12 @@ import { UndiciInstrumentation, type UndiciRequest } from '@opentelemetry/instru
 import { defaultResource, resourceFromAttributes } from '@opentelemetry/resources'
 import { startNodeSdk } from '@opentelemetry/sdk-node'
 import {
-  LogController,
   type FastifyInstance,
   type FastifyReply,
   type FastifyRequest
 } from 'fastify'
 import fp from 'fastify-plugin'
+import { AccessLog } from '../logging/access-log.ts'
 import { safeTarget } from './safe-target.ts'
 
 /**
@@ -37,10 +37,10 @@ export interface Tracing {
    */
   plugin: (app: FastifyInstance) => Promise<void>
   /**
-   * Fastify's request logging, with the `incoming request` line written once the request's span
+   * The request logging (logging/access-log.ts), its `incoming request` line written once the span
    * exists.
    */
-  logController: LogController
+  logController: AccessLog
   /** Ends the spans in flight and sends what is left (on shutdown). */
   shutdown (): Promise<void>
 }
@@ -82,11 +82,11 @@ function nameRequestSpan (span: Span, request: FastifyRequest): void {
 }
 
 /**
- * Fastify's request logging, but the `incoming request` line is written by
- * the tracing plugin's onRequest hook, after the request's span is started,
- * so that it carries `traceId` and `spanId` like every later line.
+ * The gateway's request logging, but the `incoming request` line (debug) is
+ * written by the tracing plugin's onRequest hook, after the request's span
+ * is started, so that it carries `traceId` and `spanId` like every later line.
  */
-class TracedLogController extends LogController {
+class TracedLogController extends AccessLog {
   override incomingRequest (): void {}
   traced (request: FastifyRequest, reply: FastifyReply): void {
     super.incomingRequest(request, reply)

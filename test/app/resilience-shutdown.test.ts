@@ -16,7 +16,8 @@ test('SIGTERM: requests in flight finish, new ones are refused, the process exit
       PATH: process.env.PATH ?? '',
       PORT: '0',
       HOST: '127.0.0.1',
-      LOG_LEVEL: 'info',
+      // debug: Fastify's `incoming request` line, which says a request has reached the gateway.
+      LOG_LEVEL: 'debug',
       PRESSURE_MAX_EVENT_LOOP_DELAY_MS: '0',
       SHUTDOWN_GRACE_MS: String(GRACE_MS)
     },

@@ -199,7 +199,9 @@ test('spans of a lookup with retries and of a write reach an OTLP/HTTP (JSON) re
     OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url,
     OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
     OTEL_SERVICE_NAME: 'gateway-under-test',
-    OTEL_RESOURCE_ATTRIBUTES: 'deployment.environment.name=test'
+    OTEL_RESOURCE_ATTRIBUTES: 'deployment.environment.name=test',
+    // debug: the `incoming request` line too, which is written once the span exists.
+    LOG_LEVEL: 'debug'
   })
 
   // A lookup continuing the caller's trace; one the hub fails (503, retried twice); a write.
