@@ -19,7 +19,9 @@ const MEMORY_LIMIT = '512Mi'
  * semi-space of 1 MiB (heap_size_limit 259 MiB). These flags give the same
  * limits without a cgroup (read back with v8.getHeapStatistics() and
  * v8.getHeapSpaceStatistics() against a process under the limit); a bare
- * --max-old-space-size=256 would keep the default 64 MiB semi-spaces.
+ * --max-old-space-size=256 would keep the default 64 MiB semi-spaces. A size
+ * the ConfigMap's NODE_OPTIONS sets is V8's in the container, so the flag
+ * emulating V8's own choice of it is left out.
  */
 const HEAP_FLAGS = ['--max-old-space-size=256', '--max-semi-space-size=1']
 
@@ -62,7 +64,13 @@ export async function containerSetup (root: string, metricsPort: number): Promis
     env,
     leftOut: left.length > 0 ? `${left.join(', ')} ${why}` : '',
     memoryLimit: MEMORY_LIMIT,
-    heapFlags: HEAP_FLAGS,
+    heapFlags: HEAP_FLAGS.filter(flag => !setIn(env.NODE_OPTIONS ?? '', flag)),
     shedLineMb: Number.isFinite(rss) && rss > 0 ? rss / 1024 / 1024 : undefined
   }
+}
+
+/** True when `options` (NODE_OPTIONS) sets the option `flag` gives a value. */
+function setIn (options: string, flag: string): boolean {
+  const name = flag.split('=')[0]
+  return options.split(/\s+/).some(option => option.split('=')[0] === name)
 }

@@ -428,7 +428,9 @@ test('options: --requests bounds each run by a count, at least one a connection'
 test('the container case takes the manifests\' limit and ConfigMap, less the hub\'s', async (t) => {
   const setup = await containerSetup(ROOT, 9999)
   t.equal(setup.memoryLimit, '512Mi')
-  t.same(setup.heapFlags, ['--max-old-space-size=256', '--max-semi-space-size=1'])
+  t.same(setup.heapFlags, ['--max-old-space-size=256'],
+    'the old space Node picks; the semi-space is the one NODE_OPTIONS sets')
+  t.equal(setup.env.NODE_OPTIONS, '--max-semi-space-size=16', 'the ConfigMap\'s NODE_OPTIONS')
   t.equal(setup.env.LOG_LEVEL, 'info', 'the ConfigMap\'s log level')
   t.equal(setup.env.METRICS_PORT, '9999', 'the metrics port the bench gives')
   t.equal(setup.shedLineMb, 420, 'PRESSURE_MAX_RSS_BYTES, in MiB')

@@ -68,7 +68,7 @@ type Env = Record<string, string>
 
 function isSetting (name: string): boolean {
   return Object.hasOwn(ConfigSchema.properties, name) || SECRET_FILE_SETTINGS.includes(name) ||
-    name === 'NODE_ENV' || /^OTEL_[A-Z0-9_]+$/.test(name)
+    name === 'NODE_ENV' || name === 'NODE_OPTIONS' || /^OTEL_[A-Z0-9_]+$/.test(name)
 }
 
 function schemaDefault (name: keyof typeof ConfigSchema.properties): number {
