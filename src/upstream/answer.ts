@@ -85,25 +85,46 @@ export function own (fetched: Fetched): void {
   fetched.json = copy.subarray(at, at + json.length)
 }
 
-export function resultOf (fetched: Fetched, cache?: CallResult['cache']): CallResult {
-  let data: CallResult['data'] | undefined
-  return {
-    get json () {
-      return fetched.json
-    },
-    count: fetched.count,
-    get data () {
-      data ??= JSON.parse(fetched.json.toString('utf8')) as CallResult['data']
-      return data
-    },
-    upstreamStatus: fetched.upstreamStatus,
-    ...(cache === undefined ? {} : { cache }),
-    get etag () {
-      fetched.etag ??= entityTag(fetched.json)
-      return fetched.etag
-    },
-    envelope: ({ cached, stale }) => envelopeOf(fetched, cached, stale)
+/**
+ * A call's result over its answer: a class, so that every result has one
+ * shape and its accessors live on the prototype (an object literal with
+ * getters, made per call, cost about 1 % of a BL lookup's CPU).
+ */
+class Result implements CallResult {
+  readonly #fetched: Fetched
+  #data: CallResult['data'] | undefined
+  readonly count: number | undefined
+  readonly upstreamStatus: number
+  readonly cache?: CallResult['cache']
+
+  constructor (fetched: Fetched, cache: CallResult['cache']) {
+    this.#fetched = fetched
+    this.count = fetched.count
+    this.upstreamStatus = fetched.upstreamStatus
+    if (cache !== undefined) this.cache = cache
   }
+
+  get json (): Buffer {
+    return this.#fetched.json
+  }
+
+  get data (): CallResult['data'] {
+    this.#data ??= JSON.parse(this.#fetched.json.toString('utf8')) as CallResult['data']
+    return this.#data
+  }
+
+  get etag (): string {
+    this.#fetched.etag ??= entityTag(this.#fetched.json)
+    return this.#fetched.etag
+  }
+
+  envelope ({ cached, stale }: { cached: boolean, stale: boolean }): Buffer {
+    return envelopeOf(this.#fetched, cached, stale)
+  }
+}
+
+export function resultOf (fetched: Fetched, cache?: CallResult['cache']): CallResult {
+  return new Result(fetched, cache)
 }
 
 /**
