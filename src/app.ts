@@ -103,8 +103,11 @@ export function redactPaths (config: Config): string[] {
     'authorization', 'x-upstream-authorization', 'sec-websocket-protocol',
     BUILT_IN.settings.apiKeyHeader, ...profileHeaderNames(config)
   ])]
+  // Not under `req` and `res`: their serializers (serializeRequest, Fastify's `res`) write no
+  // headers, and each path pino checks costs every request line a copy and a parse (redacting
+  // `req.headers` and `res.headers` took a request line from about 2.5 to 7 µs).
   return [
-    ...headers.flatMap(h => [`req.headers["${h}"]`, `res.headers["${h}"]`, `headers["${h}"]`]),
+    ...headers.map(h => `headers["${h}"]`),
     // Every secret setting (config/secret-files.ts), wherever the configuration is logged.
     ...SECRET_SETTINGS.map(setting => `config.${setting}`)
   ]

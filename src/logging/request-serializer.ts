@@ -67,7 +67,8 @@ export function redactQuery (url: string, known: ReadonlyMap<string, KnownParam>
 }
 
 /**
- * Fastify's request serializer (the `req` of `incoming request` lines), with the query redacted.
+ * Fastify's request serializer (the `req` of request lines), with the query redacted. No headers:
+ * app.ts redactPaths redacts none under `req`.
  */
 export function serializeRequest (request: FastifyRequest) {
   return {
