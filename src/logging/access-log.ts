@@ -6,9 +6,8 @@ import { LogController, type FastifyReply, type FastifyRequest } from 'fastify'
  * response failed, at `error`) with the request (`req`: method, URL with its
  * query redacted, host, peer), the status (`res`) and `responseTime` in ms.
  * Fastify's own `incoming request` line is written at `debug` only, where a
- * request that never ends is looked for: two lines a request cost the
- * gateway about a tenth of its CPU per lookup at `info`
- * (docs/performance.md#in-the-container).
+ * request that never ends is looked for: the second line cost 50-60 µs of
+ * CPU a lookup at `info` (docs/performance.md#in-the-container).
  */
 export class AccessLog extends LogController {
   override incomingRequest (request: FastifyRequest, _reply?: FastifyReply): void {
