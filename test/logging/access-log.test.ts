@@ -1,4 +1,9 @@
+import { Writable } from 'node:stream'
+import type { FastifyReply, FastifyRequest } from 'fastify'
+import pino from 'pino'
 import { test } from 'tap'
+import { AccessLog } from '../../src/logging/access-log.ts'
+import { serializeRequest } from '../../src/logging/request-serializer.ts'
 import { SANDBOX_FIXTURES as F } from '../../src/sandbox/index.ts'
 import { build } from '../helpers/helper.ts'
 
@@ -38,4 +43,30 @@ test('a refused request\'s line carries its status', async (t) => {
   t.equal(res.statusCode, 400)
   const ended = logs.filter((l) => l.requestId === 'refused' && l.msg === 'request completed')
   t.match(ended, [{ req: { method: 'GET' }, res: { statusCode: 400 } }])
+})
+
+test('a response that failed is one error line with the request, the status and the error', (t) => {
+  const lines: Array<Record<string, unknown>> = []
+  const stream = new Writable({
+    write (chunk: Buffer, _encoding, done) {
+      lines.push(JSON.parse(chunk.toString()) as Record<string, unknown>)
+      done()
+    }
+  })
+  const log = pino({ level: 'info', serializers: { req: serializeRequest } }, stream)
+  const request = { log, method: 'GET', url: '/v1/x', host: 'gw', ip: '127.0.0.1' }
+  const reply = { log, statusCode: 200, elapsedTime: 12.5 }
+  new AccessLog().requestCompleted(
+    new Error('premature close'),
+    request as unknown as FastifyRequest,
+    reply as unknown as FastifyReply
+  )
+  t.match(lines, [{
+    level: 50,
+    msg: 'request errored',
+    req: { method: 'GET', url: '/v1/x' },
+    err: { message: 'premature close' },
+    responseTime: 12.5
+  }])
+  t.end()
 })
